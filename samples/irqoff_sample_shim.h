@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the irqoff_sample module needs from C: the irq/bh/preempt toggles are inline
+ * functions or macros that Rust cannot call. bindgen generates the Rust side.
+ */
+#ifndef IRQOFF_SAMPLE_SHIM_H
+#define IRQOFF_SAMPLE_SHIM_H
+
+void sample_irq_disable(void);
+void sample_irq_enable(void);
+void sample_bh_disable(void);
+void sample_bh_enable(void);
+void sample_preempt_disable(void);
+void sample_preempt_enable(void);
+/* Busy-waits ms milliseconds of wall time (mdelay). */
+void sample_mdelay(unsigned int ms);
+unsigned int sample_this_cpu(void);
+
+#endif

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Per-CPU event counters: one log2 histogram per kind (see `histogram` for the buckets).
+
+use kernel::sync::atomic::{Atomic, Relaxed};
+
+use crate::histogram::{bucket, NR_BUCKETS};
+
+/// Counts of one CPU and kind. Written by that CPU's sampler, read and cleared by anyone;
+/// a count racing with a clear may survive it, which only the instant of the clear sees.
+pub(crate) struct Counts {
+    buckets: [Atomic<u64>; NR_BUCKETS],
+}
+
+impl Counts {
+    pub(crate) const fn new() -> Self {
+        Self { buckets: [const { Atomic::new(0) }; NR_BUCKETS] }
+    }
+
+    pub(crate) fn add(&self, latency_ns: u64) {
+        self.buckets[bucket(latency_ns)].add(1, Relaxed);
+    }
+
+    /// Adds this CPU's counts into `sum`.
+    pub(crate) fn add_to(&self, sum: &mut [u64; NR_BUCKETS]) {
+        for (s, b) in sum.iter_mut().zip(self.buckets.iter()) {
+            *s += b.load(Relaxed);
+        }
+    }
+
+    pub(crate) fn snapshot(&self) -> [u64; NR_BUCKETS] {
+        let mut out = [0; NR_BUCKETS];
+        self.add_to(&mut out);
+        out
+    }
+
+    pub(crate) fn total(&self) -> u64 {
+        self.buckets.iter().map(|b| b.load(Relaxed)).sum()
+    }
+
+    pub(crate) fn clear(&self) {
+        for b in &self.buckets {
+            b.store(0, Relaxed);
+        }
+    }
+}

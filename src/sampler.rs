@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The per-CPU samplers: a pinned hard-mode hrtimer (hardirq side) and a pinned timer_list
+//! (softirq side), and what each does when it runs.
+
+use kernel::prelude::*;
+use kernel::sync::atomic::{Atomic, Relaxed};
+use kernel::sync::{Arc, ArcBorrow, Mutex};
+use kernel::time::hrtimer::{
+    ArcHrTimerHandle, HrTimer, HrTimerCallback, HrTimerCallbackContext, HrTimerPointer,
+    HrTimerRestart, RelativePinnedHardMode,
+};
+use kernel::time::{Delta, Monotonic};
+use kernel::{impl_has_hr_timer, new_mutex};
+
+use crate::counts::Counts;
+use crate::ffi;
+use crate::gap;
+use crate::records::{Record, RecordStore, MAX_FRAMES};
+use crate::settings::Settings;
+use crate::stack;
+
+/// The two kinds of section the module detects.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Kind {
+    Hardirq,
+    Softirq,
+}
+
+impl Kind {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Hardirq => "hard",
+            Kind::Softirq => "soft",
+        }
+    }
+}
+
+/// Sampler state and results of one CPU. Allocated for every possible CPU at load time, so
+/// the results of a CPU that went offline stay readable.
+#[pin_data]
+pub(crate) struct CpuSampler {
+    pub(crate) cpu: u32,
+    settings: Arc<Settings>,
+    #[pin]
+    timer: HrTimer<CpuSampler>,
+    /// Handle of the running hrtimer; taken (and the timer cancelled) when stopping.
+    #[pin]
+    running: Mutex<Option<ArcHrTimerHandle<CpuSampler>>>,
+    /// Last run of each sampler (ns, monotonic); 0 before the first one.
+    last_hard_ns: Atomic<u64>,
+    last_soft_ns: Atomic<u64>,
+    /// The current softirq starvation has been recorded already.
+    soft_starved_seen: Atomic<bool>,
+    /// The last hardirq-off window, so the softirq side does not count it twice.
+    hard_off_start_ns: Atomic<u64>,
+    hard_off_end_ns: Atomic<u64>,
+    pub(crate) hard: RecordStore,
+    /// Softirq-off records from the timer_list.
+    pub(crate) soft: RecordStore,
+    /// Lower-bound softirq records from the hrtimer (softirqs starved, e.g. ksoftirqd).
+    pub(crate) soft_starved: RecordStore,
+    pub(crate) hard_counts: Counts,
+    pub(crate) soft_counts: Counts,
+    /// Gaps that ended in the idle loop: the CPU was idle with interrupts on and woke
+    /// late (deep C-state, a hypervisor not running the vCPU), which is not an irq-off
+    /// section. Not events; counted so that they are not hidden.
+    pub(crate) idle_gaps: Atomic<u64>,
+}
+
+impl_has_hr_timer! {
+    impl HasHrTimer<Self> for CpuSampler {
+        mode: RelativePinnedHardMode<Monotonic>, field: self.timer
+    }
+}
+
+impl CpuSampler {
+    pub(crate) fn new(cpu: u32, settings: Arc<Settings>, records: usize) -> Result<Arc<Self>> {
+        Arc::pin_init(
+            try_pin_init!(Self {
+                cpu,
+                settings,
+                timer <- HrTimer::new(),
+                running <- new_mutex!(None),
+                last_hard_ns: Atomic::new(0),
+                last_soft_ns: Atomic::new(0),
+                soft_starved_seen: Atomic::new(false),
+                hard_off_start_ns: Atomic::new(0),
+                hard_off_end_ns: Atomic::new(0),
+                hard: RecordStore::new(records)?,
+                soft: RecordStore::new(records)?,
+                soft_starved: RecordStore::new(records)?,
+                hard_counts: Counts::new(),
+                soft_counts: Counts::new(),
+                idle_gaps: Atomic::new(0),
+            }? Error),
+            GFP_KERNEL,
+        )
+    }
+
+    /// Starts both samplers; must run on `self.cpu` (the CPU hotplug callback does).
+    /// Sampling starts now: a window that begins before the first expiry is measured too.
+    pub(crate) fn start(this: &Arc<Self>) {
+        let now = ffi::now_ns();
+        this.last_hard_ns.store(now, Relaxed);
+        this.last_soft_ns.store(now, Relaxed);
+        this.soft_starved_seen.store(false, Relaxed);
+        this.hard_off_start_ns.store(0, Relaxed);
+        this.hard_off_end_ns.store(0, Relaxed);
+        let rules = this.settings.rules();
+        let handle = HrTimerPointer::start(this.clone(), period(&rules));
+        *this.running.lock() = Some(handle);
+        ffi::softtimer_start(rules.soft_period_jiffies);
+    }
+
+    /// Stops both samplers and waits for running callbacks.
+    pub(crate) fn stop(&self) {
+        ffi::softtimer_stop(self.cpu);
+        // Dropping the handle cancels the hrtimer and waits for its callback.
+        let handle = self.running.lock().take();
+        drop(handle);
+    }
+
+    pub(crate) fn counts(&self, kind: Kind) -> &Counts {
+        match kind {
+            Kind::Hardirq => &self.hard_counts,
+            Kind::Softirq => &self.soft_counts,
+        }
+    }
+
+    /// The hrtimer ran: hardirq-off check, then softirq starvation check.
+    fn hard_sample(&self) {
+        let rules = self.settings.rules();
+        let now = ffi::now_ns();
+        let prev = self.last_hard_ns.xchg(now, Relaxed);
+        if prev == 0 {
+            return;
+        }
+        let gap = now.saturating_sub(prev);
+        let idle = ffi::in_idle();
+        match rules.hard_latency(gap) {
+            Some(_) if idle => self.idle_gaps.add(1, Relaxed),
+            Some(latency) => {
+                self.hard_off_start_ns.store(now - latency, Relaxed);
+                self.hard_off_end_ns.store(now, Relaxed);
+                self.hard_counts.add(latency);
+                self.event(Kind::Hardirq, latency, false, rules.is_recorded(latency), &self.hard);
+            }
+            None => {}
+        }
+        let last_soft = self.last_soft_ns.load(Relaxed);
+        if last_soft != 0 && !idle && !self.soft_starved_seen.load(Relaxed) {
+            let hard_overlap = gap::overlap(
+                last_soft,
+                now,
+                self.hard_off_start_ns.load(Relaxed),
+                self.hard_off_end_ns.load(Relaxed),
+            );
+            if let Some(latency) = rules.soft_starved(now.saturating_sub(last_soft), hard_overlap) {
+                self.soft_starved_seen.store(true, Relaxed);
+                self.event(Kind::Softirq, latency, true, true, &self.soft_starved);
+            }
+        }
+    }
+
+    /// The timer_list ran: softirq-off check. Returns the next delay in jiffies.
+    pub(crate) fn soft_sample(&self) -> u64 {
+        let rules = self.settings.rules();
+        let now = ffi::now_ns();
+        let prev = self.last_soft_ns.xchg(now, Relaxed);
+        self.soft_starved_seen.store(false, Relaxed);
+        if prev != 0 {
+            let gap = now.saturating_sub(prev);
+            let hard_overlap = gap::overlap(
+                prev,
+                now,
+                self.hard_off_start_ns.load(Relaxed),
+                self.hard_off_end_ns.load(Relaxed),
+            );
+            let latency = rules.soft_latency(gap, hard_overlap);
+            if latency.is_some() && ffi::in_idle() {
+                self.idle_gaps.add(1, Relaxed);
+            } else if let Some(latency) = latency {
+                self.soft_counts.add(latency);
+                self.event(Kind::Softirq, latency, false, rules.is_recorded(latency), &self.soft);
+            }
+        }
+        rules.soft_period_jiffies
+    }
+
+    /// Reports one event: the tracepoint always, a record when it reaches the threshold.
+    fn event(&self, kind: Kind, latency_ns: u64, lower_bound: bool, record: bool, store: &RecordStore) {
+        let mut r = Record::empty();
+        r.latency_ns = latency_ns;
+        r.lower_bound = lower_bound;
+        r.timestamp_ns = ffi::now_ns();
+        r.pid = ffi::current_task(&mut r.comm);
+        ffi::trace_event(kind, self.cpu, latency_ns, lower_bound, r.pid, &r.comm);
+        if record {
+            capture_stack(&mut r);
+            store.offer(&r, self.settings.generation());
+        }
+    }
+}
+
+fn period(rules: &gap::Rules) -> Delta {
+    Delta::from_nanos(i64::try_from(rules.period_ns).unwrap_or(i64::MAX))
+}
+
+/// Saves the stack into `r`, without the sampler's own frames.
+fn capture_stack(r: &mut Record) {
+    let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
+    let n = ffi::save_stack(&mut raw);
+    let frames = &raw[..n];
+    let first = stack::first_culprit_frame(frames, ffi::irq_regs_ip(), |i| {
+        ffi::symbol_name(frames[i]).map_or(stack::FrameClass::Other, |s| stack::classify(s.as_str()))
+    });
+    let kept = frames.get(first..).unwrap_or(&[]);
+    r.nr_frames = kept.len().min(MAX_FRAMES);
+    for (d, s) in r.frames.iter_mut().zip(kept) {
+        *d = *s;
+    }
+}
+
+impl HrTimerCallback for CpuSampler {
+    type Pointer<'a> = Arc<Self>;
+
+    fn run(this: ArcBorrow<'_, Self>, mut ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
+        this.hard_sample();
+        ctx.forward_now(period(&this.settings.rules()));
+        HrTimerRestart::Restart
+    }
+}

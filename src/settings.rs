@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The tunables every sampler reads: period, threshold, and the generation that a clear
+//! bumps. Written only under the control lock (see `state`), read locklessly.
+
+use kernel::sync::atomic::{Atomic, Relaxed};
+
+use crate::gap::{Rules, NSEC_PER_MSEC};
+
+/// Defaults of the original tool.
+pub(crate) const DEFAULT_PERIOD_NS: u64 = 10 * NSEC_PER_MSEC;
+pub(crate) const DEFAULT_THRESHOLD_NS: u64 = 50 * NSEC_PER_MSEC;
+
+pub(crate) struct Settings {
+    period_ns: Atomic<u64>,
+    threshold_ns: Atomic<u64>,
+    generation: Atomic<u64>,
+    hz: u64,
+}
+
+impl Settings {
+    pub(crate) fn new(hz: u64) -> Self {
+        Self {
+            period_ns: Atomic::new(DEFAULT_PERIOD_NS),
+            threshold_ns: Atomic::new(DEFAULT_THRESHOLD_NS),
+            generation: Atomic::new(1),
+            hz,
+        }
+    }
+
+    pub(crate) fn rules(&self) -> Rules {
+        Rules::new(self.period_ns.load(Relaxed), self.threshold_ns.load(Relaxed), self.hz)
+    }
+
+    pub(crate) fn period_ns(&self) -> u64 {
+        self.period_ns.load(Relaxed)
+    }
+
+    pub(crate) fn threshold_ns(&self) -> u64 {
+        self.threshold_ns.load(Relaxed)
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Relaxed)
+    }
+
+    pub(crate) fn hz(&self) -> u64 {
+        self.hz
+    }
+
+    /// Caller holds the control lock.
+    pub(crate) fn set_period(&self, ns: u64) {
+        self.period_ns.store(ns, Relaxed);
+    }
+
+    /// Caller holds the control lock.
+    pub(crate) fn set_threshold(&self, ns: u64) {
+        self.threshold_ns.store(ns, Relaxed);
+    }
+
+    /// Caller holds the control lock.
+    pub(crate) fn next_generation(&self) {
+        self.generation.add(1, Relaxed);
+    }
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The part of trace_irqoff that Rust cannot express: proc_ops tables, inline helpers and
+ * macros. Each function is a few lines over plain integers and opaque pointers; every
+ * decision is made in Rust (src/ffi.rs and what it calls).
+ */
+#include <linux/cpuhotplug.h>
+#include <linux/jiffies.h>
+#include <linux/kallsyms.h>
+#include <linux/percpu.h>
+#include <linux/proc_fs.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/stacktrace.h>
+#include <linux/timekeeping.h>
+#include <linux/timer.h>
+#include <linux/uaccess.h>
+#include <asm/irq_regs.h>
+
+#include "shim.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace_irqoff_trace.h"
+
+static_assert(TIO_SYMBOL_LEN >= KSYM_SYMBOL_LEN);
+static_assert(TIO_COMM_LEN == TASK_COMM_LEN);
+
+static struct proc_dir_entry *tio_dir;
+
+static int tio_show(struct seq_file *m, void *v)
+{
+	return trace_irqoff_rs_show((unsigned long)m->private, m);
+}
+
+static int tio_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tio_show, pde_data(inode));
+}
+
+static ssize_t tio_write(struct file *file, const char __user *ubuf, size_t count,
+			 loff_t *ppos)
+{
+	struct seq_file *m = file->private_data;
+	char buf[TIO_WRITE_MAX];
+	int ret;
+
+	if (count > sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	ret = trace_irqoff_rs_write((unsigned long)m->private, buf, count);
+	return ret < 0 ? ret : count;
+}
+
+/* Read-only files have a write handler too: Rust answers EPERM (root bypasses the mode). */
+static const struct proc_ops tio_ops = {
+	.proc_open = tio_open,
+	.proc_read = seq_read,
+	.proc_write = tio_write,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+};
+
+static const struct {
+	const char *name;
+	umode_t mode;
+} tio_files[TIO_FILE_COUNT] = {
+	[TIO_FILE_ENABLE] = { "enable", 0600 },
+	[TIO_FILE_SAMPLING_PERIOD] = { "sampling_period", 0600 },
+	[TIO_FILE_TRACE_LATENCY] = { "trace_latency", 0600 },
+	[TIO_FILE_DISTRIBUTE] = { "distribute", 0400 },
+	[TIO_FILE_RECORDS] = { "records", 0400 },
+};
+
+int tio_proc_create(void)
+{
+	unsigned long i;
+
+	tio_dir = proc_mkdir("trace_irqoff", NULL);
+	if (!tio_dir)
+		return -ENOMEM;
+	for (i = 0; i < TIO_FILE_COUNT; i++) {
+		if (!proc_create_data(tio_files[i].name, tio_files[i].mode, tio_dir, &tio_ops,
+				      (void *)i)) {
+			proc_remove(tio_dir);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void tio_proc_remove(void)
+{
+	proc_remove(tio_dir);
+}
+
+int tio_sprint_symbol(char *buf, unsigned long addr)
+{
+	return sprint_symbol(buf, addr);
+}
+
+int tio_current_task(char *buf)
+{
+	strscpy(buf, current->comm, TIO_COMM_LEN);
+	return task_pid_nr(current);
+}
+
+int tio_current_is_idle(void)
+{
+	return is_idle_task(current);
+}
+
+unsigned long tio_irq_regs_ip(void)
+{
+	struct pt_regs *regs = in_hardirq() ? get_irq_regs() : NULL;
+
+	return regs ? instruction_pointer(regs) : 0;
+}
+
+unsigned int tio_stack_save(unsigned long *entries, unsigned int max)
+{
+	return stack_trace_save(entries, max, 0);
+}
+
+int tio_symbol_name(char *buf, unsigned long addr)
+{
+	/* "name [module]" or "0x..." when addr has no symbol. */
+	sprint_symbol_no_offset(buf, addr);
+	return buf[0] != '0' || buf[1] != 'x';
+}
+
+unsigned long long tio_now_ns(void)
+{
+	return ktime_get_ns();
+}
+
+unsigned long tio_hz(void)
+{
+	return HZ;
+}
+
+int tio_cpu_online(unsigned int cpu)
+{
+	return cpu_online(cpu);
+}
+
+static DEFINE_PER_CPU(struct timer_list, tio_softtimer);
+
+static void tio_softtimer_fn(struct timer_list *t)
+{
+	unsigned long next = trace_irqoff_rs_softirq_sample(smp_processor_id());
+
+	if (next)
+		mod_timer(t, jiffies + next);
+}
+
+void tio_softtimer_start(unsigned long delay)
+{
+	struct timer_list *t = this_cpu_ptr(&tio_softtimer);
+
+	timer_setup(t, tio_softtimer_fn, TIMER_PINNED);
+	t->expires = jiffies + delay;
+	add_timer_on(t, smp_processor_id());
+}
+
+void tio_softtimer_stop(unsigned int cpu)
+{
+	timer_shutdown_sync(per_cpu_ptr(&tio_softtimer, cpu));
+}
+
+int tio_cpuhp_add(void)
+{
+	return cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "trace_irqoff:online",
+				 trace_irqoff_rs_cpu_online, trace_irqoff_rs_cpu_offline);
+}
+
+void tio_cpuhp_remove(int state)
+{
+	cpuhp_remove_state(state);
+}
+
+void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
+			   int pid, const char *comm)
+{
+	trace_hardirq_off(cpu, latency_ns, lower_bound, pid, comm);
+}
+
+void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
+			   int pid, const char *comm)
+{
+	trace_softirq_off(cpu, latency_ns, lower_bound, pid, comm);
+}

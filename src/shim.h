@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The C/Rust boundary of trace_irqoff. Plain types only: bindgen turns this header into
+ * the Rust declarations at build time (src/shim_bindings.rs), so the two sides cannot
+ * drift apart. Opaque kernel objects travel as void pointers.
+ */
+#ifndef TRACE_IRQOFF_SHIM_H
+#define TRACE_IRQOFF_SHIM_H
+
+/* The files under /proc/trace_irqoff, by the id the show/write callbacks receive. */
+enum tio_file {
+	TIO_FILE_ENABLE = 0,
+	TIO_FILE_SAMPLING_PERIOD = 1,
+	TIO_FILE_TRACE_LATENCY = 2,
+	TIO_FILE_DISTRIBUTE = 3,
+	TIO_FILE_RECORDS = 4,
+	TIO_FILE_COUNT = 5,
+};
+
+/* Longest write accepted by any control file; longer writes are -EINVAL. */
+#define TIO_WRITE_MAX 64
+/* Room for one symbolised address ("func+0x1f/0x80 [module]"). */
+#define TIO_SYMBOL_LEN 704
+/* Length of a task's comm, with its NUL. */
+#define TIO_COMM_LEN 16
+
+/* procfs: creates /proc/trace_irqoff and its files; 0 or -errno. */
+int tio_proc_create(void);
+void tio_proc_remove(void);
+
+/* Symbolises addr as "func+off/size [mod]" into buf (TIO_SYMBOL_LEN); returns length. */
+int tio_sprint_symbol(char *buf, unsigned long addr);
+
+/* Copies current->comm into buf (TIO_COMM_LEN bytes, NUL-terminated); returns the pid. */
+int tio_current_task(char *buf);
+
+/* Whether the current task is this CPU's idle task. */
+int tio_current_is_idle(void);
+
+/* The interrupted instruction pointer in hard interrupt context, else 0. */
+unsigned long tio_irq_regs_ip(void);
+
+/* Saves the current stack; returns the number of entries stored. */
+unsigned int tio_stack_save(unsigned long *entries, unsigned int max);
+
+/* Symbol name of addr without offset or module into buf (TIO_SYMBOL_LEN); 0 if none. */
+int tio_symbol_name(char *buf, unsigned long addr);
+
+/* Monotonic clock, ns since boot (ktime_get_ns); the kernel crate keeps it private. */
+unsigned long long tio_now_ns(void);
+/* The tick rate. */
+unsigned long tio_hz(void);
+/* Whether cpu is online. */
+int tio_cpu_online(unsigned int cpu);
+
+/*
+ * The per-CPU timer_list (softirq sampler). start: on the calling CPU, first expiry in
+ * `jiffies`; each expiry calls trace_irqoff_rs_softirq_sample(cpu), whose non-zero result
+ * is the next delay in jiffies. stop: shuts it down and waits for a running callback.
+ */
+void tio_softtimer_start(unsigned long jiffies);
+void tio_softtimer_stop(unsigned int cpu);
+
+/*
+ * CPU hotplug: trace_irqoff_rs_cpu_online/offline run on each CPU that is or comes
+ * online / goes offline, until tio_cpuhp_remove(). Returns the state (> 0) or -errno.
+ */
+int tio_cpuhp_add(void);
+void tio_cpuhp_remove(int state);
+
+/* Tracepoints trace_irqoff:hardirq_off and trace_irqoff:softirq_off. */
+void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
+			   int pid, const char *comm);
+void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
+			   int pid, const char *comm);
+
+/*
+ * Implemented in Rust (src/ffi.rs), called by the shim. Not generated: listed here so the
+ * C side is compiled against the same prototypes.
+ */
+int trace_irqoff_rs_show(unsigned int file, void *seq);
+int trace_irqoff_rs_write(unsigned int file, const char *buf, unsigned long len);
+unsigned long trace_irqoff_rs_softirq_sample(unsigned int cpu);
+int trace_irqoff_rs_cpu_online(unsigned int cpu);
+int trace_irqoff_rs_cpu_offline(unsigned int cpu);
+
+#endif

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The module's state and its control operations (enable, period, threshold, clear), all
+//! serialised by one lock.
+
+use kernel::new_mutex;
+use kernel::prelude::*;
+use kernel::sync::atomic::Relaxed;
+use kernel::sync::{Arc, Mutex};
+
+use crate::ffi;
+use crate::parse::{self, Invalid, LatencyWrite};
+use crate::sampler::CpuSampler;
+use crate::settings::Settings;
+
+/// What only the control lock's holder may touch.
+struct Control {
+    /// The CPU hotplug registration that runs the samplers; `Some` while enabled.
+    hotplug: Option<ffi::Hotplug>,
+}
+
+/// Everything the /proc files, the hotplug callbacks and the samplers share.
+#[pin_data]
+pub(crate) struct State {
+    pub(crate) settings: Arc<Settings>,
+    /// One sampler per possible CPU, indexed by CPU number.
+    pub(crate) cpus: KVec<Arc<CpuSampler>>,
+    pub(crate) records_per_cpu: usize,
+    #[pin]
+    control: Mutex<Control>,
+}
+
+impl From<Invalid> for Error {
+    fn from(_: Invalid) -> Self {
+        EINVAL
+    }
+}
+
+impl State {
+    pub(crate) fn new(nr_cpus: u32, records_per_cpu: usize) -> Result<impl PinInit<Self, Error>> {
+        let settings = Arc::new(Settings::new(ffi::hz()), GFP_KERNEL)?;
+        let mut cpus = KVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
+        for cpu in 0..nr_cpus {
+            cpus.push(CpuSampler::new(cpu, settings.clone(), records_per_cpu)?, GFP_KERNEL)?;
+        }
+        Ok(try_pin_init!(Self {
+            settings,
+            cpus,
+            records_per_cpu,
+            control <- new_mutex!(Control { hotplug: None }),
+        }? Error))
+    }
+
+    pub(crate) fn cpu(&self, cpu: u32) -> Option<&Arc<CpuSampler>> {
+        self.cpus.get(cpu as usize)
+    }
+
+    pub(crate) fn is_enabled(&self) -> bool {
+        self.control.lock().hotplug.is_some()
+    }
+
+    /// `echo 0|1 > enable`.
+    pub(crate) fn write_enable(&self, buf: &[u8]) -> Result {
+        let on = parse::enable(buf)?;
+        let mut control = self.control.lock();
+        match (on, control.hotplug.is_some()) {
+            (true, false) => control.hotplug = Some(ffi::Hotplug::register()?),
+            // Dropping the registration stops the samplers on every CPU.
+            (false, true) => control.hotplug = None,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `echo MS > sampling_period`: only while disabled; raises the threshold to 2P if
+    /// needed, as the original did.
+    pub(crate) fn write_period(&self, buf: &[u8]) -> Result {
+        let period = parse::period(buf)?;
+        let control = self.control.lock();
+        if control.hotplug.is_some() {
+            return Err(EBUSY);
+        }
+        if self.settings.threshold_ns() < 2 * period {
+            self.settings.set_threshold(2 * period);
+        }
+        self.settings.set_period(period);
+        Ok(())
+    }
+
+    /// `echo MS > trace_latency` sets the threshold; `echo 0` clears records and counts.
+    pub(crate) fn write_trace_latency(&self, buf: &[u8]) -> Result {
+        let _control = self.control.lock();
+        match parse::trace_latency(buf, self.settings.period_ns())? {
+            LatencyWrite::Threshold(ns) => self.settings.set_threshold(ns),
+            LatencyWrite::Clear => {
+                self.settings.next_generation();
+                for cpu in self.cpus.iter() {
+                    cpu.hard_counts.clear();
+                    cpu.soft_counts.clear();
+                    cpu.idle_gaps.store(0, Relaxed);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Stops sampling (module unload).
+    pub(crate) fn shutdown(&self) {
+        self.control.lock().hotplug = None;
+    }
+}

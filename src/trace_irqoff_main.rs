@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! trace_irqoff: finds CPUs that ran with hard interrupts or softirqs disabled for too long,
+//! and the task and code that did it.
+//!
+//! Each CPU runs a pinned hard-mode hrtimer and a pinned timer_list with period P. A gap of
+//! 2P or more between two runs of one of them means that CPU could not take the interrupt
+//! (hrtimer) or run softirqs (timer_list) for about gap - P. The stack of whatever runs when
+//! the sampler finally gets the CPU back names the culprit. Results are read from
+//! `/proc/trace_irqoff/`, see `Documentation/trace-irqoff.rst`.
+
+use kernel::prelude::*;
+
+mod counts;
+mod escape;
+mod ffi;
+mod gap;
+mod histogram;
+mod parse;
+mod procfs;
+mod records;
+mod retention;
+mod sampler;
+mod settings;
+mod stack;
+mod state;
+
+module! {
+    type: TraceIrqoff,
+    name: "trace_irqoff",
+    authors: ["trace_irqoff developers"],
+    description: "Detects hardirq-off and softirq-off sections by sampling",
+    license: "GPL",
+    params: {
+        records_per_cpu: u32 {
+            default: 16,
+            description: "Worst events kept per CPU and kind (1..64)",
+        },
+    },
+}
+
+/// The loaded module: owns the state and the registrations that reach it.
+struct TraceIrqoff {
+    _proc: ffi::Registration,
+}
+
+impl kernel::Module for TraceIrqoff {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        let records = module_parameters::records_per_cpu.value() as usize;
+        if !(1..=records::MAX_RECORDS).contains(&records) {
+            pr_err!("records_per_cpu must be within 1..={}\n", records::MAX_RECORDS);
+            return Err(EINVAL);
+        }
+        let state = KBox::pin_init(state::State::new(kernel::cpu::nr_cpu_ids(), records)?, GFP_KERNEL)?;
+        let proc = ffi::Registration::new(state)?;
+        pr_info!("loaded; /proc/trace_irqoff is ready, sampling is disabled\n");
+        Ok(Self { _proc: proc })
+    }
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Tracepoints of trace_irqoff: one event per detected hardirq-off / softirq-off section. */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM trace_irqoff
+
+#if !defined(_TRACE_IRQOFF_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_IRQOFF_TRACE_H
+
+#include <linux/tracepoint.h>
+
+DECLARE_EVENT_CLASS(trace_irqoff_event,
+	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm),
+	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm),
+	TP_STRUCT__entry(
+		__field(unsigned int, cpu)
+		__field(u64, latency_ns)
+		__field(bool, lower_bound)
+		__field(int, pid)
+		__array(char, comm, TASK_COMM_LEN)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->latency_ns = latency_ns;
+		__entry->lower_bound = lower_bound;
+		__entry->pid = pid;
+		strscpy(__entry->comm, comm, TASK_COMM_LEN);
+	),
+	TP_printk("cpu=%u latency_ns=%llu lower_bound=%d pid=%d comm=%s",
+		  __entry->cpu, __entry->latency_ns, __entry->lower_bound,
+		  __entry->pid, __entry->comm)
+);
+
+DEFINE_EVENT(trace_irqoff_event, hardirq_off,
+	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm),
+	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm));
+
+DEFINE_EVENT(trace_irqoff_event, softirq_off,
+	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm),
+	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm));
+
+#endif /* _TRACE_IRQOFF_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace_irqoff_trace
+#include <trace/define_trace.h>

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-2.0
+#![allow(dead_code)]
+//! The module's pure logic (files of `src/` that use only `core`), compiled for the host so
+//! that `cargo test` exercises exactly the code the kernel runs.
+
+#[path = "../../src/gap.rs"]
+pub mod gap;
+#[path = "../../src/histogram.rs"]
+pub mod histogram;
+#[path = "../../src/retention.rs"]
+pub mod retention;
+#[path = "../../src/parse.rs"]
+pub mod parse;
+#[path = "../../src/stack.rs"]
+pub mod stack;
+#[path = "../../src/escape.rs"]
+pub mod escape;

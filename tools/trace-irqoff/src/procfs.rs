@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Access to `/proc/trace_irqoff`, with kernel errors turned into plain sentences.
+//!
+//! [`Backend`] is the file access itself (the real directory, or an in-memory fake in
+//! tests that can fail like the kernel does); [`Module`] gives the typed operations.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::original;
+use crate::snapshot::{self, Snapshot};
+
+/// What can go wrong talking to the module.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcError {
+    #[error("the trace_irqoff module is not loaded ({0} does not exist)")]
+    NotLoaded(PathBuf),
+    #[error("permission denied on {0}")]
+    Permission(PathBuf),
+    #[error("the module refused '{value}' for {file}: malformed or out of range")]
+    Invalid { file: String, value: String },
+    #[error("the sampling period cannot change while tracing is enabled")]
+    Busy,
+    #[error("could not read the module's records: {0}")]
+    Format(#[from] snapshot::ParseError),
+    #[error("{what} {path}: {source}")]
+    Io { what: &'static str, path: PathBuf, source: io::Error },
+}
+
+impl ProcError {
+    /// One line telling the user what to do next.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            ProcError::NotLoaded(_) => Some("load it first: sudo insmod trace_irqoff.ko (or sudo modprobe trace_irqoff)"),
+            ProcError::Permission(_) => Some("the files are root-only (mode 0600): run as root, e.g. with sudo"),
+            ProcError::Invalid { .. } => Some("the period is 1..1000 ms; the threshold is 2 x period..10000 ms"),
+            ProcError::Busy => Some("disable first (trace-irqoff disable), or use: trace-irqoff enable --period MS"),
+            ProcError::Format(_) => Some("the module and this trace-irqoff may be of different versions"),
+            ProcError::Io { .. } => None,
+        }
+    }
+
+    /// Exit status: 2 when the module is missing, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ProcError::NotLoaded(_) => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Reading and writing the module's files.
+pub trait Backend {
+    /// Where the files are, for messages.
+    fn path(&self, name: &str) -> PathBuf;
+    fn present(&self) -> bool;
+    fn read(&self, name: &str) -> io::Result<String>;
+    fn write(&self, name: &str, data: &str) -> io::Result<()>;
+}
+
+/// The real directory under a proc root.
+pub struct Dir {
+    dir: PathBuf,
+}
+
+impl Dir {
+    pub fn new(proc_root: &Path) -> Self {
+        Self { dir: proc_root.join("trace_irqoff") }
+    }
+}
+
+impl Backend for Dir {
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    fn present(&self) -> bool {
+        self.dir.is_dir()
+    }
+
+    fn read(&self, name: &str) -> io::Result<String> {
+        std::fs::read_to_string(self.dir.join(name))
+    }
+
+    fn write(&self, name: &str, data: &str) -> io::Result<()> {
+        use std::io::Write;
+        // One write(2), as `echo` does: the module parses each write as a whole.
+        let mut f = std::fs::OpenOptions::new().write(true).truncate(true).open(self.dir.join(name))?;
+        f.write_all(data.as_bytes())
+    }
+}
+
+/// Period, threshold and the enable switch: what `record` restores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Settings {
+    pub enabled: bool,
+    pub period_ms: u64,
+    pub threshold_ms: u64,
+}
+
+/// The module, through a backend.
+pub struct Module<B: Backend> {
+    backend: B,
+}
+
+const EBUSY: i32 = 16;
+const EINVAL: i32 = 22;
+
+impl<B: Backend> Module<B> {
+    /// Fails with [`ProcError::NotLoaded`] when the module's directory is missing.
+    pub fn open(backend: B) -> Result<Self, ProcError> {
+        if !backend.present() {
+            return Err(ProcError::NotLoaded(backend.path("")));
+        }
+        Ok(Self { backend })
+    }
+
+    fn read(&self, name: &str) -> Result<String, ProcError> {
+        self.backend.read(name).map_err(|e| self.io_error("cannot read", name, e, ""))
+    }
+
+    fn write(&self, name: &str, value: &str) -> Result<(), ProcError> {
+        self.backend
+            .write(name, &format!("{value}\n"))
+            .map_err(|e| self.io_error("cannot write", name, e, value))
+    }
+
+    fn io_error(&self, what: &'static str, name: &str, e: io::Error, value: &str) -> ProcError {
+        let path = self.backend.path(name);
+        match (e.kind(), e.raw_os_error()) {
+            (io::ErrorKind::PermissionDenied, _) => ProcError::Permission(path),
+            (io::ErrorKind::NotFound, _) => ProcError::NotLoaded(self.backend.path("")),
+            (_, Some(EBUSY)) => ProcError::Busy,
+            (_, Some(EINVAL)) => ProcError::Invalid { file: name.to_string(), value: value.to_string() },
+            _ => ProcError::Io { what, path, source: e },
+        }
+    }
+
+    /// The module's state, from `records`; from the human files when the module has none
+    /// (the original trace-irqoff).
+    pub fn snapshot(&self) -> Result<Snapshot, ProcError> {
+        match self.backend.read("records") {
+            Ok(text) => Ok(snapshot::parse(&text)?),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => self.snapshot_original(),
+            Err(e) => Err(self.io_error("cannot read", "records", e, "")),
+        }
+    }
+
+    fn snapshot_original(&self) -> Result<Snapshot, ProcError> {
+        let settings = self.settings()?;
+        let latency = original::parse_trace_latency(&self.read("trace_latency")?)?;
+        let hist = original::parse_distribute(&self.read("distribute")?)?;
+        let mut cpu_ids: Vec<u32> = latency.records.iter().map(|r| r.cpu).collect();
+        cpu_ids.sort_unstable();
+        cpu_ids.dedup();
+        let cpus = cpu_ids
+            .into_iter()
+            .map(|cpu| snapshot::Cpu {
+                cpu,
+                online: true,
+                hard_events: 0,
+                soft_events: 0,
+                dropped: 0,
+                replaced: 0,
+                idle_gaps: 0,
+                hard_hist: Vec::new(),
+                soft_hist: Vec::new(),
+            })
+            .collect();
+        let ms = 1_000_000;
+        Ok(Snapshot {
+            version: 0,
+            config: snapshot::Config {
+                enabled: settings.enabled,
+                period_ns: settings.period_ms * ms,
+                threshold_ns: settings.threshold_ms * ms,
+                hz: 0,
+                records_per_cpu: 0,
+                soft_period_ns: settings.period_ms * ms,
+                soft_event_ns: 2 * settings.period_ms * ms,
+            },
+            cpus,
+            records: latency.records,
+            original_hist: Some(hist),
+        })
+    }
+
+    pub fn settings(&self) -> Result<Settings, ProcError> {
+        let enabled = self.read("enable")?.trim() == "enabled";
+        let period = self.read("sampling_period")?;
+        let period_ms = parse_ms(period.trim()).ok_or_else(|| self.unexpected("sampling_period", &period))?;
+        let latency = self.read("trace_latency")?;
+        let first = latency.lines().next().unwrap_or("");
+        let threshold_ms = first
+            .strip_prefix("trace_irqoff_latency: ")
+            .and_then(parse_ms)
+            .ok_or_else(|| self.unexpected("trace_latency", first))?;
+        Ok(Settings { enabled, period_ms, threshold_ms })
+    }
+
+    fn unexpected(&self, name: &str, text: &str) -> ProcError {
+        ProcError::Format(snapshot::ParseError::Malformed { line: 1, what: format!("{name}: unexpected '{}'", text.trim()) })
+    }
+
+    pub fn set_enabled(&self, on: bool) -> Result<(), ProcError> {
+        self.write("enable", if on { "1" } else { "0" })
+    }
+
+    pub fn set_period(&self, ms: u64) -> Result<(), ProcError> {
+        self.write("sampling_period", &ms.to_string())
+    }
+
+    pub fn set_threshold(&self, ms: u64) -> Result<(), ProcError> {
+        self.write("trace_latency", &ms.to_string())
+    }
+
+    pub fn clear(&self) -> Result<(), ProcError> {
+        self.write("trace_latency", "0")
+    }
+
+    /// Puts period, threshold and the switch back as they were.
+    pub fn restore(&self, s: Settings) -> Result<(), ProcError> {
+        self.set_enabled(false)?;
+        self.set_period(s.period_ms)?;
+        self.set_threshold(s.threshold_ms)?;
+        self.set_enabled(s.enabled)
+    }
+}
+
+/// "10ms" -> 10.
+pub fn parse_ms(s: &str) -> Option<u64> {
+    s.strip_suffix("ms")?.parse().ok()
+}
+
+#[cfg(test)]
+pub mod fake {
+    //! An in-memory module that validates like the kernel and can be told to fail.
+    use super::*;
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    pub struct Fake {
+        pub files: RefCell<HashMap<String, String>>,
+        /// Every write fails with this errno.
+        pub fail_writes: Option<i32>,
+        pub loaded: bool,
+    }
+
+    impl Fake {
+        pub fn new(records: &str) -> Self {
+            let mut files = HashMap::new();
+            files.insert("enable".into(), "disabled\n".into());
+            files.insert("sampling_period".into(), "10ms\n".into());
+            files.insert("trace_latency".into(), "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n".into());
+            files.insert("records".into(), records.into());
+            Self { files: RefCell::new(files), fail_writes: None, loaded: true }
+        }
+    }
+
+    impl Backend for &Fake {
+        fn path(&self, name: &str) -> PathBuf {
+            PathBuf::from("/fake/trace_irqoff").join(name)
+        }
+        fn present(&self) -> bool {
+            self.loaded
+        }
+        fn read(&self, name: &str) -> io::Result<String> {
+            self.files.borrow().get(name).cloned().ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
+        }
+        fn write(&self, name: &str, data: &str) -> io::Result<()> {
+            if let Some(errno) = self.fail_writes {
+                return Err(io::Error::from_raw_os_error(errno));
+            }
+            let v = data.trim_end();
+            let mut files = self.files.borrow_mut();
+            let enabled = files["enable"].trim() == "enabled";
+            match name {
+                "enable" => {
+                    files.insert(name.into(), if v == "1" { "enabled\n" } else { "disabled\n" }.into());
+                }
+                "sampling_period" if enabled => return Err(io::Error::from_raw_os_error(EBUSY)),
+                "sampling_period" => {
+                    files.insert(name.into(), format!("{v}ms\n"));
+                }
+                "trace_latency" if v != "0" => {
+                    files.insert(name.into(), format!("trace_irqoff_latency: {v}ms\n\n hardirq:\n\n softirq:\n"));
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The CLI binary against fake proc roots: fixtures captured from the real module in the
+//! test VM, the original module's formats, and error paths.
+
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+const RECORDS: &str = include_str!("fixtures/records-v1.txt");
+
+/// A proc root with a module directory holding `files`.
+fn proc_root(files: &[(&str, &str)]) -> TempDir {
+    let dir = TempDir::new().unwrap();
+    let m = dir.path().join("trace_irqoff");
+    fs::create_dir(&m).unwrap();
+    for (name, text) in files {
+        fs::write(m.join(name), text).unwrap();
+    }
+    dir
+}
+
+fn ours() -> TempDir {
+    proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n"),
+        ("distribute", ""),
+        ("records", RECORDS),
+    ])
+}
+
+fn cli(root: &Path) -> Command {
+    let mut c = Command::cargo_bin("trace-irqoff").unwrap();
+    c.arg("--proc-root").arg(root).env("NO_COLOR", "1");
+    c
+}
+
+fn read(root: &Path, name: &str) -> String {
+    fs::read_to_string(root.join("trace_irqoff").join(name)).unwrap()
+}
+
+#[test]
+fn missing_module_is_one_sentence_and_exit_2() {
+    let dir = TempDir::new().unwrap();
+    cli(dir.path())
+        .arg("status")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the trace_irqoff module is not loaded").and(predicate::str::contains("hint: load it first")));
+}
+
+#[test]
+fn status_shows_state_and_per_cpu_counts() {
+    let root = ours();
+    cli(root.path())
+        .arg("status")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("trace_irqoff: enabled, period 10 ms, threshold 50 ms"))
+        .stdout(predicate::str::is_match(r"(?m)^ +1  yes +[1-9]").unwrap());
+}
+
+#[test]
+fn status_json_is_stable() {
+    let root = ours();
+    let out = cli(root.path()).args(["status", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["loaded"], true);
+    assert_eq!(v["enabled"], true);
+    assert_eq!(v["period_ms"], 10);
+    assert_eq!(v["threshold_ms"], 50);
+    assert!(v["cpus"].as_array().unwrap().len() >= 2);
+    for key in ["cpu", "online", "hard_events", "soft_events", "dropped", "replaced", "hard_hist", "soft_hist"] {
+        assert!(v["cpus"][0].get(key).is_some(), "{key}");
+    }
+}
+
+#[test]
+fn records_json_names_the_culprit_and_filters() {
+    let root = ours();
+    let out = cli(root.path()).args(["records", "--json", "--kind", "hard", "--cpu", "1"]).output().unwrap();
+    assert!(out.status.success());
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!v.is_empty());
+    for r in &v {
+        assert_eq!(r["kind"], "hard");
+        assert_eq!(r["cpu"], 1);
+    }
+    assert!(v[0]["stack"][0].as_str().unwrap().contains("irqoff_sample_hardirq_window"));
+    // Worst first by default.
+    let lat: Vec<u64> = v.iter().map(|r| r["latency_ns"].as_u64().unwrap()).collect();
+    assert!(lat.windows(2).all(|w| w[0] >= w[1]));
+    let out = cli(root.path()).args(["records", "--json", "--min", "100000"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
+}
+
+#[test]
+fn latency_alias_and_human_records() {
+    let root = ours();
+    cli(root.path())
+        .args(["latency", "--kind", "soft"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("softirq-off cpu 1"))
+        .stdout(predicate::str::contains("irqoff_sample_softirq_window"));
+}
+
+#[test]
+fn hist_matches_the_module_layout() {
+    let root = ours();
+    cli(root.path())
+        .arg("hist")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("hardirq-off:\n         msecs           : count     distribution\n"))
+        .stdout(predicate::str::is_match(r"64 -> 127 +: [0-9]+ +\|\*+ *\|").unwrap());
+    let out = cli(root.path()).args(["hist", "--json", "--per-cpu"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["bucket_ms"][6], serde_json::json!([64, 127]));
+    assert_eq!(v["hard"].as_array().unwrap().len(), 24);
+    assert!(v["per_cpu"].as_array().unwrap().len() >= 2);
+}
+
+#[test]
+fn top_ranks_the_sample_first() {
+    let root = ours();
+    let out = cli(root.path()).args(["top", "--json"]).output().unwrap();
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v[0]["culprit"].as_str().unwrap().starts_with("irqoff_sample_"));
+    cli(root.path()).args(["top", "--stack"]).assert().success().stdout(predicate::str::contains(" <- "));
+}
+
+#[test]
+fn metrics_are_prometheus_text() {
+    let root = ours();
+    let out = cli(root.path()).arg("metrics").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("# TYPE trace_irqoff_events_total counter"));
+    assert!(text.contains("trace_irqoff_events_total{cpu=\"1\",kind=\"hard\"}"));
+    assert!(text.contains("trace_irqoff_events_bucket_total{cpu=\"1\",kind=\"hard\",min_ms=\"64\",max_ms=\"127\"}"));
+    // Every sample line is `name{labels} value` or `name value`.
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let (name, value) = line.rsplit_once(' ').unwrap();
+        assert!(name.starts_with("trace_irqoff_"), "{line}");
+        value.parse::<f64>().unwrap();
+    }
+}
+
+#[test]
+fn enable_disable_set_clear_write_the_files() {
+    let root = proc_root(&[
+        ("enable", "disabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n"),
+        ("records", RECORDS),
+    ]);
+    cli(root.path()).args(["enable", "--threshold", "80"]).assert().success();
+    assert_eq!(read(root.path(), "enable"), "1\n");
+    assert_eq!(read(root.path(), "trace_latency"), "80\n");
+    cli(root.path()).arg("disable").assert().success();
+    assert_eq!(read(root.path(), "enable"), "0\n");
+    cli(root.path()).arg("clear").assert().success();
+    assert_eq!(read(root.path(), "trace_latency"), "0\n");
+}
+
+#[test]
+fn validation_happens_before_writing() {
+    let root = ours();
+    cli(root.path())
+        .args(["set", "period", "0"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("the sampling period must be 1..1000 ms, not 0 ms"));
+    cli(root.path())
+        .args(["set", "threshold", "15ms"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("at least twice the period (20 ms)"));
+    assert_eq!(read(root.path(), "trace_latency"), "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n");
+    cli(root.path()).args(["set", "period", "ten"]).assert().code(2).stderr(predicate::str::contains("not a whole number"));
+}
+
+#[test]
+fn malformed_records_give_a_clear_error_not_a_panic() {
+    for bad in ["", "trace_irqoff records v9\nend\n", "trace_irqoff records v1\nconfig enabled=1\nend\n", "trace_irqoff records v1\n"] {
+        let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("trace_latency", "trace_irqoff_latency: 50ms\n"), ("records", bad)]);
+        cli(root.path())
+            .arg("records")
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("could not read the module's records").and(predicate::str::contains("panicked").not()));
+    }
+}
+
+#[test]
+fn works_against_the_original_module() {
+    let root = proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", include_str!("fixtures/original-trace_latency.txt")),
+        ("distribute", include_str!("fixtures/original-distribute.txt")),
+    ]);
+    let out = cli(root.path()).args(["records", "--json"]).output().unwrap();
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.len(), 3);
+    assert_eq!(v[0]["latency_ns"], 107_000_000);
+    cli(root.path()).arg("hist").assert().success().stdout(predicate::str::contains("80 -> 159        : 4"));
+}
+
+#[test]
+fn completions_and_man_page() {
+    let dir = TempDir::new().unwrap();
+    cli(dir.path()).args(["completions", "bash"]).assert().success().stdout(predicate::str::contains("trace-irqoff"));
+    cli(dir.path()).arg("man").assert().success().stdout(predicate::str::contains(".TH trace-irqoff"));
+}
+
+#[test]
+fn every_command_has_help_with_an_example() {
+    let dir = TempDir::new().unwrap();
+    for c in ["status", "enable", "disable", "clear", "set", "records", "hist", "top", "watch", "record", "metrics", "completions", "man"] {
+        cli(dir.path()).args([c, "--help"]).assert().success().stdout(predicate::str::contains("Example: trace-irqoff"));
+    }
+}
+
+#[test]
+fn watch_on_a_pipe_runs_count_refreshes_and_exits() {
+    let root = ours();
+    cli(root.path())
+        .args(["watch", "--interval", "10ms", "--count", "2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("trace-irqoff watch:").count(2))
+        .stdout(predicate::str::contains("\x1b[2J").not());
+}
+
+#[test]
+fn record_restores_the_state_after_ctrl_c() {
+    let root = proc_root(&[
+        ("enable", "disabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n"),
+        ("records", RECORDS),
+    ]);
+    let out = root.path().join("rec.json");
+    let bin = assert_cmd::cargo::cargo_bin("trace-irqoff");
+    let mut child = std::process::Command::new(bin)
+        .arg("--proc-root")
+        .arg(root.path())
+        .args(["record", "--duration", "60s", "--threshold", "70", "-o"])
+        .arg(&out)
+        .spawn()
+        .unwrap();
+    // Wait until it has enabled sampling, then press Ctrl-C.
+    for _ in 0..100 {
+        if read(root.path(), "enable") == "1\n" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(read(root.path(), "enable"), "1\n", "record did not enable");
+    std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    // Restored: disabled, period 10, threshold 50.
+    assert_eq!(read(root.path(), "enable"), "0\n");
+    assert_eq!(read(root.path(), "sampling_period"), "10\n");
+    assert_eq!(read(root.path(), "trace_latency"), "50\n");
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["restored"]["enabled"], false);
+    assert_eq!(v["restored"]["threshold_ms"], 50);
+}
