@@ -18,7 +18,12 @@ impl Counts {
     }
 
     pub(crate) fn add(&self, latency_ns: u64) {
-        self.buckets[bucket(latency_ns)].add(1, Relaxed);
+        self.add_bucket(bucket(latency_ns));
+    }
+
+    /// Counts one in bucket `k` (clamped to the last bucket).
+    pub(crate) fn add_bucket(&self, k: usize) {
+        self.buckets[k.min(NR_BUCKETS - 1)].add(1, Relaxed);
     }
 
     /// Adds this CPU's counts into `sum`.

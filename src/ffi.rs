@@ -19,6 +19,8 @@ use crate::procfs;
 use crate::records::COMM_LEN;
 use crate::sampler::{CpuSampler, Kind};
 use crate::state::State;
+use crate::tag_key::TagKey;
+use crate::tag_wait;
 
 #[allow(
     dead_code,
@@ -40,6 +42,7 @@ pub(crate) enum ProcFile {
     TraceLatency,
     Distribute,
     Records,
+    TagWait,
 }
 
 impl ProcFile {
@@ -50,6 +53,7 @@ impl ProcFile {
             raw::TIO_FILE_TRACE_LATENCY => Self::TraceLatency,
             raw::TIO_FILE_DISTRIBUTE => Self::Distribute,
             raw::TIO_FILE_RECORDS => Self::Records,
+            raw::TIO_FILE_TAG_WAIT => Self::TagWait,
             _ => return None,
         })
     }
@@ -208,6 +212,80 @@ impl fmt::Display for Symbol {
     }
 }
 
+/// Where tag waits come from on this kernel.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum TagSource {
+    None,
+    /// A probe on the upstream block:block_rq_tag_wait tracepoint.
+    Tracepoint,
+    /// Kprobes on blk_mq_run_hw_queue and sbitmap_prepare_to_wait called from
+    /// blk_mq_get_tag.
+    Kprobe,
+}
+
+impl TagSource {
+    fn raw(self) -> c_int {
+        (match self {
+            TagSource::None => raw::TIO_TAG_SOURCE_NONE,
+            TagSource::Tracepoint => raw::TIO_TAG_SOURCE_TRACEPOINT,
+            TagSource::Kprobe => raw::TIO_TAG_SOURCE_KPROBE,
+        }) as c_int
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            TagSource::None => "none",
+            TagSource::Tracepoint => "tracepoint",
+            TagSource::Kprobe => "kprobe",
+        }
+    }
+
+    /// Whether this source's hooks can be placed on this kernel (tries, then removes them).
+    pub(crate) fn available(self) -> bool {
+        // SAFETY: No preconditions; nothing stays registered.
+        self != TagSource::None && unsafe { raw::tio_tag_wait_available(self.raw()) } != 0
+    }
+}
+
+/// The registered tag-wait hooks; dropping them unregisters them and waits until none runs.
+pub(crate) struct TagWaitHooks {
+    /// INVARIANT: registered by `tio_tag_wait_register`, not yet unregistered.
+    source: TagSource,
+}
+
+impl TagWaitHooks {
+    pub(crate) fn register(source: TagSource) -> Result<Self> {
+        if source == TagSource::None {
+            return Err(EOPNOTSUPP);
+        }
+        // SAFETY: No preconditions; the hooks reach `State` only through `instance()`.
+        let ret = unsafe { raw::tio_tag_wait_register(source.raw()) };
+        if ret < 0 {
+            return Err(Error::from_errno(ret));
+        }
+        Ok(Self { source })
+    }
+}
+
+impl Drop for TagWaitHooks {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant the hooks of `source` are registered.
+        unsafe { raw::tio_tag_wait_unregister(self.source.raw()) };
+    }
+}
+
+/// blk_mq_get_tag calls whose duration was not measured (too many in flight).
+pub(crate) fn tag_wait_missed() -> u64 {
+    // SAFETY: No preconditions.
+    u64::from(unsafe { raw::tio_tag_wait_missed() })
+}
+
+/// Fires `trace_irqoff:block_rq_tag_wait`.
+pub(crate) fn trace_block_rq_tag_wait(dev: u32, hctx: u32, nr_tags: u32, sched: bool, reserved: bool) {
+    // SAFETY: Plain integers.
+    unsafe { raw::tio_trace_block_rq_tag_wait(dev, hctx, nr_tags, c_int::from(sched), c_int::from(reserved)) };
+}
+
 /// Starts this CPU's timer_list, first expiry in `jiffies`.
 pub(crate) fn softtimer_start(jiffies: u64) {
     // SAFETY: Called from the hotplug online callback, on the CPU it starts.
@@ -301,4 +379,29 @@ pub(crate) extern "C" fn trace_irqoff_rs_cpu_offline(cpu: c_uint) -> c_int {
         s.stop();
     }
     0
+}
+
+/// Tag-wait hook: a submitter is about to sleep for a tag.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_tag_wait(dev: c_uint, hctx_id: c_uint, nr_tags: c_uint, is_sched: c_int, is_reserved: c_int) {
+    if let Some(state) = instance() {
+        let key = TagKey { dev, hctx: hctx_id, pool: tag_wait::pool(is_sched != 0, is_reserved != 0) };
+        state.tag_wait.wait(key, nr_tags);
+    }
+}
+
+/// Tag-wait hook (kprobe shim): a wait whose hardware queue could not be told.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_unattributed() {
+    if let Some(state) = instance() {
+        state.tag_wait.unattributed.add(1, kernel::sync::atomic::Relaxed);
+    }
+}
+
+/// Tag-wait hook: a blk_mq_get_tag call that slept returned after `ns`.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_done(ns: u64) {
+    if let Some(state) = instance() {
+        state.tag_wait.done(ns);
+    }
 }

@@ -15,11 +15,15 @@ pub(crate) const NR_BUCKETS: usize = 24;
 
 /// Bucket index of a latency.
 pub(crate) const fn bucket(latency_ns: u64) -> usize {
-    let ms = latency_ns / NSEC_PER_MSEC;
-    if ms == 0 {
+    log2_bucket(latency_ns / NSEC_PER_MSEC)
+}
+
+/// Bucket index of a value in any unit: k such that value is in [2^k, 2^(k+1)).
+pub(crate) const fn log2_bucket(value: u64) -> usize {
+    if value == 0 {
         return 0;
     }
-    let k = (63 - ms.leading_zeros()) as usize;
+    let k = (63 - value.leading_zeros()) as usize;
     if k >= NR_BUCKETS {
         NR_BUCKETS - 1
     } else {
@@ -38,9 +42,14 @@ pub(crate) const fn bucket_range(k: usize) -> (u64, u64) {
 
 const BAR_WIDTH: u64 = 40;
 
-/// Writes one histogram in the original tool's layout; writes nothing when all counts
-/// are zero (as the original did).
+/// Writes one histogram of ms in the original tool's layout; writes nothing when all
+/// counts are zero (as the original did).
 pub(crate) fn render(out: &mut impl Write, header: &str, counts: &[u64; NR_BUCKETS]) -> fmt::Result {
+    render_unit(out, header, "msecs", counts)
+}
+
+/// [`render`] with another unit label (`usecs`).
+pub(crate) fn render_unit(out: &mut impl Write, header: &str, unit: &str, counts: &[u64; NR_BUCKETS]) -> fmt::Result {
     let max = counts.iter().copied().max().unwrap_or(0);
     if max == 0 {
         return Ok(());
@@ -48,7 +57,7 @@ pub(crate) fn render(out: &mut impl Write, header: &str, counts: &[u64; NR_BUCKE
     let last = counts.iter().rposition(|&c| c != 0).unwrap_or(0);
     let first = counts.iter().position(|&c| c != 0).unwrap_or(0);
     writeln!(out, "{header}")?;
-    writeln!(out, "{:9}msecs{:10} : {:<9} distribution", "", "", "count")?;
+    writeln!(out, "{:9}{unit}{:10} : {:<9} distribution", "", "", "count")?;
     for (k, &count) in counts.iter().enumerate().take(last + 1).skip(first) {
         let (lo, hi) = bucket_range(k);
         let stars = (count * BAR_WIDTH / max) as usize;
@@ -81,20 +90,22 @@ mod tests {
     }
 
     #[test]
-    fn renders_like_bcc_and_the_original() {
+    fn renders_like_bcc_and_the_original() -> fmt::Result {
         let mut counts = [0; NR_BUCKETS];
         counts[bucket(30 * MS)] = 1;
         counts[bucket(107 * MS)] = 4;
         let mut s = String::new();
-        render(&mut s, "hardirq-off:", &counts).unwrap();
+        render(&mut s, "hardirq-off:", &counts)?;
         let expected = "hardirq-off:\n         msecs           : count     distribution\n        16 -> 31         : 1        |**********                              |\n        32 -> 63         : 0        |                                        |\n        64 -> 127        : 4        |****************************************|\n";
         assert_eq!(s, expected);
+        Ok(())
     }
 
     #[test]
-    fn nothing_for_an_empty_histogram() {
+    fn nothing_for_an_empty_histogram() -> fmt::Result {
         let mut s = String::new();
-        render(&mut s, "softirq-off:", &[0; NR_BUCKETS]).unwrap();
+        render(&mut s, "softirq-off:", &[0; NR_BUCKETS])?;
         assert!(s.is_empty());
+        Ok(())
     }
 }

@@ -35,6 +35,7 @@ pub(crate) fn show(state: &State, file: ProcFile, m: &SeqFile) -> Result {
         ProcFile::TraceLatency => show_trace_latency(state, m),
         ProcFile::Distribute => show_distribute(state, m),
         ProcFile::Records => show_records(state, m),
+        ProcFile::TagWait => show_tag_wait(state, m),
     }
     Ok(())
 }
@@ -45,6 +46,7 @@ pub(crate) fn write(state: &State, file: ProcFile, buf: &[u8]) -> Result {
         ProcFile::Enable => state.write_enable(buf),
         ProcFile::SamplingPeriod => state.write_period(buf),
         ProcFile::TraceLatency => state.write_trace_latency(buf),
+        ProcFile::TagWait => state.write_tag_wait(buf),
         ProcFile::Distribute | ProcFile::Records => Err(EPERM),
     }
 }
@@ -212,5 +214,59 @@ fn show_records(state: &State, m: &SeqFile) {
             });
         }
     }
+    show_tag_wait_records(state, m);
     seq_print!(m, "end\n");
+}
+
+fn show_tag_wait(state: &State, m: &SeqFile) {
+    let tw = &state.tag_wait;
+    seq_print!(
+        m,
+        "tag_wait: {} (source: {})\n",
+        if tw.is_enabled() { "enabled" } else { "disabled" },
+        tw.source.name()
+    );
+    seq_print!(m, "{:>11} {:>6}  {:<20} {:>10}\n", "DEV", "HCTX", "POOL", "WAITS");
+    tw.for_each(|row| {
+        // major,minor as the upstream tracepoint prints a dev_t.
+        let (major, minor) = row.key.major_minor();
+        seq_print!(m, "{:>6},{:<4} {:>6}  {:<20} {:>10}\n", major, minor, row.key.hctx, row.key.pool.name(), row.waits);
+    });
+    let (overflow, unattributed) = (tw.overflow.load(Relaxed), tw.unattributed.load(Relaxed));
+    if overflow != 0 || unattributed != 0 {
+        seq_print!(m, "not in the table: {} (table full), {} (hardware queue unknown)\n", overflow, unattributed);
+    }
+    seq_print!(m, "\n");
+    let _ = histogram::render_unit(&mut SeqWriter(m), "tag wait duration (blk_mq_get_tag calls that slept):", "usecs", &tw.durations.snapshot());
+}
+
+fn show_tag_wait_records(state: &State, m: &SeqFile) {
+    let tw = &state.tag_wait;
+    seq_print!(
+        m,
+        "tagwait enabled={} source={} overflow={} unattributed={} missed={}\n",
+        u8::from(tw.is_enabled()),
+        tw.source.name(),
+        tw.overflow.load(Relaxed),
+        tw.unattributed.load(Relaxed),
+        ffi::tag_wait_missed()
+    );
+    tw.for_each(|row| {
+        let (major, minor) = row.key.major_minor();
+        seq_print!(
+            m,
+            "tagwait_count major={} minor={} hctx={} sched={} reserved={} waits={}\n",
+            major,
+            minor,
+            row.key.hctx,
+            u8::from(row.key.pool.sched),
+            u8::from(row.key.pool.reserved),
+            row.waits
+        );
+    });
+    seq_print!(m, "tagwait_hist_us");
+    for c in tw.durations.snapshot() {
+        seq_print!(m, " {}", c);
+    }
+    seq_print!(m, "\n");
 }

@@ -70,6 +70,7 @@ static const struct {
 	[TIO_FILE_TRACE_LATENCY] = { "trace_latency", 0600 },
 	[TIO_FILE_DISTRIBUTE] = { "distribute", 0400 },
 	[TIO_FILE_RECORDS] = { "records", 0400 },
+	[TIO_FILE_TAG_WAIT] = { "tag_wait", 0600 },
 };
 
 int tio_proc_create(void)
@@ -183,6 +184,12 @@ void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int 
 			   int pid, const char *comm)
 {
 	trace_hardirq_off(cpu, latency_ns, lower_bound, pid, comm);
+}
+
+void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned int nr_tags,
+				 int is_sched_tag, int is_reserved)
+{
+	trace_block_rq_tag_wait(dev, hctx_id, nr_tags, is_sched_tag, is_reserved);
 }
 
 void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,

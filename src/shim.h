@@ -14,7 +14,8 @@ enum tio_file {
 	TIO_FILE_TRACE_LATENCY = 2,
 	TIO_FILE_DISTRIBUTE = 3,
 	TIO_FILE_RECORDS = 4,
-	TIO_FILE_COUNT = 5,
+	TIO_FILE_TAG_WAIT = 5,
+	TIO_FILE_COUNT = 6,
 };
 
 /* Longest write accepted by any control file; longer writes are -EINVAL. */
@@ -74,6 +75,24 @@ void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int 
 void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
 			   int pid, const char *comm);
 
+/* Tag-wait sources (tag_wait_hooks.c). */
+enum tio_tag_source {
+	TIO_TAG_SOURCE_NONE = 0,
+	TIO_TAG_SOURCE_TRACEPOINT = 1,
+	TIO_TAG_SOURCE_KPROBE = 2,
+};
+/* Whether source can be used on this kernel (nothing stays registered). */
+int tio_tag_wait_available(int source);
+/* Registers the hooks of source; 0 or -errno. */
+int tio_tag_wait_register(int source);
+/* Unregisters them and waits until no hook runs. */
+void tio_tag_wait_unregister(int source);
+/* blk_mq_get_tag calls the duration kretprobe missed (too many at once). */
+unsigned long tio_tag_wait_missed(void);
+/* Tracepoint trace_irqoff:block_rq_tag_wait (upstream fields and format). */
+void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned int nr_tags,
+				 int is_sched_tag, int is_reserved);
+
 /*
  * Implemented in Rust (src/ffi.rs), called by the shim. Not generated: listed here so the
  * C side is compiled against the same prototypes.
@@ -83,5 +102,9 @@ int trace_irqoff_rs_write(unsigned int file, const char *buf, unsigned long len)
 unsigned long trace_irqoff_rs_softirq_sample(unsigned int cpu);
 int trace_irqoff_rs_cpu_online(unsigned int cpu);
 int trace_irqoff_rs_cpu_offline(unsigned int cpu);
+void trace_irqoff_rs_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned int nr_tags,
+			      int is_sched_tag, int is_reserved);
+void trace_irqoff_rs_tag_wait_unattributed(void);
+void trace_irqoff_rs_tag_wait_done(unsigned long long ns);
 
 #endif

@@ -11,7 +11,9 @@ use kernel::sync::{Arc, Mutex};
 use crate::ffi;
 use crate::parse::{self, Invalid, LatencyWrite};
 use crate::sampler::CpuSampler;
+use crate::ffi::TagSource;
 use crate::settings::Settings;
+use crate::tag_wait::TagWait;
 
 /// What only the control lock's holder may touch.
 struct Control {
@@ -28,6 +30,8 @@ pub(crate) struct State {
     pub(crate) records_per_cpu: usize,
     #[pin]
     control: Mutex<Control>,
+    #[pin]
+    pub(crate) tag_wait: TagWait,
 }
 
 impl From<Invalid> for Error {
@@ -37,7 +41,7 @@ impl From<Invalid> for Error {
 }
 
 impl State {
-    pub(crate) fn new(nr_cpus: u32, records_per_cpu: usize) -> Result<impl PinInit<Self, Error>> {
+    pub(crate) fn new(nr_cpus: u32, records_per_cpu: usize, tag_source: TagSource) -> Result<impl PinInit<Self, Error>> {
         let settings = Arc::new(Settings::new(ffi::hz()), GFP_KERNEL)?;
         let mut cpus = KVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
         for cpu in 0..nr_cpus {
@@ -48,6 +52,7 @@ impl State {
             cpus,
             records_per_cpu,
             control <- new_mutex!(Control { hotplug: None }),
+            tag_wait <- TagWait::new(tag_source)?,
         }? Error))
     }
 
@@ -99,13 +104,23 @@ impl State {
                     cpu.soft_counts.clear();
                     cpu.idle_gaps.store(0, Relaxed);
                 }
+                self.tag_wait.clear();
             }
         }
         Ok(())
     }
 
-    /// Stops sampling (module unload).
+    /// `echo 0|1 > tag_wait`: tag-wait tracking off or on.
+    pub(crate) fn write_tag_wait(&self, buf: &[u8]) -> Result {
+        let on = parse::enable(buf)?;
+        let _control = self.control.lock();
+        self.tag_wait.set_enabled(on)
+    }
+
+    /// Stops sampling and tag-wait tracking (module unload).
     pub(crate) fn shutdown(&self) {
         self.control.lock().hotplug = None;
+        // Nothing to fail when switching off.
+        let _ = self.tag_wait.set_enabled(false);
     }
 }

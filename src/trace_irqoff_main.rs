@@ -24,6 +24,8 @@ mod sampler;
 mod settings;
 mod stack;
 mod state;
+mod tag_key;
+mod tag_wait;
 
 module! {
     type: TraceIrqoff,
@@ -35,6 +37,10 @@ module! {
         records_per_cpu: u32 {
             default: 16,
             description: "Worst events kept per CPU and kind (1..64)",
+        },
+        tag_wait_kprobe: bool {
+            default: false,
+            description: "Feed tag-wait tracking from the kprobe shim even if block:block_rq_tag_wait exists",
         },
     },
 }
@@ -51,9 +57,32 @@ impl kernel::Module for TraceIrqoff {
             pr_err!("records_per_cpu must be within 1..={}\n", records::MAX_RECORDS);
             return Err(EINVAL);
         }
-        let state = KBox::pin_init(state::State::new(kernel::cpu::nr_cpu_ids(), records)?, GFP_KERNEL)?;
+        let source = tag_source(module_parameters::tag_wait_kprobe.value());
+        let state = KBox::pin_init(state::State::new(kernel::cpu::nr_cpu_ids(), records, source)?, GFP_KERNEL)?;
         let proc = ffi::Registration::new(state)?;
         pr_info!("loaded; /proc/trace_irqoff is ready, sampling is disabled\n");
         Ok(Self { _proc: proc })
     }
+}
+
+/// Picks where tag waits come from, and says so in the kernel log.
+fn tag_source(force_kprobe: bool) -> ffi::TagSource {
+    use ffi::TagSource;
+    let tracepoint = !force_kprobe && TagSource::Tracepoint.available();
+    let source = if tracepoint {
+        TagSource::Tracepoint
+    } else if TagSource::Kprobe.available() {
+        TagSource::Kprobe
+    } else {
+        TagSource::None
+    };
+    match source {
+        TagSource::Tracepoint => pr_info!("tag_wait: source is the tracepoint block:block_rq_tag_wait\n"),
+        TagSource::Kprobe => pr_info!(
+            "tag_wait: source is the kprobe shim (sbitmap_prepare_to_wait from blk_mq_get_tag){}\n",
+            if force_kprobe { ", forced by tag_wait_kprobe=1" } else { "" }
+        ),
+        TagSource::None => pr_info!("tag_wait: no source on this kernel (no tracepoint, kprobes not placeable); tracking unavailable\n"),
+    }
+    source
 }

@@ -1,21 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# `make demo`: a scripted incident. Something keeps interrupts off on CPU 1, then bottom
-# halves; the on-call engineer finds out through the CLI.
+# `make demo`: a scripted incident. A task keeps interrupts off on CPU 1, then bottom
+# halves; the on-call engineer finds out with trace-irqoff.
 . /tests/lib.sh
 say() { printf '\n\033[1m### %s\033[0m\n' "$*"; }
+run() { printf '\033[36m# %s\033[0m\n' "$*"; "$@"; }
 say "Load trace_irqoff and enable it"
 modprobe trace_irqoff
 modprobe irqoff_sample
-trace-irqoff status
-echo 1 > /proc/trace_irqoff/enable
-trace-irqoff status
-say "The incident: a task keeps hard interrupts off for 120 ms on CPU 1, then bottom halves for 100 ms"
+run trace-irqoff enable
+run trace-irqoff status
+say "The incident: something keeps hard interrupts off for 120 ms on CPU 1 (twice), then bottom halves for 100 ms"
 inject 1 hardirq 120
+sleep 0.2
+inject 1 hardirq 120
+sleep 0.2
 inject 1 softirq 100
 sleep 0.3
-say "cat /proc/trace_irqoff/trace_latency"
-cat /proc/trace_irqoff/trace_latency
-say "cat /proc/trace_irqoff/distribute"
-cat /proc/trace_irqoff/distribute
-echo 0 > /proc/trace_irqoff/enable
+say "What happened, where, how often"
+run trace-irqoff status
+run trace-irqoff records --depth 4
+run trace-irqoff hist
+run trace-irqoff top
+say "The original interface is still there"
+run cat /proc/trace_irqoff/distribute
+run trace-irqoff disable

@@ -15,3 +15,5 @@ pub mod parse;
 pub mod stack;
 #[path = "../../src/escape.rs"]
 pub mod escape;
+#[path = "../../src/tag_key.rs"]
+pub mod tag_key;

@@ -46,7 +46,7 @@ echo 0 > $TIO/enable
 check "echo works as users type it (echo 10 > sampling_period)" sh -c "echo 10 > $TIO/sampling_period"
 check "the files are root-only: mode 0600" sh -c "ls -l $TIO/enable | grep -q '^-rw-------'"
 check "distribute and records are read-only: mode 0400" sh -c "ls -l $TIO/distribute $TIO/records | grep -c '^-r--------' | grep -qx 2"
-check "a non-root user gets EACCES" sh -c "chmod 755 /usr/bin/tio-write; test \"\$(su -s /bin/sh nobody -c 'tio-write $TIO/enable 1' 2>/dev/null || setuidgid nobody tio-write $TIO/enable 1 2>/dev/null)\" != ok"
+check "a non-root user gets EACCES" test "$(su -s /bin/sh nobody -c "tio-write $TIO/enable 1")" = EACCES
 rmmod trace_irqoff
 check "records_per_cpu=0 is refused at load" sh -c "! modprobe trace_irqoff records_per_cpu=0"
 check "records_per_cpu=65 is refused at load" sh -c "! modprobe trace_irqoff records_per_cpu=65"

@@ -129,6 +129,17 @@ pub fn run(cli: &Cli) -> Result<()> {
         }
         Command::Watch { interval, count } => watch(&m, *interval, *count, color),
         Command::Record(a) => record(&m, a, color),
+        Command::Tagwait { switch } => {
+            if let Some(sw) = switch {
+                return Ok(m.set_tag_wait(*sw == crate::OnOff::On)?);
+            }
+            let s = m.snapshot()?;
+            if cli.json {
+                return json(&s.tag_wait);
+            }
+            out(&render_tag_wait(&s));
+            Ok(())
+        }
         Command::Metrics => {
             out(&metrics::exposition(&m.snapshot()?));
             Ok(())
@@ -146,6 +157,7 @@ struct Status {
     soft_event_ns: u64,
     records_per_cpu: u32,
     cpus: Vec<Cpu>,
+    tag_wait: Option<crate::snapshot::TagWait>,
 }
 
 fn status<B: Backend>(m: &Module<B>, as_json: bool, color: bool) -> Result<()> {
@@ -159,9 +171,15 @@ fn status<B: Backend>(m: &Module<B>, as_json: bool, color: bool) -> Result<()> {
             soft_event_ns: s.config.soft_event_ns,
             records_per_cpu: s.config.records_per_cpu,
             cpus: s.cpus,
+            tag_wait: s.tag_wait,
         });
     }
-    out(&render_status(&settings, &s, color));
+    let mut text = render_status(&settings, &s, color);
+    if let Some(tw) = &s.tag_wait {
+        let waits: u64 = tw.counts.iter().map(|c| c.waits).sum();
+        let _ = writeln!(text, "tag-wait tracking: {} (source: {}), {} waits counted", if tw.enabled { "enabled" } else { "disabled" }, tw.source, waits);
+    }
+    out(&text);
     Ok(())
 }
 
@@ -288,6 +306,7 @@ pub fn render_hist(s: &Snapshot, per_cpu: bool, kind: Option<Kind>) -> String {
         // The original module: only its summed rows, with its own bucket edges.
         for (k, rows) in orig.iter().filter(|(k, _)| kinds.contains(k)) {
             let max = rows.iter().map(|r| r.count).max().unwrap_or(0).max(1);
+            // Not the module's edges: the original labels its buckets by its own period.
             let _ = writeln!(o, "{}:", k.label());
             let _ = writeln!(o, "{:9}msecs{:10} : {:<9} distribution", "", "", "count");
             for r in rows {
@@ -309,6 +328,30 @@ pub fn render_hist(s: &Snapshot, per_cpu: bool, kind: Option<Kind>) -> String {
     if o.is_empty() {
         o = "no events\n".into();
     }
+    o
+}
+
+pub fn render_tag_wait(s: &Snapshot) -> String {
+    let Some(tw) = &s.tag_wait else {
+        return "this trace_irqoff module has no tag-wait tracking\n".into();
+    };
+    let mut o = String::new();
+    let _ = writeln!(o, "tag-wait tracking: {} (source: {})", if tw.enabled { "enabled" } else { "disabled" }, tw.source);
+    if tw.counts.is_empty() {
+        let _ = writeln!(o, "no waits counted");
+    } else {
+        let _ = writeln!(o, "{:>10} {:>6}  {:<20} {:>10}", "DEV", "HCTX", "POOL", "WAITS");
+        let mut rows = tw.counts.clone();
+        rows.sort_by(|a, b| b.waits.cmp(&a.waits));
+        for c in rows {
+            let pool = if c.reserved { format!("{} reserved", c.pool) } else { c.pool.clone() };
+            let _ = writeln!(o, "{:>10} {:>6}  {:<20} {:>10}", format!("{},{}", c.major, c.minor), c.hctx, pool, c.waits);
+        }
+    }
+    if tw.overflow + tw.unattributed + tw.missed > 0 {
+        let _ = writeln!(o, "not counted per device: {} (table full), {} (queue unknown); durations missed: {}", tw.overflow, tw.unattributed, tw.missed);
+    }
+    o += &render::histogram_unit("wait duration:", "usecs", &tw.duration_hist_us);
     o
 }
 

@@ -11,6 +11,14 @@ use anyhow::{bail, Context, Result};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 mod commands;
+// The module's own bucket edges and histogram layout, compiled here too, so the CLI
+// prints exactly what /proc/trace_irqoff/distribute prints.
+#[allow(dead_code)]
+#[path = "../../../src/gap.rs"]
+mod gap;
+#[allow(dead_code)]
+#[path = "../../../src/histogram.rs"]
+mod histogram;
 mod metrics;
 mod original;
 mod procfs;
@@ -114,6 +122,13 @@ pub enum Command {
     /// Enable for a while, then save what happened to JSON and restore the previous state.
     #[command(after_help = "Example: trace-irqoff record --duration 30s -o incident.json --folded incident.folded")]
     Record(commands::RecordArgs),
+    /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
+    #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
+    Tagwait {
+        /// Switch tracking on or off (it costs nothing while off).
+        #[arg(value_enum)]
+        switch: Option<OnOff>,
+    },
     /// Counters in the Prometheus text format (node_exporter textfile collector).
     #[command(after_help = "Example: trace-irqoff metrics > /var/lib/node_exporter/trace_irqoff.prom")]
     Metrics,
@@ -123,6 +138,12 @@ pub enum Command {
     /// The man page (roff), generated from these definitions.
     #[command(after_help = "Example: trace-irqoff man > trace-irqoff.1")]
     Man,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum OnOff {
+    On,
+    Off,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]

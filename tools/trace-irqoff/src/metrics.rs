@@ -59,5 +59,17 @@ pub fn exposition(s: &Snapshot) -> String {
             let _ = writeln!(o, "trace_irqoff_worst_latency_seconds{{cpu=\"{}\",kind=\"{k}\"}} {}", c.cpu, secs(worst));
         }
     }
+    if let Some(tw) = &s.tag_wait {
+        family(&mut o, "trace_irqoff_tag_wait_enabled", "gauge", "1 while blk-mq tag-wait tracking is on.");
+        let _ = writeln!(o, "trace_irqoff_tag_wait_enabled{{source=\"{}\"}} {}", tw.source, u8::from(tw.enabled));
+        family(&mut o, "trace_irqoff_tag_waits_total", "counter", "Submitters that slept for a blk-mq tag, by device, hardware queue and pool.");
+        for c in &tw.counts {
+            let _ = writeln!(
+                o,
+                "trace_irqoff_tag_waits_total{{dev=\"{}:{}\",hctx=\"{}\",pool=\"{}\",reserved=\"{}\"}} {}",
+                c.major, c.minor, c.hctx, c.pool, u8::from(c.reserved), c.waits
+            );
+        }
+    }
     o
 }

@@ -21,6 +21,8 @@ pub enum ProcError {
     Invalid { file: String, value: String },
     #[error("the sampling period cannot change while tracing is enabled")]
     Busy,
+    #[error("tag-wait tracking is not available on this kernel")]
+    Unsupported,
     #[error("could not read the module's records: {0}")]
     Format(#[from] snapshot::ParseError),
     #[error("{what} {path}: {source}")]
@@ -35,6 +37,7 @@ impl ProcError {
             ProcError::Permission(_) => Some("the files are root-only (mode 0600): run as root, e.g. with sudo"),
             ProcError::Invalid { .. } => Some("the period is 1..1000 ms; the threshold is 2 x period..10000 ms"),
             ProcError::Busy => Some("disable first (trace-irqoff disable), or use: trace-irqoff enable --period MS"),
+            ProcError::Unsupported => Some("this kernel has neither block:block_rq_tag_wait nor the functions the kprobe shim hooks"),
             ProcError::Format(_) => Some("the module and this trace-irqoff may be of different versions"),
             ProcError::Io { .. } => None,
         }
@@ -105,6 +108,7 @@ pub struct Module<B: Backend> {
 
 const EBUSY: i32 = 16;
 const EINVAL: i32 = 22;
+const EOPNOTSUPP: i32 = 95;
 
 impl<B: Backend> Module<B> {
     /// Fails with [`ProcError::NotLoaded`] when the module's directory is missing.
@@ -131,6 +135,7 @@ impl<B: Backend> Module<B> {
             (io::ErrorKind::PermissionDenied, _) => ProcError::Permission(path),
             (io::ErrorKind::NotFound, _) => ProcError::NotLoaded(self.backend.path("")),
             (_, Some(EBUSY)) => ProcError::Busy,
+            (_, Some(EOPNOTSUPP)) => ProcError::Unsupported,
             (_, Some(EINVAL)) => ProcError::Invalid { file: name.to_string(), value: value.to_string() },
             _ => ProcError::Io { what, path, source: e },
         }
@@ -181,6 +186,7 @@ impl<B: Backend> Module<B> {
             },
             cpus,
             records: latency.records,
+            tag_wait: None,
             original_hist: Some(hist),
         })
     }
@@ -212,6 +218,10 @@ impl<B: Backend> Module<B> {
 
     pub fn set_threshold(&self, ms: u64) -> Result<(), ProcError> {
         self.write("trace_latency", &ms.to_string())
+    }
+
+    pub fn set_tag_wait(&self, on: bool) -> Result<(), ProcError> {
+        self.write("tag_wait", if on { "1" } else { "0" })
     }
 
     pub fn clear(&self) -> Result<(), ProcError> {

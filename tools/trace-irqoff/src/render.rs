@@ -31,31 +31,27 @@ pub fn secs(ns: u64) -> String {
     format!("{}.{:06}", ns / 1_000_000_000, (ns % 1_000_000_000) / 1000)
 }
 
-/// Lowest and highest whole ms of log2 bucket `k` (the module's edges).
+/// Lowest and highest whole unit of log2 bucket `k` (the module's edges).
 pub fn bucket_range(k: usize) -> (u64, u64) {
-    if k == 0 {
-        (0, 1)
-    } else {
-        (1 << k, (1 << (k + 1)) - 1)
-    }
+    crate::histogram::bucket_range(k)
 }
 
-/// A bcc-style log2 histogram; empty string when all counts are zero.
+/// A bcc-style log2 histogram of ms, laid out by the module's own code; empty when all
+/// counts are zero.
 pub fn histogram(header: &str, counts: &[u64]) -> String {
+    histogram_unit(header, "msecs", counts)
+}
+
+/// [`histogram`] with another unit label (`usecs`).
+pub fn histogram_unit(header: &str, unit: &str, counts: &[u64]) -> String {
+    let mut fixed = [0u64; NR_BUCKETS];
+    for (f, c) in fixed.iter_mut().zip(counts) {
+        *f = *c;
+    }
+    // The module's buckets beyond ours (a newer module) go into the last one.
+    fixed[NR_BUCKETS - 1] += counts.iter().skip(NR_BUCKETS).sum::<u64>();
     let mut out = String::new();
-    let max = counts.iter().copied().max().unwrap_or(0);
-    if max == 0 {
-        return out;
-    }
-    let first = counts.iter().position(|&c| c != 0).unwrap_or(0);
-    let last = counts.iter().rposition(|&c| c != 0).unwrap_or(0);
-    let _ = writeln!(out, "{header}");
-    let _ = writeln!(out, "{:9}msecs{:10} : {:<9} distribution", "", "", "count");
-    for (k, &count) in counts.iter().enumerate().take(last + 1).skip(first) {
-        let (lo, hi) = bucket_range(k);
-        let stars = (count * 40 / max) as usize;
-        let _ = writeln!(out, "{lo:>10} -> {hi:<10} : {count:<8} |{:<40}|", "*".repeat(stars));
-    }
+    let _ = crate::histogram::render_unit(&mut out, header, unit, &fixed);
     out
 }
 
@@ -118,6 +114,7 @@ mod tests {
         let expected = "hardirq-off:\n         msecs           : count     distribution\n        16 -> 31         : 1        |**********                              |\n        32 -> 63         : 0        |                                        |\n        64 -> 127        : 4        |****************************************|\n";
         assert_eq!(histogram("hardirq-off:", &c), expected);
         assert_eq!(histogram("x", &[0; 3]), "");
+        assert!(histogram_unit("d:", "usecs", &c).contains("         usecs "));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 pub const RECORDS_VERSION: u32 = 1;
 
 /// Number of log2 buckets; bucket k holds [2^k, 2^(k+1)) ms.
-pub const NR_BUCKETS: usize = 24;
+pub const NR_BUCKETS: usize = crate::histogram::NR_BUCKETS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
@@ -70,12 +70,42 @@ pub struct Record {
     pub stack: Vec<String>,
 }
 
+/// blk-mq tag starvation counters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TagWait {
+    pub enabled: bool,
+    /// "tracepoint", "kprobe" or "none".
+    pub source: String,
+    /// Waits not counted per device: table full / hardware queue unknown.
+    pub overflow: u64,
+    pub unattributed: u64,
+    /// blk_mq_get_tag calls whose duration was not measured.
+    pub missed: u64,
+    pub counts: Vec<TagCount>,
+    /// Log2 histogram of wait durations: bucket k holds [2^k, 2^(k+1)) µs.
+    pub duration_hist_us: Vec<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TagCount {
+    pub major: u32,
+    pub minor: u32,
+    pub hctx: u32,
+    /// "hardware" (driver tags) or "scheduler".
+    pub pool: String,
+    pub reserved: bool,
+    pub waits: u64,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
     pub version: u32,
     pub config: Config,
     pub cpus: Vec<Cpu>,
     pub records: Vec<Record>,
+    /// Tag-wait tracking (absent on module versions without it).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tag_wait: Option<TagWait>,
     /// Histograms as the original module's `distribute` printed them, when the snapshot
     /// was read from a module without a `records` file (per-CPU counts are then unknown).
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -175,6 +205,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
     let mut cpus: Vec<Cpu> = Vec::new();
     let mut records: Vec<Record> = Vec::new();
     let mut pending_frames = 0usize;
+    let mut tag_wait: Option<TagWait> = None;
     let mut ended = false;
     for (n, line) in lines {
         let mut words = line.split(' ');
@@ -248,6 +279,36 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                 rec.stack.push(line["frame ".len().min(line.len())..].to_string());
                 pending_frames -= 1;
             }
+            "tagwait" => {
+                let f = Fields::new(n, words)?;
+                tag_wait = Some(TagWait {
+                    enabled: f.flag("enabled")?,
+                    source: f.str("source")?.to_string(),
+                    overflow: f.num("overflow")?,
+                    unattributed: f.num("unattributed")?,
+                    missed: f.num("missed")?,
+                    counts: Vec::new(),
+                    duration_hist_us: vec![0; NR_BUCKETS],
+                });
+            }
+            "tagwait_count" => {
+                let f = Fields::new(n, words)?;
+                let tw = tag_wait.as_mut().ok_or_else(|| malformed(n, "tagwait_count before tagwait"))?;
+                tw.counts.push(TagCount {
+                    major: f.num("major")?,
+                    minor: f.num("minor")?,
+                    hctx: f.num("hctx")?,
+                    pool: if f.flag("sched")? { "scheduler" } else { "hardware" }.to_string(),
+                    reserved: f.flag("reserved")?,
+                    waits: f.num("waits")?,
+                });
+            }
+            "tagwait_hist_us" => {
+                let tw = tag_wait.as_mut().ok_or_else(|| malformed(n, "tagwait_hist_us before tagwait"))?;
+                tw.duration_hist_us = words
+                    .map(|w| w.parse::<u64>().map_err(|_| malformed(n, format!("count '{w}'"))))
+                    .collect::<Result<Vec<_>, _>>()?;
+            }
             "end" => {
                 ended = true;
                 break;
@@ -261,7 +322,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
         return Err(ParseError::Truncated);
     }
     let config = config.ok_or_else(|| malformed(1, "no config line"))?;
-    Ok(Snapshot { version: RECORDS_VERSION, config, cpus, records, original_hist: None })
+    Ok(Snapshot { version: RECORDS_VERSION, config, cpus, records, tag_wait, original_hist: None })
 }
 
 #[cfg(test)]

@@ -196,6 +196,30 @@ fn malformed_records_give_a_clear_error_not_a_panic() {
 }
 
 #[test]
+fn tagwait_counters_and_metrics() {
+    let records = RECORDS.replace(
+        "\nend\n",
+        "\ntagwait enabled=1 source=kprobe overflow=0 unattributed=1 missed=0\ntagwait_count major=252 minor=0 hctx=0 sched=0 reserved=0 waits=1284\ntagwait_count major=252 minor=0 hctx=0 sched=1 reserved=0 waits=7\ntagwait_hist_us 0 0 0 0 0 0 0 0 0 5 9 1 0 0 0 0 0 0 0 0 0 0 0 0\nend\n",
+    );
+    let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("trace_latency", "trace_irqoff_latency: 50ms\n"), ("records", &records), ("tag_wait", "")]);
+    cli(root.path())
+        .arg("tagwait")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("tag-wait tracking: enabled (source: kprobe)"))
+        .stdout(predicate::str::is_match(r"(?m)^ +252,0 +0  hardware +1284$").unwrap())
+        .stdout(predicate::str::contains("usecs"))
+        .stdout(predicate::str::contains("512 -> 1023"));
+    let v: serde_json::Value = serde_json::from_slice(&cli(root.path()).args(["tagwait", "--json"]).output().unwrap().stdout).unwrap();
+    assert_eq!(v["counts"][1]["pool"], "scheduler");
+    assert_eq!(v["unattributed"], 1);
+    let text = String::from_utf8(cli(root.path()).arg("metrics").output().unwrap().stdout).unwrap();
+    assert!(text.contains("trace_irqoff_tag_waits_total{dev=\"252:0\",hctx=\"0\",pool=\"hardware\",reserved=\"0\"} 1284"));
+    cli(root.path()).args(["tagwait", "on"]).assert().success();
+    assert_eq!(read(root.path(), "tag_wait"), "1\n");
+}
+
+#[test]
 fn works_against_the_original_module() {
     let root = proc_root(&[
         ("enable", "enabled\n"),
@@ -220,7 +244,7 @@ fn completions_and_man_page() {
 #[test]
 fn every_command_has_help_with_an_example() {
     let dir = TempDir::new().unwrap();
-    for c in ["status", "enable", "disable", "clear", "set", "records", "hist", "top", "watch", "record", "metrics", "completions", "man"] {
+    for c in ["status", "enable", "disable", "clear", "set", "records", "hist", "top", "watch", "record", "tagwait", "metrics", "completions", "man"] {
         cli(dir.path()).args([c, "--help"]).assert().success().stdout(predicate::str::contains("Example: trace-irqoff"));
     }
 }

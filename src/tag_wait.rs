@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! blk-mq tag starvation: counters of submitters that had to sleep for a tag, per device x
+//! hardware queue x pool, and a log2 histogram of how long they slept, fed by the hooks in
+//! `tag_wait_hooks.c` (the upstream block:block_rq_tag_wait tracepoint, or a kprobe shim on
+//! kernels without it). Every wait also fires trace_irqoff:block_rq_tag_wait. Tracking has
+//! its own switch and costs nothing while off: no hook is registered.
+
+use kernel::new_mutex;
+use kernel::prelude::*;
+use kernel::sync::atomic::{Atomic, Relaxed};
+use kernel::sync::Mutex;
+
+use crate::counts::Counts;
+use crate::histogram::log2_bucket;
+use crate::ffi::{self, TagSource};
+use crate::tag_key::{home_slot, Pool, TagKey};
+
+/// Distinct (device, hctx, pool) triples counted; more go to `overflow`.
+const SLOTS: usize = 256;
+
+/// One counter: its key (0 while free) and its count.
+struct Slot {
+    key: Atomic<u64>,
+    waits: Atomic<u64>,
+}
+
+#[pin_data]
+pub(crate) struct TagWait {
+    /// Chosen at load time.
+    pub(crate) source: TagSource,
+    /// The registered hooks while tracking is on.
+    #[pin]
+    hooks: Mutex<Option<ffi::TagWaitHooks>>,
+    slots: KVec<Slot>,
+    /// Waits whose key found no free slot.
+    pub(crate) overflow: Atomic<u64>,
+    /// Waits the kprobe shim could not attribute to a hardware queue.
+    pub(crate) unattributed: Atomic<u64>,
+    /// How long submitters slept for a tag, log2 buckets of µs.
+    pub(crate) durations: Counts,
+}
+
+/// A counter as read back.
+pub(crate) struct Row {
+    pub(crate) key: TagKey,
+    pub(crate) waits: u64,
+}
+
+impl TagWait {
+    pub(crate) fn new(source: TagSource) -> Result<impl PinInit<Self, Error>> {
+        let mut slots = KVec::with_capacity(SLOTS, GFP_KERNEL)?;
+        for _ in 0..SLOTS {
+            slots.push(Slot { key: Atomic::new(0), waits: Atomic::new(0) }, GFP_KERNEL)?;
+        }
+        Ok(try_pin_init!(Self {
+            source,
+            hooks <- new_mutex!(None),
+            slots,
+            overflow: Atomic::new(0),
+            unattributed: Atomic::new(0),
+            durations: Counts::new(),
+        }? Error))
+    }
+
+    pub(crate) fn is_enabled(&self) -> bool {
+        self.hooks.lock().is_some()
+    }
+
+    /// Switches tracking on or off; EOPNOTSUPP when no source is available.
+    pub(crate) fn set_enabled(&self, on: bool) -> Result {
+        let mut hooks = self.hooks.lock();
+        match (on, hooks.is_some()) {
+            (true, false) => *hooks = Some(ffi::TagWaitHooks::register(self.source)?),
+            (false, true) => *hooks = None,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A submitter is about to sleep for a tag (hook context: no sleeping, no locks).
+    pub(crate) fn wait(&self, key: TagKey, nr_tags: u32) {
+        ffi::trace_block_rq_tag_wait(key.dev, key.hctx, nr_tags, key.pool.sched, key.pool.reserved);
+        let packed = key.pack();
+        let start = home_slot(packed, SLOTS);
+        for i in 0..SLOTS {
+            let slot = &self.slots[(start + i) % SLOTS];
+            let mut k = slot.key.load(Relaxed);
+            if k == 0 {
+                // Claim the free slot; a racing waiter may have claimed it for the same key.
+                k = match slot.key.cmpxchg(0, packed, Relaxed) {
+                    Ok(_) => packed,
+                    Err(current) => current,
+                };
+            }
+            if k == packed {
+                slot.waits.add(1, Relaxed);
+                return;
+            }
+        }
+        self.overflow.add(1, Relaxed);
+    }
+
+    /// A blk_mq_get_tag call that slept returned after `ns`.
+    pub(crate) fn done(&self, ns: u64) {
+        self.durations.add_bucket(log2_bucket(ns / 1000));
+    }
+
+    /// Calls `f` for each counter with waits, in slot order.
+    pub(crate) fn for_each(&self, mut f: impl FnMut(Row)) {
+        for slot in self.slots.iter() {
+            let k = slot.key.load(Relaxed);
+            let waits = slot.waits.load(Relaxed);
+            if k != 0 && waits != 0 {
+                f(Row { key: TagKey::unpack(k), waits });
+            }
+        }
+    }
+
+    /// Zeroes every count (keys stay: a racing wait is then still counted in its row).
+    pub(crate) fn clear(&self) {
+        for slot in self.slots.iter() {
+            slot.waits.store(0, Relaxed);
+        }
+        self.overflow.store(0, Relaxed);
+        self.unattributed.store(0, Relaxed);
+        self.durations.clear();
+    }
+}
+
+/// `Pool` from the hook's flags.
+pub(crate) fn pool(is_sched: bool, is_reserved: bool) -> Pool {
+    Pool { sched: is_sched, reserved: is_reserved }
+}

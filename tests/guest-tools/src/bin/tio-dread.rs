@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `tio-dread DEVICE THREADS SECONDS`: THREADS blocking O_DIRECT readers of 4 KiB each,
+//! at spread offsets, for SECONDS. Each reader keeps one request in flight and sleeps in
+//! the kernel when no tag is free: the load that starves blk-mq tags. Prints the reads.
+
+use std::fs::OpenOptions;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// O_DIRECT on x86_64.
+const O_DIRECT: i32 = 0o40000;
+const BLOCK: usize = 4096;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(dev), Some(threads), Some(secs)) = (
+        args.get(1),
+        args.get(2).and_then(|a| a.parse::<u64>().ok()),
+        args.get(3).and_then(|a| a.parse::<f64>().ok()),
+    ) else {
+        eprintln!("usage: tio-dread DEVICE THREADS SECONDS");
+        return ExitCode::from(2);
+    };
+    let until = Instant::now() + Duration::from_secs_f64(secs);
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let dev = dev.clone();
+            std::thread::spawn(move || -> std::io::Result<u64> {
+                let f = OpenOptions::new().read(true).custom_flags(O_DIRECT).open(&dev)?;
+                let mut raw = vec![0u8; 2 * BLOCK];
+                let off = raw.as_ptr().align_offset(BLOCK);
+                let buf = &mut raw[off..off + BLOCK];
+                let mut n = 0u64;
+                while Instant::now() < until {
+                    let pos = ((t * 131 + n * 7) % 4096) * BLOCK as u64;
+                    f.read_exact_at(buf, pos)?;
+                    n += 1;
+                }
+                Ok(n)
+            })
+        })
+        .collect();
+    let mut total = 0;
+    for h in handles {
+        match h.join() {
+            Ok(Ok(n)) => total += n,
+            Ok(Err(e)) => {
+                eprintln!("tio-dread: {dev}: {e}");
+                return ExitCode::FAILURE;
+            }
+            Err(_) => return ExitCode::FAILURE,
+        }
+    }
+    println!("{total}");
+    ExitCode::SUCCESS
+}

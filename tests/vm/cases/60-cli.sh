@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+# The real CLI against the real module.
+tio_load
+modprobe irqoff_sample
+check "trace-irqoff enable --threshold 60 enables" sh -c "trace-irqoff enable --threshold 60 && test \$(cat $TIO/enable) = enabled && head -n1 $TIO/trace_latency | grep -qx 'trace_irqoff_latency: 60ms'"
+sleep 0.2
+inject 1 hardirq 100
+sleep 0.2
+inject 1 hardirq 100
+sleep 0.2
+inject 1 softirq 100
+sleep 0.2
+json=$(trace-irqoff records --json --kind hard --limit 1)
+check "records --json names the sample's function on the right CPU" sh -c "echo '$json' | grep -q '\"cpu\": 1,' && echo '$json' | grep -A2 '\"stack\"' | grep -q irqoff_sample_hardirq_window"
+check "records shows both kinds, human readable" sh -c "trace-irqoff records | grep -q '^hardirq-off cpu 1' && trace-irqoff records | grep -q '^softirq-off cpu 1'"
+row=$(trace-irqoff hist --kind hard | grep -E '^ +64 -> 127 ')
+check "hist counts the 2 hardirq injections" sh -c "echo '$row' | grep -qE ': 2 +\|'"
+check "hist --per-cpu shows cpu 1" sh -c "trace-irqoff hist --per-cpu | grep -q '^hardirq-off cpu 1:'"
+top1=$(trace-irqoff top | sed -n 2p)
+echo "# top: $top1"
+check "top ranks the sample first" sh -c "echo '$top1' | grep -q 'irqoff_sample_hardirq_window'"
+check "status shows per-CPU events" sh -c "trace-irqoff status | grep -qE '^ +1  yes +[1-9]'"
+check "metrics expose the events of cpu 1" sh -c "trace-irqoff metrics | grep -qE '^trace_irqoff_events_total\{cpu=\"1\",kind=\"hard\"\} [1-9]'"
+out=$(trace-irqoff set period 20 2>&1); rc=$?
+check "EBUSY becomes a sentence with a hint" sh -c "test $rc = 1 && echo '$out' | grep -q 'cannot change while tracing is enabled' && echo '$out' | grep -q '^hint: disable first'"
+out=$(su -s /bin/sh nobody -c "trace-irqoff status" 2>&1); rc=$?
+check "a non-root user gets a plain sentence (EACCES)" sh -c "test $rc = 1 && echo '$out' | grep -q 'permission denied' && echo '$out' | grep -q 'run as root'"
+# record: remembers the state, enables, saves, restores.
+trace-irqoff disable
+trace-irqoff set threshold 80
+( sleep 1; inject 1 hardirq 120 ) &
+check "record --duration 3s runs" trace-irqoff record --duration 3s --threshold 60 -o /tmp/rec.json --folded /tmp/rec.folded
+wait
+check "record restored the prior state (disabled, threshold 80)" sh -c "test \$(cat $TIO/enable) = disabled && head -n1 $TIO/trace_latency | grep -qx 'trace_irqoff_latency: 80ms'"
+check "record saved the window it saw" sh -c "grep -q irqoff_sample_hardirq_window /tmp/rec.json && grep -q '\"interrupted\": false' /tmp/rec.json"
+check "record wrote folded stacks" grep -q '^hardirq-off;sh;.*;irqoff_sample_hardirq_window [0-9]' /tmp/rec.folded
+trace-irqoff enable
+( sleep 0.5; kill -INT $(pidof trace-irqoff) ) &
+trace-irqoff record --duration 30s --threshold 70 -o /tmp/rec2.json > /dev/null; rc=$?
+wait
+check "record interrupted by SIGINT exits 130 and restores (enabled, threshold 80)" sh -c "test $rc = 130 && test \$(cat $TIO/enable) = enabled && head -n1 $TIO/trace_latency | grep -qx 'trace_irqoff_latency: 80ms'"
+check "watch on a pipe refreshes and quits" sh -c "trace-irqoff watch --interval 100ms --count 2 | grep -c 'trace-irqoff watch:' | grep -qx 2"
+trace-irqoff disable
+rmmod irqoff_sample
+rmmod trace_irqoff
+check "status without the module: exit 2 and the insmod hint" sh -c "trace-irqoff status 2>&1 | grep -q 'hint: load it first'; trace-irqoff status 2>/dev/null; test \$? = 2"
