@@ -9,6 +9,7 @@
 #   make cli             the static trace-irqoff binary
 #   make test            host tests + the VM suite, ending in "N passed, N failed"
 #   make demo            a scripted incident in the VM, shown through the CLI
+#   make bench           accuracy and overhead benchmarks (not part of make test)
 #
 # KDIR defaults to the test kernel, built once into $(TRACE_IRQOFF_CACHE)
 # (~/.cache/trace-irqoff) by tests/kernel/build-kernel.
@@ -18,7 +19,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 CLI_TARGET := x86_64-unknown-linux-musl
 CLI_BIN := target/$(CLI_TARGET)/release/trace-irqoff
 
-.PHONY: all modules setup kernel modules_install cli test test-host demo clean
+.PHONY: all modules setup kernel modules_install cli test test-host demo bench clean
 
 all: modules
 
@@ -48,6 +49,11 @@ test: setup modules cli
 
 demo: setup modules cli
 	@tests/vm/run --script tests/demo.sh
+
+# Benchmarks on a production-like kernel; writes bench/results.json and
+# Documentation/benchmarks.rst (see tests/bench/run for the knobs).
+bench: setup cli
+	@tests/bench/run
 
 clean:
 	-$(MAKE) -C "$$(tests/kernel/build-kernel --print test 2>/dev/null)" M=$(CURDIR) LLVM=$(LLVM) clean 2>/dev/null

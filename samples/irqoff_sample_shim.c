@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Thin wrappers over inline helpers for irqoff_sample_main.rs; no logic here. */
 #include <linux/bottom_half.h>
-#include <linux/delay.h>
 #include <linux/irqflags.h>
 #include <linux/preempt.h>
 #include <linux/smp.h>
@@ -14,5 +13,4 @@ void sample_bh_disable(void) { local_bh_disable(); }
 void sample_bh_enable(void) { local_bh_enable(); }
 void sample_preempt_disable(void) { preempt_disable(); }
 void sample_preempt_enable(void) { preempt_enable(); }
-void sample_mdelay(unsigned int ms) { mdelay(ms); }
 unsigned int sample_this_cpu(void) { return raw_smp_processor_id(); }

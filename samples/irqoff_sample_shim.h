@@ -12,8 +12,6 @@ void sample_bh_disable(void);
 void sample_bh_enable(void);
 void sample_preempt_disable(void);
 void sample_preempt_enable(void);
-/* Busy-waits ms milliseconds of wall time (mdelay). */
-void sample_mdelay(unsigned int ms);
 unsigned int sample_this_cpu(void);
 
 #endif

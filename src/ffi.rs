@@ -274,12 +274,6 @@ impl Drop for TagWaitHooks {
     }
 }
 
-/// blk_mq_get_tag calls whose duration was not measured (too many in flight).
-pub(crate) fn tag_wait_missed() -> u64 {
-    // SAFETY: No preconditions.
-    u64::from(unsafe { raw::tio_tag_wait_missed() })
-}
-
 /// Fires `trace_irqoff:block_rq_tag_wait`.
 pub(crate) fn trace_block_rq_tag_wait(dev: u32, hctx: u32, nr_tags: u32, sched: bool, reserved: bool) {
     // SAFETY: Plain integers.
@@ -398,10 +392,18 @@ pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_unattributed() {
     }
 }
 
-/// Tag-wait hook: a blk_mq_get_tag call that slept returned after `ns`.
+/// Tag-wait hook: the wait whose `struct sbq_wait` is at `wait` begins.
 #[no_mangle]
-pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_done(ns: u64) {
+pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_start(wait: c_ulong, now_ns: u64) {
     if let Some(state) = instance() {
-        state.tag_wait.done(ns);
+        state.tag_wait.start(u64::from(wait), now_ns);
+    }
+}
+
+/// Tag-wait hook: the wait whose `struct sbq_wait` is at `wait` ends.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_end(wait: c_ulong, now_ns: u64) {
+    if let Some(state) = instance() {
+        state.tag_wait.end(u64::from(wait), now_ns);
     }
 }

@@ -167,6 +167,8 @@ fn show_records(state: &State, m: &SeqFile) {
         rules.soft_event_ns,
         NR_BUCKETS
     );
+    let (per_cpu, total) = state.memory();
+    seq_print!(m, "memory per_cpu_bytes={} total_bytes={}\n", per_cpu, total);
     for cpu in state.cpus.iter() {
         let (hd, hr) = cpu.hard.drops(generation);
         let (sd, sr) = cpu.soft.drops(generation);
@@ -187,6 +189,20 @@ fn show_records(state: &State, m: &SeqFile) {
         for kind in [Kind::Hardirq, Kind::Softirq] {
             seq_print!(m, "hist {} {}", cpu.cpu, kind.name());
             for c in cpu.counts(kind).snapshot() {
+                seq_print!(m, " {}", c);
+            }
+            seq_print!(m, "\n");
+        }
+        for (kind, cost) in [(Kind::Hardirq, &cpu.hard_cost), (Kind::Softirq, &cpu.soft_cost)] {
+            seq_print!(
+                m,
+                "cost {} {} runs={} total_ns={} hist_ns",
+                cpu.cpu,
+                kind.name(),
+                cost.runs.load(Relaxed),
+                cost.total_ns.load(Relaxed)
+            );
+            for c in cost.hist_ns.snapshot() {
                 seq_print!(m, " {}", c);
             }
             seq_print!(m, "\n");
@@ -237,7 +253,7 @@ fn show_tag_wait(state: &State, m: &SeqFile) {
         seq_print!(m, "not in the table: {} (table full), {} (hardware queue unknown)\n", overflow, unattributed);
     }
     seq_print!(m, "\n");
-    let _ = histogram::render_unit(&mut SeqWriter(m), "tag wait duration (blk_mq_get_tag calls that slept):", "usecs", &tw.durations.snapshot());
+    let _ = histogram::render_unit(&mut SeqWriter(m), "tag wait duration (sbitmap_prepare_to_wait .. sbitmap_finish_wait):", "usecs", &tw.durations.snapshot());
 }
 
 fn show_tag_wait_records(state: &State, m: &SeqFile) {
@@ -249,7 +265,7 @@ fn show_tag_wait_records(state: &State, m: &SeqFile) {
         tw.source.name(),
         tw.overflow.load(Relaxed),
         tw.unattributed.load(Relaxed),
-        ffi::tag_wait_missed()
+        tw.missed.load(Relaxed)
     );
     tw.for_each(|row| {
         let (major, minor) = row.key.major_minor();

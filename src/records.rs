@@ -195,6 +195,11 @@ impl RecordStore {
         }
     }
 
+    /// Bytes of the slot array.
+    pub(crate) fn allocated_bytes(&self) -> usize {
+        self.slots.capacity() * core::mem::size_of::<Slot>()
+    }
+
     /// Number of records a reader of `generation` sees.
     pub(crate) fn len(&self, generation: u64) -> usize {
         self.used(generation)

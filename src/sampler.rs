@@ -66,6 +66,28 @@ pub(crate) struct CpuSampler {
     /// late (deep C-state, a hypervisor not running the vCPU), which is not an irq-off
     /// section. Not events; counted so that they are not hidden.
     pub(crate) idle_gaps: Atomic<u64>,
+    /// Time spent in the samplers' handlers: what sampling costs this CPU.
+    pub(crate) hard_cost: Cost,
+    pub(crate) soft_cost: Cost,
+}
+
+/// Handler runs, their total time and a log2 histogram of their lengths in ns.
+pub(crate) struct Cost {
+    pub(crate) runs: Atomic<u64>,
+    pub(crate) total_ns: Atomic<u64>,
+    pub(crate) hist_ns: Counts,
+}
+
+impl Cost {
+    const fn new() -> Self {
+        Self { runs: Atomic::new(0), total_ns: Atomic::new(0), hist_ns: Counts::new() }
+    }
+
+    fn add(&self, ns: u64) {
+        self.runs.add(1, Relaxed);
+        self.total_ns.add(ns, Relaxed);
+        self.hist_ns.add_bucket(crate::histogram::log2_bucket(ns));
+    }
 }
 
 impl_has_hr_timer! {
@@ -93,6 +115,8 @@ impl CpuSampler {
                 hard_counts: Counts::new(),
                 soft_counts: Counts::new(),
                 idle_gaps: Atomic::new(0),
+                hard_cost: Cost::new(),
+                soft_cost: Cost::new(),
             }? Error),
             GFP_KERNEL,
         )
@@ -121,6 +145,15 @@ impl CpuSampler {
         drop(handle);
     }
 
+    /// Bytes allocated for this CPU (Arc header included).
+    pub(crate) fn allocated_bytes(&self) -> usize {
+        core::mem::size_of::<Self>()
+            + 2 * core::mem::size_of::<usize>()
+            + self.hard.allocated_bytes()
+            + self.soft.allocated_bytes()
+            + self.soft_starved.allocated_bytes()
+    }
+
     pub(crate) fn counts(&self, kind: Kind) -> &Counts {
         match kind {
             Kind::Hardirq => &self.hard_counts,
@@ -128,10 +161,9 @@ impl CpuSampler {
         }
     }
 
-    /// The hrtimer ran: hardirq-off check, then softirq starvation check.
-    fn hard_sample(&self) {
+    /// The hrtimer ran at `now`: hardirq-off check, then softirq starvation check.
+    fn hard_sample(&self, now: u64) {
         let rules = self.settings.rules();
-        let now = ffi::now_ns();
         let prev = self.last_hard_ns.xchg(now, Relaxed);
         if prev == 0 {
             return;
@@ -165,8 +197,14 @@ impl CpuSampler {
 
     /// The timer_list ran: softirq-off check. Returns the next delay in jiffies.
     pub(crate) fn soft_sample(&self) -> u64 {
-        let rules = self.settings.rules();
         let now = ffi::now_ns();
+        let next = self.soft_check(now);
+        self.soft_cost.add(ffi::now_ns().saturating_sub(now));
+        next
+    }
+
+    fn soft_check(&self, now: u64) -> u64 {
+        let rules = self.settings.rules();
         let prev = self.last_soft_ns.xchg(now, Relaxed);
         self.soft_starved_seen.store(false, Relaxed);
         if prev != 0 {
@@ -226,8 +264,10 @@ impl HrTimerCallback for CpuSampler {
     type Pointer<'a> = Arc<Self>;
 
     fn run(this: ArcBorrow<'_, Self>, mut ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
-        this.hard_sample();
+        let now = ffi::now_ns();
+        this.hard_sample(now);
         ctx.forward_now(period(&this.settings.rules()));
+        this.hard_cost.add(ffi::now_ns().saturating_sub(now));
         HrTimerRestart::Restart
     }
 }

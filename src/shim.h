@@ -87,8 +87,6 @@ int tio_tag_wait_available(int source);
 int tio_tag_wait_register(int source);
 /* Unregisters them and waits until no hook runs. */
 void tio_tag_wait_unregister(int source);
-/* blk_mq_get_tag calls the duration kretprobe missed (too many at once). */
-unsigned long tio_tag_wait_missed(void);
 /* Tracepoint trace_irqoff:block_rq_tag_wait (upstream fields and format). */
 void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned int nr_tags,
 				 int is_sched_tag, int is_reserved);
@@ -105,6 +103,7 @@ int trace_irqoff_rs_cpu_offline(unsigned int cpu);
 void trace_irqoff_rs_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned int nr_tags,
 			      int is_sched_tag, int is_reserved);
 void trace_irqoff_rs_tag_wait_unattributed(void);
-void trace_irqoff_rs_tag_wait_done(unsigned long long ns);
+void trace_irqoff_rs_tag_wait_start(unsigned long wait, unsigned long long now_ns);
+void trace_irqoff_rs_tag_wait_end(unsigned long wait, unsigned long long now_ns);
 
 #endif

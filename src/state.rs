@@ -110,6 +110,14 @@ impl State {
         Ok(())
     }
 
+    /// Bytes the module allocated: per CPU (its sampler with three record stores) and in
+    /// total (also the state and the tag-wait table).
+    pub(crate) fn memory(&self) -> (usize, usize) {
+        let per_cpu = self.cpus.first().map_or(0, |c| c.allocated_bytes());
+        let total = per_cpu * self.cpus.len() + core::mem::size_of::<Self>() + self.tag_wait.allocated_bytes();
+        (per_cpu, total)
+    }
+
     /// `echo 0|1 > tag_wait`: tag-wait tracking off or on.
     pub(crate) fn write_tag_wait(&self, buf: &[u8]) -> Result {
         let on = parse::enable(buf)?;

@@ -18,6 +18,15 @@ use crate::tag_key::{home_slot, Pool, TagKey};
 
 /// Distinct (device, hctx, pool) triples counted; more go to `overflow`.
 const SLOTS: usize = 256;
+/// Waits timed at once; more are counted in `missed`.
+const PENDING: usize = 128;
+
+/// A wait being timed: the address of its on-stack `struct sbq_wait` (0: free) and when
+/// it began.
+struct Pending {
+    wait: Atomic<u64>,
+    start_ns: Atomic<u64>,
+}
 
 /// One counter: its key (0 while free) and its count.
 struct Slot {
@@ -37,6 +46,9 @@ pub(crate) struct TagWait {
     pub(crate) overflow: Atomic<u64>,
     /// Waits the kprobe shim could not attribute to a hardware queue.
     pub(crate) unattributed: Atomic<u64>,
+    pending: KVec<Pending>,
+    /// Waits not timed because too many were being timed at once.
+    pub(crate) missed: Atomic<u64>,
     /// How long submitters slept for a tag, log2 buckets of µs.
     pub(crate) durations: Counts,
 }
@@ -53,14 +65,25 @@ impl TagWait {
         for _ in 0..SLOTS {
             slots.push(Slot { key: Atomic::new(0), waits: Atomic::new(0) }, GFP_KERNEL)?;
         }
+        let mut pending = KVec::with_capacity(PENDING, GFP_KERNEL)?;
+        for _ in 0..PENDING {
+            pending.push(Pending { wait: Atomic::new(0), start_ns: Atomic::new(0) }, GFP_KERNEL)?;
+        }
         Ok(try_pin_init!(Self {
             source,
+            pending,
+            missed: Atomic::new(0),
             hooks <- new_mutex!(None),
             slots,
             overflow: Atomic::new(0),
             unattributed: Atomic::new(0),
             durations: Counts::new(),
         }? Error))
+    }
+
+    /// Bytes of the counter and timing tables.
+    pub(crate) fn allocated_bytes(&self) -> usize {
+        self.slots.capacity() * core::mem::size_of::<Slot>() + self.pending.capacity() * core::mem::size_of::<Pending>()
     }
 
     pub(crate) fn is_enabled(&self) -> bool {
@@ -71,7 +94,13 @@ impl TagWait {
     pub(crate) fn set_enabled(&self, on: bool) -> Result {
         let mut hooks = self.hooks.lock();
         match (on, hooks.is_some()) {
-            (true, false) => *hooks = Some(ffi::TagWaitHooks::register(self.source)?),
+            (true, false) => {
+                // Waits begun under an earlier registration never end here.
+                for p in self.pending.iter() {
+                    p.wait.store(0, Relaxed);
+                }
+                *hooks = Some(ffi::TagWaitHooks::register(self.source)?);
+            }
             (false, true) => *hooks = None,
             _ => {}
         }
@@ -101,9 +130,31 @@ impl TagWait {
         self.overflow.add(1, Relaxed);
     }
 
-    /// A blk_mq_get_tag call that slept returned after `ns`.
-    pub(crate) fn done(&self, ns: u64) {
-        self.durations.add_bucket(log2_bucket(ns / 1000));
+    /// A wait identified by `wait` begins (hook context).
+    pub(crate) fn start(&self, wait: u64, now_ns: u64) {
+        let home = home_slot(wait, PENDING);
+        for i in 0..PENDING {
+            let p = &self.pending[(home + i) % PENDING];
+            if p.wait.cmpxchg(0, wait, Relaxed).is_ok() {
+                p.start_ns.store(now_ns, Relaxed);
+                return;
+            }
+        }
+        self.missed.add(1, Relaxed);
+    }
+
+    /// The wait identified by `wait` ends (hook context): its duration is counted.
+    pub(crate) fn end(&self, wait: u64, now_ns: u64) {
+        let home = home_slot(wait, PENDING);
+        for i in 0..PENDING {
+            let p = &self.pending[(home + i) % PENDING];
+            if p.wait.load(Relaxed) == wait {
+                let start = p.start_ns.load(Relaxed);
+                p.wait.store(0, Relaxed);
+                self.durations.add_bucket(log2_bucket(now_ns.saturating_sub(start) / 1000));
+                return;
+            }
+        }
     }
 
     /// Calls `f` for each counter with waits, in slot order.
@@ -124,6 +175,7 @@ impl TagWait {
         }
         self.overflow.store(0, Relaxed);
         self.unattributed.store(0, Relaxed);
+        self.missed.store(0, Relaxed);
         self.durations.clear();
     }
 }

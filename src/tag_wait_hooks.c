@@ -13,8 +13,8 @@
  *    sbitmap_prepare_to_wait(bt, ...) right where the tracepoint would fire. Kprobes on
  *    both, filtered on the caller being blk_mq_get_tag (other users of sbitmap are not
  *    counted), give the hctx and the pool.
- * Both: a kretprobe on blk_mq_get_tag times the calls in which the task slept (its
- * context-switch count changed): the wait's duration.
+ * Both: kprobes on sbitmap_prepare_to_wait and sbitmap_finish_wait called from
+ * blk_mq_get_tag time each wait.
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -29,6 +29,8 @@
 
 static struct tracepoint *tio_tp;
 static unsigned long tio_get_tag_start, tio_get_tag_end;
+/* The tracepoint counts waits; the kprobes only time them. */
+static int tio_tracepoint_mode;
 
 static void tio_report(struct blk_mq_hw_ctx *hctx, bool is_sched, bool is_reserved)
 {
@@ -89,6 +91,10 @@ static int tio_prepare_wait_pre(struct kprobe *p, struct pt_regs *regs)
 
 	if (!tio_called_from_get_tag(regs))
 		return 0;
+	/* Kprobe handlers run like NMIs: only the NMI-safe clock may be read. */
+	trace_irqoff_rs_tag_wait_start(regs_get_kernel_argument(regs, 2), ktime_get_mono_fast_ns());
+	if (tio_tracepoint_mode)
+		return 0;	/* the tracepoint probe counts the wait */
 	hctx = k->task == current ? k->hctx : NULL;
 	k->task = NULL;
 	if (!hctx) {
@@ -101,47 +107,28 @@ static int tio_prepare_wait_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-static struct kprobe tio_kick_kp = {
-	.symbol_name = "blk_mq_run_hw_queue",
-	.pre_handler = tio_kick_pre,
-};
-static struct kprobe tio_wait_kp = {
-	.symbol_name = "sbitmap_prepare_to_wait",
-	.pre_handler = tio_prepare_wait_pre,
-};
+static struct kprobe tio_kick_kp, tio_wait_kp;
 
-/* Both: the duration of blk_mq_get_tag calls that slept. */
-struct tio_get_tag {
-	u64 start;
-	unsigned long switches;
-};
-
-static int tio_get_tag_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+/*
+ * Both sources: the wait's duration, from sbitmap_prepare_to_wait to sbitmap_finish_wait
+ * on the same on-stack struct sbq_wait (its address identifies the wait). Rust keeps the
+ * start times. The kprobes have a no-op post handler: that keeps them from being
+ * optimized into jumps, whose deferred (un)optimization raced with fast re-registration
+ * (an unhandled int3 when tracking was toggled under load).
+ */
+static void tio_post_noop(struct kprobe *p, struct pt_regs *regs, unsigned long flags)
 {
-	struct tio_get_tag *d = (struct tio_get_tag *)ri->data;
+}
 
-	/* Kprobe handlers run like NMIs: only the NMI-safe clock may be read. */
-	d->start = ktime_get_mono_fast_ns();
-	d->switches = current->nvcsw + current->nivcsw;
+static int tio_finish_wait_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	if (tio_called_from_get_tag(regs))
+		trace_irqoff_rs_tag_wait_end(regs_get_kernel_argument(regs, 2),
+					     ktime_get_mono_fast_ns());
 	return 0;
 }
 
-static int tio_get_tag_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct tio_get_tag *d = (struct tio_get_tag *)ri->data;
-
-	if (current->nvcsw + current->nivcsw != d->switches)
-		trace_irqoff_rs_tag_wait_done(ktime_get_mono_fast_ns() - d->start);
-	return 0;
-}
-
-static struct kretprobe tio_get_tag_rp = {
-	.kp.symbol_name = "blk_mq_get_tag",
-	.entry_handler = tio_get_tag_entry,
-	.handler = tio_get_tag_ret,
-	.data_size = sizeof(struct tio_get_tag),
-	.maxactive = 256,
-};
+static struct kprobe tio_finish_kp;
 
 /* blk_mq_get_tag's address range, for the caller filter. */
 static int tio_get_tag_range(unsigned long addr)
@@ -164,84 +151,107 @@ static int tio_get_tag_range(unsigned long addr)
 	return 0;
 }
 
-int tio_tag_wait_available(int source)
+/* Fresh probe structures before each registration. */
+static void tio_reset_probes(void)
+{
+	memset(&tio_kick_kp, 0, sizeof(tio_kick_kp));
+	tio_kick_kp.symbol_name = "blk_mq_run_hw_queue";
+	tio_kick_kp.pre_handler = tio_kick_pre;
+	tio_kick_kp.post_handler = tio_post_noop;
+	memset(&tio_wait_kp, 0, sizeof(tio_wait_kp));
+	tio_wait_kp.symbol_name = "sbitmap_prepare_to_wait";
+	tio_wait_kp.pre_handler = tio_prepare_wait_pre;
+	tio_wait_kp.post_handler = tio_post_noop;
+	memset(&tio_finish_kp, 0, sizeof(tio_finish_kp));
+	tio_finish_kp.symbol_name = "sbitmap_finish_wait";
+	tio_finish_kp.pre_handler = tio_finish_wait_pre;
+	tio_finish_kp.post_handler = tio_post_noop;
+}
+
+/* Finds blk_mq_get_tag's range through a kprobe's resolved address. */
+static int tio_find_get_tag(void)
+{
+	struct kprobe kp = { .symbol_name = "blk_mq_get_tag", .pre_handler = NULL };
+	int ret = register_kprobe(&kp);
+
+	if (ret)
+		return ret;
+	ret = tio_get_tag_range((unsigned long)kp.addr);
+	unregister_kprobe(&kp);
+	return ret;
+}
+
+static int tio_register_kprobes(bool kick)
 {
 	int ret;
 
+	tio_reset_probes();
+	ret = tio_find_get_tag();
+	if (ret)
+		return ret;
+	ret = kick ? register_kprobe(&tio_kick_kp) : 0;
+	if (ret)
+		return ret;
+	ret = register_kprobe(&tio_wait_kp);
+	if (ret)
+		goto out_kick;
+	ret = register_kprobe(&tio_finish_kp);
+	if (ret)
+		goto out_wait;
+	return 0;
+out_wait:
+	unregister_kprobe(&tio_wait_kp);
+out_kick:
+	if (kick)
+		unregister_kprobe(&tio_kick_kp);
+	return ret;
+}
+
+static void tio_unregister_kprobes(bool kick)
+{
+	unregister_kprobe(&tio_finish_kp);
+	unregister_kprobe(&tio_wait_kp);
+	if (kick)
+		unregister_kprobe(&tio_kick_kp);
+}
+
+int tio_tag_wait_available(int source)
+{
 	if (source == TIO_TAG_SOURCE_TRACEPOINT) {
 		tio_tp = NULL;
 		for_each_kernel_tracepoint(tio_find_tp, &tio_tp);
 		return tio_tp != NULL;
 	}
-	/* Kprobe shim: all three hooks must be placeable. */
-	ret = register_kretprobe(&tio_get_tag_rp);
-	if (ret)
+	/* Kprobe shim: all its hooks must be placeable. */
+	if (tio_register_kprobes(true))
 		return 0;
-	unregister_kretprobe(&tio_get_tag_rp);
-	ret = register_kprobe(&tio_kick_kp);
-	if (ret)
-		return 0;
-	unregister_kprobe(&tio_kick_kp);
-	ret = register_kprobe(&tio_wait_kp);
-	if (ret)
-		return 0;
-	unregister_kprobe(&tio_wait_kp);
+	tio_unregister_kprobes(true);
 	return 1;
-}
-
-/* Registered structures must be clean before each registration. */
-static void tio_reset_probes(void)
-{
-	memset(&tio_get_tag_rp.kp, 0, sizeof(tio_get_tag_rp.kp));
-	tio_get_tag_rp.kp.symbol_name = "blk_mq_get_tag";
-	tio_get_tag_rp.nmissed = 0;
-	memset(&tio_kick_kp, 0, sizeof(tio_kick_kp));
-	tio_kick_kp.symbol_name = "blk_mq_run_hw_queue";
-	tio_kick_kp.pre_handler = tio_kick_pre;
-	memset(&tio_wait_kp, 0, sizeof(tio_wait_kp));
-	tio_wait_kp.symbol_name = "sbitmap_prepare_to_wait";
-	tio_wait_kp.pre_handler = tio_prepare_wait_pre;
 }
 
 int tio_tag_wait_register(int source)
 {
+	bool tp = source == TIO_TAG_SOURCE_TRACEPOINT;
 	int ret;
 
-	tio_reset_probes();
-	ret = register_kretprobe(&tio_get_tag_rp);
-	if (ret)
+	tio_tracepoint_mode = tp;
+	ret = tio_register_kprobes(!tp);
+	if (ret || !tp)
 		return ret;
-	if (source == TIO_TAG_SOURCE_TRACEPOINT) {
-		ret = tio_tp ? tracepoint_probe_register(tio_tp, tio_tp_probe, NULL) : -ENOENT;
-	} else {
-		ret = tio_get_tag_range((unsigned long)tio_get_tag_rp.kp.addr);
-		if (!ret)
-			ret = register_kprobe(&tio_kick_kp);
-		if (!ret) {
-			ret = register_kprobe(&tio_wait_kp);
-			if (ret)
-				unregister_kprobe(&tio_kick_kp);
-		}
-	}
+	ret = tio_tp ? tracepoint_probe_register(tio_tp, tio_tp_probe, NULL) : -ENOENT;
 	if (ret)
-		unregister_kretprobe(&tio_get_tag_rp);
+		tio_unregister_kprobes(false);
 	return ret;
 }
 
 void tio_tag_wait_unregister(int source)
 {
-	if (source == TIO_TAG_SOURCE_TRACEPOINT) {
+	bool tp = source == TIO_TAG_SOURCE_TRACEPOINT;
+
+	if (tp) {
 		tracepoint_probe_unregister(tio_tp, tio_tp_probe, NULL);
 		/* No probe may still run once the module's memory can go away. */
 		tracepoint_synchronize_unregister();
-	} else {
-		unregister_kprobe(&tio_wait_kp);
-		unregister_kprobe(&tio_kick_kp);
 	}
-	unregister_kretprobe(&tio_get_tag_rp);
-}
-
-unsigned long tio_tag_wait_missed(void)
-{
-	return tio_get_tag_rp.nmissed;
+	tio_unregister_kprobes(!tp);
 }
