@@ -51,9 +51,18 @@ fn windows(doc: &Value) -> Vec<Window> {
         .unwrap_or_default()
 }
 
-/// Detection the sampling theory predicts for a window of d at period p.
-fn expected_detection(d: f64, p: f64) -> f64 {
-    if d >= 2.0 * p { 1.0 } else if d >= p { (d - p) / p } else { 0.0 }
+/// Detection the sampling theory predicts for a window of d (ms) at period p (ms), HZ 1000:
+/// the hrtimer needs a gap of 2P; the timer_list a gap of 2Ps + wheel granule + 1 jiffy
+/// (Ps = P rounded up to jiffies), see Documentation/trace-irqoff.rst.
+fn expected_detection(kind: &str, d: f64, p: f64) -> f64 {
+    let (period, event) = if kind == "soft" {
+        let ps = p.ceil();
+        (ps, 2.0 * ps + 2.0)
+    } else {
+        (p, 2.0 * p)
+    };
+    // gap = d + U with U uniform in [0, period)
+    ((d + period - event) / period).clamp(0.0, 1.0)
 }
 
 fn table(out: &mut String, head: &[&str], rows: &[Vec<String>]) {
@@ -71,9 +80,10 @@ fn table(out: &mut String, head: &[&str], rows: &[Vec<String>]) {
     let _ = writeln!(out, "{sep}\n");
 }
 
-fn accuracy_section(out: &mut String, ws: &[Window]) -> (bool, bool) {
+fn accuracy_section(out: &mut String, ws: &[Window]) -> (bool, bool, Vec<String>, Vec<String>) {
     let mut all_detected = true;
     let mut within_p = true;
+    let (mut missed, mut outside) = (Vec::new(), Vec::new());
     let mut rows = Vec::new();
     let mut keys: Vec<(u64, String, u64)> = ws.iter().map(|w| (w.period_ms, w.kind.clone(), w.d_us)).collect();
     keys.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
@@ -88,9 +98,11 @@ fn accuracy_section(out: &mut String, ws: &[Window]) -> (bool, bool) {
         let rate = det.len() as f64 / n.max(1) as f64;
         if d_ms >= 2.0 * p as f64 && det.len() < n {
             all_detected = false;
+            missed.push(format!("{kind} D = {d_ms} ms at P = {p} ms: {}/{n}", det.len()));
         }
-        if err.iter().any(|e| e.abs() > p as f64) {
+        if let Some(worst) = err.iter().copied().filter(|e| e.abs() > p as f64).max_by(|a, b| a.abs().total_cmp(&b.abs())) {
             within_p = false;
+            outside.push(format!("{kind} D = {d_ms} ms at P = {p} ms: {worst:+.2} ms"));
         }
         let (lo, hi) = (err.iter().copied().fold(f64::NAN, f64::min), err.iter().copied().fold(f64::NAN, f64::max));
         rows.push(vec![
@@ -99,7 +111,7 @@ fn accuracy_section(out: &mut String, ws: &[Window]) -> (bool, bool) {
             format!("{d_ms}"),
             format!("{n}"),
             format!("{:.0}%", rate * 100.0),
-            format!("{:.0}%", expected_detection(d_ms, p as f64) * 100.0),
+            format!("{:.0}%", expected_detection(&kind, d_ms, p as f64) * 100.0),
             if err.is_empty() { "-".into() } else { format!("{lo:+.2}") },
             if err.is_empty() { "-".into() } else { format!("{:+.2}", median(&mut err)) },
             if err.is_empty() { "-".into() } else { format!("{hi:+.2}") },
@@ -107,7 +119,7 @@ fn accuracy_section(out: &mut String, ws: &[Window]) -> (bool, bool) {
         ]);
     }
     table(out, &["P ms", "kind", "D ms", "n", "detected", "theory", "err min", "err median", "err max", "irqsoff err median"], &rows);
-    (all_detected, within_p)
+    (all_detected, within_p, missed, outside)
 }
 
 fn accuracy_plot(path: &Path, ws: &[Window]) -> Result<()> {
@@ -219,6 +231,30 @@ fn log2_percentile(hist: &[u64], q: f64) -> u64 {
     0
 }
 
+const READING: &str = "Reading these numbers
+=====================
+
+- The machine is an emulator. QEMU TCG delivers the guest's timer interrupts late and
+  sometimes stalls both vCPUs together (see the timer floor). At P = 10 ms that floor is
+  far below P and changes little; at P = 1 ms it is of the order of P, so windows near 2P
+  can be missed or over-reported, and a loaded guest shows many short 'hardirq-off'
+  events that are the emulator's, not the kernel's (false-events table, P = 1 ms under
+  stress). On hardware the floor is microseconds; these figures are an upper bound of the
+  error, not a property of the sampler.
+- The softirq side needs a gap of 2Ps + one timer-wheel granule + one jiffy (22 ms at
+  P = 10 ms, 4 ms at P = 1 ms with HZ = 1000) so that jiffy quantisation can never make an
+  event. Its detection at D = 2P is therefore not certain by design; the *theory* column
+  uses that rule for the softirq rows.
+- A softirq window's reported latency excludes time in which hard interrupts were off
+  (already a hardirq-off event). Under the emulator's noise at P = 1 ms such noise events
+  fall inside softirq windows and shorten their reported latency: the negative errors
+  beyond P in the softirq rows at P = 1 ms.
+- Gaps that end in the idle loop are late wake-ups, not irq-off sections; they are not
+  events and are counted separately (last column of the false-events table).
+- Overhead ratios compare single runs of about a second under emulation, alternating
+  configurations to spread host noise; the spread column shows how much noise remains.
+";
+
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
@@ -238,10 +274,19 @@ fn main() -> Result<()> {
     );
     let _ = writeln!(o, "Accuracy\n========\n");
     let _ = writeln!(o, "Each window was injected on CPU 1 by ``irqoff_sample`` at a random phase ({} per D); the\nsample measures its true length. *err* is reported - true latency in ms over the detected\nwindows; *theory* is the detection probability of a sampler with period P (100% from 2P,\n(D - P)/P between P and 2P, 0 below P). The irqsoff tracer ran during the hardirq\nwindows; its error is its measurement - true.\n", doc["reps"]);
-    let (all_detected, within_p) = accuracy_section(&mut o, &ws);
+    let (all_detected, within_p, missed, outside) = accuracy_section(&mut o, &ws);
     let _ = writeln!(o, ".. image:: bench-accuracy.svg\n   :alt: reported vs true latency with the +/- P band\n");
     accuracy_plot(&outdir.join("bench-accuracy.svg"), &ws)?;
     let _ = writeln!(o, "Targets: detection 100% for D >= 2P: **{}**; abs(reported - true) <= P for every detected\nwindow: **{}**.\n", if all_detected { "met" } else { "missed" }, if within_p { "met" } else { "missed" });
+    for m in &missed {
+        let _ = writeln!(o, "- not all detected: {m}");
+    }
+    for m in &outside {
+        let _ = writeln!(o, "- error beyond P: {m}");
+    }
+    if !missed.is_empty() || !outside.is_empty() {
+        let _ = writeln!(o, "\nSee *Reading these numbers* below for why.\n");
+    }
 
     let _ = writeln!(o, "Timer floor of the guest\n========================\n");
     let tf = &doc["timer_floor"];
@@ -281,6 +326,7 @@ fn main() -> Result<()> {
     table(&mut o, &["P ms", "sampler", "runs", "mean ns", "median ns <=", "p99 ns <="], &rows);
 
     let _ = writeln!(o, "Memory\n======\n\n``{}`` (Rust allocations at the default 16 records per CPU and kind, 2 possible CPUs;\nplus one static per-CPU ``timer_list`` in the C shim).\n", doc["cost_p10"]["memory"].as_str().unwrap_or("?"));
+    let _ = writeln!(o, "{}", READING);
     std::fs::write(outdir.join("benchmarks.rst"), o)?;
     Ok(())
 }

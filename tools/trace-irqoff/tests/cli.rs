@@ -297,3 +297,24 @@ fn record_restores_the_state_after_ctrl_c() {
     assert_eq!(v["restored"]["enabled"], false);
     assert_eq!(v["restored"]["threshold_ms"], 50);
 }
+
+/// The JSON of `records --json` is a stable interface: it must match the snapshot taken
+/// from the fixture (update tests/fixtures/records.json on purpose, never by accident).
+#[test]
+fn records_json_snapshot() {
+    let root = ours();
+    let out = cli(root.path()).args(["records", "--json", "--sort", "newest"]).output().unwrap();
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let want: serde_json::Value = serde_json::from_str(include_str!("fixtures/records.json")).unwrap();
+    assert_eq!(got, want);
+}
+
+/// Likewise `hist --json --per-cpu`.
+#[test]
+fn hist_json_snapshot() {
+    let root = ours();
+    let out = cli(root.path()).args(["hist", "--json", "--per-cpu"]).output().unwrap();
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let want: serde_json::Value = serde_json::from_str(include_str!("fixtures/hist.json")).unwrap();
+    assert_eq!(got, want);
+}

@@ -297,8 +297,11 @@ fn timer_floor(secs: u64) -> Res<Value> {
     write(&format!("{TRACING}/trace"), "")?;
     write(&format!("{TRACING}/current_tracer"), "timerlat")?;
     std::thread::sleep(Duration::from_secs(secs));
-    write(&format!("{TRACING}/current_tracer"), "nop")?;
+    // Changing the tracer empties the buffer: stop and read it first.
+    write(&format!("{TRACING}/tracing_on"), "0")?;
     let text = read(&format!("{TRACING}/trace"))?;
+    write(&format!("{TRACING}/current_tracer"), "nop")?;
+    write(&format!("{TRACING}/tracing_on"), "1")?;
     // "... #12 context    irq timer_latency      4082 ns"
     let mut irq: Vec<u64> = text
         .lines()
@@ -328,7 +331,7 @@ fn main() {
     let false_secs = arg(&args, "--false-secs", 600);
     let runs = arg(&args, "--runs", 10) as usize;
     let groups = arg(&args, "--groups", 2) as usize;
-    let loops = arg(&args, "--loops", 50) as usize;
+    let loops = arg(&args, "--loops", 300) as usize;
     let mut doc = json!({"version": 1, "reps": reps});
     let steps: [(&str, Box<dyn Fn() -> Res<Value>>); 7] = [
         ("accuracy", Box::new(move || { pin_to(1)?; let v = accuracy(reps)?; pin_to(0)?; Ok(serde_json::to_value(v).unwrap_or_default()) })),
