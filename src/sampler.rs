@@ -162,8 +162,7 @@ impl CpuSampler {
     }
 
     /// The hrtimer ran at `now`: hardirq-off check, then softirq starvation check.
-    fn hard_sample(&self, now: u64) {
-        let rules = self.settings.rules();
+    fn hard_sample(&self, rules: &gap::Rules, now: u64) {
         let prev = self.last_hard_ns.xchg(now, Relaxed);
         if prev == 0 {
             return;
@@ -265,8 +264,10 @@ impl HrTimerCallback for CpuSampler {
 
     fn run(this: ArcBorrow<'_, Self>, mut ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
         let now = ffi::now_ns();
-        this.hard_sample(now);
-        ctx.forward_now(period(&this.settings.rules()));
+        // Derived once per run: the check and the re-arm use the same settings.
+        let rules = this.settings.rules();
+        this.hard_sample(&rules, now);
+        ctx.forward_now(period(&rules));
         this.hard_cost.add(ffi::now_ns().saturating_sub(now));
         HrTimerRestart::Restart
     }

@@ -111,9 +111,7 @@ impl TagWait {
     pub(crate) fn wait(&self, key: TagKey, nr_tags: u32) {
         ffi::trace_block_rq_tag_wait(key.dev, key.hctx, nr_tags, key.pool.sched, key.pool.reserved);
         let packed = key.pack();
-        let start = home_slot(packed, SLOTS);
-        for i in 0..SLOTS {
-            let slot = &self.slots[(start + i) % SLOTS];
+        for slot in probe(&self.slots, packed) {
             let mut k = slot.key.load(Relaxed);
             if k == 0 {
                 // Claim the free slot; a racing waiter may have claimed it for the same key.
@@ -132,9 +130,7 @@ impl TagWait {
 
     /// A wait identified by `wait` begins (hook context).
     pub(crate) fn start(&self, wait: u64, now_ns: u64) {
-        let home = home_slot(wait, PENDING);
-        for i in 0..PENDING {
-            let p = &self.pending[(home + i) % PENDING];
+        for p in probe(&self.pending, wait) {
             if p.wait.cmpxchg(0, wait, Relaxed).is_ok() {
                 p.start_ns.store(now_ns, Relaxed);
                 return;
@@ -145,9 +141,7 @@ impl TagWait {
 
     /// The wait identified by `wait` ends (hook context): its duration is counted.
     pub(crate) fn end(&self, wait: u64, now_ns: u64) {
-        let home = home_slot(wait, PENDING);
-        for i in 0..PENDING {
-            let p = &self.pending[(home + i) % PENDING];
+        for p in probe(&self.pending, wait) {
             if p.wait.load(Relaxed) == wait {
                 let start = p.start_ns.load(Relaxed);
                 p.wait.store(0, Relaxed);
@@ -178,6 +172,14 @@ impl TagWait {
         self.missed.store(0, Relaxed);
         self.durations.clear();
     }
+}
+
+/// The slots of `table` in the order a key looks for its slot: from its home slot on,
+/// wrapping around (linear probing).
+fn probe<T>(table: &[T], key: u64) -> impl Iterator<Item = &T> {
+    let home = home_slot(key, table.len().max(1));
+    let (before, after) = table.split_at(home.min(table.len()));
+    Iterator::chain(after.iter(), before.iter())
 }
 
 /// `Pool` from the hook's flags.
