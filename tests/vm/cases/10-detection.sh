@@ -54,8 +54,8 @@ h=$(events 1 hard); s=$(events 1 soft)
 if [ "$h" = 0 ] && [ "$s" = 0 ]; then ok "100 ms preempt-off gives no event"; else not_ok "100 ms preempt-off gives no event" "hard=$h soft=$s"; fi
 
 # Histogram counts match the number of injected windows: all of them land in the
-# 64 -> 127 bucket. Events elsewhere are the guest's own irq-off sections (TCG is slow,
-# lockdep is on); they are reported, not hidden.
+# 64 -> 127 bucket. Events elsewhere are the guest's own irq-off sections (lockdep is
+# on); they are reported, not hidden.
 echo 0 > $TIO/trace_latency
 for i in 1 2 3; do inject 1 hardirq 100; sleep 0.2; done
 for i in 1 2; do inject 1 softirq 100; sleep 0.2; done

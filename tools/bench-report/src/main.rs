@@ -270,7 +270,7 @@ fn main() -> Result<()> {
     let _ = writeln!(o, "Produced by ``{command}`` (results: ``bench/results.json``). Kernel: ``{}``.", doc["kernel"].as_str().unwrap_or("?"));
     let _ = writeln!(
         o,
-        "Machine: QEMU TCG (software emulation, no KVM), 2 vCPUs, on a 2-core host. All figures are from\none VM boot; under TCG time-related numbers are those of an emulator, not of hardware.\n"
+        "Machine: QEMU TCG (software emulation, multi-threaded, guest time from the host clock:\n``tests/vm/run --clock host``; no KVM), 2 vCPUs, on a 2-core host. All figures are from one VM\nboot; under TCG time-related numbers are those of an emulator, not of hardware.\n"
     );
     let _ = writeln!(o, "Accuracy\n========\n");
     let _ = writeln!(o, "Each window was injected on CPU 1 by ``irqoff_sample`` at a random phase ({} per D); the\nsample measures its true length. *err* is reported - true latency in ms over the detected\nwindows; *theory* is the detection probability of a sampler with period P (100% from 2P,\n(D - P)/P between P and 2P, 0 below P). The irqsoff tracer ran during the hardirq\nwindows; its error is its measurement - true.\n", doc["reps"]);
