@@ -231,7 +231,87 @@ fn log2_percentile(hist: &[u64], q: f64) -> u64 {
     0
 }
 
-const READING: &str = "Reading these numbers
+/// The guest clock the bench ran with (`tests/vm/run --clock`); results written before the
+/// clock was recorded used the host clock.
+#[derive(Clone, Copy)]
+enum Clock {
+    Host,
+    Icount,
+}
+
+impl Clock {
+    fn of(doc: &Value) -> Self {
+        if doc["clock"] == "icount" { Clock::Icount } else { Clock::Host }
+    }
+
+    fn machine(self) -> &'static str {
+        match self {
+            Clock::Host => "Machine: QEMU TCG (software emulation, multi-threaded, guest time from the host clock:\n``BENCH_CLOCK=host``, ``tests/vm/run --clock host``; no KVM), 2 vCPUs, on a 2-core host. All\nfigures are from one VM boot; under TCG time-related numbers are those of an emulator, not\nof hardware.\n",
+            Clock::Icount => "Machine: QEMU TCG (software emulation; no KVM), 2 vCPUs run in turn by one host thread, on a\n2-core host, with an instruction-counted guest clock (``-icount shift=0,sleep=off``,\n``tests/vm/run --clock icount``): every guest instruction takes 1 ns of guest time and idle\ntime is skipped. Guest time is therefore a count of the work the guest did: repeatable and\nfree of host noise (the host cannot stall a vCPU in guest time), but blind to what\nhardware adds (caches, interrupt entry, SMIs). All figures are from one VM boot.\n",
+        }
+    }
+
+    fn reading(self) -> &'static str {
+        match self {
+            Clock::Host => READING_HOST,
+            Clock::Icount => READING_ICOUNT,
+        }
+    }
+}
+
+/// The targets of the benchmark issue, each measured above, met or missed.
+fn targets(o: &mut String, doc: &Value, ov: &[Overhead], accuracy_met: bool, worst_mean_ns: f64) {
+    let verdict = |ok: bool| if ok { "met" } else { "missed" };
+    let _ = writeln!(o, "Targets\n=======\n");
+    let _ = writeln!(o, "- Detection 100% for D >= 2P and abs(reported - true) <= P: **{}** (see Accuracy).", verdict(accuracy_met));
+    let fe = doc["false_events"].as_array().cloned().unwrap_or_default();
+    let false_total: u64 = fe.iter().map(|r| r["hard_events"].as_u64().unwrap_or(0) + r["soft_events"].as_u64().unwrap_or(0)).sum();
+    let recs: u64 = fe.iter().map(|r| r["records_above_threshold"].as_u64().unwrap_or(0)).sum();
+    let _ = writeln!(o, "- 0 false events in the idle and stress runs: **{}** ({false_total} events, {recs} of them above the threshold).", verdict(false_total == 0));
+    let ratio = |name: &str| ov.iter().find(|r| r.config == name).map_or(f64::NAN, |r| r.ratio);
+    let (p10, p1, irqsoff) = (ratio("enabled_p10"), ratio("enabled_p1"), ratio("irqsoff_tracer"));
+    let _ = writeln!(o, "- Overhead at P = 10 ms <= 1.005: **{}** ({p10:.3}); at P = 1 ms <= 1.02: **{}** ({p1:.3}); far below\n  the irqsoff tracer ({irqsoff:.3}): **{}**.", verdict(p10 <= 1.005), verdict(p1 <= 1.02), verdict(p1 - 1.0 < (irqsoff - 1.0) / 4.0));
+    let _ = writeln!(o, "- Handler cost <= 2 us per sample: **{}** (worst mean {worst_mean_ns:.0} ns).\n", verdict(worst_mean_ns <= 2000.0));
+}
+
+const READING_ICOUNT: &str = "Reading these numbers
+=====================
+
+- Guest time counts instructions, so timer interrupts arrive on time (timer floor above:
+  about 1 us, nothing over 1 ms) and no gap comes from the host. The errors in the
+  accuracy table are the sampler's own: a hardirq window of length D that starts a phase
+  U after the last expiry is reported as D + U - P, i.e. between D - P and D.
+- At P = 1 ms the injection phase was not random: every hardirq error is -0.66 ms, i.e.
+  every window started 0.34 ms after a sampler expiry, although a random sleep of 0..P
+  precedes each injection (at P = 10 ms the phases do vary: errors from -9 to 0 ms). We did
+  not find out why in this mode; the host-clock run of the same bench (the previous
+  version of this file in git) had random phases. With that fixed phase a 1.5 ms window
+  makes a 1.84 ms gap, under 2P, so none was detected, as the rule says.
+- The softirq side needs a gap of 2Ps + one timer-wheel granule + one jiffy (22 ms at
+  P = 10 ms, 4 ms at P = 1 ms with HZ = 1000) so that jiffy quantisation can never make an
+  event. Its detection at D = 2P is therefore not certain by design (the *theory* column
+  uses that rule), and its error can exceed P by up to a jiffy: the +1.04 ms rows at
+  P = 1 ms. Both are why the accuracy target reads missed; the hardirq side meets it.
+- The false events are all softirq events at P = 1 ms under stress, none with hard
+  interrupts off, most on CPU 0. A 60 s rerun of that stress with records kept (threshold
+  2 ms) gave lower-bound records of 7-8 ms from the hrtimer naming the stress tasks (the
+  busy loop, ``dd`` copying into tmpfs, ``tio-dread``) with stacks that do not disable
+  bottom halves: the timer softirq was deferred (to ksoftirqd, which waits behind the
+  CPU-bound stress) while hard interrupts ran every 1 ms. They are real softirq delays of
+  the guest, what the tool is for, but they count against the target as written.
+- Gaps that end in the idle loop are late wake-ups, not irq-off sections; they are not
+  events and are counted separately (last column of the false-events table). With this
+  clock there are none.
+- Overhead: the workload's thread interleaving still varies by about +/-15% between runs
+  (spread column); the module's rows (loaded, enabled at P = 10 and 1 ms, tag-wait on:
+  medians 0.97..1.02) lie inside that noise, so no overhead of the module is measurable
+  here. The irqsoff tracer,
+  hooked into every interrupt enable/disable, costs 4.5x in the same boot.
+- Cost per sample is in guest instructions (about 300 per handler run). The host-clock run
+  measured 4-11 us for the same handlers: the emulator's cost, not the module's.
+";
+
+const READING_HOST: &str = "Reading these numbers
 =====================
 
 - The machine is an emulator. QEMU TCG delivers the guest's timer interrupts late and
@@ -268,10 +348,8 @@ fn main() -> Result<()> {
     let title = "trace_irqoff benchmarks: accuracy and overhead";
     let _ = writeln!(o, ".. SPDX-License-Identifier: GPL-2.0\n\n{}\n{title}\n{}\n", "=".repeat(title.len()), "=".repeat(title.len()));
     let _ = writeln!(o, "Produced by ``{command}`` (results: ``bench/results.json``). Kernel: ``{}``.", doc["kernel"].as_str().unwrap_or("?"));
-    let _ = writeln!(
-        o,
-        "Machine: QEMU TCG (software emulation, multi-threaded, guest time from the host clock:\n``tests/vm/run --clock host``; no KVM), 2 vCPUs, on a 2-core host. All figures are from one VM\nboot; under TCG time-related numbers are those of an emulator, not of hardware.\n"
-    );
+    let clock = Clock::of(&doc);
+    let _ = writeln!(o, "{}", clock.machine());
     let _ = writeln!(o, "Accuracy\n========\n");
     let _ = writeln!(o, "Each window was injected on CPU 1 by ``irqoff_sample`` at a random phase ({} per D); the\nsample measures its true length. *err* is reported - true latency in ms over the detected\nwindows; *theory* is the detection probability of a sampler with period P (100% from 2P,\n(D - P)/P between P and 2P, 0 below P). The irqsoff tracer ran during the hardirq\nwindows; its error is its measurement - true.\n", doc["reps"]);
     let (all_detected, within_p, missed, outside) = accuracy_section(&mut o, &ws);
@@ -290,7 +368,7 @@ fn main() -> Result<()> {
 
     let _ = writeln!(o, "Timer floor of the guest\n========================\n");
     let tf = &doc["timer_floor"];
-    let _ = writeln!(o, "timerlat at a 1 ms period for {} s: {} samples, IRQ latency median {} ns, p99 {} ns, max {} ns, {} samples over 1 ms.\nAt P = 1 ms the emulator's own delays look like irq-off windows.\n", tf["seconds"], tf["samples"], tf["irq_latency_ns"]["median"], tf["irq_latency_ns"]["p99"], tf["irq_latency_ns"]["max"], tf["over_1ms"]);
+    let _ = writeln!(o, "timerlat at a 1 ms period for {} s: {} samples, IRQ latency median {} ns, p99 {} ns, max {} ns, {} samples over 1 ms.\n", tf["seconds"], tf["samples"], tf["irq_latency_ns"]["median"], tf["irq_latency_ns"]["p99"], tf["irq_latency_ns"]["max"], tf["over_1ms"]);
 
     let _ = writeln!(o, "False events\n============\n");
     let rows: Vec<Vec<String>> = doc["false_events"].as_array().cloned().unwrap_or_default().iter().map(|r| vec![
@@ -310,6 +388,7 @@ fn main() -> Result<()> {
     let _ = writeln!(o, "Cost per sample\n===============\n");
     let _ = writeln!(o, "The module times its own handlers. Median and p99 are upper edges of log2 buckets.\nCPU share: handler time per second of one CPU, both samplers.\n");
     let mut rows = Vec::new();
+    let mut worst_mean_ns: f64 = 0.0;
     for key in ["cost_p10", "cost_p1"] {
         let c = &doc[key];
         let p = f(&c["period_ms"]);
@@ -318,6 +397,7 @@ fn main() -> Result<()> {
             let runs = f(&c[kind]["runs"]);
             let mean = f(&c[kind]["total_ns"]) / runs.max(1.0);
             let hist: Vec<u64> = c[kind]["hist_ns_log2"].as_array().map(|a| a.iter().map(|v| v.as_u64().unwrap_or(0)).collect()).unwrap_or_default();
+            worst_mean_ns = worst_mean_ns.max(mean);
             share += runs * mean / (f(&c["seconds"]) * 1e9) / 2.0;
             rows.push(vec![format!("{p}"), kind.into(), format!("{runs}"), format!("{mean:.0}"), format!("{}", log2_percentile(&hist, 0.5)), format!("{}", log2_percentile(&hist, 0.99))]);
         }
@@ -326,7 +406,8 @@ fn main() -> Result<()> {
     table(&mut o, &["P ms", "sampler", "runs", "mean ns", "median ns <=", "p99 ns <="], &rows);
 
     let _ = writeln!(o, "Memory\n======\n\n``{}`` (Rust allocations at the default 16 records per CPU and kind, 2 possible CPUs;\nplus one static per-CPU ``timer_list`` in the C shim).\n", doc["cost_p10"]["memory"].as_str().unwrap_or("?"));
-    let _ = writeln!(o, "{}", READING);
+    targets(&mut o, &doc, &ov, all_detected && within_p, worst_mean_ns);
+    let _ = writeln!(o, "{}", clock.reading());
     std::fs::write(outdir.join("benchmarks.rst"), o)?;
     Ok(())
 }
