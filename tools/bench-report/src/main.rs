@@ -280,18 +280,15 @@ const READING_ICOUNT: &str = "Reading these numbers
 - Guest time counts instructions, so timer interrupts arrive on time (timer floor above:
   about 1 us, nothing over 1 ms) and no gap comes from the host. The errors in the
   accuracy table are the sampler's own: a hardirq window of length D that starts a phase
-  U after the last expiry is reported as D + U - P, i.e. between D - P and D.
-- At P = 1 ms the injection phase was not random: every hardirq error is -0.66 ms, i.e.
-  every window started 0.34 ms after a sampler expiry, although a random sleep of 0..P
-  precedes each injection (at P = 10 ms the phases do vary: errors from -9 to 0 ms). We did
-  not find out why in this mode; the host-clock run of the same bench (the previous
-  version of this file in git) had random phases. With that fixed phase a 1.5 ms window
-  makes a 1.84 ms gap, under 2P, so none was detected, as the rule says.
+  U after the last expiry is reported as D + U - P, i.e. between D - P and D. The random
+  phase is drawn after the trace buffer is cleared: clearing waits for an RCU grace
+  period, which ends in step with the tick, and drawing it before gave every window at
+  P = 1 ms the same phase.
 - The softirq side needs a gap of 2Ps + one timer-wheel granule + one jiffy (22 ms at
   P = 10 ms, 4 ms at P = 1 ms with HZ = 1000) so that jiffy quantisation can never make an
   event. Its detection at D = 2P is therefore not certain by design (the *theory* column
-  uses that rule), and its error can exceed P by up to a jiffy: the +1.04 ms rows at
-  P = 1 ms. Both are why the accuracy target reads missed; the hardirq side meets it.
+  uses that rule): that is why the detection target reads missed; the hardirq side meets
+  it. Its error may exceed P by up to a jiffy; here it stayed within P.
 - The false events are all softirq events at P = 1 ms under stress, none with hard
   interrupts off, most on CPU 0. A 60 s rerun of that stress with records kept (threshold
   2 ms) gave lower-bound records of 7-8 ms from the hrtimer naming the stress tasks (the
@@ -304,11 +301,12 @@ const READING_ICOUNT: &str = "Reading these numbers
   clock there are none.
 - Overhead: the workload's thread interleaving still varies by about +/-15% between runs
   (spread column); the module's rows (loaded, enabled at P = 10 and 1 ms, tag-wait on:
-  medians 0.97..1.02) lie inside that noise, so no overhead of the module is measurable
-  here. The irqsoff tracer,
-  hooked into every interrupt enable/disable, costs 4.5x in the same boot.
+  medians 0.95..1.01) lie inside that noise, so no overhead of the module is measurable
+  here. The irqsoff tracer, hooked into every interrupt enable/disable, costs 4.7x in
+  the same boot.
 - Cost per sample is in guest instructions (about 300 per handler run). The host-clock run
-  measured 4-11 us for the same handlers: the emulator's cost, not the module's.
+  of this bench (the previous version of this file in git) measured 4-11 us for the same
+  handlers: the emulator's cost, not the module's.
 ";
 
 const READING_HOST: &str = "Reading these numbers

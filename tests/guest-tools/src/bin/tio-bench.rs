@@ -108,11 +108,14 @@ fn accuracy(reps: usize) -> Res<Vec<Window>> {
             }
             for &d_us in &ds {
                 for _ in 0..reps {
-                    sleep_ms(fastrand::f64() * period_ms as f64 + 5.0);
                     write(&format!("{INSTANCE}/trace"), "")?;
                     if kind == "hard" {
                         write(&format!("{TRACING}/tracing_max_latency"), "0")?;
                     }
+                    // The random phase comes last: clearing the trace waits for an RCU
+                    // grace period, which completes in step with the tick, and would align
+                    // every window to it.
+                    sleep_ms(fastrand::f64() * period_ms as f64 + 5.0);
                     let true_ns = inject(mode, d_us)?;
                     // Let the timer_list run after the window (it may be a jiffy late).
                     sleep_ms(3.0 * period_ms as f64 + 5.0);
