@@ -6,20 +6,30 @@
 #   make                 build trace_irqoff.ko and the samples against KDIR
 #   make KDIR=/lib/modules/$(uname -r)/build    ... against your own Rust-enabled kernel
 #   make modules_install install them into KDIR's module tree
+#   make rust-kbuild KVER=<release> [DEB=<dir>]  give a distribution kernel's headers the
+#                        Rust build files they lack (tools/rust-kbuild), or package them
 #   make cli             the static trace-irqoff binary
+#   make deb             target/debian/trace-irqoff-dkms_*.deb and trace-irqoff_*.deb
 #   make test            host tests + the VM suite, ending in "N passed, N failed"
 #   make demo            a scripted incident in the VM, shown through the CLI
 #   make bench           accuracy and overhead benchmarks (not part of make test)
 #
 # KDIR defaults to the test kernel, built once into $(TRACE_IRQOFF_CACHE)
-# (~/.cache/trace-irqoff) by tests/kernel/build-kernel.
+# (~/.cache/trace-irqoff) by tests/kernel/build-kernel. With KDIR given, the compiler
+# follows that kernel's .config (LLVM=-<clang major> for a clang build, none for GCC);
+# `make LLVM=...` overrides.
 
-LLVM ?= -19
+# rustup's toolchain builds the test kernel and the CLI; for a kernel given with KDIR the
+# system's rustc comes first (a distribution kernel needs the distribution's rustc).
+ifeq ($(KDIR),)
 export PATH := $(HOME)/.cargo/bin:$(PATH)
+else
+export PATH := $(PATH):$(HOME)/.cargo/bin
+endif
 CLI_TARGET := x86_64-unknown-linux-musl
 CLI_BIN := target/$(CLI_TARGET)/release/trace-irqoff
 
-.PHONY: all modules setup kernel modules_install cli test test-host demo bench clean
+.PHONY: all modules setup kernel modules_install rust-kbuild cli deb test test-host demo bench clean
 
 all: modules
 
@@ -34,15 +44,78 @@ modules: kernel
 	@$(MAKE) --no-print-directory KDIR="$$(tests/kernel/build-kernel test)" modules
 modules_install: kernel
 	@$(MAKE) --no-print-directory KDIR="$$(tests/kernel/build-kernel test)" modules_install
+# --print never builds; "|| echo /nonexistent" keeps an empty KDIR from recursing forever.
+clean:
+	@$(MAKE) --no-print-directory KDIR="$$(tests/kernel/build-kernel --print test 2>/dev/null || echo /nonexistent)" clean
 else
-modules:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) LLVM=$(LLVM) modules
-modules_install:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) LLVM=$(LLVM) modules_install
+# What the kernel in KDIR was built with. Debian's headers have .config; a bare build
+# tree may only have auto.conf. $(shell) gets PATH explicitly: make 4.3 does not hand
+# exported variables to it, and the recipes must see the same tools the checks saw.
+KCONFIG := $(firstword $(wildcard $(KDIR)/.config $(KDIR)/include/config/auto.conf))
+kconf = $(if $(KCONFIG),$(shell sed -n 's/^$(1)=//p' '$(KCONFIG)' | sed 's/^"//; s/"$$//'))
+on_path = $(shell PATH='$(PATH)' command -v $(1))
+KREL := $(or $(shell cat '$(KDIR)/include/config/kernel.release' 2>/dev/null),$(patsubst linux-headers-%,%,$(notdir $(realpath $(KDIR)))))
+
+# A GCC kernel gets no LLVM (LLVM=-19 there would link with ld.lld and fail); a clang
+# kernel gets its own clang major if installed under that suffix (Debian's clang-19).
+ifeq ($(origin LLVM),command line)
+KLLVM := $(LLVM)
+else ifeq ($(call kconf,CONFIG_CC_IS_CLANG),y)
+clang_major := $(shell expr $(call kconf,CONFIG_CLANG_VERSION) / 10000)
+KLLVM := $(if $(call on_path,clang-$(clang_major)),-$(clang_major),1)
+else
+KLLVM :=
 endif
+KBUILD_ARGS := LLVM=$(KLLVM)
+# DKMS 3.0 appends CC=clang LD=ld.lld for a clang-built kernel; where only the suffixed
+# tools exist (clang-19), map those to the ones LLVM=-N selects instead of failing.
+ifneq ($(filter -%,$(KLLVM)),)
+ifeq ($(origin CC)/$(CC)/$(call on_path,clang),command line/clang/)
+KBUILD_ARGS += CC=clang$(KLLVM)
+endif
+ifeq ($(origin LD)/$(LD)/$(call on_path,ld.lld),command line/ld.lld/)
+KBUILD_ARGS += LD=ld.lld$(KLLVM)
+endif
+endif
+
+# One sentence each, before kbuild would fail somewhere less obvious.
+# Kbuild ignores a RUSTC from the environment (it assigns rustc), so check what it runs.
+ifneq ($(origin RUSTC),command line)
+RUSTC := rustc
+endif
+streq = $(and $(findstring x$(1)x,x$(2)x),$(findstring x$(2)x,x$(1)x))
+rustc_text := $(shell PATH='$(PATH)' $(RUSTC) --version 2>/dev/null)
+kernel_rustc_text := $(call kconf,CONFIG_RUSTC_VERSION_TEXT)
+err_config := $(KDIR) has no .config (nor include/config/auto.conf): KDIR must be a configured kernel build tree or a linux-headers tree
+err_rust := $(KDIR) is a kernel without CONFIG_RUST=y, so it cannot load a Rust module
+err_rmeta := $(KDIR) has no Rust build files (Debian's headers ship none): run `make rust-kbuild KVER=$(KREL)` first (see README)
+err_rustc := '$(RUSTC) --version' says "$(or $(rustc_text),nothing)" but the kernel in $(KDIR) was built with "$(kernel_rustc_text)", and only that exact rustc produces Rust symbols the kernel can resolve (install it, or pass RUSTC=/path/to/it)
+check_config = $(if $(KCONFIG),,$(error $(err_config)))
+check_build = $(check_config)$(if $(filter y,$(call kconf,CONFIG_RUST)),,$(error $(err_rust)))$(if $(wildcard $(KDIR)/rust/libkernel.rmeta),,$(error $(err_rmeta)))$(if $(call streq,$(rustc_text),$(kernel_rustc_text)),,$(error $(err_rustc)))
+
+modules:
+	$(check_build)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_ARGS) modules
+modules_install:
+	$(check_config)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_ARGS) modules_install
+# Cleaning needs no Rust build files; the DKMS copy of the source has no Cargo.toml.
+clean:
+	$(if $(wildcard $(KDIR)/Makefile),-$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_ARGS) clean)
+	$(if $(wildcard Cargo.toml),cargo clean)
+endif
+
+# The Rust build files Debian's headers lack, made from the kernel's own source.
+rust-kbuild:
+	$(if $(KVER),,$(error give the kernel release: make rust-kbuild KVER=$$(uname -r) [DEB=<dir>]))
+	tools/rust-kbuild $(if $(DEB),--deb $(DEB)) $(KVER)
 
 cli: setup
 	cargo build --quiet --release --locked --target $(CLI_TARGET) -p trace-irqoff -p trace-irqoff-guest-tools
+
+# trace-irqoff-dkms (module source for DKMS) and trace-irqoff (the CLI) in target/debian/.
+deb: cli
+	tools/debian/build-debs
 
 test: setup modules cli
 	@tests/run
@@ -54,7 +127,3 @@ demo: setup modules cli
 # Documentation/benchmarks.rst (see tests/bench/run for the knobs).
 bench: setup cli
 	@tests/bench/run
-
-clean:
-	-$(MAKE) -C "$$(tests/kernel/build-kernel --print test 2>/dev/null)" M=$(CURDIR) LLVM=$(LLVM) clean 2>/dev/null
-	cargo clean

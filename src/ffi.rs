@@ -7,6 +7,7 @@
 //! that cross the boundary become safe types here, and errors become errnos here only.
 
 use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
+use core::marker::PhantomData;
 use core::pin::Pin;
 
 use kernel::fmt;
@@ -164,6 +165,35 @@ pub(crate) fn in_idle() -> bool {
     unsafe { raw::tio_current_is_idle() != 0 }
 }
 
+/// Preemption off on this CPU while it lives; interrupts stay on. For sections that a task
+/// of the same CPU must never wait for (a seqcount writer's odd phase): on PREEMPT_RT the
+/// timer_list callback runs in the preemptible ktimers/N thread, and a higher-priority
+/// reader spinning on the section would then keep it from ever finishing.
+///
+/// # Invariants
+///
+/// Preemption has been disabled once on behalf of this value (`tio_preempt_disable`), and
+/// is enabled once when it is dropped, on the same CPU: the type is neither `Send` nor
+/// `Sync`, and a task cannot migrate while preemption is off.
+pub(crate) struct NoPreempt(PhantomData<*mut ()>);
+
+impl NoPreempt {
+    pub(crate) fn new() -> Self {
+        // SAFETY: No preconditions; `drop` makes the matching `tio_preempt_enable`.
+        unsafe { raw::tio_preempt_disable() };
+        // INVARIANT: preemption was just disabled for this value.
+        Self(PhantomData)
+    }
+}
+
+impl Drop for NoPreempt {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant, this value disabled preemption on this CPU and
+        // has not enabled it yet.
+        unsafe { raw::tio_preempt_enable() };
+    }
+}
+
 /// The interrupted instruction pointer in hard interrupt context, else 0.
 pub(crate) fn irq_regs_ip() -> u64 {
     // SAFETY: No preconditions.
@@ -256,7 +286,8 @@ pub(crate) struct TagWaitHooks {
 impl TagWaitHooks {
     pub(crate) fn register(source: TagSource) -> Result<Self> {
         if source == TagSource::None {
-            return Err(EOPNOTSUPP);
+            // 7.2's kernel crate names no EOPNOTSUPP; the errno itself is the same.
+            return Err(Error::from_errno(-(kernel::bindings::EOPNOTSUPP as i32)));
         }
         // SAFETY: No preconditions; the hooks reach `State` only through `instance()`.
         let ret = unsafe { raw::tio_tag_wait_register(source.raw()) };

@@ -10,6 +10,12 @@
 //! granularity, so its period is P rounded up to whole jiffies (Ps), it may fire up to one
 //! wheel granule plus one jiffy late, and its rule adds that slack so that no ordinary gap
 //! is ever counted, at any allowed P and any HZ.
+//!
+//! A gap is not an event when the CPU was idle and woke late. The hrtimer (hard interrupt
+//! context everywhere) sees that directly; it records the late part of its runs in the idle
+//! task, and of hardirq-off gaps, as [`Window`]s, and the timer_list subtracts what they
+//! cover from its own gap: it may run in a thread (PREEMPT_RT, threadirqs) and then never
+//! sees idle itself.
 
 /// Nanoseconds per millisecond.
 pub(crate) const NSEC_PER_MSEC: u64 = 1_000_000;
@@ -105,6 +111,12 @@ impl Rules {
         }
     }
 
+    /// The late part of an hrtimer gap from `prev` to `now`: from the expiry it missed
+    /// (`prev` + P) to `now`. Its length is the latency of a hard event.
+    pub(crate) const fn late_window(&self, prev: u64, now: u64) -> Window {
+        Window { start: prev.saturating_add(self.period_ns), end: now }
+    }
+
     /// Whether a latency gets a stack record (below the threshold it is only counted).
     pub(crate) const fn is_recorded(&self, latency_ns: u64) -> bool {
         latency_ns >= self.threshold_ns
@@ -116,6 +128,85 @@ pub(crate) const fn overlap(a_start: u64, a_end: u64, b_start: u64, b_end: u64) 
     let start = if a_start > b_start { a_start } else { b_start };
     let end = if a_end < b_end { a_end } else { b_end };
     end.saturating_sub(start)
+}
+
+/// A stretch of time [start, end) in ns, monotonic; empty when `end <= start`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Window {
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+}
+
+impl Window {
+    pub(crate) const EMPTY: Self = Self { start: 0, end: 0 };
+
+    /// Nanoseconds of [start, end) inside this window.
+    pub(crate) const fn overlap(&self, start: u64, end: u64) -> u64 {
+        overlap(start, end, self.start, self.end)
+    }
+}
+
+/// The idle window to subtract from a softirq gap ending at `now`: the late part of the
+/// hrtimer's last run in the idle task (`idle`), extended to `now` if that was also the
+/// hrtimer's last run before `now` (`last_hard == idle.end`). The CPU was idle then, so
+/// softirqs were not held off before, and it has been waking up since, for less than a
+/// period (or the hrtimer would have run again). Where softirqs run on irq exit, that
+/// wake-up happens in the idle task and in_idle() excuses it just the same.
+pub(crate) const fn idle_until(idle: Window, last_hard: u64, now: u64) -> Window {
+    if last_hard == idle.end && idle.end != 0 && now > idle.end {
+        Window { start: idle.start, end: now }
+    } else {
+        idle
+    }
+}
+
+/// Nanoseconds of [start, end) inside `a` or `b`, counted once where the two overlap.
+pub(crate) const fn covered(start: u64, end: u64, a: Window, b: Window) -> u64 {
+    let both_start = if a.start > b.start { a.start } else { b.start };
+    let both_end = if a.end < b.end { a.end } else { b.end };
+    // The intersection lies inside both, so it never exceeds either overlap.
+    a.overlap(start, end) + b.overlap(start, end) - overlap(start, end, both_start, both_end)
+}
+
+/// What one sampler gap means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// An ordinary gap: nothing to report.
+    Ordinary,
+    /// Long, but the CPU was idle with interrupts on and woke late (deep C-state, a
+    /// hypervisor not running the vCPU): not an irq-off section, counted as an idle gap.
+    IdleLate,
+    /// An irq-off event of this latency (ns).
+    Event(u64),
+}
+
+impl Rules {
+    /// The hrtimer's verdict on `gap_ns`; `in_idle`: it interrupted the idle task. The hard
+    /// hrtimer runs in hard interrupt context on every kernel (PREEMPT_RT included), so
+    /// `in_idle` always means the CPU woke from idle for it.
+    pub(crate) const fn hard_verdict(&self, gap_ns: u64, in_idle: bool) -> Verdict {
+        match self.hard_latency(gap_ns) {
+            Some(_) if in_idle => Verdict::IdleLate,
+            Some(latency) => Verdict::Event(latency),
+            None => Verdict::Ordinary,
+        }
+    }
+
+    /// The timer_list's verdict on `gap_ns`. Of the gap, `hard_ns` is covered by a
+    /// hardirq-off window and `hard_or_idle_ns` (>= `hard_ns`) by a hardirq-off or an
+    /// idle-late window, both seen by the hrtimer. `in_idle`: the callback runs in the idle
+    /// task, which only happens where the timer softirq runs on irq exit (not on
+    /// PREEMPT_RT or with `threadirqs`, where it runs in ktimers/N); the idle windows give
+    /// the same answer there.
+    pub(crate) const fn soft_verdict(&self, gap_ns: u64, hard_ns: u64, hard_or_idle_ns: u64, in_idle: bool) -> Verdict {
+        match self.soft_latency(gap_ns, hard_or_idle_ns) {
+            Some(_) if in_idle => Verdict::IdleLate,
+            Some(latency) => Verdict::Event(latency),
+            // Long only because of a late wake-up from idle: counted like one.
+            None if self.soft_latency(gap_ns, hard_ns).is_some() => Verdict::IdleLate,
+            None => Verdict::Ordinary,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -188,5 +279,170 @@ mod tests {
         assert_eq!(overlap(0, 10, 5, 20), 5);
         assert_eq!(overlap(0, 10, 10, 20), 0);
         assert_eq!(overlap(5, 6, 0, 20), 1);
+    }
+
+    fn w(start: u64, end: u64) -> Window {
+        Window { start, end }
+    }
+
+    #[test]
+    fn covered_counts_the_union_once() {
+        // Disjoint windows add up; only the part inside [start, end) counts.
+        assert_eq!(covered(0, 100, w(10, 20), w(50, 70)), 30);
+        assert_eq!(covered(15, 60, w(10, 20), w(50, 70)), 15);
+        // Overlapping windows count their union.
+        assert_eq!(covered(0, 100, w(10, 40), w(30, 60)), 50);
+        assert_eq!(covered(0, 100, w(10, 60), w(20, 30)), 50);
+        assert_eq!(covered(0, 100, w(10, 40), w(10, 40)), 30);
+        // Empty windows (before the first event, or torn into end < start) add nothing.
+        assert_eq!(covered(0, 100, Window::EMPTY, Window::EMPTY), 0);
+        assert_eq!(covered(0, 100, w(40, 30), w(10, 20)), 10);
+        assert_eq!(covered(5, 100, Window::EMPTY, w(0, 10)), 5);
+    }
+
+    #[test]
+    fn late_window_starts_at_the_missed_expiry() {
+        let r = Rules::new(10 * MS, 50 * MS, 1000);
+        // Previous run at 1000 ms, next at 1107 ms: latency 97 ms, from 1010 ms on.
+        let lw = r.late_window(1000 * MS, 1107 * MS);
+        assert_eq!(lw, w(1010 * MS, 1107 * MS));
+        assert_eq!(r.hard_latency(107 * MS), Some(lw.end - lw.start));
+        // An ordinary gap has an empty late window.
+        assert_eq!(r.late_window(1000 * MS, 1005 * MS).overlap(0, u64::MAX), 0);
+    }
+
+    #[test]
+    fn hard_verdicts() {
+        let r = Rules::new(10 * MS, 50 * MS, 1000);
+        assert_eq!(r.hard_verdict(15 * MS, false), Verdict::Ordinary);
+        assert_eq!(r.hard_verdict(15 * MS, true), Verdict::Ordinary);
+        assert_eq!(r.hard_verdict(107 * MS, false), Verdict::Event(97 * MS));
+        assert_eq!(r.hard_verdict(107 * MS, true), Verdict::IdleLate);
+    }
+
+    /// On PREEMPT_RT (and with threadirqs) the timer_list runs in ktimers/N, never in the
+    /// idle task: a late wake-up from idle is told by the hrtimer's idle window instead.
+    ///
+    /// Model: the timer_list last ran at `s0`, is due at `ds` (its period, plus up to the
+    /// wheel's postponement). The CPU idles; the hrtimer runs on time every P, last at `r`
+    /// before the CPU stops at `x` (a deep C-state, a vCPU not run) until `w`, which is
+    /// at or after `ds`. At `w` the hrtimer runs first (hard interrupt, in the idle task)
+    /// if it is due by then (`r + P <= w`), and records its late part; ktimers/N runs the
+    /// timer_list `after` later (less than a period: other threads first, or the vCPU
+    /// stalled again). The softirq side must never count an event.
+    #[test]
+    fn late_wake_up_from_idle_is_never_a_soft_event() {
+        for hz in [100, 250, 300, 1000] {
+            for p_ms in [1, 4, 10, 100] {
+                let r = Rules::new(p_ms * MS, 50 * MS.max(2 * p_ms * MS), hz);
+                let (p, ps, j) = (r.period_ns, r.soft_period_ns, r.jiffy_ns);
+                let postponed = wheel_granularity(r.soft_period_jiffies) * j;
+                let s0 = 1_000 * MS;
+                let mut idle_late_seen = 0;
+                for x in [s0, s0 + ps / 2, s0 + ps, s0 + ps + postponed] {
+                    for r_back in [0, p / 3, p - 1] {
+                        let last_hard = x - r_back;
+                        for ds in [(s0 + ps).max(x), s0 + ps + postponed] {
+                            if ds < x {
+                                continue;
+                            }
+                            for stall in [0, p / 2, p, p + p / 2, 2 * p - 1, 2 * p, 3 * p, 1000 * MS] {
+                                let w = ds + stall;
+                                let idle = if last_hard + p <= w {
+                                    if r.hard_verdict(w - last_hard, true) == Verdict::IdleLate {
+                                        idle_late_seen += 1;
+                                    }
+                                    r.late_window(last_hard, w)
+                                } else {
+                                    // Its on-time run in idle before the stall: late by 0.
+                                    Window { start: last_hard, end: last_hard }
+                                };
+                                // The last hrtimer run: at the wake-up if it was due, else
+                                // its on-time run before the stall.
+                                let hard_last = if last_hard + p <= w { w } else { last_hard };
+                                for after in [0, j / 2, j, p - 1] {
+                                    let now = w + after;
+                                    let gap = now - s0;
+                                    let idle = idle_until(idle, hard_last, now);
+                                    let both = covered(s0, now, Window::EMPTY, idle);
+                                    let v = r.soft_verdict(gap, 0, both, false);
+                                    assert!(
+                                        !matches!(v, Verdict::Event(_)),
+                                        "hz={hz} p={p_ms}ms x={x} r={last_hard} ds={ds} w={w} after={after}: {v:?}"
+                                    );
+                                    // Idle-late whenever the gap alone would be an event.
+                                    if r.soft_latency(gap, 0).is_some() {
+                                        assert_eq!(v, Verdict::IdleLate);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                assert!(idle_late_seen > 0);
+            }
+        }
+    }
+
+    #[test]
+    fn idle_window_extends_to_now_only_after_the_last_hrtimer_run() {
+        let idle = w(10, 20);
+        assert_eq!(idle_until(idle, 20, 25), w(10, 25));
+        // The hrtimer ran since (not in idle): the CPU has been busy, nothing is added.
+        assert_eq!(idle_until(idle, 30, 35), idle);
+        // No idle run yet.
+        assert_eq!(idle_until(Window::EMPTY, 0, 35), Window::EMPTY);
+        assert_eq!(idle_until(idle, 20, 20), idle);
+    }
+
+    /// Idle windows only excuse lateness: a long softirq-off section is still an event.
+    #[test]
+    fn sections_after_idle_are_still_events() {
+        let r = Rules::new(10 * MS, 50 * MS, 1000);
+        // Timer_list at 0; the hrtimer ran in idle at 5 ms (on time); bh off from 6 to
+        // 106 ms, the hrtimer running every 10 ms meanwhile, not in idle.
+        let idle = w(5 * MS, 5 * MS);
+        let now = 106 * MS;
+        let idle = idle_until(idle, 105 * MS, now);
+        let v = r.soft_verdict(now, 0, covered(0, now, Window::EMPTY, idle), false);
+        assert_eq!(v, Verdict::Event(96 * MS));
+        // PREEMPT_RT: the bh-off task slept (on a lock) and the CPU idled meanwhile; the
+        // hrtimer ran in idle up to 105 ms. Only the last, unfinished period is excused.
+        let idle = idle_until(w(105 * MS, 105 * MS), 105 * MS, now);
+        let v = r.soft_verdict(now, 0, covered(0, now, Window::EMPTY, idle), false);
+        assert_eq!(v, Verdict::Event(95 * MS));
+    }
+
+    /// The hrtimer may be late by less than a period at the wake-up (no idle gap of its
+    /// own) while the timer_list, due earlier, is late by more: its window still counts.
+    #[test]
+    fn short_idle_window_still_explains_the_soft_gap() {
+        let r = Rules::new(10 * MS, 50 * MS, 1000);
+        // Timer_list ran at 0, due at 10 ms; hrtimer last ran at 9 ms (due at 19 ms); the
+        // CPU slept through both and woke at 27 ms: the hrtimer is 8 ms late (ordinary),
+        // the timer_list 17 ms (its gap of 27 ms alone would be an event).
+        assert_eq!(r.hard_verdict(18 * MS, true), Verdict::Ordinary);
+        let idle = r.late_window(9 * MS, 27 * MS);
+        assert_eq!(r.soft_latency(27 * MS, 0), Some(17 * MS));
+        let v = r.soft_verdict(27 * MS, 0, covered(0, 27 * MS, Window::EMPTY, idle), false);
+        assert_eq!(v, Verdict::IdleLate);
+    }
+
+    #[test]
+    fn soft_verdicts() {
+        let r = Rules::new(10 * MS, 50 * MS, 1000);
+        // Ordinary.
+        assert_eq!(r.soft_verdict(12 * MS, 0, 0, false), Verdict::Ordinary);
+        assert_eq!(r.soft_verdict(12 * MS, 0, 0, true), Verdict::Ordinary);
+        // Softirqs off 100 ms, no window explains it.
+        assert_eq!(r.soft_verdict(110 * MS, 0, 0, false), Verdict::Event(100 * MS));
+        // Ran in the idle task (timer softirq on irq exit from idle): idle-late.
+        assert_eq!(r.soft_verdict(110 * MS, 0, 0, true), Verdict::IdleLate);
+        // Fully explained by a hardirq-off window: ordinary (the hard event counts it).
+        assert_eq!(r.soft_verdict(110 * MS, 100 * MS, 100 * MS, false), Verdict::Ordinary);
+        // Explained by an idle-late window: idle-late, not an event.
+        assert_eq!(r.soft_verdict(110 * MS, 0, 100 * MS, false), Verdict::IdleLate);
+        // Softirqs off 100 ms beyond a 50 ms idle window: still an event, of the rest.
+        assert_eq!(r.soft_verdict(160 * MS, 0, 50 * MS, false), Verdict::Event(100 * MS));
     }
 }

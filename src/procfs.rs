@@ -51,7 +51,8 @@ pub(crate) fn write(state: &State, file: ProcFile, buf: &[u8]) -> Result {
     }
 }
 
-/// Calls `f` for each record of `store`, oldest first.
+/// Calls `f` for each record of `store`, oldest first. May sleep (seq_file show holds no
+/// spinning lock).
 fn for_each_record(store: &RecordStore, generation: u64, mut f: impl FnMut(&Record)) {
     let n = store.len(generation);
     let mut order = [0usize; MAX_RECORDS];
@@ -61,8 +62,9 @@ fn for_each_record(store: &RecordStore, generation: u64, mut f: impl FnMut(&Reco
     order[..n].sort_unstable_by_key(|&i| store.timestamp(i));
     let mut r = Record::empty();
     for &i in &order[..n] {
-        store.read(i, &mut r);
-        f(&r);
+        if store.read(i, &mut r) {
+            f(&r);
+        }
     }
 }
 

@@ -8,12 +8,28 @@
 //! writer never waits for a reader (it may run in hard interrupt context, where no lock
 //! that sleeps on PREEMPT_RT may be taken). A clear only bumps a generation number; the
 //! writer empties its store when it next sees a new generation, readers ignore stale ones.
+//!
+//! The kernel's seqcount rule holds: the writer is not preemptible inside a slot. The
+//! hrtimer writes in hard interrupt context; the timer_list, which on PREEMPT_RT runs in
+//! the preemptible ktimers/N thread, writes with preemption disabled. Otherwise a reader of
+//! higher priority on the writer's CPU could preempt it mid-slot and spin forever. Readers
+//! also never spin unboundedly: after a few spins they sleep, and in the end give up.
 
 use kernel::prelude::*;
 use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
-use kernel::sync::barrier::{smp_mb, Read, Write};
+use kernel::time::{delay::fsleep, Delta};
 
+use crate::backoff::{Backoff, Step};
+use crate::compat::{smp_rmb, smp_wmb};
+use crate::ffi::NoPreempt;
 use crate::retention::{self, Decision};
+
+/// Failed attempts a reader spins before it sleeps: a write is some 40 stores.
+const READ_SPINS: u32 = 100;
+/// Sleeps before a reader gives up on a slot (100 ms in all).
+const READ_SLEEPS: u32 = 1000;
+/// One sleep: long enough to be a real sleep (fsleep busy-waits below 10 µs).
+const READ_SLEEP: Delta = Delta::from_micros(100);
 
 /// Frames kept per record.
 pub(crate) const MAX_FRAMES: usize = 32;
@@ -59,6 +75,13 @@ impl Record {
 }
 
 /// A record's storage, all atomics so that racing reads are defined behaviour.
+///
+/// # Invariants
+///
+/// `seq` is odd only while the store's single writer is inside [`Slot::write`], and the
+/// writer cannot be preempted meanwhile. So a reader that finds `seq` odd waits for a
+/// writer running on another CPU, never for one it has preempted: on the reader's own CPU
+/// a writer finishes before the reader runs again.
 struct Slot {
     /// Odd while the writer is inside the slot.
     seq: Atomic<u32>,
@@ -84,11 +107,15 @@ impl Slot {
         }
     }
 
-    /// Only the store's single writer calls this.
+    /// Only the store's single writer calls this. Never sleeps: fine in any context.
     fn write(&self, r: &Record) {
+        // Dropped at the end, after `seq` is even again.
+        let _no_preempt = NoPreempt::new();
         let seq = self.seq.load(Relaxed);
+        // INVARIANT: `seq` turns odd with preemption disabled, and even again before
+        // `_no_preempt` is dropped.
         self.seq.store(seq.wrapping_add(1), Relaxed);
-        smp_mb(Write);
+        smp_wmb();
         self.latency_ns.store(r.latency_ns, Relaxed);
         self.timestamp_ns.store(r.timestamp_ns, Relaxed);
         self.pid.store(r.pid, Relaxed);
@@ -103,32 +130,45 @@ impl Slot {
         self.seq.store(seq.wrapping_add(2), Release);
     }
 
-    /// A consistent copy, retrying while the writer is inside the slot.
-    fn read(&self, out: &mut Record) {
+    /// A consistent copy into `out`, retrying while the writer is inside the slot; false if
+    /// the slot stayed busy for the whole [`Backoff`] (`out` is then unspecified).
+    ///
+    /// Process context only: it may sleep.
+    fn read(&self, out: &mut Record) -> bool {
+        let mut backoff = Backoff::new(READ_SPINS, READ_SLEEPS);
         loop {
-            let s1 = self.seq.load(Acquire);
-            if s1 & 1 != 0 {
-                core::hint::spin_loop();
-                continue;
+            if self.try_read(out) {
+                return true;
             }
-            out.latency_ns = self.latency_ns.load(Relaxed);
-            out.timestamp_ns = self.timestamp_ns.load(Relaxed);
-            out.pid = self.pid.load(Relaxed);
-            let flags = self.flags.load(Relaxed);
-            out.lower_bound = flags & 1 != 0;
-            out.nr_frames = ((flags >> 8) as usize).min(MAX_FRAMES);
-            let [a, b] = [self.comm[0].load(Relaxed).to_ne_bytes(), self.comm[1].load(Relaxed).to_ne_bytes()];
-            out.comm = [
-                a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-            ];
-            for (dst, src) in out.frames[..out.nr_frames].iter_mut().zip(self.frames.iter()) {
-                *dst = src.load(Relaxed);
-            }
-            smp_mb(Read);
-            if self.seq.load(Relaxed) == s1 {
-                return;
+            match backoff.next() {
+                Step::Spin => core::hint::spin_loop(),
+                Step::Sleep => fsleep(READ_SLEEP),
+                Step::GiveUp => return false,
             }
         }
+    }
+
+    /// One attempt of [`Slot::read`]: false if the writer was inside the slot.
+    fn try_read(&self, out: &mut Record) -> bool {
+        let s1 = self.seq.load(Acquire);
+        if s1 & 1 != 0 {
+            return false;
+        }
+        out.latency_ns = self.latency_ns.load(Relaxed);
+        out.timestamp_ns = self.timestamp_ns.load(Relaxed);
+        out.pid = self.pid.load(Relaxed);
+        let flags = self.flags.load(Relaxed);
+        out.lower_bound = flags & 1 != 0;
+        out.nr_frames = ((flags >> 8) as usize).min(MAX_FRAMES);
+        let [a, b] = [self.comm[0].load(Relaxed).to_ne_bytes(), self.comm[1].load(Relaxed).to_ne_bytes()];
+        out.comm = [
+            a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+        ];
+        for (dst, src) in out.frames[..out.nr_frames].iter_mut().zip(self.frames.iter()) {
+            *dst = src.load(Relaxed);
+        }
+        smp_rmb();
+        self.seq.load(Relaxed) == s1
     }
 }
 
@@ -205,11 +245,11 @@ impl RecordStore {
         self.used(generation)
     }
 
-    /// Copies record `i` (< `len`) into `out`.
-    pub(crate) fn read(&self, i: usize, out: &mut Record) {
-        if let Some(slot) = self.slots.get(i) {
-            slot.read(out);
-        }
+    /// Copies record `i` (< `len`) into `out`; false if there is none, or it could not be
+    /// read consistently (its writer stayed inside it for 100 ms, which a writer that
+    /// cannot be preempted never does). Process context only: it may sleep.
+    pub(crate) fn read(&self, i: usize, out: &mut Record) -> bool {
+        self.slots.get(i).is_some_and(|slot| slot.read(out))
     }
 
     /// Timestamp of record `i`, for ordering without copying whole records.

@@ -15,7 +15,7 @@ use kernel::{impl_has_hr_timer, new_mutex};
 
 use crate::counts::Counts;
 use crate::ffi;
-use crate::gap;
+use crate::gap::{self, Verdict, Window};
 use crate::records::{Record, RecordStore, MAX_FRAMES};
 use crate::settings::Settings;
 use crate::stack;
@@ -53,8 +53,12 @@ pub(crate) struct CpuSampler {
     /// The current softirq starvation has been recorded already.
     soft_starved_seen: Atomic<bool>,
     /// The last hardirq-off window, so the softirq side does not count it twice.
-    hard_off_start_ns: Atomic<u64>,
-    hard_off_end_ns: Atomic<u64>,
+    hard_off: WindowCell,
+    /// The late part of the hrtimer's last run in the idle task (a late wake-up from idle,
+    /// however short). The timer_list cannot tell one itself where it runs in a thread
+    /// (ktimers/N on PREEMPT_RT or with threadirqs: never the idle task), so it subtracts
+    /// this window as it does `hard_off`.
+    idle_late: WindowCell,
     pub(crate) hard: RecordStore,
     /// Softirq-off records from the timer_list.
     pub(crate) soft: RecordStore,
@@ -69,6 +73,41 @@ pub(crate) struct CpuSampler {
     /// Time spent in the samplers' handlers: what sampling costs this CPU.
     pub(crate) hard_cost: Cost,
     pub(crate) soft_cost: Cost,
+}
+
+/// A window the hrtimer saw last, read by both samplers of its CPU.
+///
+/// Only the hrtimer writes it, in hard interrupt context on its CPU; the timer_list reads it
+/// on the same CPU and may be interrupted by a write (on PREEMPT_RT also preempted across
+/// one). A write stores `start`, then `end`, and `end` changes with every write (it is the
+/// time of the write), so a read that sees the same `end` before and after `start` has a
+/// consistent pair. Same CPU only: an interrupt's stores are seen in program order.
+struct WindowCell {
+    start: Atomic<u64>,
+    end: Atomic<u64>,
+}
+
+impl WindowCell {
+    const fn new() -> Self {
+        Self { start: Atomic::new(0), end: Atomic::new(0) }
+    }
+
+    fn set(&self, w: Window) {
+        self.start.store(w.start, Relaxed);
+        self.end.store(w.end, Relaxed);
+    }
+
+    fn get(&self) -> Window {
+        // Each retry needs another hrtimer run in between (at most one per period).
+        for _ in 0..4 {
+            let end = self.end.load(Relaxed);
+            let start = self.start.load(Relaxed);
+            if self.end.load(Relaxed) == end {
+                return Window { start, end };
+            }
+        }
+        Window::EMPTY
+    }
 }
 
 /// Handler runs, their total time and a log2 histogram of their lengths in ns.
@@ -107,8 +146,8 @@ impl CpuSampler {
                 last_hard_ns: Atomic::new(0),
                 last_soft_ns: Atomic::new(0),
                 soft_starved_seen: Atomic::new(false),
-                hard_off_start_ns: Atomic::new(0),
-                hard_off_end_ns: Atomic::new(0),
+                hard_off: WindowCell::new(),
+                idle_late: WindowCell::new(),
                 hard: RecordStore::new(records)?,
                 soft: RecordStore::new(records)?,
                 soft_starved: RecordStore::new(records)?,
@@ -129,8 +168,8 @@ impl CpuSampler {
         this.last_hard_ns.store(now, Relaxed);
         this.last_soft_ns.store(now, Relaxed);
         this.soft_starved_seen.store(false, Relaxed);
-        this.hard_off_start_ns.store(0, Relaxed);
-        this.hard_off_end_ns.store(0, Relaxed);
+        this.hard_off.set(Window::EMPTY);
+        this.idle_late.set(Window::EMPTY);
         let rules = this.settings.rules();
         let handle = HrTimerPointer::start(this.clone(), period(&rules));
         *this.running.lock() = Some(handle);
@@ -168,26 +207,29 @@ impl CpuSampler {
             return;
         }
         let gap = now.saturating_sub(prev);
+        // Meaningful on every kernel: this runs in hard interrupt context, also on
+        // PREEMPT_RT, so it interrupted the idle task if the CPU was idle.
         let idle = ffi::in_idle();
-        match rules.hard_latency(gap) {
-            Some(_) if idle => self.idle_gaps.add(1, Relaxed),
-            Some(latency) => {
-                self.hard_off_start_ns.store(now - latency, Relaxed);
-                self.hard_off_end_ns.store(now, Relaxed);
+        if idle {
+            // Every run in idle, also when late by less than an idle gap: the timer_list,
+            // if due earlier, may have been late by more.
+            self.idle_late.set(rules.late_window(prev, now));
+        }
+        match rules.hard_verdict(gap, idle) {
+            Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
+            Verdict::Event(latency) => {
+                self.hard_off.set(rules.late_window(prev, now));
                 self.hard_counts.add(latency);
                 self.event(Kind::Hardirq, latency, false, rules.is_recorded(latency), &self.hard);
             }
-            None => {}
+            Verdict::Ordinary => {}
         }
         let last_soft = self.last_soft_ns.load(Relaxed);
         if last_soft != 0 && !idle && !self.soft_starved_seen.load(Relaxed) {
-            let hard_overlap = gap::overlap(
-                last_soft,
-                now,
-                self.hard_off_start_ns.load(Relaxed),
-                self.hard_off_end_ns.load(Relaxed),
-            );
-            if let Some(latency) = rules.soft_starved(now.saturating_sub(last_soft), hard_overlap) {
+            // If the previous run was in idle, softirqs were not starved before it.
+            let idle_late = gap::idle_until(self.idle_late.get(), prev, now);
+            let explained = gap::covered(last_soft, now, self.hard_off.get(), idle_late);
+            if let Some(latency) = rules.soft_starved(now.saturating_sub(last_soft), explained) {
                 self.soft_starved_seen.store(true, Relaxed);
                 self.event(Kind::Softirq, latency, true, true, &self.soft_starved);
             }
@@ -208,18 +250,20 @@ impl CpuSampler {
         self.soft_starved_seen.store(false, Relaxed);
         if prev != 0 {
             let gap = now.saturating_sub(prev);
-            let hard_overlap = gap::overlap(
-                prev,
-                now,
-                self.hard_off_start_ns.load(Relaxed),
-                self.hard_off_end_ns.load(Relaxed),
-            );
-            let latency = rules.soft_latency(gap, hard_overlap);
-            if latency.is_some() && ffi::in_idle() {
-                self.idle_gaps.add(1, Relaxed);
-            } else if let Some(latency) = latency {
-                self.soft_counts.add(latency);
-                self.event(Kind::Softirq, latency, false, rules.is_recorded(latency), &self.soft);
+            let (hard_off, idle_late) = (self.hard_off.get(), self.idle_late.get());
+            // After the window: if the hrtimer ran since, `last_hard_ns` is newer than it.
+            let idle_late = gap::idle_until(idle_late, self.last_hard_ns.load(Relaxed), now);
+            let hard = hard_off.overlap(prev, now);
+            let hard_or_idle = gap::covered(prev, now, hard_off, idle_late);
+            // in_idle() only where the timer softirq runs on irq exit; where it runs in
+            // ktimers/N the idle window answers the same question.
+            match rules.soft_verdict(gap, hard, hard_or_idle, ffi::in_idle()) {
+                Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
+                Verdict::Event(latency) => {
+                    self.soft_counts.add(latency);
+                    self.event(Kind::Softirq, latency, false, rules.is_recorded(latency), &self.soft);
+                }
+                Verdict::Ordinary => {}
             }
         }
         rules.soft_period_jiffies

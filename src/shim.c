@@ -8,6 +8,7 @@
 #include <linux/jiffies.h>
 #include <linux/kallsyms.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -109,6 +110,16 @@ int tio_current_task(char *buf)
 int tio_current_is_idle(void)
 {
 	return is_idle_task(current);
+}
+
+void tio_preempt_disable(void)
+{
+	preempt_disable();
+}
+
+void tio_preempt_enable(void)
+{
+	preempt_enable();
 }
 
 unsigned long tio_irq_regs_ip(void)

@@ -38,6 +38,10 @@ int tio_current_task(char *buf);
 /* Whether the current task is this CPU's idle task. */
 int tio_current_is_idle(void);
 
+/* preempt_disable() / preempt_enable(): macros, so Rust reaches them here. */
+void tio_preempt_disable(void);
+void tio_preempt_enable(void);
+
 /* The interrupted instruction pointer in hard interrupt context, else 0. */
 unsigned long tio_irq_regs_ip(void);
 

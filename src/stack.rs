@@ -7,6 +7,9 @@
 //! interrupt (or softirq) machinery that called it, then the interrupted code. The cut is
 //! made after the interrupt entry (`asm_*`, exact when the interrupted IP is known), or
 //! else after the softirq machinery (`handle_softirqs` .. `__local_bh_enable_ip`).
+//! When the interrupted code was itself another interrupt's return path (re-enabling
+//! interrupts took a pending IPI first, whose exit rescheduled with interrupts on, as seen
+//! on PREEMPT_RT), that path and its entry are cut too.
 
 /// Frames looked at for the cut; the machinery is never deeper than this.
 pub(crate) const SCAN_DEPTH: usize = 24;
@@ -28,6 +31,16 @@ const SOFTIRQ_MACHINERY: &[&str] = &[
     "__irq_exit_rcu",
 ];
 
+/// Frames of an interrupt's return path that may run with interrupts enabled (preemption
+/// on interrupt exit), so that the sampler's interrupt can nest in them.
+const INTERRUPT_EXIT: &[&str] = &[
+    "preempt_schedule_irq",
+    "irqentry_exit",
+    "irqentry_exit_cond_resched",
+    "raw_irqentry_exit_cond_resched",
+    "dynamic_irqentry_exit_cond_resched",
+];
+
 /// What a frame is, for the cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FrameClass {
@@ -35,6 +48,8 @@ pub(crate) enum FrameClass {
     InterruptEntry,
     /// Part of the softirq machinery that ran the timer_list sampler.
     Softirq,
+    /// An interrupt's return path (`irqentry_exit`, `preempt_schedule_irq`).
+    InterruptExit,
     /// Anything else, or a frame without a symbol.
     Other,
 }
@@ -46,6 +61,8 @@ pub(crate) fn classify(symbol: &str) -> FrameClass {
         FrameClass::InterruptEntry
     } else if SOFTIRQ_MACHINERY.contains(&name) {
         FrameClass::Softirq
+    } else if INTERRUPT_EXIT.contains(&name) {
+        FrameClass::InterruptExit
     } else {
         FrameClass::Other
     }
@@ -54,28 +71,48 @@ pub(crate) fn classify(symbol: &str) -> FrameClass {
 /// Index of the first frame to show.
 ///
 /// `irq_ip` is the interrupted instruction pointer when the sampler ran in hard interrupt
-/// context (0 when unknown); `class_of(i)` classifies frame `i`, and is called only when
-/// the interrupted IP is not among the frames.
+/// context (0 when unknown); `class_of(i)` classifies frame `i`. It is called for every
+/// scanned frame only when the interrupted IP is not among the frames; otherwise only for
+/// the few frames after the cut.
 pub(crate) fn first_culprit_frame(
     frames: &[u64],
     irq_ip: u64,
     mut class_of: impl FnMut(usize) -> FrameClass,
 ) -> usize {
     let depth = frames.len().min(SCAN_DEPTH);
-    if irq_ip != 0 {
-        if let Some(i) = frames[..depth].iter().position(|&f| f == irq_ip) {
-            return i;
+    let at_ip = if irq_ip != 0 { frames[..depth].iter().position(|&f| f == irq_ip) } else { None };
+    let cut = match at_ip {
+        Some(i) => i,
+        None => {
+            let mut cut = 0;
+            for i in 0..depth {
+                match class_of(i) {
+                    FrameClass::InterruptEntry => {
+                        cut = i + 1;
+                        break;
+                    }
+                    FrameClass::Softirq => cut = i + 1,
+                    FrameClass::InterruptExit | FrameClass::Other => {}
+                }
+            }
+            cut
         }
-    }
-    let mut cut = 0;
-    for i in 0..depth {
-        match class_of(i) {
-            FrameClass::InterruptEntry => return i + 1,
-            FrameClass::Softirq => cut = i + 1,
-            FrameClass::Other => {}
+    };
+    skip_interrupt_returns(cut, depth, class_of)
+}
+
+/// From `cut`, skips every interrupt return path that ends in its interrupt's entry frame.
+fn skip_interrupt_returns(mut cut: usize, depth: usize, mut class_of: impl FnMut(usize) -> FrameClass) -> usize {
+    loop {
+        let mut i = cut;
+        while i < depth && class_of(i) == FrameClass::InterruptExit {
+            i += 1;
         }
+        if i == cut || i >= depth || class_of(i) != FrameClass::InterruptEntry {
+            return cut;
+        }
+        cut = i + 1;
     }
-    cut
 }
 
 #[cfg(test)]
@@ -126,6 +163,21 @@ mod tests {
     fn ksoftirqd_keeps_its_own_frames() {
         let names = ["h", "call_timer_fn", "handle_softirqs", "run_ksoftirqd", "smpboot_thread_fn"];
         assert_eq!(cut(&names, 0), 3);
+    }
+
+    #[test]
+    fn nested_interrupt_return_is_cut() {
+        // PREEMPT_RT: re-enabling interrupts took a reschedule IPI whose exit preempted
+        // with interrupts on, and the sampler's timer interrupt came in there.
+        let names = [
+            "handler", "hrtimer_interrupt", "asm_sysvec_apic_timer_interrupt", "preempt_schedule_irq",
+            "irqentry_exit", "asm_sysvec_reschedule_ipi", "sample_irq_enable", "irqoff_sample_hardirq_window",
+        ];
+        assert_eq!(cut(&names, 0x1003), 6);
+        assert_eq!(cut(&names, 0), 6);
+        // A return path not ending in an entry frame is the culprit's own code: kept.
+        let names = ["handler", "asm_sysvec_apic_timer_interrupt", "preempt_schedule_irq", "culprit"];
+        assert_eq!(cut(&names, 0), 2);
     }
 
     #[test]

@@ -11,6 +11,8 @@
 
 use kernel::prelude::*;
 
+mod backoff;
+mod compat;
 mod counts;
 mod escape;
 mod ffi;
@@ -38,9 +40,10 @@ module! {
             default: 16,
             description: "Worst events kept per CPU and kind (1..64)",
         },
-        tag_wait_kprobe: bool {
-            default: false,
-            description: "Feed tag-wait tracking from the kprobe shim even if block:block_rq_tag_wait exists",
+        // u8, not bool: 7.2's module! has no bool parameters.
+        tag_wait_kprobe: u8 {
+            default: 0,
+            description: "1: feed tag-wait tracking from the kprobe shim even if block:block_rq_tag_wait exists (0 or 1)",
         },
     },
 }
@@ -52,12 +55,20 @@ struct TraceIrqoff {
 
 impl kernel::Module for TraceIrqoff {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        let records = module_parameters::records_per_cpu.value() as usize;
+        let records = compat::param::<u32>(module_parameters::records_per_cpu.value()) as usize;
         if !(1..=records::MAX_RECORDS).contains(&records) {
             pr_err!("records_per_cpu must be within 1..={}\n", records::MAX_RECORDS);
             return Err(EINVAL);
         }
-        let source = tag_source(module_parameters::tag_wait_kprobe.value());
+        let force_kprobe = match compat::param::<u8>(module_parameters::tag_wait_kprobe.value()) {
+            0 => false,
+            1 => true,
+            _ => {
+                pr_err!("tag_wait_kprobe must be 0 or 1\n");
+                return Err(EINVAL);
+            }
+        };
+        let source = tag_source(force_kprobe);
         let state = KBox::pin_init(state::State::new(kernel::cpu::nr_cpu_ids(), records, source)?, GFP_KERNEL)?;
         let proc = ffi::Registration::new(state)?;
         pr_info!("loaded; /proc/trace_irqoff is ready, sampling is disabled\n");

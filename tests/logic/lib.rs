@@ -3,6 +3,8 @@
 //! The module's pure logic (files of `src/` that use only `core`), compiled for the host so
 //! that `cargo test` exercises exactly the code the kernel runs.
 
+#[path = "../../src/backoff.rs"]
+pub mod backoff;
 #[path = "../../src/gap.rs"]
 pub mod gap;
 #[path = "../../src/histogram.rs"]

@@ -55,6 +55,13 @@ above_culprit() {	# above_culprit BLOCK FUNC: the frames above FUNC
 events() {	# events CPU KIND: events counted on CPU of KIND (hard|soft)
 	sed -n "s/^cpu $1 .* $2_events=\([0-9]*\).*/\1/p" $TIO/records
 }
+has() {	# has FEATURE: the kernel has FEATURE (tests/vm/run: test-kernel, stock, rt, bh-lock, hz=N)
+	case " $(cat /tests/features 2>/dev/null) " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+config_field() {	# config_field NAME: a value of the module's config line (period_ns, hz, soft_period_ns...)
+	field "$1" "$(grep '^config ' $TIO/records)"
+}
 within() {	# within VALUE LO HI
 	[ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
 }

@@ -19,6 +19,7 @@ mod gap;
 #[allow(dead_code)]
 #[path = "../../../src/histogram.rs"]
 mod histogram;
+mod mechanism;
 mod metrics;
 mod original;
 mod procfs;

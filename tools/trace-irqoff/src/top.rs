@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::mechanism;
 use crate::render::function;
 use crate::snapshot::{Kind, Record};
 
@@ -12,7 +13,8 @@ use crate::snapshot::{Kind, Record};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Culprit {
     pub kind: Kind,
-    /// The first frame's function, or the whole stack joined with " <- ".
+    /// The first frame's function that is not mechanism (`mechanism.rs`), or the whole
+    /// stack joined with " <- ".
     pub culprit: String,
     pub count: u64,
     pub worst_ns: u64,
@@ -28,7 +30,7 @@ pub fn top(records: &[Record], whole_stack: bool) -> Vec<Culprit> {
         let key = if whole_stack {
             r.stack.iter().map(|f| function(f)).collect::<Vec<_>>().join(" <- ")
         } else {
-            r.stack.first().map_or("?", |f| function(f)).to_string()
+            mechanism::culprit(r.stack.iter().map(|f| function(f))).unwrap_or("?").to_string()
         };
         let c = groups.entry((r.kind, key.clone())).or_insert_with(|| Culprit {
             kind: r.kind,
@@ -101,5 +103,13 @@ mod tests {
     fn folded_is_root_first_and_merged() {
         let rs = [rec(Kind::Soft, 1, &["leaf+0x1/0x2", "root+0x0/0x1"]), rec(Kind::Soft, 2, &["leaf+0x3/0x2", "root"])];
         assert_eq!(folded(&rs), "softirq-off;sh;root;leaf 2\n");
+    }
+
+    #[test]
+    fn culprit_skips_an_irq_enable_helper() {
+        // A GCC-built sample keeps its C helper as a frame above the window function.
+        let rs = [rec(Kind::Hard, 10, &["sample_irq_enable+0xf/0x20 [s]", "irqoff_sample_hardirq_window+0x30/0x60 [s]"])];
+        assert_eq!(top(&rs, false)[0].culprit, "irqoff_sample_hardirq_window");
+        assert_eq!(top(&rs, true)[0].culprit, "sample_irq_enable <- irqoff_sample_hardirq_window");
     }
 }

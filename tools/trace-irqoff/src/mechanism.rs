@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Frames that are mechanism, not cause: where a CPU happened to be when the sampler saw
+//! the window end (re-enabling interrupts, reading the clock in a busy loop, spinning on
+//! or releasing a lock, entering an interrupt), not the code that kept interrupts off.
+//! `top` names the first frame that is not one of these; `top --stack` keeps every frame.
+//! The list is documented in Documentation/trace-irqoff-cli.rst.
+
+/// Whole names.
+const EXACT: &[&str] = &[
+    "local_irq_enable",
+    "local_irq_restore",
+    "trace_hardirqs_on",
+    "__local_bh_enable_ip",
+    "local_bh_enable",
+    "cpu_relax",
+    "read_tsc",
+    "delay_tsc",
+    "delay_loop",
+    "delay_halt",
+    "udelay",
+    "mdelay",
+    "__udelay",
+    "__ndelay",
+    "__const_udelay",
+    "queued_spin_lock_slowpath",
+    "native_queued_spin_lock_slowpath",
+    "do_raw_spin_lock",
+    "do_raw_spin_unlock",
+    "irq_exit",
+    "irq_exit_rcu",
+    "__irq_exit_rcu",
+    "common_interrupt",
+    "asm_common_interrupt",
+];
+
+/// Name prefixes.
+const PREFIX: &[&str] = &[
+    "ktime_get",
+    "sched_clock",
+    "native_sched_clock",
+    "local_clock",
+    "_raw_spin_lock",
+    "_raw_spin_unlock",
+    "_raw_read_lock",
+    "_raw_read_unlock",
+    "_raw_write_lock",
+    "_raw_write_unlock",
+    "arch_local_irq_",
+    "sysvec_",
+    "asm_sysvec_",
+    "irqentry_",
+];
+
+/// Name suffixes: helpers that wrap an irq or bh enable (e.g. a driver's `foo_irq_enable`).
+const SUFFIX: &[&str] = &["_irq_enable", "_irq_restore", "_irqrestore", "_bh_enable"];
+
+/// Whether `function` (a bare symbol name) is mechanism rather than a culprit.
+pub fn is_mechanism(function: &str) -> bool {
+    EXACT.contains(&function)
+        || PREFIX.iter().any(|p| function.starts_with(p))
+        || SUFFIX.iter().any(|s| function.ends_with(s))
+}
+
+/// The culprit among `functions` (innermost first): the first that is not mechanism, or
+/// the first of all when every frame is.
+pub fn culprit<'a>(functions: impl IntoIterator<Item = &'a str> + Clone) -> Option<&'a str> {
+    functions.clone().into_iter().find(|f| !is_mechanism(f)).or_else(|| functions.into_iter().next())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skips_enable_helpers_time_reads_and_locks() {
+        for f in ["sample_irq_enable", "_raw_spin_unlock_irqrestore", "ktime_get_mono_fast_ns", "delay_tsc",
+                  "native_queued_spin_lock_slowpath", "__local_bh_enable_ip", "sysvec_apic_timer_interrupt"] {
+            assert!(is_mechanism(f), "{f}");
+        }
+        for f in ["irqoff_sample_hardirq_window", "preemptirq_delay_run", "vfs_write", "ktime", "enable_irq"] {
+            assert!(!is_mechanism(f), "{f}");
+        }
+    }
+
+    #[test]
+    fn culprit_is_first_non_mechanism_frame_or_first() {
+        let s = ["sample_irq_enable", "irqoff_sample_hardirq_window", "vfs_write"];
+        assert_eq!(culprit(s.iter().copied()), Some("irqoff_sample_hardirq_window"));
+        let m = ["ktime_get", "delay_tsc"];
+        assert_eq!(culprit(m.iter().copied()), Some("ktime_get"));
+        assert_eq!(culprit([].iter().copied()), None);
+    }
+}
