@@ -95,7 +95,7 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
 }
 
 pub fn run(cli: &Cli) -> Result<()> {
-    let m = Module::open(Dir::new(&cli.proc_root))?;
+    let m = Module::open(Dir::new(&cli.proc_root))?.raw_symbols(cli.raw_symbols);
     let color = use_color(cli.color);
     match &cli.command {
         Command::Status => status(&m, cli.json, color),

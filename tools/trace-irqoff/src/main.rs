@@ -25,6 +25,7 @@ mod original;
 mod procfs;
 mod render;
 mod snapshot;
+mod symbols;
 mod top;
 
 use procfs::ProcError;
@@ -43,6 +44,10 @@ pub struct Cli {
     /// Machine-readable JSON output (stable; see Documentation/trace-irqoff-cli.rst).
     #[arg(long, global = true)]
     pub json: bool,
+
+    /// Show Rust symbols as the kernel printed them (mangled), not demangled.
+    #[arg(long, global = true)]
+    pub raw_symbols: bool,
 
     /// When to colour the output (never with NO_COLOR set, or when not a terminal in auto).
     #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]

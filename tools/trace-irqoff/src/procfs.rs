@@ -104,6 +104,8 @@ pub struct Settings {
 /// The module, through a backend.
 pub struct Module<B: Backend> {
     backend: B,
+    /// Demangle Rust symbols in the stacks of snapshots (off: `--raw-symbols`).
+    demangle: bool,
 }
 
 const EBUSY: i32 = 16;
@@ -116,7 +118,13 @@ impl<B: Backend> Module<B> {
         if !backend.present() {
             return Err(ProcError::NotLoaded(backend.path("")));
         }
-        Ok(Self { backend })
+        Ok(Self { backend, demangle: true })
+    }
+
+    /// Stacks as the kernel printed them (`--raw-symbols`), not demangled.
+    pub fn raw_symbols(mut self, raw: bool) -> Self {
+        self.demangle = !raw;
+        self
     }
 
     fn read(&self, name: &str) -> Result<String, ProcError> {
@@ -144,11 +152,19 @@ impl<B: Backend> Module<B> {
     /// The module's state, from `records`; from the human files when the module has none
     /// (the original trace-irqoff).
     pub fn snapshot(&self) -> Result<Snapshot, ProcError> {
-        match self.backend.read("records") {
-            Ok(text) => Ok(snapshot::parse(&text)?),
-            Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => self.snapshot_original(),
-            Err(e) => Err(self.io_error("cannot read", "records", e, "")),
+        let mut s = match self.backend.read("records") {
+            Ok(text) => snapshot::parse(&text)?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => self.snapshot_original()?,
+            Err(e) => return Err(self.io_error("cannot read", "records", e, "")),
+        };
+        if self.demangle {
+            for r in &mut s.records {
+                for f in &mut r.stack {
+                    *f = crate::symbols::demangle_frame(f);
+                }
+            }
         }
+        Ok(s)
     }
 
     fn snapshot_original(&self) -> Result<Snapshot, ProcError> {

@@ -97,10 +97,7 @@ pub fn record(out: &mut String, r: &Record, color: bool, new: bool, stack_depth:
     }
 }
 
-/// Name of a frame without offset and module: "func+0x1f/0x80 [mod]" -> "func".
-pub fn function(frame: &str) -> &str {
-    frame.split(['+', ' ']).next().unwrap_or(frame)
-}
+pub use crate::symbols::function;
 
 #[cfg(test)]
 mod tests {

@@ -300,13 +300,32 @@ fn record_restores_the_state_after_ctrl_c() {
 
 /// The JSON of `records --json` is a stable interface: it must match the snapshot taken
 /// from the fixture (update tests/fixtures/records.json on purpose, never by accident).
+/// The snapshot holds the frames as the kernel printed them (`--raw-symbols`).
 #[test]
 fn records_json_snapshot() {
     let root = ours();
-    let out = cli(root.path()).args(["records", "--json", "--sort", "newest"]).output().unwrap();
+    let out = cli(root.path()).args(["records", "--json", "--sort", "newest", "--raw-symbols"]).output().unwrap();
     let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let want: serde_json::Value = serde_json::from_str(include_str!("fixtures/records.json")).unwrap();
     assert_eq!(got, want);
+}
+
+/// By default Rust frames are demangled (v0 here), everywhere a stack is shown; C frames,
+/// offsets and modules stay as printed.
+#[test]
+fn rust_frames_are_demangled_unless_raw() {
+    let root = ours();
+    let out = cli(root.path()).args(["records", "--kind", "hard", "--limit", "1"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x352/0x409 [irqoff_sample]"), "{text}");
+    assert!(!text.contains("_RNv"), "{text}");
+    assert!(text.contains("irqoff_sample_hardirq_window+0x30/0x4d [irqoff_sample]"), "{text}");
+    let out = cli(root.path()).args(["records", "--kind", "hard", "--limit", "1", "--raw-symbols"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("_RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_main"), "{text}");
+    let out = cli(root.path()).args(["top", "--stack", "--json"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter"), "{text}");
 }
 
 /// Likewise `hist --json --per-cpu`.

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Frames as people read them: Rust symbols demangled (legacy `_ZN...E` and v0 `_R...`
+//! schemes), the rest as the kernel printed them (`%pS`: `func+0x1f/0x80 [module]`).
+//! `--raw-symbols` keeps every frame as printed; the /proc files always are.
+
+/// `frame` with its symbol demangled when it is a Rust one; offset and module kept.
+pub fn demangle_frame(frame: &str) -> String {
+    let (symbol, rest) = split(frame);
+    match rustc_demangle::try_demangle(symbol) {
+        // `{:#}` leaves out the hashes (crate disambiguators and legacy `::h...`).
+        Ok(d) => format!("{d:#}{rest}"),
+        Err(_) => frame.to_string(),
+    }
+}
+
+/// The function of a frame, without offset and module: "func+0x1f/0x80 [mod]" -> "func".
+/// A demangled name may hold spaces (`<A as B>::f`), so the offset or the module suffix
+/// ends it, not the first space.
+pub fn function(frame: &str) -> &str {
+    split(frame).0
+}
+
+/// (symbol, "+0x../0x.. [module]" or " [module]" or "").
+fn split(frame: &str) -> (&str, &str) {
+    let end = frame
+        .rfind("+0x")
+        .or_else(|| frame.strip_suffix(']').and_then(|f| f.rfind(" [")))
+        .unwrap_or(frame.len());
+    frame.split_at(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v0_symbols_are_demangled_with_offset_and_module_kept() {
+        let raw = "_RNvXs4_Cs7mu83waahYW_18irqoff_sample_mainNtB5_12SampleDeviceNtNtCsb5MLIFMWygY_6kernel10miscdevice10MiscDevice10write_iter+0x71c/0x870 [irqoff_sample]";
+        assert_eq!(
+            demangle_frame(raw),
+            "<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x71c/0x870 [irqoff_sample]"
+        );
+    }
+
+    #[test]
+    fn legacy_symbols_are_demangled() {
+        assert_eq!(demangle_frame("_ZN4core3fmt5write17h0123456789abcdefE+0x10/0x20"), "core::fmt::write+0x10/0x20");
+    }
+
+    #[test]
+    fn c_symbols_and_addresses_stay_as_printed() {
+        for f in ["vfs_write+0x1d7/0x210", "irqoff_sample_hardirq_window+0x2d/0x53 [irqoff_sample]", "0xffffffffa000a15e", "_Rbogus+0x1/0x2"] {
+            assert_eq!(demangle_frame(f), f);
+        }
+    }
+
+    #[test]
+    fn function_ends_at_offset_or_module() {
+        assert_eq!(function("irqoff_sample_hardirq_window+0x2d/0x53 [irqoff_sample]"), "irqoff_sample_hardirq_window");
+        assert_eq!(function("vfs_write+0x1d7/0x210"), "vfs_write");
+        assert_eq!(function("0xffffffff81000000"), "0xffffffff81000000");
+        assert_eq!(function("<a::B as c::D>::f+0x1/0x2 [m]"), "<a::B as c::D>::f");
+        assert_eq!(function("f [m]"), "f");
+    }
+}
