@@ -37,9 +37,9 @@ inject() {	# inject CPU MODE MS: one window of the sample module, on CPU
 true_ns() {	# true_ns MODE: the sample's own measurement of its last MODE window
 	dmesg | sed -n "s/.*irqoff_sample: $1 window cpu=[0-9]* ns=\([0-9]*\).*/\1/p" | tail -n1
 }
-record_block() {	# record_block CPU KIND LB: the first such record of the records file, with its frames
-	awk -v c="cpu=$1" -v k="kind=$2" -v l="lower_bound=$3" '
-		$1 == "record" { if (found) exit; if ($2 == c && $3 == k && $4 == l) { found = 1; print }; next }
+record_block() {	# record_block CPU KIND LB [COMM]: the first such record (of task COMM) of the records file, with its frames
+	awk -v c="cpu=$1" -v k="kind=$2" -v l="lower_bound=$3" -v t="${4:+ comm=$4 }" '
+		$1 == "record" { if (found) exit; if ($2 == c && $3 == k && $4 == l && (t == "" || index($0, t))) { found = 1; print }; next }
 		$1 == "frame" { if (found) print; next }
 		{ if (found) exit }' $TIO/records
 }
