@@ -146,6 +146,13 @@ impl Window {
     }
 }
 
+/// Whether `theirs` (a window on another CPU) covers at least half of `ours`: enough to
+/// say the two were one incident.
+pub(crate) const fn overlaps_most(ours: Window, theirs: Window) -> bool {
+    let len = ours.end.saturating_sub(ours.start);
+    len > 0 && 2 * theirs.overlap(ours.start, ours.end) >= len
+}
+
 /// The idle window to subtract from a softirq gap ending at `now`: the late part of the
 /// hrtimer's last run in the idle task (`idle`), extended to `now` if that was also the
 /// hrtimer's last run before `now` (`last_hard == idle.end`). The CPU was idle then, so
@@ -272,6 +279,16 @@ mod tests {
         assert_eq!(r.soft_starved(104 * MS, 99 * MS), None);
         // ... but softirqs starved 60 ms beyond a hardirq-off window are reported.
         assert_eq!(r.soft_starved(160 * MS, 99 * MS), Some(51 * MS));
+    }
+
+    #[test]
+    fn overlapping_most_of_a_window() {
+        let ours = Window { start: 100, end: 200 };
+        assert!(overlaps_most(ours, Window { start: 0, end: 150 }));
+        assert!(overlaps_most(ours, Window { start: 120, end: 1000 }));
+        assert!(!overlaps_most(ours, Window { start: 0, end: 149 }));
+        assert!(!overlaps_most(ours, Window { start: 200, end: 300 }));
+        assert!(!overlaps_most(Window::EMPTY, Window { start: 0, end: 300 }));
     }
 
     #[test]

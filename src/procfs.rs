@@ -12,16 +12,43 @@ use kernel::seq_file::SeqFile;
 use kernel::seq_print;
 use kernel::sync::atomic::Relaxed;
 
+use crate::cause::Cause;
 use crate::escape::{Escaped, Printable};
-use crate::ffi::{self, ProcFile, Symbol};
-use crate::gap::NSEC_PER_MSEC;
+use crate::ffi::{self, file_id, Symbol};
+use crate::gap::{self, Window, NSEC_PER_MSEC};
 use crate::histogram::{self, NR_BUCKETS};
-use crate::records::{Record, RecordStore, MAX_RECORDS};
-use crate::sampler::{CpuSampler, Kind};
+use crate::records::{comm_str, Kind, Record, RecordStore, Stack, Which, MAX_RECORDS};
+use crate::sampler::CpuSampler;
 use crate::state::State;
 
 /// Version of the `records` format; bumped on any incompatible change.
-const RECORDS_VERSION: u32 = 1;
+const RECORDS_VERSION: u32 = 2;
+
+/// The files under `/proc/trace_irqoff`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum ProcFile {
+    Enable,
+    SamplingPeriod,
+    TraceLatency,
+    Distribute,
+    Records,
+    TagWait,
+}
+
+impl ProcFile {
+    /// The file the shim means by `id`.
+    pub(crate) fn from_id(id: u32) -> Option<Self> {
+        Some(match id {
+            file_id::ENABLE => Self::Enable,
+            file_id::SAMPLING_PERIOD => Self::SamplingPeriod,
+            file_id::TRACE_LATENCY => Self::TraceLatency,
+            file_id::DISTRIBUTE => Self::Distribute,
+            file_id::RECORDS => Self::Records,
+            file_id::TAG_WAIT => Self::TagWait,
+            _ => return None,
+        })
+    }
+}
 
 /// Renders one file.
 pub(crate) fn show(state: &State, file: ProcFile, m: &SeqFile) -> Result {
@@ -60,11 +87,42 @@ fn for_each_record(store: &RecordStore, generation: u64, mut f: impl FnMut(&Reco
         *o = i;
     }
     order[..n].sort_unstable_by_key(|&i| store.timestamp(i));
-    let mut r = Record::empty();
+    // Records are a few KB: on the heap, not on the stack of a seq_file show.
+    let Ok(mut r) = KBox::new(Record::empty(), GFP_KERNEL) else { return };
     for &i in &order[..n] {
         if store.read(i, &mut r) {
             f(&r);
         }
+    }
+}
+
+/// Calls `f` with the CPU's open softirq window, if it has one.
+fn with_pending(cpu: &CpuSampler, generation: u64, f: impl FnOnce(&Record)) {
+    let Ok(mut r) = KBox::new(Record::empty(), GFP_KERNEL) else { return };
+    if cpu.pending.read(generation, &mut r) {
+        f(&r);
+    }
+}
+
+/// Frame `i` of a stack: the name taken at capture, else looked up now.
+struct Frame<'a>(&'a Stack, usize);
+
+impl fmt::Display for Frame<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.name(self.1) {
+            Some(name) => fmt::Write::write_str(f, core::str::from_utf8(name).unwrap_or("?")),
+            None => fmt::Display::fmt(&Symbol(self.0.frames().get(self.1).copied().unwrap_or(0)), f),
+        }
+    }
+}
+
+/// The stack to show where one stack is shown: where the window ended, or for a window
+/// still open the one taken inside it.
+fn main_stack(r: &Record) -> &Stack {
+    if r.header.ongoing {
+        r.stack(Which::Window)
+    } else {
+        r.stack(Which::End)
     }
 }
 
@@ -77,13 +135,25 @@ impl<T: corefmt::Display> fmt::Display for Show<T> {
     }
 }
 
-/// `LATENCY: 107ms` as the original printed it (`51+ms` for a lower bound).
+/// `LATENCY: 107ms` as the original printed it (`51+ms` for a window still open).
 struct Millis<'a>(&'a Record);
 
 impl fmt::Display for Millis<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let plus = if self.0.lower_bound { "+" } else { "" };
-        write!(f, "{}{}ms", self.0.latency_ns / NSEC_PER_MSEC, plus)
+        let plus = if self.0.header.ongoing { "+" } else { "" };
+        write!(f, "{}{}ms", self.0.header.latency_ns / NSEC_PER_MSEC, plus)
+    }
+}
+
+/// ` CAUSE: bh-off` for softirq records, nothing for hardirq ones.
+struct CauseSuffix(Option<Cause>);
+
+impl fmt::Display for CauseSuffix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(c) => write!(f, " CAUSE: {}", c.name()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -99,35 +169,49 @@ impl fmt::Display for Seconds {
 fn show_trace_latency(state: &State, m: &SeqFile) {
     let generation = state.settings.generation();
     seq_print!(m, "trace_irqoff_latency: {}ms\n\n", state.settings.threshold_ns() / NSEC_PER_MSEC);
-    let kinds: [(&str, &[fn(&CpuSampler) -> &RecordStore]); 2] = [
-        (" hardirq:\n", &[|c| &c.hard]),
-        ("\n softirq:\n", &[|c| &c.soft, |c| &c.soft_starved]),
-    ];
-    for (header, stores) in kinds {
-        seq_print!(m, "{}", header);
-        for cpu in state.cpus.iter() {
-            if stores.iter().all(|s| s(cpu).len(generation) == 0) {
-                continue;
-            }
-            seq_print!(m, " cpu: {}\n", cpu.cpu);
-            for store in stores {
-                for_each_record(store(cpu), generation, |r| {
-                    seq_print!(
-                        m,
-                        "     COMMAND: {} PID: {} LATENCY: {} LATENCY_NS: {} TIME: {}\n",
-                        Show(Printable(r.comm())),
-                        r.pid,
-                        Millis(r),
-                        r.latency_ns,
-                        Seconds(r.timestamp_ns)
-                    );
-                    for &addr in r.frames() {
-                        seq_print!(m, "     {}\n", Symbol(addr));
-                    }
-                    seq_print!(m, "\n");
-                });
-            }
+    let print = |r: &Record| {
+        let h = &r.header;
+        seq_print!(
+            m,
+            "     COMMAND: {} PID: {} LATENCY: {} LATENCY_NS: {} TIME: {}{}\n",
+            Show(Printable(r.comm())),
+            h.pid,
+            Millis(r),
+            h.latency_ns,
+            Seconds(h.timestamp_ns),
+            CauseSuffix(h.cause)
+        );
+        let stack = main_stack(r);
+        for i in 0..stack.frames().len() {
+            seq_print!(m, "     {}\n", Frame(stack, i));
         }
+        seq_print!(m, "\n");
+    };
+    seq_print!(m, " hardirq:\n");
+    for cpu in state.cpus.iter() {
+        if cpu.hard.len(generation) == 0 {
+            continue;
+        }
+        seq_print!(m, " cpu: {}\n", cpu.cpu);
+        for_each_record(&cpu.hard, generation, print);
+    }
+    seq_print!(m, "\n softirq:\n");
+    for cpu in state.cpus.iter() {
+        let mut header = false;
+        let mut heading = || {
+            if !header {
+                seq_print!(m, " cpu: {}\n", cpu.cpu);
+                header = true;
+            }
+        };
+        if cpu.soft.len(generation) != 0 {
+            heading();
+            for_each_record(&cpu.soft, generation, print);
+        }
+        with_pending(cpu, generation, |r| {
+            heading();
+            print(r);
+        });
     }
 }
 
@@ -139,6 +223,19 @@ fn show_distribute(state: &State, m: &SeqFile) {
         }
         // seq_file grows its buffer and retries on overflow; a formatting error cannot
         // happen short of that.
+        let _ = histogram::render(&mut SeqWriter(m), header, &sum);
+    }
+    for cause in Cause::ALL {
+        let mut sum = [0u64; NR_BUCKETS];
+        for cpu in state.cpus.iter() {
+            if let Some(c) = cpu.cause_counts.get(cause.index()) {
+                c.add_to(&mut sum);
+            }
+        }
+        let header: &str = match cause {
+            Cause::BhOff => "softirq-off, bh-off:",
+            Cause::KsoftirqdWait => "softirq-off, ksoftirqd-wait:",
+        };
         let _ = histogram::render(&mut SeqWriter(m), header, &sum);
     }
 }
@@ -174,33 +271,36 @@ fn show_records(state: &State, m: &SeqFile) {
     for cpu in state.cpus.iter() {
         let (hd, hr) = cpu.hard.drops(generation);
         let (sd, sr) = cpu.soft.drops(generation);
-        let (ld, lr) = cpu.soft_starved.drops(generation);
+        let [bh, ksd] = &cpu.cause_counts;
         seq_print!(
             m,
-            "cpu {} online={} hard_events={} soft_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={}\n",
+            "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={}\n",
             cpu.cpu,
             u8::from(ffi::cpu_online(cpu.cpu)),
             cpu.hard_counts.total(),
             cpu.soft_counts.total(),
+            bh.total(),
+            ksd.total(),
             hd,
             hr,
-            sd + ld,
-            sr + lr,
+            sd,
+            sr,
             cpu.idle_gaps.load(Relaxed)
         );
-        for kind in [Kind::Hardirq, Kind::Softirq] {
-            seq_print!(m, "hist {} {}", cpu.cpu, kind.name());
-            for c in cpu.counts(kind).snapshot() {
+        let hists = [("hard", &cpu.hard_counts), ("soft", &cpu.soft_counts), ("soft-bh-off", bh), ("soft-ksoftirqd-wait", ksd)];
+        for (name, counts) in hists {
+            seq_print!(m, "hist {} {}", cpu.cpu, name);
+            for c in counts.snapshot() {
                 seq_print!(m, " {}", c);
             }
             seq_print!(m, "\n");
         }
-        for (kind, cost) in [(Kind::Hardirq, &cpu.hard_cost), (Kind::Softirq, &cpu.soft_cost)] {
+        for (name, cost) in [("hard", &cpu.hard_cost), ("soft", &cpu.soft_cost), ("capture", &cpu.capture_cost)] {
             seq_print!(
                 m,
                 "cost {} {} runs={} total_ns={} hist_ns",
                 cpu.cpu,
-                kind.name(),
+                name,
                 cost.runs.load(Relaxed),
                 cost.total_ns.load(Relaxed)
             );
@@ -211,29 +311,91 @@ fn show_records(state: &State, m: &SeqFile) {
         }
     }
     for cpu in state.cpus.iter() {
-        let stores = [(Kind::Hardirq, &cpu.hard), (Kind::Softirq, &cpu.soft), (Kind::Softirq, &cpu.soft_starved)];
-        for (kind, store) in stores {
-            for_each_record(store, generation, |r| {
-                seq_print!(
-                    m,
-                    "record cpu={} kind={} lower_bound={} latency_ns={} timestamp_ns={} pid={} comm={} frames={}\n",
-                    cpu.cpu,
-                    kind.name(),
-                    u8::from(r.lower_bound),
-                    r.latency_ns,
-                    r.timestamp_ns,
-                    r.pid,
-                    Show(Escaped(r.comm())),
-                    r.frames().len()
-                );
-                for &addr in r.frames() {
-                    seq_print!(m, "frame {}\n", Symbol(addr));
-                }
-            });
+        for (kind, store) in [(Kind::Hardirq, &cpu.hard), (Kind::Softirq, &cpu.soft)] {
+            for_each_record(store, generation, |r| show_record(state, m, cpu.cpu, kind, r));
         }
+        with_pending(cpu, generation, |r| show_record(state, m, cpu.cpu, Kind::Softirq, r));
     }
     show_tag_wait_records(state, m);
     seq_print!(m, "end\n");
+}
+
+/// One record of the `records` file, with its stacks.
+fn show_record(state: &State, m: &SeqFile, cpu: u32, kind: Kind, r: &Record) {
+    let h = &r.header;
+    let (end, window) = (r.stack(Which::End), r.stack(Which::Window));
+    seq_print!(
+        m,
+        "record cpu={} kind={} lower_bound={} latency_ns={} timestamp_ns={} pid={} comm={} cause={} runnable_ns={} samples={} bh_off_samples={} idle_samples={} jiffies={}",
+        cpu,
+        kind.name(),
+        u8::from(h.ongoing),
+        h.latency_ns,
+        h.timestamp_ns,
+        h.pid,
+        Show(Escaped(r.comm())),
+        h.cause.map_or("-", Cause::name),
+        h.runnable_ns,
+        h.samples.total,
+        h.samples.bh_off,
+        h.samples.idle,
+        h.jiffies
+    );
+    let (start, end_ns) = r.window();
+    match h.overlap_cpu {
+        Some(other) => {
+            let found = overlapping_hard(state, other, Window { start, end: end_ns });
+            match found {
+                Some(o) => seq_print!(
+                    m,
+                    " overlap_cpu={} overlap_kind=hard overlap_latency_ns={} overlap_pid={} overlap_comm={}",
+                    other,
+                    o.header.latency_ns,
+                    o.header.pid,
+                    Show(Escaped(o.comm()))
+                ),
+                None => seq_print!(m, " overlap_cpu={} overlap_kind=hard overlap_latency_ns=0 overlap_pid=0 overlap_comm=", other),
+            }
+        }
+        None => seq_print!(m, " overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm="),
+    }
+    seq_print!(
+        m,
+        " frames={} window_frames={} window_pid={} window_comm={}\n",
+        end.frames().len(),
+        window.frames().len(),
+        r.window_pid,
+        Show(Escaped(comm_str(&r.window_comm)))
+    );
+    for i in 0..end.frames().len() {
+        seq_print!(m, "frame {}\n", Frame(end, i));
+    }
+    for i in 0..window.frames().len() {
+        seq_print!(m, "window_frame {}\n", Frame(window, i));
+    }
+}
+
+/// The hardirq-off record of `cpu` that covers most of `ours`, if one covers most of it.
+fn overlapping_hard(state: &State, cpu: u32, ours: Window) -> Option<KBox<Record>> {
+    let sampler = state.cpu(cpu)?;
+    let generation = state.settings.generation();
+    let mut best: Option<(KBox<Record>, u64)> = None;
+    let mut r = KBox::new(Record::empty(), GFP_KERNEL).ok()?;
+    for i in 0..sampler.hard.len(generation) {
+        if !sampler.hard.read(i, &mut r) {
+            continue;
+        }
+        let (start, end) = r.window();
+        let theirs = Window { start, end };
+        if gap::overlaps_most(ours, theirs) {
+            let covered = theirs.overlap(ours.start, ours.end);
+            if best.as_ref().is_none_or(|(_, b)| covered > *b) {
+                let next = KBox::new(Record::empty(), GFP_KERNEL).ok()?;
+                best = Some((core::mem::replace(&mut r, next), covered));
+            }
+        }
+    }
+    best.map(|(r, _)| r)
 }
 
 fn show_tag_wait(state: &State, m: &SeqFile) {

@@ -1,76 +1,271 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Per-CPU, per-kind stores of the worst events since the last clear.
+//! Per-CPU, per-kind stores of the worst events since the last clear, and the one open
+//! softirq window a CPU may have.
 //!
 //! Each store has one writer: the sampler of its CPU and kind, which never runs twice at
-//! once. Readers (the /proc files, on any CPU) copy a slot under its sequence count and
-//! retry if the writer was inside it, so no reader ever sees a half-written record, and the
-//! writer never waits for a reader (it may run in hard interrupt context, where no lock
-//! that sleeps on PREEMPT_RT may be taken). A clear only bumps a generation number; the
-//! writer empties its store when it next sees a new generation, readers ignore stale ones.
+//! once. It writes a record in place ([`Writer`]), so the hard interrupt path keeps no copy
+//! of a record on its stack. Readers (the /proc files, on any CPU) copy a slot under its
+//! sequence count and retry if the writer was inside it, so no reader ever sees a
+//! half-written record, and the writer never waits for a reader (it may run in hard
+//! interrupt context, where no lock that sleeps on PREEMPT_RT may be taken). A clear only
+//! bumps a generation number; the writer empties its store when it next sees a new
+//! generation, readers ignore stale ones.
 //!
 //! The kernel's seqcount rule holds: the writer is not preemptible inside a slot. The
 //! hrtimer writes in hard interrupt context; the timer_list, which on PREEMPT_RT runs in
 //! the preemptible ktimers/N thread, writes with preemption disabled. Otherwise a reader of
 //! higher priority on the writer's CPU could preempt it mid-slot and spin forever. Readers
 //! also never spin unboundedly: after a few spins they sleep, and in the end give up.
+//!
+//! A record holds two stacks: where the window ended ([`Which::End`]: where the sampler
+//! finally ran) and, for softirq windows, one taken inside it by the hrtimer
+//! ([`Which::Window`]). Frames in code that can be unloaded carry their names, taken at
+//! capture (`names.rs`).
 
 use kernel::prelude::*;
 use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
 use kernel::time::{delay::fsleep, Delta};
 
 use crate::backoff::{Backoff, Step};
+use crate::cause::{Cause, Samples};
 use crate::compat::{smp_rmb, smp_wmb};
-use crate::ffi::NoPreempt;
+use crate::ffi::{NoPreempt, COMM_LEN};
+use crate::names::{self, Packer, REGION_LEN};
 use crate::retention::{self, Decision};
 
-/// Failed attempts a reader spins before it sleeps: a write is some 40 stores.
+/// Failed attempts a reader spins before it sleeps: a write is some 100 stores.
 const READ_SPINS: u32 = 100;
 /// Sleeps before a reader gives up on a slot (100 ms in all).
 const READ_SLEEPS: u32 = 1000;
 /// One sleep: long enough to be a real sleep (fsleep busy-waits below 10 µs).
 const READ_SLEEP: Delta = Delta::from_micros(100);
 
-/// Frames kept per record.
+/// Frames kept per stack.
 pub(crate) const MAX_FRAMES: usize = 32;
-/// Bytes of a task's comm (stored as two u64 words).
-pub(crate) const COMM_LEN: usize = 16;
 /// Largest number of records per CPU and kind (module parameter bound).
 pub(crate) const MAX_RECORDS: usize = 64;
+/// u64 words of one stack's name region.
+const NAME_WORDS: usize = REGION_LEN / 8;
+const _: () = assert!(REGION_LEN % 8 == 0 && MAX_FRAMES <= 32);
 
-/// One event with its culprit, as stored and as read back.
+/// The two kinds of section the module detects.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Kind {
+    Hardirq,
+    Softirq,
+}
+
+impl Kind {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Hardirq => "hard",
+            Kind::Softirq => "soft",
+        }
+    }
+}
+
+/// The stacks of a record.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Which {
+    /// Where the window ended: the code the sampler interrupted or ran after.
+    End = 0,
+    /// Inside a softirq window, taken by the hrtimer while it was open.
+    Window = 1,
+}
+
+/// One stack as read back, culprit first, with the names taken at capture.
 #[derive(Clone)]
-pub(crate) struct Record {
+pub(crate) struct Stack {
+    nr: usize,
+    frames: [u64; MAX_FRAMES],
+    named: u32,
+    names: [u8; REGION_LEN],
+}
+
+impl Stack {
+    const fn empty() -> Self {
+        Self { nr: 0, frames: [0; MAX_FRAMES], named: 0, names: [0; REGION_LEN] }
+    }
+
+    pub(crate) fn frames(&self) -> &[u64] {
+        &self.frames[..self.nr.min(MAX_FRAMES)]
+    }
+
+    /// The name frame `i` got at capture, if it is in code that can be unloaded.
+    pub(crate) fn name(&self, i: usize) -> Option<&[u8]> {
+        names::name_of(&self.names, self.named, i)
+    }
+}
+
+/// What a writer sets first: everything but the stacks.
+pub(crate) struct Header {
     pub(crate) latency_ns: u64,
     pub(crate) timestamp_ns: u64,
     pub(crate) pid: i32,
-    pub(crate) lower_bound: bool,
     pub(crate) comm: [u8; COMM_LEN],
-    pub(crate) nr_frames: usize,
-    pub(crate) frames: [u64; MAX_FRAMES],
+    /// A softirq window still open: `latency_ns` is its length so far.
+    pub(crate) ongoing: bool,
+    /// Softirq windows only.
+    pub(crate) cause: Option<Cause>,
+    /// How long the softirq thread was seen waiting to run (0: not seen).
+    pub(crate) runnable_ns: u64,
+    /// What the hrtimer saw inside a softirq window.
+    pub(crate) samples: Samples,
+    /// Softirq windows: jiffies that passed from its start to the capture.
+    pub(crate) jiffies: u64,
+    /// Another CPU whose hardirq-off window overlapped this one.
+    pub(crate) overlap_cpu: Option<u32>,
+}
+
+/// One event with its culprit, as read back.
+pub(crate) struct Record {
+    pub(crate) header: Header,
+    /// The task running when the window stack was taken.
+    pub(crate) window_pid: i32,
+    pub(crate) window_comm: [u8; COMM_LEN],
+    pub(crate) stacks: [Stack; 2],
+}
+
+/// A comm up to its NUL.
+pub(crate) fn comm_str(comm: &[u8; COMM_LEN]) -> &[u8] {
+    let end = comm.iter().position(|&b| b == 0).unwrap_or(COMM_LEN);
+    &comm[..end]
 }
 
 impl Record {
     pub(crate) const fn empty() -> Self {
         Self {
-            latency_ns: 0,
-            timestamp_ns: 0,
-            pid: 0,
-            lower_bound: false,
-            comm: [0; COMM_LEN],
-            nr_frames: 0,
-            frames: [0; MAX_FRAMES],
+            header: Header {
+                latency_ns: 0,
+                timestamp_ns: 0,
+                pid: 0,
+                comm: [0; COMM_LEN],
+                ongoing: false,
+                cause: None,
+                runnable_ns: 0,
+                samples: Samples { total: 0, bh_off: 0, idle: 0 },
+                jiffies: 0,
+                overlap_cpu: None,
+            },
+            window_pid: 0,
+            window_comm: [0; COMM_LEN],
+            stacks: [Stack::empty(), Stack::empty()],
         }
     }
 
-    /// The comm up to its NUL.
     pub(crate) fn comm(&self) -> &[u8] {
-        let end = self.comm.iter().position(|&b| b == 0).unwrap_or(COMM_LEN);
-        &self.comm[..end]
+        comm_str(&self.header.comm)
     }
 
-    pub(crate) fn frames(&self) -> &[u64] {
-        &self.frames[..self.nr_frames.min(MAX_FRAMES)]
+    pub(crate) fn stack(&self, which: Which) -> &Stack {
+        &self.stacks[which as usize]
+    }
+
+    /// The window [start, end) in ns: it ended at the timestamp.
+    pub(crate) fn window(&self) -> (u64, u64) {
+        let h = &self.header;
+        (h.timestamp_ns.saturating_sub(h.latency_ns), h.timestamp_ns)
+    }
+}
+
+fn pack_comm(c: &[u8; COMM_LEN]) -> [u64; 2] {
+    [
+        u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
+        u64::from_ne_bytes([c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15]]),
+    ]
+}
+
+fn unpack_comm(w: [u64; 2]) -> [u8; COMM_LEN] {
+    let [a, b] = [w[0].to_ne_bytes(), w[1].to_ne_bytes()];
+    [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]
+}
+
+/// Flags word: bit 0 ongoing, bits 1..=2 cause (0 none, 1 bh-off, 2 ksoftirqd-wait).
+fn flags(h: &Header) -> u32 {
+    let cause = match h.cause {
+        None => 0,
+        Some(Cause::BhOff) => 1,
+        Some(Cause::KsoftirqdWait) => 2,
+    };
+    u32::from(h.ongoing) | (cause << 1)
+}
+
+fn cause_of(flags: u32) -> Option<Cause> {
+    match (flags >> 1) & 3 {
+        1 => Some(Cause::BhOff),
+        2 => Some(Cause::KsoftirqdWait),
+        _ => None,
+    }
+}
+
+const SAMPLE_BITS: u32 = 21;
+const SAMPLE_MAX: u32 = (1 << SAMPLE_BITS) - 1;
+
+fn pack_samples(s: Samples) -> u64 {
+    let f = |v: u32| u64::from(v.min(SAMPLE_MAX));
+    f(s.total) | (f(s.bh_off) << SAMPLE_BITS) | (f(s.idle) << (2 * SAMPLE_BITS))
+}
+
+fn unpack_samples(v: u64) -> Samples {
+    let f = |shift: u32| ((v >> shift) & u64::from(SAMPLE_MAX)) as u32;
+    Samples { total: f(0), bh_off: f(SAMPLE_BITS), idle: f(2 * SAMPLE_BITS) }
+}
+
+/// One stack's storage.
+struct SlotStack {
+    nr: Atomic<u32>,
+    named: Atomic<u32>,
+    frames: [Atomic<u64>; MAX_FRAMES],
+    names: [Atomic<u64>; NAME_WORDS],
+}
+
+impl SlotStack {
+    fn new() -> Self {
+        Self {
+            nr: Atomic::new(0),
+            named: Atomic::new(0),
+            frames: [const { Atomic::new(0) }; MAX_FRAMES],
+            names: [const { Atomic::new(0) }; NAME_WORDS],
+        }
+    }
+
+    fn read(&self, out: &mut Stack) {
+        out.nr = (self.nr.load(Relaxed) as usize).min(MAX_FRAMES);
+        out.named = self.named.load(Relaxed);
+        for (dst, src) in out.frames[..out.nr].iter_mut().zip(self.frames.iter()) {
+            *dst = src.load(Relaxed);
+        }
+        if out.named != 0 {
+            for (i, src) in self.names.iter().enumerate() {
+                let bytes = src.load(Relaxed).to_ne_bytes();
+                for (j, b) in bytes.into_iter().enumerate() {
+                    if let Some(d) = out.names.get_mut(i * 8 + j) {
+                        *d = b;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stores `b` at byte `at` of the name region (single writer: read-modify-write).
+    fn put_name_byte(&self, at: usize, b: u8) {
+        if let Some(word) = self.names.get(at / 8) {
+            let mut bytes = word.load(Relaxed).to_ne_bytes();
+            bytes[at % 8] = b;
+            word.store(u64::from_ne_bytes(bytes), Relaxed);
+        }
+    }
+
+    fn copy_from(&self, other: &SlotStack) {
+        self.nr.store(other.nr.load(Relaxed), Relaxed);
+        self.named.store(other.named.load(Relaxed), Relaxed);
+        for (d, s) in self.frames.iter().zip(other.frames.iter()) {
+            d.store(s.load(Relaxed), Relaxed);
+        }
+        for (d, s) in self.names.iter().zip(other.names.iter()) {
+            d.store(s.load(Relaxed), Relaxed);
+        }
     }
 }
 
@@ -78,20 +273,26 @@ impl Record {
 ///
 /// # Invariants
 ///
-/// `seq` is odd only while the store's single writer is inside [`Slot::write`], and the
-/// writer cannot be preempted meanwhile. So a reader that finds `seq` odd waits for a
+/// `seq` is odd only while the store's single writer holds a [`Writer`] on the slot, and
+/// the writer cannot be preempted meanwhile. So a reader that finds `seq` odd waits for a
 /// writer running on another CPU, never for one it has preempted: on the reader's own CPU
 /// a writer finishes before the reader runs again.
 struct Slot {
-    /// Odd while the writer is inside the slot.
     seq: Atomic<u32>,
     latency_ns: Atomic<u64>,
     timestamp_ns: Atomic<u64>,
     pid: Atomic<i32>,
-    /// Bit 0: lower bound; bits 8..: number of frames.
+    window_pid: Atomic<i32>,
     flags: Atomic<u32>,
+    runnable_ns: Atomic<u64>,
+    /// `Samples` as three 21-bit fields: total, bh_off, idle.
+    samples: Atomic<u64>,
+    jiffies: Atomic<u64>,
+    /// CPU + 1 of an overlapping hardirq-off window, 0 for none.
+    overlap: Atomic<u32>,
     comm: [Atomic<u64>; 2],
-    frames: [Atomic<u64>; MAX_FRAMES],
+    window_comm: [Atomic<u64>; 2],
+    stacks: [SlotStack; 2],
 }
 
 impl Slot {
@@ -101,33 +302,16 @@ impl Slot {
             latency_ns: Atomic::new(0),
             timestamp_ns: Atomic::new(0),
             pid: Atomic::new(0),
+            window_pid: Atomic::new(0),
             flags: Atomic::new(0),
+            runnable_ns: Atomic::new(0),
+            samples: Atomic::new(0),
+            jiffies: Atomic::new(0),
+            overlap: Atomic::new(0),
             comm: [const { Atomic::new(0) }; 2],
-            frames: [const { Atomic::new(0) }; MAX_FRAMES],
+            window_comm: [const { Atomic::new(0) }; 2],
+            stacks: [SlotStack::new(), SlotStack::new()],
         }
-    }
-
-    /// Only the store's single writer calls this. Never sleeps: fine in any context.
-    fn write(&self, r: &Record) {
-        // Dropped at the end, after `seq` is even again.
-        let _no_preempt = NoPreempt::new();
-        let seq = self.seq.load(Relaxed);
-        // INVARIANT: `seq` turns odd with preemption disabled, and even again before
-        // `_no_preempt` is dropped.
-        self.seq.store(seq.wrapping_add(1), Relaxed);
-        smp_wmb();
-        self.latency_ns.store(r.latency_ns, Relaxed);
-        self.timestamp_ns.store(r.timestamp_ns, Relaxed);
-        self.pid.store(r.pid, Relaxed);
-        let nr = r.nr_frames.min(MAX_FRAMES);
-        self.flags.store(u32::from(r.lower_bound) | ((nr as u32) << 8), Relaxed);
-        let c = &r.comm;
-        self.comm[0].store(u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]), Relaxed);
-        self.comm[1].store(u64::from_ne_bytes([c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15]]), Relaxed);
-        for (dst, &src) in self.frames.iter().zip(r.frames[..nr].iter()) {
-            dst.store(src, Relaxed);
-        }
-        self.seq.store(seq.wrapping_add(2), Release);
     }
 
     /// A consistent copy into `out`, retrying while the writer is inside the slot; false if
@@ -154,21 +338,128 @@ impl Slot {
         if s1 & 1 != 0 {
             return false;
         }
-        out.latency_ns = self.latency_ns.load(Relaxed);
-        out.timestamp_ns = self.timestamp_ns.load(Relaxed);
-        out.pid = self.pid.load(Relaxed);
+        let h = &mut out.header;
+        h.latency_ns = self.latency_ns.load(Relaxed);
+        h.timestamp_ns = self.timestamp_ns.load(Relaxed);
+        h.pid = self.pid.load(Relaxed);
         let flags = self.flags.load(Relaxed);
-        out.lower_bound = flags & 1 != 0;
-        out.nr_frames = ((flags >> 8) as usize).min(MAX_FRAMES);
-        let [a, b] = [self.comm[0].load(Relaxed).to_ne_bytes(), self.comm[1].load(Relaxed).to_ne_bytes()];
-        out.comm = [
-            a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-        ];
-        for (dst, src) in out.frames[..out.nr_frames].iter_mut().zip(self.frames.iter()) {
-            *dst = src.load(Relaxed);
+        h.ongoing = flags & 1 != 0;
+        h.cause = cause_of(flags);
+        h.runnable_ns = self.runnable_ns.load(Relaxed);
+        h.samples = unpack_samples(self.samples.load(Relaxed));
+        h.jiffies = self.jiffies.load(Relaxed);
+        h.overlap_cpu = self.overlap.load(Relaxed).checked_sub(1);
+        h.comm = unpack_comm([self.comm[0].load(Relaxed), self.comm[1].load(Relaxed)]);
+        out.window_pid = self.window_pid.load(Relaxed);
+        out.window_comm = unpack_comm([self.window_comm[0].load(Relaxed), self.window_comm[1].load(Relaxed)]);
+        for (dst, src) in out.stacks.iter_mut().zip(self.stacks.iter()) {
+            src.read(dst);
         }
         smp_rmb();
         self.seq.load(Relaxed) == s1
+    }
+}
+
+/// The single writer inside a slot: the sequence count is odd and preemption off while it
+/// lives; dropping it publishes the record.
+pub(crate) struct Writer<'a> {
+    slot: &'a Slot,
+    seq: u32,
+    packers: [Packer; 2],
+    // Dropped after `drop` made `seq` even again.
+    _no_preempt: NoPreempt,
+}
+
+impl<'a> Writer<'a> {
+    fn begin(slot: &'a Slot, header: &Header) -> Self {
+        let no_preempt = NoPreempt::new();
+        let seq = slot.seq.load(Relaxed);
+        // INVARIANT: `seq` turns odd with preemption disabled, and even again in `drop`,
+        // before `_no_preempt` is dropped.
+        slot.seq.store(seq.wrapping_add(1), Relaxed);
+        smp_wmb();
+        slot.latency_ns.store(header.latency_ns, Relaxed);
+        slot.timestamp_ns.store(header.timestamp_ns, Relaxed);
+        slot.pid.store(header.pid, Relaxed);
+        slot.flags.store(flags(header), Relaxed);
+        slot.runnable_ns.store(header.runnable_ns, Relaxed);
+        slot.samples.store(pack_samples(header.samples), Relaxed);
+        slot.jiffies.store(header.jiffies, Relaxed);
+        slot.overlap.store(header.overlap_cpu.map_or(0, |c| c.saturating_add(1)), Relaxed);
+        let [a, b] = pack_comm(&header.comm);
+        slot.comm[0].store(a, Relaxed);
+        slot.comm[1].store(b, Relaxed);
+        slot.window_pid.store(0, Relaxed);
+        for s in &slot.stacks {
+            s.nr.store(0, Relaxed);
+            s.named.store(0, Relaxed);
+        }
+        Self { slot, seq, packers: [Packer::new(); 2], _no_preempt: no_preempt }
+    }
+
+    /// The task running when the window stack was taken.
+    pub(crate) fn window_task(&mut self, pid: i32, comm: &[u8; COMM_LEN]) {
+        self.slot.window_pid.store(pid, Relaxed);
+        let [a, b] = pack_comm(comm);
+        self.slot.window_comm[0].store(a, Relaxed);
+        self.slot.window_comm[1].store(b, Relaxed);
+    }
+
+    /// Sets the frames of a stack (at most [`MAX_FRAMES`]).
+    pub(crate) fn frames(&mut self, which: Which, frames: &[u64]) {
+        let s = &self.slot.stacks[which as usize];
+        let nr = frames.len().min(MAX_FRAMES);
+        for (dst, &src) in s.frames.iter().zip(frames[..nr].iter()) {
+            dst.store(src, Relaxed);
+        }
+        s.nr.store(nr as u32, Relaxed);
+    }
+
+    /// Stores the name of frame `frame` of a stack, if it fits; false if not.
+    pub(crate) fn name(&mut self, which: Which, frame: usize, name: &[u8]) -> bool {
+        let packer = &mut self.packers[which as usize];
+        let Some(at) = packer.place(frame, name.len()) else {
+            return false;
+        };
+        let s = &self.slot.stacks[which as usize];
+        for (i, &b) in name.iter().enumerate() {
+            s.put_name_byte(at + i, b);
+        }
+        s.put_name_byte(at + name.len(), 0);
+        s.named.store(packer.named(), Relaxed);
+        true
+    }
+
+    /// Copies the window stack and task of `pending`'s record, if it is still for
+    /// `window_start` and could be read consistently; true if copied.
+    pub(crate) fn window_from(&mut self, pending: &Pending, window_start: u64) -> bool {
+        let from = &pending.slot;
+        let s1 = from.seq.load(Acquire);
+        if s1 & 1 != 0 || pending.window.load(Acquire) != window_start {
+            return false;
+        }
+        let (src, dst) = (&from.stacks[Which::Window as usize], &self.slot.stacks[Which::Window as usize]);
+        dst.copy_from(src);
+        self.slot.window_pid.store(from.window_pid.load(Relaxed), Relaxed);
+        for (d, s) in self.slot.window_comm.iter().zip(from.window_comm.iter()) {
+            d.store(s.load(Relaxed), Relaxed);
+        }
+        smp_rmb();
+        if from.seq.load(Relaxed) != s1 {
+            dst.nr.store(0, Relaxed);
+            dst.named.store(0, Relaxed);
+            return false;
+        }
+        // Names this writer adds to the window stack would go after the copied ones; it
+        // adds none.
+        self.packers[Which::Window as usize] = Packer::new();
+        true
+    }
+}
+
+impl Drop for Writer<'_> {
+    fn drop(&mut self) {
+        self.slot.seq.store(self.seq.wrapping_add(2), Release);
     }
 }
 
@@ -207,8 +498,9 @@ impl RecordStore {
         (self.used.load(Acquire) as usize).min(self.slots.len())
     }
 
-    /// Offers an event; only this store's writer calls this.
-    pub(crate) fn offer(&self, r: &Record, generation: u64) {
+    /// Offers an event; if it is kept, `fill` writes its stacks into the slot chosen for
+    /// it. Only this store's writer calls this. Never sleeps: fine in any context.
+    pub(crate) fn offer(&self, header: &Header, generation: u64, fill: impl FnOnce(&mut Writer<'_>)) {
         if self.generation.load(Relaxed) != generation {
             self.used.store(0, Release);
             self.dropped.store(0, Relaxed);
@@ -220,18 +512,20 @@ impl RecordStore {
         for (k, slot) in kept.iter_mut().zip(self.slots[..used].iter()) {
             *k = slot.latency_ns.load(Relaxed);
         }
-        match retention::decide(&kept[..used], self.slots.len(), r.latency_ns) {
-            Decision::Insert(i) => {
-                self.slots[i].write(r);
-                self.used.store((used + 1) as u32, Release);
-            }
-            Decision::Replace(i) => {
-                self.slots[i].write(r);
-                self.replaced.fetch_add(1, Relaxed);
-            }
+        let (i, insert) = match retention::decide(&kept[..used], self.slots.len(), header.latency_ns) {
+            Decision::Insert(i) => (i, true),
+            Decision::Replace(i) => (i, false),
             Decision::Drop => {
                 self.dropped.fetch_add(1, Relaxed);
+                return;
             }
+        };
+        let Some(slot) = self.slots.get(i) else { return };
+        fill(&mut Writer::begin(slot, header));
+        if insert {
+            self.used.store((used + 1) as u32, Release);
+        } else {
+            self.replaced.fetch_add(1, Relaxed);
         }
     }
 
@@ -263,5 +557,48 @@ impl RecordStore {
             return (0, 0);
         }
         (self.dropped.load(Relaxed), self.replaced.load(Relaxed))
+    }
+}
+
+/// A CPU's softirq window that the hrtimer found open past the threshold, with the stack
+/// it took inside it. The timer_list moves that stack into the window's record when the
+/// window ends; until then readers show it as ongoing.
+///
+/// The hrtimer writes it, at most once per window; the timer_list of the same CPU reads
+/// and closes it.
+pub(crate) struct Pending {
+    slot: Slot,
+    /// Start of the open window it belongs to (the timer_list's last run), 0 when none.
+    window: Atomic<u64>,
+    /// Generation it was written in; stale after a clear.
+    generation: Atomic<u64>,
+}
+
+impl Pending {
+    pub(crate) fn new() -> Self {
+        Self { slot: Slot::new(), window: Atomic::new(0), generation: Atomic::new(0) }
+    }
+
+    /// Opens the window starting at `window_start` (the hrtimer only): `fill` writes its
+    /// window stack.
+    pub(crate) fn open(&self, window_start: u64, header: &Header, generation: u64, fill: impl FnOnce(&mut Writer<'_>)) {
+        self.window.store(0, Release);
+        fill(&mut Writer::begin(&self.slot, header));
+        self.generation.store(generation, Relaxed);
+        self.window.store(window_start, Release);
+    }
+
+    /// Closes the window (the timer_list, after it ended).
+    pub(crate) fn close(&self) {
+        self.window.store(0, Release);
+    }
+
+    /// Copies the open window of `generation` into `out`; false if none. May sleep.
+    pub(crate) fn read(&self, generation: u64, out: &mut Record) -> bool {
+        let w = self.window.load(Acquire);
+        w != 0
+            && self.generation.load(Relaxed) == generation
+            && self.slot.read(out)
+            && self.window.load(Acquire) == w
     }
 }

@@ -13,59 +13,78 @@ use kernel::time::hrtimer::{
 use kernel::time::{Delta, Monotonic};
 use kernel::{impl_has_hr_timer, new_mutex};
 
+use crate::cause::{self, Cause, Samples};
 use crate::counts::Counts;
-use crate::ffi;
+use crate::ffi::{self, softtimer, SoftirqThread, COMM_LEN};
+use crate::frame_cache::FrameCache;
 use crate::gap::{self, Verdict, Window};
-use crate::records::{Record, RecordStore, MAX_FRAMES};
+use crate::peers::{Peer, Peers, WindowCell};
+use crate::records::{Header, Kind, Pending, RecordStore, Which, Writer, MAX_FRAMES};
 use crate::settings::Settings;
 use crate::stack;
+use crate::tracepoints;
 
-/// The two kinds of section the module detects.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Kind {
-    Hardirq,
-    Softirq,
-}
+/// Classes of the return addresses the stack cut has seen, shared by all CPUs.
+static FRAME_CACHE: FrameCache = FrameCache::new();
 
-impl Kind {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Kind::Hardirq => "hard",
-            Kind::Softirq => "soft",
-        }
-    }
-}
+/// Room for one frame's name taken at capture (`func+0x1f/0x80 [module]`); a longer name
+/// is cut here.
+const NAME_BUF: usize = 256;
 
 /// Sampler state and results of one CPU. Allocated for every possible CPU at load time, so
 /// the results of a CPU that went offline stay readable.
+///
+/// # Invariants
+///
+/// `running` holds the handle of this sampler's own hrtimer (which holds an `Arc` of the
+/// sampler) only between [`CpuSampler::start`] and [`CpuSampler::stop`]. `State` stops
+/// every sampler when it is dropped, so that cycle never outlives the module's state, even
+/// if a CPU's hotplug teardown did not run.
 #[pin_data]
 pub(crate) struct CpuSampler {
     pub(crate) cpu: u32,
     settings: Arc<Settings>,
+    /// This CPU's and the other CPUs' hrtimer runs and hardirq-off windows.
+    peers: Arc<Peers>,
     #[pin]
     timer: HrTimer<CpuSampler>,
     /// Handle of the running hrtimer; taken (and the timer cancelled) when stopping.
     #[pin]
     running: Mutex<Option<ArcHrTimerHandle<CpuSampler>>>,
-    /// Last run of each sampler (ns, monotonic); 0 before the first one.
-    last_hard_ns: Atomic<u64>,
+    /// The timer_list was started and not stopped since.
+    soft_running: Atomic<bool>,
+    /// Last run of the timer_list (ns, monotonic); 0 before the first one.
     last_soft_ns: Atomic<u64>,
-    /// The current softirq starvation has been recorded already.
+    /// Jiffies at that run: a window in which they hardly moved was the timer wheel's
+    /// clock standing still, not softirqs held off.
+    last_soft_jiffies: Atomic<u64>,
+    /// The open softirq window has been recorded as pending already.
     soft_starved_seen: Atomic<bool>,
-    /// The last hardirq-off window, so the softirq side does not count it twice.
-    hard_off: WindowCell,
     /// The late part of the hrtimer's last run in the idle task (a late wake-up from idle,
     /// however short). The timer_list cannot tell one itself where it runs in a thread
     /// (ktimers/N on PREEMPT_RT or with threadirqs: never the idle task), so it subtracts
-    /// this window as it does `hard_off`.
+    /// this window as it does the hardirq-off one.
     idle_late: WindowCell,
+    /// What the hrtimer saw inside the open softirq window that started at `win_of`: its
+    /// runs there, the runs that found bottom halves off, and when it first found a
+    /// softirq thread waiting to run (0: not yet).
+    win_of: Atomic<u64>,
+    win_total: Atomic<u32>,
+    win_bh_off: Atomic<u32>,
+    /// Runs inside the window that found the CPU idle (not in `win_total`).
+    win_idle: Atomic<u32>,
+    win_waiting_since: Atomic<u64>,
+    /// Pids of this CPU's ksoftirqd/N and ktimers/N (0: none).
+    thread_pids: [Atomic<i32>; 2],
     pub(crate) hard: RecordStore,
-    /// Softirq-off records from the timer_list.
+    /// Softirq-off records, one per window.
     pub(crate) soft: RecordStore,
-    /// Lower-bound softirq records from the hrtimer (softirqs starved, e.g. ksoftirqd).
-    pub(crate) soft_starved: RecordStore,
+    /// The softirq window open past the threshold, shown until it ends.
+    pub(crate) pending: Pending,
     pub(crate) hard_counts: Counts,
+    /// All softirq-off events, and the same split by cause (`Cause::index`).
     pub(crate) soft_counts: Counts,
+    pub(crate) cause_counts: [Counts; 2],
     /// Gaps that ended in the idle loop: the CPU was idle with interrupts on and woke
     /// late (deep C-state, a hypervisor not running the vCPU), which is not an irq-off
     /// section. Not events; counted so that they are not hidden.
@@ -73,41 +92,8 @@ pub(crate) struct CpuSampler {
     /// Time spent in the samplers' handlers: what sampling costs this CPU.
     pub(crate) hard_cost: Cost,
     pub(crate) soft_cost: Cost,
-}
-
-/// A window the hrtimer saw last, read by both samplers of its CPU.
-///
-/// Only the hrtimer writes it, in hard interrupt context on its CPU; the timer_list reads it
-/// on the same CPU and may be interrupted by a write (on PREEMPT_RT also preempted across
-/// one). A write stores `start`, then `end`, and `end` changes with every write (it is the
-/// time of the write), so a read that sees the same `end` before and after `start` has a
-/// consistent pair. Same CPU only: an interrupt's stores are seen in program order.
-struct WindowCell {
-    start: Atomic<u64>,
-    end: Atomic<u64>,
-}
-
-impl WindowCell {
-    const fn new() -> Self {
-        Self { start: Atomic::new(0), end: Atomic::new(0) }
-    }
-
-    fn set(&self, w: Window) {
-        self.start.store(w.start, Relaxed);
-        self.end.store(w.end, Relaxed);
-    }
-
-    fn get(&self) -> Window {
-        // Each retry needs another hrtimer run in between (at most one per period).
-        for _ in 0..4 {
-            let end = self.end.load(Relaxed);
-            let start = self.start.load(Relaxed);
-            if self.end.load(Relaxed) == end {
-                return Window { start, end };
-            }
-        }
-        Window::EMPTY
-    }
+    /// Of that, the time spent capturing a record (stack, cut, names).
+    pub(crate) capture_cost: Cost,
 }
 
 /// Handler runs, their total time and a log2 histogram of their lengths in ns.
@@ -136,52 +122,82 @@ impl_has_hr_timer! {
 }
 
 impl CpuSampler {
-    pub(crate) fn new(cpu: u32, settings: Arc<Settings>, records: usize) -> Result<Arc<Self>> {
+    pub(crate) fn new(cpu: u32, settings: Arc<Settings>, peers: Arc<Peers>, records: usize) -> Result<Arc<Self>> {
         Arc::pin_init(
             try_pin_init!(Self {
                 cpu,
                 settings,
+                peers,
                 timer <- HrTimer::new(),
                 running <- new_mutex!(None),
-                last_hard_ns: Atomic::new(0),
+                soft_running: Atomic::new(false),
                 last_soft_ns: Atomic::new(0),
+                last_soft_jiffies: Atomic::new(0),
                 soft_starved_seen: Atomic::new(false),
-                hard_off: WindowCell::new(),
                 idle_late: WindowCell::new(),
+                win_of: Atomic::new(0),
+                win_total: Atomic::new(0),
+                win_bh_off: Atomic::new(0),
+                win_idle: Atomic::new(0),
+                win_waiting_since: Atomic::new(0),
+                thread_pids: [const { Atomic::new(0) }; 2],
                 hard: RecordStore::new(records)?,
                 soft: RecordStore::new(records)?,
-                soft_starved: RecordStore::new(records)?,
+                pending: Pending::new(),
                 hard_counts: Counts::new(),
                 soft_counts: Counts::new(),
+                cause_counts: [const { Counts::new() }; 2],
                 idle_gaps: Atomic::new(0),
                 hard_cost: Cost::new(),
                 soft_cost: Cost::new(),
+                capture_cost: Cost::new(),
             }? Error),
             GFP_KERNEL,
         )
     }
 
-    /// Starts both samplers; must run on `self.cpu` (the CPU hotplug callback does).
-    /// Sampling starts now: a window that begins before the first expiry is measured too.
+    fn peer(&self) -> Option<&Peer> {
+        self.peers.get(self.cpu)
+    }
+
+    /// Starts both samplers; must run on `self.cpu`, in process context (the CPU hotplug
+    /// callback does). Sampling starts now: a window that begins before the first expiry
+    /// is measured too.
     pub(crate) fn start(this: &Arc<Self>) {
+        for (pid, thread) in this.thread_pids.iter().zip([SoftirqThread::Ksoftirqd, SoftirqThread::Ktimers]) {
+            pid.store(ffi::softirq_thread_pid(this.cpu, thread), Relaxed);
+        }
         let now = ffi::now_ns();
-        this.last_hard_ns.store(now, Relaxed);
+        if let Some(me) = this.peer() {
+            me.last_hard_ns.store(now, Relaxed);
+            me.hard_off.set(Window::EMPTY);
+        }
         this.last_soft_ns.store(now, Relaxed);
+        this.last_soft_jiffies.store(ffi::jiffies(), Relaxed);
         this.soft_starved_seen.store(false, Relaxed);
-        this.hard_off.set(Window::EMPTY);
         this.idle_late.set(Window::EMPTY);
+        this.win_of.store(0, Relaxed);
+        this.pending.close();
         let rules = this.settings.rules();
         let handle = HrTimerPointer::start(this.clone(), period(&rules));
         *this.running.lock() = Some(handle);
-        ffi::softtimer_start(rules.soft_period_jiffies);
+        this.soft_running.store(true, Relaxed);
+        softtimer::start(rules.soft_period_jiffies);
     }
 
-    /// Stops both samplers and waits for running callbacks.
+    /// Stops both samplers and waits for running callbacks. Any context that may sleep, on
+    /// any CPU; stopping a stopped sampler does nothing.
     pub(crate) fn stop(&self) {
-        ffi::softtimer_stop(self.cpu);
+        if self.soft_running.xchg(false, Relaxed) {
+            softtimer::stop(self.cpu);
+        }
         // Dropping the handle cancels the hrtimer and waits for its callback.
         let handle = self.running.lock().take();
         drop(handle);
+        if let Some(me) = self.peer() {
+            // Not overdue: stopped.
+            me.last_hard_ns.store(0, Relaxed);
+        }
     }
 
     /// Bytes allocated for this CPU (Arc header included).
@@ -190,7 +206,6 @@ impl CpuSampler {
             + 2 * core::mem::size_of::<usize>()
             + self.hard.allocated_bytes()
             + self.soft.allocated_bytes()
-            + self.soft_starved.allocated_bytes()
     }
 
     pub(crate) fn counts(&self, kind: Kind) -> &Counts {
@@ -200,9 +215,10 @@ impl CpuSampler {
         }
     }
 
-    /// The hrtimer ran at `now`: hardirq-off check, then softirq starvation check.
+    /// The hrtimer ran at `now`: hardirq-off check, then the softirq side's open window.
     fn hard_sample(&self, rules: &gap::Rules, now: u64) {
-        let prev = self.last_hard_ns.xchg(now, Relaxed);
+        let Some(me) = self.peer() else { return };
+        let prev = me.last_hard_ns.xchg(now, Relaxed);
         if prev == 0 {
             return;
         }
@@ -218,22 +234,76 @@ impl CpuSampler {
         match rules.hard_verdict(gap, idle) {
             Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
             Verdict::Event(latency) => {
-                self.hard_off.set(rules.late_window(prev, now));
+                let window = rules.late_window(prev, now);
+                me.hard_off.set(window);
                 self.hard_counts.add(latency);
-                self.event(Kind::Hardirq, latency, false, rules.is_recorded(latency), &self.hard);
+                self.hard_event(rules, latency, window, now);
             }
             Verdict::Ordinary => {}
         }
         let last_soft = self.last_soft_ns.load(Relaxed);
-        if last_soft != 0 && !idle && !self.soft_starved_seen.load(Relaxed) {
-            // If the previous run was in idle, softirqs were not starved before it.
+        if last_soft == 0 {
+            return;
+        }
+        self.observe_soft_window(rules, last_soft, now, idle);
+        // A run in idle that was late explains the gap up to it (`idle_until`); one on
+        // time in idle while the timer_list stays away is itself worth a look.
+        if !self.soft_starved_seen.load(Relaxed) {
             let idle_late = gap::idle_until(self.idle_late.get(), prev, now);
-            let explained = gap::covered(last_soft, now, self.hard_off.get(), idle_late);
+            let explained = gap::covered(last_soft, now, me.hard_off.get(), idle_late);
             if let Some(latency) = rules.soft_starved(now.saturating_sub(last_soft), explained) {
                 self.soft_starved_seen.store(true, Relaxed);
-                self.event(Kind::Softirq, latency, true, true, &self.soft_starved);
+                self.open_soft_window(latency, last_soft, now);
             }
         }
+    }
+
+    /// One look inside a softirq window that has been open for two timer_list periods:
+    /// bottom halves off here, or a softirq thread waiting to run.
+    fn observe_soft_window(&self, rules: &gap::Rules, last_soft: u64, now: u64, idle: bool) {
+        if now.saturating_sub(last_soft) < 2 * rules.soft_period_ns {
+            return;
+        }
+        if self.win_of.load(Relaxed) != last_soft {
+            self.win_total.store(0, Relaxed);
+            self.win_bh_off.store(0, Relaxed);
+            self.win_idle.store(0, Relaxed);
+            self.win_waiting_since.store(0, Relaxed);
+            self.win_of.store(last_soft, Relaxed);
+        }
+        if idle {
+            self.win_idle.add(1, Relaxed);
+            return;
+        }
+        self.win_total.add(1, Relaxed);
+        if ffi::interrupted_bh_off() {
+            self.win_bh_off.add(1, Relaxed);
+        }
+        if self.win_waiting_since.load(Relaxed) == 0
+            && self.thread_pids.iter().any(|p| ffi::task_waiting(p.load(Relaxed)))
+        {
+            self.win_waiting_since.store(now, Relaxed);
+        }
+    }
+
+    /// The cause of the softirq window that started at `start` and ends `now` (run by the
+    /// timer_list, as `pid`), and how long a softirq thread was seen waiting in it.
+    fn window_cause(&self, start: u64, now: u64, pid: i32) -> (Cause, u64, Samples) {
+        let mine = self.win_of.load(Relaxed) == start;
+        let samples = if mine {
+            Samples {
+                total: self.win_total.load(Relaxed),
+                bh_off: self.win_bh_off.load(Relaxed),
+                idle: self.win_idle.load(Relaxed),
+            }
+        } else {
+            Samples::default()
+        };
+        let in_thread = self.thread_pids.iter().any(|p| p.load(Relaxed) == pid);
+        let cause = cause::classify(samples, in_thread);
+        let since = if mine { self.win_waiting_since.load(Relaxed) } else { 0 };
+        let runnable = if cause == Cause::KsoftirqdWait && since != 0 { now.saturating_sub(since) } else { 0 };
+        (cause, runnable, samples)
     }
 
     /// The timer_list ran: softirq-off check. Returns the next delay in jiffies.
@@ -247,40 +317,114 @@ impl CpuSampler {
     fn soft_check(&self, now: u64) -> u64 {
         let rules = self.settings.rules();
         let prev = self.last_soft_ns.xchg(now, Relaxed);
-        self.soft_starved_seen.store(false, Relaxed);
+        let prev_jiffies = self.last_soft_jiffies.xchg(ffi::jiffies(), Relaxed);
         if prev != 0 {
             let gap = now.saturating_sub(prev);
-            let (hard_off, idle_late) = (self.hard_off.get(), self.idle_late.get());
-            // After the window: if the hrtimer ran since, `last_hard_ns` is newer than it.
-            let idle_late = gap::idle_until(idle_late, self.last_hard_ns.load(Relaxed), now);
+            let (hard_off, idle_late) = (self.peer().map_or(Window::EMPTY, |p| p.hard_off.get()), self.idle_late.get());
+            // After the window: if the hrtimer ran since, its last run is newer than it.
+            let last_hard = self.peer().map_or(0, |p| p.last_hard_ns.load(Relaxed));
+            let idle_late = gap::idle_until(idle_late, last_hard, now);
             let hard = hard_off.overlap(prev, now);
             let hard_or_idle = gap::covered(prev, now, hard_off, idle_late);
             // in_idle() only where the timer softirq runs on irq exit; where it runs in
             // ktimers/N the idle window answers the same question.
             match rules.soft_verdict(gap, hard, hard_or_idle, ffi::in_idle()) {
                 Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
-                Verdict::Event(latency) => {
-                    self.soft_counts.add(latency);
-                    self.event(Kind::Softirq, latency, false, rules.is_recorded(latency), &self.soft);
-                }
+                Verdict::Event(latency) => self.soft_event(&rules, latency, prev, prev_jiffies, now),
                 Verdict::Ordinary => {}
             }
         }
+        // The window is over, recorded or not; only now may the hrtimer open another.
+        self.pending.close();
+        self.soft_starved_seen.store(false, Relaxed);
         rules.soft_period_jiffies
     }
 
-    /// Reports one event: the tracepoint always, a record when it reaches the threshold.
-    fn event(&self, kind: Kind, latency_ns: u64, lower_bound: bool, record: bool, store: &RecordStore) {
-        let mut r = Record::empty();
-        r.latency_ns = latency_ns;
-        r.lower_bound = lower_bound;
-        r.timestamp_ns = ffi::now_ns();
-        r.pid = ffi::current_task(&mut r.comm);
-        ffi::trace_event(kind, self.cpu, latency_ns, lower_bound, r.pid, &r.comm);
-        if record {
-            capture_stack(&mut r);
-            store.offer(&r, self.settings.generation());
+    /// Reports a hardirq-off window: the tracepoint always, a record at the threshold.
+    fn hard_event(&self, rules: &gap::Rules, latency_ns: u64, window: Window, now: u64) {
+        let mut comm = [0u8; COMM_LEN];
+        let pid = ffi::current_task(&mut comm);
+        tracepoints::hardirq_off(self.cpu, latency_ns, pid, &comm);
+        if !rules.is_recorded(latency_ns) {
+            return;
         }
+        let start = ffi::now_ns();
+        let header = Header {
+            latency_ns,
+            timestamp_ns: now,
+            pid,
+            comm,
+            ongoing: false,
+            cause: None,
+            runnable_ns: 0,
+            samples: Samples::default(),
+            jiffies: 0,
+            overlap_cpu: self.peers.hardirq_overlap(self.cpu, window, rules.period_ns),
+        };
+        self.hard.offer(&header, self.settings.generation(), |w| capture(w, Which::End));
+        self.capture_cost.add(ffi::now_ns().saturating_sub(start));
+    }
+
+    /// The hrtimer finds the softirq window that started at `start` open past the
+    /// threshold: it takes the stack inside it, shown as ongoing until the window ends.
+    fn open_soft_window(&self, latency_ns: u64, start: u64, now: u64) {
+        let t0 = ffi::now_ns();
+        let mut comm = [0u8; COMM_LEN];
+        let pid = ffi::current_task(&mut comm);
+        let (cause, runnable_ns, samples) = self.window_cause(start, now, 0);
+        let header = Header {
+            latency_ns,
+            timestamp_ns: now,
+            pid,
+            comm,
+            ongoing: true,
+            cause: Some(cause),
+            runnable_ns,
+            samples,
+            jiffies: ffi::jiffies().wrapping_sub(self.last_soft_jiffies.load(Relaxed)),
+            overlap_cpu: None,
+        };
+        self.pending.open(start, &header, self.settings.generation(), |w| {
+            w.window_task(pid, &comm);
+            capture(w, Which::Window);
+        });
+        self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
+    }
+
+    /// Reports a softirq-off window that started at `start` and ended `now`: counted by
+    /// cause, the tracepoint always, at the threshold one record with the stack where it
+    /// ended and the one the hrtimer took inside it.
+    fn soft_event(&self, rules: &gap::Rules, latency_ns: u64, start: u64, start_jiffies: u64, now: u64) {
+        let mut comm = [0u8; COMM_LEN];
+        let pid = ffi::current_task(&mut comm);
+        let (cause, runnable_ns, samples) = self.window_cause(start, now, pid);
+        self.soft_counts.add(latency_ns);
+        if let Some(c) = self.cause_counts.get(cause.index()) {
+            c.add(latency_ns);
+        }
+        tracepoints::softirq_off(self.cpu, latency_ns, pid, &comm, cause);
+        if !rules.is_recorded(latency_ns) {
+            return;
+        }
+        let t0 = ffi::now_ns();
+        let window = Window { start: now.saturating_sub(latency_ns), end: now };
+        let header = Header {
+            latency_ns,
+            timestamp_ns: now,
+            pid,
+            comm,
+            ongoing: false,
+            cause: Some(cause),
+            runnable_ns,
+            samples,
+            jiffies: ffi::jiffies().wrapping_sub(start_jiffies),
+            overlap_cpu: self.peers.hardirq_overlap(self.cpu, window, rules.period_ns),
+        };
+        self.soft.offer(&header, self.settings.generation(), |w| {
+            capture(w, Which::End);
+            w.window_from(&self.pending, start);
+        });
+        self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
     }
 }
 
@@ -288,18 +432,22 @@ fn period(rules: &gap::Rules) -> Delta {
     Delta::from_nanos(i64::try_from(rules.period_ns).unwrap_or(i64::MAX))
 }
 
-/// Saves the stack into `r`, without the sampler's own frames.
-fn capture_stack(r: &mut Record) {
+/// Saves the stack into `which` of the record being written, without the sampler's own
+/// frames, naming the frames in code that can be unloaded.
+fn capture(w: &mut Writer<'_>, which: Which) {
     let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
     let n = ffi::save_stack(&mut raw);
     let frames = &raw[..n];
-    let first = stack::first_culprit_frame(frames, ffi::irq_regs_ip(), |i| {
-        ffi::symbol_name(frames[i]).map_or(stack::FrameClass::Other, |s| stack::classify(s.as_str()))
-    });
+    let first = stack::first_culprit_frame(frames, ffi::irq_regs_ip(), |i| FRAME_CACHE.classify(frames[i]));
     let kept = frames.get(first..).unwrap_or(&[]);
-    r.nr_frames = kept.len().min(MAX_FRAMES);
-    for (d, s) in r.frames.iter_mut().zip(kept) {
-        *d = *s;
+    let kept = &kept[..kept.len().min(MAX_FRAMES)];
+    w.frames(which, kept);
+    let mut buf = [0u8; NAME_BUF];
+    for (i, &addr) in kept.iter().enumerate() {
+        if ffi::text_can_vanish(addr) {
+            let len = ffi::format_symbol(&mut buf, addr);
+            w.name(which, i, &buf[..len]);
+        }
     }
 }
 

@@ -10,7 +10,10 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/proc_fs.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/stacktrace.h>
 #include <linux/timekeeping.h>
@@ -141,9 +144,63 @@ int tio_symbol_name(char *buf, unsigned long addr)
 	return buf[0] != '0' || buf[1] != 'x';
 }
 
+int tio_text_can_vanish(unsigned long addr)
+{
+#ifdef MODULES_VADDR
+	return addr >= MODULES_VADDR && addr < MODULES_END;
+#else
+	return 1;
+#endif
+}
+
+int tio_format_symbol(char *buf, unsigned int len, unsigned long addr)
+{
+	return scnprintf(buf, len, "%pS", (void *)addr);
+}
+
+int tio_interrupted_bh_off(void)
+{
+	return in_hardirq() && softirq_count() != 0;
+}
+
+int tio_softirq_thread_pid(unsigned int cpu, int timers)
+{
+	char name[TASK_COMM_LEN];
+	struct task_struct *p;
+	int pid = 0;
+
+	snprintf(name, sizeof(name), timers ? "ktimers/%u" : "ksoftirqd/%u", cpu);
+	rcu_read_lock();
+	for_each_process(p) {
+		if ((p->flags & PF_KTHREAD) && !strcmp(p->comm, name)) {
+			pid = task_pid_nr(p);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return pid;
+}
+
+int tio_task_waiting(int pid)
+{
+	struct task_struct *t;
+	int ret;
+
+	rcu_read_lock();
+	t = pid ? pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID) : NULL;
+	ret = t && t != current && READ_ONCE(t->on_rq);
+	rcu_read_unlock();
+	return ret;
+}
+
 unsigned long long tio_now_ns(void)
 {
 	return ktime_get_ns();
+}
+
+unsigned long tio_jiffies(void)
+{
+	return READ_ONCE(jiffies);
 }
 
 unsigned long tio_hz(void)
@@ -204,7 +261,7 @@ void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigne
 }
 
 void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
-			   int pid, const char *comm)
+			   int pid, const char *comm, int cause)
 {
-	trace_softirq_off(cpu, latency_ns, lower_bound, pid, comm);
+	trace_softirq_off(cpu, latency_ns, lower_bound, pid, comm, cause);
 }

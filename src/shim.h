@@ -51,8 +51,30 @@ unsigned int tio_stack_save(unsigned long *entries, unsigned int max);
 /* Symbol name of addr without offset or module into buf (TIO_SYMBOL_LEN); 0 if none. */
 int tio_symbol_name(char *buf, unsigned long addr);
 
+/*
+ * Whether addr lies where code that can go away lives (modules, BPF programs, trampolines):
+ * its name must be taken when the stack is captured. The core kernel's text never goes.
+ */
+int tio_text_can_vanish(unsigned long addr);
+
+/* Formats addr as %pS ("func+0x1f/0x80 [module]") into buf of len bytes; returns the length. */
+int tio_format_symbol(char *buf, unsigned int len, unsigned long addr);
+
+/* In hard interrupt context: whether the interrupted code had bottom halves disabled or
+ * was running a softirq handler. */
+int tio_interrupted_bh_off(void);
+
+/* Pid of cpu's per-CPU kernel thread named "ksoftirqd/<cpu>" (timers = 0) or
+ * "ktimers/<cpu>" (timers = 1); 0 if there is none. Process context. */
+int tio_softirq_thread_pid(unsigned int cpu, int timers);
+
+/* Whether the task with this pid is queued to run but is not the current task. */
+int tio_task_waiting(int pid);
+
 /* Monotonic clock, ns since boot (ktime_get_ns); the kernel crate keeps it private. */
 unsigned long long tio_now_ns(void);
+/* The jiffies counter (the timer wheel's clock). */
+unsigned long tio_jiffies(void);
 /* The tick rate. */
 unsigned long tio_hz(void);
 /* Whether cpu is online. */
@@ -73,11 +95,17 @@ void tio_softtimer_stop(unsigned int cpu);
 int tio_cpuhp_add(void);
 void tio_cpuhp_remove(int state);
 
+/* Why softirqs could not run (the softirq_off tracepoint's cause). */
+enum tio_cause {
+	TIO_CAUSE_BH_OFF = 1,
+	TIO_CAUSE_KSOFTIRQD_WAIT = 2,
+};
+
 /* Tracepoints trace_irqoff:hardirq_off and trace_irqoff:softirq_off. */
 void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
 			   int pid, const char *comm);
 void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
-			   int pid, const char *comm);
+			   int pid, const char *comm, int cause);
 
 /* Tag-wait sources (tag_wait_hooks.c). */
 enum tio_tag_source {
@@ -96,8 +124,8 @@ void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigne
 				 int is_sched_tag, int is_reserved);
 
 /*
- * Implemented in Rust (src/ffi.rs), called by the shim. Not generated: listed here so the
- * C side is compiled against the same prototypes.
+ * Implemented in Rust (src/entry.rs), called by the shim. bindgen declares them for Rust
+ * too, and entry.rs checks at compile time that its definitions have these types.
  */
 int trace_irqoff_rs_show(unsigned int file, void *seq);
 int trace_irqoff_rs_write(unsigned int file, const char *buf, unsigned long len);

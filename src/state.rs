@@ -8,10 +8,10 @@ use kernel::prelude::*;
 use kernel::sync::atomic::Relaxed;
 use kernel::sync::{Arc, Mutex};
 
-use crate::ffi;
+use crate::ffi::{self, TagSource};
 use crate::parse::{self, Invalid, LatencyWrite};
+use crate::peers::Peers;
 use crate::sampler::CpuSampler;
-use crate::ffi::TagSource;
 use crate::settings::Settings;
 use crate::tag_wait::TagWait;
 
@@ -22,9 +22,12 @@ struct Control {
 }
 
 /// Everything the /proc files, the hotplug callbacks and the samplers share.
-#[pin_data]
+///
+/// Dropping it stops every sampler first (see the invariant of [`CpuSampler`]).
+#[pin_data(PinnedDrop)]
 pub(crate) struct State {
     pub(crate) settings: Arc<Settings>,
+    pub(crate) peers: Arc<Peers>,
     /// One sampler per possible CPU, indexed by CPU number.
     pub(crate) cpus: KVec<Arc<CpuSampler>>,
     pub(crate) records_per_cpu: usize,
@@ -43,12 +46,14 @@ impl From<Invalid> for Error {
 impl State {
     pub(crate) fn new(nr_cpus: u32, records_per_cpu: usize, tag_source: TagSource) -> Result<impl PinInit<Self, Error>> {
         let settings = Arc::new(Settings::new(ffi::hz()), GFP_KERNEL)?;
+        let peers = Arc::new(Peers::new(nr_cpus)?, GFP_KERNEL)?;
         let mut cpus = KVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
         for cpu in 0..nr_cpus {
-            cpus.push(CpuSampler::new(cpu, settings.clone(), records_per_cpu)?, GFP_KERNEL)?;
+            cpus.push(CpuSampler::new(cpu, settings.clone(), peers.clone(), records_per_cpu)?, GFP_KERNEL)?;
         }
         Ok(try_pin_init!(Self {
             settings,
+            peers,
             cpus,
             records_per_cpu,
             control <- new_mutex!(Control { hotplug: None }),
@@ -102,6 +107,9 @@ impl State {
                 for cpu in self.cpus.iter() {
                     cpu.hard_counts.clear();
                     cpu.soft_counts.clear();
+                    for c in &cpu.cause_counts {
+                        c.clear();
+                    }
                     cpu.idle_gaps.store(0, Relaxed);
                 }
                 self.tag_wait.clear();
@@ -110,11 +118,14 @@ impl State {
         Ok(())
     }
 
-    /// Bytes the module allocated: per CPU (its sampler with three record stores) and in
-    /// total (also the state and the tag-wait table).
+    /// Bytes the module allocated: per CPU (its sampler with two record stores) and in
+    /// total (also the state, the peers table and the tag-wait table).
     pub(crate) fn memory(&self) -> (usize, usize) {
         let per_cpu = self.cpus.first().map_or(0, |c| c.allocated_bytes());
-        let total = per_cpu * self.cpus.len() + core::mem::size_of::<Self>() + self.tag_wait.allocated_bytes();
+        let total = per_cpu * self.cpus.len()
+            + core::mem::size_of::<Self>()
+            + self.peers.allocated_bytes()
+            + self.tag_wait.allocated_bytes();
         (per_cpu, total)
     }
 
@@ -130,5 +141,16 @@ impl State {
         self.control.lock().hotplug = None;
         // Nothing to fail when switching off.
         let _ = self.tag_wait.set_enabled(false);
+    }
+}
+
+#[pinned_drop]
+impl PinnedDrop for State {
+    fn drop(self: Pin<&mut Self>) {
+        // Normally a no-op: the hotplug teardown stopped them. If it did not, this breaks
+        // each sampler's cycle with its own hrtimer before the module's code goes away.
+        for cpu in self.cpus.iter() {
+            cpu.stop();
+        }
     }
 }

@@ -109,7 +109,7 @@ impl TagWait {
 
     /// A submitter is about to sleep for a tag (hook context: no sleeping, no locks).
     pub(crate) fn wait(&self, key: TagKey, nr_tags: u32) {
-        ffi::trace_block_rq_tag_wait(key.dev, key.hctx, nr_tags, key.pool.sched, key.pool.reserved);
+        crate::tracepoints::block_rq_tag_wait(key.dev, key.hctx, nr_tags, key.pool.sched, key.pool.reserved);
         let packed = key.pack();
         for slot in probe(&self.slots, packed) {
             let mut k = slot.key.load(Relaxed);

@@ -12,13 +12,18 @@
 use kernel::prelude::*;
 
 mod backoff;
+mod cause;
 mod compat;
 mod counts;
+mod entry;
 mod escape;
 mod ffi;
+mod frame_cache;
 mod gap;
 mod histogram;
+mod names;
 mod parse;
+mod peers;
 mod procfs;
 mod records;
 mod retention;
@@ -28,6 +33,7 @@ mod stack;
 mod state;
 mod tag_key;
 mod tag_wait;
+mod tracepoints;
 
 module! {
     type: TraceIrqoff,
@@ -50,7 +56,7 @@ module! {
 
 /// The loaded module: owns the state and the registrations that reach it.
 struct TraceIrqoff {
-    _proc: ffi::Registration,
+    _proc: entry::Registration,
 }
 
 impl kernel::Module for TraceIrqoff {
@@ -70,7 +76,7 @@ impl kernel::Module for TraceIrqoff {
         };
         let source = tag_source(force_kprobe);
         let state = KBox::pin_init(state::State::new(kernel::cpu::nr_cpu_ids(), records, source)?, GFP_KERNEL)?;
-        let proc = ffi::Registration::new(state)?;
+        let proc = entry::Registration::new(state)?;
         pr_info!("loaded; /proc/trace_irqoff is ready, sampling is disabled\n");
         Ok(Self { _proc: proc })
     }

@@ -17,5 +17,9 @@ pub mod parse;
 pub mod stack;
 #[path = "../../src/escape.rs"]
 pub mod escape;
+#[path = "../../src/cause.rs"]
+pub mod cause;
+#[path = "../../src/names.rs"]
+pub mod names;
 #[path = "../../src/tag_key.rs"]
 pub mod tag_key;

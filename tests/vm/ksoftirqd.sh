@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Booted with `threadirqs`: softirqs run in threads (ksoftirqd/N, ktimers/N). A task that keeps ksoftirqd from
 # running (here: preemption off for 150 ms, interrupts and bottom halves on) starves
-# softirqs. The timer_list record then only names ksoftirqd; the hrtimer's lower-bound
-# record names the real culprit (the article's lxcfs/memcg case).
+# softirqs: cause ksoftirqd-wait. The timer_list ends the window in the softirq thread; the
+# stack the hrtimer took inside the window names the real culprit (the article's
+# lxcfs/memcg case).
 . /tests/lib.sh
 check "booted with threadirqs" grep -qw threadirqs /proc/cmdline
 tio_load
@@ -12,18 +13,28 @@ echo 1 > $TIO/enable
 sleep 0.5
 inject 1 preempt 150
 sleep 0.3
-lb=$(record_block 1 soft 1)
-pos=$(culprit_at "$lb" irqoff_sample_preempt_window)
-if [ -n "$lb" ] && [ "$pos" -ge 1 ] && [ "$pos" -le 6 ]; then
-	ok "ksoftirqd starved: the lower-bound record names the culprit (frame $pos)"
-else
-	not_ok "ksoftirqd starved: the lower-bound record names the culprit" "$lb" "$(cat $TIO/records | grep -A3 ^record)"
-fi
-echo "$lb" | sed 's/^/#   /'
-soft=$(record_block 1 soft 0)
+# One record for the window: ended by the softirq thread, with the culprit in the stack
+# the hrtimer took inside it.
+n=$(grep -c '^record cpu=1 kind=soft ' $TIO/records)
+rec=$(grep '^record cpu=1 kind=soft ' $TIO/records | head -n1)
+echo "# $rec"
+check "ksoftirqd starved: one softirq record for the window" test "$n" = 1
+check "... its cause is ksoftirqd-wait" sh -c "echo '$rec' | grep -q ' lower_bound=0 .* cause=ksoftirqd-wait '"
 # With threadirqs, 7.x runs the timer softirq in ktimers/N, other softirqs in ksoftirqd/N.
-check "the timer_list record itself only shows the softirq thread" sh -c "echo '$soft' | head -n1 | grep -qE 'comm=(ksoftirqd|ktimers)/1'"
-echo "$soft" | head -n 4 | sed 's/^/#   /'
+check "... it ended in the softirq thread" sh -c "echo '$rec' | grep -qE ' comm=(ksoftirqd|ktimers)/1 '"
+win=$(window_block 1 soft)
+pos=$(frame_at "$win" irqoff_sample_preempt_window)
+if [ "$pos" -ge 1 ] && [ "$pos" -le 6 ]; then
+	ok "... and its in-window stack names the culprit (frame $pos) and task (sh)"
+else
+	not_ok "... and its in-window stack names the culprit" "$win"
+fi
+check "... ran instead: the injecting shell" sh -c "echo '$rec' | grep -q ' window_comm=sh$'"
+echo "$win" | head -n 4 | sed 's/^/#   /'
+check "distribute counts it under ksoftirqd-wait, as the cpu line does" sh -c "grep -A3 '^softirq-off, ksoftirqd-wait:' $TIO/distribute | grep -qE '128 -> 255 +: 1 ' && grep -q '^cpu 1 .* soft_ksoftirqd_wait_events=1 ' $TIO/records"
+top=$(trace-irqoff top)
+echo "$top" | sed 's/^/#   /'
+check "top names the culprit, not the thread" sh -c "echo '$top' | sed -n 2p | grep -q 'ksoftirqd-wait.*irqoff_sample_preempt_window'"
 echo 0 > $TIO/enable
 rmmod irqoff_sample
 rmmod trace_irqoff

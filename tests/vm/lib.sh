@@ -43,6 +43,16 @@ record_block() {	# record_block CPU KIND LB [COMM]: the first such record (of ta
 		$1 == "frame" { if (found) print; next }
 		{ if (found) exit }' $TIO/records
 }
+window_block() {	# window_block CPU KIND [COMM]: the in-window frames of the first such record (lower_bound=0)
+	awk -v c="cpu=$1" -v k="kind=$2" -v t="${3:+ comm=$3 }" '
+		$1 == "record" { if (found) exit; if ($2 == c && $3 == k && $4 == "lower_bound=0" && (t == "" || index($0, t))) found = 1; next }
+		$1 == "frame" { next }
+		$1 == "window_frame" { if (found) print; next }
+		{ if (found) exit }' $TIO/records
+}
+frame_at() {	# frame_at BLOCK FUNC: 1-based position of FUNC among the (window_)frame lines, 0 if absent
+	echo "$1" | awk -v f="$2" '$1 ~ /frame$/ { n++; if (index($0, f)) { print n; found = 1; exit } } END { if (!found) print 0 }'
+}
 field() {	# field NAME LINE: value of NAME=... in a key=value line
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n1
 }

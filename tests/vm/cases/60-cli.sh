@@ -16,7 +16,7 @@ json=$(trace-irqoff records --json --kind hard --limit 1)
 check "records --json names the sample's function on the right CPU" sh -c "echo '$json' | grep -q '\"cpu\": 1,' && echo '$json' | grep -A2 '\"stack\"' | grep -q irqoff_sample_hardirq_window"
 check "records demangles the sample's Rust frames" sh -c "trace-irqoff records --kind hard | grep -qF '<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x' && ! trace-irqoff records --kind hard | grep -q '_RNv'"
 check "records --raw-symbols shows them as the kernel printed them" sh -c "trace-irqoff records --kind hard --raw-symbols | grep -qE '_RNv.*18irqoff_sample_main.*write_iter.*\+0x'"
-check "records shows both kinds, human readable" sh -c "trace-irqoff records | grep -q '^hardirq-off cpu 1' && trace-irqoff records | grep -q '^softirq-off cpu 1'"
+check "records shows both kinds, human readable" sh -c "trace-irqoff records | grep -q '^hardirq-off cpu 1' && trace-irqoff records | grep -qE '^softirq-off( \([^)]*\))? cpu 1'"
 row=$(trace-irqoff hist --kind hard | grep -E '^ +64 -> 127 ')
 check "hist counts the 2 hardirq injections" sh -c "echo '$row' | grep -qE ': 2 +\|'"
 check "hist --per-cpu shows cpu 1" sh -c "trace-irqoff hist --per-cpu | grep -q '^hardirq-off cpu 1:'"

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::procfs::{Backend, Dir, Module, Settings};
 use crate::render::{self, paint, BOLD};
-use crate::snapshot::{Cpu, Kind, Record, Snapshot, NR_BUCKETS};
+use crate::snapshot::{Cause, Cpu, Kind, Record, Snapshot, NR_BUCKETS};
 use crate::{metrics, top, use_color, validate, Cli, Command, Tunable};
 
 #[derive(clap::Args, Debug)]
@@ -201,15 +201,30 @@ pub fn render_status(settings: &Settings, s: &Snapshot, color: bool) -> String {
         2 * settings.period_ms,
         render::ms(s.config.soft_event_ns)
     );
-    let _ = writeln!(o, "{:>4}  {:<7} {:>12} {:>12} {:>8} {:>9} {:>10}", "CPU", "online", "hardirq-off", "softirq-off", "dropped", "replaced", "idle gaps");
+    // From format v2 on, softirq events are also split by cause.
+    let by_cause = s.version >= 2;
+    let split = |bh: &str, ksw: &str| if by_cause { format!(" {bh:>8} {ksw:>14}") } else { String::new() };
+    let _ = writeln!(
+        o,
+        "{:>4}  {:<7} {:>12} {:>12}{} {:>8} {:>9} {:>10}",
+        "CPU",
+        "online",
+        "hardirq-off",
+        "softirq-off",
+        split("bh-off", "ksoftirqd-wait"),
+        "dropped",
+        "replaced",
+        "idle gaps"
+    );
     for c in &s.cpus {
         let _ = writeln!(
             o,
-            "{:>4}  {:<7} {:>12} {:>12} {:>8} {:>9} {:>10}",
+            "{:>4}  {:<7} {:>12} {:>12}{} {:>8} {:>9} {:>10}",
             c.cpu,
             if c.online { "yes" } else { "no" },
             c.hard_events,
             c.soft_events,
+            split(&c.soft_bh_off_events.to_string(), &c.soft_ksoftirqd_wait_events.to_string()),
             c.dropped,
             c.replaced,
             c.idle_gaps
@@ -244,7 +259,7 @@ pub fn select(s: &Snapshot, a: &RecordsArgs, now_ns: u64) -> Vec<Record> {
         .collect();
     match a.sort {
         Sort::Worst => v.sort_by(|x, y| y.latency_ns.cmp(&x.latency_ns).then(y.timestamp_ns.cmp(&x.timestamp_ns))),
-        Sort::Newest => v.sort_by(|x, y| y.timestamp_ns.cmp(&x.timestamp_ns)),
+        Sort::Newest => v.sort_by_key(|r| std::cmp::Reverse(r.timestamp_ns)),
     }
     if let Some(n) = a.limit {
         v.truncate(n);
@@ -263,7 +278,7 @@ fn records<B: Backend>(m: &Module<B>, a: &RecordsArgs, as_json: bool, color: boo
         let _ = writeln!(o, "no records{}", if s.config.enabled { "" } else { " (sampling is disabled: trace-irqoff enable)" });
     }
     for r in &v {
-        render::record(&mut o, r, color, false, a.depth);
+        render::record(&mut o, r, color, false, a.depth, s.version);
     }
     out(&o);
     Ok(())
@@ -275,6 +290,11 @@ struct HistJson {
     bucket_ms: Vec<[u64; 2]>,
     hard: Vec<u64>,
     soft: Vec<u64>,
+    /// `soft` split by cause (records format v2 on; absent before).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    soft_bh_off: Option<Vec<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    soft_ksoftirqd_wait: Option<Vec<u64>>,
     per_cpu: Option<Vec<CpuHist>>,
 }
 
@@ -283,16 +303,43 @@ struct CpuHist {
     cpu: u32,
     hard: Vec<u64>,
     soft: Vec<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    soft_bh_off: Option<Vec<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    soft_ksoftirqd_wait: Option<Vec<u64>>,
+}
+
+/// The softirq causes a snapshot splits its counts by: none before records format v2.
+fn causes(s: &Snapshot) -> &'static [Cause] {
+    if s.version >= 2 {
+        &[Cause::BhOff, Cause::KsoftirqdWait]
+    } else {
+        &[]
+    }
 }
 
 fn hist<B: Backend>(m: &Module<B>, per_cpu: bool, kind: Option<Kind>, as_json: bool) -> Result<()> {
     let s = m.snapshot()?;
     if as_json {
+        let split = s.version >= 2;
         return json(&HistJson {
             bucket_ms: (0..NR_BUCKETS).map(|k| { let (a, b) = render::bucket_range(k); [a, b] }).collect(),
-            hard: render::summed(&s, Kind::Hard),
-            soft: render::summed(&s, Kind::Soft),
-            per_cpu: per_cpu.then(|| s.cpus.iter().map(|c| CpuHist { cpu: c.cpu, hard: c.hard_hist.clone(), soft: c.soft_hist.clone() }).collect()),
+            hard: render::summed(&s, Kind::Hard, None),
+            soft: render::summed(&s, Kind::Soft, None),
+            soft_bh_off: split.then(|| render::summed(&s, Kind::Soft, Some(Cause::BhOff))),
+            soft_ksoftirqd_wait: split.then(|| render::summed(&s, Kind::Soft, Some(Cause::KsoftirqdWait))),
+            per_cpu: per_cpu.then(|| {
+                s.cpus
+                    .iter()
+                    .map(|c| CpuHist {
+                        cpu: c.cpu,
+                        hard: c.hard_hist.clone(),
+                        soft: c.soft_hist.clone(),
+                        soft_bh_off: split.then(|| c.soft_bh_off_hist.clone()),
+                        soft_ksoftirqd_wait: split.then(|| c.soft_ksoftirqd_wait_hist.clone()),
+                    })
+                    .collect()
+            }),
         });
     }
     out(&render_hist(&s, per_cpu, kind));
@@ -315,14 +362,22 @@ pub fn render_hist(s: &Snapshot, per_cpu: bool, kind: Option<Kind>) -> String {
         }
         return if o.is_empty() { "no events\n".into() } else { o };
     }
+    // Softirqs: all of them, then each cause (format v2).
+    let mut views: Vec<(Kind, Option<Cause>)> = Vec::new();
     for k in kinds {
+        views.push((k, None));
+        if k == Kind::Soft {
+            views.extend(causes(s).iter().map(|&c| (k, Some(c))));
+        }
+    }
+    for (k, cause) in views {
+        let label = render::kind_cause(k, cause);
         if per_cpu {
             for c in &s.cpus {
-                let h = if k == Kind::Hard { &c.hard_hist } else { &c.soft_hist };
-                o += &render::histogram(&format!("{} cpu {}:", k.label(), c.cpu), h);
+                o += &render::histogram(&format!("{label} cpu {}:", c.cpu), c.hist(k, cause));
             }
         } else {
-            o += &render::histogram(&format!("{}:", k.label()), &render::summed(s, k));
+            o += &render::histogram(&format!("{label}:"), &render::summed(s, k, cause));
         }
     }
     if o.is_empty() {
@@ -342,7 +397,7 @@ pub fn render_tag_wait(s: &Snapshot) -> String {
     } else {
         let _ = writeln!(o, "{:>10} {:>6}  {:<20} {:>10}", "DEV", "HCTX", "POOL", "WAITS");
         let mut rows = tw.counts.clone();
-        rows.sort_by(|a, b| b.waits.cmp(&a.waits));
+        rows.sort_by_key(|c| std::cmp::Reverse(c.waits));
         for c in rows {
             let pool = if c.reserved { format!("{} reserved", c.pool) } else { c.pool.clone() };
             let _ = writeln!(o, "{:>10} {:>6}  {:<20} {:>10}", format!("{},{}", c.major, c.minor), c.hctx, pool, c.waits);
@@ -360,12 +415,13 @@ pub fn render_top(t: &[top::Culprit], color: bool) -> String {
     if t.is_empty() {
         return "no records\n".into();
     }
-    let _ = writeln!(o, "{:<12} {:>6} {:>14} {:>14}  {:<24} culprit", "kind", "count", "worst", "total", "tasks");
+    let _ = writeln!(o, "{:<12} {:<14} {:>6} {:>14} {:>14}  {:<24} culprit", "kind", "cause", "count", "worst", "total", "tasks");
     for c in t {
         let _ = writeln!(
             o,
-            "{:<12} {:>6} {:>14} {:>14}  {:<24} {}",
+            "{:<12} {:<14} {:>6} {:>14} {:>14}  {:<24} {}",
             c.kind.label(),
+            c.cause.map_or("-", Cause::name),
             c.count,
             render::ms(c.worst_ns),
             render::ms(c.total_ns),
@@ -394,10 +450,10 @@ fn watch<B: Backend>(m: &Module<B>, interval: Duration, count: Option<u64>, colo
         let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
         let _ = writeln!(o, "trace-irqoff watch: {} events, {} records, every {:?} (Ctrl-C quits)", total, s.records.len(), interval);
         let mut recs = s.records.clone();
-        recs.sort_by(|a, b| b.timestamp_ns.cmp(&a.timestamp_ns));
+        recs.sort_by_key(|r| std::cmp::Reverse(r.timestamp_ns));
         for r in recs.iter().take(20) {
             let new = seen.as_ref().is_some_and(|sn| !sn.contains(&key(r)));
-            render::record(&mut o, r, color, new, 3);
+            render::record(&mut o, r, color, new, 3, s.version);
         }
         out(&o);
         seen = Some(s.records.iter().map(key).collect());
@@ -442,11 +498,15 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {
                 online: a.online,
                 hard_events: sub(a.hard_events, b.map(|b| b.hard_events)),
                 soft_events: sub(a.soft_events, b.map(|b| b.soft_events)),
+                soft_bh_off_events: sub(a.soft_bh_off_events, b.map(|b| b.soft_bh_off_events)),
+                soft_ksoftirqd_wait_events: sub(a.soft_ksoftirqd_wait_events, b.map(|b| b.soft_ksoftirqd_wait_events)),
                 dropped: sub(a.dropped, b.map(|b| b.dropped)),
                 replaced: sub(a.replaced, b.map(|b| b.replaced)),
                 idle_gaps: sub(a.idle_gaps, b.map(|b| b.idle_gaps)),
                 hard_hist: subv(&a.hard_hist, b.map(|b| &b.hard_hist)),
                 soft_hist: subv(&a.soft_hist, b.map(|b| &b.soft_hist)),
+                soft_bh_off_hist: subv(&a.soft_bh_off_hist, b.map(|b| &b.soft_bh_off_hist)),
+                soft_ksoftirqd_wait_hist: subv(&a.soft_ksoftirqd_wait_hist, b.map(|b| &b.soft_ksoftirqd_wait_hist)),
             }
         })
         .collect();
@@ -501,14 +561,19 @@ fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, color: bool) -> Result<()> 
     }
     let hard: u64 = rec.cpus.iter().map(|c| c.hard_events).sum();
     let soft: u64 = rec.cpus.iter().map(|c| c.soft_events).sum();
+    let bh_off: u64 = rec.cpus.iter().map(|c| c.soft_bh_off_events).sum();
+    let ksoftirqd_wait: u64 = rec.cpus.iter().map(|c| c.soft_ksoftirqd_wait_events).sum();
+    // Only a v2 module splits softirq events by cause; before, both are 0.
+    let split = if bh_off + ksoftirqd_wait > 0 { format!(" ({bh_off} bh-off, {ksoftirqd_wait} ksoftirqd-wait)") } else { String::new() };
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "recorded {:.1} s{}: {} hardirq-off and {} softirq-off events, {} records -> {}",
+        "recorded {:.1} s{}: {} hardirq-off and {} softirq-off{} events, {} records -> {}",
         rec.duration_ms as f64 / 1000.0,
         if rec.interrupted { " (interrupted)" } else { "" },
         hard,
         soft,
+        split,
         rec.records.len(),
         a.output.display()
     );

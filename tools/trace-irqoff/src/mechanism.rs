@@ -51,8 +51,10 @@ const PREFIX: &[&str] = &[
     "irqentry_",
 ];
 
-/// Name suffixes: helpers that wrap an irq or bh enable (e.g. a driver's `foo_irq_enable`).
-const SUFFIX: &[&str] = &["_irq_enable", "_irq_restore", "_irqrestore", "_bh_enable"];
+/// Name suffixes: helpers that wrap an irq or bh enable (e.g. a driver's `foo_irq_enable`),
+/// and busy-wait loops (`busy_wait`, a Rust path's `...::busy_wait`), which an in-window
+/// stack often shows as its leaf.
+const SUFFIX: &[&str] = &["_irq_enable", "_irq_restore", "_irqrestore", "_bh_enable", "busy_wait"];
 
 /// Whether `function` (a bare symbol name) is mechanism rather than a culprit.
 pub fn is_mechanism(function: &str) -> bool {
@@ -74,7 +76,8 @@ mod tests {
     #[test]
     fn skips_enable_helpers_time_reads_and_locks() {
         for f in ["sample_irq_enable", "_raw_spin_unlock_irqrestore", "ktime_get_mono_fast_ns", "delay_tsc",
-                  "native_queued_spin_lock_slowpath", "__local_bh_enable_ip", "sysvec_apic_timer_interrupt"] {
+                  "native_queued_spin_lock_slowpath", "__local_bh_enable_ip", "sysvec_apic_timer_interrupt",
+                  "busy_wait", "irqoff_sample_main::busy_wait"] {
             assert!(is_mechanism(f), "{f}");
         }
         for f in ["irqoff_sample_hardirq_window", "preemptirq_delay_run", "vfs_write", "ktime", "enable_irq"] {

@@ -5,7 +5,21 @@
 use std::fmt::Write;
 
 use crate::render::bucket_range;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Cause, Kind, Snapshot};
+
+/// The series of one CPU: hardirq, then softirq by cause (records format v2 on) or
+/// softirq as a whole (before, when the split is unknown), each with its labels.
+fn series(s: &Snapshot, cpu: u32) -> Vec<(Kind, Option<Cause>, String)> {
+    let mut v = vec![(Kind::Hard, None, format!("cpu=\"{cpu}\",kind=\"hard\""))];
+    if s.version >= 2 {
+        for c in [Cause::BhOff, Cause::KsoftirqdWait] {
+            v.push((Kind::Soft, Some(c), format!("cpu=\"{cpu}\",kind=\"soft\",cause=\"{}\"", c.name())));
+        }
+    } else {
+        v.push((Kind::Soft, None, format!("cpu=\"{cpu}\",kind=\"soft\"")));
+    }
+    v
+}
 
 /// The whole exposition.
 pub fn exposition(s: &Snapshot) -> String {
@@ -25,21 +39,24 @@ pub fn exposition(s: &Snapshot) -> String {
     for c in &s.cpus {
         let _ = writeln!(o, "trace_irqoff_cpu_online{{cpu=\"{}\"}} {}", c.cpu, u8::from(c.online));
     }
-    family(&mut o, "trace_irqoff_events_total", "counter", "Detected hardirq-off (kind=hard) and softirq-off (kind=soft) sections since the last clear.");
+    family(&mut o, "trace_irqoff_events_total", "counter", "Detected hardirq-off (kind=hard) and softirq-off (kind=soft, by cause=bh-off|ksoftirqd-wait) sections since the last clear.");
     for c in &s.cpus {
-        let _ = writeln!(o, "trace_irqoff_events_total{{cpu=\"{}\",kind=\"hard\"}} {}", c.cpu, c.hard_events);
-        let _ = writeln!(o, "trace_irqoff_events_total{{cpu=\"{}\",kind=\"soft\"}} {}", c.cpu, c.soft_events);
+        for (kind, cause, labels) in series(s, c.cpu) {
+            let n = match (kind, cause) {
+                (Kind::Hard, _) => c.hard_events,
+                (Kind::Soft, None) => c.soft_events,
+                (Kind::Soft, Some(Cause::BhOff)) => c.soft_bh_off_events,
+                (Kind::Soft, Some(Cause::KsoftirqdWait)) => c.soft_ksoftirqd_wait_events,
+            };
+            let _ = writeln!(o, "trace_irqoff_events_total{{{labels}}} {n}");
+        }
     }
     family(&mut o, "trace_irqoff_events_bucket_total", "counter", "Sections by latency bucket [min_ms, max_ms] (log2 buckets), since the last clear.");
     for c in &s.cpus {
-        for (kind, hist) in [("hard", &c.hard_hist), ("soft", &c.soft_hist)] {
-            for (k, n) in hist.iter().enumerate().filter(|(_, n)| **n != 0) {
+        for (kind, cause, labels) in series(s, c.cpu) {
+            for (k, n) in c.hist(kind, cause).iter().enumerate().filter(|(_, n)| **n != 0) {
                 let (lo, hi) = bucket_range(k);
-                let _ = writeln!(
-                    o,
-                    "trace_irqoff_events_bucket_total{{cpu=\"{}\",kind=\"{kind}\",min_ms=\"{lo}\",max_ms=\"{hi}\"}} {n}",
-                    c.cpu
-                );
+                let _ = writeln!(o, "trace_irqoff_events_bucket_total{{{labels},min_ms=\"{lo}\",max_ms=\"{hi}\"}} {n}");
             }
         }
     }
@@ -53,10 +70,15 @@ pub fn exposition(s: &Snapshot) -> String {
     }
     family(&mut o, "trace_irqoff_worst_latency_seconds", "gauge", "Worst recorded latency per CPU and kind since the last clear.");
     for c in &s.cpus {
-        for kind in [crate::snapshot::Kind::Hard, crate::snapshot::Kind::Soft] {
-            let worst = s.records.iter().filter(|r| r.cpu == c.cpu && r.kind == kind).map(|r| r.latency_ns).max().unwrap_or(0);
-            let k = if kind == crate::snapshot::Kind::Hard { "hard" } else { "soft" };
-            let _ = writeln!(o, "trace_irqoff_worst_latency_seconds{{cpu=\"{}\",kind=\"{k}\"}} {}", c.cpu, secs(worst));
+        for (kind, cause, labels) in series(s, c.cpu) {
+            let worst = s
+                .records
+                .iter()
+                .filter(|r| r.cpu == c.cpu && r.kind == kind && (kind == Kind::Hard || r.cause == cause))
+                .map(|r| r.latency_ns)
+                .max()
+                .unwrap_or(0);
+            let _ = writeln!(o, "trace_irqoff_worst_latency_seconds{{{labels}}} {}", secs(worst));
         }
     }
     if let Some(tw) = &s.tag_wait {
@@ -72,4 +94,30 @@ pub fn exposition(s: &Snapshot) -> String {
         }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn softirq_series_carry_the_cause_from_v2_on() {
+        let v2 = exposition(&crate::snapshot::parse(include_str!("../tests/fixtures/records-v2.txt")).unwrap());
+        for line in [
+            "trace_irqoff_events_total{cpu=\"2\",kind=\"hard\"} 0",
+            "trace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"bh-off\"} 2",
+            "trace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\"} 2",
+            "trace_irqoff_events_bucket_total{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\",min_ms=\"32\",max_ms=\"63\"} 1",
+            "trace_irqoff_events_bucket_total{cpu=\"1\",kind=\"hard\",min_ms=\"64\",max_ms=\"127\"} 1",
+            "trace_irqoff_worst_latency_seconds{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\"} 0.06425",
+            "trace_irqoff_worst_latency_seconds{cpu=\"0\",kind=\"soft\",cause=\"bh-off\"} 0.100111",
+        ] {
+            assert!(v2.lines().any(|l| l == line), "{line}\n{v2}");
+        }
+        assert!(!v2.contains("kind=\"soft\"}"), "{v2}");
+        // v1 cannot split softirq events: one series without the label, as before.
+        let v1 = exposition(&crate::snapshot::parse(include_str!("../tests/fixtures/records-v1.txt")).unwrap());
+        assert!(v1.lines().any(|l| l == "trace_irqoff_events_total{cpu=\"1\",kind=\"soft\"} 1"), "{v1}");
+        assert!(!v1.contains("cause=\""), "{v1}");
+    }
 }

@@ -80,7 +80,7 @@ fn parse_command_line(n: usize, rest: &str, kind: Kind, cpu: u32) -> Result<Reco
             _ => {}
         }
     }
-    Ok(Record { cpu, kind, lower_bound, latency_ns, timestamp_ns, pid, comm: comm.to_string(), stack: Vec::new() })
+    Ok(Record { lower_bound, latency_ns, timestamp_ns, pid, comm: comm.to_string(), ..Record::new(cpu, kind) })
 }
 
 /// One histogram row: [lo, hi] ms and its count.

@@ -159,7 +159,7 @@ impl<B: Backend> Module<B> {
         };
         if self.demangle {
             for r in &mut s.records {
-                for f in &mut r.stack {
+                for f in r.stack.iter_mut().chain(&mut r.window_stack) {
                     *f = crate::symbols::demangle_frame(f);
                 }
             }
@@ -184,8 +184,12 @@ impl<B: Backend> Module<B> {
                 dropped: 0,
                 replaced: 0,
                 idle_gaps: 0,
+                soft_bh_off_events: 0,
+                soft_ksoftirqd_wait_events: 0,
                 hard_hist: Vec::new(),
                 soft_hist: Vec::new(),
+                soft_bh_off_hist: Vec::new(),
+                soft_ksoftirqd_wait_hist: Vec::new(),
             })
             .collect();
         let ms = 1_000_000;

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use anstyle::{AnsiColor, Style};
 
-use crate::snapshot::{Kind, Record, Snapshot, NR_BUCKETS};
+use crate::snapshot::{Cause, Kind, Record, Snapshot, NR_BUCKETS};
 
 pub const BOLD: Style = Style::new().bold();
 pub const RED: Style = AnsiColor::Red.on_default().bold();
@@ -55,19 +55,57 @@ pub fn histogram_unit(header: &str, unit: &str, counts: &[u64]) -> String {
     out
 }
 
-/// Per-kind counts summed over CPUs.
-pub fn summed(s: &Snapshot, kind: Kind) -> Vec<u64> {
+/// Short form for sentences, to 0.1 ms: 99800123 ns -> "99.8 ms", 48000000 ns -> "48 ms".
+pub fn ms_short(ns: u64) -> String {
+    let tenths = ns.saturating_add(50_000) / 100_000;
+    match tenths % 10 {
+        0 => format!("{} ms", tenths / 10),
+        t => format!("{}.{t} ms", tenths / 10),
+    }
+}
+
+/// Per-kind counts summed over CPUs; softirqs of one cause only with `cause`.
+pub fn summed(s: &Snapshot, kind: Kind, cause: Option<Cause>) -> Vec<u64> {
     let mut sum = vec![0u64; NR_BUCKETS];
     for c in &s.cpus {
-        let h = match kind {
-            Kind::Hard => &c.hard_hist,
-            Kind::Soft => &c.soft_hist,
-        };
-        for (a, b) in sum.iter_mut().zip(h) {
+        for (a, b) in sum.iter_mut().zip(c.hist(kind, cause)) {
             *a += b;
         }
     }
     sum
+}
+
+/// "hardirq-off", "softirq-off (bh-off)", "softirq-off (ksoftirqd-wait)".
+pub fn kind_cause(kind: Kind, cause: Option<Cause>) -> String {
+    match (kind, cause) {
+        (Kind::Soft, Some(c)) => format!("{} ({})", kind.label(), c.name()),
+        _ => kind.label().to_string(),
+    }
+}
+
+/// The record's kind with its cause, and for ksoftirqd-wait how long the thread waited:
+/// "softirq-off (ksoftirqd-wait, thread runnable 48 ms)".
+pub fn record_label(r: &Record) -> String {
+    match r.cause {
+        Some(Cause::KsoftirqdWait) if r.kind == Kind::Soft && r.runnable_ns > 0 => {
+            format!("{} ({}, thread runnable {})", r.kind.label(), Cause::KsoftirqdWait.name(), ms_short(r.runnable_ns))
+        }
+        c => kind_cause(r.kind, c),
+    }
+}
+
+/// "overlaps hardirq-off on CPU 1, 99.8 ms, irq_test", or "overlaps hardirq-off on CPU 1"
+/// when that CPU's record was not found.
+pub fn overlap(r: &Record) -> Option<String> {
+    let o = r.overlap.as_ref()?;
+    let mut s = format!("overlaps {} on CPU {}", o.kind.label(), o.cpu);
+    if let Some(ns) = o.latency_ns {
+        s += &format!(", {}", ms_short(ns));
+        if !o.comm.is_empty() {
+            s += &format!(", {}", o.comm);
+        }
+    }
+    Some(s)
 }
 
 /// Latency as the original printed it: "107 ms", or "57+ ms" for a lower bound.
@@ -76,24 +114,39 @@ pub fn latency(r: &Record) -> String {
     format!("{}{plus}", ms(r.latency_ns))
 }
 
-/// One record with its stack.
-pub fn record(out: &mut String, r: &Record, color: bool, new: bool, stack_depth: usize) {
+fn frames(out: &mut String, stack: &[String], color: bool, depth: usize) {
+    for f in stack.iter().take(depth) {
+        let _ = writeln!(out, "    {f}");
+    }
+    if stack.len() > depth {
+        let _ = writeln!(out, "    {}", paint(color, DIM, &format!("... {} more frames", stack.len() - depth)));
+    }
+}
+
+/// One record with its stacks: where the window ended, then (format v2) the task and
+/// stack sampled while it was open, and the window on another CPU it overlapped.
+/// `version` is the records format the record was read in: from v2 on, a lower bound is
+/// a window still open.
+pub fn record(out: &mut String, r: &Record, color: bool, new: bool, stack_depth: usize, version: u32) {
     let mark = if new { paint(color, RED, "NEW ") } else { String::new() };
+    let open = if r.lower_bound && version >= 2 { "  (window still open)" } else { "" };
     let _ = writeln!(
         out,
-        "{mark}{} cpu {} {:>14}  {} (pid {})  at {} s",
-        paint(color, BOLD, r.kind.label()),
+        "{mark}{} cpu {} {:>14}  {} (pid {})  at {} s{open}",
+        paint(color, BOLD, &record_label(r)),
         r.cpu,
         latency(r),
         r.comm,
         r.pid,
         secs(r.timestamp_ns)
     );
-    for f in r.stack.iter().take(stack_depth) {
-        let _ = writeln!(out, "    {f}");
+    frames(out, &r.stack, color, stack_depth);
+    if r.window_pid != 0 || !r.window_stack.is_empty() {
+        let _ = writeln!(out, "  in the window: {}-{}", r.window_comm, r.window_pid);
+        frames(out, &r.window_stack, color, stack_depth);
     }
-    if r.stack.len() > stack_depth {
-        let _ = writeln!(out, "    {}", paint(color, DIM, &format!("... {} more frames", r.stack.len() - stack_depth)));
+    if let Some(o) = overlap(r) {
+        let _ = writeln!(out, "  {o}");
     }
 }
 
@@ -115,15 +168,58 @@ mod tests {
     }
 
     #[test]
-    fn function_names() {
-        assert_eq!(function("irqoff_sample_hardirq_window+0x2d/0x53 [irqoff_sample]"), "irqoff_sample_hardirq_window");
-        assert_eq!(function("vfs_write+0x1d7/0x210"), "vfs_write");
-        assert_eq!(function("0xffffffff81000000"), "0xffffffff81000000");
-    }
-
-    #[test]
     fn durations() {
         assert_eq!(ms(107_234_567), "107.234 ms");
         assert_eq!(secs(4_033_490_648), "4.033490");
+        assert_eq!(ms_short(99_800_123), "99.8 ms");
+        assert_eq!(ms_short(48_000_000), "48 ms");
+        assert_eq!(ms_short(48_960_000), "49 ms");
+        assert_eq!(ms_short(0), "0 ms");
+    }
+
+    fn v2() -> Snapshot {
+        crate::snapshot::parse(include_str!("../tests/fixtures/records-v2.txt")).unwrap()
+    }
+
+    #[test]
+    fn labels_name_the_cause() {
+        let s = v2();
+        let labels: Vec<String> = s.records.iter().map(record_label).collect();
+        assert_eq!(
+            labels,
+            [
+                "softirq-off (bh-off)",
+                "hardirq-off",
+                "softirq-off (ksoftirqd-wait, thread runnable 48 ms)",
+                "softirq-off (ksoftirqd-wait)",
+                "softirq-off (bh-off)"
+            ]
+        );
+    }
+
+    #[test]
+    fn overlap_sentences() {
+        let s = v2();
+        assert_eq!(overlap(&s.records[0]).as_deref(), Some("overlaps hardirq-off on CPU 1, 99.8 ms, irq_test"));
+        assert_eq!(overlap(&s.records[2]).as_deref(), Some("overlaps softirq-off on CPU 3"));
+        assert_eq!(overlap(&s.records[3]), None);
+    }
+
+    #[test]
+    fn record_shows_both_stacks_and_the_overlap() {
+        let s = v2();
+        let mut o = String::new();
+        record(&mut o, &s.records[2], false, false, 2, 2);
+        assert_eq!(
+            o,
+            "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  at 5.120000 s\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
+        );
+        let mut o = String::new();
+        record(&mut o, &s.records[4], false, false, 12, 2);
+        assert!(o.starts_with("softirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  at 5.100000 s  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
+        // In v1 a lower bound is the hrtimer's sample, not an open window.
+        let mut o = String::new();
+        record(&mut o, &s.records[4], false, false, 12, 1);
+        assert!(!o.contains("still open"), "{o}");
     }
 }

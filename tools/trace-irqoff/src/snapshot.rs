@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The module's state as one value: parsed from `/proc/trace_irqoff/records` (format v1,
-//! see Documentation/trace-irqoff.rst), serialised as the CLI's JSON.
+//! The module's state as one value: parsed from `/proc/trace_irqoff/records` (formats v1
+//! and v2, see Documentation/trace-irqoff.rst), serialised as the CLI's JSON.
 
 use serde::{Deserialize, Serialize};
 
-/// Format version this parser understands.
-pub const RECORDS_VERSION: u32 = 1;
+/// Oldest and newest format versions this parser understands.
+pub const MIN_RECORDS_VERSION: u32 = 1;
+pub const RECORDS_VERSION: u32 = 2;
 
 /// Number of log2 buckets; bucket k holds [2^k, 2^(k+1)) ms.
 pub const NR_BUCKETS: usize = crate::histogram::NR_BUCKETS;
@@ -24,6 +25,35 @@ impl Kind {
         match self {
             Kind::Hard => "hardirq-off",
             Kind::Soft => "softirq-off",
+        }
+    }
+}
+
+/// Why softirqs could not run (records format v2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cause {
+    /// Bottom halves were disabled, or a softirq handler ran long.
+    BhOff,
+    /// Softirqs were pending with bottom halves enabled, deferred to the softirq thread
+    /// (ksoftirqd/N, or ktimers/N), which did not get the CPU.
+    KsoftirqdWait,
+}
+
+impl Cause {
+    /// The name the module and the JSON use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::BhOff => "bh-off",
+            Cause::KsoftirqdWait => "ksoftirqd-wait",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "bh-off" => Some(Cause::BhOff),
+            "ksoftirqd-wait" => Some(Cause::KsoftirqdWait),
+            _ => None,
         }
     }
 }
@@ -52,22 +82,98 @@ pub struct Cpu {
     /// Gaps that ended in the idle loop (late wake-ups, not irq-off sections; not events).
     #[serde(default)]
     pub idle_gaps: u64,
+    /// Softirq events by cause (they add up to `soft_events`); 0 before format v2.
+    #[serde(default)]
+    pub soft_bh_off_events: u64,
+    #[serde(default)]
+    pub soft_ksoftirqd_wait_events: u64,
     /// Log2 histogram counts per kind (bucket k: [2^k, 2^(k+1)) ms).
     pub hard_hist: Vec<u64>,
     pub soft_hist: Vec<u64>,
+    /// `soft_hist` split by cause; empty before format v2 (the split is unknown then).
+    #[serde(default)]
+    pub soft_bh_off_hist: Vec<u64>,
+    #[serde(default)]
+    pub soft_ksoftirqd_wait_hist: Vec<u64>,
+}
+
+impl Cpu {
+    /// The histogram of `kind`, narrowed to `cause` for softirqs (empty when unknown).
+    pub fn hist(&self, kind: Kind, cause: Option<Cause>) -> &[u64] {
+        match (kind, cause) {
+            (Kind::Hard, _) => &self.hard_hist,
+            (Kind::Soft, None) => &self.soft_hist,
+            (Kind::Soft, Some(Cause::BhOff)) => &self.soft_bh_off_hist,
+            (Kind::Soft, Some(Cause::KsoftirqdWait)) => &self.soft_ksoftirqd_wait_hist,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
     pub cpu: u32,
     pub kind: Kind,
+    /// Softirq records of format v2; none for hardirq records and before v2.
+    #[serde(default)]
+    pub cause: Option<Cause>,
+    /// In v2, a softirq window still open when the file was read (latency so far); in v1,
+    /// a softirq record taken by the hrtimer while softirqs were starved.
     pub lower_bound: bool,
     pub latency_ns: u64,
     pub timestamp_ns: u64,
     pub pid: i32,
     pub comm: String,
-    /// Symbolised frames, culprit first: `func+0x1f/0x80 [module]`.
+    /// For ksoftirqd-wait: how long the softirq thread was seen runnable but not running
+    /// during the window (0: not seen, or unknown).
+    #[serde(default)]
+    pub runnable_ns: u64,
+    /// Symbolised frames where the window ended, culprit first: `func+0x1f/0x80 [module]`.
     pub stack: Vec<String>,
+    /// The task running while the window was open, and its stack then (the hrtimer's
+    /// sample): what ran instead of the softirq thread. 0, empty and empty when not taken.
+    #[serde(default)]
+    pub window_pid: i32,
+    #[serde(default)]
+    pub window_comm: String,
+    #[serde(default)]
+    pub window_stack: Vec<String>,
+    /// A window on another CPU that overlapped this one.
+    #[serde(default)]
+    pub overlap: Option<Overlap>,
+}
+
+impl Record {
+    /// A record of `kind` on `cpu` with every other field empty, for struct update syntax.
+    pub fn new(cpu: u32, kind: Kind) -> Self {
+        Self {
+            cpu,
+            kind,
+            cause: None,
+            lower_bound: false,
+            latency_ns: 0,
+            timestamp_ns: 0,
+            pid: 0,
+            comm: String::new(),
+            runnable_ns: 0,
+            stack: Vec::new(),
+            window_pid: 0,
+            window_comm: String::new(),
+            window_stack: Vec::new(),
+            overlap: None,
+        }
+    }
+}
+
+/// The window on another CPU that overlapped a record's window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overlap {
+    pub cpu: u32,
+    pub kind: Kind,
+    /// That CPU's record: its latency, or none when it was not found (still open, or
+    /// not kept); pid and comm are then 0 and empty.
+    pub latency_ns: Option<u64>,
+    pub pid: i32,
+    pub comm: String,
 }
 
 /// blk-mq tag starvation counters.
@@ -115,7 +221,7 @@ pub struct Snapshot {
 /// Why the records file could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ParseError {
-    #[error("unsupported records format version {0} (this trace-irqoff reads version {RECORDS_VERSION})")]
+    #[error("unsupported records format version {0} (this trace-irqoff reads versions {MIN_RECORDS_VERSION} to {RECORDS_VERSION})")]
     Version(String),
     #[error("line {line}: {what}")]
     Malformed { line: usize, what: String },
@@ -191,6 +297,45 @@ pub fn unescape(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+fn kind(n: usize, s: &str) -> Result<Kind, ParseError> {
+    match s {
+        "hard" => Ok(Kind::Hard),
+        "soft" => Ok(Kind::Soft),
+        k => Err(malformed(n, format!("unknown kind '{k}'"))),
+    }
+}
+
+fn counts<'a>(n: usize, words: impl Iterator<Item = &'a str>) -> Result<Vec<u64>, ParseError> {
+    words.map(|w| w.parse::<u64>().map_err(|_| malformed(n, format!("count '{w}'")))).collect()
+}
+
+/// The v2 keys of a `record` line, filled into `r`.
+fn record_v2(f: &Fields, r: &mut Record) -> Result<(), ParseError> {
+    let n = f.line;
+    r.cause = match f.str("cause")? {
+        "-" => None,
+        c => Some(Cause::parse(c).ok_or_else(|| malformed(n, format!("unknown cause '{c}'")))?),
+    };
+    r.runnable_ns = f.num("runnable_ns")?;
+    r.window_pid = f.num("window_pid")?;
+    r.window_comm = unescape(f.str("window_comm")?);
+    let overlap_cpu: i64 = f.num("overlap_cpu")?;
+    r.overlap = if overlap_cpu < 0 {
+        None
+    } else {
+        let latency_ns: u64 = f.num("overlap_latency_ns")?;
+        Some(Overlap {
+            cpu: u32::try_from(overlap_cpu).map_err(|_| malformed(n, format!("overlap_cpu {overlap_cpu}")))?,
+            kind: kind(n, f.str("overlap_kind")?)?,
+            // A kept record is never 0 ns long: 0 means the other record was not found.
+            latency_ns: (latency_ns != 0).then_some(latency_ns),
+            pid: f.num("overlap_pid")?,
+            comm: unescape(f.str("overlap_comm")?),
+        })
+    };
+    Ok(())
+}
+
 /// Parses the whole records file.
 pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
@@ -198,13 +343,17 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
     let version = first
         .strip_prefix("trace_irqoff records v")
         .ok_or_else(|| ParseError::Version(first.to_string()))?;
-    if version != RECORDS_VERSION.to_string() {
-        return Err(ParseError::Version(version.to_string()));
-    }
+    let version = match version.parse::<u32>() {
+        Ok(v) if (MIN_RECORDS_VERSION..=RECORDS_VERSION).contains(&v) => v,
+        _ => return Err(ParseError::Version(version.to_string())),
+    };
+    let v2 = version >= 2;
     let mut config = None;
     let mut cpus: Vec<Cpu> = Vec::new();
     let mut records: Vec<Record> = Vec::new();
+    // `frame` lines, then `window_frame` lines, still owed to the last record.
     let mut pending_frames = 0usize;
+    let mut pending_window = 0usize;
     let mut tag_wait: Option<TagWait> = None;
     let mut ended = false;
     for (n, line) in lines {
@@ -212,6 +361,9 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
         let head = words.next().unwrap_or("");
         if pending_frames > 0 && head != "frame" {
             return Err(malformed(n, format!("expected {pending_frames} more frame lines")));
+        }
+        if pending_frames == 0 && pending_window > 0 && head != "window_frame" {
+            return Err(malformed(n, format!("expected {pending_window} more window_frame lines")));
         }
         match head {
             "config" => {
@@ -229,6 +381,8 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
             "cpu" => {
                 let cpu: u32 = words.next().and_then(|w| w.parse().ok()).ok_or_else(|| malformed(n, "cpu number"))?;
                 let f = Fields::new(n, words)?;
+                let (bh_off, ksoftirqd_wait) =
+                    if v2 { (f.num("soft_bh_off_events")?, f.num("soft_ksoftirqd_wait_events")?) } else { (0, 0) };
                 cpus.push(Cpu {
                     cpu,
                     online: f.flag("online")?,
@@ -237,47 +391,58 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     dropped: f.num::<u64>("hard_dropped")? + f.num::<u64>("soft_dropped")?,
                     replaced: f.num::<u64>("hard_replaced")? + f.num::<u64>("soft_replaced")?,
                     idle_gaps: f.num_or("idle_gaps", 0)?,
+                    soft_bh_off_events: bh_off,
+                    soft_ksoftirqd_wait_events: ksoftirqd_wait,
                     hard_hist: vec![0; NR_BUCKETS],
                     soft_hist: vec![0; NR_BUCKETS],
+                    // Before v2 the split is unknown, and an empty histogram says so.
+                    soft_bh_off_hist: if v2 { vec![0; NR_BUCKETS] } else { Vec::new() },
+                    soft_ksoftirqd_wait_hist: if v2 { vec![0; NR_BUCKETS] } else { Vec::new() },
                 });
             }
             "hist" => {
                 let cpu: u32 = words.next().and_then(|w| w.parse().ok()).ok_or_else(|| malformed(n, "hist cpu"))?;
-                let kind = words.next().ok_or_else(|| malformed(n, "hist kind"))?;
-                let counts = words
-                    .map(|w| w.parse::<u64>().map_err(|_| malformed(n, format!("count '{w}'"))))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let which = words.next().ok_or_else(|| malformed(n, "hist kind"))?;
                 let c = cpus.iter_mut().find(|c| c.cpu == cpu).ok_or_else(|| malformed(n, "hist of an unknown cpu"))?;
-                let slot = match kind {
+                let slot = match which {
                     "hard" => &mut c.hard_hist,
                     "soft" => &mut c.soft_hist,
-                    k => return Err(malformed(n, format!("unknown kind '{k}'"))),
+                    "soft-bh-off" => &mut c.soft_bh_off_hist,
+                    "soft-ksoftirqd-wait" => &mut c.soft_ksoftirqd_wait_hist,
+                    // Histograms of a newer module, not known here.
+                    _ => continue,
                 };
-                *slot = counts;
+                *slot = counts(n, words)?;
             }
             "record" => {
                 let f = Fields::new(n, words)?;
-                let kind = match f.str("kind")? {
-                    "hard" => Kind::Hard,
-                    "soft" => Kind::Soft,
-                    k => return Err(malformed(n, format!("unknown kind '{k}'"))),
-                };
-                pending_frames = f.num("frames")?;
-                records.push(Record {
-                    cpu: f.num("cpu")?,
-                    kind,
+                let mut r = Record {
                     lower_bound: f.flag("lower_bound")?,
                     latency_ns: f.num("latency_ns")?,
                     timestamp_ns: f.num("timestamp_ns")?,
                     pid: f.num("pid")?,
                     comm: unescape(f.str("comm")?),
-                    stack: Vec::with_capacity(pending_frames),
-                });
+                    ..Record::new(f.num("cpu")?, kind(n, f.str("kind")?)?)
+                };
+                pending_frames = f.num("frames")?;
+                pending_window = 0;
+                if v2 {
+                    record_v2(&f, &mut r)?;
+                    pending_window = f.num("window_frames")?;
+                }
+                r.stack.reserve(pending_frames);
+                r.window_stack.reserve(pending_window);
+                records.push(r);
             }
             "frame" => {
                 let rec = records.last_mut().filter(|_| pending_frames > 0).ok_or_else(|| malformed(n, "frame outside a record"))?;
                 rec.stack.push(line["frame ".len().min(line.len())..].to_string());
                 pending_frames -= 1;
+            }
+            "window_frame" => {
+                let rec = records.last_mut().filter(|_| pending_window > 0).ok_or_else(|| malformed(n, "window_frame outside a record"))?;
+                rec.window_stack.push(line["window_frame ".len().min(line.len())..].to_string());
+                pending_window -= 1;
             }
             "tagwait" => {
                 let f = Fields::new(n, words)?;
@@ -305,24 +470,22 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
             }
             "tagwait_hist_us" => {
                 let tw = tag_wait.as_mut().ok_or_else(|| malformed(n, "tagwait_hist_us before tagwait"))?;
-                tw.duration_hist_us = words
-                    .map(|w| w.parse::<u64>().map_err(|_| malformed(n, format!("count '{w}'"))))
-                    .collect::<Result<Vec<_>, _>>()?;
+                tw.duration_hist_us = counts(n, words)?;
             }
             "end" => {
                 ended = true;
                 break;
             }
             "" => {}
-            // Unknown line types are for newer readers.
+            // Unknown line types (memory, cost, ...) are for other readers.
             _ => {}
         }
     }
-    if !ended || pending_frames > 0 {
+    if !ended || pending_frames > 0 || pending_window > 0 {
         return Err(ParseError::Truncated);
     }
     let config = config.ok_or_else(|| malformed(1, "no config line"))?;
-    Ok(Snapshot { version: RECORDS_VERSION, config, cpus, records, tag_wait, original_hist: None })
+    Ok(Snapshot { version, config, cpus, records, tag_wait, original_hist: None })
 }
 
 #[cfg(test)]
@@ -335,5 +498,112 @@ mod tests {
         assert_eq!(unescape("a\\x3db\\x5cc"), "a=b\\c");
         assert_eq!(unescape("plain"), "plain");
         assert_eq!(unescape("bad\\xZZ"), "bad\\xZZ");
+    }
+
+    const V1: &str = include_str!("../tests/fixtures/records-v1.txt");
+    const V2: &str = include_str!("../tests/fixtures/records-v2.txt");
+
+    #[test]
+    fn v1_records_have_no_v2_facts() {
+        let s = parse(V1).unwrap();
+        assert_eq!(s.version, 1);
+        assert_eq!(s.records.len(), 5);
+        for r in &s.records {
+            assert_eq!((r.cause, r.runnable_ns, r.window_pid, r.window_comm.as_str(), r.overlap.as_ref()), (None, 0, 0, "", None));
+            assert!(r.window_stack.is_empty());
+        }
+        let c = &s.cpus[1];
+        assert_eq!((c.soft_events, c.soft_bh_off_events, c.soft_ksoftirqd_wait_events), (1, 0, 0));
+        // The split is unknown, not zero.
+        assert!(c.soft_bh_off_hist.is_empty() && c.soft_ksoftirqd_wait_hist.is_empty());
+    }
+
+    #[test]
+    fn cause_names_match_the_json() {
+        for c in [Cause::BhOff, Cause::KsoftirqdWait] {
+            assert_eq!(serde_json::to_string(&c).unwrap(), format!("\"{}\"", c.name()));
+            assert_eq!(Cause::parse(c.name()), Some(c));
+        }
+    }
+
+    #[test]
+    fn v2_counts_split_by_cause() {
+        let s = parse(V2).unwrap();
+        assert_eq!(s.version, 2);
+        assert_eq!(s.cpus.len(), 4);
+        let c = &s.cpus[2];
+        assert_eq!((c.soft_events, c.soft_bh_off_events, c.soft_ksoftirqd_wait_events, c.idle_gaps), (4, 2, 2, 0));
+        assert_eq!((c.soft_hist[4], c.soft_hist[5], c.soft_hist[6]), (2, 1, 1));
+        assert_eq!(c.soft_bh_off_hist[4], 2);
+        assert_eq!((c.soft_ksoftirqd_wait_hist[5], c.soft_ksoftirqd_wait_hist[6]), (1, 1));
+        assert_eq!(c.hist(Kind::Soft, Some(Cause::KsoftirqdWait)), c.soft_ksoftirqd_wait_hist.as_slice());
+        assert_eq!(s.cpus[1].hard_hist[6], 1);
+    }
+
+    #[test]
+    fn v2_records_carry_cause_window_and_overlap() {
+        let s = parse(V2).unwrap();
+        let r = &s.records;
+        assert_eq!(r.len(), 5);
+
+        // bh-off, with the stack sampled in the window and a found overlap.
+        assert_eq!((r[0].kind, r[0].cause, r[0].lower_bound, r[0].latency_ns), (Kind::Soft, Some(Cause::BhOff), false, 100_111_000));
+        assert_eq!(r[0].stack.len(), 5);
+        assert_eq!(r[0].stack[0], "__local_bh_enable_ip+0x5e/0x80");
+        assert_eq!(r[0].window_stack.len(), 6);
+        assert_eq!(r[0].window_stack[2], "irqoff_sample_softirq_window+0x20/0x53 [irqoff_sample]");
+        assert_eq!((r[0].window_pid, r[0].window_comm.as_str()), (79, "sh"));
+        assert_eq!(
+            r[0].overlap,
+            Some(Overlap { cpu: 1, kind: Kind::Hard, latency_ns: Some(99_800_123), pid: 90, comm: "irq_test".into() })
+        );
+
+        // hard: no cause, no window stack.
+        assert_eq!((r[1].kind, r[1].cause, r[1].stack.len(), r[1].window_stack.len(), r[1].window_pid), (Kind::Hard, None, 7, 0, 0));
+        assert_eq!(r[1].overlap.as_ref().map(|o| (o.cpu, o.kind, o.latency_ns)), Some((0, Kind::Soft, Some(100_111_000))));
+
+        // ksoftirqd-wait: how long the thread waited, what ran instead (escaped comm), and an
+        // overlap whose record was not found.
+        assert_eq!((r[2].cause, r[2].runnable_ns, r[2].comm.as_str()), (Some(Cause::KsoftirqdWait), 48_000_000, "ksoftirqd/2"));
+        assert_eq!((r[2].window_pid, r[2].window_comm.as_str(), r[2].window_stack.len()), (131, "my hog", 5));
+        assert_eq!(r[2].overlap, Some(Overlap { cpu: 3, kind: Kind::Soft, latency_ns: None, pid: 0, comm: String::new() }));
+        assert_eq!((r[3].runnable_ns, r[3].window_stack.len(), r[3].overlap.as_ref()), (0, 0, None));
+
+        // A window still open: latency so far, no end stack yet.
+        assert!(r[4].lower_bound);
+        assert_eq!((r[4].stack.len(), r[4].window_stack.len(), r[4].cause), (0, 4, Some(Cause::BhOff)));
+    }
+
+    #[test]
+    fn v2_unknown_keys_and_lines_are_ignored() {
+        let text = V2
+            .replace(" window_frames=0 window_pid=0", " window_frames=0 future=7 window_pid=0")
+            .replace("\nend\n", "\nfuture_line a=b\nhist 0 soft-future 1 2 3\nend\n");
+        assert_eq!(parse(&text).unwrap(), parse(V2).unwrap());
+    }
+
+    #[test]
+    fn v2_overlap_comm_is_unescaped() {
+        let text = V2.replace("overlap_comm=irq_test", "overlap_comm=irq\\x20test");
+        assert_eq!(parse(&text).unwrap().records[0].overlap.as_ref().unwrap().comm, "irq test");
+    }
+
+    #[test]
+    fn v2_rejects_what_it_cannot_read() {
+        // A v2 record line without its v2 keys.
+        let text = "trace_irqoff records v2\nconfig enabled=1 period_ns=1 threshold_ns=1 hz=1 records_per_cpu=1 soft_period_ns=1 soft_event_ns=1\nrecord cpu=0 kind=hard lower_bound=0 latency_ns=1 timestamp_ns=1 pid=1 comm=x frames=0\nend\n";
+        assert!(matches!(parse(text), Err(ParseError::Malformed { line: 3, .. })));
+        assert!(matches!(parse(&V2.replace("cause=bh-off", "cause=nmi")), Err(ParseError::Malformed { .. })));
+        // Window frames owed, or out of place.
+        assert_eq!(parse(&V2.replace("window_frame worker_thread+0x256/0x3b0\nend\n", "")), Err(ParseError::Truncated));
+        let missing_window_frame = V2.replacen("window_frame ksys_write+0x75/0xc0\n", "", 1);
+        assert!(matches!(parse(&missing_window_frame), Err(ParseError::Malformed { .. })));
+        let stray = V2.replace("\nend\n", "\nwindow_frame x+0x1/0x2\nend\n");
+        assert!(matches!(parse(&stray), Err(ParseError::Malformed { .. })));
+        assert_eq!(parse("trace_irqoff records v3\nend\n"), Err(ParseError::Version("3".into())));
+        assert_eq!(
+            ParseError::Version("3".into()).to_string(),
+            "unsupported records format version 3 (this trace-irqoff reads versions 1 to 2)"
+        );
     }
 }

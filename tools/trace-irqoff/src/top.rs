@@ -7,14 +7,17 @@ use serde::Serialize;
 
 use crate::mechanism;
 use crate::render::function;
-use crate::snapshot::{Kind, Record};
+use crate::snapshot::{Cause, Kind, Record};
 
 /// One culprit: how often, how bad.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Culprit {
     pub kind: Kind,
+    /// Softirq culprits are grouped by cause too (records format v2; none before, and
+    /// for hardirq culprits).
+    pub cause: Option<Cause>,
     /// The first frame's function that is not mechanism (`mechanism.rs`), or the whole
-    /// stack joined with " <- ".
+    /// stack joined with " <- ", of the stack [`source`] picks.
     pub culprit: String,
     pub count: u64,
     pub worst_ns: u64,
@@ -23,17 +26,37 @@ pub struct Culprit {
     pub comms: Vec<String>,
 }
 
-/// Groups records by kind and culprit; most frequent first, then worst.
+/// The stack and task that name a record's culprit. For ksoftirqd-wait, the one sampled
+/// in the window: what ran instead of the softirq thread (where the window ended, the
+/// thread itself finally runs). Otherwise where the window ended: the code that turned
+/// interrupts or bottom halves back on. Each falls back on the other when it is empty
+/// (no sample taken; a window still open has no end). A window sample of the idle task
+/// (pid 0) means nothing ran instead: the end stack then.
+pub fn source(r: &Record) -> (&[String], &str) {
+    let window = (r.window_stack.as_slice(), r.window_comm.as_str());
+    let end = (r.stack.as_slice(), r.comm.as_str());
+    let ran_instead = r.cause == Some(Cause::KsoftirqdWait) && r.window_pid != 0;
+    let (first, second) = if ran_instead { (window, end) } else { (end, window) };
+    if first.0.is_empty() {
+        second
+    } else {
+        first
+    }
+}
+
+/// Groups records by kind, cause and culprit; most frequent first, then worst.
 pub fn top(records: &[Record], whole_stack: bool) -> Vec<Culprit> {
-    let mut groups: BTreeMap<(Kind, String), Culprit> = BTreeMap::new();
+    let mut groups: BTreeMap<(Kind, Option<Cause>, String), Culprit> = BTreeMap::new();
     for r in records {
+        let (stack, comm) = source(r);
         let key = if whole_stack {
-            r.stack.iter().map(|f| function(f)).collect::<Vec<_>>().join(" <- ")
+            stack.iter().map(|f| function(f)).collect::<Vec<_>>().join(" <- ")
         } else {
-            mechanism::culprit(r.stack.iter().map(|f| function(f))).unwrap_or("?").to_string()
+            mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or("?").to_string()
         };
-        let c = groups.entry((r.kind, key.clone())).or_insert_with(|| Culprit {
+        let c = groups.entry((r.kind, r.cause, key.clone())).or_insert_with(|| Culprit {
             kind: r.kind,
+            cause: r.cause,
             culprit: key,
             count: 0,
             worst_ns: 0,
@@ -43,8 +66,8 @@ pub fn top(records: &[Record], whole_stack: bool) -> Vec<Culprit> {
         c.count += 1;
         c.worst_ns = c.worst_ns.max(r.latency_ns);
         c.total_ns += r.latency_ns;
-        if !c.comms.contains(&r.comm) {
-            c.comms.push(r.comm.clone());
+        if !c.comms.iter().any(|k| k == comm) {
+            c.comms.push(comm.to_string());
             c.comms.sort();
         }
     }
@@ -70,16 +93,21 @@ pub fn folded(records: &[Record]) -> String {
 mod tests {
     use super::*;
 
+    fn frames(stack: &[&str]) -> Vec<String> {
+        stack.iter().map(|s| s.to_string()).collect()
+    }
+
     fn rec(kind: Kind, lat: u64, stack: &[&str]) -> Record {
+        Record { latency_ns: lat, timestamp_ns: 1, pid: 7, comm: "sh".into(), stack: frames(stack), ..Record::new(1, kind) }
+    }
+
+    fn soft(cause: Cause, lat: u64, stack: &[&str], window: &[&str]) -> Record {
         Record {
-            cpu: 1,
-            kind,
-            lower_bound: false,
-            latency_ns: lat,
-            timestamp_ns: 1,
-            pid: 7,
-            comm: "sh".into(),
-            stack: stack.iter().map(|s| s.to_string()).collect(),
+            cause: Some(cause),
+            window_pid: 9,
+            window_comm: "hog".into(),
+            window_stack: frames(window),
+            ..rec(Kind::Soft, lat, stack)
         }
     }
 
@@ -111,5 +139,42 @@ mod tests {
         let rs = [rec(Kind::Hard, 10, &["sample_irq_enable+0xf/0x20 [s]", "irqoff_sample_hardirq_window+0x30/0x60 [s]"])];
         assert_eq!(top(&rs, false)[0].culprit, "irqoff_sample_hardirq_window");
         assert_eq!(top(&rs, true)[0].culprit, "sample_irq_enable <- irqoff_sample_hardirq_window");
+    }
+
+    #[test]
+    fn ksoftirqd_wait_names_what_ran_instead() {
+        let thread = ["call_timer_fn+0x2a/0x130", "run_ksoftirqd+0x2b/0x40"];
+        let rs = [
+            soft(Cause::KsoftirqdWait, 60, &thread, &["delay_tsc+0x4a/0x80", "hog_loop+0x22/0x40 [m]"]),
+            soft(Cause::KsoftirqdWait, 70, &thread, &["hog_loop+0x30/0x40 [m]"]),
+            // The idle task was sampled: nothing ran instead, the end stack it is.
+            Record { window_pid: 0, ..soft(Cause::KsoftirqdWait, 75, &thread, &["default_idle+0x16/0x20"]) },
+            // No sample in the window: the end stack it is.
+            soft(Cause::KsoftirqdWait, 80, &thread, &[]),
+            // bh-off: where bottom halves came back on, not the sample.
+            soft(Cause::BhOff, 90, &["__local_bh_enable_ip+0x5e/0x80", "bh_user+0x1/0x2"], &["hog_loop+0x1/0x2"]),
+            // Same culprit, other cause: its own row.
+            soft(Cause::BhOff, 95, &["hog_loop+0x1/0x2"], &[]),
+        ];
+        let t = top(&rs, false);
+        let rows: Vec<_> = t.iter().map(|c| (c.cause, c.culprit.as_str(), c.count, c.comms.join(","))).collect();
+        assert_eq!(
+            rows,
+            [
+                (Some(Cause::KsoftirqdWait), "call_timer_fn", 2, "sh".to_string()),
+                (Some(Cause::KsoftirqdWait), "hog_loop", 2, "hog".to_string()),
+                (Some(Cause::BhOff), "hog_loop", 1, "sh".to_string()),
+                (Some(Cause::BhOff), "bh_user", 1, "sh".to_string()),
+            ]
+        );
+        let t = top(&rs[..1], true);
+        assert_eq!(t[0].culprit, "delay_tsc <- hog_loop");
+    }
+
+    #[test]
+    fn an_open_window_without_an_end_stack_uses_its_sample() {
+        let r = Record { lower_bound: true, ..soft(Cause::BhOff, 57, &[], &["bh_work+0x30/0x60 [m]"]) };
+        let t = top(&[r], false);
+        assert_eq!((t[0].culprit.as_str(), t[0].comms.join(",")), ("bh_work", "hog".to_string()));
     }
 }

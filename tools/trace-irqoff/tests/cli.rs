@@ -10,6 +10,8 @@ use predicates::prelude::*;
 use tempfile::TempDir;
 
 const RECORDS: &str = include_str!("fixtures/records-v1.txt");
+/// Format v2: softirq causes, in-window stacks, overlaps, a window still open.
+const RECORDS_V2: &str = include_str!("fixtures/records-v2.txt");
 
 /// A proc root with a module directory holding `files`.
 fn proc_root(files: &[(&str, &str)]) -> TempDir {
@@ -29,6 +31,16 @@ fn ours() -> TempDir {
         ("trace_latency", "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n"),
         ("distribute", ""),
         ("records", RECORDS),
+    ])
+}
+
+fn ours_v2() -> TempDir {
+    proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n"),
+        ("distribute", ""),
+        ("records", RECORDS_V2),
     ])
 }
 
@@ -336,4 +348,182 @@ fn hist_json_snapshot() {
     let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let want: serde_json::Value = serde_json::from_str(include_str!("fixtures/hist.json")).unwrap();
     assert_eq!(got, want);
+}
+
+fn stdout(root: &Path, args: &[&str]) -> String {
+    let out = cli(root).args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// v2 records show the cause, the stack sampled in the window with its task, and the
+/// window on another CPU they overlapped.
+#[test]
+fn v2_records_text() {
+    let root = ours_v2();
+    let text = stdout(root.path(), &["records", "--cpu", "2", "--limit", "1"]);
+    assert_eq!(
+        text,
+        "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  at 5.120000 s
+    call_timer_fn+0x2a/0x130
+    __run_timers+0x21d/0x2c0
+    run_timer_softirq+0x2b/0x50
+    handle_softirqs+0xd6/0x2a0
+    run_ksoftirqd+0x2b/0x40
+    smpboot_thread_fn+0xf1/0x1f0
+  in the window: my hog-131
+    delay_tsc+0x4a/0x80
+    irqoff_sample_busy+0x22/0x40 [irqoff_sample]
+    <irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x3a0/0x409 [irqoff_sample]
+    vfs_write+0x1d7/0x210
+    ksys_write+0x75/0xc0
+  overlaps softirq-off on CPU 3
+"
+    );
+    let text = stdout(root.path(), &["records"]);
+    // Worst first: the bh-off window, both its stacks, and the hardirq-off window it overlapped.
+    assert!(text.starts_with("softirq-off (bh-off) cpu 0     100.111 ms  sh (pid 79)  at 4.033490 s\n    __local_bh_enable_ip+0x5e/0x80\n"), "{text}");
+    assert!(text.contains("\n  in the window: sh-79\n    ktime_get+0x3c/0xa0\n"), "{text}");
+    assert!(text.contains("\n  overlaps hardirq-off on CPU 1, 99.8 ms, irq_test\n"), "{text}");
+    assert!(text.contains("\nhardirq-off cpu 1      99.800 ms  irq_test (pid 90)  at 4.033412 s\n"), "{text}");
+    assert!(text.contains("\n  overlaps softirq-off on CPU 0, 100.1 ms, sh\n"), "{text}");
+    assert!(text.contains("\nsoftirq-off (ksoftirqd-wait) cpu 2      52.004 ms  ksoftirqd/2 (pid 24)  at 5.900000 s\n"), "{text}");
+    assert!(text.contains("\nsoftirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  at 5.100000 s  (window still open)\n  in the window: kworker/3:1-140\n    delay_tsc+0x4a/0x80\n"), "{text}");
+    // A hardirq record has no window sample to show.
+    assert_eq!(text.matches("in the window:").count(), 3, "{text}");
+    // --depth limits both stacks.
+    let text = stdout(root.path(), &["records", "--cpu", "0", "--depth", "1"]);
+    assert_eq!(text.matches("more frames").count(), 2, "{text}");
+    // In-window frames are demangled like the others, unless raw.
+    let text = stdout(root.path(), &["records", "--cpu", "2", "--limit", "1", "--raw-symbols"]);
+    assert!(text.contains("\n    _RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_mainNtB5_12SampleDeviceNtNtCs1EKtwoKEMO2_6kernel10miscdevice10MiscDevice10write_iter+0x3a0/0x409 [irqoff_sample]\n"), "{text}");
+}
+
+/// The JSON of v2 records, like records_json_snapshot (update tests/fixtures/records-v2.json
+/// on purpose only).
+#[test]
+fn v2_records_json_snapshot() {
+    let root = ours_v2();
+    let got: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--sort", "newest", "--raw-symbols"])).unwrap();
+    let want: serde_json::Value = serde_json::from_str(include_str!("fixtures/records-v2.json")).unwrap();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn v2_records_json_fields() {
+    let root = ours_v2();
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json"])).unwrap();
+    let by_cpu = |cpu: u64, lat: u64| v.iter().find(|r| r["cpu"] == cpu && r["latency_ns"] == lat).unwrap();
+    let bh = by_cpu(0, 100_111_000);
+    assert_eq!(bh["cause"], "bh-off");
+    assert_eq!(bh["window_pid"], 79);
+    assert_eq!(bh["window_comm"], "sh");
+    assert_eq!(bh["window_stack"].as_array().unwrap().len(), 6);
+    assert_eq!(bh["overlap"], serde_json::json!({"cpu": 1, "kind": "hard", "latency_ns": 99_800_123, "pid": 90, "comm": "irq_test"}));
+    let hard = by_cpu(1, 99_800_123);
+    assert_eq!(hard["cause"], serde_json::Value::Null);
+    assert_eq!(hard["window_stack"], serde_json::json!([]));
+    let wait = by_cpu(2, 64_250_000);
+    assert_eq!(wait["cause"], "ksoftirqd-wait");
+    assert_eq!(wait["runnable_ns"], 48_000_000);
+    assert_eq!(wait["window_comm"], "my hog");
+    // Demangled in JSON too.
+    assert!(wait["window_stack"][2].as_str().unwrap().starts_with("<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter"));
+    assert_eq!(wait["overlap"], serde_json::json!({"cpu": 3, "kind": "soft", "latency_ns": null, "pid": 0, "comm": ""}));
+    assert_eq!(by_cpu(2, 52_004_000)["overlap"], serde_json::Value::Null);
+    let open = by_cpu(3, 57_000_000);
+    assert_eq!((open["lower_bound"].as_bool(), open["stack"].as_array().unwrap().len()), (Some(true), 0));
+    // v1 records carry the same fields, empty.
+    let root = ours();
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json"])).unwrap();
+    for r in &v {
+        assert_eq!((&r["cause"], &r["runnable_ns"], &r["window_stack"], &r["overlap"]), (&serde_json::Value::Null, &serde_json::json!(0), &serde_json::json!([]), &serde_json::Value::Null));
+    }
+}
+
+/// `top` groups softirq records by cause too; ksoftirqd-wait is blamed on what ran in the
+/// window instead of the softirq thread.
+#[test]
+fn v2_top_groups_by_cause() {
+    let root = ours_v2();
+    let text = stdout(root.path(), &["top"]);
+    assert_eq!(
+        text,
+        "kind         cause           count          worst          total  tasks                    culprit
+softirq-off  bh-off              1     100.111 ms     100.111 ms  sh                       irqoff_sample_softirq_window
+hardirq-off  -                   1      99.800 ms      99.800 ms  irq_test                 irqoff_sample_hardirq_window
+softirq-off  ksoftirqd-wait      1      64.250 ms      64.250 ms  my hog                   irqoff_sample_busy
+softirq-off  bh-off              1      57.000 ms      57.000 ms  kworker/3:1              irqoff_sample_bh_work
+softirq-off  ksoftirqd-wait      1      52.004 ms      52.004 ms  ksoftirqd/2              call_timer_fn
+"
+    );
+    let text = stdout(root.path(), &["top", "--stack"]);
+    assert!(text.contains("ksoftirqd-wait      1      64.250 ms      64.250 ms  my hog                   delay_tsc <- irqoff_sample_busy <- "), "{text}");
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["top", "--json"])).unwrap();
+    assert_eq!(v.len(), 5);
+    assert_eq!((&v[0]["kind"], &v[0]["cause"], &v[0]["culprit"]), (&"soft".into(), &"bh-off".into(), &"irqoff_sample_softirq_window".into()));
+    assert_eq!(v[1]["cause"], serde_json::Value::Null);
+    assert_eq!((&v[2]["cause"], &v[2]["culprit"], &v[2]["comms"]), (&"ksoftirqd-wait".into(), &"irqoff_sample_busy".into(), &serde_json::json!(["my hog"])));
+    // v1: no causes, as before.
+    let root = ours();
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["top", "--json"])).unwrap();
+    assert!(v.iter().all(|c| c["cause"].is_null()));
+}
+
+#[test]
+fn v2_status_and_hist_split_softirqs_by_cause() {
+    let root = ours_v2();
+    let text = stdout(root.path(), &["status"]);
+    assert!(text.contains("\n CPU  online   hardirq-off  softirq-off   bh-off ksoftirqd-wait  dropped  replaced  idle gaps\n"), "{text}");
+    assert!(text.contains("\n   2  yes                0            4        2              2        0         0          0\n"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["status", "--json"])).unwrap();
+    let c2 = &v["cpus"][2];
+    assert_eq!((&c2["soft_events"], &c2["soft_bh_off_events"], &c2["soft_ksoftirqd_wait_events"]), (&4.into(), &2.into(), &2.into()));
+    assert_eq!(c2["soft_ksoftirqd_wait_hist"][5], 1);
+    assert_eq!(c2["soft_bh_off_hist"][4], 2);
+    // v1 cannot tell the causes apart: no such columns, empty split histograms.
+    let root1 = ours();
+    let text = stdout(root1.path(), &["status"]);
+    assert!(!text.contains("bh-off"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(root1.path(), &["status", "--json"])).unwrap();
+    assert_eq!(v["cpus"][1]["soft_bh_off_hist"], serde_json::json!([]));
+
+    let text = stdout(root.path(), &["hist", "--kind", "soft"]);
+    assert!(text.starts_with("softirq-off:\n"), "{text}");
+    assert!(text.contains("softirq-off (bh-off):\n         msecs           : count     distribution\n        16 -> 31         : 2 "), "{text}");
+    assert!(text.contains("softirq-off (ksoftirqd-wait):\n         msecs           : count     distribution\n        32 -> 63         : 1 "), "{text}");
+    assert!(!text.contains("hardirq-off"), "{text}");
+    let text = stdout(root.path(), &["hist", "--per-cpu", "--kind", "soft"]);
+    assert!(text.contains("softirq-off (ksoftirqd-wait) cpu 2:\n"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["hist", "--json", "--per-cpu"])).unwrap();
+    assert_eq!(v["soft_bh_off"][4], 2);
+    assert_eq!(v["soft_ksoftirqd_wait"][6], 1);
+    assert_eq!(v["per_cpu"][2]["soft_ksoftirqd_wait"][5], 1);
+    // v1: the JSON stays as it was (hist_json_snapshot), without the split.
+    let v: serde_json::Value = serde_json::from_str(&stdout(root1.path(), &["hist", "--json"])).unwrap();
+    assert!(v.get("soft_bh_off").is_none());
+}
+
+#[test]
+fn v2_metrics_label_softirqs_with_their_cause() {
+    let root = ours_v2();
+    let text = stdout(root.path(), &["metrics"]);
+    assert!(text.contains("\ntrace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\"} 2\n"), "{text}");
+    assert!(text.contains("\ntrace_irqoff_events_total{cpu=\"1\",kind=\"hard\"} 1\n"), "{text}");
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let (_, value) = line.rsplit_once(' ').unwrap();
+        value.parse::<f64>().unwrap();
+    }
+}
+
+#[test]
+fn v2_watch_shows_causes_and_overlaps() {
+    let root = ours_v2();
+    cli(root.path())
+        .args(["watch", "--interval", "10ms", "--count", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("softirq-off (ksoftirqd-wait) cpu 2"))
+        .stdout(predicate::str::contains("  in the window: my hog-131\n"))
+        .stdout(predicate::str::contains("  overlaps hardirq-off on CPU 1, 99.8 ms, irq_test\n"));
 }

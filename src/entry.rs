@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The functions the C shim calls (`#[no_mangle]`, prototypes in `shim.h`), and the
+//! registration that makes them reach the module's state.
+//!
+//! Every entry point finds the state through [`instance`], which is set only while the
+//! callbacks that lead here are registered, and dispatches to safe code. Errors become
+//! errnos here, at the C edge, and nowhere else.
+
+use core::pin::Pin;
+
+use kernel::ffi::{c_char, c_int, c_uint, c_ulong, c_ulonglong, c_void};
+use kernel::prelude::*;
+use kernel::seq_file::SeqFile;
+use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
+use kernel::sync::Arc;
+
+use crate::ffi::{self, ProcDir};
+use crate::procfs::{self, ProcFile};
+use crate::sampler::CpuSampler;
+use crate::state::State;
+use crate::tag_key::TagKey;
+use crate::tag_wait;
+
+/// Fails to compile unless each entry point `$f` has exactly the type bindgen gives its
+/// prototype in `shim.h` (the `_` are inferred from each side, then compared): the two
+/// sides cannot drift apart.
+macro_rules! same_prototype {
+    ($($f:ident($($arg:tt),*)),* $(,)?) => {
+        $(const _: () = {
+            let theirs: unsafe extern "C" fn($($arg),*) -> _ = ffi::raw::$f;
+            let ours: unsafe extern "C" fn($($arg),*) -> _ = $f;
+            let _ = [theirs, ours];
+        };)*
+    };
+}
+
+same_prototype!(
+    trace_irqoff_rs_show(_, _),
+    trace_irqoff_rs_write(_, _, _),
+    trace_irqoff_rs_softirq_sample(_),
+    trace_irqoff_rs_cpu_online(_),
+    trace_irqoff_rs_cpu_offline(_),
+    trace_irqoff_rs_tag_wait(_, _, _, _, _),
+    trace_irqoff_rs_tag_wait_unattributed(),
+    trace_irqoff_rs_tag_wait_start(_, _),
+    trace_irqoff_rs_tag_wait_end(_, _),
+);
+
+/// Address of the [`State`] that the C callbacks reach, 0 while there is none.
+///
+/// INVARIANT: non-zero only between [`Registration::new`] publishing a pinned, live `State`
+/// and [`Registration`]'s `drop` removing every callback that could read it.
+static INSTANCE: Atomic<usize> = Atomic::new(0);
+
+fn instance() -> Option<&'static State> {
+    let addr = INSTANCE.load(Acquire);
+    if addr == 0 {
+        return None;
+    }
+    // SAFETY: By the invariant of `INSTANCE`, a non-zero value is the address of a pinned
+    // `State` that stays alive until every callback that can call this has been
+    // unregistered and has returned (`proc_remove` waits for running file operations).
+    Some(unsafe { &*(addr as *const State) })
+}
+
+fn sampler(cpu: c_uint) -> Option<&'static Arc<CpuSampler>> {
+    instance()?.cpu(cpu)
+}
+
+/// Owns the state and the /proc files that reach it.
+///
+/// Drop order (fields drop in declaration order after `drop`): `drop` stops the samplers
+/// and unpublishes the state once the files are gone; then `state` is freed.
+pub(crate) struct Registration {
+    /// The files; `None` only inside `drop`.
+    proc: Option<ProcDir>,
+    state: Pin<KBox<State>>,
+}
+
+impl Registration {
+    pub(crate) fn new(state: Pin<KBox<State>>) -> Result<Self> {
+        // INVARIANT: `state` is pinned in its box and lives as long as the registration,
+        // whose `drop` clears `INSTANCE` before freeing it.
+        INSTANCE.store(&*state as *const State as usize, Release);
+        match ProcDir::create() {
+            Ok(proc) => Ok(Self { proc: Some(proc), state }),
+            Err(e) => {
+                INSTANCE.store(0, Release);
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        // Removes the files and waits for running file operations.
+        drop(self.proc.take());
+        // Stops the samplers: no hotplug, hrtimer or timer_list callback runs after this.
+        self.state.shutdown();
+        INSTANCE.store(0, Release);
+    }
+}
+
+fn errno(r: Result) -> c_int {
+    match r {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// Called by the shim's seq_file `show`.
+///
+/// # Safety
+///
+/// `seq` must be the live `struct seq_file` of the current show call, used by no one else
+/// until this returns.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn trace_irqoff_rs_show(file: c_uint, seq: *mut c_void) -> c_int {
+    let (Some(state), Some(file)) = (instance(), ProcFile::from_id(file)) else {
+        return ENODEV.to_errno();
+    };
+    // SAFETY: Guaranteed by this function's safety contract.
+    let m = unsafe { SeqFile::from_raw(seq.cast()) };
+    errno(procfs::show(state, file, m))
+}
+
+/// Called by the shim's `proc_write` with the bytes copied from user space.
+///
+/// # Safety
+///
+/// `buf` must point to `len` readable bytes that stay valid until this returns.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn trace_irqoff_rs_write(file: c_uint, buf: *const c_char, len: c_ulong) -> c_int {
+    let (Some(state), Some(file)) = (instance(), ProcFile::from_id(file)) else {
+        return ENODEV.to_errno();
+    };
+    // SAFETY: Guaranteed by this function's safety contract.
+    let bytes = unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), len) };
+    errno(procfs::write(state, file, bytes))
+}
+
+/// Timer_list expiry on `cpu` (softirq context); returns the next delay in jiffies, 0 to
+/// stop.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_softirq_sample(cpu: c_uint) -> c_ulong {
+    sampler(cpu).map_or(0, |s| s.soft_sample() as c_ulong)
+}
+
+/// CPU hotplug: `cpu` is online (runs on `cpu`).
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_cpu_online(cpu: c_uint) -> c_int {
+    match sampler(cpu) {
+        Some(s) if kernel::cpu::CpuId::current().as_u32() == cpu => {
+            CpuSampler::start(s);
+            0
+        }
+        _ => EINVAL.to_errno(),
+    }
+}
+
+/// CPU hotplug: `cpu` goes offline, or sampling is disabled (runs on `cpu`).
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_cpu_offline(cpu: c_uint) -> c_int {
+    if let Some(s) = sampler(cpu) {
+        s.stop();
+    }
+    0
+}
+
+/// Tag-wait hook: a submitter is about to sleep for a tag.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_tag_wait(dev: c_uint, hctx_id: c_uint, nr_tags: c_uint, is_sched: c_int, is_reserved: c_int) {
+    if let Some(state) = instance() {
+        let key = TagKey { dev, hctx: hctx_id, pool: tag_wait::pool(is_sched != 0, is_reserved != 0) };
+        state.tag_wait.wait(key, nr_tags);
+    }
+}
+
+/// Tag-wait hook (kprobe shim): a wait whose hardware queue could not be told.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_unattributed() {
+    if let Some(state) = instance() {
+        state.tag_wait.unattributed.add(1, Relaxed);
+    }
+}
+
+/// Tag-wait hook: the wait whose `struct sbq_wait` is at `wait` begins.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_start(wait: c_ulong, now_ns: c_ulonglong) {
+    if let Some(state) = instance() {
+        state.tag_wait.start(wait as u64, now_ns);
+    }
+}
+
+/// Tag-wait hook: the wait whose `struct sbq_wait` is at `wait` ends.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_end(wait: c_ulong, now_ns: c_ulonglong) {
+    if let Some(state) = instance() {
+        state.tag_wait.end(wait as u64, now_ns);
+    }
+}

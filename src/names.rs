@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Frame names taken at capture time, packed into a record. Pure logic (`core` only),
+//! shared with the host tests in `tests/logic`.
+//!
+//! Addresses in code that can be unloaded (modules, BPF, trampolines) are named when the
+//! stack is captured, because after `rmmod` nobody can name them any more. The names of
+//! one stack are packed back to back, each ended by a NUL, in frame order, into a fixed
+//! region; a bit per frame says which frames have one. A name that does not fit is not
+//! stored, and its frame is named when read, as core-kernel frames always are.
+
+/// Bytes of one stack's name region.
+pub(crate) const REGION_LEN: usize = 384;
+
+/// Where the next name of a stack goes: tracks the used part of its region and the bits
+/// of the frames named so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Packer {
+    used: usize,
+    named: u32,
+}
+
+impl Packer {
+    pub(crate) const fn new() -> Self {
+        Self { used: 0, named: 0 }
+    }
+
+    /// Reserves room for the name of frame `frame` (`len` bytes, without NUL); returns the
+    /// offset to write it at (its NUL goes at offset + len), or `None` when it does not fit
+    /// or the frame cannot have a bit.
+    pub(crate) fn place(&mut self, frame: usize, len: usize) -> Option<usize> {
+        if frame >= 32 || len == 0 || self.used + len + 1 > REGION_LEN {
+            return None;
+        }
+        let at = self.used;
+        self.used += len + 1;
+        self.named |= 1 << frame;
+        Some(at)
+    }
+
+    /// The bits of the named frames.
+    pub(crate) const fn named(&self) -> u32 {
+        self.named
+    }
+}
+
+/// The stored name of frame `frame`, given the region and its bits, if it has one.
+pub(crate) fn name_of(region: &[u8], named: u32, frame: usize) -> Option<&[u8]> {
+    if frame >= 32 || named & (1 << frame) == 0 {
+        return None;
+    }
+    // The k-th name of the region, k = named frames before this one.
+    let k = (named & ((1u32 << frame) - 1)).count_ones() as usize;
+    region.split(|&b| b == 0).nth(k).filter(|s| !s.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pack(names: &[(usize, &str)]) -> ([u8; REGION_LEN], u32) {
+        let mut region = [0u8; REGION_LEN];
+        let mut p = Packer::new();
+        for &(frame, name) in names {
+            if let Some(at) = p.place(frame, name.len()) {
+                region[at..at + name.len()].copy_from_slice(name.as_bytes());
+                region[at + name.len()] = 0;
+            }
+        }
+        (region, p.named())
+    }
+
+    #[test]
+    fn names_come_back_by_frame() {
+        let (region, named) = pack(&[(1, "f+0x1/0x2 [m]"), (4, "g+0x3/0x4 [m]"), (31, "h")]);
+        assert_eq!(named, (1 << 1) | (1 << 4) | (1 << 31));
+        assert_eq!(name_of(&region, named, 1), Some(&b"f+0x1/0x2 [m]"[..]));
+        assert_eq!(name_of(&region, named, 4), Some(&b"g+0x3/0x4 [m]"[..]));
+        assert_eq!(name_of(&region, named, 31), Some(&b"h"[..]));
+        assert_eq!(name_of(&region, named, 0), None);
+        assert_eq!(name_of(&region, named, 2), None);
+        assert_eq!(name_of(&region, named, 40), None);
+    }
+
+    #[test]
+    fn a_name_that_does_not_fit_is_left_out() {
+        let long = "x".repeat(REGION_LEN - 10);
+        let (region, named) = pack(&[(0, &long), (1, "does-not-fit"), (2, "ok")]);
+        assert_eq!(named, 0b101);
+        assert_eq!(name_of(&region, named, 0).map(<[u8]>::len), Some(REGION_LEN - 10));
+        assert_eq!(name_of(&region, named, 1), None);
+        assert_eq!(name_of(&region, named, 2), Some(&b"ok"[..]));
+    }
+
+    #[test]
+    fn exact_fit_and_empty_names() {
+        let mut p = Packer::new();
+        assert_eq!(p.place(0, 0), None);
+        assert_eq!(p.place(0, REGION_LEN - 1), Some(0));
+        assert_eq!(p.place(1, 1), None);
+        assert_eq!(p.place(32, 1), None);
+    }
+}

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+# Records that name the culprit, every time: names taken at capture survive the culprit's
+# rmmod (the kernel's own injector where this kernel has it, and our sample), one record
+# per softirq window with its cause, and a window on one CPU named by the record of
+# another CPU it delayed.
+MS=1000000
+tio_load
+echo 1 > $TIO/enable
+sleep 0.5
+
+# A module not ours: preemptirq_delay_test (CONFIG_PREEMPTIRQ_DELAY_TEST; Debian's stock
+# kernels do not build it, the sample-module checks below run everywhere).
+if find /lib/modules/$(uname -r) -name "preemptirq_delay_test.ko*" | grep -q .; then
+	echo 0 > $TIO/trace_latency
+	modprobe preemptirq_delay_test test_mode=irq delay=100000 cpu_affinity=1
+	sleep 0.5
+	rmmod preemptirq_delay_test
+	blk=$(record_block 1 hard 0 irq_test)
+	echo "$blk" | head -n 3 | sed 's/^/#   /'
+	check "preemptirq_delay_test unloaded: its record still names preemptirq_delay_run [preemptirq_delay_test]" \
+		sh -c "echo '$blk' | sed -n 2p | grep -qE '^frame preemptirq_delay_run\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test\]$'"
+	check "trace_latency names it too" grep -qE '^ +preemptirq_delay_run\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test\]$' $TIO/trace_latency
+	check "records --json names it with its module" sh -c "trace-irqoff records --json --kind hard | grep -qE '\"preemptirq_delay_run\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test\]\"'"
+	check "top --json names it as the culprit" sh -c "trace-irqoff top --json | grep -q 'preemptirq_delay_run'"
+	trace-irqoff top | head -n 3 | sed 's/^/#   /'
+	# Cross-CPU: CPU 0's softirq record in that window (CPU 0 idle, its timer_list late
+	# until CPU 1 re-enabled interrupts; see Documentation/trace-irqoff.rst) names it.
+	c0=$(grep '^record cpu=0 kind=soft ' $TIO/records | head -n1)
+	echo "# cpu 0: ${c0:-no softirq record}"
+	if [ -n "$c0" ]; then
+		check "cpu 0's softirq record names the overlapping window on cpu 1 (irq_test)" \
+			sh -c "echo '$c0' | grep -q ' overlap_cpu=1 overlap_kind=hard ' && echo '$c0' | grep -q ' overlap_comm=irq_test '"
+		check "the CLI says so" sh -c "trace-irqoff records --cpu 0 | grep -qE 'overlaps hardirq-off on CPU 1, [0-9.]+ ms, irq_test'"
+	elif has test-kernel; then
+		not_ok "cpu 0 has a softirq record for the window on cpu 1 (seen in every run on the test kernel)" "$(grep '^record' $TIO/records)"
+	fi
+else
+	echo "# preemptirq_delay_test: not in this kernel"
+fi
+
+modprobe irqoff_sample
+# Our sample, unloaded after the window: a Rust module's frames stay named.
+echo 0 > $TIO/trace_latency
+inject 1 hardirq 100
+sleep 0.3
+rmmod irqoff_sample
+blk=$(record_block 1 hard 0 sh)
+check "irqoff_sample unloaded: its record still names irqoff_sample_hardirq_window [irqoff_sample]" \
+	sh -c "echo '$blk' | sed -n 2p | grep -qE '^frame irqoff_sample_hardirq_window\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample\]$'"
+check "... and its Rust frames, demangled by the CLI" sh -c "trace-irqoff records --kind hard | grep -qF '<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x'"
+check "... and mangled with --raw-symbols" sh -c "trace-irqoff records --kind hard --raw-symbols | grep -qE '_RNv.*18irqoff_sample_main.*write_iter\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample\]'"
+check "no frame of the record lost its name" sh -c "! echo '$blk' | grep -q '^frame 0x'"
+check "the capture cost is measured" sh -c "grep -qE '^cost 1 capture runs=[1-9]' $TIO/records"
+grep -E '^cost [0-9]+ capture' $TIO/records | sed 's/^/# measured: /'
+
+# One softirq window, one record: the hrtimer's in-window stack and the timer_list's end
+# stack together, counted once. Where bh-off delays softirqs (not PREEMPT_RT without the
+# BH lock).
+if has bh-lock; then
+	modprobe irqoff_sample
+	T=/sys/kernel/tracing
+	echo 0 > $TIO/trace_latency
+	echo > $T/trace
+	echo 1 > $T/events/trace_irqoff/softirq_off/enable
+	before=$(events 1 soft)
+	inject 1 softirq 100
+	sleep 0.3
+	echo 0 > $T/events/trace_irqoff/softirq_off/enable
+	n=$(grep -c '^record cpu=1 kind=soft ' $TIO/records)
+	rec=$(grep '^record cpu=1 kind=soft ' $TIO/records)
+	echo "# $rec"
+	check "one 100 ms softirq-off window: exactly one record" test "$n" = 1
+	check "... not a lower bound, with cause=bh-off" sh -c "echo '$rec' | grep -q ' lower_bound=0 .* cause=bh-off '"
+	check "... counted once" test "$(events 1 soft)" = "$((before + 1))"
+	check "... one softirq_off tracepoint event, with its cause" sh -c "test \$(grep -c 'softirq_off: cpu=1 ' $T/trace) = 1 && grep -q 'softirq_off: cpu=1 .* cause=bh-off' $T/trace"
+	win=$(window_block 1 soft sh)
+	check "... with the in-window stack naming irqoff_sample_softirq_window" sh -c "test $(frame_at "$win" irqoff_sample_softirq_window) -ge 1"
+	check "... and the end stack too" sh -c "test $(culprit_at "$(record_block 1 soft 0 sh)" irqoff_sample_softirq_window) -ge 1"
+	check "distribute counts it under bh-off" sh -c "grep -A3 '^softirq-off, bh-off:' $TIO/distribute | grep -qE '64 -> 127 +: 1 '"
+	check "trace_latency ends its line with the cause" grep -qE 'LATENCY: [0-9]+ms LATENCY_NS: [0-9]+ TIME: [0-9.]+ CAUSE: bh-off$' $TIO/trace_latency
+	top=$(trace-irqoff top)
+	echo "$top" | sed 's/^/#   /'
+	check "top: one row, naming the sample's window function" sh -c "test \$(echo '$top' | sed 1d | grep -c .) = 1 && echo '$top' | sed -n 2p | grep -q 'bh-off.*irqoff_sample_softirq_window'"
+	rmmod irqoff_sample
+fi
+echo 0 > $TIO/enable
+rmmod trace_irqoff
