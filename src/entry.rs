@@ -45,6 +45,7 @@ same_prototype!(
     trace_irqoff_rs_tag_wait_unattributed(),
     trace_irqoff_rs_tag_wait_start(_, _),
     trace_irqoff_rs_tag_wait_end(_, _),
+    trace_irqoff_rs_nmi(_, _),
 );
 
 /// Address of the [`State`] that the C callbacks reach, 0 while there is none.
@@ -200,4 +201,11 @@ pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_end(wait: c_ulong, now_ns: c_u
     if let Some(state) = instance() {
         state.tag_wait.end(wait as u64, now_ns);
     }
+}
+
+/// NMI on `cpu` (NMI context, on `cpu`), which interrupted `ip`: non-zero if the module
+/// asked for it. Never waits for anything.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_nmi(cpu: c_uint, ip: c_ulong) -> c_int {
+    instance().map_or(0, |state| c_int::from(state.watch.nmi(&state.peers, cpu, ip as u64)))
 }

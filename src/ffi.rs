@@ -99,6 +99,13 @@ pub(crate) fn now_ns() -> u64 {
     unsafe { raw::tio_now_ns() }
 }
 
+/// The same clock in any context, NMI included (it never waits for the timekeeper, whose
+/// update an NMI may have interrupted).
+pub(crate) fn now_ns_nmi() -> u64 {
+    // SAFETY: No preconditions.
+    unsafe { raw::tio_now_ns_nmi() }
+}
+
 /// The kernel's tick rate, jiffies per second.
 pub(crate) fn hz() -> u64 {
     // SAFETY: No preconditions.
@@ -315,6 +322,52 @@ impl Drop for TagWaitHooks {
     fn drop(&mut self) {
         // SAFETY: By the type invariant the hooks of `source` are registered.
         unsafe { raw::tio_tag_wait_unregister(self.source.raw()) };
+    }
+}
+
+/// Whether this architecture lets the module send an NMI to one CPU (x86_64).
+pub(crate) fn nmi_supported() -> bool {
+    // SAFETY: No preconditions.
+    unsafe { raw::tio_nmi_supported() != 0 }
+}
+
+/// Sends an NMI to `cpu`; the registered handler decides whether it was ours. Any context.
+pub(crate) fn send_nmi(cpu: u32) {
+    // SAFETY: Any CPU number: the APIC ignores CPUs that are not online.
+    unsafe { raw::tio_nmi_send(cpu) };
+}
+
+/// Whether the kernel log's rate limit for the stuck message lets one through now.
+pub(crate) fn warn_ratelimit() -> bool {
+    // SAFETY: No preconditions; `__ratelimit` only trylocks (any context).
+    unsafe { raw::tio_warn_ratelimit() != 0 }
+}
+
+/// The module's NMI_LOCAL handler; dropping it unregisters it and waits until it no
+/// longer runs.
+///
+/// # Invariants
+///
+/// The handler was registered by `tio_nmi_register` and not yet unregistered.
+pub(crate) struct NmiHandler(());
+
+impl NmiHandler {
+    /// Registers the handler: from now on every NMI_LOCAL on any CPU calls
+    /// `trace_irqoff_rs_nmi`, which claims only the ones the module asked for.
+    pub(crate) fn register() -> Result<Self> {
+        // SAFETY: No preconditions; the handler reaches the module's state only through
+        // the entry point, which checks that it exists.
+        to_result(unsafe { raw::tio_nmi_register() })?;
+        // INVARIANT: registered just now.
+        Ok(Self(()))
+    }
+}
+
+impl Drop for NmiHandler {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant the handler is registered; this removes it once
+        // and waits (synchronize_rcu) for handlers still running.
+        unsafe { raw::tio_nmi_unregister() };
     }
 }
 

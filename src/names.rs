@@ -14,22 +14,30 @@ pub(crate) const REGION_LEN: usize = 384;
 
 /// Where the next name of a stack goes: tracks the used part of its region and the bits
 /// of the frames named so far.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Packer {
     used: usize,
     named: u32,
+    /// Bytes of the region.
+    len: usize,
 }
 
 impl Packer {
+    /// For a region of [`REGION_LEN`] bytes.
     pub(crate) const fn new() -> Self {
-        Self { used: 0, named: 0 }
+        Self::with_len(REGION_LEN)
+    }
+
+    /// For a region of `len` bytes (a profile's smaller stacks).
+    pub(crate) const fn with_len(len: usize) -> Self {
+        Self { used: 0, named: 0, len }
     }
 
     /// Reserves room for the name of frame `frame` (`len` bytes, without NUL); returns the
     /// offset to write it at (its NUL goes at offset + len), or `None` when it does not fit
     /// or the frame cannot have a bit.
     pub(crate) fn place(&mut self, frame: usize, len: usize) -> Option<usize> {
-        if frame >= 32 || len == 0 || self.used + len + 1 > REGION_LEN {
+        if frame >= 32 || len == 0 || self.used + len + 1 > self.len {
             return None;
         }
         let at = self.used;
@@ -99,5 +107,8 @@ mod tests {
         assert_eq!(p.place(0, REGION_LEN - 1), Some(0));
         assert_eq!(p.place(1, 1), None);
         assert_eq!(p.place(32, 1), None);
+        let mut small = Packer::with_len(8);
+        assert_eq!(small.place(0, 7), Some(0));
+        assert_eq!(small.place(1, 1), None);
     }
 }

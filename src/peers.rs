@@ -48,7 +48,9 @@ impl WindowCell {
     }
 }
 
-/// One CPU's entry.
+/// One CPU's entry, alone in its cache line: its owner writes it every period, and the
+/// watchers of other CPUs read it every period.
+#[repr(align(64))]
 pub(crate) struct Peer {
     /// Last hrtimer run (ns, monotonic); 0 while its sampler is stopped.
     pub(crate) last_hard_ns: Atomic<u64>,

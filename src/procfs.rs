@@ -17,9 +17,10 @@ use crate::escape::{Escaped, Printable};
 use crate::ffi::{self, file_id, Symbol};
 use crate::gap::{self, Window, NSEC_PER_MSEC};
 use crate::histogram::{self, NR_BUCKETS};
-use crate::records::{comm_str, Kind, Record, RecordStore, Stack, Which, MAX_RECORDS};
+use crate::records::{comm_str, Kind, LiveView, Profile, Record, RecordStore, Stack, Which, MAX_RECORDS};
 use crate::sampler::CpuSampler;
 use crate::state::State;
+use crate::watch::Ongoing;
 
 /// Version of the `records` format; bumped on any incompatible change.
 const RECORDS_VERSION: u32 = 2;
@@ -105,14 +106,68 @@ fn with_pending(cpu: &CpuSampler, generation: u64, f: impl FnOnce(&Record)) {
 }
 
 /// Frame `i` of a stack: the name taken at capture, else looked up now.
-struct Frame<'a>(&'a Stack, usize);
+struct Frame<'a, const F: usize, const L: usize>(&'a Stack<F, L>, usize);
 
-impl fmt::Display for Frame<'_> {
+impl<const F: usize, const L: usize> fmt::Display for Frame<'_, F, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0.name(self.1) {
             Some(name) => fmt::Write::write_str(f, core::str::from_utf8(name).unwrap_or("?")),
             None => fmt::Display::fmt(&Symbol(self.0.frames().get(self.1).copied().unwrap_or(0)), f),
         }
+    }
+}
+
+/// Calls `f` with `cpu`'s open hardirq-off window and a copy of its live profile (of
+/// another window, or empty, if the watcher has no sample of it yet).
+fn with_ongoing_hard(state: &State, cpu: &CpuSampler, f: impl FnOnce(Ongoing, &LiveView, u64)) {
+    let now = ffi::now_ns();
+    let Some(o) = state.watch.ongoing(&state.peers, cpu.cpu, now, &state.settings.rules()) else { return };
+    let Ok(mut v) = KBox::new(LiveView::empty(), GFP_KERNEL) else { return };
+    let ok = state.watch.get(cpu.cpu).is_some_and(|w| w.profile.read(&mut v));
+    if !ok || v.window != o.window {
+        *v = LiveView::empty();
+    }
+    f(o, &v, now);
+}
+
+/// Copies `cpu`'s softirq profile into a box if it is of the open window `start`.
+fn soft_live(cpu: &CpuSampler, start: u64) -> Option<KBox<LiveView>> {
+    let mut v = KBox::new(LiveView::empty(), GFP_KERNEL).ok()?;
+    (start != 0 && cpu.soft_profile.read(&mut v) && v.window == start).then_some(v)
+}
+
+/// The profile lines of a record: its window stack (the most seen) first, then the others
+/// it kept.
+fn show_profile(m: &SeqFile, p: &Profile, window: &Stack) {
+    if p.samples == 0 {
+        return;
+    }
+    let kept = (p.distinct as usize).min(p.counts.len());
+    seq_print!(m, "profile samples={} weight={} stacks={} distinct={} other={}\n", p.samples, p.weight, kept, p.distinct, p.other);
+    for k in 0..kept {
+        let count = p.counts[k];
+        match k.checked_sub(1).and_then(|e| p.extra.get(e)) {
+            None => show_profile_stack(m, count, window),
+            Some(st) => show_profile_stack(m, count, st),
+        }
+    }
+}
+
+fn show_profile_stack<const F: usize, const L: usize>(m: &SeqFile, count: u32, st: &Stack<F, L>) {
+    seq_print!(m, "profile_stack count={} frames={}\n", count, st.frames().len());
+    for i in 0..st.frames().len() {
+        seq_print!(m, "profile_frame {}\n", Frame(st, i));
+    }
+}
+
+/// The profile lines of a window still open.
+fn show_live_profile(m: &SeqFile, v: &LiveView) {
+    if v.samples == 0 {
+        return;
+    }
+    seq_print!(m, "profile samples={} weight={} stacks={} distinct={} other={}\n", v.samples, v.weight, v.nr, v.nr, v.other);
+    for k in 0..v.nr {
+        show_profile_stack(m, v.counts[k], &v.stacks[k]);
     }
 }
 
@@ -189,11 +244,30 @@ fn show_trace_latency(state: &State, m: &SeqFile) {
     };
     seq_print!(m, " hardirq:\n");
     for cpu in state.cpus.iter() {
-        if cpu.hard.len(generation) == 0 {
-            continue;
+        let kept = cpu.hard.len(generation) != 0;
+        if kept {
+            seq_print!(m, " cpu: {}\n", cpu.cpu);
+            for_each_record(&cpu.hard, generation, print);
         }
-        seq_print!(m, " cpu: {}\n", cpu.cpu);
-        for_each_record(&cpu.hard, generation, print);
+        // A window still open: its length so far and the latest in-window stack.
+        with_ongoing_hard(state, cpu, |o, v, now| {
+            if !kept {
+                seq_print!(m, " cpu: {}\n", cpu.cpu);
+            }
+            seq_print!(
+                m,
+                "     COMMAND: {} PID: {} LATENCY: {}+ms LATENCY_NS: {} TIME: {}\n",
+                Show(Printable(comm_str(&v.comm))),
+                v.pid,
+                o.length_ns / NSEC_PER_MSEC,
+                o.length_ns,
+                Seconds(now)
+            );
+            for i in 0..v.latest.frames().len() {
+                seq_print!(m, "     {}\n", Frame(&v.latest, i));
+            }
+            seq_print!(m, "\n");
+        });
     }
     seq_print!(m, "\n softirq:\n");
     for cpu in state.cpus.iter() {
@@ -268,6 +342,20 @@ fn show_records(state: &State, m: &SeqFile) {
     );
     let (per_cpu, total) = state.memory();
     seq_print!(m, "memory per_cpu_bytes={} total_bytes={}\n", per_cpu, total);
+    let w = &state.watch;
+    seq_print!(
+        m,
+        "watcher available={} active={} reason={} max_window_samples={} stuck_ns={} nmi_sent={} nmi_answered={} nmi_stale={} nmi_missed={}\n",
+        u8::from(w.unavailable().is_none()),
+        u8::from(w.is_active()),
+        w.unavailable().map_or("-", |r| r.name()),
+        w.max_samples,
+        w.stuck_ns,
+        w.nmi_sent.load(Relaxed),
+        w.nmi_answered.load(Relaxed),
+        w.nmi_stale.load(Relaxed),
+        w.nmi_missed.load(Relaxed)
+    );
     for cpu in state.cpus.iter() {
         let (hd, hr) = cpu.hard.drops(generation);
         let (sd, sr) = cpu.soft.drops(generation);
@@ -295,7 +383,10 @@ fn show_records(state: &State, m: &SeqFile) {
             }
             seq_print!(m, "\n");
         }
-        for (name, cost) in [("hard", &cpu.hard_cost), ("soft", &cpu.soft_cost), ("capture", &cpu.capture_cost)] {
+        let nmi = state.watch.get(cpu.cpu).map(|w| &w.nmi_cost);
+        let costs = [("hard", Some(&cpu.hard_cost)), ("soft", Some(&cpu.soft_cost)), ("capture", Some(&cpu.capture_cost)), ("nmi", nmi)];
+        for (name, cost) in costs {
+            let Some(cost) = cost else { continue };
             seq_print!(
                 m,
                 "cost {} {} runs={} total_ns={} hist_ns",
@@ -311,10 +402,37 @@ fn show_records(state: &State, m: &SeqFile) {
         }
     }
     for cpu in state.cpus.iter() {
+        with_ongoing_hard(state, cpu, |o, v, _| {
+            let watcher = state.watch.get(cpu.cpu).and_then(|w| w.watcher(o.window));
+            seq_print!(
+                m,
+                "ongoing cpu={} kind=hard latency_ns={} start_ns={} pid={} comm={} samples={} watcher_cpu={}\n",
+                cpu.cpu,
+                o.length_ns,
+                o.window.saturating_add(rules.period_ns),
+                v.pid,
+                Show(Escaped(comm_str(&v.comm))),
+                v.samples,
+                watcher.map_or(-1, |c| c as i64)
+            );
+        });
+    }
+    for cpu in state.cpus.iter() {
         for (kind, store) in [(Kind::Hardirq, &cpu.hard), (Kind::Softirq, &cpu.soft)] {
-            for_each_record(store, generation, |r| show_record(state, m, cpu.cpu, kind, r));
+            for_each_record(store, generation, |r| {
+                show_record(state, m, cpu.cpu, kind, r);
+                show_profile(m, &r.profile, r.stack(Which::Window));
+            });
+            if kind == Kind::Hardirq {
+                with_ongoing_hard(state, cpu, |o, v, now| show_ongoing_hard(m, cpu.cpu, o, v, now));
+            }
         }
-        with_pending(cpu, generation, |r| show_record(state, m, cpu.cpu, Kind::Softirq, r));
+        with_pending(cpu, generation, |r| {
+            show_record(state, m, cpu.cpu, Kind::Softirq, r);
+            if let Some(v) = soft_live(cpu, cpu.pending.window_start()) {
+                show_live_profile(m, &v);
+            }
+        });
     }
     show_tag_wait_records(state, m);
     seq_print!(m, "end\n");
@@ -373,6 +491,28 @@ fn show_record(state: &State, m: &SeqFile, cpu: u32, kind: Kind, r: &Record) {
     for i in 0..window.frames().len() {
         seq_print!(m, "window_frame {}\n", Frame(window, i));
     }
+}
+
+/// A hardirq-off window still open, as a lower-bound record: its length so far, the task
+/// and stack of the latest in-window sample, and its profile so far.
+fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView, now: u64) {
+    let comm = Escaped(comm_str(&v.comm));
+    seq_print!(
+        m,
+        "record cpu={} kind=hard lower_bound=1 latency_ns={} timestamp_ns={} pid={} comm={} cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames={} window_pid={} window_comm={} ongoing=1\n",
+        cpu,
+        o.length_ns,
+        now,
+        v.pid,
+        Show(Escaped(comm_str(&v.comm))),
+        v.latest.frames().len(),
+        v.pid,
+        Show(comm)
+    );
+    for i in 0..v.latest.frames().len() {
+        seq_print!(m, "window_frame {}\n", Frame(&v.latest, i));
+    }
+    show_live_profile(m, v);
 }
 
 /// The hardirq-off record of `cpu` that covers most of `ours`, if one covers most of it.

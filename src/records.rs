@@ -32,6 +32,7 @@ use crate::cause::{Cause, Samples};
 use crate::compat::{smp_rmb, smp_wmb};
 use crate::ffi::{NoPreempt, COMM_LEN};
 use crate::names::{self, Packer, REGION_LEN};
+use crate::profile::{self, PROFILE_STACKS};
 use crate::retention::{self, Decision};
 
 /// Failed attempts a reader spins before it sleeps: a write is some 100 stores.
@@ -43,6 +44,9 @@ const READ_SLEEP: Delta = Delta::from_micros(100);
 
 /// Frames kept per stack.
 pub(crate) const MAX_FRAMES: usize = 32;
+/// Room for one frame's name taken at capture (`func+0x1f/0x80 [module]`); a longer name
+/// is cut here.
+pub(crate) const NAME_BUF: usize = 256;
 /// Largest number of records per CPU and kind (module parameter bound).
 pub(crate) const MAX_RECORDS: usize = 64;
 /// u64 words of one stack's name region.
@@ -74,22 +78,36 @@ pub(crate) enum Which {
     Window = 1,
 }
 
-/// One stack as read back, culprit first, with the names taken at capture.
+/// Frames kept per stack of a record's profile beyond its most-seen one.
+pub(crate) const PROFILE_FRAMES: usize = 16;
+/// Bytes of names of such a stack.
+const PROFILE_NAME_LEN: usize = 192;
+/// Stacks of a record's profile besides the most-seen one (its window stack).
+pub(crate) const PROFILE_EXTRA: usize = 3;
+const _: () = assert!(PROFILE_NAME_LEN % 8 == 0 && PROFILE_FRAMES <= MAX_FRAMES);
+
+/// One stack as read back, culprit first, with the names taken at capture: up to `F`
+/// frames, `L` bytes of names.
 #[derive(Clone)]
-pub(crate) struct Stack {
+pub(crate) struct Stack<const F: usize = MAX_FRAMES, const L: usize = REGION_LEN> {
     nr: usize,
-    frames: [u64; MAX_FRAMES],
+    frames: [u64; F],
     named: u32,
-    names: [u8; REGION_LEN],
+    names: [u8; L],
 }
 
-impl Stack {
-    const fn empty() -> Self {
-        Self { nr: 0, frames: [0; MAX_FRAMES], named: 0, names: [0; REGION_LEN] }
+/// A stack of a record's profile beyond the first.
+pub(crate) type SmallStack = Stack<PROFILE_FRAMES, PROFILE_NAME_LEN>;
+/// A stack of a live profile: raw frames, named when its window ends.
+pub(crate) type RawStack = Stack<MAX_FRAMES, 0>;
+
+impl<const F: usize, const L: usize> Stack<F, L> {
+    pub(crate) const fn empty() -> Self {
+        Self { nr: 0, frames: [0; F], named: 0, names: [0; L] }
     }
 
     pub(crate) fn frames(&self) -> &[u64] {
-        &self.frames[..self.nr.min(MAX_FRAMES)]
+        &self.frames[..self.nr.min(F)]
     }
 
     /// The name frame `i` got at capture, if it is in code that can be unloaded.
@@ -118,6 +136,36 @@ pub(crate) struct Header {
     pub(crate) overlap_cpu: Option<u32>,
 }
 
+/// A record's in-window profile as read back: its most-seen stack is the record's window
+/// stack ([`Which::Window`]), the next ones are `extra`.
+pub(crate) struct Profile {
+    /// Samples taken (NMIs answered, or hrtimer looks); 0: no profile.
+    pub(crate) samples: u32,
+    /// Their weight in sampler periods (see `profile::next_sample`).
+    pub(crate) weight: u32,
+    /// Weight of samples whose stack did not fit the live profile's table.
+    pub(crate) other: u32,
+    /// Distinct stacks seen (the live table's, up to `PROFILE_STACKS`).
+    pub(crate) distinct: u32,
+    /// Weight of the window stack, then of each `extra` stack.
+    pub(crate) counts: [u32; 1 + PROFILE_EXTRA],
+    pub(crate) extra: [SmallStack; PROFILE_EXTRA],
+}
+
+impl Profile {
+    const fn empty() -> Self {
+        Self {
+            samples: 0,
+            weight: 0,
+            other: 0,
+            distinct: 0,
+            counts: [0; 1 + PROFILE_EXTRA],
+            extra: [const { SmallStack::empty() }; PROFILE_EXTRA],
+        }
+    }
+
+}
+
 /// One event with its culprit, as read back.
 pub(crate) struct Record {
     pub(crate) header: Header,
@@ -125,6 +173,7 @@ pub(crate) struct Record {
     pub(crate) window_pid: i32,
     pub(crate) window_comm: [u8; COMM_LEN],
     pub(crate) stacks: [Stack; 2],
+    pub(crate) profile: Profile,
 }
 
 /// A comm up to its NUL.
@@ -151,6 +200,7 @@ impl Record {
             window_pid: 0,
             window_comm: [0; COMM_LEN],
             stacks: [Stack::empty(), Stack::empty()],
+            profile: Profile::empty(),
         }
     }
 
@@ -212,26 +262,46 @@ fn unpack_samples(v: u64) -> Samples {
     Samples { total: f(0), bh_off: f(SAMPLE_BITS), idle: f(2 * SAMPLE_BITS) }
 }
 
-/// One stack's storage.
-struct SlotStack {
+/// One stack's storage: up to `F` frames, `W` words of names.
+struct SlotStack<const F: usize = MAX_FRAMES, const W: usize = NAME_WORDS> {
     nr: Atomic<u32>,
     named: Atomic<u32>,
-    frames: [Atomic<u64>; MAX_FRAMES],
-    names: [Atomic<u64>; NAME_WORDS],
+    frames: [Atomic<u64>; F],
+    names: [Atomic<u64>; W],
 }
 
-impl SlotStack {
-    fn new() -> Self {
+impl<const F: usize, const W: usize> SlotStack<F, W> {
+    const fn new() -> Self {
         Self {
             nr: Atomic::new(0),
             named: Atomic::new(0),
-            frames: [const { Atomic::new(0) }; MAX_FRAMES],
-            names: [const { Atomic::new(0) }; NAME_WORDS],
+            frames: [const { Atomic::new(0) }; F],
+            names: [const { Atomic::new(0) }; W],
         }
     }
 
-    fn read(&self, out: &mut Stack) {
-        out.nr = (self.nr.load(Relaxed) as usize).min(MAX_FRAMES);
+    fn len(&self) -> usize {
+        (self.nr.load(Relaxed) as usize).min(F)
+    }
+
+    /// Sets the frames (at most `F`), without names.
+    fn set_frames(&self, frames: impl Iterator<Item = u64>) {
+        let mut n = 0;
+        for (dst, src) in self.frames.iter().zip(frames) {
+            dst.store(src, Relaxed);
+            n += 1;
+        }
+        self.nr.store(n as u32, Relaxed);
+        self.named.store(0, Relaxed);
+    }
+
+    /// Whether it holds exactly `frames`.
+    fn holds(&self, frames: &[u64]) -> bool {
+        self.len() == frames.len() && self.frames.iter().zip(frames).all(|(a, &b)| a.load(Relaxed) == b)
+    }
+
+    fn read<const L: usize>(&self, out: &mut Stack<F, L>) {
+        out.nr = self.len();
         out.named = self.named.load(Relaxed);
         for (dst, src) in out.frames[..out.nr].iter_mut().zip(self.frames.iter()) {
             *dst = src.load(Relaxed);
@@ -257,7 +327,7 @@ impl SlotStack {
         }
     }
 
-    fn copy_from(&self, other: &SlotStack) {
+    fn copy_from(&self, other: &SlotStack<F, W>) {
         self.nr.store(other.nr.load(Relaxed), Relaxed);
         self.named.store(other.named.load(Relaxed), Relaxed);
         for (d, s) in self.frames.iter().zip(other.frames.iter()) {
@@ -293,6 +363,43 @@ struct Slot {
     comm: [Atomic<u64>; 2],
     window_comm: [Atomic<u64>; 2],
     stacks: [SlotStack; 2],
+    profile: SlotProfile,
+}
+
+/// A record's profile: header and the stacks beyond its window stack.
+struct SlotProfile {
+    samples: Atomic<u32>,
+    weight: Atomic<u32>,
+    other: Atomic<u32>,
+    distinct: Atomic<u32>,
+    counts: [Atomic<u32>; 1 + PROFILE_EXTRA],
+    extra: [SlotStack<PROFILE_FRAMES, { PROFILE_NAME_LEN / 8 }>; PROFILE_EXTRA],
+}
+
+impl SlotProfile {
+    fn new() -> Self {
+        Self {
+            samples: Atomic::new(0),
+            weight: Atomic::new(0),
+            other: Atomic::new(0),
+            distinct: Atomic::new(0),
+            counts: [const { Atomic::new(0) }; 1 + PROFILE_EXTRA],
+            extra: [const { SlotStack::new() }; PROFILE_EXTRA],
+        }
+    }
+
+    fn read(&self, out: &mut Profile) {
+        out.samples = self.samples.load(Relaxed);
+        out.weight = self.weight.load(Relaxed);
+        out.other = self.other.load(Relaxed);
+        out.distinct = self.distinct.load(Relaxed);
+        for (d, s) in out.counts.iter_mut().zip(self.counts.iter()) {
+            *d = s.load(Relaxed);
+        }
+        for (d, s) in out.extra.iter_mut().zip(self.extra.iter()) {
+            s.read(d);
+        }
+    }
 }
 
 impl Slot {
@@ -311,6 +418,7 @@ impl Slot {
             comm: [const { Atomic::new(0) }; 2],
             window_comm: [const { Atomic::new(0) }; 2],
             stacks: [SlotStack::new(), SlotStack::new()],
+            profile: SlotProfile::new(),
         }
     }
 
@@ -355,6 +463,7 @@ impl Slot {
         for (dst, src) in out.stacks.iter_mut().zip(self.stacks.iter()) {
             src.read(dst);
         }
+        self.profile.read(&mut out.profile);
         smp_rmb();
         self.seq.load(Relaxed) == s1
     }
@@ -366,6 +475,7 @@ pub(crate) struct Writer<'a> {
     slot: &'a Slot,
     seq: u32,
     packers: [Packer; 2],
+    extra_packers: [Packer; PROFILE_EXTRA],
     // Dropped after `drop` made `seq` even again.
     _no_preempt: NoPreempt,
 }
@@ -394,7 +504,15 @@ impl<'a> Writer<'a> {
             s.nr.store(0, Relaxed);
             s.named.store(0, Relaxed);
         }
-        Self { slot, seq, packers: [Packer::new(); 2], _no_preempt: no_preempt }
+        slot.profile.samples.store(0, Relaxed);
+        slot.profile.distinct.store(0, Relaxed);
+        Self {
+            slot,
+            seq,
+            packers: [Packer::new(); 2],
+            extra_packers: [Packer::with_len(PROFILE_NAME_LEN); PROFILE_EXTRA],
+            _no_preempt: no_preempt,
+        }
     }
 
     /// The task running when the window stack was taken.
@@ -427,6 +545,82 @@ impl<'a> Writer<'a> {
         }
         s.put_name_byte(at + name.len(), 0);
         s.named.store(packer.named(), Relaxed);
+        true
+    }
+
+    /// Copies the profile of the window `window` from `live` (its most-seen stack becomes
+    /// the window stack, with the task of the latest sample), then names the frames that
+    /// `name` names (it writes a name into the buffer and returns its length, or `None`
+    /// for frames named when read). True if copied; false if `live` holds another window
+    /// or changed meanwhile.
+    pub(crate) fn profile_from(&mut self, live: &LiveProfile, window: u64, mut name: impl FnMut(u64, &mut [u8]) -> Option<usize>) -> bool {
+        if window == 0 || !self.copy_profile(live, window) {
+            return false;
+        }
+        let mut buf = [0u8; NAME_BUF];
+        let nr = self.slot.stacks[Which::Window as usize].len();
+        for i in 0..nr {
+            let addr = self.slot.stacks[Which::Window as usize].frames[i].load(Relaxed);
+            if let Some(len) = name(addr, &mut buf) {
+                self.name(Which::Window, i, &buf[..len.min(NAME_BUF)]);
+            }
+        }
+        for (k, st) in self.slot.profile.extra.iter().enumerate() {
+            for i in 0..st.len() {
+                let addr = st.frames[i].load(Relaxed);
+                if let Some(len) = name(addr, &mut buf) {
+                    let name = &buf[..len.min(NAME_BUF)];
+                    let Some(at) = self.extra_packers[k].place(i, name.len()) else { continue };
+                    for (j, &b) in name.iter().enumerate() {
+                        st.put_name_byte(at + j, b);
+                    }
+                    st.put_name_byte(at + name.len(), 0);
+                    st.named.store(self.extra_packers[k].named(), Relaxed);
+                }
+            }
+        }
+        true
+    }
+
+    /// The frames part of [`Writer::profile_from`], under `live`'s sequence count.
+    fn copy_profile(&mut self, live: &LiveProfile, window: u64) -> bool {
+        let s1 = live.seq.load(Acquire);
+        if s1 & 1 != 0 || live.window.load(Relaxed) != window {
+            return false;
+        }
+        let nr = (live.nr.load(Relaxed) as usize).min(PROFILE_STACKS);
+        let mut counts = [0u32; PROFILE_STACKS];
+        for (c, src) in counts.iter_mut().zip(live.counts.iter()).take(nr) {
+            *c = src.load(Relaxed);
+        }
+        let (order, n) = profile::by_count::<PROFILE_STACKS>(&counts[..nr]);
+        let p = &self.slot.profile;
+        p.samples.store(live.samples.load(Relaxed), Relaxed);
+        p.weight.store(live.weight.load(Relaxed), Relaxed);
+        p.other.store(live.other.load(Relaxed), Relaxed);
+        p.distinct.store(n as u32, Relaxed);
+        for (k, &i) in order[..n].iter().enumerate().take(1 + PROFILE_EXTRA) {
+            let src = &live.stacks[i];
+            let frames = src.frames[..src.len()].iter().map(|f| f.load(Relaxed));
+            match k.checked_sub(1) {
+                None => self.slot.stacks[Which::Window as usize].set_frames(frames),
+                Some(e) => p.extra[e].set_frames(frames),
+            }
+            p.counts[k].store(counts[i], Relaxed);
+        }
+        self.slot.window_pid.store(live.pid.load(Relaxed), Relaxed);
+        for (d, s) in self.slot.window_comm.iter().zip(live.comm.iter()) {
+            d.store(s.load(Relaxed), Relaxed);
+        }
+        smp_rmb();
+        if live.seq.load(Relaxed) != s1 {
+            p.samples.store(0, Relaxed);
+            p.distinct.store(0, Relaxed);
+            self.slot.stacks[Which::Window as usize].nr.store(0, Relaxed);
+            return false;
+        }
+        self.packers[Which::Window as usize] = Packer::new();
+        self.extra_packers = [Packer::with_len(PROFILE_NAME_LEN); PROFILE_EXTRA];
         true
     }
 
@@ -588,6 +782,11 @@ impl Pending {
         self.window.store(window_start, Release);
     }
 
+    /// Start of the open window, 0 when none.
+    pub(crate) fn window_start(&self) -> u64 {
+        self.window.load(Acquire)
+    }
+
     /// Closes the window (the timer_list, after it ended).
     pub(crate) fn close(&self) {
         self.window.store(0, Release);
@@ -600,5 +799,189 @@ impl Pending {
             && self.generation.load(Relaxed) == generation
             && self.slot.read(out)
             && self.window.load(Acquire) == w
+    }
+}
+
+/// The profile of one CPU's open window, sampled while it lasts: distinct stacks with
+/// their weights, and the latest sample's stack and task.
+///
+/// Its single writer runs on that CPU: the NMI handler (hardirq-off windows) or the
+/// hrtimer (softirq-off windows). The writer never waits: it writes under a sequence
+/// count, and readers retry. A reader on the writer's own CPU is never interrupted by a
+/// write of the window it reads: the hrtimer reads the hardirq-off profile only after it
+/// ended the window, and the NMI writes only while the window it was sent for is open.
+pub(crate) struct LiveProfile {
+    seq: Atomic<u32>,
+    /// The window it belongs to (the sampler's last run before it), 0 when none.
+    window: Atomic<u64>,
+    samples: Atomic<u32>,
+    weight: Atomic<u32>,
+    other: Atomic<u32>,
+    /// Distinct stacks in `stacks`.
+    nr: Atomic<u32>,
+    /// The latest sample: when, and the task it interrupted.
+    last_ns: Atomic<u64>,
+    pid: Atomic<i32>,
+    comm: [Atomic<u64>; 2],
+    counts: [Atomic<u32>; PROFILE_STACKS],
+    stacks: [SlotStack<MAX_FRAMES, 0>; PROFILE_STACKS],
+    latest: SlotStack<MAX_FRAMES, 0>,
+}
+
+/// A consistent copy of a [`LiveProfile`].
+pub(crate) struct LiveView {
+    pub(crate) window: u64,
+    pub(crate) samples: u32,
+    pub(crate) weight: u32,
+    pub(crate) other: u32,
+    pub(crate) last_ns: u64,
+    pub(crate) pid: i32,
+    pub(crate) comm: [u8; COMM_LEN],
+    /// Distinct stacks, most-seen first, with their weights.
+    pub(crate) nr: usize,
+    pub(crate) counts: [u32; PROFILE_STACKS],
+    pub(crate) stacks: [RawStack; PROFILE_STACKS],
+    pub(crate) latest: RawStack,
+}
+
+impl LiveView {
+    pub(crate) const fn empty() -> Self {
+        Self {
+            window: 0,
+            samples: 0,
+            weight: 0,
+            other: 0,
+            last_ns: 0,
+            pid: 0,
+            comm: [0; COMM_LEN],
+            nr: 0,
+            counts: [0; PROFILE_STACKS],
+            stacks: [const { RawStack::empty() }; PROFILE_STACKS],
+            latest: RawStack::empty(),
+        }
+    }
+}
+
+impl LiveProfile {
+    pub(crate) fn new() -> Self {
+        Self {
+            seq: Atomic::new(0),
+            window: Atomic::new(0),
+            samples: Atomic::new(0),
+            weight: Atomic::new(0),
+            other: Atomic::new(0),
+            nr: Atomic::new(0),
+            last_ns: Atomic::new(0),
+            pid: Atomic::new(0),
+            comm: [const { Atomic::new(0) }; 2],
+            counts: [const { Atomic::new(0) }; PROFILE_STACKS],
+            stacks: [const { SlotStack::new() }; PROFILE_STACKS],
+            latest: SlotStack::new(),
+        }
+    }
+
+    /// Adds one sample of `window` (the writer only): `frames` weighs `weight` periods.
+    /// A sample of a new window starts a new profile. Never waits; any context.
+    pub(crate) fn sample(&self, window: u64, weight: u32, frames: &[u64], pid: i32, comm: &[u8; COMM_LEN], now: u64) {
+        let frames = &frames[..frames.len().min(MAX_FRAMES)];
+        let seq = self.seq.load(Relaxed);
+        self.seq.store(seq.wrapping_add(1), Relaxed);
+        smp_wmb();
+        if self.window.load(Relaxed) != window {
+            self.samples.store(0, Relaxed);
+            self.weight.store(0, Relaxed);
+            self.other.store(0, Relaxed);
+            self.nr.store(0, Relaxed);
+            self.window.store(window, Relaxed);
+        }
+        let nr = (self.nr.load(Relaxed) as usize).min(PROFILE_STACKS);
+        match self.stacks[..nr].iter().position(|s| s.holds(frames)) {
+            Some(i) => {
+                self.counts[i].add(weight, Relaxed);
+            }
+            None if nr < PROFILE_STACKS => {
+                self.stacks[nr].set_frames(frames.iter().copied());
+                self.counts[nr].store(weight, Relaxed);
+                self.nr.store(nr as u32 + 1, Relaxed);
+            }
+            None => {
+                self.other.add(weight, Relaxed);
+            }
+        }
+        self.latest.set_frames(frames.iter().copied());
+        self.samples.add(1, Relaxed);
+        self.weight.add(weight, Relaxed);
+        self.last_ns.store(now, Relaxed);
+        self.pid.store(pid, Relaxed);
+        let [a, b] = pack_comm(comm);
+        self.comm[0].store(a, Relaxed);
+        self.comm[1].store(b, Relaxed);
+        self.seq.store(seq.wrapping_add(2), Release);
+    }
+
+    /// The latest sample's task and top frame, if it holds `window` and a sample. Tries a
+    /// few times only: for the watcher (hard interrupt context on another CPU).
+    pub(crate) fn peek(&self, window: u64) -> Option<(i32, [u8; COMM_LEN], u64)> {
+        for _ in 0..4 {
+            let s1 = self.seq.load(Acquire);
+            if s1 & 1 != 0 {
+                core::hint::spin_loop();
+                continue;
+            }
+            let ok = self.window.load(Relaxed) == window && self.samples.load(Relaxed) != 0;
+            let pid = self.pid.load(Relaxed);
+            let comm = unpack_comm([self.comm[0].load(Relaxed), self.comm[1].load(Relaxed)]);
+            let top = if self.latest.len() != 0 { self.latest.frames[0].load(Relaxed) } else { 0 };
+            smp_rmb();
+            if self.seq.load(Relaxed) == s1 {
+                return ok.then_some((pid, comm, top));
+            }
+        }
+        None
+    }
+
+    /// One attempt at a consistent copy; false if the writer was inside.
+    fn try_read(&self, out: &mut LiveView) -> bool {
+        let s1 = self.seq.load(Acquire);
+        if s1 & 1 != 0 {
+            return false;
+        }
+        out.window = self.window.load(Relaxed);
+        out.samples = self.samples.load(Relaxed);
+        out.weight = self.weight.load(Relaxed);
+        out.other = self.other.load(Relaxed);
+        out.last_ns = self.last_ns.load(Relaxed);
+        out.pid = self.pid.load(Relaxed);
+        out.comm = unpack_comm([self.comm[0].load(Relaxed), self.comm[1].load(Relaxed)]);
+        let nr = (self.nr.load(Relaxed) as usize).min(PROFILE_STACKS);
+        let mut counts = [0u32; PROFILE_STACKS];
+        for (c, src) in counts.iter_mut().zip(self.counts.iter()).take(nr) {
+            *c = src.load(Relaxed);
+        }
+        let (order, n) = profile::by_count::<PROFILE_STACKS>(&counts[..nr]);
+        out.nr = n;
+        for (k, &i) in order[..n].iter().enumerate() {
+            out.counts[k] = counts[i];
+            self.stacks[i].read(&mut out.stacks[k]);
+        }
+        self.latest.read(&mut out.latest);
+        smp_rmb();
+        self.seq.load(Relaxed) == s1
+    }
+
+    /// A consistent copy into `out`, of any window; false if none could be taken. Process
+    /// context only: it may sleep.
+    pub(crate) fn read(&self, out: &mut LiveView) -> bool {
+        let mut backoff = Backoff::new(READ_SPINS, READ_SLEEPS);
+        loop {
+            if self.try_read(out) {
+                return true;
+            }
+            match backoff.next() {
+                Step::Spin => core::hint::spin_loop(),
+                Step::Sleep => fsleep(READ_SLEEP),
+                Step::GiveUp => return false,
+            }
+        }
     }
 }

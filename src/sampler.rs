@@ -19,17 +19,15 @@ use crate::ffi::{self, softtimer, SoftirqThread, COMM_LEN};
 use crate::frame_cache::FrameCache;
 use crate::gap::{self, Verdict, Window};
 use crate::peers::{Peer, Peers, WindowCell};
-use crate::records::{Header, Kind, Pending, RecordStore, Which, Writer, MAX_FRAMES};
+use crate::profile;
+use crate::records::{Header, Kind, LiveProfile, Pending, RecordStore, Which, Writer, MAX_FRAMES, NAME_BUF};
 use crate::settings::Settings;
 use crate::stack;
 use crate::tracepoints;
+use crate::watch::Watch;
 
 /// Classes of the return addresses the stack cut has seen, shared by all CPUs.
 static FRAME_CACHE: FrameCache = FrameCache::new();
-
-/// Room for one frame's name taken at capture (`func+0x1f/0x80 [module]`); a longer name
-/// is cut here.
-const NAME_BUF: usize = 256;
 
 /// Sampler state and results of one CPU. Allocated for every possible CPU at load time, so
 /// the results of a CPU that went offline stay readable.
@@ -46,6 +44,8 @@ pub(crate) struct CpuSampler {
     settings: Arc<Settings>,
     /// This CPU's and the other CPUs' hrtimer runs and hardirq-off windows.
     peers: Arc<Peers>,
+    /// The watcher: this CPU watches others, and others watch it.
+    watch: Arc<Watch>,
     #[pin]
     timer: HrTimer<CpuSampler>,
     /// Handle of the running hrtimer; taken (and the timer cancelled) when stopping.
@@ -81,6 +81,12 @@ pub(crate) struct CpuSampler {
     pub(crate) soft: RecordStore,
     /// The softirq window open past the threshold, shown until it ends.
     pub(crate) pending: Pending,
+    /// The hrtimer's samples inside that window (its profile), and for which window the
+    /// hrtimer counted its samples and runs since the last one.
+    pub(crate) soft_profile: LiveProfile,
+    soft_prof_window: Atomic<u64>,
+    soft_prof_sent: Atomic<u32>,
+    soft_prof_since: Atomic<u32>,
     pub(crate) hard_counts: Counts,
     /// All softirq-off events, and the same split by cause (`Cause::index`).
     pub(crate) soft_counts: Counts,
@@ -104,11 +110,11 @@ pub(crate) struct Cost {
 }
 
 impl Cost {
-    const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Self { runs: Atomic::new(0), total_ns: Atomic::new(0), hist_ns: Counts::new() }
     }
 
-    fn add(&self, ns: u64) {
+    pub(crate) fn add(&self, ns: u64) {
         self.runs.add(1, Relaxed);
         self.total_ns.add(ns, Relaxed);
         self.hist_ns.add_bucket(crate::histogram::log2_bucket(ns));
@@ -122,12 +128,13 @@ impl_has_hr_timer! {
 }
 
 impl CpuSampler {
-    pub(crate) fn new(cpu: u32, settings: Arc<Settings>, peers: Arc<Peers>, records: usize) -> Result<Arc<Self>> {
+    pub(crate) fn new(cpu: u32, settings: Arc<Settings>, peers: Arc<Peers>, watch: Arc<Watch>, records: usize) -> Result<Arc<Self>> {
         Arc::pin_init(
             try_pin_init!(Self {
                 cpu,
                 settings,
                 peers,
+                watch,
                 timer <- HrTimer::new(),
                 running <- new_mutex!(None),
                 soft_running: Atomic::new(false),
@@ -144,6 +151,10 @@ impl CpuSampler {
                 hard: RecordStore::new(records)?,
                 soft: RecordStore::new(records)?,
                 pending: Pending::new(),
+                soft_profile: LiveProfile::new(),
+                soft_prof_window: Atomic::new(0),
+                soft_prof_sent: Atomic::new(0),
+                soft_prof_since: Atomic::new(0),
                 hard_counts: Counts::new(),
                 soft_counts: Counts::new(),
                 cause_counts: [const { Counts::new() }; 2],
@@ -168,6 +179,7 @@ impl CpuSampler {
             pid.store(ffi::softirq_thread_pid(this.cpu, thread), Relaxed);
         }
         let now = ffi::now_ns();
+        this.watch.cpu_online(this.cpu);
         if let Some(me) = this.peer() {
             me.last_hard_ns.store(now, Relaxed);
             me.hard_off.set(Window::EMPTY);
@@ -237,7 +249,7 @@ impl CpuSampler {
                 let window = rules.late_window(prev, now);
                 me.hard_off.set(window);
                 self.hard_counts.add(latency);
-                self.hard_event(rules, latency, window, now);
+                self.hard_event(rules, latency, window, prev, now);
             }
             Verdict::Ordinary => {}
         }
@@ -256,6 +268,34 @@ impl CpuSampler {
                 self.open_soft_window(latency, last_soft, now);
             }
         }
+        if self.soft_starved_seen.load(Relaxed) {
+            self.sample_soft_window(last_soft, now);
+        }
+    }
+
+    /// One look of the hrtimer into the softirq window open past the threshold since
+    /// `start`: a sample of its profile when one is due (`profile::next_sample`).
+    fn sample_soft_window(&self, start: u64, now: u64) {
+        if self.soft_prof_window.load(Relaxed) != start {
+            self.soft_prof_window.store(start, Relaxed);
+            self.soft_prof_sent.store(0, Relaxed);
+            self.soft_prof_since.store(0, Relaxed);
+        }
+        let since = self.soft_prof_since.load(Relaxed).saturating_add(1);
+        let sent = self.soft_prof_sent.load(Relaxed);
+        let Some(weight) = profile::next_sample(sent, since, self.watch.max_samples) else {
+            self.soft_prof_since.store(since, Relaxed);
+            return;
+        };
+        let t0 = ffi::now_ns();
+        let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
+        let frames = capture_raw(&mut raw, ffi::irq_regs_ip());
+        let mut comm = [0u8; COMM_LEN];
+        let pid = ffi::current_task(&mut comm);
+        self.soft_profile.sample(start, weight, frames, pid, &comm, now);
+        self.soft_prof_sent.store(sent + 1, Relaxed);
+        self.soft_prof_since.store(0, Relaxed);
+        self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
     }
 
     /// One look inside a softirq window that has been open for two timer_list periods:
@@ -340,8 +380,10 @@ impl CpuSampler {
         rules.soft_period_jiffies
     }
 
-    /// Reports a hardirq-off window: the tracepoint always, a record at the threshold.
-    fn hard_event(&self, rules: &gap::Rules, latency_ns: u64, window: Window, now: u64) {
+    /// Reports a hardirq-off window (`prev` is the hrtimer run before it: the id under
+    /// which the watcher sampled it): the tracepoint always, a record at the threshold,
+    /// with the window's profile if the watcher took one.
+    fn hard_event(&self, rules: &gap::Rules, latency_ns: u64, window: Window, prev: u64, now: u64) {
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
         tracepoints::hardirq_off(self.cpu, latency_ns, pid, &comm);
@@ -361,7 +403,13 @@ impl CpuSampler {
             jiffies: 0,
             overlap_cpu: self.peers.hardirq_overlap(self.cpu, window, rules.period_ns),
         };
-        self.hard.offer(&header, self.settings.generation(), |w| capture(w, Which::End));
+        let live = self.watch.get(self.cpu).map(|w| &w.profile);
+        self.hard.offer(&header, self.settings.generation(), |w| {
+            capture(w, Which::End);
+            if let Some(live) = live {
+                w.profile_from(live, prev, name_if_vanishing);
+            }
+        });
         self.capture_cost.add(ffi::now_ns().saturating_sub(start));
     }
 
@@ -423,6 +471,7 @@ impl CpuSampler {
         self.soft.offer(&header, self.settings.generation(), |w| {
             capture(w, Which::End);
             w.window_from(&self.pending, start);
+            w.profile_from(&self.soft_profile, start, name_if_vanishing);
         });
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
     }
@@ -432,15 +481,28 @@ fn period(rules: &gap::Rules) -> Delta {
     Delta::from_nanos(i64::try_from(rules.period_ns).unwrap_or(i64::MAX))
 }
 
+/// Saves the stack into `raw` and returns the culprit's part: without the sampler's (or
+/// NMI handler's) own frames, at most [`MAX_FRAMES`]. `irq_ip` is the interrupted
+/// instruction (0: unknown). Any context, NMI included.
+pub(crate) fn capture_raw(raw: &mut [u64; MAX_FRAMES + stack::SCAN_DEPTH], irq_ip: u64) -> &[u64] {
+    let n = ffi::save_stack(raw);
+    let frames = &raw[..n];
+    let first = stack::first_culprit_frame(frames, irq_ip, |i| FRAME_CACHE.classify(frames[i]));
+    let kept = frames.get(first..).unwrap_or(&[]);
+    &kept[..kept.len().min(MAX_FRAMES)]
+}
+
+/// The name of a frame in code that can be unloaded, written into `buf` (for
+/// `Writer::profile_from`); `None` for core-kernel frames, named when read.
+fn name_if_vanishing(addr: u64, buf: &mut [u8]) -> Option<usize> {
+    ffi::text_can_vanish(addr).then(|| ffi::format_symbol(buf, addr))
+}
+
 /// Saves the stack into `which` of the record being written, without the sampler's own
 /// frames, naming the frames in code that can be unloaded.
 fn capture(w: &mut Writer<'_>, which: Which) {
     let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
-    let n = ffi::save_stack(&mut raw);
-    let frames = &raw[..n];
-    let first = stack::first_culprit_frame(frames, ffi::irq_regs_ip(), |i| FRAME_CACHE.classify(frames[i]));
-    let kept = frames.get(first..).unwrap_or(&[]);
-    let kept = &kept[..kept.len().min(MAX_FRAMES)];
+    let kept = capture_raw(&mut raw, ffi::irq_regs_ip());
     w.frames(which, kept);
     let mut buf = [0u8; NAME_BUF];
     for (i, &addr) in kept.iter().enumerate() {
@@ -459,6 +521,7 @@ impl HrTimerCallback for CpuSampler {
         // Derived once per run: the check and the re-arm use the same settings.
         let rules = this.settings.rules();
         this.hard_sample(&rules, now);
+        this.watch.run(&this.peers, this.cpu, now, &rules);
         ctx.forward_now(period(&rules));
         this.hard_cost.add(ffi::now_ns().saturating_sub(now));
         HrTimerRestart::Restart

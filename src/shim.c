@@ -7,9 +7,11 @@
 #include <linux/cpuhotplug.h>
 #include <linux/jiffies.h>
 #include <linux/kallsyms.h>
+#include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/proc_fs.h>
+#include <linux/ratelimit.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
@@ -20,6 +22,10 @@
 #include <linux/timer.h>
 #include <linux/uaccess.h>
 #include <asm/irq_regs.h>
+#ifdef CONFIG_X86_64
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#endif
 
 #include "shim.h"
 
@@ -198,6 +204,11 @@ unsigned long long tio_now_ns(void)
 	return ktime_get_ns();
 }
 
+unsigned long long tio_now_ns_nmi(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
 unsigned long tio_jiffies(void)
 {
 	return READ_ONCE(jiffies);
@@ -265,3 +276,63 @@ void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int 
 {
 	trace_softirq_off(cpu, latency_ns, lower_bound, pid, comm, cause);
 }
+
+void tio_trace_irqoff_ongoing(unsigned int cpu, unsigned long long length_ns, int pid,
+			      const char *comm, int stuck)
+{
+	trace_irqoff_ongoing(cpu, length_ns, pid, comm, stuck);
+}
+
+int tio_warn_ratelimit(void)
+{
+	static DEFINE_RATELIMIT_STATE(rs, 5 * HZ, 10);
+
+	return __ratelimit(&rs);
+}
+
+#ifdef CONFIG_X86_64
+static int tio_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	return trace_irqoff_rs_nmi(smp_processor_id(), instruction_pointer(regs)) ?
+		NMI_HANDLED : NMI_DONE;
+}
+NOKPROBE_SYMBOL(tio_nmi_handler);
+
+int tio_nmi_supported(void)
+{
+	return 1;
+}
+
+int tio_nmi_register(void)
+{
+	return register_nmi_handler(NMI_LOCAL, tio_nmi_handler, 0, "trace_irqoff");
+}
+
+void tio_nmi_unregister(void)
+{
+	unregister_nmi_handler(NMI_LOCAL, "trace_irqoff");
+}
+
+void tio_nmi_send(unsigned int cpu)
+{
+	__apic_send_IPI_mask(cpumask_of(cpu), NMI_VECTOR);
+}
+#else
+int tio_nmi_supported(void)
+{
+	return 0;
+}
+
+int tio_nmi_register(void)
+{
+	return -EOPNOTSUPP;
+}
+
+void tio_nmi_unregister(void)
+{
+}
+
+void tio_nmi_send(unsigned int cpu)
+{
+}
+#endif

@@ -73,6 +73,8 @@ int tio_task_waiting(int pid);
 
 /* Monotonic clock, ns since boot (ktime_get_ns); the kernel crate keeps it private. */
 unsigned long long tio_now_ns(void);
+/* The same clock, readable in NMI context (ktime_get_mono_fast_ns). */
+unsigned long long tio_now_ns_nmi(void);
 /* The jiffies counter (the timer wheel's clock). */
 unsigned long tio_jiffies(void);
 /* The tick rate. */
@@ -107,6 +109,24 @@ void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int 
 void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
 			   int pid, const char *comm, int cause);
 
+/* Tracepoint trace_irqoff:irqoff_ongoing: a hardirq-off window on cpu still open, seen by
+ * another CPU (stuck: it passed the stuck length). */
+void tio_trace_irqoff_ongoing(unsigned int cpu, unsigned long long length_ns, int pid,
+			      const char *comm, int stuck);
+
+/*
+ * Looking into another CPU. tio_nmi_supported: whether this architecture lets the module
+ * send an NMI to one CPU (x86_64). register: an NMI_LOCAL handler that calls
+ * trace_irqoff_rs_nmi and claims the NMI only if that returns non-zero; 0 or -errno.
+ * unregister: removes it and waits until it no longer runs. send: NMI_VECTOR to cpu.
+ */
+int tio_nmi_supported(void);
+int tio_nmi_register(void);
+void tio_nmi_unregister(void);
+void tio_nmi_send(unsigned int cpu);
+/* The kernel log's rate limit for the stuck message: non-zero if one may be printed now. */
+int tio_warn_ratelimit(void);
+
 /* Tag-wait sources (tag_wait_hooks.c). */
 enum tio_tag_source {
 	TIO_TAG_SOURCE_NONE = 0,
@@ -137,5 +157,7 @@ void trace_irqoff_rs_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned i
 void trace_irqoff_rs_tag_wait_unattributed(void);
 void trace_irqoff_rs_tag_wait_start(unsigned long wait, unsigned long long now_ns);
 void trace_irqoff_rs_tag_wait_end(unsigned long wait, unsigned long long now_ns);
+/* NMI on cpu, which interrupted ip: non-zero if the module asked for it (NMI context). */
+int trace_irqoff_rs_nmi(unsigned int cpu, unsigned long ip);
 
 #endif

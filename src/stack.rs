@@ -57,7 +57,12 @@ pub(crate) enum FrameClass {
 /// Classifies a symbol name; a trailing " [module]" is ignored.
 pub(crate) fn classify(symbol: &str) -> FrameClass {
     let name = symbol.split(' ').next().unwrap_or(symbol);
-    if name.starts_with("asm_sysvec_") || name.starts_with("asm_common_interrupt") {
+    // NMIs: the entry's last frame before the interrupted code.
+    if name.starts_with("asm_sysvec_")
+        || name.starts_with("asm_common_interrupt")
+        || name.starts_with("asm_exc_nmi")
+        || name == "end_repeat_nmi"
+    {
         FrameClass::InterruptEntry
     } else if SOFTIRQ_MACHINERY.contains(&name) {
         FrameClass::Softirq
@@ -178,6 +183,16 @@ mod tests {
         // A return path not ending in an entry frame is the culprit's own code: kept.
         let names = ["handler", "asm_sysvec_apic_timer_interrupt", "preempt_schedule_irq", "culprit"];
         assert_eq!(cut(&names, 0), 2);
+    }
+
+    #[test]
+    fn nmi_frames_are_cut() {
+        let names = [
+            "trace_irqoff_rs_nmi", "tio_nmi_handler", "nmi_handle", "default_do_nmi", "exc_nmi",
+            "end_repeat_nmi", "delay_tsc", "irqoff_sample_hardirq_window",
+        ];
+        assert_eq!(cut(&names, 0x1006), 6);
+        assert_eq!(cut(&names, 0), 6);
     }
 
     #[test]

@@ -14,11 +14,39 @@ use crate::peers::Peers;
 use crate::sampler::CpuSampler;
 use crate::settings::Settings;
 use crate::tag_wait::TagWait;
+use crate::watch::Watch;
 
 /// What only the control lock's holder may touch.
 struct Control {
     /// The CPU hotplug registration that runs the samplers; `Some` while enabled.
     hotplug: Option<ffi::Hotplug>,
+    /// The watcher's NMI handler; registered before the samplers start, unregistered
+    /// after they stopped.
+    nmi: Option<ffi::NmiHandler>,
+}
+
+impl Control {
+    /// Starts sampling: the NMI handler (if available), then the samplers.
+    fn enable(&mut self, watch: &Watch) -> Result {
+        self.nmi = watch.start();
+        match ffi::Hotplug::register() {
+            Ok(h) => {
+                self.hotplug = Some(h);
+                Ok(())
+            }
+            Err(e) => {
+                self.disable(watch);
+                Err(e)
+            }
+        }
+    }
+
+    /// Stops the samplers on every CPU, then, once no NMI is on its way, the handler.
+    fn disable(&mut self, watch: &Watch) {
+        self.hotplug = None;
+        watch.stop();
+        self.nmi = None;
+    }
 }
 
 /// Everything the /proc files, the hotplug callbacks and the samplers share.
@@ -28,6 +56,7 @@ struct Control {
 pub(crate) struct State {
     pub(crate) settings: Arc<Settings>,
     pub(crate) peers: Arc<Peers>,
+    pub(crate) watch: Arc<Watch>,
     /// One sampler per possible CPU, indexed by CPU number.
     pub(crate) cpus: KVec<Arc<CpuSampler>>,
     pub(crate) records_per_cpu: usize,
@@ -44,19 +73,21 @@ impl From<Invalid> for Error {
 }
 
 impl State {
-    pub(crate) fn new(nr_cpus: u32, records_per_cpu: usize, tag_source: TagSource) -> Result<impl PinInit<Self, Error>> {
+    pub(crate) fn new(nr_cpus: u32, records_per_cpu: usize, tag_source: TagSource, watch: Watch) -> Result<impl PinInit<Self, Error>> {
         let settings = Arc::new(Settings::new(ffi::hz()), GFP_KERNEL)?;
         let peers = Arc::new(Peers::new(nr_cpus)?, GFP_KERNEL)?;
+        let watch = Arc::new(watch, GFP_KERNEL)?;
         let mut cpus = KVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
         for cpu in 0..nr_cpus {
-            cpus.push(CpuSampler::new(cpu, settings.clone(), peers.clone(), records_per_cpu)?, GFP_KERNEL)?;
+            cpus.push(CpuSampler::new(cpu, settings.clone(), peers.clone(), watch.clone(), records_per_cpu)?, GFP_KERNEL)?;
         }
         Ok(try_pin_init!(Self {
             settings,
             peers,
+            watch,
             cpus,
             records_per_cpu,
-            control <- new_mutex!(Control { hotplug: None }),
+            control <- new_mutex!(Control { hotplug: None, nmi: None }),
             tag_wait <- TagWait::new(tag_source)?,
         }? Error))
     }
@@ -74,9 +105,9 @@ impl State {
         let on = parse::enable(buf)?;
         let mut control = self.control.lock();
         match (on, control.hotplug.is_some()) {
-            (true, false) => control.hotplug = Some(ffi::Hotplug::register()?),
+            (true, false) => control.enable(&self.watch)?,
             // Dropping the registration stops the samplers on every CPU.
-            (false, true) => control.hotplug = None,
+            (false, true) => control.disable(&self.watch),
             _ => {}
         }
         Ok(())
@@ -125,6 +156,7 @@ impl State {
         let total = per_cpu * self.cpus.len()
             + core::mem::size_of::<Self>()
             + self.peers.allocated_bytes()
+            + self.watch.allocated_bytes()
             + self.tag_wait.allocated_bytes();
         (per_cpu, total)
     }
@@ -138,7 +170,7 @@ impl State {
 
     /// Stops sampling and tag-wait tracking (module unload).
     pub(crate) fn shutdown(&self) {
-        self.control.lock().hotplug = None;
+        self.control.lock().disable(&self.watch);
         // Nothing to fail when switching off.
         let _ = self.tag_wait.set_enabled(false);
     }

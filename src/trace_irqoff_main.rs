@@ -25,6 +25,7 @@ mod names;
 mod parse;
 mod peers;
 mod procfs;
+mod profile;
 mod records;
 mod retention;
 mod sampler;
@@ -34,6 +35,7 @@ mod state;
 mod tag_key;
 mod tag_wait;
 mod tracepoints;
+mod watch;
 
 module! {
     type: TraceIrqoff,
@@ -47,6 +49,18 @@ module! {
             description: "Worst events kept per CPU and kind (1..64)",
         },
         // u8, not bool: 7.2's module! has no bool parameters.
+        watch: u8 {
+            default: 1,
+            description: "1: watch other CPUs for hardirq-off windows still open and take their stacks by NMI (x86_64); 0: off",
+        },
+        max_window_samples: u32 {
+            default: 64,
+            description: "In-window samples per window at full rate, then one per that many periods (1..4096)",
+        },
+        stuck_ms: u32 {
+            default: 1000,
+            description: "Length (ms) at which an open hardirq-off window is logged as stuck (1..600000)",
+        },
         tag_wait_kprobe: u8 {
             default: 0,
             description: "1: feed tag-wait tracking from the kprobe shim even if block:block_rq_tag_wait exists (0 or 1)",
@@ -74,8 +88,31 @@ impl kernel::Module for TraceIrqoff {
                 return Err(EINVAL);
             }
         };
+        let watch_on = match compat::param::<u8>(module_parameters::watch.value()) {
+            0 => false,
+            1 => true,
+            _ => {
+                pr_err!("watch must be 0 or 1\n");
+                return Err(EINVAL);
+            }
+        };
+        let max_samples = compat::param::<u32>(module_parameters::max_window_samples.value());
+        if !(1..=4096).contains(&max_samples) {
+            pr_err!("max_window_samples must be within 1..=4096\n");
+            return Err(EINVAL);
+        }
+        let stuck_ms = compat::param::<u32>(module_parameters::stuck_ms.value());
+        if !(1..=600_000).contains(&stuck_ms) {
+            pr_err!("stuck_ms must be within 1..=600000\n");
+            return Err(EINVAL);
+        }
+        let nr_cpus = kernel::cpu::nr_cpu_ids();
+        let watch = watch::Watch::new(nr_cpus, watch_on, max_samples, u64::from(stuck_ms) * gap::NSEC_PER_MSEC)?;
+        if let Some(why) = watch.unavailable() {
+            pr_info!("watcher: in-window stacks of hardirq-off windows unavailable ({})\n", why.name());
+        }
         let source = tag_source(force_kprobe);
-        let state = KBox::pin_init(state::State::new(kernel::cpu::nr_cpu_ids(), records, source)?, GFP_KERNEL)?;
+        let state = KBox::pin_init(state::State::new(nr_cpus, records, source, watch)?, GFP_KERNEL)?;
         let proc = entry::Registration::new(state)?;
         pr_info!("loaded; /proc/trace_irqoff is ready, sampling is disabled\n");
         Ok(Self { _proc: proc })

@@ -58,6 +58,32 @@ TRACE_EVENT(softirq_off,
 		  __print_symbolic(__entry->cause, { 1, "bh-off" }, { 2, "ksoftirqd-wait" }))
 );
 
+/*
+ * A hardirq-off window still open on cpu, seen from another CPU: once when it passes the
+ * threshold (stuck=0), once more when it passes the stuck length (stuck=1). pid/comm: the
+ * task the last in-window NMI interrupted (0/empty before any).
+ */
+TRACE_EVENT(irqoff_ongoing,
+	TP_PROTO(unsigned int cpu, u64 length_ns, int pid, const char *comm, bool stuck),
+	TP_ARGS(cpu, length_ns, pid, comm, stuck),
+	TP_STRUCT__entry(
+		__field(unsigned int, cpu)
+		__field(u64, length_ns)
+		__field(int, pid)
+		__array(char, comm, TASK_COMM_LEN)
+		__field(bool, stuck)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->length_ns = length_ns;
+		__entry->pid = pid;
+		strscpy(__entry->comm, comm, TASK_COMM_LEN);
+		__entry->stuck = stuck;
+	),
+	TP_printk("cpu=%u length_ns=%llu pid=%d comm=%s stuck=%d",
+		  __entry->cpu, __entry->length_ns, __entry->pid, __entry->comm, __entry->stuck)
+);
+
 /* Same fields and format as the upstream block:block_rq_tag_wait (7.2+). */
 TRACE_EVENT(block_rq_tag_wait,
 	TP_PROTO(dev_t dev, u32 hctx_id, u32 nr_tags, bool is_sched_tag, bool is_reserved),

@@ -25,6 +25,12 @@ pub(crate) fn softirq_off(cpu: u32, latency_ns: u64, pid: i32, comm: &[u8; COMM_
     unsafe { raw::tio_trace_softirq_off(cpu, latency_ns, 0, pid, comm.as_ptr().cast::<c_char>(), cause) };
 }
 
+/// Fires `trace_irqoff:irqoff_ongoing`: a hardirq-off window on `cpu` still open.
+pub(crate) fn irqoff_ongoing(cpu: u32, length_ns: u64, pid: i32, comm: &[u8; COMM_LEN], stuck: bool) {
+    // SAFETY: As in `hardirq_off`.
+    unsafe { raw::tio_trace_irqoff_ongoing(cpu, length_ns, pid, comm.as_ptr().cast::<c_char>(), c_int::from(stuck)) };
+}
+
 /// Fires `trace_irqoff:block_rq_tag_wait`.
 pub(crate) fn block_rq_tag_wait(dev: u32, hctx: u32, nr_tags: u32, sched: bool, reserved: bool) {
     // SAFETY: Plain integers.

@@ -23,3 +23,5 @@ pub mod cause;
 pub mod names;
 #[path = "../../src/tag_key.rs"]
 pub mod tag_key;
+#[path = "../../src/profile.rs"]
+pub mod profile;

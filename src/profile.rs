@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The decisions behind in-window profiles and the watcher. Pure logic (`core` only),
+//! shared with the host tests in `tests/logic`.
+//!
+//! A window's *profile* is a small table of distinct stacks with counts, sampled while the
+//! window is open: by NMI for a hardirq-off window (its CPU's hrtimer cannot run), by the
+//! CPU's own hrtimer for a softirq-off window. Counts are in sampler periods, so that they
+//! stay proportional to time when sampling thins out (see [`next_sample`]).
+//!
+//! A *claim* says which CPU watches an overdue CPU's window: one word that holds the
+//! window (the overdue CPU's last hrtimer run, which only changes when the window ends)
+//! and the watcher, so a claim on a window that ended is simply stale and never needs
+//! releasing.
+
+/// Distinct stacks a live profile holds; samples of further stacks count as `other`.
+pub(crate) const PROFILE_STACKS: usize = 8;
+
+/// Low bits of a claim word that hold the watcher (CPU + 1); CPU numbers stay below this.
+const OWNER_BITS: u32 = 16;
+const OWNER_MASK: u64 = (1 << OWNER_BITS) - 1;
+
+/// The claim word of `cpu` on the window that started after the hrtimer run at `window`.
+///
+/// The window loses its low 16 bits (65 µs): two windows of one CPU start at least one
+/// sampling period (>= 1 ms) apart, so they never share a key.
+pub(crate) const fn claim(window: u64, cpu: u32) -> u64 {
+    (window & !OWNER_MASK) | ((cpu as u64 + 1) & OWNER_MASK)
+}
+
+/// Whether claim word `c` is on `window`.
+pub(crate) const fn claim_is_on(c: u64, window: u64) -> bool {
+    c != 0 && (c & !OWNER_MASK) == (window & !OWNER_MASK)
+}
+
+/// The watcher of claim word `c`, if any.
+pub(crate) const fn claim_owner(c: u64) -> Option<u32> {
+    match c & OWNER_MASK {
+        0 => None,
+        n => Some(n as u32 - 1),
+    }
+}
+
+/// What a watcher does with a peer's claim word `current`, for the overdue `window`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ClaimStep {
+    /// Ours already: keep watching.
+    Mine,
+    /// Try to take it with a compare-exchange from `current` (first claim of this
+    /// window, or a takeover from a watcher that stopped coming).
+    Take { first: bool },
+    /// Another watcher has it and keeps coming: leave it.
+    Theirs,
+}
+
+/// Decides a watcher's step. `owner_seen_ns` is when the current owner last ran on it;
+/// an owner absent for more than `stale_ns` (it went offline, or is stuck itself) may be
+/// replaced.
+pub(crate) const fn claim_step(current: u64, window: u64, me: u32, now: u64, owner_seen_ns: u64, stale_ns: u64) -> ClaimStep {
+    if !claim_is_on(current, window) {
+        return ClaimStep::Take { first: true };
+    }
+    match claim_owner(current) {
+        Some(o) if o == me => ClaimStep::Mine,
+        _ if now.saturating_sub(owner_seen_ns) > stale_ns => ClaimStep::Take { first: false },
+        _ => ClaimStep::Theirs,
+    }
+}
+
+/// Whether a window's watcher takes a sample on this run, and its weight in periods.
+///
+/// `taken`: samples taken in this window so far; `since`: watcher runs since the last one
+/// (or since the claim); `max`: the cap (`max_window_samples`). The first `max` samples
+/// come every period with weight 1; after that one sample every `max` periods, weighing
+/// `max`, keeps the latest stack fresh and the counts proportional to time, at a rate
+/// `max` times lower.
+pub(crate) const fn next_sample(taken: u32, since: u32, max: u32) -> Option<u32> {
+    if taken < max {
+        if since >= 1 {
+            Some(1)
+        } else {
+            None
+        }
+    } else if since >= max {
+        Some(max)
+    } else {
+        None
+    }
+}
+
+/// The indices of `counts` (at most `N` of them are looked at), most counted first (ties:
+/// lower index first). Returns them and how many there are.
+pub(crate) fn by_count<const N: usize>(counts: &[u32]) -> ([usize; N], usize) {
+    let n = counts.len().min(N);
+    let mut order = [0usize; N];
+    for (i, o) in order.iter_mut().enumerate().take(n) {
+        *o = i;
+    }
+    // Insertion sort: N is a handful.
+    for i in 1..n {
+        let mut j = i;
+        while j > 0 && counts[order[j]] > counts[order[j - 1]] {
+            order.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    (order, n)
+}
+
+/// The next online CPU after `cpu` in a ring of `nr` CPU numbers, by `online`; `None` if
+/// no other CPU is online.
+pub(crate) fn next_online(cpu: u32, nr: u32, online: impl Fn(u32) -> bool) -> Option<u32> {
+    // No division: nothing here can panic.
+    let mut c = cpu;
+    for _ in 1..nr {
+        c = match c.checked_add(1) {
+            Some(n) if n < nr => n,
+            _ => 0,
+        };
+        if online(c) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// The (up to two) CPUs that `cpu` watches: its next two online CPUs in the ring.
+pub(crate) fn watched(cpu: u32, nr: u32, online: impl Fn(u32) -> bool) -> [Option<u32>; 2] {
+    let first = next_online(cpu, nr, &online);
+    let second = first.and_then(|f| next_online(f, nr, &online)).filter(|&s| s != cpu);
+    [first, second]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_name_window_and_owner() {
+        let w = 123_456_789_000;
+        let c = claim(w, 5);
+        assert!(claim_is_on(c, w));
+        assert!(!claim_is_on(c, w + 1_000_000));
+        assert!(!claim_is_on(0, w));
+        assert_eq!(claim_owner(c), Some(5));
+        assert_eq!(claim_owner(0), None);
+        assert_eq!(claim_owner(claim(w, 8191)), Some(8191));
+    }
+
+    #[test]
+    fn one_watcher_per_window() {
+        let w = 10_000_000_000;
+        assert_eq!(claim_step(0, w, 1, 0, 0, 30), ClaimStep::Take { first: true });
+        // A claim on an earlier window is stale: a new first claim.
+        assert_eq!(claim_step(claim(w - 20_000_000, 2), w, 1, 0, 0, 30), ClaimStep::Take { first: true });
+        let c = claim(w, 2);
+        assert_eq!(claim_step(c, w, 2, 100, 90, 30), ClaimStep::Mine);
+        assert_eq!(claim_step(c, w, 1, 100, 90, 30), ClaimStep::Theirs);
+        // Its owner stopped coming: taken over, not announced again.
+        assert_eq!(claim_step(c, w, 1, 200, 90, 30), ClaimStep::Take { first: false });
+    }
+
+    #[test]
+    fn sampling_thins_after_the_cap_and_keeps_weight() {
+        assert_eq!(next_sample(0, 0, 64), None);
+        assert_eq!(next_sample(0, 1, 64), Some(1));
+        assert_eq!(next_sample(63, 1, 64), Some(1));
+        assert_eq!(next_sample(64, 1, 64), None);
+        assert_eq!(next_sample(64, 63, 64), None);
+        assert_eq!(next_sample(64, 64, 64), Some(64));
+        // Over a long window: samples ~ max + periods / max, counts ~ periods.
+        let (mut taken, mut since, mut weight) = (0u32, 0u32, 0u64);
+        for _ in 0..10_000 {
+            since += 1;
+            if let Some(w) = next_sample(taken, since, 64) {
+                taken += 1;
+                since = 0;
+                weight += u64::from(w);
+            }
+        }
+        assert_eq!(taken, 64 + (10_000 - 64) / 64);
+        assert!(weight <= 10_000 && weight > 10_000 - 64);
+    }
+
+    #[test]
+    fn most_counted_first() {
+        let (o, n) = by_count::<8>(&[3, 9, 9, 1, 7]);
+        assert_eq!(n, 5);
+        assert_eq!(&o[..n], &[1, 2, 4, 0, 3]);
+        let (o, n) = by_count::<8>(&[2, 5]);
+        assert_eq!((n, &o[..n]), (2, &[1, 0][..]));
+        assert_eq!(by_count::<8>(&[]).1, 0);
+    }
+
+    #[test]
+    fn rings_of_online_cpus() {
+        let all = |_| true;
+        assert_eq!(watched(0, 2, all), [Some(1), None]);
+        assert_eq!(watched(1, 2, all), [Some(0), None]);
+        assert_eq!(watched(63, 64, all), [Some(0), Some(1)]);
+        assert_eq!(watched(0, 1, all), [None, None]);
+        let some = |c: u32| c != 2 && c != 3;
+        assert_eq!(watched(1, 8, some), [Some(4), Some(5)]);
+        assert_eq!(watched(0, 3, |c| c != 2), [Some(1), None]);
+    }
+}

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The watcher: a CPU whose interrupts are off cannot run its own sampler, so the other
+//! CPUs' hrtimers look at it, and an NMI takes its stack while the window is still open.
+//!
+//! Each hrtimer run on CPU c reads the last hrtimer run of the next one or two online CPUs
+//! in a ring (`profile::watched`): one or two loads, no write, no lock. A CPU whose
+//! hrtimer is overdue by more than the threshold has an open hardirq-off window. One
+//! watcher claims it (`profile::claim_step`), and from then on, every period, sends it an
+//! NMI (thinned after `max_window_samples`, see `profile::next_sample`). The NMI handler
+//! takes the stack it interrupted into that CPU's live profile, but only for an NMI the
+//! module asked for and only while the window it was sent for is still open. The claimer
+//! also fires `irqoff_ongoing` when the window passes the threshold and again, with a
+//! rate-limited line in the kernel log, when it passes the stuck length. When the window
+//! ends, the CPU's own hrtimer links the profile into the window's record.
+//!
+//! Where NMIs cannot be sent (not x86_64) or do not arrive, the feature says so in the
+//! `records` file and does nothing else; ongoing windows are still shown, without stacks.
+
+use kernel::prelude::*;
+use kernel::sync::atomic::{Atomic, Full, Relaxed, Release};
+use kernel::time::{delay::fsleep, Delta};
+
+use crate::ffi::{self, Symbol, COMM_LEN};
+use crate::gap::{Rules, NSEC_PER_MSEC};
+use crate::peers::Peers;
+use crate::profile::{self, ClaimStep};
+use crate::records::{comm_str, LiveProfile, MAX_FRAMES};
+use crate::sampler::{self, Cost};
+use crate::stack;
+use crate::tracepoints;
+
+/// Unanswered NMIs in a row after which the feature is declared unavailable.
+const MISS_LIMIT: u32 = 3;
+
+/// Why the watcher's NMIs are not used.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u32)]
+pub(crate) enum Unavailable {
+    /// The module parameter `watch=0`.
+    Off = 1,
+    /// This architecture offers no way to send an NMI to one CPU (not x86_64).
+    Arch = 2,
+    /// Registering the NMI handler failed.
+    Register = 3,
+    /// NMIs sent were not answered within a period, [`MISS_LIMIT`] times in a row.
+    NmiTimeout = 4,
+}
+
+impl Unavailable {
+    fn from_u32(v: u32) -> Option<Self> {
+        Some(match v {
+            1 => Self::Off,
+            2 => Self::Arch,
+            3 => Self::Register,
+            4 => Self::NmiTimeout,
+            _ => return None,
+        })
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Arch => "arch",
+            Self::Register => "register-failed",
+            Self::NmiTimeout => "nmi-timeout",
+        }
+    }
+}
+
+/// One CPU as watched by the others. Its claim and NMI fields are written only while the
+/// CPU is overdue (by its watcher and by the NMI on it): nothing here is written on the
+/// common path.
+pub(crate) struct Watched {
+    /// `profile::claim` word of its watcher, 0 before any.
+    claim: Atomic<u64>,
+    /// When the watcher last ran on its claim.
+    owner_seen: Atomic<u64>,
+    /// When the NMI asked of this CPU was sent, 0 when answered (or none asked).
+    nmi_pending: Atomic<u64>,
+    /// The window it was sent for, and its sample's weight.
+    nmi_window: Atomic<u64>,
+    nmi_weight: Atomic<u32>,
+    /// NMIs sent in the claimed window, and watcher runs since the last one.
+    sent: Atomic<u32>,
+    since: Atomic<u32>,
+    /// The last windows announced on the tracepoint: at the threshold, at the stuck length.
+    announced: Atomic<u64>,
+    stuck: Atomic<u64>,
+    /// The in-window samples of its open hardirq-off window (written by the NMI on it).
+    pub(crate) profile: LiveProfile,
+    /// Time spent in the NMI handler on this CPU for samples.
+    pub(crate) nmi_cost: Cost,
+}
+
+impl Watched {
+    fn new() -> Self {
+        Self {
+            claim: Atomic::new(0),
+            owner_seen: Atomic::new(0),
+            nmi_pending: Atomic::new(0),
+            nmi_window: Atomic::new(0),
+            nmi_weight: Atomic::new(0),
+            sent: Atomic::new(0),
+            since: Atomic::new(0),
+            announced: Atomic::new(0),
+            stuck: Atomic::new(0),
+            profile: LiveProfile::new(),
+            nmi_cost: Cost::new(),
+        }
+    }
+
+    /// Its watcher, if it is claimed for `window`.
+    pub(crate) fn watcher(&self, window: u64) -> Option<u32> {
+        let c = self.claim.load(Relaxed);
+        if profile::claim_is_on(c, window) {
+            profile::claim_owner(c)
+        } else {
+            None
+        }
+    }
+}
+
+/// An open hardirq-off window of one CPU, as another CPU sees it.
+#[derive(Clone, Copy)]
+pub(crate) struct Ongoing {
+    /// The CPU's last hrtimer run: the window's id.
+    pub(crate) window: u64,
+    /// Its length so far (overdue time minus one period).
+    pub(crate) length_ns: u64,
+}
+
+/// The watcher's state: per CPU, and what it found.
+pub(crate) struct Watch {
+    cpus: KVec<Watched>,
+    /// The watcher runs at all (module parameter `watch`).
+    pub(crate) enabled: bool,
+    /// 0, or why NMIs are not used (`Unavailable`).
+    reason: Atomic<u32>,
+    /// The NMI handler is registered (sampling enabled, the feature available).
+    active: Atomic<bool>,
+    /// Samples per window at full rate (`max_window_samples`).
+    pub(crate) max_samples: u32,
+    /// Length at which an open window is reported as stuck.
+    pub(crate) stuck_ns: u64,
+    pub(crate) nmi_sent: Atomic<u64>,
+    pub(crate) nmi_answered: Atomic<u64>,
+    /// Answered after their window ended: nothing taken.
+    pub(crate) nmi_stale: Atomic<u64>,
+    pub(crate) nmi_missed: Atomic<u64>,
+    missed_in_row: Atomic<u32>,
+}
+
+impl Watch {
+    pub(crate) fn new(nr_cpus: u32, enabled: bool, max_samples: u32, stuck_ns: u64) -> Result<Self> {
+        let mut cpus = KVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
+        for _ in 0..nr_cpus {
+            cpus.push(Watched::new(), GFP_KERNEL)?;
+        }
+        let reason = if !enabled {
+            Some(Unavailable::Off)
+        } else if !ffi::nmi_supported() {
+            Some(Unavailable::Arch)
+        } else {
+            None
+        };
+        Ok(Self {
+            cpus,
+            enabled,
+            reason: Atomic::new(reason.map_or(0, |r| r as u32)),
+            active: Atomic::new(false),
+            max_samples,
+            stuck_ns,
+            nmi_sent: Atomic::new(0),
+            nmi_answered: Atomic::new(0),
+            nmi_stale: Atomic::new(0),
+            nmi_missed: Atomic::new(0),
+            missed_in_row: Atomic::new(0),
+        })
+    }
+
+    pub(crate) fn get(&self, cpu: u32) -> Option<&Watched> {
+        self.cpus.get(cpu as usize)
+    }
+
+    /// Why NMIs are not used, if they are not.
+    pub(crate) fn unavailable(&self) -> Option<Unavailable> {
+        Unavailable::from_u32(self.reason.load(Relaxed))
+    }
+
+    pub(crate) fn is_active(&self) -> bool {
+        self.active.load(Relaxed)
+    }
+
+    fn nmi_usable(&self) -> bool {
+        self.active.load(Relaxed) && self.reason.load(Relaxed) == 0
+    }
+
+    /// At enable, before the samplers start: registers the NMI handler if the feature is
+    /// available. Failing to changes nothing else. Process context, control lock held.
+    pub(crate) fn start(&self) -> Option<ffi::NmiHandler> {
+        match self.unavailable() {
+            None | Some(Unavailable::Register) => {}
+            // A timeout sticks until the module is reloaded: that machine loses NMIs.
+            Some(_) => return None,
+        }
+        match ffi::NmiHandler::register() {
+            Ok(h) => {
+                self.reason.store(0, Relaxed);
+                self.missed_in_row.store(0, Relaxed);
+                self.active.store(true, Relaxed);
+                Some(h)
+            }
+            Err(e) => {
+                pr_warn!("watcher: registering the NMI handler failed ({:?}); in-window stacks unavailable\n", e);
+                self.reason.store(Unavailable::Register as u32, Relaxed);
+                None
+            }
+        }
+    }
+
+    /// At disable, after the samplers stopped (no more NMIs are asked for): waits up to
+    /// 100 ms for the NMIs still on their way, so that none arrives after the handler is
+    /// gone. Then the caller drops the handler. Process context.
+    pub(crate) fn stop(&self) {
+        self.active.store(false, Relaxed);
+        for _ in 0..100 {
+            if self.cpus.iter().all(|w| w.nmi_pending.load(Relaxed) == 0) {
+                return;
+            }
+            fsleep(Delta::from_millis(1));
+        }
+        for w in self.cpus.iter() {
+            w.nmi_pending.store(0, Relaxed);
+        }
+    }
+
+    /// `cpu` came online: an NMI sent to it while it was offline was dropped there.
+    pub(crate) fn cpu_online(&self, cpu: u32) {
+        if let Some(w) = self.get(cpu) {
+            w.nmi_pending.store(0, Relaxed);
+        }
+    }
+
+    /// The open hardirq-off window of `cpu` at `now`, if its hrtimer is overdue past the
+    /// threshold.
+    pub(crate) fn ongoing(&self, peers: &Peers, cpu: u32, now: u64, rules: &Rules) -> Option<Ongoing> {
+        let last = peers.get(cpu)?.last_hard_ns.load(Relaxed);
+        if last == 0 || !ffi::cpu_online(cpu) {
+            return None;
+        }
+        let length_ns = now.saturating_sub(last).saturating_sub(rules.period_ns);
+        (length_ns >= rules.threshold_ns).then_some(Ongoing { window: last, length_ns })
+    }
+
+    /// One watcher run on CPU `me`, from its hrtimer at `now` (hard interrupt context).
+    /// The common path: one or two loads of other CPUs' last runs.
+    pub(crate) fn run(&self, peers: &Peers, me: u32, now: u64, rules: &Rules) {
+        if !self.enabled {
+            return;
+        }
+        let nr = u32::try_from(self.cpus.len()).unwrap_or(u32::MAX);
+        for t in profile::watched(me, nr, ffi::cpu_online).into_iter().flatten() {
+            let Some(peer) = peers.get(t) else { continue };
+            let last = peer.last_hard_ns.load(Relaxed);
+            if last == 0 {
+                continue;
+            }
+            let length_ns = now.saturating_sub(last).saturating_sub(rules.period_ns);
+            if length_ns >= rules.threshold_ns {
+                self.overdue(me, t, Ongoing { window: last, length_ns }, now, rules);
+            }
+        }
+    }
+
+    /// `t` is overdue: claim it, ask for a sample, announce.
+    fn overdue(&self, me: u32, t: u32, o: Ongoing, now: u64, rules: &Rules) {
+        let Some(w) = self.get(t) else { return };
+        let current = w.claim.load(Relaxed);
+        match profile::claim_step(current, o.window, me, now, w.owner_seen.load(Relaxed), 3 * rules.period_ns) {
+            ClaimStep::Theirs => return,
+            ClaimStep::Mine => {}
+            ClaimStep::Take { first } => {
+                if w.claim.cmpxchg(current, profile::claim(o.window, me), Full).is_err() {
+                    return;
+                }
+                if first {
+                    w.sent.store(0, Relaxed);
+                    w.since.store(0, Relaxed);
+                }
+            }
+        }
+        w.owner_seen.store(now, Relaxed);
+        if self.nmi_usable() {
+            self.ask(w, t, o.window, now, rules);
+        }
+        let sample = w.profile.peek(o.window);
+        let (pid, comm, top) = sample.unwrap_or((0, [0; COMM_LEN], 0));
+        // Announced with the task once the first sample is in (or when none will come).
+        let ready = sample.is_some() || !self.nmi_usable() || w.sent.load(Relaxed) >= MISS_LIMIT;
+        if ready && w.announced.load(Relaxed) != o.window {
+            w.announced.store(o.window, Relaxed);
+            tracepoints::irqoff_ongoing(t, o.length_ns, pid, &comm, false);
+        }
+        if o.length_ns >= self.stuck_ns && w.stuck.load(Relaxed) != o.window {
+            w.stuck.store(o.window, Relaxed);
+            tracepoints::irqoff_ongoing(t, o.length_ns, pid, &comm, true);
+            if ffi::warn_ratelimit() {
+                let task = core::str::from_utf8(comm_str(&comm)).unwrap_or("?");
+                if top != 0 {
+                    pr_warn!(
+                        "cpu {} has had hard interrupts off for {} ms: {}-{} at {}\n",
+                        t,
+                        o.length_ns / NSEC_PER_MSEC,
+                        task,
+                        pid,
+                        Symbol(top)
+                    );
+                } else {
+                    pr_warn!("cpu {} has had hard interrupts off for {} ms (no in-window stack)\n", t, o.length_ns / NSEC_PER_MSEC);
+                }
+            }
+        }
+    }
+
+    /// The claimer's NMI for `t`, if one is due; counts one that did not come.
+    fn ask(&self, w: &Watched, t: u32, window: u64, now: u64, rules: &Rules) {
+        let pending = w.nmi_pending.load(Relaxed);
+        if pending != 0 {
+            if now.saturating_sub(pending) >= rules.period_ns / 2 {
+                self.nmi_missed.add(1, Relaxed);
+                let in_row = self.missed_in_row.load(Relaxed) + 1;
+                self.missed_in_row.store(in_row, Relaxed);
+                if in_row >= MISS_LIMIT && self.reason.cmpxchg(0, Unavailable::NmiTimeout as u32, Relaxed).is_ok() {
+                    pr_warn!("watcher: {} NMIs in a row were not answered within a period; in-window stacks unavailable\n", in_row);
+                }
+            }
+            return;
+        }
+        let since = w.since.load(Relaxed).saturating_add(1);
+        let sent = w.sent.load(Relaxed);
+        match profile::next_sample(sent, since, self.max_samples) {
+            Some(weight) => {
+                w.nmi_window.store(window, Relaxed);
+                w.nmi_weight.store(weight, Relaxed);
+                // The NMI that takes this (xchg, Full) sees the window and weight.
+                w.nmi_pending.store(now.max(1), Release);
+                w.sent.store(sent + 1, Relaxed);
+                w.since.store(0, Relaxed);
+                self.nmi_sent.add(1, Relaxed);
+                ffi::send_nmi(t);
+            }
+            None => w.since.store(since, Relaxed),
+        }
+    }
+
+    /// An NMI on `cpu` (NMI context on `cpu`) that interrupted `ip`: ours only if one was
+    /// asked of this CPU. Takes the interrupted stack into the CPU's live profile if the
+    /// window it was sent for is still open. Never waits.
+    pub(crate) fn nmi(&self, peers: &Peers, cpu: u32, ip: u64) -> bool {
+        let Some(w) = self.get(cpu) else { return false };
+        if w.nmi_pending.xchg(0, Full) == 0 {
+            return false;
+        }
+        self.nmi_answered.add(1, Relaxed);
+        self.missed_in_row.store(0, Relaxed);
+        let window = w.nmi_window.load(Relaxed);
+        // This CPU's hrtimer has not run since: the window is still open.
+        if peers.get(cpu).map_or(0, |p| p.last_hard_ns.load(Relaxed)) != window {
+            self.nmi_stale.add(1, Relaxed);
+            return true;
+        }
+        let t0 = ffi::now_ns_nmi();
+        let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
+        let frames = sampler::capture_raw(&mut raw, ip);
+        let mut comm = [0u8; COMM_LEN];
+        let pid = ffi::current_task(&mut comm);
+        let now = ffi::now_ns_nmi();
+        w.profile.sample(window, w.nmi_weight.load(Relaxed), frames, pid, &comm, now);
+        w.nmi_cost.add(ffi::now_ns_nmi().saturating_sub(t0));
+        true
+    }
+
+    pub(crate) fn allocated_bytes(&self) -> usize {
+        self.cpus.capacity() * core::mem::size_of::<Watched>()
+    }
+}
