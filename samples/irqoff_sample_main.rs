@@ -7,7 +7,10 @@
 //! `100ms` for milliseconds, `500us` for microseconds) on the
 //! CPU the writer runs on (pin it with `taskset`), in the writer's own context, so the
 //! writer is the culprit trace_irqoff should name. `MODE` is `hardirq`, `softirq` or
-//! `preempt`. The true length of each window, measured here, goes to the kernel log:
+//! `preempt`; `halves` is a hardirq window that spends its first half in
+//! `irqoff_sample_first_half` and its second in `irqoff_sample_second_half`; `spin` holds
+//! a lock on CPU 0 (a work item, interrupts on) for LENGTH, while the writer's CPU waits
+//! for it with interrupts off in `irqoff_sample_spin_window` (write from another CPU). The true length of each window, measured here, goes to the kernel log:
 //!
 //! ```text
 //! # taskset -c 1 sh -c 'echo hardirq 100 > /dev/irqoff_sample'
@@ -67,6 +70,8 @@ enum Mode {
     Hardirq,
     Softirq,
     Preempt,
+    Halves,
+    Spin,
 }
 
 impl Mode {
@@ -75,6 +80,8 @@ impl Mode {
             Mode::Hardirq => "hardirq",
             Mode::Softirq => "softirq",
             Mode::Preempt => "preempt",
+            Mode::Halves => "halves",
+            Mode::Spin => "spin",
         }
     }
 }
@@ -87,6 +94,8 @@ fn parse(cmd: &[u8]) -> Result<(Mode, u32)> {
         Some("hardirq") => Mode::Hardirq,
         Some("softirq") => Mode::Softirq,
         Some("preempt") => Mode::Preempt,
+        Some("halves") => Mode::Halves,
+        Some("spin") => Mode::Spin,
         _ => return Err(EINVAL),
     };
     let len = words.next().ok_or(EINVAL)?;
@@ -130,6 +139,60 @@ fn irqoff_sample_hardirq_window(us: u32) -> i64 {
     // SAFETY: Interrupts were disabled above by this function.
     unsafe { raw::sample_irq_enable() };
     core::hint::black_box(ns)
+}
+
+/// The first half of a `halves` window (a distinct function, so its stacks differ).
+#[no_mangle]
+#[inline(never)]
+fn irqoff_sample_first_half(us: u32) {
+    busy_wait(us);
+    core::hint::black_box(());
+}
+
+/// The second half of a `halves` window.
+#[no_mangle]
+#[inline(never)]
+fn irqoff_sample_second_half(us: u32) {
+    busy_wait(us);
+    core::hint::black_box(());
+}
+
+/// Interrupts stay off for `us`: the first half in one function, the second in another.
+#[no_mangle]
+#[inline(never)]
+fn irqoff_sample_halves_window(us: u32) -> i64 {
+    // SAFETY: Paired with the enable below; nothing in between sleeps.
+    unsafe { raw::sample_irq_disable() };
+    let start = Instant::<Monotonic>::now();
+    irqoff_sample_first_half(us / 2);
+    irqoff_sample_second_half(us - us / 2);
+    let ns = start.elapsed().as_nanos();
+    // SAFETY: Interrupts were disabled above by this function.
+    unsafe { raw::sample_irq_enable() };
+    core::hint::black_box(ns)
+}
+
+/// CPU 0 holds a lock for `us` with interrupts on; this CPU waits for it with interrupts
+/// off: the window is the spin.
+#[no_mangle]
+#[inline(never)]
+fn irqoff_sample_spin_window(us: u32) -> Result<i64> {
+    // SAFETY: No preconditions; returns once the holder has the lock.
+    kernel::error::to_result(unsafe { raw::sample_hold_start(0, us) })?;
+    // SAFETY: Paired with the enable below; the lock is taken and released in between,
+    // and its holder runs on another CPU with interrupts on.
+    unsafe { raw::sample_irq_disable() };
+    let start = Instant::<Monotonic>::now();
+    // SAFETY: The lock is released below, before interrupts come back on.
+    unsafe { raw::sample_lock() };
+    // SAFETY: Taken just above.
+    unsafe { raw::sample_unlock() };
+    let ns = start.elapsed().as_nanos();
+    // SAFETY: Interrupts were disabled above by this function.
+    unsafe { raw::sample_irq_enable() };
+    // SAFETY: No preconditions; waits for the holder's work item to return.
+    unsafe { raw::sample_hold_wait() };
+    Ok(core::hint::black_box(ns))
 }
 
 /// Bottom halves stay off for `us`; pending softirqs run from `local_bh_enable` here.
@@ -186,6 +249,8 @@ impl MiscDevice for SampleDevice {
             Mode::Hardirq => irqoff_sample_hardirq_window(us),
             Mode::Softirq => irqoff_sample_softirq_window(us),
             Mode::Preempt => irqoff_sample_preempt_window(us),
+            Mode::Halves => irqoff_sample_halves_window(us),
+            Mode::Spin => irqoff_sample_spin_window(us)?,
         };
         LAST_NS.store(ns, Relaxed);
         // SAFETY: Reads the CPU number; no preconditions.

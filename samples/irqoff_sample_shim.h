@@ -13,5 +13,14 @@ void sample_bh_enable(void);
 void sample_preempt_disable(void);
 void sample_preempt_enable(void);
 unsigned int sample_this_cpu(void);
+/*
+ * A lock another CPU holds: sample_hold_start queues a work item on cpu that takes the
+ * lock, keeps it for us microseconds with interrupts on, and releases it; it returns once
+ * the lock is held (0), or -errno. sample_lock / sample_unlock take and release it here.
+ */
+int sample_hold_start(unsigned int cpu, unsigned int us);
+void sample_lock(void);
+void sample_unlock(void);
+void sample_hold_wait(void);
 
 #endif

@@ -67,24 +67,34 @@ pub(crate) const fn claim_step(current: u64, window: u64, me: u32, now: u64, own
     }
 }
 
-/// Whether a window's watcher takes a sample on this run, and its weight in periods.
+/// Whether a window's sampler takes a sample on this run, and its weight in periods.
 ///
-/// `taken`: samples taken in this window so far; `since`: watcher runs since the last one
-/// (or since the claim); `max`: the cap (`max_window_samples`). The first `max` samples
-/// come every period with weight 1; after that one sample every `max` periods, weighing
-/// `max`, keeps the latest stack fresh and the counts proportional to time, at a rate
-/// `max` times lower.
+/// `taken`: samples taken in this window so far; `since`: sampler runs since the last one
+/// (or since the window was claimed); `max`: `max_window_samples`. The first `max` samples
+/// come every period, weighing 1; after that the stride doubles every `max / 2` samples,
+/// and each sample weighs its stride. So the counts stay proportional to time over the
+/// whole window, and a window of N periods costs about `max + max / 2 * log2(N / max)`
+/// samples.
 pub(crate) const fn next_sample(taken: u32, since: u32, max: u32) -> Option<u32> {
-    if taken < max {
-        if since >= 1 {
-            Some(1)
-        } else {
-            None
-        }
-    } else if since >= max {
-        Some(max)
+    let stride = stride(taken, max);
+    if since >= stride {
+        Some(stride)
     } else {
         None
+    }
+}
+
+/// Periods between samples after `taken` samples (see [`next_sample`]).
+const fn stride(taken: u32, max: u32) -> u32 {
+    if taken < max {
+        return 1;
+    }
+    let half = if max / 2 == 0 { 1 } else { max / 2 };
+    let doublings = 1 + (taken - max) / half;
+    if doublings >= 16 {
+        1 << 16
+    } else {
+        1 << doublings
     }
 }
 
@@ -166,20 +176,29 @@ mod tests {
         assert_eq!(next_sample(0, 1, 64), Some(1));
         assert_eq!(next_sample(63, 1, 64), Some(1));
         assert_eq!(next_sample(64, 1, 64), None);
-        assert_eq!(next_sample(64, 63, 64), None);
-        assert_eq!(next_sample(64, 64, 64), Some(64));
-        // Over a long window: samples ~ max + periods / max, counts ~ periods.
-        let (mut taken, mut since, mut weight) = (0u32, 0u32, 0u64);
-        for _ in 0..10_000 {
-            since += 1;
-            if let Some(w) = next_sample(taken, since, 64) {
-                taken += 1;
-                since = 0;
-                weight += u64::from(w);
+        assert_eq!(next_sample(64, 2, 64), Some(2));
+        assert_eq!(next_sample(96, 3, 64), None);
+        assert_eq!(next_sample(96, 4, 64), Some(4));
+        assert_eq!(next_sample(1, 1, 1), None);
+        assert_eq!(next_sample(1, 2, 1), Some(2));
+        // Over long windows: samples grow with the log of the length, the weights add up
+        // to the periods sampled, and each half of a window weighs about half.
+        for periods in [100u32, 1_000, 100_000] {
+            let (mut taken, mut since, mut first, mut second) = (0u32, 0u32, 0u64, 0u64);
+            for p in 0..periods {
+                since += 1;
+                if let Some(w) = next_sample(taken, since, 64) {
+                    taken += 1;
+                    since = 0;
+                    if p < periods / 2 { first += u64::from(w) } else { second += u64::from(w) }
+                }
             }
+            let total = first + second;
+            assert!(total <= u64::from(periods) && total * 10 >= u64::from(periods) * 7, "{periods}: {total}");
+            assert!(first * 10 >= total * 3 && second * 10 >= total * 3, "{periods}: {first} {second}");
+            let bound = 64 + 32 * (32 - (periods / 64).leading_zeros()) + 1;
+            assert!(taken <= bound, "{periods}: {taken} > {bound}");
         }
-        assert_eq!(taken, 64 + (10_000 - 64) / 64);
-        assert!(weight <= 10_000 && weight > 10_000 - 64);
     }
 
     #[test]

@@ -55,7 +55,7 @@ module! {
         },
         max_window_samples: u32 {
             default: 64,
-            description: "In-window samples per window at full rate, then one per that many periods (1..4096)",
+            description: "In-window samples per window at full rate (every period); then the stride doubles every half that many (1..4096)",
         },
         stuck_ms: u32 {
             default: 1000,

@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-2.0
+# Windows that have not ended: a watcher on another CPU sees the hrtimer overdue, an NMI
+# takes the stack inside the window. Read while a 3 s window is still open (from CPU 0,
+# by a reader started there before the window: see the IPI trap in the docs), the
+# tracepoint and the stuck line, the final record's profile, a window of two halves, a
+# spin on a lock held elsewhere, foreign NMIs left alone, and load/hotplug cycles.
+# needs: test-kernel
+T=/sys/kernel/tracing
+ONLINE=/sys/devices/system/cpu/cpu1/online
+tio_load
+modprobe irqoff_sample
+echo 1 > $TIO/enable
+sleep 0.3
+w=$(grep '^watcher ' $TIO/records)
+echo "# $w"
+check "the watcher is available and active" sh -c "echo '$w' | grep -q '^watcher available=1 active=1 reason=- '"
+
+# --- a 3 s window on cpu 1, read while it is open ---------------------------------------
+echo 0 > $TIO/trace_latency
+echo > $T/trace
+echo 1 > $T/events/trace_irqoff/irqoff_ongoing/enable
+dmesg -c > /dev/null
+rm -f /tmp/on-*
+taskset -c 0 sh -c "sleep 1.8; cat $TIO/records > /tmp/on-records; cat $TIO/trace_latency > /tmp/on-latency; cat $T/trace > /tmp/on-trace; dmesg > /tmp/on-dmesg" &
+reader=$!
+inject 1 hardirq 3000
+wait $reader
+echo 0 > $T/events/trace_irqoff/irqoff_ongoing/enable
+echo "# while open, records:"
+sed -n '/^ongoing /p; /^record cpu=1 kind=hard lower_bound=1/,/^record\|^end/p' /tmp/on-records | head -n 40 | sed 's/^/#   /'
+echo "# while open, trace_latency:"
+sed -n '/ hardirq:/,/ softirq:/p' /tmp/on-latency | head -n 20 | sed 's/^/#   /'
+grep 'irqoff_ongoing' /tmp/on-trace | sed 's/^/#   /'
+grep 'has had hard interrupts off' /tmp/on-dmesg | sed 's/^/#   /'
+on=$(grep '^ongoing cpu=1 kind=hard ' /tmp/on-records)
+lat=$(field latency_ns "$on")
+check "records: an ongoing window on cpu 1 of >= 1 s while it is open (${lat:-none} ns)" test "${lat:-0}" -ge 1000000000
+check "... naming the injecting task" sh -c "echo '$on' | grep -q ' comm=sh '"
+rec=$(sed -n '/^record cpu=1 kind=hard lower_bound=1 /,/^[^w]/p' /tmp/on-records)
+check "records: a lower-bound hard record whose in-window stack names irqoff_sample_hardirq_window" \
+	sh -c "echo '$rec' | grep -q '^window_frame irqoff_sample_hardirq_window+'"
+check "records: with its profile so far" grep -qE '^profile samples=[1-9][0-9]* ' /tmp/on-records
+check "trace_latency: LATENCY: N+ms under hardirq with the sample's function" \
+	sh -c "sed -n '/ hardirq:/,/ softirq:/p' /tmp/on-latency | grep -qE 'LATENCY: [0-9]{4,}\+ms' && sed -n '/ hardirq:/,/ softirq:/p' /tmp/on-latency | grep -q 'irqoff_sample_hardirq_window'"
+check "tracepoint irqoff_ongoing fired at the threshold (stuck=0) with the task" grep -qE 'irqoff_ongoing: cpu=1 length_ns=[0-9]+ pid=[0-9]+ comm=sh stuck=0' /tmp/on-trace
+check "... and at the stuck length (stuck=1)" grep -qE 'irqoff_ongoing: cpu=1 length_ns=[0-9]{10} pid=[0-9]+ comm=sh stuck=1' /tmp/on-trace
+check "the kernel log names cpu, task and top frame" \
+	grep -qE 'trace_irqoff: cpu 1 has had hard interrupts off for 1[0-9]{3} ms: sh-[0-9]+ at .*\[irqoff_sample\]' /tmp/on-dmesg
+sleep 0.2
+n=$(grep -c '^record cpu=1 kind=hard lower_bound=0 .* comm=sh ' $TIO/records)
+check "after it ended: one final record ($n)" test "$n" = 1
+fin=$(sed -n '/^record cpu=1 kind=hard lower_bound=0 .* comm=sh /,/^record\|^end\|^tagwait/p' $TIO/records)
+echo "$fin" | grep -E '^(record|profile|frame)' | head -n 12 | sed 's/^/#   /'
+check "... >= 2.9 s long" test "$(field latency_ns "$(echo "$fin" | head -n1)")" -ge 2900000000
+check "... where it ended names irqoff_sample_hardirq_window" sh -c "echo '$fin' | grep -q '^frame irqoff_sample_hardirq_window+'"
+check "... where it was: a profile naming it too" sh -c "echo '$fin' | grep -qE '^profile samples=[1-9]' && echo '$fin' | grep -q '^profile_frame irqoff_sample_hardirq_window+'"
+grep -E '^watcher |^cost [01] (hard|nmi) ' $TIO/records | sed 's/^/# measured: /'
+
+# --- two halves --------------------------------------------------------------------------
+echo 0 > $TIO/trace_latency
+inject 1 halves 1200
+sleep 0.2
+fin=$(sed -n '/^record cpu=1 kind=hard lower_bound=0 .* comm=sh /,/^record\|^end\|^tagwait/p' $TIO/records)
+echo "$fin" | grep -E '^(record|profile)' | sed 's/^/#   /'
+counts=$(echo "$fin" | awk '$1 == "profile_stack" { split($2, c, "="); cur = c[2] } $1 == "profile_frame" && /irqoff_sample_first_half/ { a += cur } $1 == "profile_frame" && /irqoff_sample_second_half/ { b += cur } END { print a + 0, b + 0 }')
+set -- $counts
+echo "# first half $1, second half $2"
+check "halves: the profile shows both functions" test "$1" -gt 0 -a "$2" -gt 0
+check "halves: counts near half each (each 30..70%: $1 / $2)" sh -c "t=$(($1 + $2)); test \$((100 * $1 / t)) -ge 30 && test \$((100 * $2 / t)) -ge 30"
+
+# --- a spin on a lock that cpu 0 holds ---------------------------------------------------
+echo 0 > $TIO/trace_latency
+inject 1 spin 400
+sleep 0.2
+fin=$(sed -n '/^record cpu=1 kind=hard lower_bound=0 .* comm=sh /,/^record\|^end\|^tagwait/p' $TIO/records)
+echo "$fin" | grep -E '^(record|profile)' | head -n 3 | sed 's/^/#   /'
+echo "$fin" | grep -A6 '^profile_stack' | head -n 7 | sed 's/^/#   /'
+check "spin: the profile's most-seen stack is the spin site in irqoff_sample_spin_window" \
+	sh -c "echo '$fin' | sed -n '/^profile_stack/,/^profile_stack/p' | grep -q 'irqoff_sample_spin_window' && echo '$fin' | sed -n '/^profile_stack/,/^profile_stack/p' | grep -qE 'spin_lock|queued_spin|do_raw_spin'"
+
+# --- NMIs that are not ours --------------------------------------------------------------
+if [ -w /proc/sysrq-trigger ]; then
+	dmesg -c > /dev/null
+	echo l > /proc/sysrq-trigger
+	sleep 0.5
+	check "sysrq l: the kernel's NMI backtrace still prints" sh -c "dmesg | grep -q 'NMI backtrace for cpu 1'"
+else
+	echo "# sysrq: not in this kernel (CONFIG_MAGIC_SYSRQ)"
+fi
+before=$(sed -n 's/.* nmi_answered=\([0-9]*\).*/\1/p' $TIO/records)
+sleep 0.5
+after=$(sed -n 's/.* nmi_answered=\([0-9]*\).*/\1/p' $TIO/records)
+check "no NMI is claimed while no window is open ($before -> $after)" test "$before" = "$after"
+
+# --- hotplug during a window, and load/enable/inject/rmmod cycles ------------------------
+echo 0 > $TIO/trace_latency
+(sleep 0.3; echo 0 > $ONLINE) &
+inject 1 hardirq 800
+wait
+check "cpu1 offlined (requested during its window)" test "$(cat $ONLINE)" = 0
+echo 1 > $ONLINE
+sleep 0.2
+inject 1 hardirq 300
+sleep 0.2
+check "after the cycle the watcher still samples cpu 1" sh -c "sed -n '/^record cpu=1 kind=hard lower_bound=0/,/^record/p' $TIO/records | grep -qE '^profile samples=[1-9]'"
+i=0
+while [ $i -lt 3 ]; do
+	tio_load
+	echo 1 > $TIO/enable
+	inject 1 hardirq 200
+	echo 0 > $TIO/enable
+	echo 1 > $TIO/enable
+	inject 1 hardirq 200
+	rmmod trace_irqoff
+	i=$((i + 1))
+done
+check "3 load/enable/inject/disable/rmmod cycles with the watcher" sh -c "! lsmod | grep -q '^trace_irqoff'"
+tio_load watch=0
+w=$(grep '^watcher ' $TIO/records)
+check "watch=0: reported unavailable (reason=off)" sh -c "echo '$w' | grep -q '^watcher available=0 active=0 reason=off '"
+rmmod trace_irqoff
+rmmod irqoff_sample
