@@ -141,10 +141,16 @@ fn irqoff_sample_hardirq_window(us: u32) -> i64 {
     core::hint::black_box(ns)
 }
 
-/// The first half of a `halves` window (a distinct function, so its stacks differ).
+/// Which half of a `halves` window runs: a side effect that differs between the two, so
+/// that the compiler cannot fold them into one function (it did, when both bodies were
+/// the same, and both halves then carried the first one's name).
+static PHASE: Atomic<u32> = Atomic::new(0);
+
+/// The first half of a `halves` window.
 #[no_mangle]
 #[inline(never)]
 fn irqoff_sample_first_half(us: u32) {
+    PHASE.store(1, Relaxed);
     busy_wait(us);
     core::hint::black_box(());
 }
@@ -153,8 +159,9 @@ fn irqoff_sample_first_half(us: u32) {
 #[no_mangle]
 #[inline(never)]
 fn irqoff_sample_second_half(us: u32) {
+    PHASE.store(2, Relaxed);
     busy_wait(us);
-    core::hint::black_box(());
+    PHASE.store(0, Relaxed);
 }
 
 /// Interrupts stay off for `us`: the first half in one function, the second in another.

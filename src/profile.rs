@@ -117,6 +117,39 @@ pub(crate) fn by_count<const N: usize>(counts: &[u32]) -> ([usize; N], usize) {
     (order, n)
 }
 
+/// Length of the common bottom part of two stacks of `la` and `lb` frames (top first);
+/// `eq(a, b)`: frame `a` of the first equals frame `b` of the second.
+pub(crate) fn common_suffix(la: usize, lb: usize, eq: impl Fn(usize, usize) -> bool) -> usize {
+    let mut c = 0;
+    while c < la && c < lb && eq(la - 1 - c, lb - 1 - c) {
+        c += 1;
+    }
+    c
+}
+
+/// When a live profile's table is full and a new stack comes: of `n` stacks (the table's,
+/// then the new one at `n - 1`), the two with the longest common bottom part, `(i, j,
+/// len)` with `i < j`, to be merged into that part; `None` if no two share a frame.
+/// `common(i, j)` gives the length of the common part.
+///
+/// Merging the closest pair keeps the table's stacks apart where they differ most: leaf
+/// variations of one loop (the helper it was in when the NMI came, its exact instruction)
+/// fold into the loop's own frame, while two different loops stay two stacks.
+pub(crate) fn closest_pair(n: usize, common: impl Fn(usize, usize) -> usize) -> Option<(usize, usize, usize)> {
+    let mut best: Option<(usize, usize, usize)> = None;
+    // The new stack first: on a tie it joins a stored one rather than two stored ones
+    // merging.
+    for j in (1..n).rev() {
+        for i in 0..j {
+            let c = common(i, j);
+            if c > 0 && best.is_none_or(|(_, _, b)| c > b) {
+                best = Some((i, j, c));
+            }
+        }
+    }
+    best
+}
+
 /// The next online CPU after `cpu` in a ring of `nr` CPU numbers, by `online`; `None` if
 /// no other CPU is online.
 pub(crate) fn next_online(cpu: u32, nr: u32, online: impl Fn(u32) -> bool) -> Option<u32> {
@@ -209,6 +242,22 @@ mod tests {
         let (o, n) = by_count::<8>(&[2, 5]);
         assert_eq!((n, &o[..n]), (2, &[1, 0][..]));
         assert_eq!(by_count::<8>(&[]).1, 0);
+    }
+
+    #[test]
+    fn full_tables_merge_the_closest_stacks() {
+        let stacks: [&[u64]; 4] = [&[1, 10, 11, 20, 99], &[2, 3, 10, 11, 20, 99], &[5, 12, 20, 99], &[4, 10, 11, 20, 99]];
+        let common = |i: usize, j: usize| {
+            let (a, b) = (stacks[i], stacks[j]);
+            common_suffix(a.len(), b.len(), |x, y| a[x] == b[y])
+        };
+        assert_eq!(common(0, 1), 4);
+        assert_eq!(common(0, 2), 2);
+        // The new stack (3) joins the one it shares most with (a tie with 0-1 goes to it).
+        assert_eq!(closest_pair(4, common), Some((0, 3, 4)));
+        assert_eq!(closest_pair(3, common), Some((0, 1, 4)));
+        let apart: [&[u64]; 2] = [&[1, 2], &[3, 4]];
+        assert_eq!(closest_pair(2, |i, j| common_suffix(2, 2, |x, y| apart[i][x] == apart[j][y])), None);
     }
 
     #[test]

@@ -295,6 +295,22 @@ impl<const F: usize, const W: usize> SlotStack<F, W> {
         self.named.store(0, Relaxed);
     }
 
+    /// Keeps only its bottom `c` frames (the single writer).
+    fn keep_bottom(&self, c: usize) {
+        let len = self.len();
+        let c = c.min(len);
+        for t in 0..c {
+            self.frames[t].store(self.frames[len - c + t].load(Relaxed), Relaxed);
+        }
+        self.nr.store(c as u32, Relaxed);
+    }
+
+    /// Whether it holds the same frames as `other`.
+    fn same_as(&self, other: &Self) -> bool {
+        let len = self.len();
+        len == other.len() && self.frames[..len].iter().zip(&other.frames[..len]).all(|(a, b)| a.load(Relaxed) == b.load(Relaxed))
+    }
+
     /// Whether it holds exactly `frames`.
     fn holds(&self, frames: &[u64]) -> bool {
         self.len() == frames.len() && self.frames.iter().zip(frames).all(|(a, &b)| a.load(Relaxed) == b)
@@ -904,9 +920,7 @@ impl LiveProfile {
                 self.counts[nr].store(weight, Relaxed);
                 self.nr.store(nr as u32 + 1, Relaxed);
             }
-            None => {
-                self.other.add(weight, Relaxed);
-            }
+            None => self.merge(frames, weight),
         }
         self.latest.set_frames(frames.iter().copied());
         self.samples.add(1, Relaxed);
@@ -919,9 +933,45 @@ impl LiveProfile {
         self.seq.store(seq.wrapping_add(2), Release);
     }
 
-    /// The latest sample's task and top frame, if it holds `window` and a sample. Tries a
-    /// few times only: for the watcher (hard interrupt context on another CPU).
-    pub(crate) fn peek(&self, window: u64) -> Option<(i32, [u8; COMM_LEN], u64)> {
+    /// A new stack for a full table: the two closest of the table's stacks and the new one
+    /// merge into their common bottom part (`profile::closest_pair`). The writer only.
+    fn merge(&self, frames: &[u64], weight: u32) {
+        const NEW: usize = PROFILE_STACKS;
+        let len = |i: usize| if i == NEW { frames.len() } else { self.stacks[i].len() };
+        let at = |i: usize, k: usize| match i {
+            NEW => frames.get(k).copied().unwrap_or(0),
+            _ => self.stacks[i].frames[k].load(Relaxed),
+        };
+        let common = |i: usize, j: usize| profile::common_suffix(len(i), len(j), |a, b| at(i, a) == at(j, b));
+        let Some((i, j, c)) = profile::closest_pair(NEW + 1, common) else {
+            self.other.add(weight, Relaxed);
+            return;
+        };
+        self.stacks[i].keep_bottom(c);
+        if j == NEW {
+            self.counts[i].add(weight, Relaxed);
+        } else {
+            self.counts[i].add(self.counts[j].load(Relaxed), Relaxed);
+            self.stacks[j].set_frames(frames.iter().copied());
+            self.counts[j].store(weight, Relaxed);
+        }
+        // Cut short, it may now be another stored stack: one entry for both.
+        let nr = (self.nr.load(Relaxed) as usize).min(PROFILE_STACKS);
+        if let Some(k) = (0..nr).find(|&k| k != i && self.stacks[k].same_as(&self.stacks[i])) {
+            self.counts[k].add(self.counts[i].load(Relaxed), Relaxed);
+            let last = nr - 1;
+            if i != last {
+                self.stacks[i].set_frames(self.stacks[last].frames[..self.stacks[last].len()].iter().map(|f| f.load(Relaxed)));
+                self.counts[i].store(self.counts[last].load(Relaxed), Relaxed);
+            }
+            self.nr.store(last as u32, Relaxed);
+        }
+    }
+
+    /// The latest sample's task, top frame and first frame in code that can be unloaded
+    /// (0: none), if it holds `window` and a sample. Tries a few times only: for the
+    /// watcher (hard interrupt context on another CPU).
+    pub(crate) fn peek(&self, window: u64, vanishing: impl Fn(u64) -> bool) -> Option<(i32, [u8; COMM_LEN], u64, u64)> {
         for _ in 0..4 {
             let s1 = self.seq.load(Acquire);
             if s1 & 1 != 0 {
@@ -931,10 +981,12 @@ impl LiveProfile {
             let ok = self.window.load(Relaxed) == window && self.samples.load(Relaxed) != 0;
             let pid = self.pid.load(Relaxed);
             let comm = unpack_comm([self.comm[0].load(Relaxed), self.comm[1].load(Relaxed)]);
-            let top = if self.latest.len() != 0 { self.latest.frames[0].load(Relaxed) } else { 0 };
+            let frames = &self.latest.frames[..self.latest.len()];
+            let top = frames.first().map_or(0, |f| f.load(Relaxed));
+            let module = frames.iter().map(|f| f.load(Relaxed)).find(|&f| vanishing(f)).unwrap_or(0);
             smp_rmb();
             if self.seq.load(Relaxed) == s1 {
-                return ok.then_some((pid, comm, top));
+                return ok.then_some((pid, comm, top, module));
             }
         }
         None

@@ -294,8 +294,8 @@ impl Watch {
         if self.nmi_usable() {
             self.ask(w, t, o.window, now, rules);
         }
-        let sample = w.profile.peek(o.window);
-        let (pid, comm, top) = sample.unwrap_or((0, [0; COMM_LEN], 0));
+        let sample = w.profile.peek(o.window, ffi::text_can_vanish);
+        let (pid, comm, top, module) = sample.unwrap_or((0, [0; COMM_LEN], 0, 0));
         // Announced with the task once the first sample is in (or when none will come).
         let ready = sample.is_some() || !self.nmi_usable() || w.sent.load(Relaxed) >= MISS_LIMIT;
         if ready && w.announced.load(Relaxed) != o.window {
@@ -307,15 +307,13 @@ impl Watch {
             tracepoints::irqoff_ongoing(t, o.length_ns, pid, &comm, true);
             if ffi::warn_ratelimit() {
                 let task = core::str::from_utf8(comm_str(&comm)).unwrap_or("?");
-                if top != 0 {
-                    pr_warn!(
-                        "cpu {} has had hard interrupts off for {} ms: {}-{} at {}\n",
-                        t,
-                        o.length_ns / NSEC_PER_MSEC,
-                        task,
-                        pid,
-                        Symbol(top)
-                    );
+                let ms = o.length_ns / NSEC_PER_MSEC;
+                if top != 0 && module != 0 && module != top {
+                    // The top frame is core code the culprit called (a clock read, a
+                    // lock): name the culprit's own frame too.
+                    pr_warn!("cpu {} has had hard interrupts off for {} ms: {}-{} at {} in {}\n", t, ms, task, pid, Symbol(top), Symbol(module));
+                } else if top != 0 {
+                    pr_warn!("cpu {} has had hard interrupts off for {} ms: {}-{} at {}\n", t, ms, task, pid, Symbol(top));
                 } else {
                     pr_warn!("cpu {} has had hard interrupts off for {} ms (no in-window stack)\n", t, o.length_ns / NSEC_PER_MSEC);
                 }

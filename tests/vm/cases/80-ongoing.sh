@@ -4,7 +4,6 @@
 # by a reader started there before the window: see the IPI trap in the docs), the
 # tracepoint and the stuck line, the final record's profile, a window of two halves, a
 # spin on a lock held elsewhere, foreign NMIs left alone, and load/hotplug cycles.
-# needs: test-kernel
 T=/sys/kernel/tracing
 ONLINE=/sys/devices/system/cpu/cpu1/online
 tio_load
