@@ -383,8 +383,14 @@ fn show_records(state: &State, m: &SeqFile) {
             }
             seq_print!(m, "\n");
         }
-        let nmi = state.watch.get(cpu.cpu).map(|w| &w.nmi_cost);
-        let costs = [("hard", Some(&cpu.hard_cost)), ("soft", Some(&cpu.soft_cost)), ("capture", Some(&cpu.capture_cost)), ("nmi", nmi)];
+        let watched = state.watch.get(cpu.cpu);
+        let costs = [
+            ("hard", Some(&cpu.hard_cost)),
+            ("soft", Some(&cpu.soft_cost)),
+            ("capture", Some(&cpu.capture_cost)),
+            ("nmi", watched.map(|w| &w.nmi_cost)),
+            ("nmi_rtt", watched.map(|w| &w.nmi_rtt)),
+        ];
         for (name, cost) in costs {
             let Some(cost) = cost else { continue };
             seq_print!(

@@ -91,6 +91,8 @@ pub(crate) struct Watched {
     pub(crate) profile: LiveProfile,
     /// Time spent in the NMI handler on this CPU for samples.
     pub(crate) nmi_cost: Cost,
+    /// From sending an NMI to this CPU to its handler running here.
+    pub(crate) nmi_rtt: Cost,
 }
 
 impl Watched {
@@ -107,6 +109,7 @@ impl Watched {
             stuck: Atomic::new(0),
             profile: LiveProfile::new(),
             nmi_cost: Cost::new(),
+            nmi_rtt: Cost::new(),
         }
     }
 
@@ -357,9 +360,12 @@ impl Watch {
     /// window it was sent for is still open. Never waits.
     pub(crate) fn nmi(&self, peers: &Peers, cpu: u32, ip: u64) -> bool {
         let Some(w) = self.get(cpu) else { return false };
-        if w.nmi_pending.xchg(0, Full) == 0 {
+        let sent = w.nmi_pending.xchg(0, Full);
+        if sent == 0 {
             return false;
         }
+        let t0 = ffi::now_ns_nmi();
+        w.nmi_rtt.add(t0.saturating_sub(sent));
         self.nmi_answered.add(1, Relaxed);
         self.missed_in_row.store(0, Relaxed);
         let window = w.nmi_window.load(Relaxed);
@@ -368,7 +374,6 @@ impl Watch {
             self.nmi_stale.add(1, Relaxed);
             return true;
         }
-        let t0 = ffi::now_ns_nmi();
         let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
         let frames = sampler::capture_raw(&mut raw, ip);
         let mut comm = [0u8; COMM_LEN];
