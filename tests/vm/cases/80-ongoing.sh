@@ -12,6 +12,7 @@ echo 1 > $TIO/enable
 sleep 0.3
 w=$(grep '^watcher ' $TIO/records)
 echo "# $w"
+grep '^memory ' $TIO/records | sed 's/^/# /'
 check "the watcher is available and active" sh -c "echo '$w' | grep -q '^watcher available=1 active=1 reason=- '"
 
 # --- a 3 s window on cpu 1, read while it is open ---------------------------------------
@@ -19,8 +20,15 @@ echo 0 > $TIO/trace_latency
 echo > $T/trace
 echo 1 > $T/events/trace_irqoff/irqoff_ongoing/enable
 dmesg -c > /dev/null
-rm -f /tmp/on-*
-taskset -c 0 sh -c "sleep 1.8; cat $TIO/records > /tmp/on-records; cat $TIO/trace_latency > /tmp/on-latency; cat $T/trace > /tmp/on-trace; dmesg > /tmp/on-dmesg" &
+rm -f /tmp/on-* /tmp/on.fifo
+mkfifo /tmp/on.fifo
+# Shell builtins only once the window is open: a fork or exec there may need CPU 1 (an
+# IPI for a TLB flush, seen on Debian's kernel), which cannot answer until it ends.
+taskset -c 0 sh -c 'slurp() { while IFS= read -r l; do echo "$l"; done < "$1"; }
+	read -t 1.8 x <> /tmp/on.fifo
+	slurp '"$TIO"'/records > /tmp/on-records
+	slurp '"$TIO"'/trace_latency > /tmp/on-latency
+	slurp '"$T"'/trace > /tmp/on-trace' &
 reader=$!
 inject 1 hardirq 3000
 wait $reader
@@ -30,6 +38,7 @@ sed -n '/^ongoing /p; /^record cpu=1 kind=hard lower_bound=1/,/^record\|^end/p' 
 echo "# while open, trace_latency:"
 sed -n '/ hardirq:/,/ softirq:/p' /tmp/on-latency | head -n 20 | sed 's/^/#   /'
 grep 'irqoff_ongoing' /tmp/on-trace | sed 's/^/#   /'
+dmesg > /tmp/on-dmesg
 grep 'has had hard interrupts off' /tmp/on-dmesg | sed 's/^/#   /'
 on=$(grep '^ongoing cpu=1 kind=hard ' /tmp/on-records)
 lat=$(field latency_ns "$on")
