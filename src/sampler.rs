@@ -268,7 +268,10 @@ impl CpuSampler {
                 self.open_soft_window(latency, last_soft, now);
             }
         }
-        if self.soft_starved_seen.load(Relaxed) {
+        // Only while it is open past the threshold: not in the instant between the
+        // timer_list's run and its clearing of `soft_starved_seen`, when the window has
+        // ended and its profile is being copied.
+        if self.soft_starved_seen.load(Relaxed) && now.saturating_sub(last_soft) >= rules.threshold_ns {
             self.sample_soft_window(last_soft, now);
         }
     }

@@ -86,6 +86,17 @@ echo "$fin" | grep -A6 '^profile_stack' | head -n 7 | sed 's/^/#   /'
 check "spin: the profile's most-seen stack is the spin site in irqoff_sample_spin_window" \
 	sh -c "echo '$fin' | sed -n '/^profile_stack/,/^profile_stack/p' | grep -q 'irqoff_sample_spin_window' && echo '$fin' | sed -n '/^profile_stack/,/^profile_stack/p' | grep -qE 'spin_lock|queued_spin|do_raw_spin'"
 
+# --- softirq-off windows: the same profile form (the hrtimer samples inside) -------------
+if has bh-lock; then
+	echo 0 > $TIO/trace_latency
+	inject 1 softirq 400
+	sleep 0.3
+	fin=$(sed -n '/^record cpu=1 kind=soft lower_bound=0 .* comm=sh /,/^record\|^end\|^tagwait/p' $TIO/records)
+	echo "$fin" | grep -E '^(record|profile )' | cut -c1-160 | sed 's/^/#   /'
+	check "softirq: the window's record carries a profile naming irqoff_sample_softirq_window" \
+		sh -c "echo '$fin' | grep -qE '^profile samples=[1-9]' && echo '$fin' | grep -q '^profile_frame irqoff_sample_softirq_window+'"
+fi
+
 # --- NMIs that are not ours --------------------------------------------------------------
 if [ -w /proc/sysrq-trigger ]; then
 	dmesg -c > /dev/null
