@@ -296,7 +296,7 @@ impl CpuSampler {
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
         self.soft_profile.sample(start, weight, frames, pid, &comm, now);
-        self.soft_prof_sent.store(sent + 1, Relaxed);
+        self.soft_prof_sent.store(sent.saturating_add(1), Relaxed);
         self.soft_prof_since.store(0, Relaxed);
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
     }

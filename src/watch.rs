@@ -346,7 +346,7 @@ impl Watch {
                 w.nmi_weight.store(weight, Relaxed);
                 // The NMI that takes this (xchg, Full) sees the window and weight.
                 w.nmi_pending.store(now.max(1), Release);
-                w.sent.store(sent + 1, Relaxed);
+                w.sent.store(sent.saturating_add(1), Relaxed);
                 w.since.store(0, Relaxed);
                 self.nmi_sent.add(1, Relaxed);
                 ffi::send_nmi(t);
