@@ -419,7 +419,7 @@ fn show_records(state: &State, m: &SeqFile) {
                 v.pid,
                 Show(Escaped(comm_str(&v.comm))),
                 v.samples,
-                watcher.map_or(-1, |c| c as i64)
+                watcher.map_or(-1, i64::from)
             );
         });
     }
