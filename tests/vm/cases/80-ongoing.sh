@@ -25,11 +25,14 @@ mkfifo /tmp/on.fifo
 # Shell builtins only once the window is open: a fork or exec there may need CPU 1 (an
 # IPI for a TLB flush, seen on Debian's kernel), which cannot answer until it ends.
 taskset -c 0 sh -c 'slurp() { while IFS= read -r l; do echo "$l"; done < "$1"; }
+	echo > /tmp/on-ready
 	read -t 1.8 x <> /tmp/on.fifo
 	slurp '"$TIO"'/records > /tmp/on-records
 	slurp '"$TIO"'/trace_latency > /tmp/on-latency
 	slurp '"$T"'/trace > /tmp/on-trace' &
 reader=$!
+# The reader's exec is over before the window opens (its old mm may have been on cpu 1).
+until [ -e /tmp/on-ready ]; do read -t 0.01 x <> /tmp/on.fifo; done
 inject 1 hardirq 3000
 wait $reader
 echo 0 > $T/events/trace_irqoff/irqoff_ongoing/enable

@@ -11,16 +11,18 @@ else
 	echo 1 > $TIO/enable
 	sleep 0.3
 	echo 0 > $TIO/trace_latency
-	rm -f /tmp/f.fifo /tmp/o1 /tmp/o2; mkfifo /tmp/f.fifo
+	rm -f /tmp/f.fifo /tmp/o1 /tmp/o2 /tmp/ready0 /tmp/ready1; mkfifo /tmp/f.fifo
 	# Reader on cpu 1, builtins only while windows are open.
 	taskset -c 1 sh -c 'slurp() { while IFS= read -r l; do case "$l" in ongoing*|watcher*) echo "$l";; esac; done < "$1"; }
+		echo > /tmp/ready1
 		read -t 0.45 x <> /tmp/f.fifo; slurp /proc/trace_irqoff/records > /tmp/o1
 		read -t 0.55 x <> /tmp/f.fifo; slurp /proc/trace_irqoff/records > /tmp/o2' &
 	r=$!
 	# cpu 2's window; cpu 0 (its usual first claimer) goes dark for 700 ms in the middle.
 	# Started before cpu 2's window: no fork needed once it is open.
-	taskset -c 0 sh -c 'read -t 0.5 x <> /tmp/f.fifo; echo hardirq 700 > /dev/irqoff_sample' &
+	taskset -c 0 sh -c 'echo > /tmp/ready0; read -t 0.5 x <> /tmp/f.fifo; echo hardirq 700 > /dev/irqoff_sample' &
 	d=$!
+	until [ -e /tmp/ready0 ] && [ -e /tmp/ready1 ]; do read -t 0.01 x <> /tmp/f.fifo; done
 	sleep 0.2
 	taskset -c 2 sh -c 'echo hardirq 1600 > /dev/irqoff_sample' &
 	w=$!
