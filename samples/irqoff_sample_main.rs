@@ -7,7 +7,9 @@
 //! `100ms` for milliseconds, `500us` for microseconds) on the
 //! CPU the writer runs on (pin it with `taskset`), in the writer's own context, so the
 //! writer is the culprit trace_irqoff should name. `MODE` is `hardirq`, `softirq` or
-//! `preempt`. The true length of each window, measured here, goes to the kernel log:
+//! `preempt`. `ipiwait CPU` instead keeps bottom halves off while waiting for CPU to run
+//! an empty function (an IPI): one CPU delayed by another that has interrupts off. The true
+//! length of each window, measured here, goes to the kernel log:
 //!
 //! ```text
 //! # taskset -c 1 sh -c 'echo hardirq 100 > /dev/irqoff_sample'
@@ -67,6 +69,8 @@ enum Mode {
     Hardirq,
     Softirq,
     Preempt,
+    /// Bottom halves off while waiting for another CPU to answer an IPI.
+    IpiWait,
 }
 
 impl Mode {
@@ -75,14 +79,20 @@ impl Mode {
             Mode::Hardirq => "hardirq",
             Mode::Softirq => "softirq",
             Mode::Preempt => "preempt",
+            Mode::IpiWait => "ipiwait",
         }
     }
 }
 
-/// Parses `MODE LENGTH`; returns the mode and the length in µs.
+/// Parses `MODE LENGTH`, or `ipiwait CPU`; returns the mode and the length in µs (the
+/// CPU for `ipiwait`).
 fn parse(cmd: &[u8]) -> Result<(Mode, u32)> {
     let text = core::str::from_utf8(cmd).map_err(|_| EINVAL)?.trim();
     let mut words = text.split_ascii_whitespace();
+    if let Some(rest) = text.strip_prefix("ipiwait ") {
+        let cpu: u32 = rest.trim().parse().map_err(|_| EINVAL)?;
+        return Ok((Mode::IpiWait, cpu));
+    }
     let mode = match words.next() {
         Some("hardirq") => Mode::Hardirq,
         Some("softirq") => Mode::Softirq,
@@ -161,6 +171,24 @@ fn irqoff_sample_preempt_window(us: u32) -> i64 {
     core::hint::black_box(ns)
 }
 
+/// Bottom halves stay off while this CPU waits for `cpu` to run a function for it (an
+/// IPI, as a TLB flush or text patching would send): if `cpu` has interrupts off, this
+/// CPU's softirqs wait just as long. One CPU delaying another, on purpose.
+#[no_mangle]
+#[inline(never)]
+fn irqoff_sample_ipi_wait(cpu: u32) -> Result<i64> {
+    // SAFETY: Paired with the enable below; the wait in between spins, it never sleeps.
+    unsafe { raw::sample_bh_disable() };
+    let start = Instant::<Monotonic>::now();
+    // SAFETY: Bottom halves off, interrupts on: smp_call_function_single may wait here.
+    let ret = unsafe { raw::sample_call_on(cpu) };
+    let ns = start.elapsed().as_nanos();
+    // SAFETY: Bottom halves were disabled above by this function.
+    unsafe { raw::sample_bh_enable() };
+    kernel::error::to_result(ret)?;
+    Ok(core::hint::black_box(ns))
+}
+
 #[vtable]
 impl MiscDevice for SampleDevice {
     type Ptr = ();
@@ -186,6 +214,7 @@ impl MiscDevice for SampleDevice {
             Mode::Hardirq => irqoff_sample_hardirq_window(us),
             Mode::Softirq => irqoff_sample_softirq_window(us),
             Mode::Preempt => irqoff_sample_preempt_window(us),
+            Mode::IpiWait => irqoff_sample_ipi_wait(us)?,
         };
         LAST_NS.store(ns, Relaxed);
         // SAFETY: Reads the CPU number; no preconditions.

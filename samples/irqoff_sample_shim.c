@@ -14,3 +14,6 @@ void sample_bh_enable(void) { local_bh_enable(); }
 void sample_preempt_disable(void) { preempt_disable(); }
 void sample_preempt_enable(void) { preempt_enable(); }
 unsigned int sample_this_cpu(void) { return raw_smp_processor_id(); }
+
+static void sample_noop(void *info) { }
+int sample_call_on(unsigned int cpu) { return smp_call_function_single(cpu, sample_noop, NULL, 1); }

@@ -13,5 +13,7 @@ void sample_bh_enable(void);
 void sample_preempt_disable(void);
 void sample_preempt_enable(void);
 unsigned int sample_this_cpu(void);
+/* Runs an empty function on cpu and waits for it (an IPI); 0 or -errno. */
+int sample_call_on(unsigned int cpu);
 
 #endif

@@ -17,7 +17,7 @@ use crate::escape::{Escaped, Printable};
 use crate::ffi::{self, file_id, Symbol};
 use crate::gap::{self, Window, NSEC_PER_MSEC};
 use crate::histogram::{self, NR_BUCKETS};
-use crate::records::{comm_str, Kind, Record, RecordStore, Stack, Which, MAX_RECORDS};
+use crate::records::{comm_str, Kind, Record, RecordStore, Which, MAX_RECORDS};
 use crate::sampler::CpuSampler;
 use crate::state::State;
 
@@ -104,25 +104,26 @@ fn with_pending(cpu: &CpuSampler, generation: u64, f: impl FnOnce(&Record)) {
     }
 }
 
-/// Frame `i` of a stack: the name taken at capture, else looked up now.
-struct Frame<'a>(&'a Stack, usize);
+/// Frame `i` of a record's stack: the name taken at capture, else looked up now.
+struct Frame<'a>(&'a Record, Which, usize);
 
 impl fmt::Display for Frame<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.name(self.1) {
+        let Self(r, which, i) = *self;
+        match r.name(which, i) {
             Some(name) => fmt::Write::write_str(f, core::str::from_utf8(name).unwrap_or("?")),
-            None => fmt::Display::fmt(&Symbol(self.0.frames().get(self.1).copied().unwrap_or(0)), f),
+            None => fmt::Display::fmt(&Symbol(r.stack(which).frames().get(i).copied().unwrap_or(0)), f),
         }
     }
 }
 
 /// The stack to show where one stack is shown: where the window ended, or for a window
 /// still open the one taken inside it.
-fn main_stack(r: &Record) -> &Stack {
+fn main_stack(r: &Record) -> Which {
     if r.header.ongoing {
-        r.stack(Which::Window)
+        Which::Window
     } else {
-        r.stack(Which::End)
+        Which::End
     }
 }
 
@@ -181,9 +182,9 @@ fn show_trace_latency(state: &State, m: &SeqFile) {
             Seconds(h.timestamp_ns),
             CauseSuffix(h.cause)
         );
-        let stack = main_stack(r);
-        for i in 0..stack.frames().len() {
-            seq_print!(m, "     {}\n", Frame(stack, i));
+        let which = main_stack(r);
+        for i in 0..r.stack(which).frames().len() {
+            seq_print!(m, "     {}\n", Frame(r, which, i));
         }
         seq_print!(m, "\n");
     };
@@ -368,10 +369,10 @@ fn show_record(state: &State, m: &SeqFile, cpu: u32, kind: Kind, r: &Record) {
         Show(Escaped(comm_str(&r.window_comm)))
     );
     for i in 0..end.frames().len() {
-        seq_print!(m, "frame {}\n", Frame(end, i));
+        seq_print!(m, "frame {}\n", Frame(r, Which::End, i));
     }
     for i in 0..window.frames().len() {
-        seq_print!(m, "window_frame {}\n", Frame(window, i));
+        seq_print!(m, "window_frame {}\n", Frame(r, Which::Window, i));
     }
 }
 

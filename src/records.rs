@@ -41,11 +41,14 @@ const READ_SLEEPS: u32 = 1000;
 /// One sleep: long enough to be a real sleep (fsleep busy-waits below 10 µs).
 const READ_SLEEP: Delta = Delta::from_micros(100);
 
+/// Longest name copied from one record to another.
+const NAME_BUF: usize = 512;
+
 /// Frames kept per stack.
 pub(crate) const MAX_FRAMES: usize = 32;
 /// Largest number of records per CPU and kind (module parameter bound).
 pub(crate) const MAX_RECORDS: usize = 64;
-/// u64 words of one stack's name region.
+/// u64 words of a record's name region.
 const NAME_WORDS: usize = REGION_LEN / 8;
 const _: () = assert!(REGION_LEN % 8 == 0 && MAX_FRAMES <= 32);
 
@@ -74,27 +77,20 @@ pub(crate) enum Which {
     Window = 1,
 }
 
-/// One stack as read back, culprit first, with the names taken at capture.
+/// One stack as read back, culprit first.
 #[derive(Clone)]
 pub(crate) struct Stack {
     nr: usize,
     frames: [u64; MAX_FRAMES],
-    named: u32,
-    names: [u8; REGION_LEN],
 }
 
 impl Stack {
     const fn empty() -> Self {
-        Self { nr: 0, frames: [0; MAX_FRAMES], named: 0, names: [0; REGION_LEN] }
+        Self { nr: 0, frames: [0; MAX_FRAMES] }
     }
 
     pub(crate) fn frames(&self) -> &[u64] {
         &self.frames[..self.nr.min(MAX_FRAMES)]
-    }
-
-    /// The name frame `i` got at capture, if it is in code that can be unloaded.
-    pub(crate) fn name(&self, i: usize) -> Option<&[u8]> {
-        names::name_of(&self.names, self.named, i)
     }
 }
 
@@ -125,6 +121,9 @@ pub(crate) struct Record {
     pub(crate) window_pid: i32,
     pub(crate) window_comm: [u8; COMM_LEN],
     pub(crate) stacks: [Stack; 2],
+    /// Names taken at capture: which frames of each stack have one, and the names.
+    named: [u32; 2],
+    names: [u8; REGION_LEN],
 }
 
 /// A comm up to its NUL.
@@ -151,7 +150,14 @@ impl Record {
             window_pid: 0,
             window_comm: [0; COMM_LEN],
             stacks: [Stack::empty(), Stack::empty()],
+            named: [0; 2],
+            names: [0; REGION_LEN],
         }
+    }
+
+    /// The name frame `i` of a stack got at capture, if it is in code that can be unloaded.
+    pub(crate) fn name(&self, which: Which, i: usize) -> Option<&[u8]> {
+        names::name_of(&self.names, self.named, which as usize, i)
     }
 
     pub(crate) fn comm(&self) -> &[u8] {
@@ -215,56 +221,64 @@ fn unpack_samples(v: u64) -> Samples {
 /// One stack's storage.
 struct SlotStack {
     nr: Atomic<u32>,
-    named: Atomic<u32>,
     frames: [Atomic<u64>; MAX_FRAMES],
-    names: [Atomic<u64>; NAME_WORDS],
 }
 
 impl SlotStack {
     fn new() -> Self {
-        Self {
-            nr: Atomic::new(0),
-            named: Atomic::new(0),
-            frames: [const { Atomic::new(0) }; MAX_FRAMES],
-            names: [const { Atomic::new(0) }; NAME_WORDS],
-        }
+        Self { nr: Atomic::new(0), frames: [const { Atomic::new(0) }; MAX_FRAMES] }
     }
 
     fn read(&self, out: &mut Stack) {
         out.nr = (self.nr.load(Relaxed) as usize).min(MAX_FRAMES);
-        out.named = self.named.load(Relaxed);
         for (dst, src) in out.frames[..out.nr].iter_mut().zip(self.frames.iter()) {
             *dst = src.load(Relaxed);
-        }
-        if out.named != 0 {
-            for (i, src) in self.names.iter().enumerate() {
-                let bytes = src.load(Relaxed).to_ne_bytes();
-                for (j, b) in bytes.into_iter().enumerate() {
-                    if let Some(d) = out.names.get_mut(i * 8 + j) {
-                        *d = b;
-                    }
-                }
-            }
-        }
-    }
-
-    /// Stores `b` at byte `at` of the name region (single writer: read-modify-write).
-    fn put_name_byte(&self, at: usize, b: u8) {
-        if let Some(word) = self.names.get(at / 8) {
-            let mut bytes = word.load(Relaxed).to_ne_bytes();
-            bytes[at % 8] = b;
-            word.store(u64::from_ne_bytes(bytes), Relaxed);
         }
     }
 
     fn copy_from(&self, other: &SlotStack) {
         self.nr.store(other.nr.load(Relaxed), Relaxed);
-        self.named.store(other.named.load(Relaxed), Relaxed);
         for (d, s) in self.frames.iter().zip(other.frames.iter()) {
             d.store(s.load(Relaxed), Relaxed);
         }
-        for (d, s) in self.names.iter().zip(other.names.iter()) {
-            d.store(s.load(Relaxed), Relaxed);
+    }
+}
+
+/// A record's name region as atomics (see `names.rs`).
+struct SlotNames {
+    named: [Atomic<u32>; 2],
+    bytes: [Atomic<u64>; NAME_WORDS],
+}
+
+impl SlotNames {
+    fn new() -> Self {
+        Self { named: [const { Atomic::new(0) }; 2], bytes: [const { Atomic::new(0) }; NAME_WORDS] }
+    }
+
+    fn read(&self, named: &mut [u32; 2], out: &mut [u8; REGION_LEN]) {
+        *named = [self.named[0].load(Relaxed), self.named[1].load(Relaxed)];
+        if *named == [0, 0] {
+            return;
+        }
+        for (i, src) in self.bytes.iter().enumerate() {
+            for (j, b) in src.load(Relaxed).to_ne_bytes().into_iter().enumerate() {
+                if let Some(d) = out.get_mut(i * 8 + j) {
+                    *d = b;
+                }
+            }
+        }
+    }
+
+    fn byte(&self, at: usize) -> u8 {
+        self.bytes.get(at / 8).map_or(0, |w| w.load(Relaxed).to_ne_bytes()[at % 8])
+    }
+
+    /// Stores `b` at byte `at` (single writer: read-modify-write).
+    fn put_byte(&self, at: usize, b: u8) {
+        if let Some(word) = self.bytes.get(at / 8) {
+            let mut bytes = word.load(Relaxed).to_ne_bytes();
+            bytes[at % 8] = b;
+            word.store(u64::from_ne_bytes(bytes), Relaxed);
         }
     }
 }
@@ -293,6 +307,7 @@ struct Slot {
     comm: [Atomic<u64>; 2],
     window_comm: [Atomic<u64>; 2],
     stacks: [SlotStack; 2],
+    names: SlotNames,
 }
 
 impl Slot {
@@ -311,6 +326,7 @@ impl Slot {
             comm: [const { Atomic::new(0) }; 2],
             window_comm: [const { Atomic::new(0) }; 2],
             stacks: [SlotStack::new(), SlotStack::new()],
+            names: SlotNames::new(),
         }
     }
 
@@ -355,6 +371,7 @@ impl Slot {
         for (dst, src) in out.stacks.iter_mut().zip(self.stacks.iter()) {
             src.read(dst);
         }
+        self.names.read(&mut out.named, &mut out.names);
         smp_rmb();
         self.seq.load(Relaxed) == s1
     }
@@ -365,7 +382,7 @@ impl Slot {
 pub(crate) struct Writer<'a> {
     slot: &'a Slot,
     seq: u32,
-    packers: [Packer; 2],
+    packer: Packer,
     // Dropped after `drop` made `seq` even again.
     _no_preempt: NoPreempt,
 }
@@ -392,9 +409,11 @@ impl<'a> Writer<'a> {
         slot.window_pid.store(0, Relaxed);
         for s in &slot.stacks {
             s.nr.store(0, Relaxed);
-            s.named.store(0, Relaxed);
         }
-        Self { slot, seq, packers: [Packer::new(); 2], _no_preempt: no_preempt }
+        for n in &slot.names.named {
+            n.store(0, Relaxed);
+        }
+        Self { slot, seq, packer: Packer::new(), _no_preempt: no_preempt }
     }
 
     /// The task running when the window stack was taken.
@@ -415,18 +434,18 @@ impl<'a> Writer<'a> {
         s.nr.store(nr as u32, Relaxed);
     }
 
-    /// Stores the name of frame `frame` of a stack, if it fits; false if not.
+    /// Stores the name of frame `frame` of a stack, if it fits; false if not. The names of
+    /// the end stack must come first.
     pub(crate) fn name(&mut self, which: Which, frame: usize, name: &[u8]) -> bool {
-        let packer = &mut self.packers[which as usize];
-        let Some(at) = packer.place(frame, name.len()) else {
+        let Some(at) = self.packer.place(which as usize, frame, name.len()) else {
             return false;
         };
-        let s = &self.slot.stacks[which as usize];
+        let n = &self.slot.names;
         for (i, &b) in name.iter().enumerate() {
-            s.put_name_byte(at + i, b);
+            n.put_byte(at + i, b);
         }
-        s.put_name_byte(at + name.len(), 0);
-        s.named.store(packer.named(), Relaxed);
+        n.put_byte(at + name.len(), 0);
+        n.named[which as usize].store(self.packer.named()[which as usize], Relaxed);
         true
     }
 
@@ -444,16 +463,42 @@ impl<'a> Writer<'a> {
         for (d, s) in self.slot.window_comm.iter().zip(from.window_comm.iter()) {
             d.store(s.load(Relaxed), Relaxed);
         }
+        self.copy_window_names(&from.names);
         smp_rmb();
         if from.seq.load(Relaxed) != s1 {
             dst.nr.store(0, Relaxed);
-            dst.named.store(0, Relaxed);
+            self.slot.names.named[Which::Window as usize].store(0, Relaxed);
             return false;
         }
-        // Names this writer adds to the window stack would go after the copied ones; it
-        // adds none.
-        self.packers[Which::Window as usize] = Packer::new();
         true
+    }
+
+    /// Appends the window stack's names of `from` after this record's end-stack names, as
+    /// many as fit.
+    fn copy_window_names(&mut self, from: &SlotNames) {
+        let named = [from.named[0].load(Relaxed), from.named[1].load(Relaxed)];
+        // Skip the source's end-stack names: its window names follow them.
+        let mut at = 0;
+        let mut skip = named[0].count_ones();
+        while skip > 0 && at < REGION_LEN {
+            if from.byte(at) == 0 {
+                skip -= 1;
+            }
+            at += 1;
+        }
+        let mut buf = [0u8; NAME_BUF];
+        for frame in (0..32).filter(|f| named[1] & (1 << f) != 0) {
+            let mut len = 0;
+            while at < REGION_LEN && from.byte(at) != 0 {
+                if let Some(b) = buf.get_mut(len) {
+                    *b = from.byte(at);
+                    len += 1;
+                }
+                at += 1;
+            }
+            at += 1;
+            self.name(Which::Window, frame, &buf[..len]);
+        }
     }
 }
 
