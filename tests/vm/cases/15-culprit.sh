@@ -38,13 +38,18 @@ fi
 
 modprobe irqoff_sample
 # One CPU delaying another, on purpose: cpu 0 waits with bottom halves off for cpu 1 to
-# answer an IPI while cpu 1 has interrupts off for 300 ms. The cpu 0 writer starts before
-# the window and sleeps into it, so it needs no fork while cpu 1 cannot answer one.
+# answer an IPI while cpu 1 has interrupts off for 400 ms. The cpu 0 writer is started
+# (and its shell has only ever run on cpu 0) before the window; it is released through a
+# FIFO and sleeps into the window, so nothing forks while cpu 1 cannot answer a TLB flush.
 echo 0 > $TIO/trace_latency
-taskset -c 0 sh -c 'sleep 0.1; echo ipiwait 1 > /dev/irqoff_sample' &
-inject 1 hardirq 300
+rm -f /tmp/go; mkfifo /tmp/go
+taskset -c 0 sh -c 'read x < /tmp/go; sleep 0.1; echo ipiwait 1 > /dev/irqoff_sample' &
+sleep 0.2
+echo go > /tmp/go
+inject 1 hardirq 400
 wait
 sleep 0.3
+dmesg | grep -E 'irqoff_sample: (ipiwait|hardirq) window' | tail -n 2 | sed 's/^/# /'
 c0=$(grep '^record cpu=0 kind=soft ' $TIO/records | head -n1)
 c1=$(grep '^record cpu=1 kind=hard ' $TIO/records | head -n1)
 echo "# cpu 0: $c0"
