@@ -7,6 +7,9 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use rustix::io::Errno;
+use tio_logic::limits::{PERIOD_MS_MAX, PERIOD_MS_MIN, THRESHOLD_MS_MAX};
+
 use crate::original;
 use crate::snapshot::{self, Snapshot};
 
@@ -31,23 +34,17 @@ pub enum ProcError {
 
 impl ProcError {
     /// One line telling the user what to do next.
-    pub fn hint(&self) -> Option<&'static str> {
+    pub fn hint(&self) -> Option<String> {
         match self {
-            ProcError::NotLoaded(_) => Some("load it first: sudo insmod trace_irqoff.ko (or sudo modprobe trace_irqoff)"),
-            ProcError::Permission(_) => Some("the files are root-only (mode 0600): run as root, e.g. with sudo"),
-            ProcError::Invalid { .. } => Some("the period is 1..1000 ms; the threshold is 2 x period..10000 ms"),
-            ProcError::Busy => Some("disable first (trace-irqoff disable), or use: trace-irqoff enable --period MS"),
-            ProcError::Unsupported => Some("this kernel has neither block:block_rq_tag_wait nor the functions the kprobe shim hooks"),
-            ProcError::Format(_) => Some("the module and this trace-irqoff may be of different versions"),
+            ProcError::NotLoaded(_) => Some("load it first: sudo insmod trace_irqoff.ko (or sudo modprobe trace_irqoff)".into()),
+            ProcError::Permission(_) => Some("the files are root-only (mode 0600): run as root, e.g. with sudo".into()),
+            ProcError::Invalid { .. } => Some(format!(
+                "the period is {PERIOD_MS_MIN}..{PERIOD_MS_MAX} ms; the threshold is 2 x period..{THRESHOLD_MS_MAX} ms"
+            )),
+            ProcError::Busy => Some("disable first (trace-irqoff disable), or use: trace-irqoff enable --period MS".into()),
+            ProcError::Unsupported => Some("this kernel has neither block:block_rq_tag_wait nor the functions the kprobe shim hooks".into()),
+            ProcError::Format(_) => Some("the module and this trace-irqoff may be of different versions".into()),
             ProcError::Io { .. } => None,
-        }
-    }
-
-    /// Exit status: 2 when the module is missing, 1 otherwise.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            ProcError::NotLoaded(_) => 2,
-            _ => 1,
         }
     }
 }
@@ -108,10 +105,6 @@ pub struct Module<B: Backend> {
     demangle: bool,
 }
 
-const EBUSY: i32 = 16;
-const EINVAL: i32 = 22;
-const EOPNOTSUPP: i32 = 95;
-
 impl<B: Backend> Module<B> {
     /// Fails with [`ProcError::NotLoaded`] when the module's directory is missing.
     pub fn open(backend: B) -> Result<Self, ProcError> {
@@ -139,12 +132,12 @@ impl<B: Backend> Module<B> {
 
     fn io_error(&self, what: &'static str, name: &str, e: io::Error, value: &str) -> ProcError {
         let path = self.backend.path(name);
-        match (e.kind(), e.raw_os_error()) {
+        match (e.kind(), Errno::from_io_error(&e)) {
             (io::ErrorKind::PermissionDenied, _) => ProcError::Permission(path),
             (io::ErrorKind::NotFound, _) => ProcError::NotLoaded(self.backend.path("")),
-            (_, Some(EBUSY)) => ProcError::Busy,
-            (_, Some(EOPNOTSUPP)) => ProcError::Unsupported,
-            (_, Some(EINVAL)) => ProcError::Invalid { file: name.to_string(), value: value.to_string() },
+            (_, Some(Errno::BUSY)) => ProcError::Busy,
+            (_, Some(Errno::OPNOTSUPP)) => ProcError::Unsupported,
+            (_, Some(Errno::INVAL)) => ProcError::Invalid { file: name.to_string(), value: value.to_string() },
             _ => ProcError::Io { what, path, source: e },
         }
     }
@@ -272,7 +265,7 @@ pub mod fake {
     pub struct Fake {
         pub files: RefCell<HashMap<String, String>>,
         /// Every write fails with this errno.
-        pub fail_writes: Option<i32>,
+        pub fail_writes: Option<Errno>,
         pub loaded: bool,
     }
 
@@ -299,7 +292,7 @@ pub mod fake {
         }
         fn write(&self, name: &str, data: &str) -> io::Result<()> {
             if let Some(errno) = self.fail_writes {
-                return Err(io::Error::from_raw_os_error(errno));
+                return Err(errno.into());
             }
             let v = data.trim_end();
             let mut files = self.files.borrow_mut();
@@ -308,7 +301,7 @@ pub mod fake {
                 "enable" => {
                     files.insert(name.into(), if v == "1" { "enabled\n" } else { "disabled\n" }.into());
                 }
-                "sampling_period" if enabled => return Err(io::Error::from_raw_os_error(EBUSY)),
+                "sampling_period" if enabled => return Err(Errno::BUSY.into()),
                 "sampling_period" => {
                     files.insert(name.into(), format!("{v}ms\n"));
                 }
@@ -319,5 +312,40 @@ pub mod fake {
             }
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fake::Fake;
+    use super::*;
+
+    const RECORDS: &str = include_str!("../tests/fixtures/records-v1.txt");
+
+    #[test]
+    fn kernel_errnos_become_sentences() {
+        let mut fake = Fake::new(RECORDS);
+        fake.fail_writes = Some(Errno::BUSY);
+        let m = Module::open(&fake).unwrap();
+        let e = m.set_period(20).unwrap_err();
+        assert_eq!(e.to_string(), "the sampling period cannot change while tracing is enabled");
+        assert!(e.hint().unwrap().contains("disable first"));
+        fake.fail_writes = Some(Errno::INVAL);
+        let m = Module::open(&fake).unwrap();
+        let e = m.set_threshold(7).unwrap_err();
+        assert_eq!(e.to_string(), "the module refused '7' for trace_latency: malformed or out of range");
+        assert_eq!(e.hint().unwrap(), "the period is 1..1000 ms; the threshold is 2 x period..10000 ms");
+        fake.fail_writes = Some(Errno::ACCESS);
+        let m = Module::open(&fake).unwrap();
+        let e = m.set_enabled(true).unwrap_err();
+        assert!(e.to_string().starts_with("permission denied on"));
+        assert!(e.hint().unwrap().contains("root"));
+    }
+
+    #[test]
+    fn unloaded_module() {
+        let mut fake = Fake::new(RECORDS);
+        fake.loaded = false;
+        assert!(matches!(Module::open(&fake), Err(ProcError::NotLoaded(_))));
     }
 }

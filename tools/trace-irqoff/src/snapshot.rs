@@ -9,7 +9,7 @@ pub const MIN_RECORDS_VERSION: u32 = 1;
 pub const RECORDS_VERSION: u32 = 2;
 
 /// Number of log2 buckets; bucket k holds [2^k, 2^(k+1)) ms.
-pub const NR_BUCKETS: usize = crate::histogram::NR_BUCKETS;
+pub const NR_BUCKETS: usize = tio_logic::hist::NR_BUCKETS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
@@ -162,6 +162,50 @@ impl Record {
             overlap: None,
         }
     }
+}
+
+/// What tells records apart between two reads of the file.
+pub type RecordKey = (u32, Kind, u64, u64);
+
+impl Record {
+    /// CPU, kind, timestamp and latency: no two windows share them.
+    pub fn key(&self) -> RecordKey {
+        (self.cpu, self.kind, self.timestamp_ns, self.latency_ns)
+    }
+}
+
+/// What happened between two snapshots: per-CPU counts and histograms counted in between,
+/// and the records that appeared.
+pub fn delta(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {
+    let old: std::collections::HashSet<RecordKey> = before.records.iter().map(Record::key).collect();
+    let records = after.records.iter().filter(|r| !old.contains(&r.key())).cloned().collect();
+    let cpus = after
+        .cpus
+        .iter()
+        .map(|a| {
+            let b = before.cpus.iter().find(|b| b.cpu == a.cpu);
+            let sub = |x: u64, y: Option<u64>| x.saturating_sub(y.unwrap_or(0));
+            let subv = |x: &Vec<u64>, y: Option<&Vec<u64>>| {
+                x.iter().enumerate().map(|(i, v)| v.saturating_sub(y.and_then(|y| y.get(i).copied()).unwrap_or(0))).collect()
+            };
+            Cpu {
+                cpu: a.cpu,
+                online: a.online,
+                hard_events: sub(a.hard_events, b.map(|b| b.hard_events)),
+                soft_events: sub(a.soft_events, b.map(|b| b.soft_events)),
+                soft_bh_off_events: sub(a.soft_bh_off_events, b.map(|b| b.soft_bh_off_events)),
+                soft_ksoftirqd_wait_events: sub(a.soft_ksoftirqd_wait_events, b.map(|b| b.soft_ksoftirqd_wait_events)),
+                dropped: sub(a.dropped, b.map(|b| b.dropped)),
+                replaced: sub(a.replaced, b.map(|b| b.replaced)),
+                idle_gaps: sub(a.idle_gaps, b.map(|b| b.idle_gaps)),
+                hard_hist: subv(&a.hard_hist, b.map(|b| &b.hard_hist)),
+                soft_hist: subv(&a.soft_hist, b.map(|b| &b.soft_hist)),
+                soft_bh_off_hist: subv(&a.soft_bh_off_hist, b.map(|b| &b.soft_bh_off_hist)),
+                soft_ksoftirqd_wait_hist: subv(&a.soft_ksoftirqd_wait_hist, b.map(|b| &b.soft_ksoftirqd_wait_hist)),
+            }
+        })
+        .collect();
+    (cpus, records)
 }
 
 /// The window on another CPU that overlapped a record's window.
@@ -491,6 +535,22 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn delta_counts_only_new_events() {
+        let before = parse(V1).unwrap();
+        let mut after = before.clone();
+        after.cpus[1].hard_events += 2;
+        after.cpus[1].hard_hist[6] += 2;
+        let mut r = after.records[0].clone();
+        r.timestamp_ns += 1;
+        after.records.push(r);
+        let (cpus, recs) = delta(&before, &after);
+        assert_eq!(cpus[1].hard_events, 2);
+        assert_eq!(cpus[1].hard_hist[6], 2);
+        assert_eq!(cpus[0].hard_events, 0);
+        assert_eq!(recs.len(), 1);
+    }
 
     #[test]
     fn unescape_round_trips_module_escapes() {

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::render::bucket_range;
+use super::bucket_range;
 use crate::snapshot::{Cause, Kind, Snapshot};
 
 /// The series of one CPU: hardirq, then softirq by cause (records format v2 on) or
@@ -102,7 +102,7 @@ mod tests {
 
     #[test]
     fn softirq_series_carry_the_cause_from_v2_on() {
-        let v2 = exposition(&crate::snapshot::parse(include_str!("../tests/fixtures/records-v2.txt")).unwrap());
+        let v2 = exposition(&crate::snapshot::parse(include_str!("../../tests/fixtures/records-v2.txt")).unwrap());
         for line in [
             "trace_irqoff_events_total{cpu=\"2\",kind=\"hard\"} 0",
             "trace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"bh-off\"} 2",
@@ -116,7 +116,7 @@ mod tests {
         }
         assert!(!v2.contains("kind=\"soft\"}"), "{v2}");
         // v1 cannot split softirq events: one series without the label, as before.
-        let v1 = exposition(&crate::snapshot::parse(include_str!("../tests/fixtures/records-v1.txt")).unwrap());
+        let v1 = exposition(&crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap());
         assert!(v1.lines().any(|l| l == "trace_irqoff_events_total{cpu=\"1\",kind=\"soft\"} 1"), "{v1}");
         assert!(!v1.contains("cause=\""), "{v1}");
     }

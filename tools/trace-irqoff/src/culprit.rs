@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::mechanism;
-use crate::render::function;
+use crate::symbols::function;
 use crate::snapshot::{Cause, Kind, Record};
 
 /// One culprit: how often, how bad.

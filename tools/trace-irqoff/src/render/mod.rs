@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Human-readable output: status, records, histograms, top. Pure functions from values to
-//! text, so they are tested on fixtures; colour is added only through `style`.
+//! Everything the commands print: pure functions from values to text (or to the values
+//! serialised as JSON), so they are tested on fixtures without a module; colour is added
+//! only through [`paint`]. This file holds what several commands share.
 
 use std::fmt::Write;
 
 use anstyle::{AnsiColor, Style};
 
 use crate::snapshot::{Cause, Kind, Record, Snapshot, NR_BUCKETS};
+
+pub mod hist;
+pub mod metrics;
+pub mod record;
+pub mod status;
+pub mod tagwait;
+pub mod top;
+pub mod watch;
+
+/// Moves the cursor home and clears a terminal, before a refresh.
+pub const CLEAR_SCREEN: &str = "\x1b[H\x1b[2J";
 
 pub const BOLD: Style = Style::new().bold();
 pub const RED: Style = AnsiColor::Red.on_default().bold();
@@ -33,7 +45,7 @@ pub fn secs(ns: u64) -> String {
 
 /// Lowest and highest whole unit of log2 bucket `k` (the module's edges).
 pub fn bucket_range(k: usize) -> (u64, u64) {
-    crate::histogram::bucket_range(k)
+    tio_logic::hist::bucket_range(k)
 }
 
 /// A bcc-style log2 histogram of ms, laid out by the module's own code; empty when all
@@ -51,7 +63,7 @@ pub fn histogram_unit(header: &str, unit: &str, counts: &[u64]) -> String {
     // The module's buckets beyond ours (a newer module) go into the last one.
     fixed[NR_BUCKETS - 1] += counts.iter().skip(NR_BUCKETS).sum::<u64>();
     let mut out = String::new();
-    let _ = crate::histogram::render_unit(&mut out, header, unit, &fixed);
+    let _ = tio_logic::hist::render_unit(&mut out, header, unit, &fixed);
     out
 }
 
@@ -150,7 +162,17 @@ pub fn record(out: &mut String, r: &Record, color: bool, new: bool, stack_depth:
     }
 }
 
-pub use crate::symbols::function;
+/// `records`: the selected records of `s`, with `depth` frames per stack.
+pub fn records(v: &[Record], s: &Snapshot, depth: usize, color: bool) -> String {
+    let mut o = String::new();
+    if v.is_empty() {
+        let _ = writeln!(o, "no records{}", if s.config.enabled { "" } else { " (sampling is disabled: trace-irqoff enable)" });
+    }
+    for r in v {
+        record(&mut o, r, color, false, depth, s.version);
+    }
+    o
+}
 
 #[cfg(test)]
 mod tests {
@@ -178,7 +200,7 @@ mod tests {
     }
 
     fn v2() -> Snapshot {
-        crate::snapshot::parse(include_str!("../tests/fixtures/records-v2.txt")).unwrap()
+        crate::snapshot::parse(include_str!("../../tests/fixtures/records-v2.txt")).unwrap()
     }
 
     #[test]

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The command line: every clap type, and the parsers of option values. Nothing here
+//! touches the module.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::snapshot::Kind;
+
+/// Find CPUs that ran with hard interrupts or softirqs off for too long, and who did it.
+///
+/// Reads and drives /proc/trace_irqoff (the trace_irqoff kernel module).
+#[derive(Parser, Debug)]
+#[command(name = "trace-irqoff", version, about, long_about = None, after_help = "Example: trace-irqoff enable && sleep 60 && trace-irqoff top")]
+pub struct Cli {
+    /// Root of the proc file system (tests, containers).
+    #[arg(long, global = true, default_value = "/proc", value_name = "DIR")]
+    pub proc_root: PathBuf,
+
+    /// Machine-readable JSON output (stable; see Documentation/trace-irqoff-cli.rst).
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Show Rust symbols as the kernel printed them (mangled), not demangled.
+    #[arg(long, global = true)]
+    pub raw_symbols: bool,
+
+    /// When to colour the output (never with NO_COLOR set, or when not a terminal in auto).
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Is the module loaded and enabled; period, threshold, per-CPU events and drops.
+    #[command(after_help = "Example: trace-irqoff status --json")]
+    Status,
+    /// Start sampling, optionally setting the period and threshold first.
+    #[command(after_help = "Example: trace-irqoff enable --period 10 --threshold 50")]
+    Enable(EnableArgs),
+    /// Stop sampling (records stay readable).
+    #[command(after_help = "Example: trace-irqoff disable")]
+    Disable,
+    /// Forget all records, histograms and drop counters.
+    #[command(after_help = "Example: trace-irqoff clear")]
+    Clear,
+    /// Set one tunable.
+    #[command(after_help = "Example: trace-irqoff set threshold 100")]
+    Set(SetArgs),
+    /// The recorded events with their stacks, worst or newest first.
+    #[command(visible_alias = "latency", after_help = "Example: trace-irqoff records --kind hard --cpu 3 --min 80 --since 10m")]
+    Records(RecordsArgs),
+    /// Log2 latency histograms per kind, summed over CPUs or per CPU.
+    #[command(after_help = "Example: trace-irqoff hist --per-cpu")]
+    Hist(HistArgs),
+    /// Who keeps doing this: records grouped by culprit (first frame, or whole stack).
+    #[command(after_help = "Example: trace-irqoff top --stack")]
+    Top(TopArgs),
+    /// Live view, refreshed every --interval; new events are highlighted.
+    #[command(after_help = "Example: trace-irqoff watch --interval 2s")]
+    Watch(WatchArgs),
+    /// Enable for a while, then save what happened to JSON and restore the previous state.
+    #[command(after_help = "Example: trace-irqoff record --duration 30s -o incident.json --folded incident.folded")]
+    Record(RecordArgs),
+    /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
+    #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
+    Tagwait(TagwaitArgs),
+    /// Counters in the Prometheus text format (node_exporter textfile collector).
+    #[command(after_help = "Example: trace-irqoff metrics > /var/lib/node_exporter/trace_irqoff.prom")]
+    Metrics,
+    /// Shell completion script.
+    #[command(after_help = "Example: trace-irqoff completions bash > /etc/bash_completion.d/trace-irqoff")]
+    Completions(CompletionsArgs),
+    /// The man page (roff), generated from these definitions.
+    #[command(after_help = "Example: trace-irqoff man > trace-irqoff.1")]
+    Man,
+}
+
+#[derive(Args, Debug)]
+pub struct EnableArgs {
+    /// Sampling period in ms (1..1000).
+    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    pub period: Option<u64>,
+    /// Record stacks for latencies of at least this many ms (2 x period..10000).
+    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    pub threshold: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+pub struct SetArgs {
+    pub what: Tunable,
+    /// Value in ms (a trailing "ms" is accepted).
+    #[arg(value_parser = parse_ms_arg)]
+    pub value: u64,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Tunable {
+    /// Sampling period (ms).
+    Period,
+    /// Record threshold (ms).
+    Threshold,
+}
+
+#[derive(Args, Debug)]
+pub struct RecordsArgs {
+    /// Only these CPUs (repeatable).
+    #[arg(long)]
+    pub cpu: Vec<u32>,
+    /// Only this kind.
+    #[arg(long, value_enum)]
+    pub kind: Option<Kind>,
+    /// Only latencies of at least this many ms.
+    #[arg(long, value_name = "MS")]
+    pub min: Option<u64>,
+    /// Only events of the last DURATION (e.g. 10m, 1h).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub since: Option<Duration>,
+    /// Order: worst first, or newest first.
+    #[arg(long, value_enum, default_value_t = Sort::Worst)]
+    pub sort: Sort,
+    /// Show at most this many records.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Frames shown per record (all in --json).
+    #[arg(long, default_value_t = 12)]
+    pub depth: usize,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Sort {
+    Worst,
+    Newest,
+}
+
+#[derive(Args, Debug)]
+pub struct HistArgs {
+    /// One histogram per CPU.
+    #[arg(long)]
+    pub per_cpu: bool,
+    /// Only this kind.
+    #[arg(long, value_enum)]
+    pub kind: Option<Kind>,
+}
+
+#[derive(Args, Debug)]
+pub struct TopArgs {
+    /// Group by the whole stack instead of the first frame.
+    #[arg(long)]
+    pub stack: bool,
+    /// Show at most this many culprits.
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct WatchArgs {
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    pub interval: Duration,
+    /// Stop after this many refreshes (default: until Ctrl-C).
+    #[arg(long)]
+    pub count: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+pub struct RecordArgs {
+    /// How long to record (e.g. 30s, 5m).
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    pub duration: Duration,
+    /// Sampling period in ms while recording.
+    #[arg(long, value_name = "MS")]
+    pub period: Option<u64>,
+    /// Threshold in ms while recording.
+    #[arg(long, value_name = "MS")]
+    pub threshold: Option<u64>,
+    /// Where to write the JSON result.
+    #[arg(short, long, default_value = "trace-irqoff-record.json")]
+    pub output: PathBuf,
+    /// Also write folded stacks (for flamegraph.pl, inferno) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub folded: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct TagwaitArgs {
+    /// Switch tracking on or off (it costs nothing while off).
+    #[arg(value_enum)]
+    pub switch: Option<OnOff>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    pub shell: clap_complete::Shell,
+}
+
+/// "10", "10ms" -> 10.
+fn parse_ms_arg(s: &str) -> Result<u64, String> {
+    let v = s.strip_suffix("ms").unwrap_or(s);
+    v.parse().map_err(|_| format!("'{s}' is not a whole number of milliseconds"))
+}

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `disable`: stop sampling; the records stay.
+
+use anyhow::Result;
+
+use super::Outcome;
+use crate::procfs::{Backend, Module};
+
+pub fn run<B: Backend>(m: &Module<B>) -> Result<Outcome> {
+    m.set_enabled(false)?;
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `enable [--period MS] [--threshold MS]`.
+
+use anyhow::Result;
+
+use super::Outcome;
+use crate::cli::EnableArgs;
+use crate::procfs::{Backend, Module};
+
+pub fn run<B: Backend>(a: &EnableArgs, m: &Module<B>) -> Result<Outcome> {
+    super::apply(m, a.period, a.threshold)?;
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Writing results to stdout, the only place the commands print them.
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde::Serialize;
+
+/// Stdout was closed by the reader (`| head`): not something to report; `main` ends quietly.
+#[derive(Debug, thiserror::Error)]
+#[error("stdout was closed")]
+pub struct ClosedPipe;
+
+/// Prints `text` as it is.
+pub fn print(text: &str) -> Result<()> {
+    let mut o = anstream::stdout();
+    o.write_all(text.as_bytes()).and_then(|_| o.flush()).map_err(|_| ClosedPipe)?;
+    Ok(())
+}
+
+/// Prints `v` as pretty JSON.
+pub fn print_json<T: Serialize>(v: &T) -> Result<()> {
+    print(&(serde_json::to_string_pretty(v)? + "\n"))
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `record`: the summary after a recording.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use crate::cmd::record::Recording;
+use crate::culprit;
+
+pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
+    let hard: u64 = rec.cpus.iter().map(|c| c.hard_events).sum();
+    let soft: u64 = rec.cpus.iter().map(|c| c.soft_events).sum();
+    let bh_off: u64 = rec.cpus.iter().map(|c| c.soft_bh_off_events).sum();
+    let ksoftirqd_wait: u64 = rec.cpus.iter().map(|c| c.soft_ksoftirqd_wait_events).sum();
+    // Only a v2 module splits softirq events by cause; before, both are 0.
+    let split = if bh_off + ksoftirqd_wait > 0 { format!(" ({bh_off} bh-off, {ksoftirqd_wait} ksoftirqd-wait)") } else { String::new() };
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "recorded {:.1} s{}: {} hardirq-off and {} softirq-off{} events, {} records -> {}",
+        rec.duration_ms as f64 / 1000.0,
+        if rec.interrupted { " (interrupted)" } else { "" },
+        hard,
+        soft,
+        split,
+        rec.records.len(),
+        output.display()
+    );
+    let t = culprit::top(&rec.records, false);
+    if !t.is_empty() {
+        o += &super::top::text(&t[..t.len().min(5)], color);
+    }
+    let _ = writeln!(
+        o,
+        "module restored: {}, period {} ms, threshold {} ms",
+        if rec.restored.enabled { "enabled" } else { "disabled" },
+        rec.restored.period_ms,
+        rec.restored.threshold_ms
+    );
+    o
+}

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `watch`: one refresh.
+
+use std::collections::HashSet;
+use std::fmt::Write;
+use std::time::Duration;
+
+use crate::snapshot::{RecordKey, Snapshot};
+
+/// The header and the 20 newest records; those not in `seen` (the previous refresh) are
+/// marked new.
+pub fn refresh(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Duration, color: bool) -> String {
+    let mut o = String::new();
+    let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
+    let _ = writeln!(o, "trace-irqoff watch: {} events, {} records, every {:?} (Ctrl-C quits)", total, s.records.len(), interval);
+    let mut recs = s.records.clone();
+    recs.sort_by_key(|r| std::cmp::Reverse(r.timestamp_ns));
+    for r in recs.iter().take(20) {
+        let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
+        super::record(&mut o, r, color, new, 3, s.version);
+    }
+    o
+}
