@@ -180,10 +180,10 @@ pub struct RecordArgs {
     #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
     pub duration: Duration,
     /// Sampling period in ms while recording.
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
     pub period: Option<u64>,
     /// Threshold in ms while recording.
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
     pub threshold: Option<u64>,
     /// Where to write the JSON result.
     #[arg(short, long, default_value = "trace-irqoff-record.json")]

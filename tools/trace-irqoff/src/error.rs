@@ -18,4 +18,9 @@ impl Problem {
     pub fn usage(sentence: impl Into<String>, hint: impl Into<String>) -> Self {
         Self { sentence: sentence.into(), hint: hint.into(), usage: true }
     }
+
+    /// Something that failed although the command line was fine.
+    pub fn failure(sentence: impl Into<String>, hint: impl Into<String>) -> Self {
+        Self { sentence: sentence.into(), hint: hint.into(), usage: false }
+    }
 }

@@ -15,6 +15,7 @@ mod cli;
 mod cmd;
 mod culprit;
 mod error;
+mod files;
 mod mechanism;
 mod original;
 mod output;

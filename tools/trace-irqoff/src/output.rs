@@ -22,3 +22,8 @@ pub fn print(text: &str) -> Result<()> {
 pub fn print_json<T: Serialize>(v: &T) -> Result<()> {
     print(&(serde_json::to_string_pretty(v)? + "\n"))
 }
+
+/// A remark for the user beside the results (stderr): "note: ...".
+pub fn note(text: &str) {
+    eprintln!("note: {text}");
+}

@@ -56,6 +56,15 @@ pub trait Backend {
     fn present(&self) -> bool;
     fn read(&self, name: &str) -> io::Result<String>;
     fn write(&self, name: &str, data: &str) -> io::Result<()>;
+    /// Takes the advisory lock that `record` holds while it owns the module's settings;
+    /// `None` when another process holds it. Released when the [`Lock`] is dropped.
+    fn try_lock(&self) -> io::Result<Option<Lock>>;
+}
+
+/// The advisory lock of [`Backend::try_lock`]: an `flock` on the module's directory, which
+/// the kernel drops with the process however it ends, so a killed `record` leaves none.
+pub struct Lock {
+    _fd: Option<rustix::fd::OwnedFd>,
 }
 
 /// The real directory under a proc root.
@@ -87,6 +96,16 @@ impl Backend for Dir {
         // One write(2), as `echo` does: the module parses each write as a whole.
         let mut f = std::fs::OpenOptions::new().write(true).truncate(true).open(self.dir.join(name))?;
         f.write_all(data.as_bytes())
+    }
+
+    fn try_lock(&self) -> io::Result<Option<Lock>> {
+        use rustix::fs::{flock, open, FlockOperation, Mode, OFlags};
+        let fd = open(&self.dir, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+        match flock(&fd, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(Some(Lock { _fd: Some(fd) })),
+            Err(Errno::WOULDBLOCK) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 }
 
@@ -204,15 +223,20 @@ impl<B: Backend> Module<B> {
         })
     }
 
+    /// Period, threshold and the switch. A plain directory standing in for the module
+    /// (`--proc-root` on a copy of the files, the tests) holds the values as last written
+    /// ("1", "20"), not as the module prints them ("enabled", "20ms"): both are read.
     pub fn settings(&self) -> Result<Settings, ProcError> {
-        let enabled = self.read("enable")?.trim() == "enabled";
+        let enable = self.read("enable")?;
+        let enabled = matches!(enable.trim(), "enabled" | "1");
         let period = self.read("sampling_period")?;
-        let period_ms = parse_ms(period.trim()).ok_or_else(|| self.unexpected("sampling_period", &period))?;
+        let period_ms = parse_ms(period.trim()).or_else(|| period.trim().parse().ok()).ok_or_else(|| self.unexpected("sampling_period", &period))?;
         let latency = self.read("trace_latency")?;
         let first = latency.lines().next().unwrap_or("");
         let threshold_ms = first
             .strip_prefix("trace_irqoff_latency: ")
             .and_then(parse_ms)
+            .or_else(|| first.trim().parse().ok().filter(|&t| t != 0))
             .ok_or_else(|| self.unexpected("trace_latency", first))?;
         Ok(Settings { enabled, period_ms, threshold_ms })
     }
@@ -241,12 +265,26 @@ impl<B: Backend> Module<B> {
         self.write("trace_latency", "0")
     }
 
-    /// Puts period, threshold and the switch back as they were.
+    /// Puts period, threshold and the switch back as they were; writes nothing when they
+    /// still are (a needless disable would be a gap in sampling).
     pub fn restore(&self, s: Settings) -> Result<(), ProcError> {
+        if self.settings()? == s {
+            return Ok(());
+        }
         self.set_enabled(false)?;
         self.set_period(s.period_ms)?;
         self.set_threshold(s.threshold_ms)?;
         self.set_enabled(s.enabled)
+    }
+
+    /// The lock `record` holds; `None` while another `record` runs.
+    pub fn try_lock(&self) -> Result<Option<Lock>, ProcError> {
+        self.backend.try_lock().map_err(|e| self.io_error("cannot lock", "", e, ""))
+    }
+
+    /// Whether a `record` holds the lock now (it restores its own settings at the end).
+    pub fn recording_elsewhere(&self) -> bool {
+        matches!(self.backend.try_lock(), Ok(None))
     }
 }
 
@@ -259,7 +297,7 @@ pub fn parse_ms(s: &str) -> Option<u64> {
 pub mod fake {
     //! An in-memory module that validates like the kernel and can be told to fail.
     use super::*;
-    use std::cell::RefCell;
+    use std::cell::{Cell, RefCell};
     use std::collections::HashMap;
 
     pub struct Fake {
@@ -267,6 +305,12 @@ pub mod fake {
         /// Every write fails with this errno.
         pub fail_writes: Option<Errno>,
         pub loaded: bool,
+        /// Another process holds the `record` lock.
+        pub locked: bool,
+        /// Writes so far, in order: (file, value).
+        pub writes: RefCell<Vec<(String, String)>>,
+        /// Reads of `records` that still work; then they fail with EIO.
+        pub records_reads_left: Cell<Option<usize>>,
     }
 
     impl Fake {
@@ -276,7 +320,7 @@ pub mod fake {
             files.insert("sampling_period".into(), "10ms\n".into());
             files.insert("trace_latency".into(), "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n".into());
             files.insert("records".into(), records.into());
-            Self { files: RefCell::new(files), fail_writes: None, loaded: true }
+            Self { files: RefCell::new(files), fail_writes: None, loaded: true, locked: false, writes: RefCell::new(Vec::new()), records_reads_left: Cell::new(None) }
         }
     }
 
@@ -288,6 +332,13 @@ pub mod fake {
             self.loaded
         }
         fn read(&self, name: &str) -> io::Result<String> {
+            if name == "records" {
+                match self.records_reads_left.get() {
+                    Some(0) => return Err(Errno::IO.into()),
+                    Some(n) => self.records_reads_left.set(Some(n - 1)),
+                    None => {}
+                }
+            }
             self.files.borrow().get(name).cloned().ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
         }
         fn write(&self, name: &str, data: &str) -> io::Result<()> {
@@ -295,6 +346,7 @@ pub mod fake {
                 return Err(errno.into());
             }
             let v = data.trim_end();
+            self.writes.borrow_mut().push((name.to_string(), v.to_string()));
             let mut files = self.files.borrow_mut();
             let enabled = files["enable"].trim() == "enabled";
             match name {
@@ -311,6 +363,9 @@ pub mod fake {
                 _ => {}
             }
             Ok(())
+        }
+        fn try_lock(&self) -> io::Result<Option<Lock>> {
+            Ok((!self.locked).then_some(Lock { _fd: None }))
         }
     }
 }

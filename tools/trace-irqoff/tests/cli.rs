@@ -527,3 +527,167 @@ fn v2_watch_shows_causes_and_overlaps() {
         .stdout(predicate::str::contains("  in the window: my hog-131\n"))
         .stdout(predicate::str::contains("  overlaps hardirq-off on CPU 1, 99.8 ms, irq_test\n"));
 }
+
+/// A proc root with the module disabled, period 10 ms, threshold 50 ms.
+fn disabled() -> TempDir {
+    proc_root(&[
+        ("enable", "disabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n"),
+        ("records", RECORDS),
+    ])
+}
+
+fn spawn(root: &Path, args: &[&str]) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("trace-irqoff"))
+        .arg("--proc-root")
+        .arg(root)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits up to 5 s for `cond`.
+fn wait_for(what: &str, cond: impl Fn() -> bool) {
+    for _ in 0..250 {
+        if cond() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("timed out waiting for {what}");
+}
+
+fn signal(child: &std::process::Child, sig: &str) {
+    assert!(std::process::Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap().success());
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn record_refuses_an_unusable_output_path_before_touching_the_module() {
+    let root = disabled();
+    for (path, sentence) in [
+        ("/nonexistent/x.json", "cannot write /nonexistent/x.json: the directory /nonexistent does not exist"),
+        ("/", "/ is a directory"),
+    ] {
+        let start = std::time::Instant::now();
+        cli(root.path())
+            .args(["record", "--duration", "30s", "-o", path])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(sentence).and(predicate::str::contains("\nhint: ")));
+        assert!(start.elapsed() < std::time::Duration::from_secs(5), "it recorded first");
+    }
+    // The same for --folded, and nothing was written to the module.
+    let out = root.path().join("ok.json");
+    cli(root.path())
+        .args(["record", "--duration", "30s", "-o", out.to_str().unwrap(), "--folded", "/nonexistent/x.folded"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("/nonexistent does not exist"));
+    assert!(!out.exists());
+    assert_eq!(read(root.path(), "enable"), "disabled\n");
+    assert_eq!(read(root.path(), "trace_latency"), "trace_irqoff_latency: 50ms\n");
+}
+
+#[test]
+fn a_second_record_is_refused_while_one_runs() {
+    let root = disabled();
+    let first_out = root.path().join("first.json");
+    let first = spawn(root.path(), &["record", "--duration", "60s", "--threshold", "70", "-o", first_out.to_str().unwrap()]);
+    wait_for("the first record to enable", || read(root.path(), "enable") == "1\n");
+    let second_out = root.path().join("second.json");
+    cli(root.path())
+        .args(["record", "--duration", "1s", "--threshold", "90", "-o", second_out.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("trace-irqoff: another trace-irqoff record is running on this module\nhint: "));
+    // The second changed nothing and wrote nothing.
+    assert_eq!(read(root.path(), "trace_latency"), "70\n");
+    assert!(!second_out.exists());
+    // A change made meanwhile comes with a note.
+    cli(root.path()).arg("disable").assert().success().stderr(predicate::str::contains("note: a trace-irqoff record is running"));
+    signal(&first, "-INT");
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    // The first restored what it found: disabled, threshold 50.
+    assert_eq!(read(root.path(), "enable"), "0\n");
+    assert_eq!(read(root.path(), "trace_latency"), "50\n");
+    let summary = String::from_utf8(out.stdout).unwrap();
+    assert!(summary.contains("module restored: disabled, period 10 ms, threshold 50 ms"), "{summary}");
+}
+
+#[test]
+fn record_notices_an_outside_disable_and_says_so() {
+    let root = proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n"),
+        ("records", RECORDS),
+    ]);
+    let out = root.path().join("rec.json");
+    let rec = spawn(root.path(), &["record", "--duration", "1500ms", "--threshold", "60", "-o", out.to_str().unwrap()]);
+    wait_for("record to set its threshold", || read(root.path(), "trace_latency") == "60\n");
+    cli(root.path()).arg("disable").assert().success();
+    let done = rec.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    let summary = String::from_utf8(done.stdout).unwrap();
+    assert!(summary.contains("warning: someone else changed the module during the recording:\n  at "), "{summary}");
+    assert!(summary.contains(": the module was disabled: no events were seen after this\n"), "{summary}");
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+    let changes = v["outside_changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0]["what"], "the module was disabled: no events were seen after this");
+    assert!(changes[0]["at_ms"].as_u64().unwrap() <= 1500);
+    // Restored exactly: enabled again, threshold 50.
+    assert_eq!(read(root.path(), "enable"), "1\n");
+    assert_eq!(read(root.path(), "trace_latency"), "50\n");
+    assert!(summary.contains("module restored: enabled, period 10 ms, threshold 50 ms"), "{summary}");
+}
+
+#[test]
+fn record_files_appear_whole_or_not_at_all() {
+    let root = disabled();
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("rec.json");
+    let folded = dir.path().join("rec.folded");
+    fs::write(&out, "old\n").unwrap();
+    let rec = spawn(root.path(), &["record", "--duration", "60s", "-o", out.to_str().unwrap(), "--folded", folded.to_str().unwrap()]);
+    wait_for("record to enable", || read(root.path(), "enable") == "1\n");
+    // While it records, the old file is untouched and the new ones are hidden.
+    assert_eq!(fs::read_to_string(&out).unwrap(), "old\n");
+    assert!(files_in(dir.path()).iter().filter(|n| !n.starts_with('.')).eq(["rec.json"].iter()));
+    // The records turn unreadable: record fails, restores, and leaves the old file alone.
+    fs::write(root.path().join("trace_irqoff/records"), "trace_irqoff records v1\n").unwrap();
+    signal(&rec, "-TERM");
+    let done = rec.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(1), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(String::from_utf8_lossy(&done.stderr).contains("could not read the module's records"));
+    assert_eq!(fs::read_to_string(&out).unwrap(), "old\n");
+    assert_eq!(files_in(dir.path()), ["rec.json"]);
+    assert_eq!(read(root.path(), "enable"), "0\n");
+}
+
+#[test]
+fn record_restores_after_sigterm_too() {
+    let root = disabled();
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("rec.json");
+    let rec = spawn(root.path(), &["record", "--duration", "60s", "--period", "5", "-o", out.to_str().unwrap()]);
+    wait_for("record to enable", || read(root.path(), "enable") == "1\n");
+    signal(&rec, "-TERM");
+    assert_eq!(rec.wait_with_output().unwrap().status.code(), Some(130));
+    assert_eq!((read(root.path(), "enable"), read(root.path(), "sampling_period")), ("0\n".into(), "10\n".into()));
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["settings"]["period_ms"], 5);
+    assert_eq!(files_in(dir.path()), ["rec.json"]);
+}

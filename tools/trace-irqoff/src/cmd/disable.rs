@@ -7,6 +7,7 @@ use super::Outcome;
 use crate::procfs::{Backend, Module};
 
 pub fn run<B: Backend>(m: &Module<B>) -> Result<Outcome> {
+    super::note_recording(m);
     m.set_enabled(false)?;
     Ok(Outcome::Done)
 }

@@ -8,6 +8,7 @@ use crate::cli::EnableArgs;
 use crate::procfs::{Backend, Module};
 
 pub fn run<B: Backend>(a: &EnableArgs, m: &Module<B>) -> Result<Outcome> {
+    super::note_recording(m);
     super::apply(m, a.period, a.threshold)?;
     Ok(Outcome::Done)
 }

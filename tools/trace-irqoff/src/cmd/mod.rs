@@ -12,6 +12,7 @@ use tio_logic::limits::{self, PERIOD_MS_MAX, PERIOD_MS_MIN, THRESHOLD_MS_MAX};
 
 use crate::cli::{Cli, ColorWhen, Command};
 use crate::error::Problem;
+use crate::output;
 use crate::procfs::{Backend, Dir, Module};
 
 mod clear;
@@ -92,6 +93,13 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
 fn monotonic_ns() -> u64 {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
     (t.tv_sec as u64).saturating_mul(1_000_000_000).saturating_add(t.tv_nsec as u64)
+}
+
+/// Warns that a `record` is running, before a change it will notice (and undo at its end).
+fn note_recording<B: Backend>(m: &Module<B>) {
+    if m.recording_elsewhere() {
+        output::note("a trace-irqoff record is running: it will report this change, and restore its own settings when it ends");
+    }
 }
 
 /// Checks period and threshold with the module's own rules (`src/parse.rs`), so the user

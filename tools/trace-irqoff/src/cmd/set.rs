@@ -8,6 +8,7 @@ use crate::cli::{SetArgs, Tunable};
 use crate::procfs::{Backend, Module};
 
 pub fn run<B: Backend>(a: &SetArgs, m: &Module<B>) -> Result<Outcome> {
+    super::note_recording(m);
     let s = m.settings()?;
     match a.what {
         Tunable::Period => {

@@ -26,6 +26,12 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
         rec.records.len(),
         output.display()
     );
+    if !rec.outside_changes.is_empty() {
+        let _ = writeln!(o, "warning: someone else changed the module during the recording:");
+        for c in &rec.outside_changes {
+            let _ = writeln!(o, "  at {:.1} s: {}", c.at_ms as f64 / 1000.0, c.what);
+        }
+    }
     let t = culprit::top(&rec.records, false);
     if !t.is_empty() {
         o += &super::top::text(&t[..t.len().min(5)], color);
