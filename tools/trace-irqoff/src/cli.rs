@@ -69,10 +69,10 @@ pub enum Command {
     #[command(after_help = "Example: trace-irqoff top --stack")]
     Top(TopArgs),
     /// Live view, refreshed every --interval; new events are highlighted.
-    #[command(after_help = "Example: trace-irqoff watch --interval 2s")]
+    #[command(after_help = "Example: trace-irqoff watch --interval 2s --until 100")]
     Watch(WatchArgs),
     /// Enable for a while, then save what happened to JSON and restore the previous state.
-    #[command(after_help = "Example: trace-irqoff record --duration 30s -o incident.json --folded incident.folded")]
+    #[command(after_help = "Example: trace-irqoff record --duration 30s -o incident.json --folded incident.folded\nExample: trace-irqoff record --until 50 -o caught.json   (ends at the next window of 50 ms or more, exit status 3)")]
     Record(RecordArgs),
     /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
@@ -172,13 +172,20 @@ pub struct WatchArgs {
     /// Stop after this many refreshes (default: until Ctrl-C).
     #[arg(long)]
     pub count: Option<u64>,
+    /// End as soon as a window of at least MS ms is recorded (exit status 3).
+    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    pub until: Option<u64>,
 }
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
-    /// How long to record (e.g. 30s, 5m).
-    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
-    pub duration: Duration,
+    /// How long to record (e.g. 30s, 5m) [default: 30s; with --until, no limit].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub duration: Option<Duration>,
+    /// End as soon as a window of at least MS ms is recorded, save and restore (exit
+    /// status 3); lowers the threshold to MS while recording if it is higher.
+    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    pub until: Option<u64>,
     /// Sampling period in ms while recording.
     #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
     pub period: Option<u64>,

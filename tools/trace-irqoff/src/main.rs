@@ -39,6 +39,7 @@ fn main() -> ExitCode {
 fn exit_status(result: anyhow::Result<Outcome>) -> u8 {
     let e = match result {
         Ok(Outcome::Done) => return 0,
+        Ok(Outcome::Caught) => return 3,
         Ok(Outcome::Interrupted) => return 130,
         Err(e) => e,
     };

@@ -311,6 +311,8 @@ pub mod fake {
         pub writes: RefCell<Vec<(String, String)>>,
         /// Reads of `records` that still work; then they fail with EIO.
         pub records_reads_left: Cell<Option<usize>>,
+        /// What `records` holds after each read, in turn (the module moving on).
+        pub records_script: RefCell<Vec<String>>,
     }
 
     impl Fake {
@@ -320,7 +322,7 @@ pub mod fake {
             files.insert("sampling_period".into(), "10ms\n".into());
             files.insert("trace_latency".into(), "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n".into());
             files.insert("records".into(), records.into());
-            Self { files: RefCell::new(files), fail_writes: None, loaded: true, locked: false, writes: RefCell::new(Vec::new()), records_reads_left: Cell::new(None) }
+            Self { files: RefCell::new(files), fail_writes: None, loaded: true, locked: false, writes: RefCell::new(Vec::new()), records_reads_left: Cell::new(None), records_script: RefCell::new(Vec::new()) }
         }
     }
 
@@ -338,6 +340,12 @@ pub mod fake {
                     Some(n) => self.records_reads_left.set(Some(n - 1)),
                     None => {}
                 }
+                let text = self.files.borrow()["records"].clone();
+                let mut script = self.records_script.borrow_mut();
+                if !script.is_empty() {
+                    self.files.borrow_mut().insert("records".into(), script.remove(0));
+                }
+                return Ok(text);
             }
             self.files.borrow().get(name).cloned().ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
         }

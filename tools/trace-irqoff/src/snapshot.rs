@@ -174,6 +174,12 @@ impl Record {
     }
 }
 
+/// The first of `records` (in their order) that is a window of at least `ms`, ended: in
+/// format v2 a lower bound is a window still open, whose own record follows when it ends.
+pub fn first_at_least(records: &[Record], ms: u64, version: u32) -> Option<&Record> {
+    records.iter().find(|r| r.latency_ns >= ms.saturating_mul(1_000_000) && !(r.lower_bound && version >= 2))
+}
+
 /// What happened between two snapshots: per-CPU counts and histograms counted in between,
 /// and the records that appeared.
 pub fn delta(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {

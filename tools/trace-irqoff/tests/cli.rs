@@ -691,3 +691,71 @@ fn record_restores_after_sigterm_too() {
     assert_eq!(v["settings"]["period_ms"], 5);
     assert_eq!(files_in(dir.path()), ["rec.json"]);
 }
+
+/// `records` of the v1 fixture with one more hardirq-off window on CPU 1.
+fn with_window(ms: u64) -> String {
+    RECORDS.replace(
+        "\nend\n",
+        &format!("\nrecord cpu=1 kind=hard lower_bound=0 latency_ns={} timestamp_ns=9000000000 pid=7 comm=hog frames=1\nframe hog_fn+0x1/0x2\nend\n", ms * 1_000_000 + 123_456),
+    )
+}
+
+/// Replaces a module file whole, as a read of the real one sees it.
+fn replace(root: &Path, name: &str, text: &str) {
+    let tmp = root.join(format!(".{name}.new"));
+    fs::write(&tmp, text).unwrap();
+    fs::rename(tmp, root.join("trace_irqoff").join(name)).unwrap();
+}
+
+#[test]
+fn record_until_ends_at_the_window_saves_and_restores() {
+    let root = disabled();
+    let out = root.path().join("caught.json");
+    let rec = spawn(root.path(), &["record", "--until", "40", "-o", out.to_str().unwrap()]);
+    // The threshold comes down to the --until length while recording.
+    wait_for("record to enable", || read(root.path(), "enable") == "1\n" && read(root.path(), "trace_latency") == "40\n");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // A shorter window does not end it; a long enough one does, within a poll.
+    replace(root.path(), "records", &with_window(39));
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    let start = std::time::Instant::now();
+    replace(root.path(), "records", &with_window(100));
+    let done = rec.wait_with_output().unwrap();
+    assert!(start.elapsed() < std::time::Duration::from_secs(2));
+    assert_eq!(done.status.code(), Some(3), "{}", String::from_utf8_lossy(&done.stderr));
+    let summary = String::from_utf8(done.stdout).unwrap();
+    assert!(summary.starts_with("caught a window of at least 40 ms: hardirq-off on CPU 1, 100.123 ms, hog (pid 7)\n"), "{summary}");
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["until_ms"], 40);
+    assert_eq!(v["caught"]["record"]["latency_ns"], 100_123_456);
+    assert_eq!(v["caught"]["bucket_ms"], serde_json::json!([64, 127]));
+    assert_eq!(v["interrupted"], false);
+    assert_eq!(v["records"].as_array().unwrap().len(), 1, "the 39 ms window was replaced by the file, not kept");
+    assert_eq!((read(root.path(), "enable"), read(root.path(), "trace_latency")), ("0\n".into(), "50\n".into()));
+}
+
+#[test]
+fn until_refuses_what_could_never_end_it() {
+    let root = disabled();
+    cli(root.path())
+        .args(["record", "--until", "30", "--threshold", "60", "-o", "/dev/null"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--until 30 is below --threshold 60").and(predicate::str::contains("hint: ")));
+    cli(root.path()).args(["record", "--until", "15", "-o", "/dev/null"]).assert().code(2).stderr(predicate::str::contains("(20 ms)"));
+    cli(root.path()).args(["watch", "--until", "30"]).assert().code(2).stderr(predicate::str::contains("hint: lower the threshold first"));
+    assert_eq!(read(root.path(), "enable"), "disabled\n");
+}
+
+#[test]
+fn watch_until_ends_at_a_new_window() {
+    let root = ours();
+    // Existing records (up to 79 ms) do not count, only new ones.
+    let w = spawn(root.path(), &["watch", "--interval", "50ms", "--until", "60"]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    replace(root.path(), "records", &with_window(70));
+    let done = w.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(3));
+    let text = String::from_utf8(done.stdout).unwrap();
+    assert!(text.ends_with("caught a window of at least 60 ms: hardirq-off on CPU 1, 70.123 ms, hog (pid 7)\n"), "{text}");
+}

@@ -36,6 +36,8 @@ pub enum Outcome {
     Done,
     /// Ended early by Ctrl-C (its work is saved and the module restored).
     Interrupted,
+    /// `--until`: a window at least that long was recorded.
+    Caught,
 }
 
 /// What every command gets besides its own arguments.

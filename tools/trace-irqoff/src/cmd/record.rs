@@ -22,7 +22,7 @@ use crate::files::AtomicFile;
 use crate::output;
 use crate::procfs::{Backend, Module, Settings};
 use crate::render;
-use crate::snapshot::{self, Cpu, Record, Snapshot};
+use crate::snapshot::{self, Cpu, Kind, Record, Snapshot};
 
 /// What `record` saves.
 #[derive(Serialize)]
@@ -34,6 +34,9 @@ pub struct Recording {
     pub restored: Settings,
     /// Changes someone else made to the module while it recorded, in order.
     pub outside_changes: Vec<OutsideChange>,
+    /// `--until`: the length that ends the recording, and the window that did.
+    pub until_ms: Option<u64>,
+    pub caught: Option<Caught>,
     /// Events per CPU and histograms counted during the recording.
     pub cpus: Vec<Cpu>,
     /// Records that appeared during the recording.
@@ -49,10 +52,26 @@ pub struct OutsideChange {
     pub what: String,
 }
 
+/// The window that ended a recording with `--until`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Caught {
+    pub cpu: u32,
+    pub kind: Kind,
+    /// Its latency bucket, [lo, hi] ms.
+    pub bucket_ms: [u64; 2],
+    /// Its record; none when the module counted the window but did not keep it (its
+    /// buffer held only worse ones).
+    pub record: Option<Record>,
+}
+
 /// How often the settings are compared with the ones `record` set.
 const SETTINGS_POLL: Duration = Duration::from_millis(100);
 /// How often the records file is read during a recording (to notice a clear; progress).
 const SNAPSHOT_POLL: Duration = Duration::from_secs(1);
+/// With `--until`, so that it ends soon after the window.
+const UNTIL_POLL: Duration = Duration::from_millis(250);
+/// `--duration` when not given, without `--until`.
+const DEFAULT_DURATION: Duration = Duration::from_secs(30);
 
 pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     // Before touching the module: where the results go, and whether it is ours to drive.
@@ -71,37 +90,58 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
         f.commit(culprit::folded(&rec.records).as_bytes())?;
     }
     output::print(&render::record::summary(&rec, &a.output, ctx.color))?;
-    Ok(if rec.interrupted { Outcome::Interrupted } else { Outcome::Done })
+    Ok(if rec.interrupted {
+        Outcome::Interrupted
+    } else if rec.caught.is_some() {
+        Outcome::Caught
+    } else {
+        Outcome::Done
+    })
 }
 
 /// Enables with the asked settings, waits for the duration or `stop`, and restores the
 /// settings found, whatever happened in between.
 pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, progress: bool) -> Result<Recording> {
     let prior = m.settings()?;
-    super::validate(a.period, a.threshold, prior.period_ms)?;
-    let mut tracker = Tracker::new(m.snapshot()?);
+    let threshold = threshold_for(a, &prior)?;
+    super::validate(a.period, threshold, prior.period_ms)?;
+    let limit = a.duration.or(if a.until.is_some() { None } else { Some(DEFAULT_DURATION) });
+    let snapshot_poll = if a.until.is_some() { UNTIL_POLL } else { SNAPSHOT_POLL };
+    let before = m.snapshot()?;
+    let version = before.version;
+    let mut tracker = Tracker::new(before);
     let guard = Restore { m, to: prior, armed: true };
-    super::apply(m, a.period, a.threshold)?;
+    super::apply(m, a.period, threshold)?;
     // As the module has them (it raises the threshold to 2P when the period grows).
     let used = m.settings()?;
     let mut expected = used;
     let mut changes = Vec::new();
     let start = Instant::now();
     let mut last_snapshot = start;
-    while start.elapsed() < a.duration && !stop.load(Ordering::SeqCst) {
-        std::thread::sleep(SETTINGS_POLL.min(a.duration.saturating_sub(start.elapsed())));
+    let left = || limit.map_or(SETTINGS_POLL, |d| d.saturating_sub(start.elapsed()));
+    while !left().is_zero() && !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(SETTINGS_POLL.min(left()));
         let at_ms = start.elapsed().as_millis() as u64;
         let now = m.settings()?;
         changes.extend(describe(&expected, &now).into_iter().map(|what| OutsideChange { at_ms, what }));
         expected = now;
-        if last_snapshot.elapsed() >= SNAPSHOT_POLL {
+        if last_snapshot.elapsed() >= snapshot_poll {
             last_snapshot = Instant::now();
             if tracker.observe(m.snapshot()?) {
                 changes.push(OutsideChange { at_ms, what: CLEARED.into() });
             }
+            let (cpus, records) = tracker.total();
             if progress {
-                let ev: u64 = tracker.total().0.iter().map(|c| c.hard_events + c.soft_events).sum();
-                eprint!("\rrecording: {:>4}s / {}s, {} events ", start.elapsed().as_secs(), a.duration.as_secs(), ev);
+                let ev: u64 = cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
+                let end = match (limit, a.until) {
+                    (Some(d), _) => format!(" / {}s", d.as_secs()),
+                    (None, Some(ms)) => format!(", until a window of {ms} ms"),
+                    (None, None) => String::new(),
+                };
+                eprint!("\rrecording: {:>4}s{end}, {ev} events ", start.elapsed().as_secs());
+            }
+            if a.until.is_some_and(|ms| caught(&cpus, &records, ms, version).is_some()) {
+                break;
             }
         }
     }
@@ -120,8 +160,48 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
         settings: used,
         restored: prior,
         outside_changes: changes,
+        until_ms: a.until,
+        caught: a.until.and_then(|ms| caught(&cpus, &records, ms, version)),
         cpus,
         records,
+    })
+}
+
+/// The threshold to record with: with `--until`, low enough that the window it waits for
+/// is recorded (the module keeps stacks only from the threshold on).
+fn threshold_for(a: &RecordArgs, prior: &Settings) -> Result<Option<u64>, Problem> {
+    let Some(until) = a.until else { return Ok(a.threshold) };
+    let period = a.period.unwrap_or(prior.period_ms);
+    if until < 2 * period {
+        return Err(Problem::usage(
+            format!("--until {until} is below the shortest window the module reports at a period of {period} ms ({} ms)", 2 * period),
+            format!("use --until {} or more, or a shorter --period", 2 * period),
+        ));
+    }
+    match a.threshold {
+        Some(t) if t > until => Err(Problem::usage(
+            format!("--until {until} is below --threshold {t}: such a window would not be recorded"),
+            format!("use --threshold {until} or less, or leave it out"),
+        )),
+        Some(t) => Ok(Some(t)),
+        None if prior.threshold_ms > until => Ok(Some(until)),
+        None => Ok(None),
+    }
+}
+
+/// The first window of at least `ms` among what a recording saw: its record, or, when the
+/// module did not keep it, a histogram bucket that only such windows fall in.
+fn caught(cpus: &[Cpu], records: &[Record], ms: u64, version: u32) -> Option<Caught> {
+    if let Some(r) = snapshot::first_at_least(records, ms, version) {
+        let (lo, hi) = crate::render::bucket_range(tio_logic::hist::bucket(r.latency_ns));
+        return Some(Caught { cpu: r.cpu, kind: r.kind, bucket_ms: [lo, hi], record: Some(r.clone()) });
+    }
+    cpus.iter().find_map(|c| {
+        [Kind::Hard, Kind::Soft].into_iter().find_map(|kind| {
+            let k = c.hist(kind, None).iter().enumerate().position(|(k, &n)| n > 0 && crate::render::bucket_range(k).0 >= ms)?;
+            let (lo, hi) = crate::render::bucket_range(k);
+            Some(Caught { cpu: c.cpu, kind, bucket_ms: [lo, hi], record: None })
+        })
     })
 }
 
@@ -250,7 +330,8 @@ mod tests {
 
     fn args(duration_ms: u64) -> RecordArgs {
         RecordArgs {
-            duration: Duration::from_millis(duration_ms),
+            duration: Some(Duration::from_millis(duration_ms)),
+            until: None,
             period: Some(5),
             threshold: Some(30),
             output: PathBuf::from("/dev/null"),
@@ -335,5 +416,78 @@ mod tests {
         assert_eq!(cpus[1].hard_events, 4);
         assert_eq!((cpus[1].hard_hist[5], cpus[1].hard_hist[6]), (1, 3));
         assert!(records.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod until_tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::procfs::fake::Fake;
+
+    const V2: &str = include_str!("../../tests/fixtures/records-v2.txt");
+
+    fn args(until: u64, threshold: Option<u64>) -> RecordArgs {
+        RecordArgs { duration: None, until: Some(until), period: None, threshold, output: PathBuf::from("/dev/null"), folded: None }
+    }
+
+    #[test]
+    fn the_threshold_comes_down_to_until() {
+        let prior = Settings { enabled: false, period_ms: 10, threshold_ms: 50 };
+        assert_eq!(threshold_for(&args(40, None), &prior).unwrap(), Some(40));
+        assert_eq!(threshold_for(&args(80, None), &prior).unwrap(), None);
+        assert_eq!(threshold_for(&args(80, Some(30)), &prior).unwrap(), Some(30));
+        let e = threshold_for(&args(40, Some(60)), &prior).unwrap_err();
+        assert_eq!(e.sentence, "--until 40 is below --threshold 60: such a window would not be recorded");
+        let e = threshold_for(&args(15, None), &prior).unwrap_err();
+        assert_eq!(e.sentence, "--until 15 is below the shortest window the module reports at a period of 10 ms (20 ms)");
+    }
+
+    #[test]
+    fn caught_by_its_record_or_by_its_bucket() {
+        let s = snapshot::parse(V2).unwrap();
+        let c = caught(&[], &s.records, 55, 2).unwrap();
+        assert_eq!((c.cpu, c.kind, c.bucket_ms), (0, Kind::Soft, [64, 127]));
+        assert_eq!(c.record.unwrap().latency_ns, 100_111_000);
+        assert!(caught(&[], &s.records, 101, 2).is_none());
+        // The 57 ms softirq window on CPU 3 is still open (v2): its record comes when it
+        // ends. A v1 lower bound is a record of its own.
+        assert!(caught(&[], &s.records[4..], 50, 2).is_none());
+        assert!(caught(&[], &s.records[4..], 50, 1).is_some());
+        // Counted in bucket [64, 127] (CPU 0 first) but not kept: still caught at 64.
+        assert_eq!(caught(&s.cpus, &[], 64, 2).map(|c| (c.cpu, c.kind, c.bucket_ms, c.record)), Some((0, Kind::Soft, [64, 127], None)));
+        // A bucket that holds shorter windows too proves nothing.
+        assert!(caught(&s.cpus, &[], 65, 2).is_none());
+    }
+
+    #[test]
+    fn until_ends_the_recording_when_the_window_comes() {
+        let v1 = include_str!("../../tests/fixtures/records-v1.txt");
+        let fake = Fake::new(v1);
+        // After the baseline read, a 120 ms hardirq-off window on CPU 1 appears.
+        let window = "record cpu=1 kind=hard lower_bound=0 latency_ns=120000000 timestamp_ns=9000000000 pid=7 comm=hog frames=1\nframe hog_fn+0x1/0x2\nend\n";
+        fake.records_script.borrow_mut().push(v1.replace("end\n", window));
+        let m = Module::open(&fake).unwrap();
+        let start = Instant::now();
+        let rec = record(&m, &args(100, None), &AtomicBool::new(false), false).unwrap();
+        assert!(start.elapsed() < Duration::from_secs(2), "it did not end at the window");
+        let c = rec.caught.unwrap();
+        assert_eq!((c.cpu, c.kind, c.bucket_ms), (1, Kind::Hard, [64, 127]));
+        assert_eq!(c.record.unwrap().stack, ["hog_fn+0x1/0x2"]);
+        // The threshold (50 ms) was below 100 already: kept.
+        assert_eq!(rec.settings.threshold_ms, 50);
+        assert_eq!(m.settings().unwrap(), Settings { enabled: false, period_ms: 10, threshold_ms: 50 });
+    }
+
+    #[test]
+    fn without_the_window_until_runs_out_the_duration() {
+        let fake = Fake::new(include_str!("../../tests/fixtures/records-v1.txt"));
+        let m = Module::open(&fake).unwrap();
+        let a = RecordArgs { duration: Some(Duration::from_millis(300)), ..args(60, None) };
+        let rec = record(&m, &a, &AtomicBool::new(false), false).unwrap();
+        assert!(rec.caught.is_none());
+        assert!(rec.duration_ms >= 300);
+        assert_eq!((rec.settings.threshold_ms, rec.until_ms), (50, Some(60)));
     }
 }

@@ -13,9 +13,20 @@ use crate::cli::WatchArgs;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
-use crate::snapshot::RecordKey;
+use crate::error::Problem;
+use crate::snapshot::{self, RecordKey};
 
 pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+    if let Some(ms) = a.until {
+        let threshold = m.settings()?.threshold_ms;
+        if ms < threshold {
+            return Err(Problem::usage(
+                format!("--until {ms} is below the threshold ({threshold} ms): such a window would not be recorded"),
+                format!("lower the threshold first (trace-irqoff set threshold {ms}), or use trace-irqoff record --until {ms}"),
+            )
+            .into());
+        }
+    }
     let stop = super::interrupt_flag()?;
     let tty = std::io::stdout().is_terminal();
     let mut seen: Option<HashSet<RecordKey>> = None;
@@ -28,6 +39,14 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         }
         o += &render::watch::refresh(&s, seen.as_ref(), a.interval, ctx.color);
         output::print(&o)?;
+        // Only windows that came after the first refresh end it.
+        if let (Some(ms), Some(sn)) = (a.until, &seen) {
+            let new: Vec<_> = s.records.iter().filter(|r| !sn.contains(&r.key())).cloned().collect();
+            if let Some(r) = snapshot::first_at_least(&new, ms, s.version) {
+                output::print(&render::watch::caught(r, ms))?;
+                return Ok(Outcome::Caught);
+            }
+        }
         seen = Some(s.records.iter().map(|r| r.key()).collect());
         n += 1;
         let until = Instant::now() + a.interval;

@@ -15,6 +15,15 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
     // Only a v2 module splits softirq events by cause; before, both are 0.
     let split = if bh_off + ksoftirqd_wait > 0 { format!(" ({bh_off} bh-off, {ksoftirqd_wait} ksoftirqd-wait)") } else { String::new() };
     let mut o = String::new();
+    if let Some(c) = &rec.caught {
+        let what = match &c.record {
+            Some(r) => format!("{} on CPU {}, {}, {} (pid {})", super::record_label(r), c.cpu, super::ms(r.latency_ns), r.comm, r.pid),
+            None => format!("{} on CPU {}, {}..{} ms (counted, not kept: the CPU's records are all worse)", c.kind.label(), c.cpu, c.bucket_ms[0], c.bucket_ms[1]),
+        };
+        let _ = writeln!(o, "caught a window of at least {} ms: {what}", rec.until_ms.unwrap_or(0));
+    } else if let Some(ms) = rec.until_ms {
+        let _ = writeln!(o, "no window of {ms} ms or more");
+    }
     let _ = writeln!(
         o,
         "recorded {:.1} s{}: {} hardirq-off and {} softirq-off{} events, {} records -> {}",

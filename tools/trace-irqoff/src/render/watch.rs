@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::snapshot::{RecordKey, Snapshot};
+use crate::snapshot::{Record, RecordKey, Snapshot};
 
 /// The header and the 20 newest records; those not in `seen` (the previous refresh) are
 /// marked new.
@@ -20,4 +20,9 @@ pub fn refresh(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Durati
         super::record(&mut o, r, color, new, 3, s.version);
     }
     o
+}
+
+/// The last line of `watch --until`.
+pub fn caught(r: &Record, ms: u64) -> String {
+    format!("caught a window of at least {ms} ms: {} on CPU {}, {}, {} (pid {})\n", super::record_label(r), r.cpu, super::ms(r.latency_ns), r.comm, r.pid)
 }
