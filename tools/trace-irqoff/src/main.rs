@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
+mod clock;
 mod cmd;
 mod culprit;
 mod error;

@@ -169,6 +169,10 @@ impl<B: Backend> Module<B> {
             Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => self.snapshot_original()?,
             Err(e) => return Err(self.io_error("cannot read", "records", e, "")),
         };
+        let clock = crate::clock::Clock::now();
+        for r in s.records.iter_mut().filter(|r| r.timestamp_ns != 0) {
+            r.wall_time = Some(clock.rfc3339(r.timestamp_ns));
+        }
         if self.demangle {
             for r in &mut s.records {
                 for f in r.stack.iter_mut().chain(&mut r.window_stack) {

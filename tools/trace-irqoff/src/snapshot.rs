@@ -120,7 +120,12 @@ pub struct Record {
     /// a softirq record taken by the hrtimer while softirqs were starved.
     pub lower_bound: bool,
     pub latency_ns: u64,
+    /// When the window ended (the open window of v2: when it was read), CLOCK_MONOTONIC.
     pub timestamp_ns: u64,
+    /// The same in wall-clock time, RFC 3339 UTC, converted with the boot time at read;
+    /// absent when the module gives no timestamp (the original's `trace_latency`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_time: Option<String>,
     pub pid: i32,
     pub comm: String,
     /// For ksoftirqd-wait: how long the softirq thread was seen runnable but not running
@@ -152,6 +157,7 @@ impl Record {
             lower_bound: false,
             latency_ns: 0,
             timestamp_ns: 0,
+            wall_time: None,
             pid: 0,
             comm: String::new(),
             runnable_ns: 0,

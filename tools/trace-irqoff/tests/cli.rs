@@ -44,9 +44,12 @@ fn ours_v2() -> TempDir {
     ])
 }
 
+/// The boot time the tests pretend (the module's timestamps are since boot).
+const BOOT_TIME: &str = "2026-05-07T10:00:00Z";
+
 fn cli(root: &Path) -> Command {
     let mut c = Command::cargo_bin("trace-irqoff").unwrap();
-    c.arg("--proc-root").arg(root).env("NO_COLOR", "1");
+    c.arg("--proc-root").arg(root).env("NO_COLOR", "1").env("TRACE_IRQOFF_BOOT_TIME", BOOT_TIME);
     c
 }
 
@@ -364,7 +367,7 @@ fn v2_records_text() {
     let text = stdout(root.path(), &["records", "--cpu", "2", "--limit", "1"]);
     assert_eq!(
         text,
-        "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  at 5.120000 s
+        "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  at 2026-05-07T10:00:05.120000Z (5.120000 s after boot)
     call_timer_fn+0x2a/0x130
     __run_timers+0x21d/0x2c0
     run_timer_softirq+0x2b/0x50
@@ -382,13 +385,13 @@ fn v2_records_text() {
     );
     let text = stdout(root.path(), &["records"]);
     // Worst first: the bh-off window, both its stacks, and the hardirq-off window it overlapped.
-    assert!(text.starts_with("softirq-off (bh-off) cpu 0     100.111 ms  sh (pid 79)  at 4.033490 s\n    __local_bh_enable_ip+0x5e/0x80\n"), "{text}");
+    assert!(text.starts_with("softirq-off (bh-off) cpu 0     100.111 ms  sh (pid 79)  at 2026-05-07T10:00:04.033490Z (4.033490 s after boot)\n    __local_bh_enable_ip+0x5e/0x80\n"), "{text}");
     assert!(text.contains("\n  in the window: sh-79\n    ktime_get+0x3c/0xa0\n"), "{text}");
     assert!(text.contains("\n  overlaps hardirq-off on CPU 1, 99.8 ms, irq_test\n"), "{text}");
-    assert!(text.contains("\nhardirq-off cpu 1      99.800 ms  irq_test (pid 90)  at 4.033412 s\n"), "{text}");
+    assert!(text.contains("\nhardirq-off cpu 1      99.800 ms  irq_test (pid 90)  at 2026-05-07T10:00:04.033412Z (4.033412 s after boot)\n"), "{text}");
     assert!(text.contains("\n  overlaps softirq-off on CPU 0, 100.1 ms, sh\n"), "{text}");
-    assert!(text.contains("\nsoftirq-off (ksoftirqd-wait) cpu 2      52.004 ms  ksoftirqd/2 (pid 24)  at 5.900000 s\n"), "{text}");
-    assert!(text.contains("\nsoftirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  at 5.100000 s  (window still open)\n  in the window: kworker/3:1-140\n    delay_tsc+0x4a/0x80\n"), "{text}");
+    assert!(text.contains("\nsoftirq-off (ksoftirqd-wait) cpu 2      52.004 ms  ksoftirqd/2 (pid 24)  at 2026-05-07T10:00:05.900000Z (5.900000 s after boot)\n"), "{text}");
+    assert!(text.contains("\nsoftirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  at 2026-05-07T10:00:05.100000Z (5.100000 s after boot)  (window still open)\n  in the window: kworker/3:1-140\n    delay_tsc+0x4a/0x80\n"), "{text}");
     // A hardirq record has no window sample to show.
     assert_eq!(text.matches("in the window:").count(), 3, "{text}");
     // --depth limits both stacks.
@@ -544,6 +547,7 @@ fn spawn(root: &Path, args: &[&str]) -> std::process::Child {
         .arg(root)
         .args(args)
         .env("NO_COLOR", "1")
+        .env("TRACE_IRQOFF_BOOT_TIME", BOOT_TIME)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -758,4 +762,59 @@ fn watch_until_ends_at_a_new_window() {
     assert_eq!(done.status.code(), Some(3));
     let text = String::from_utf8(done.stdout).unwrap();
     assert!(text.ends_with("caught a window of at least 60 ms: hardirq-off on CPU 1, 70.123 ms, hog (pid 7)\n"), "{text}");
+}
+
+/// Without the test's fixed boot time, a window that ended now is shown at now: the boot
+/// time is this machine's CLOCK_REALTIME - CLOCK_MONOTONIC at read.
+#[test]
+fn wall_times_follow_this_machines_clocks() {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    let now_ns = t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64;
+    let records = with_window(70).replace("timestamp_ns=9000000000", &format!("timestamp_ns={now_ns}"));
+    let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("trace_latency", "trace_irqoff_latency: 50ms\n"), ("records", &records)]);
+    let out = Command::cargo_bin("trace-irqoff").unwrap().arg("--proc-root").arg(root.path()).args(["records", "--json", "--limit", "1", "--sort", "newest"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let wall = humantime::parse_rfc3339(v[0]["wall_time"].as_str().unwrap()).unwrap();
+    let skew = wall.duration_since(std::time::SystemTime::now()).unwrap_or_else(|e| e.duration());
+    assert!(skew < std::time::Duration::from_secs(2), "{skew:?}");
+}
+
+#[test]
+fn times_people_read_are_wall_clock_times() {
+    let root = ours();
+    let text = stdout(root.path(), &["records", "--limit", "1", "--sort", "newest"]);
+    assert!(text.starts_with("hardirq-off cpu 1      52.990 ms  my task (pid 58)  at 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
+    let text = stdout(root.path(), &["watch", "--count", "1"]);
+    assert!(text.contains("  at 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
+    // The original module gives no time: none is made up.
+    let orig = proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", include_str!("fixtures/original-trace_latency.txt")),
+        ("distribute", include_str!("fixtures/original-distribute.txt")),
+    ]);
+    let text = stdout(orig.path(), &["records", "--limit", "1"]);
+    assert_eq!(text.lines().next().unwrap(), "hardirq-off cpu 17     107.000 ms  bash (pid 22840)");
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(orig.path(), &["records", "--json"])).unwrap();
+    assert!(v[0].get("wall_time").is_none());
+}
+
+#[test]
+fn a_record_file_says_when_where_and_with_what() {
+    let root = disabled();
+    let out = root.path().join("rec.json");
+    let before = std::time::SystemTime::now();
+    cli(root.path()).args(["record", "--duration", "200ms", "--threshold", "60", "-o", out.to_str().unwrap()]).assert().success();
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+    let uname = rustix::system::uname();
+    assert_eq!(v["host"], uname.nodename().to_str().unwrap());
+    assert_eq!(v["kernel"], uname.release().to_str().unwrap());
+    assert_eq!(v["cli_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(v["module"], serde_json::json!({"records_format": 1, "hz": 1000, "records_per_cpu": 16, "soft_event_ns": 22000000}));
+    assert_eq!(v["settings"], serde_json::json!({"enabled": true, "period_ms": 10, "threshold_ms": 60}));
+    let started = humantime::parse_rfc3339(v["started"].as_str().unwrap()).unwrap();
+    let ended = humantime::parse_rfc3339(v["ended"].as_str().unwrap()).unwrap();
+    assert!(before.duration_since(started).unwrap_or_default() < std::time::Duration::from_millis(1));
+    let took = ended.duration_since(started).unwrap();
+    assert!(took >= std::time::Duration::from_millis(200) && took < std::time::Duration::from_secs(5), "{took:?}");
 }

@@ -91,12 +91,6 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
-/// Current CLOCK_MONOTONIC in ns: the clock of the module's timestamps.
-fn monotonic_ns() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    (t.tv_sec as u64).saturating_mul(1_000_000_000).saturating_add(t.tv_nsec as u64)
-}
-
 /// Warns that a `record` is running, before a change it will notice (and undo at its end).
 fn note_recording<B: Backend>(m: &Module<B>) {
     if m.recording_elsewhere() {

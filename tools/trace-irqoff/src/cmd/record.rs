@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use super::{Ctx, Outcome};
 use crate::cli::RecordArgs;
+use crate::clock;
 use crate::culprit;
 use crate::error::Problem;
 use crate::files::AtomicFile;
@@ -27,6 +28,14 @@ use crate::snapshot::{self, Cpu, Kind, Record, Snapshot};
 /// What `record` saves.
 #[derive(Serialize)]
 pub struct Recording {
+    /// Where and with what it was taken.
+    pub host: String,
+    pub kernel: String,
+    pub cli_version: &'static str,
+    pub module: ModuleInfo,
+    /// Wall-clock start and end, RFC 3339 UTC.
+    pub started: String,
+    pub ended: String,
     pub duration_ms: u64,
     pub interrupted: bool,
     /// Settings while recording, and the ones restored afterwards.
@@ -41,6 +50,17 @@ pub struct Recording {
     pub cpus: Vec<Cpu>,
     /// Records that appeared during the recording.
     pub records: Vec<Record>,
+}
+
+/// The module's constants a recording was taken with (its settings are beside them).
+#[derive(Debug, Clone, Serialize)]
+pub struct ModuleInfo {
+    /// Version of its records file (0: the original module, which has none).
+    pub records_format: u32,
+    pub hz: u64,
+    pub records_per_cpu: u32,
+    /// Smallest softirq-off window it reports.
+    pub soft_event_ns: u64,
 }
 
 /// A change to the module that `record` did not make.
@@ -109,6 +129,12 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
     let snapshot_poll = if a.until.is_some() { UNTIL_POLL } else { SNAPSHOT_POLL };
     let before = m.snapshot()?;
     let version = before.version;
+    let module = ModuleInfo {
+        records_format: before.version,
+        hz: before.config.hz,
+        records_per_cpu: before.config.records_per_cpu,
+        soft_event_ns: before.config.soft_event_ns,
+    };
     let mut tracker = Tracker::new(before);
     let guard = Restore { m, to: prior, armed: true };
     super::apply(m, a.period, threshold)?;
@@ -116,6 +142,7 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
     let used = m.settings()?;
     let mut expected = used;
     let mut changes = Vec::new();
+    let started = clock::now_rfc3339();
     let start = Instant::now();
     let mut last_snapshot = start;
     let left = || limit.map_or(SETTINGS_POLL, |d| d.saturating_sub(start.elapsed()));
@@ -149,12 +176,20 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
         eprintln!();
     }
     let took = start.elapsed();
+    let ended = clock::now_rfc3339();
     if tracker.observe(m.snapshot()?) {
         changes.push(OutsideChange { at_ms: took.as_millis() as u64, what: CLEARED.into() });
     }
     guard.finish()?;
     let (cpus, records) = tracker.total();
+    let uname = rustix::system::uname();
     Ok(Recording {
+        host: uname.nodename().to_string_lossy().into_owned(),
+        kernel: uname.release().to_string_lossy().into_owned(),
+        cli_version: env!("CARGO_PKG_VERSION"),
+        module,
+        started,
+        ended,
         duration_ms: took.as_millis() as u64,
         interrupted: stop.load(Ordering::SeqCst),
         settings: used,

@@ -12,7 +12,7 @@ use crate::snapshot::{Record, Snapshot};
 
 pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let s = m.snapshot()?;
-    let v = select(&s, a, super::monotonic_ns());
+    let v = select(&s, a, crate::clock::monotonic_ns());
     if ctx.json {
         output::print_json(&v)?;
     } else {

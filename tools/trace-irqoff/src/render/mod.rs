@@ -67,6 +67,15 @@ pub fn histogram_unit(header: &str, unit: &str, counts: &[u64]) -> String {
     out
 }
 
+/// "  at 2026-05-07T10:21:33.178514Z (4.033412 s after boot)", or nothing without a time.
+pub fn when(r: &Record) -> String {
+    match (&r.wall_time, r.timestamp_ns) {
+        (_, 0) => String::new(),
+        (Some(w), ns) => format!("  at {w} ({} s after boot)", secs(ns)),
+        (None, ns) => format!("  at {} s after boot", secs(ns)),
+    }
+}
+
 /// Short form for sentences, to 0.1 ms: 99800123 ns -> "99.8 ms", 48000000 ns -> "48 ms".
 pub fn ms_short(ns: u64) -> String {
     let tenths = ns.saturating_add(50_000) / 100_000;
@@ -142,16 +151,7 @@ fn frames(out: &mut String, stack: &[String], color: bool, depth: usize) {
 pub fn record(out: &mut String, r: &Record, color: bool, new: bool, stack_depth: usize, version: u32) {
     let mark = if new { paint(color, RED, "NEW ") } else { String::new() };
     let open = if r.lower_bound && version >= 2 { "  (window still open)" } else { "" };
-    let _ = writeln!(
-        out,
-        "{mark}{} cpu {} {:>14}  {} (pid {})  at {} s{open}",
-        paint(color, BOLD, &record_label(r)),
-        r.cpu,
-        latency(r),
-        r.comm,
-        r.pid,
-        secs(r.timestamp_ns)
-    );
+    let _ = writeln!(out, "{mark}{} cpu {} {:>14}  {} (pid {}){}{open}", paint(color, BOLD, &record_label(r)), r.cpu, latency(r), r.comm, r.pid, when(r));
     frames(out, &r.stack, color, stack_depth);
     if r.window_pid != 0 || !r.window_stack.is_empty() {
         let _ = writeln!(out, "  in the window: {}-{}", r.window_comm, r.window_pid);
@@ -229,16 +229,17 @@ mod tests {
 
     #[test]
     fn record_shows_both_stacks_and_the_overlap() {
-        let s = v2();
+        let mut s = v2();
+        s.records[2].wall_time = Some("2026-05-07T10:00:05.120000Z".into());
         let mut o = String::new();
         record(&mut o, &s.records[2], false, false, 2, 2);
         assert_eq!(
             o,
-            "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  at 5.120000 s\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
+            "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  at 2026-05-07T10:00:05.120000Z (5.120000 s after boot)\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
         );
         let mut o = String::new();
         record(&mut o, &s.records[4], false, false, 12, 2);
-        assert!(o.starts_with("softirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  at 5.100000 s  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
+        assert!(o.starts_with("softirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  at 5.100000 s after boot  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
         // In v1 a lower bound is the hrtimer's sample, not an open window.
         let mut o = String::new();
         record(&mut o, &s.records[4], false, false, 12, 1);

@@ -41,6 +41,7 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
             let _ = writeln!(o, "  at {:.1} s: {}", c.at_ms as f64 / 1000.0, c.what);
         }
     }
+    let _ = writeln!(o, "on {} (kernel {}), {} to {}", rec.host, rec.kernel, rec.started, rec.ended);
     let t = culprit::top(&rec.records, false);
     if !t.is_empty() {
         o += &super::top::text(&t[..t.len().min(5)], color);

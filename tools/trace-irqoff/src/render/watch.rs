@@ -12,7 +12,8 @@ use crate::snapshot::{Record, RecordKey, Snapshot};
 pub fn refresh(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Duration, color: bool) -> String {
     let mut o = String::new();
     let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
-    let _ = writeln!(o, "trace-irqoff watch: {} events, {} records, every {:?} (Ctrl-C quits)", total, s.records.len(), interval);
+    let now = crate::clock::now_rfc3339();
+    let _ = writeln!(o, "trace-irqoff watch: {now}, {total} events, {} records, every {interval:?} (Ctrl-C quits)", s.records.len());
     let mut recs = s.records.clone();
     recs.sort_by_key(|r| std::cmp::Reverse(r.timestamp_ns));
     for r in recs.iter().take(20) {
