@@ -77,9 +77,9 @@ pub enum Command {
     /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
     Tagwait(TagwaitArgs),
-    /// Counters in the Prometheus text format (node_exporter textfile collector).
-    #[command(after_help = "Example: trace-irqoff metrics > /var/lib/node_exporter/trace_irqoff.prom")]
-    Metrics,
+    /// Counters and latency histograms in the Prometheus text format (node_exporter).
+    #[command(after_help = "Example: trace-irqoff metrics --textfile /var/lib/prometheus/node-exporter")]
+    Metrics(MetricsArgs),
     /// Shell completion script.
     #[command(after_help = "Example: trace-irqoff completions bash > /etc/bash_completion.d/trace-irqoff")]
     Completions(CompletionsArgs),
@@ -198,6 +198,14 @@ pub struct RecordArgs {
     /// Also write folded stacks (for flamegraph.pl, inferno) to this file.
     #[arg(long, value_name = "FILE")]
     pub folded: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct MetricsArgs {
+    /// Write DIR/trace_irqoff.prom atomically (node_exporter's textfile collector
+    /// directory), instead of printing.
+    #[arg(long, value_name = "DIR")]
+    pub textfile: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

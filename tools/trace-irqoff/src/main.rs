@@ -48,7 +48,7 @@ fn exit_status(result: anyhow::Result<Outcome>) -> u8 {
         return 0;
     }
     let (hint, code) = if let Some(pe) = e.downcast_ref::<ProcError>() {
-        (pe.hint(), if matches!(pe, ProcError::NotLoaded(_)) { 2 } else { 1 })
+        (pe.hint(), if matches!(pe, ProcError::NotLoaded(_) | ProcError::ProcRootMissing(_)) { 2 } else { 1 })
     } else if let Some(p) = e.downcast_ref::<Problem>() {
         (Some(p.hint.clone()), if p.usage { 2 } else { 1 })
     } else {

@@ -16,6 +16,8 @@ use crate::snapshot::{self, Snapshot};
 /// What can go wrong talking to the module.
 #[derive(Debug, thiserror::Error)]
 pub enum ProcError {
+    #[error("the proc root {0} does not exist")]
+    ProcRootMissing(PathBuf),
     #[error("the trace_irqoff module is not loaded ({0} does not exist)")]
     NotLoaded(PathBuf),
     #[error("permission denied on {0}")]
@@ -36,6 +38,7 @@ impl ProcError {
     /// One line telling the user what to do next.
     pub fn hint(&self) -> Option<String> {
         match self {
+            ProcError::ProcRootMissing(_) => Some("--proc-root names where the proc file system is mounted (default /proc)".into()),
             ProcError::NotLoaded(_) => Some("load it first: sudo insmod trace_irqoff.ko (or sudo modprobe trace_irqoff)".into()),
             ProcError::Permission(_) => Some("the files are root-only (mode 0600): run as root, e.g. with sudo".into()),
             ProcError::Invalid { .. } => Some(format!(
@@ -54,6 +57,10 @@ pub trait Backend {
     /// Where the files are, for messages.
     fn path(&self, name: &str) -> PathBuf;
     fn present(&self) -> bool;
+    /// Whether the proc root itself exists (else [`Backend::present`] is false anyway).
+    fn root_present(&self) -> bool;
+    /// The proc root, for messages.
+    fn root(&self) -> PathBuf;
     fn read(&self, name: &str) -> io::Result<String>;
     fn write(&self, name: &str, data: &str) -> io::Result<()>;
     /// Takes the advisory lock that `record` holds while it owns the module's settings;
@@ -69,12 +76,13 @@ pub struct Lock {
 
 /// The real directory under a proc root.
 pub struct Dir {
+    root: PathBuf,
     dir: PathBuf,
 }
 
 impl Dir {
     pub fn new(proc_root: &Path) -> Self {
-        Self { dir: proc_root.join("trace_irqoff") }
+        Self { root: proc_root.to_path_buf(), dir: proc_root.join("trace_irqoff") }
     }
 }
 
@@ -85,6 +93,14 @@ impl Backend for Dir {
 
     fn present(&self) -> bool {
         self.dir.is_dir()
+    }
+
+    fn root_present(&self) -> bool {
+        self.root.is_dir()
+    }
+
+    fn root(&self) -> PathBuf {
+        self.root.clone()
     }
 
     fn read(&self, name: &str) -> io::Result<String> {
@@ -127,6 +143,9 @@ pub struct Module<B: Backend> {
 impl<B: Backend> Module<B> {
     /// Fails with [`ProcError::NotLoaded`] when the module's directory is missing.
     pub fn open(backend: B) -> Result<Self, ProcError> {
+        if !backend.root_present() {
+            return Err(ProcError::ProcRootMissing(backend.root()));
+        }
         if !backend.present() {
             return Err(ProcError::NotLoaded(backend.path("")));
         }
@@ -336,6 +355,12 @@ pub mod fake {
         }
         fn present(&self) -> bool {
             self.loaded
+        }
+        fn root_present(&self) -> bool {
+            true
+        }
+        fn root(&self) -> PathBuf {
+            PathBuf::from("/fake")
         }
         fn read(&self, name: &str) -> io::Result<String> {
             if name == "records" {

@@ -149,22 +149,6 @@ fn top_ranks_the_sample_first() {
 }
 
 #[test]
-fn metrics_are_prometheus_text() {
-    let root = ours();
-    let out = cli(root.path()).arg("metrics").output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("# TYPE trace_irqoff_events_total counter"));
-    assert!(text.contains("trace_irqoff_events_total{cpu=\"1\",kind=\"hard\"}"));
-    assert!(text.contains("trace_irqoff_events_bucket_total{cpu=\"1\",kind=\"hard\",min_ms=\"64\",max_ms=\"127\"}"));
-    // Every sample line is `name{labels} value` or `name value`.
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let (name, value) = line.rsplit_once(' ').unwrap();
-        assert!(name.starts_with("trace_irqoff_"), "{line}");
-        value.parse::<f64>().unwrap();
-    }
-}
-
-#[test]
 fn enable_disable_set_clear_write_the_files() {
     let root = proc_root(&[
         ("enable", "disabled\n"),
@@ -225,11 +209,17 @@ fn tagwait_counters_and_metrics() {
         .stdout(predicate::str::is_match(r"(?m)^ +252,0 +0  hardware +1284$").unwrap())
         .stdout(predicate::str::contains("usecs"))
         .stdout(predicate::str::contains("512 -> 1023"));
+    let m = scrape(&stdout(root.path(), &["metrics"]));
+    assert_eq!(value(&m, "trace_irqoff_tag_waits_total", &[("dev", "252:0"), ("pool", "hardware")]), 1284.0);
+    assert_eq!(value(&m, "trace_irqoff_tag_waits_unattributed_total", &[("reason", "queue_unknown")]), 1.0);
+    let h = histogram(&m, "trace_irqoff_tag_wait_duration_seconds", &[]);
+    // 5 waits in [512, 1024) µs, 9 in [1024, 2048), 1 in [2048, 4096).
+    assert_eq!(bucket(&h, 0.001024), 5);
+    assert_eq!(bucket(&h, 0.002048), 14);
+    assert_eq!(h.count, Some(15));
     let v: serde_json::Value = serde_json::from_slice(&cli(root.path()).args(["tagwait", "--json"]).output().unwrap().stdout).unwrap();
     assert_eq!(v["counts"][1]["pool"], "scheduler");
     assert_eq!(v["unattributed"], 1);
-    let text = String::from_utf8(cli(root.path()).arg("metrics").output().unwrap().stdout).unwrap();
-    assert!(text.contains("trace_irqoff_tag_waits_total{dev=\"252:0\",hctx=\"0\",pool=\"hardware\",reserved=\"0\"} 1284"));
     cli(root.path()).args(["tagwait", "on"]).assert().success();
     assert_eq!(read(root.path(), "tag_wait"), "1\n");
 }
@@ -505,18 +495,6 @@ fn v2_status_and_hist_split_softirqs_by_cause() {
     // v1: the JSON stays as it was (hist_json_snapshot), without the split.
     let v: serde_json::Value = serde_json::from_str(&stdout(root1.path(), &["hist", "--json"])).unwrap();
     assert!(v.get("soft_bh_off").is_none());
-}
-
-#[test]
-fn v2_metrics_label_softirqs_with_their_cause() {
-    let root = ours_v2();
-    let text = stdout(root.path(), &["metrics"]);
-    assert!(text.contains("\ntrace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\"} 2\n"), "{text}");
-    assert!(text.contains("\ntrace_irqoff_events_total{cpu=\"1\",kind=\"hard\"} 1\n"), "{text}");
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let (_, value) = line.rsplit_once(' ').unwrap();
-        value.parse::<f64>().unwrap();
-    }
 }
 
 #[test]
@@ -817,4 +795,163 @@ fn a_record_file_says_when_where_and_with_what() {
     assert!(before.duration_since(started).unwrap_or_default() < std::time::Duration::from_millis(1));
     let took = ended.duration_since(started).unwrap();
     assert!(took >= std::time::Duration::from_millis(200) && took < std::time::Duration::from_secs(5), "{took:?}");
+}
+
+type Scrape = openmetrics_parser::MetricsExposition<openmetrics_parser::PrometheusType, openmetrics_parser::PrometheusValue>;
+
+/// The exposition as Prometheus reads it: a real parser of the text format, which also
+/// refuses what Prometheus would (non-cumulative histograms, no +Inf bucket, a sum
+/// without a count, a duplicate series, inconsistent labels in a family).
+fn scrape(text: &str) -> Scrape {
+    openmetrics_parser::prometheus::parse_prometheus(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"))
+}
+
+fn sample<'a>(m: &'a Scrape, family: &str, labels: &[(&str, &str)]) -> &'a openmetrics_parser::PrometheusValue {
+    let f = m.families.get(family).unwrap_or_else(|| panic!("no family {family}"));
+    let s = f
+        .iter_samples()
+        .find(|s| {
+            let ls = s.get_labelset().unwrap();
+            labels.iter().all(|(k, v)| ls.get_label_value(k) == Some(v))
+        })
+        .unwrap_or_else(|| panic!("no {family}{labels:?}"));
+    &s.value
+}
+
+fn value(m: &Scrape, family: &str, labels: &[(&str, &str)]) -> f64 {
+    match sample(m, family, labels) {
+        openmetrics_parser::PrometheusValue::Gauge(n) | openmetrics_parser::PrometheusValue::Unknown(n) => n.as_f64(),
+        openmetrics_parser::PrometheusValue::Counter(c) => c.value.as_f64(),
+        v => panic!("{family} is {v:?}"),
+    }
+}
+
+fn histogram(m: &Scrape, family: &str, labels: &[(&str, &str)]) -> openmetrics_parser::HistogramValue {
+    assert_eq!(m.families[family].family_type, openmetrics_parser::PrometheusType::Histogram);
+    match sample(m, family, labels) {
+        openmetrics_parser::PrometheusValue::Histogram(h) => h.clone(),
+        v => panic!("{family} is {v:?}"),
+    }
+}
+
+/// The cumulative count of the bucket with upper edge `le` seconds.
+fn bucket(h: &openmetrics_parser::HistogramValue, le: f64) -> u64 {
+    let b = h.buckets.iter().find(|b| b.upper_bound == le || (b.upper_bound - le).abs() < 1e-12).unwrap_or_else(|| panic!("no bucket {le} in {h:?}"));
+    b.count.as_f64() as u64
+}
+
+#[test]
+fn metrics_are_real_prometheus_histograms() {
+    for (root, version) in [(ours(), 1.0), (ours_v2(), 2.0)] {
+        let m = scrape(&stdout(root.path(), &["metrics"]));
+        assert_eq!(value(&m, "trace_irqoff_loaded", &[]), 1.0);
+        assert_eq!(value(&m, "trace_irqoff_records_format", &[]), version);
+        assert_eq!(value(&m, "trace_irqoff_threshold_seconds", &[]), 0.05);
+        // CPU 1's hardirq windows: v1 fixture 1 in [16, 32), 2 in [32, 64), 1 in [64, 128) ms;
+        // v2 fixture one of 99.8 ms.
+        let h = histogram(&m, "trace_irqoff_latency_seconds", &[("cpu", "1"), ("kind", "hard")]);
+        assert_eq!(h.buckets.len(), 24, "every bucket, zeros too");
+        if version == 1.0 {
+            assert_eq!((bucket(&h, 0.016), bucket(&h, 0.032), bucket(&h, 0.064), bucket(&h, 0.128), bucket(&h, f64::INFINITY)), (0, 1, 3, 4, 4));
+            // At bucket midpoints: 24 + 2 x 48 + 96 ms.
+            assert!((h.sum.as_ref().unwrap().as_f64() - 0.216).abs() < 1e-9, "{h:?}");
+            assert_eq!(h.count, Some(4));
+        } else {
+            assert_eq!((bucket(&h, 0.064), bucket(&h, 0.128)), (0, 1));
+            let bh = histogram(&m, "trace_irqoff_latency_seconds", &[("cpu", "2"), ("kind", "soft"), ("cause", "bh-off")]);
+            assert_eq!(bh.count, Some(2));
+        }
+        // A CPU without windows has its series from the start.
+        let idle = histogram(&m, "trace_irqoff_latency_seconds", &[("cpu", "0"), ("kind", "hard")]);
+        assert_eq!((idle.buckets.len(), idle.count), (24, Some(0)));
+        assert_eq!(value(&m, "trace_irqoff_events_total", &[("cpu", "1"), ("kind", "hard")]), h.count.unwrap() as f64);
+        assert_eq!(value(&m, "trace_irqoff_records_dropped_total", &[("cpu", "0")]), 0.0);
+        assert_eq!(m.families["trace_irqoff_events_total"].family_type, openmetrics_parser::PrometheusType::Counter);
+    }
+}
+
+#[test]
+fn metrics_of_the_original_module_count_its_histograms() {
+    let root = proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", include_str!("fixtures/original-trace_latency.txt")),
+        ("distribute", include_str!("fixtures/original-distribute.txt")),
+    ]);
+    let m = scrape(&stdout(root.path(), &["metrics"]));
+    assert_eq!(value(&m, "trace_irqoff_records_format", &[]), 0.0);
+    // hist shows 1 + 4 hardirq-off and 1 softirq-off windows: so must the metrics.
+    assert_eq!(value(&m, "trace_irqoff_events_total", &[("kind", "hard")]), 5.0);
+    assert_eq!(value(&m, "trace_irqoff_events_total", &[("kind", "soft")]), 1.0);
+    let h = histogram(&m, "trace_irqoff_latency_seconds", &[("kind", "hard")]);
+    assert_eq!((bucket(&h, 0.04), bucket(&h, 0.08), bucket(&h, 0.16), h.count), (1, 1, 5, Some(5)));
+    assert_eq!(value(&m, "trace_irqoff_worst_latency_seconds", &[("cpu", "17"), ("kind", "hard")]), 0.107);
+}
+
+#[test]
+fn metrics_without_the_module_say_so() {
+    let dir = TempDir::new().unwrap();
+    let text = stdout(dir.path(), &["metrics"]);
+    let m = scrape(&text);
+    assert_eq!(value(&m, "trace_irqoff_loaded", &[]), 0.0);
+    // A missing proc root is a mistake on the command line, not an unloaded module.
+    cli(&dir.path().join("nope"))
+        .arg("metrics")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the proc root ").and(predicate::str::contains("nope does not exist\nhint: --proc-root")));
+    cli(&dir.path().join("nope")).arg("status").assert().code(2).stderr(predicate::str::contains("nope does not exist"));
+    cli(dir.path()).arg("status").assert().code(2).stderr(predicate::str::contains("the trace_irqoff module is not loaded"));
+}
+
+#[test]
+fn metrics_textfile_is_replaced_whole() {
+    let root = ours_v2();
+    let dir = TempDir::new().unwrap();
+    let prom = dir.path().join("trace_irqoff.prom");
+    fs::write(&prom, "stale\n").unwrap();
+    cli(root.path()).args(["metrics", "--textfile"]).arg(dir.path()).assert().success().stdout("");
+    let text = fs::read_to_string(&prom).unwrap();
+    assert_eq!(value(&scrape(&text), "trace_irqoff_enabled", &[]), 1.0);
+    assert_eq!(files_in(dir.path()), ["trace_irqoff.prom"]);
+    // The module gone: the file says so instead of going stale or empty.
+    fs::remove_dir_all(root.path().join("trace_irqoff")).unwrap();
+    cli(root.path()).args(["metrics", "--textfile"]).arg(dir.path()).assert().success();
+    assert_eq!(value(&scrape(&fs::read_to_string(&prom).unwrap()), "trace_irqoff_loaded", &[]), 0.0);
+    cli(root.path())
+        .args(["metrics", "--textfile"])
+        .arg(dir.path().join("missing"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing does not exist\nhint: "));
+}
+
+/// The alert rules and the Grafana dashboard in Documentation/ use only series that
+/// `metrics` exports (a renamed metric breaks them silently otherwise).
+#[test]
+fn shipped_alerts_and_dashboard_use_exported_series() {
+    let records = RECORDS_V2.replace("\nend\n", "\ntagwait enabled=1 source=kprobe overflow=0 unattributed=0 missed=0\nend\n");
+    let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("trace_latency", "trace_irqoff_latency: 50ms\n"), ("records", &records)]);
+    let m = scrape(&stdout(root.path(), &["metrics"]));
+    let exported = |name: &str| {
+        m.families.contains_key(name)
+            || ["_bucket", "_sum", "_count"].iter().any(|s| name.strip_suffix(s).is_some_and(|f| m.families.contains_key(f)))
+    };
+    let alerts = include_str!("../../../Documentation/trace-irqoff-alerts.yml");
+    let dashboard = include_str!("../../../Documentation/trace-irqoff-grafana.json");
+    let _: serde_json::Value = serde_json::from_str(dashboard).unwrap();
+    for (file, text) in [("alerts", alerts), ("dashboard", dashboard)] {
+        let names: Vec<&str> = text
+            .match_indices("trace_irqoff_")
+            .map(|(i, _)| {
+                let rest = &text[i..];
+                &rest[..rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len())]
+            })
+            .filter(|n| n.ends_with(|c: char| c.is_ascii_lowercase()) && !n.ends_with("prom"))
+            .collect();
+        assert!(names.len() > 5, "{file}: {names:?}");
+        for n in names {
+            assert!(exported(n), "{file} uses {n}, which metrics does not export");
+        }
+    }
 }

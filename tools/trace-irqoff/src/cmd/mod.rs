@@ -48,12 +48,15 @@ pub struct Ctx {
 
 /// Runs the command of `cli`.
 pub fn run(cli: &Cli) -> Result<Outcome> {
+    let open = || Module::open(Dir::new(&cli.proc_root)).map(|m| m.raw_symbols(cli.raw_symbols));
     match &cli.command {
         Command::Completions(a) => return completions::run(a),
         Command::Man => return man::run(),
+        // Says "not loaded" in its own format.
+        Command::Metrics(a) => return metrics::run(a, open()),
         _ => {}
     }
-    let m = Module::open(Dir::new(&cli.proc_root))?.raw_symbols(cli.raw_symbols);
+    let m = open()?;
     let ctx = Ctx { json: cli.json, color: use_color(cli.color) };
     match &cli.command {
         Command::Status => status::run(&m, &ctx),
@@ -67,8 +70,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Watch(a) => watch::run(a, &m, &ctx),
         Command::Record(a) => record::run(a, &m, &ctx),
         Command::Tagwait(a) => tagwait::run(a, &m, &ctx),
-        Command::Metrics => metrics::run(&m),
-        Command::Completions(_) | Command::Man => unreachable!("run above, without the module"),
+        Command::Completions(_) | Command::Man | Command::Metrics(_) => unreachable!("run above"),
     }
 }
 
