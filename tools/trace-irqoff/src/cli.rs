@@ -65,8 +65,8 @@ pub enum Command {
     /// Log2 latency histograms per kind, summed over CPUs or per CPU.
     #[command(after_help = "Example: trace-irqoff hist --per-cpu")]
     Hist(HistArgs),
-    /// Who keeps doing this: records grouped by culprit (first frame, or whole stack).
-    #[command(after_help = "Example: trace-irqoff top --stack")]
+    /// Who keeps doing this: records grouped by culprit; or, with --live, per CPU and kind.
+    #[command(after_help = "Example: trace-irqoff top --stack\nExample: trace-irqoff top --live   (per CPU: events, last, min, avg, max; like rtla timerlat top)")]
     Top(TopArgs),
     /// Live view, refreshed every --interval; new events are highlighted.
     #[command(after_help = "Example: trace-irqoff watch --interval 2s --until 100")]
@@ -163,6 +163,16 @@ pub struct TopArgs {
     /// Show at most this many culprits.
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
+    /// Per CPU and kind: events, and last, min, avg and max of the recorded windows,
+    /// refreshed in place on a terminal (once otherwise).
+    #[arg(long, conflicts_with_all = ["stack", "limit"])]
+    pub live: bool,
+    /// With --live: time between refreshes.
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration, requires = "live")]
+    pub interval: Duration,
+    /// With --live: stop after this many refreshes (default: until Ctrl-C; 1 when not on a terminal).
+    #[arg(long, requires = "live")]
+    pub count: Option<u64>,
 }
 
 #[derive(Args, Debug)]

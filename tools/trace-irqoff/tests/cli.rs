@@ -955,3 +955,68 @@ fn shipped_alerts_and_dashboard_use_exported_series() {
         }
     }
 }
+
+/// Runs the CLI with a pseudo-terminal as stdin, stdout and stderr (colour `auto`, no
+/// NO_COLOR), as a person at a terminal does, and returns its exit status and what it wrote.
+fn on_a_terminal(root: &Path, args: &[&str]) -> (Option<i32>, String) {
+    use std::io::Read;
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap();
+    let slave = fs::File::options().read(true).write(true).open(name.to_str().unwrap()).unwrap();
+    rustix::termios::tcsetwinsize(&slave, rustix::termios::Winsize { ws_row: 50, ws_col: 200, ws_xpixel: 0, ws_ypixel: 0 }).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trace-irqoff"))
+        .arg("--proc-root")
+        .arg(root)
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("TRACE_IRQOFF_BOOT_TIME", BOOT_TIME)
+        .stdin(std::process::Stdio::from(slave.try_clone().unwrap()))
+        .stdout(std::process::Stdio::from(slave.try_clone().unwrap()))
+        .stderr(std::process::Stdio::from(slave))
+        .spawn()
+        .unwrap();
+    let mut master = fs::File::from(master);
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match master.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            // EIO: the child and its terminal are gone.
+            Err(_) => break,
+        }
+    }
+    (child.wait().unwrap().code(), String::from_utf8_lossy(&out).into_owned())
+}
+
+#[test]
+fn top_live_is_one_table_per_cpu_and_kind() {
+    let root = ours();
+    // Not on a terminal: one table, no escapes.
+    let text = stdout(root.path(), &["top", "--live"]);
+    assert!(text.starts_with("trace-irqoff top --live: "), "{text}");
+    assert!(text.contains("\n CPU  KIND           EVENTS RECORDED         LAST          MIN          AVG          MAX\n"), "{text}");
+    assert!(text.contains("\n   1  hardirq-off         4        3    52.990 ms    52.990 ms    58.322 ms    66.988 ms\n"), "{text}");
+    assert!(text.contains("\n   1  softirq-off         1        2    78.986 ms    50.990 ms    64.988 ms    78.986 ms\n"), "{text}");
+    assert_eq!(text.matches("top --live:").count(), 1);
+    assert!(!text.contains('\x1b'));
+    let rows: Vec<serde_json::Value> = serde_json::from_str(stdout(root.path(), &["top", "--live", "--json"]).trim()).unwrap();
+    assert_eq!(rows.len(), 4);
+    assert_eq!((&rows[2]["cpu"], &rows[2]["kind"], &rows[2]["events"], &rows[2]["max_ns"]), (&1.into(), &"hard".into(), &4.into(), &66_988_296.into()));
+    assert_eq!(rows[2]["last_time"], "2026-05-07T10:00:03.506551Z");
+}
+
+#[test]
+fn top_live_redraws_in_place_on_a_terminal() {
+    let root = ours();
+    let (code, text) = on_a_terminal(root.path(), &["top", "--live", "--interval", "50ms", "--count", "3"]);
+    assert_eq!(code, Some(0), "{text}");
+    // Three refreshes, each from the top left, lines cleared to their end, the header bold.
+    assert_eq!(text.matches("\x1b[H").count(), 3, "{text:?}");
+    assert_eq!(text.matches("trace-irqoff top --live:").count(), 3);
+    assert!(text.contains("\x1b[1m CPU  KIND "), "{text:?}");
+    assert!(text.contains("   1  hardirq-off         4        3    52.990 ms    52.990 ms    58.322 ms    66.988 ms\x1b[K"), "{text:?}");
+}

@@ -10,6 +10,7 @@ use anstyle::{AnsiColor, Style};
 use crate::snapshot::{Cause, Kind, Record, Snapshot, NR_BUCKETS};
 
 pub mod hist;
+pub mod live;
 pub mod metrics;
 pub mod record;
 pub mod status;
@@ -19,6 +20,17 @@ pub mod watch;
 
 /// Moves the cursor home and clears a terminal, before a refresh.
 pub const CLEAR_SCREEN: &str = "\x1b[H\x1b[2J";
+
+/// `text` drawn over the previous screen without clearing it first (no flicker): from the
+/// top left, each line cleared to its end, and what is below the text cleared.
+pub fn in_place(text: &str) -> String {
+    let mut o = String::from("\x1b[H");
+    for line in text.lines() {
+        o += line;
+        o += "\x1b[K\n";
+    }
+    o + "\x1b[J"
+}
 
 pub const BOLD: Style = Style::new().bold();
 pub const RED: Style = AnsiColor::Red.on_default().bold();
