@@ -83,9 +83,9 @@ pub enum Command {
     /// Shell completion script.
     #[command(after_help = "Example: trace-irqoff completions bash > /etc/bash_completion.d/trace-irqoff")]
     Completions(CompletionsArgs),
-    /// The man page (roff), generated from these definitions.
-    #[command(after_help = "Example: trace-irqoff man > trace-irqoff.1")]
-    Man,
+    /// The man pages (roff), generated from these definitions.
+    #[command(after_help = "Example: trace-irqoff man --dir /usr/local/share/man/man1")]
+    Man(ManArgs),
 }
 
 #[derive(Args, Debug)]
@@ -122,9 +122,9 @@ pub struct RecordsArgs {
     /// Only this kind.
     #[arg(long, value_enum)]
     pub kind: Option<Kind>,
-    /// Only latencies of at least this many ms.
-    #[arg(long, value_name = "MS")]
-    pub min: Option<u64>,
+    /// Only latencies of at least this many ms (decimals allowed: 1.5).
+    #[arg(long = "min", value_name = "MS", value_parser = parse_ms_decimal)]
+    pub min_ns: Option<u64>,
     /// Only events of the last DURATION (e.g. 10m, 1h).
     #[arg(long, value_parser = humantime::parse_duration)]
     pub since: Option<Duration>,
@@ -208,6 +208,17 @@ pub struct RecordArgs {
     /// Also write folded stacks (for flamegraph.pl, inferno) to this file.
     #[arg(long, value_name = "FILE")]
     pub folded: Option<PathBuf>,
+    /// What a folded stack counts: its windows, or their length in whole ms.
+    #[arg(long, value_enum, default_value_t = Weight::Count, requires = "folded")]
+    pub weight: Weight,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Weight {
+    /// One per window.
+    Count,
+    /// The window's latency in ms.
+    Latency,
 }
 
 #[derive(Args, Debug)]
@@ -232,6 +243,14 @@ pub enum OnOff {
 }
 
 #[derive(Args, Debug)]
+pub struct ManArgs {
+    /// Write trace-irqoff.1 and a trace-irqoff-COMMAND.1 for every command into DIR,
+    /// instead of printing trace-irqoff.1.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
 pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
@@ -240,4 +259,40 @@ pub struct CompletionsArgs {
 fn parse_ms_arg(s: &str) -> Result<u64, String> {
     let v = s.strip_suffix("ms").unwrap_or(s);
     v.parse().map_err(|_| format!("'{s}' is not a whole number of milliseconds"))
+}
+
+/// "80", "1.5", "1.5ms" -> ns.
+fn parse_ms_decimal(s: &str) -> Result<u64, String> {
+    let bad = || format!("'{s}' is not a number of milliseconds (e.g. 80 or 1.5)");
+    let v = s.strip_suffix("ms").unwrap_or(s);
+    let (whole, frac) = v.split_once('.').unwrap_or((v, ""));
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    let frac_ok = if v.contains('.') { digits(frac) } else { frac.is_empty() };
+    if !digits(whole) || !frac_ok || frac.len() > 6 {
+        return Err(bad());
+    }
+    let frac_ns: u64 = format!("{frac:0<6}").parse().map_err(|_| bad())?;
+    whole.parse::<u64>().ok().and_then(|w| w.checked_mul(1_000_000)).and_then(|w| w.checked_add(frac_ns)).ok_or_else(bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_milliseconds() {
+        assert_eq!(parse_ms_decimal("80"), Ok(80_000_000));
+        assert_eq!(parse_ms_decimal("1.5"), Ok(1_500_000));
+        assert_eq!(parse_ms_decimal("1.5ms"), Ok(1_500_000));
+        assert_eq!(parse_ms_decimal("0.000001"), Ok(1));
+        for bad in ["", "-1", "1.", ".5", "1.2.3", "abc", "1.0000001", "1e3", "99999999999999999999"] {
+            assert_eq!(parse_ms_decimal(bad), Err(format!("'{bad}' is not a number of milliseconds (e.g. 80 or 1.5)")), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_definitions_hold_together() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
 }

@@ -11,9 +11,10 @@ use serde::Serialize;
 #[error("stdout was closed")]
 pub struct ClosedPipe;
 
-/// Prints `text` as it is.
+/// Prints `text` as it is: colour is in it or not as `--color` decided (through a pipe
+/// too, with `--color always`).
 pub fn print(text: &str) -> Result<()> {
-    let mut o = anstream::stdout();
+    let mut o = std::io::stdout().lock();
     o.write_all(text.as_bytes()).and_then(|_| o.flush()).map_err(|_| ClosedPipe)?;
     Ok(())
 }

@@ -156,12 +156,15 @@ fn enable_disable_set_clear_write_the_files() {
         ("trace_latency", "trace_irqoff_latency: 50ms\n"),
         ("records", RECORDS),
     ]);
-    cli(root.path()).args(["enable", "--threshold", "80"]).assert().success();
+    cli(root.path()).args(["enable", "--threshold", "80"]).assert().success().stdout("trace_irqoff: enabled, period 10 ms, threshold 80 ms\n");
     assert_eq!(read(root.path(), "enable"), "1\n");
     assert_eq!(read(root.path(), "trace_latency"), "80\n");
-    cli(root.path()).arg("disable").assert().success();
+    cli(root.path()).args(["set", "threshold", "90"]).assert().success().stdout("trace_irqoff: enabled, period 10 ms, threshold 90 ms\n");
+    cli(root.path()).arg("disable").assert().success().stdout("trace_irqoff: disabled (records stay readable), period 10 ms, threshold 90 ms\n");
     assert_eq!(read(root.path(), "enable"), "0\n");
-    cli(root.path()).arg("clear").assert().success();
+    let v: serde_json::Value = serde_json::from_slice(&cli(root.path()).args(["set", "period", "20", "--json"]).output().unwrap().stdout).unwrap();
+    assert_eq!(v, serde_json::json!({"enabled": false, "period_ms": 20, "threshold_ms": 90}));
+    cli(root.path()).arg("clear").assert().success().stdout("trace_irqoff: records, histograms and drop counters cleared\n");
     assert_eq!(read(root.path(), "trace_latency"), "0\n");
 }
 
@@ -220,7 +223,7 @@ fn tagwait_counters_and_metrics() {
     let v: serde_json::Value = serde_json::from_slice(&cli(root.path()).args(["tagwait", "--json"]).output().unwrap().stdout).unwrap();
     assert_eq!(v["counts"][1]["pool"], "scheduler");
     assert_eq!(v["unattributed"], 1);
-    cli(root.path()).args(["tagwait", "on"]).assert().success();
+    cli(root.path()).args(["tagwait", "on"]).assert().success().stdout("tag-wait tracking: enabled\n");
     assert_eq!(read(root.path(), "tag_wait"), "1\n");
 }
 
@@ -240,10 +243,25 @@ fn works_against_the_original_module() {
 }
 
 #[test]
-fn completions_and_man_page() {
+fn completions_and_man_pages() {
     let dir = TempDir::new().unwrap();
     cli(dir.path()).args(["completions", "bash"]).assert().success().stdout(predicate::str::contains("trace-irqoff"));
-    cli(dir.path()).arg("man").assert().success().stdout(predicate::str::contains(".TH trace-irqoff"));
+    cli(dir.path()).arg("man").assert().success().stdout(predicate::str::contains(".TH trace-irqoff 1").and(predicate::str::contains(".SH \"EXIT STATUS\"\n")));
+    // Every page the main page refers to exists, with its options and the exit status.
+    cli(dir.path()).args(["man", "--dir"]).arg(dir.path()).assert().success();
+    let main = fs::read_to_string(dir.path().join("trace-irqoff.1")).unwrap();
+    let refs: Vec<&str> = main
+        .match_indices("trace\\-irqoff\\-")
+        .map(|(i, _)| &main[i..i + main[i..].find(|c: char| !(c.is_ascii_lowercase() || c == '\\' || c == '-')).unwrap()])
+        .filter(|r| main.contains(&format!("{r}(1)")))
+        .collect();
+    assert!(refs.len() >= 14, "{refs:?}");
+    for r in refs {
+        let page = fs::read_to_string(dir.path().join(format!("{}.1", r.replace("\\-", "-")))).unwrap_or_else(|_| panic!("{r}(1) is missing"));
+        assert!(page.contains(".SH \"EXIT STATUS\""), "{r}");
+    }
+    let record = fs::read_to_string(dir.path().join("trace-irqoff-record.1")).unwrap();
+    assert!(record.contains("\\fB\\-\\-until\\fR \\fI<MS>\\fR") && record.contains("\\fB3\\fR"), "{record}");
 }
 
 #[test]
@@ -255,14 +273,34 @@ fn every_command_has_help_with_an_example() {
 }
 
 #[test]
-fn watch_on_a_pipe_runs_count_refreshes_and_exits() {
+fn watch_on_a_pipe_prints_each_record_once() {
     let root = ours();
-    cli(root.path())
-        .args(["watch", "--interval", "10ms", "--count", "2"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("trace-irqoff watch:").count(2))
-        .stdout(predicate::str::contains("\x1b[2J").not());
+    let w = spawn(root.path(), &["watch", "--interval", "200ms", "--count", "4"]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    replace(root.path(), "records", &with_window(70));
+    let out = w.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches("trace-irqoff watch:").count(), 1, "{text}");
+    assert_eq!(text.matches("hardirq-off cpu 1      66.988 ms").count(), 1, "{text}");
+    assert_eq!(text.matches("hardirq-off cpu 1      70.123 ms  hog (pid 7)").count(), 1, "{text}");
+    assert!(text.trim_end().ends_with("hog_fn+0x1/0x2"), "the new record comes last: {text}");
+    assert!(!text.contains('\x1b'));
+}
+
+#[test]
+fn watch_json_is_ndjson_of_records() {
+    let root = ours();
+    let w = spawn(root.path(), &["--json", "watch", "--interval", "200ms", "--count", "4"]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    replace(root.path(), "records", &with_window(70));
+    let out = w.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    // The 5 records of the file, then the new one, each once.
+    assert_eq!(lines.len(), 6, "{text}");
+    assert_eq!(lines[5]["latency_ns"], 70_123_456);
+    assert_eq!(lines[5]["wall_time"], "2026-05-07T10:00:09.000000Z");
 }
 
 #[test]
@@ -1019,4 +1057,48 @@ fn top_live_redraws_in_place_on_a_terminal() {
     assert_eq!(text.matches("trace-irqoff top --live:").count(), 3);
     assert!(text.contains("\x1b[1m CPU  KIND "), "{text:?}");
     assert!(text.contains("   1  hardirq-off         4        3    52.990 ms    52.990 ms    58.322 ms    66.988 ms\x1b[K"), "{text:?}");
+}
+
+#[test]
+fn color_always_colours_through_a_pipe() {
+    let root = ours();
+    let out = cli(root.path()).env_remove("NO_COLOR").args(["--color", "always", "records", "--kind", "hard", "--limit", "1"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("\x1b[1mhardirq-off\x1b[0m cpu 1"), "{:?}", String::from_utf8_lossy(&out.stdout));
+    // auto on a pipe, and NO_COLOR even with always: none.
+    let out = cli(root.path()).env_remove("NO_COLOR").args(["records", "--limit", "1"]).output().unwrap();
+    assert!(!out.stdout.contains(&0x1b));
+    let out = cli(root.path()).args(["--color", "always", "records", "--limit", "1"]).output().unwrap();
+    assert!(!out.stdout.contains(&0x1b));
+    // On a terminal, auto colours; never does not.
+    let (_, text) = on_a_terminal(root.path(), &["records", "--limit", "1"]);
+    assert!(text.starts_with("\x1b[1msoftirq-off"), "{text:?}");
+    let (_, text) = on_a_terminal(root.path(), &["--color", "never", "records", "--limit", "1"]);
+    assert!(!text.contains('\x1b'), "{text:?}");
+}
+
+#[test]
+fn records_min_takes_decimals() {
+    let root = ours();
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--min", "66.9"])).unwrap();
+    assert_eq!(v.iter().map(|r| r["latency_ns"].as_u64().unwrap()).collect::<Vec<_>>(), [78_986_472, 66_988_296]);
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--min", "66.989ms"])).unwrap();
+    assert_eq!(v.len(), 1);
+    cli(root.path()).args(["records", "--min", "1,5"]).assert().code(2).stderr(predicate::str::contains("'1,5' is not a number of milliseconds (e.g. 80 or 1.5)"));
+}
+
+#[test]
+fn folded_stacks_weighted_by_count_or_latency() {
+    let root = disabled();
+    let dir = TempDir::new().unwrap();
+    for (weight, want) in [("count", " 1\n"), ("latency", " 100\n")] {
+        let folded = dir.path().join(format!("{weight}.folded"));
+        let rec = spawn(root.path(), &["record", "--until", "60", "-o", "/dev/null", "--folded", folded.to_str().unwrap(), "--weight", weight]);
+        wait_for("record to enable", || read(root.path(), "enable") == "1\n");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        replace(root.path(), "records", &with_window(100));
+        assert_eq!(rec.wait_with_output().unwrap().status.code(), Some(3));
+        assert_eq!(fs::read_to_string(&folded).unwrap(), format!("hardirq-off;hog;hog_fn{want}"));
+        replace(root.path(), "records", RECORDS);
+    }
+    cli(root.path()).args(["record", "--weight", "latency", "-o", "/dev/null"]).assert().code(2);
 }

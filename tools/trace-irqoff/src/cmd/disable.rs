@@ -3,11 +3,11 @@
 
 use anyhow::Result;
 
-use super::Outcome;
+use super::{Ctx, Outcome};
 use crate::procfs::{Backend, Module};
 
-pub fn run<B: Backend>(m: &Module<B>) -> Result<Outcome> {
+pub fn run<B: Backend>(m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     super::note_recording(m);
     m.set_enabled(false)?;
-    Ok(Outcome::Done)
+    super::confirm(m, ctx)
 }

@@ -3,12 +3,12 @@
 
 use anyhow::Result;
 
-use super::Outcome;
+use super::{Ctx, Outcome};
 use crate::cli::EnableArgs;
 use crate::procfs::{Backend, Module};
 
-pub fn run<B: Backend>(a: &EnableArgs, m: &Module<B>) -> Result<Outcome> {
+pub fn run<B: Backend>(a: &EnableArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     super::note_recording(m);
     super::apply(m, a.period, a.threshold)?;
-    Ok(Outcome::Done)
+    super::confirm(m, ctx)
 }

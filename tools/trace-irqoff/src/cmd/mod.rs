@@ -51,7 +51,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
     let open = || Module::open(Dir::new(&cli.proc_root)).map(|m| m.raw_symbols(cli.raw_symbols));
     match &cli.command {
         Command::Completions(a) => return completions::run(a),
-        Command::Man => return man::run(),
+        Command::Man(a) => return man::run(a),
         // Says "not loaded" in its own format.
         Command::Metrics(a) => return metrics::run(a, open()),
         _ => {}
@@ -60,17 +60,17 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
     let ctx = Ctx { json: cli.json, color: use_color(cli.color) };
     match &cli.command {
         Command::Status => status::run(&m, &ctx),
-        Command::Enable(a) => enable::run(a, &m),
-        Command::Disable => disable::run(&m),
-        Command::Clear => clear::run(&m),
-        Command::Set(a) => set::run(a, &m),
+        Command::Enable(a) => enable::run(a, &m, &ctx),
+        Command::Disable => disable::run(&m, &ctx),
+        Command::Clear => clear::run(&m, &ctx),
+        Command::Set(a) => set::run(a, &m, &ctx),
         Command::Records(a) => records::run(a, &m, &ctx),
         Command::Hist(a) => hist::run(a, &m, &ctx),
         Command::Top(a) => top::run(a, &m, &ctx),
         Command::Watch(a) => watch::run(a, &m, &ctx),
         Command::Record(a) => record::run(a, &m, &ctx),
         Command::Tagwait(a) => tagwait::run(a, &m, &ctx),
-        Command::Completions(_) | Command::Man | Command::Metrics(_) => unreachable!("run above"),
+        Command::Completions(_) | Command::Man(_) | Command::Metrics(_) => unreachable!("run above"),
     }
 }
 
@@ -91,6 +91,17 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     let f = flag.clone();
     ctrlc::set_handler(move || f.store(true, Ordering::SeqCst)).context("installing the Ctrl-C handler")?;
     Ok(flag)
+}
+
+/// Confirms a change in one line: the settings as the module has them now.
+fn confirm<B: Backend>(m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+    let s = m.settings()?;
+    if ctx.json {
+        output::print_json(&s)?;
+    } else {
+        output::print(&crate::render::status::settings_line(&s))?;
+    }
+    Ok(Outcome::Done)
 }
 
 /// Warns that a `record` is running, before a change it will notice (and undo at its end).

@@ -15,7 +15,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::{Ctx, Outcome};
-use crate::cli::RecordArgs;
+use crate::cli::{RecordArgs, Weight};
 use crate::clock;
 use crate::culprit;
 use crate::error::Problem;
@@ -107,7 +107,7 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
     let rec = record(m, a, &stop, std::io::stderr().is_terminal())?;
     json_file.commit((serde_json::to_string_pretty(&rec)? + "\n").as_bytes())?;
     if let Some(f) = folded_file {
-        f.commit(culprit::folded(&rec.records).as_bytes())?;
+        f.commit(culprit::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
     }
     output::print(&render::record::summary(&rec, &a.output, ctx.color))?;
     Ok(if rec.interrupted {
@@ -371,6 +371,7 @@ mod tests {
             threshold: Some(30),
             output: PathBuf::from("/dev/null"),
             folded: None,
+            weight: Weight::Count,
         }
     }
 
@@ -464,7 +465,7 @@ mod until_tests {
     const V2: &str = include_str!("../../tests/fixtures/records-v2.txt");
 
     fn args(until: u64, threshold: Option<u64>) -> RecordArgs {
-        RecordArgs { duration: None, until: Some(until), period: None, threshold, output: PathBuf::from("/dev/null"), folded: None }
+        RecordArgs { duration: None, until: Some(until), period: None, threshold, output: PathBuf::from("/dev/null"), folded: None, weight: Weight::Count }
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub fn select(s: &Snapshot, a: &RecordsArgs, now_ns: u64) -> Vec<Record> {
         .iter()
         .filter(|r| a.cpu.is_empty() || a.cpu.contains(&r.cpu))
         .filter(|r| a.kind.is_none_or(|k| k == r.kind))
-        .filter(|r| a.min.is_none_or(|ms| r.latency_ns >= ms.saturating_mul(1_000_000)))
+        .filter(|r| a.min_ns.is_none_or(|ns| r.latency_ns >= ns))
         .filter(|r| a.since.is_none_or(|d| r.timestamp_ns >= now_ns.saturating_sub(d.as_nanos() as u64)))
         .cloned()
         .collect();

@@ -3,11 +3,11 @@
 
 use anyhow::Result;
 
-use super::Outcome;
+use super::{Ctx, Outcome};
 use crate::cli::{SetArgs, Tunable};
 use crate::procfs::{Backend, Module};
 
-pub fn run<B: Backend>(a: &SetArgs, m: &Module<B>) -> Result<Outcome> {
+pub fn run<B: Backend>(a: &SetArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     super::note_recording(m);
     let s = m.settings()?;
     match a.what {
@@ -20,5 +20,5 @@ pub fn run<B: Backend>(a: &SetArgs, m: &Module<B>) -> Result<Outcome> {
             m.set_threshold(a.value)?;
         }
     }
-    Ok(Outcome::Done)
+    super::confirm(m, ctx)
 }

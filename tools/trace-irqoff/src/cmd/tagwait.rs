@@ -11,7 +11,13 @@ use crate::render;
 
 pub fn run<B: Backend>(a: &TagwaitArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     if let Some(sw) = a.switch {
-        m.set_tag_wait(sw == OnOff::On)?;
+        let on = sw == OnOff::On;
+        m.set_tag_wait(on)?;
+        if ctx.json {
+            output::print_json(&serde_json::json!({ "tag_wait": on }))?;
+        } else {
+            output::print(&format!("tag-wait tracking: {}\n", if on { "enabled" } else { "disabled" }))?;
+        }
         return Ok(Outcome::Done);
     }
     let s = m.snapshot()?;

@@ -34,6 +34,12 @@ pub fn json(settings: Settings, s: Snapshot) -> Status {
     }
 }
 
+/// "trace_irqoff: enabled, period 10 ms, threshold 60 ms": what a change left.
+pub fn settings_line(s: &Settings) -> String {
+    let state = if s.enabled { "enabled" } else { "disabled (records stay readable)" };
+    format!("trace_irqoff: {state}, period {} ms, threshold {} ms\n", s.period_ms, s.threshold_ms)
+}
+
 pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
     let mut o = String::new();
     let state = if settings.enabled { "enabled" } else { "disabled" };
