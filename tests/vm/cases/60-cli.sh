@@ -34,7 +34,7 @@ taskset -c 0 tio-pty trace-irqoff top --live --interval 200ms --count 2 > /tmp/l
 check "top --live on a terminal runs (exit 0)" test $rc = 0
 check "top --live on a terminal shows cpu 1's hardirq-off row with its windows" live_row
 check "top --live on a terminal redraws in place" live_redraws
-grep -a 'hardirq-off' /tmp/live.out | tr -d '\033\r' | head -n 2 | sed 's/^/# live: /'
+grep 'hardirq-off' /tmp/live.out | tr -d '\033\r' | head -n 2 | sed 's/^/# live: /'
 check "top --live on a pipe prints one table" sh -c "trace-irqoff top --live | grep -c '^trace-irqoff top --live:' | grep -qx 1"
 out=$(trace-irqoff set period 20 2>&1); rc=$?
 check "EBUSY becomes a sentence with a hint" sh -c "test $rc = 1 && echo '$out' | grep -q 'cannot change while tracing is enabled' && echo '$out' | grep -q '^hint: disable first'"
