@@ -49,28 +49,24 @@ pub struct Ctx {
 /// Runs the command of `cli`.
 pub fn run(cli: &Cli) -> Result<Outcome> {
     let open = || Module::open(Dir::new(&cli.proc_root)).map(|m| m.raw_symbols(cli.raw_symbols));
-    match &cli.command {
-        Command::Completions(a) => return completions::run(a),
-        Command::Man(a) => return man::run(a),
-        // Says "not loaded" in its own format.
-        Command::Metrics(a) => return metrics::run(a, open()),
-        _ => {}
-    }
-    let m = open()?;
     let ctx = Ctx { json: cli.json, color: use_color(cli.color) };
     match &cli.command {
-        Command::Status => status::run(&m, &ctx),
-        Command::Enable(a) => enable::run(a, &m, &ctx),
-        Command::Disable => disable::run(&m, &ctx),
-        Command::Clear => clear::run(&m, &ctx),
-        Command::Set(a) => set::run(a, &m, &ctx),
-        Command::Records(a) => records::run(a, &m, &ctx),
-        Command::Hist(a) => hist::run(a, &m, &ctx),
-        Command::Top(a) => top::run(a, &m, &ctx),
-        Command::Watch(a) => watch::run(a, &m, &ctx),
-        Command::Record(a) => record::run(a, &m, &ctx),
-        Command::Tagwait(a) => tagwait::run(a, &m, &ctx),
-        Command::Completions(_) | Command::Man(_) | Command::Metrics(_) => unreachable!("run above"),
+        Command::Status => status::run(&open()?, &ctx),
+        Command::Enable(a) => enable::run(a, &open()?, &ctx),
+        Command::Disable => disable::run(&open()?, &ctx),
+        Command::Clear => clear::run(&open()?, &ctx),
+        Command::Set(a) => set::run(a, &open()?, &ctx),
+        Command::Records(a) => records::run(a, &open()?, &ctx),
+        Command::Hist(a) => hist::run(a, &open()?, &ctx),
+        Command::Top(a) => top::run(a, &open()?, &ctx),
+        Command::Watch(a) => watch::run(a, &open()?, &ctx),
+        Command::Record(a) => record::run(a, &open()?, &ctx),
+        Command::Tagwait(a) => tagwait::run(a, &open()?, &ctx),
+        // Says "not loaded" in its own format.
+        Command::Metrics(a) => metrics::run(a, open()),
+        // Need no module.
+        Command::Completions(a) => completions::run(a),
+        Command::Man(a) => man::run(a),
     }
 }
 
