@@ -744,7 +744,7 @@ fn record_until_ends_at_the_window_saves_and_restores() {
     assert!(start.elapsed() < std::time::Duration::from_secs(2));
     assert_eq!(done.status.code(), Some(3), "{}", String::from_utf8_lossy(&done.stderr));
     let summary = String::from_utf8(done.stdout).unwrap();
-    assert!(summary.starts_with("caught a window of at least 40 ms: hardirq-off on CPU 1, 100.123 ms, hog (pid 7)\n"), "{summary}");
+    assert!(summary.starts_with("caught a window of at least 40 ms: hardirq-off on CPU 1, 100.123 ms, hog (pid 7)  at 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{summary}");
     let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(v["until_ms"], 40);
     assert_eq!(v["caught"]["record"]["latency_ns"], 100_123_456);
@@ -777,7 +777,7 @@ fn watch_until_ends_at_a_new_window() {
     let done = w.wait_with_output().unwrap();
     assert_eq!(done.status.code(), Some(3));
     let text = String::from_utf8(done.stdout).unwrap();
-    assert!(text.ends_with("caught a window of at least 60 ms: hardirq-off on CPU 1, 70.123 ms, hog (pid 7)\n"), "{text}");
+    assert!(text.ends_with("caught a window of at least 60 ms: hardirq-off on CPU 1, 70.123 ms, hog (pid 7)  at 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{text}");
 }
 
 /// Without the test's fixed boot time, a window that ended now is shown at now: the boot

@@ -39,5 +39,5 @@ pub fn appended(s: &Snapshot, new: &[Record], first: bool, interval: Duration, c
 
 /// The last line of `watch --until`.
 pub fn caught(r: &Record, ms: u64) -> String {
-    format!("caught a window of at least {ms} ms: {} on CPU {}, {}, {} (pid {})\n", super::record_label(r), r.cpu, super::ms(r.latency_ns), r.comm, r.pid)
+    format!("caught a window of at least {ms} ms: {} on CPU {}, {}, {} (pid {}){}\n", super::record_label(r), r.cpu, super::ms(r.latency_ns), r.comm, r.pid, super::when(r))
 }
