@@ -225,6 +225,7 @@ impl<B: Backend> Module<B> {
                 soft_hist: Vec::new(),
                 soft_bh_off_hist: Vec::new(),
                 soft_ksoftirqd_wait_hist: Vec::new(),
+                sums_ns: snapshot::Sums::default(),
             })
             .collect();
         let ms = 1_000_000;

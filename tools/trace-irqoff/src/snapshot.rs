@@ -95,9 +95,32 @@ pub struct Cpu {
     pub soft_bh_off_hist: Vec<u64>,
     #[serde(default)]
     pub soft_ksoftirqd_wait_hist: Vec<u64>,
+    /// Exact sums of the latencies counted in each histogram (module 0.1.0 since records v2
+    /// with `*_sum_ns`); `None` where the module does not say, and only an estimate exists.
+    #[serde(default)]
+    pub sums_ns: Sums,
+}
+
+/// The exact sums of a CPU's histograms, in ns, where the module gives them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sums {
+    pub hard: Option<u64>,
+    pub soft: Option<u64>,
+    pub soft_bh_off: Option<u64>,
+    pub soft_ksoftirqd_wait: Option<u64>,
 }
 
 impl Cpu {
+    /// The exact sum in ns of the histogram `hist(kind, cause)` names, if known.
+    pub fn sum_ns(&self, kind: Kind, cause: Option<Cause>) -> Option<u64> {
+        match (kind, cause) {
+            (Kind::Hard, _) => self.sums_ns.hard,
+            (Kind::Soft, None) => self.sums_ns.soft,
+            (Kind::Soft, Some(Cause::BhOff)) => self.sums_ns.soft_bh_off,
+            (Kind::Soft, Some(Cause::KsoftirqdWait)) => self.sums_ns.soft_ksoftirqd_wait,
+        }
+    }
+
     /// The histogram of `kind`, narrowed to `cause` for softirqs (empty when unknown).
     pub fn hist(&self, kind: Kind, cause: Option<Cause>) -> &[u64] {
         match (kind, cause) {
@@ -214,6 +237,15 @@ pub fn delta(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {
                 soft_hist: subv(&a.soft_hist, b.map(|b| &b.soft_hist)),
                 soft_bh_off_hist: subv(&a.soft_bh_off_hist, b.map(|b| &b.soft_bh_off_hist)),
                 soft_ksoftirqd_wait_hist: subv(&a.soft_ksoftirqd_wait_hist, b.map(|b| &b.soft_ksoftirqd_wait_hist)),
+                sums_ns: {
+                    let d = |x: Option<u64>, y: Option<Option<u64>>| x.map(|x| x.saturating_sub(y.flatten().unwrap_or(0)));
+                    Sums {
+                        hard: d(a.sums_ns.hard, b.map(|b| b.sums_ns.hard)),
+                        soft: d(a.sums_ns.soft, b.map(|b| b.sums_ns.soft)),
+                        soft_bh_off: d(a.sums_ns.soft_bh_off, b.map(|b| b.sums_ns.soft_bh_off)),
+                        soft_ksoftirqd_wait: d(a.sums_ns.soft_ksoftirqd_wait, b.map(|b| b.sums_ns.soft_ksoftirqd_wait)),
+                    }
+                },
             }
         })
         .collect();
@@ -246,6 +278,9 @@ pub struct TagWait {
     pub counts: Vec<TagCount>,
     /// Log2 histogram of wait durations: bucket k holds [2^k, 2^(k+1)) µs.
     pub duration_hist_us: Vec<u64>,
+    /// The exact sum of the durations, µs, where the module gives it (`tagwait_sum_us`).
+    #[serde(default)]
+    pub duration_sum_us: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -314,6 +349,15 @@ impl<'a> Fields<'a> {
     fn num<T: std::str::FromStr>(&self, key: &str) -> Result<T, ParseError> {
         let v = self.str(key)?;
         v.parse().map_err(|_| malformed(self.line, format!("'{key}' is not a number: '{v}'")))
+    }
+
+    /// A number that older module versions do not print, `None` then.
+    fn opt_num<T: std::str::FromStr>(&self, key: &str) -> Result<Option<T>, ParseError> {
+        if self.pairs.iter().any(|(k, _)| *k == key) {
+            self.num(key).map(Some)
+        } else {
+            Ok(None)
+        }
     }
 
     /// A number that older module versions do not print.
@@ -454,6 +498,12 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     // Before v2 the split is unknown, and an empty histogram says so.
                     soft_bh_off_hist: if v2 { vec![0; NR_BUCKETS] } else { Vec::new() },
                     soft_ksoftirqd_wait_hist: if v2 { vec![0; NR_BUCKETS] } else { Vec::new() },
+                    sums_ns: Sums {
+                        hard: f.opt_num("hard_sum_ns")?,
+                        soft: f.opt_num("soft_sum_ns")?,
+                        soft_bh_off: f.opt_num("soft_bh_off_sum_ns")?,
+                        soft_ksoftirqd_wait: f.opt_num("soft_ksoftirqd_wait_sum_ns")?,
+                    },
                 });
             }
             "hist" => {
@@ -510,6 +560,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     missed: f.num("missed")?,
                     counts: Vec::new(),
                     duration_hist_us: vec![0; NR_BUCKETS],
+                    duration_sum_us: None,
                 });
             }
             "tagwait_count" => {
@@ -523,6 +574,11 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     reserved: f.flag("reserved")?,
                     waits: f.num("waits")?,
                 });
+            }
+            "tagwait_sum_us" => {
+                let tw = tag_wait.as_mut().ok_or_else(|| malformed(n, "tagwait_sum_us before tagwait"))?;
+                let v = words.next().unwrap_or("");
+                tw.duration_sum_us = Some(v.parse().map_err(|_| malformed(n, format!("tagwait_sum_us is not a number: '{v}'")))?);
             }
             "tagwait_hist_us" => {
                 let tw = tag_wait.as_mut().ok_or_else(|| malformed(n, "tagwait_hist_us before tagwait"))?;

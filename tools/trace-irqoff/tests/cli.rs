@@ -201,7 +201,7 @@ fn malformed_records_give_a_clear_error_not_a_panic() {
 fn tagwait_counters_and_metrics() {
     let records = RECORDS.replace(
         "\nend\n",
-        "\ntagwait enabled=1 source=kprobe overflow=0 unattributed=1 missed=0\ntagwait_count major=252 minor=0 hctx=0 sched=0 reserved=0 waits=1284\ntagwait_count major=252 minor=0 hctx=0 sched=1 reserved=0 waits=7\ntagwait_hist_us 0 0 0 0 0 0 0 0 0 5 9 1 0 0 0 0 0 0 0 0 0 0 0 0\nend\n",
+        "\ntagwait enabled=1 source=kprobe overflow=0 unattributed=1 missed=0\ntagwait_count major=252 minor=0 hctx=0 sched=0 reserved=0 waits=1284\ntagwait_count major=252 minor=0 hctx=0 sched=1 reserved=0 waits=7\ntagwait_sum_us 21000\ntagwait_hist_us 0 0 0 0 0 0 0 0 0 5 9 1 0 0 0 0 0 0 0 0 0 0 0 0\nend\n",
     );
     let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("trace_latency", "trace_irqoff_latency: 50ms\n"), ("records", &records), ("tag_wait", "")]);
     cli(root.path())
@@ -220,6 +220,8 @@ fn tagwait_counters_and_metrics() {
     assert_eq!(bucket(&h, 0.001024), 5);
     assert_eq!(bucket(&h, 0.002048), 14);
     assert_eq!(h.count, Some(15));
+    // The module's exact sum, not bucket midpoints.
+    assert!((h.sum.as_ref().map_or(0.0, |s| s.as_f64()) - 0.021).abs() < 1e-12, "{h:?}");
     let v: serde_json::Value = serde_json::from_slice(&cli(root.path()).args(["tagwait", "--json"]).output().unwrap().stdout).unwrap();
     assert_eq!(v["counts"][1]["pool"], "scheduler");
     assert_eq!(v["unattributed"], 1);
@@ -896,6 +898,8 @@ fn metrics_are_real_prometheus_histograms() {
             assert_eq!(h.count, Some(4));
         } else {
             assert_eq!((bucket(&h, 0.064), bucket(&h, 0.128)), (0, 1));
+            // The module's exact sum (hard_sum_ns), not the bucket's midpoint (0.096).
+            assert!((h.sum.as_ref().unwrap().as_f64() - 0.0998).abs() < 1e-9, "{h:?}");
             let bh = histogram(&m, "trace_irqoff_latency_seconds", &[("cpu", "2"), ("kind", "soft"), ("cause", "bh-off")]);
             assert_eq!(bh.count, Some(2));
         }

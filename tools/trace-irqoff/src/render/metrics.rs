@@ -61,17 +61,20 @@ fn secs(ns: u64) -> f64 {
 
 /// One histogram in seconds from per-bucket counts: `(upper edge in seconds or None for
 /// +Inf, count, midpoint in seconds)`, buckets ascending.
-fn histogram(o: &mut String, name: &str, labels: &str, buckets: &[(Option<f64>, u64, f64)]) {
+/// `exact_sum` (seconds) is the module's own sum where it gives one; otherwise each value
+/// stands at its bucket's midpoint.
+fn histogram(o: &mut String, name: &str, labels: &str, buckets: &[(Option<f64>, u64, f64)], exact_sum: Option<f64>) {
     let sep = if labels.is_empty() { "" } else { "," };
     let mut cumulative = 0u64;
-    let mut sum = 0f64;
+    let mut estimate = 0f64;
     for &(le, count, mid) in buckets {
         cumulative += count;
-        sum += count as f64 * mid;
+        estimate += count as f64 * mid;
         if let Some(le) = le {
             let _ = writeln!(o, "{name}_bucket{{{labels}{sep}le=\"{le}\"}} {cumulative}");
         }
     }
+    let sum = exact_sum.unwrap_or(estimate);
     let _ = writeln!(o, "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {cumulative}");
     let _ = writeln!(o, "{name}_sum{{{labels}}} {sum}");
     let _ = writeln!(o, "{name}_count{{{labels}}} {cumulative}");
@@ -103,7 +106,7 @@ fn round(v: f64) -> f64 {
     (v * 1e9).round() / 1e9
 }
 
-const LATENCY_HELP: &str = "Windows with hard interrupts (kind=hard) or softirqs (kind=soft; cause=bh-off|ksoftirqd-wait from records format v2) off, by length, since the last clear. The module counts per log2 bucket: _sum takes each window at its bucket's midpoint.";
+const LATENCY_HELP: &str = "Windows with hard interrupts (kind=hard) or softirqs (kind=soft; cause=bh-off|ksoftirqd-wait from records format v2) off, by length, since the last clear. _sum is the module's exact sum; only from modules that do not give one (older ones, the original tool) each window stands at its bucket's midpoint.";
 
 /// The exposition of a loaded module.
 pub fn exposition(s: &Snapshot) -> String {
@@ -150,7 +153,8 @@ fn ours(o: &mut String, s: &Snapshot) {
     }
     family(o, "trace_irqoff_latency_seconds", "histogram", LATENCY_HELP);
     for (c, se) in &series {
-        histogram(o, "trace_irqoff_latency_seconds", &se.labels(), &log2_buckets(c.hist(se.kind, se.cause), 1e-3));
+        let exact = c.sum_ns(se.kind, se.cause).map(secs);
+        histogram(o, "trace_irqoff_latency_seconds", &se.labels(), &log2_buckets(c.hist(se.kind, se.cause), 1e-3), exact);
     }
     family(o, "trace_irqoff_events_total", "counter", "Windows counted since the last clear (the histogram's _count).");
     for (c, se) in &series {
@@ -176,7 +180,7 @@ fn original(o: &mut String, s: &Snapshot, rows: &[(Kind, Vec<Row>)]) {
     family(o, "trace_irqoff_latency_seconds", "histogram", LATENCY_HELP);
     for (kind, rows) in rows {
         let se = Series { cpu: String::new(), kind: *kind, cause: None };
-        histogram(o, "trace_irqoff_latency_seconds", &se.labels(), &original_buckets(rows));
+        histogram(o, "trace_irqoff_latency_seconds", &se.labels(), &original_buckets(rows), None);
     }
     family(o, "trace_irqoff_events_total", "counter", "Windows counted since the last clear (the histogram's _count).");
     for (kind, rows) in rows {
@@ -222,8 +226,9 @@ fn tag_wait(o: &mut String, tw: &TagWait) {
     let _ = writeln!(o, "trace_irqoff_tag_waits_unattributed_total{{reason=\"queue_unknown\"}} {}", tw.unattributed);
     family(o, "trace_irqoff_tag_wait_durations_missed_total", "counter", "Tag waits whose duration was not measured.");
     let _ = writeln!(o, "trace_irqoff_tag_wait_durations_missed_total {}", tw.missed);
-    family(o, "trace_irqoff_tag_wait_duration_seconds", "histogram", "How long submitters slept for a tag. Counted per log2 bucket of µs: _sum takes each wait at its bucket's midpoint.");
-    histogram(o, "trace_irqoff_tag_wait_duration_seconds", "", &log2_buckets(&tw.duration_hist_us, 1e-6));
+    family(o, "trace_irqoff_tag_wait_duration_seconds", "histogram", "How long submitters slept for a tag. _sum is the module's exact sum (older modules: each wait at its bucket's midpoint).");
+    let exact = tw.duration_sum_us.map(|us| us as f64 / 1e6);
+    histogram(o, "trace_irqoff_tag_wait_duration_seconds", "", &log2_buckets(&tw.duration_hist_us, 1e-6), exact);
 }
 
 #[cfg(test)]
@@ -249,7 +254,10 @@ mod tests {
         assert_eq!(h[6], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"0.128\"} 1");
         assert_eq!(h[22], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"8388.608\"} 1");
         assert_eq!(h[23], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"+Inf\"} 1");
-        assert!(text.contains("\ntrace_irqoff_latency_seconds_sum{cpu=\"1\",kind=\"hard\",cause=\"\"} 0.096\n"), "{text}");
+        // The module's exact sum where it gives one (CPU 1), else bucket midpoints (CPU 0's
+        // 100.111 ms bh-off window at 96 ms).
+        assert!(text.contains("\ntrace_irqoff_latency_seconds_sum{cpu=\"1\",kind=\"hard\",cause=\"\"} 0.0998\n"), "{text}");
+        assert!(text.contains("\ntrace_irqoff_latency_seconds_sum{cpu=\"0\",kind=\"soft\",cause=\"bh-off\"} 0.096\n"), "{text}");
         assert!(text.contains("\ntrace_irqoff_latency_seconds_count{cpu=\"1\",kind=\"hard\",cause=\"\"} 1\n"));
         // A CPU without any window has its series too, at zero.
         assert!(text.contains("\ntrace_irqoff_latency_seconds_count{cpu=\"3\",kind=\"hard\",cause=\"\"} 0\n"));
