@@ -71,7 +71,20 @@ pub trait Backend {
 /// The advisory lock of [`Backend::try_lock`]: an `flock` on the module's directory, which
 /// the kernel drops with the process however it ends, so a killed `record` leaves none.
 pub struct Lock {
-    _fd: Option<rustix::fd::OwnedFd>,
+    fd: Option<rustix::fd::OwnedFd>,
+}
+
+impl Lock {
+    /// A lock that holds nothing: where the kernel has no file locking
+    /// (`CONFIG_FILE_LOCKING` off), or on a fake proc root.
+    pub fn none() -> Self {
+        Self { fd: None }
+    }
+
+    /// Whether this really excludes another `record`.
+    pub fn is_held(&self) -> bool {
+        self.fd.is_some()
+    }
 }
 
 /// The real directory under a proc root.
@@ -118,8 +131,10 @@ impl Backend for Dir {
         use rustix::fs::{flock, open, FlockOperation, Mode, OFlags};
         let fd = open(&self.dir, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
         match flock(&fd, FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => Ok(Some(Lock { _fd: Some(fd) })),
+            Ok(()) => Ok(Some(Lock { fd: Some(fd) })),
             Err(Errno::WOULDBLOCK) => Ok(None),
+            // A kernel without file locking: nothing can be excluded, the caller says so.
+            Err(Errno::NOSYS) => Ok(Some(Lock::none())),
             Err(e) => Err(e.into()),
         }
     }
@@ -403,7 +418,7 @@ pub mod fake {
             Ok(())
         }
         fn try_lock(&self) -> io::Result<Option<Lock>> {
-            Ok((!self.locked).then_some(Lock { _fd: None }))
+            Ok((!self.locked).then_some(Lock::none()))
         }
     }
 }

@@ -97,12 +97,15 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
     // Before touching the module: where the results go, and whether it is ours to drive.
     let json_file = AtomicFile::create(&a.output)?;
     let folded_file = a.folded.as_deref().map(AtomicFile::create).transpose()?;
-    let _lock = m.try_lock()?.ok_or_else(|| {
+    let lock = m.try_lock()?.ok_or_else(|| {
         Problem::failure(
             "another trace-irqoff record is running on this module",
             "wait for it to end, or stop it (Ctrl-C); two recordings would restore each other's settings",
         )
     })?;
+    if !lock.is_held() {
+        eprintln!("note: this kernel has no file locking (CONFIG_FILE_LOCKING), so another record could run at the same time unnoticed");
+    }
     let stop = super::interrupt_flag()?;
     let rec = record(m, a, &stop, std::io::stderr().is_terminal())?;
     json_file.commit((serde_json::to_string_pretty(&rec)? + "\n").as_bytes())?;
