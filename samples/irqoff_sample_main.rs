@@ -10,7 +10,10 @@
 //! `preempt`; `halves` is a hardirq window that spends its first half in
 //! `irqoff_sample_first_half` and its second in `irqoff_sample_second_half`; `spin` holds
 //! a lock on CPU 0 (a work item, interrupts on) for LENGTH, while the writer's CPU waits
-//! for it with interrupts off in `irqoff_sample_spin_window` (write from another CPU). The true length of each window, measured here, goes to the kernel log:
+//! for it with interrupts off in `irqoff_sample_spin_window` (write from another CPU).
+//! `ipiwait CPU` instead keeps bottom halves off while waiting for CPU to run an empty
+//! function (an IPI): one CPU delayed by another that has interrupts off. The true length
+//! of each window, measured here, goes to the kernel log:
 //!
 //! ```text
 //! # taskset -c 1 sh -c 'echo hardirq 100 > /dev/irqoff_sample'
@@ -72,6 +75,8 @@ enum Mode {
     Preempt,
     Halves,
     Spin,
+    /// Bottom halves off while waiting for another CPU to answer an IPI.
+    IpiWait,
 }
 
 impl Mode {
@@ -82,14 +87,20 @@ impl Mode {
             Mode::Preempt => "preempt",
             Mode::Halves => "halves",
             Mode::Spin => "spin",
+            Mode::IpiWait => "ipiwait",
         }
     }
 }
 
-/// Parses `MODE LENGTH`; returns the mode and the length in µs.
+/// Parses `MODE LENGTH`, or `ipiwait CPU`; returns the mode and the length in µs (the
+/// CPU for `ipiwait`).
 fn parse(cmd: &[u8]) -> Result<(Mode, u32)> {
     let text = core::str::from_utf8(cmd).map_err(|_| EINVAL)?.trim();
     let mut words = text.split_ascii_whitespace();
+    if let Some(rest) = text.strip_prefix("ipiwait ") {
+        let cpu: u32 = rest.trim().parse().map_err(|_| EINVAL)?;
+        return Ok((Mode::IpiWait, cpu));
+    }
     let mode = match words.next() {
         Some("hardirq") => Mode::Hardirq,
         Some("softirq") => Mode::Softirq,
@@ -231,6 +242,24 @@ fn irqoff_sample_preempt_window(us: u32) -> i64 {
     core::hint::black_box(ns)
 }
 
+/// Bottom halves stay off while this CPU waits for `cpu` to run a function for it (an
+/// IPI, as a TLB flush or text patching would send): if `cpu` has interrupts off, this
+/// CPU's softirqs wait just as long. One CPU delaying another, on purpose.
+#[no_mangle]
+#[inline(never)]
+fn irqoff_sample_ipi_wait(cpu: u32) -> Result<i64> {
+    // SAFETY: Paired with the enable below; the wait in between spins, it never sleeps.
+    unsafe { raw::sample_bh_disable() };
+    let start = Instant::<Monotonic>::now();
+    // SAFETY: Bottom halves off, interrupts on: smp_call_function_single may wait here.
+    let ret = unsafe { raw::sample_call_on(cpu) };
+    let ns = start.elapsed().as_nanos();
+    // SAFETY: Bottom halves were disabled above by this function.
+    unsafe { raw::sample_bh_enable() };
+    kernel::error::to_result(ret)?;
+    Ok(core::hint::black_box(ns))
+}
+
 #[vtable]
 impl MiscDevice for SampleDevice {
     type Ptr = ();
@@ -258,6 +287,7 @@ impl MiscDevice for SampleDevice {
             Mode::Preempt => irqoff_sample_preempt_window(us),
             Mode::Halves => irqoff_sample_halves_window(us),
             Mode::Spin => irqoff_sample_spin_window(us)?,
+            Mode::IpiWait => irqoff_sample_ipi_wait(us)?,
         };
         LAST_NS.store(ns, Relaxed);
         // SAFETY: Reads the CPU number; no preconditions.

@@ -51,3 +51,6 @@ int sample_hold_start(unsigned int cpu, unsigned int us)
 void sample_hold_wait(void) { flush_work(&sample_hold_work); }
 void sample_lock(void) { raw_spin_lock(&sample_raw_lock); }
 void sample_unlock(void) { raw_spin_unlock(&sample_raw_lock); }
+
+static void sample_noop(void *info) { }
+int sample_call_on(unsigned int cpu) { return smp_call_function_single(cpu, sample_noop, NULL, 1); }

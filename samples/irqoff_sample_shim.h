@@ -22,5 +22,7 @@ int sample_hold_start(unsigned int cpu, unsigned int us);
 void sample_lock(void);
 void sample_unlock(void);
 void sample_hold_wait(void);
+/* Runs an empty function on cpu and waits for it (an IPI); 0 or -errno. */
+int sample_call_on(unsigned int cpu);
 
 #endif

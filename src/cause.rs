@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Why softirqs could not run during a softirq-off window. Pure logic (`core` only),
-//! shared with the host tests in `tests/logic`.
+//! shared with the host via `tools/tio-logic`.
 //!
 //! Two causes need different fixes: code that ran with bottom halves disabled (or a
 //! softirq handler that ran long), and softirq work deferred to its thread (ksoftirqd/N, or

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Per-CPU event counters: one log2 histogram per kind (see `histogram` for the buckets).
+//! Per-CPU event counters: one log2 histogram per kind (see `histogram` for the buckets),
+//! with the exact sum of what was counted, so that a Prometheus histogram's `_sum` is
+//! exact rather than estimated from the buckets.
 
 use kernel::sync::atomic::{Atomic, Relaxed};
 
@@ -10,15 +12,28 @@ use crate::histogram::{bucket, NR_BUCKETS};
 /// a count racing with a clear may survive it, which only the instant of the clear sees.
 pub(crate) struct Counts {
     buckets: [Atomic<u64>; NR_BUCKETS],
+    /// The sum of the values counted with [`Counts::add`] or [`Counts::add_value`].
+    sum: Atomic<u64>,
 }
 
 impl Counts {
     pub(crate) const fn new() -> Self {
-        Self { buckets: [const { Atomic::new(0) }; NR_BUCKETS] }
+        Self { buckets: [const { Atomic::new(0) }; NR_BUCKETS], sum: Atomic::new(0) }
     }
 
+    /// Counts a latency in its ms bucket; the sum is in ns.
     pub(crate) fn add(&self, latency_ns: u64) {
-        self.add_bucket(bucket(latency_ns));
+        self.add_value(bucket(latency_ns), latency_ns);
+    }
+
+    /// Counts one in bucket `k` and adds `value` to the sum.
+    pub(crate) fn add_value(&self, k: usize, value: u64) {
+        self.add_bucket(k);
+        self.sum.add(value, Relaxed);
+    }
+
+    pub(crate) fn sum(&self) -> u64 {
+        self.sum.load(Relaxed)
     }
 
     /// Counts one in bucket `k` (clamped to the last bucket).
@@ -47,5 +62,6 @@ impl Counts {
         for b in &self.buckets {
             b.store(0, Relaxed);
         }
+        self.sum.store(0, Relaxed);
     }
 }

@@ -2,7 +2,7 @@
 
 //! Gap classification: when does the time between two sampler runs mean that hard
 //! interrupts or softirqs were off, and for how long. Pure logic (`core` only), shared with
-//! the host tests in `tests/logic`.
+//! the host via `tools/tio-logic`.
 //!
 //! With period P, a sampler that runs again after a gap G >= 2P was kept from running for
 //! about G - P: that is the reported latency. The hrtimer is exact to the nanosecond, so its

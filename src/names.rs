@@ -10,7 +10,9 @@
 //! stored, and its frame is named when read, as core-kernel frames always are.
 
 /// Bytes of one stack's name region.
-pub(crate) const REGION_LEN: usize = 384;
+/// Sized for Rust drivers, whose names run to 200 bytes: on Debian's GCC-built kernels
+/// the sample's stack has four module frames of 45 to 190 bytes (384 lost one).
+pub(crate) const REGION_LEN: usize = 640;
 
 /// Where the next name of a stack goes: tracks the used part of its region and the bits
 /// of the frames named so far.
@@ -88,6 +90,15 @@ mod tests {
         assert_eq!(name_of(&region, named, 0), None);
         assert_eq!(name_of(&region, named, 2), None);
         assert_eq!(name_of(&region, named, 40), None);
+    }
+
+    #[test]
+    fn four_long_rust_names_fit() {
+        let long = "_RNvMs2_NtCsb5MLIFMWygY_6kernel10miscdeviceINtB5_16MiscdeviceVTableNtCs7mu83waahYW_18irqoff_sample_main12SampleDeviceE10write_iterB14_+0x21/0x70 [irqoff_sample]";
+        let mut p = Packer::new();
+        for (i, name) in ["sample_irq_enable+0xf/0x20 [irqoff_sample]", "irqoff_sample_hardirq_window+0x30/0x60 [irqoff_sample]", long, long].iter().enumerate() {
+            assert!(p.place(i, name.len()).is_some(), "{name}");
+        }
     }
 
     #[test]

@@ -362,7 +362,7 @@ fn show_records(state: &State, m: &SeqFile) {
         let [bh, ksd] = &cpu.cause_counts;
         seq_print!(
             m,
-            "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={}\n",
+            "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={} hard_sum_ns={} soft_sum_ns={} soft_bh_off_sum_ns={} soft_ksoftirqd_wait_sum_ns={}\n",
             cpu.cpu,
             u8::from(ffi::cpu_online(cpu.cpu)),
             cpu.hard_counts.total(),
@@ -373,7 +373,11 @@ fn show_records(state: &State, m: &SeqFile) {
             hr,
             sd,
             sr,
-            cpu.idle_gaps.load(Relaxed)
+            cpu.idle_gaps.load(Relaxed),
+            cpu.hard_counts.sum(),
+            cpu.soft_counts.sum(),
+            bh.sum(),
+            ksd.sum()
         );
         let hists = [("hard", &cpu.hard_counts), ("soft", &cpu.soft_counts), ("soft-bh-off", bh), ("soft-ksoftirqd-wait", ksd)];
         for (name, counts) in hists {
@@ -590,6 +594,7 @@ fn show_tag_wait_records(state: &State, m: &SeqFile) {
             row.waits
         );
     });
+    seq_print!(m, "tagwait_sum_us {}\n", tw.durations.sum());
     seq_print!(m, "tagwait_hist_us");
     for c in tw.durations.snapshot() {
         seq_print!(m, " {}", c);

@@ -136,6 +136,24 @@ pub(crate) struct Header {
     pub(crate) overlap_cpu: Option<u32>,
 }
 
+impl Header {
+    /// A finished window's header with nothing else known yet.
+    pub(crate) const fn new(latency_ns: u64, timestamp_ns: u64, pid: i32, comm: [u8; COMM_LEN]) -> Self {
+        Self {
+            latency_ns,
+            timestamp_ns,
+            pid,
+            comm,
+            ongoing: false,
+            cause: None,
+            runnable_ns: 0,
+            samples: Samples { total: 0, bh_off: 0, idle: 0 },
+            jiffies: 0,
+            overlap_cpu: None,
+        }
+    }
+}
+
 /// A record's in-window profile as read back: its most-seen stack is the record's window
 /// stack ([`Which::Window`]), the next ones are `extra`.
 pub(crate) struct Profile {
@@ -185,18 +203,7 @@ pub(crate) fn comm_str(comm: &[u8; COMM_LEN]) -> &[u8] {
 impl Record {
     pub(crate) const fn empty() -> Self {
         Self {
-            header: Header {
-                latency_ns: 0,
-                timestamp_ns: 0,
-                pid: 0,
-                comm: [0; COMM_LEN],
-                ongoing: false,
-                cause: None,
-                runnable_ns: 0,
-                samples: Samples { total: 0, bh_off: 0, idle: 0 },
-                jiffies: 0,
-                overlap_cpu: None,
-            },
+            header: Header::new(0, 0, 0, [0; COMM_LEN]),
             window_pid: 0,
             window_comm: [0; COMM_LEN],
             stacks: [Stack::empty(), Stack::empty()],

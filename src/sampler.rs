@@ -395,16 +395,8 @@ impl CpuSampler {
         }
         let start = ffi::now_ns();
         let header = Header {
-            latency_ns,
-            timestamp_ns: now,
-            pid,
-            comm,
-            ongoing: false,
-            cause: None,
-            runnable_ns: 0,
-            samples: Samples::default(),
-            jiffies: 0,
             overlap_cpu: self.peers.hardirq_overlap(self.cpu, window, rules.period_ns),
+            ..Header::new(latency_ns, now, pid, comm)
         };
         let live = self.watch.get(self.cpu).map(|w| &w.profile);
         self.hard.offer(&header, self.settings.generation(), |w| {
@@ -424,16 +416,12 @@ impl CpuSampler {
         let pid = ffi::current_task(&mut comm);
         let (cause, runnable_ns, samples) = self.window_cause(start, now, 0);
         let header = Header {
-            latency_ns,
-            timestamp_ns: now,
-            pid,
-            comm,
             ongoing: true,
             cause: Some(cause),
             runnable_ns,
             samples,
             jiffies: ffi::jiffies().wrapping_sub(self.last_soft_jiffies.load(Relaxed)),
-            overlap_cpu: None,
+            ..Header::new(latency_ns, now, pid, comm)
         };
         self.pending.open(start, &header, self.settings.generation(), |w| {
             w.window_task(pid, &comm);
@@ -460,16 +448,12 @@ impl CpuSampler {
         let t0 = ffi::now_ns();
         let window = Window { start: now.saturating_sub(latency_ns), end: now };
         let header = Header {
-            latency_ns,
-            timestamp_ns: now,
-            pid,
-            comm,
-            ongoing: false,
             cause: Some(cause),
             runnable_ns,
             samples,
             jiffies: ffi::jiffies().wrapping_sub(start_jiffies),
             overlap_cpu: self.peers.hardirq_overlap(self.cpu, window, rules.period_ns),
+            ..Header::new(latency_ns, now, pid, comm)
         };
         self.soft.offer(&header, self.settings.generation(), |w| {
             capture(w, Which::End);

@@ -262,7 +262,7 @@ void tio_cpuhp_remove(int state)
 void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
 			   int pid, const char *comm)
 {
-	trace_hardirq_off(cpu, latency_ns, lower_bound, pid, comm);
+	trace_hardirq_off(cpu, latency_ns, lower_bound, pid, comm, 0);
 }
 
 void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned int nr_tags,

@@ -145,7 +145,8 @@ impl TagWait {
             if p.wait.load(Relaxed) == wait {
                 let start = p.start_ns.load(Relaxed);
                 p.wait.store(0, Relaxed);
-                self.durations.add_bucket(log2_bucket(now_ns.saturating_sub(start) / 1000));
+                let us = now_ns.saturating_sub(start) / 1000;
+                self.durations.add_value(log2_bucket(us), us);
                 return;
             }
         }

@@ -8,31 +8,11 @@
 
 #include <linux/tracepoint.h>
 
-/* A hardirq-off section; lower_bound is kept for older readers and is always 0. */
-TRACE_EVENT(hardirq_off,
-	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm),
-	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm),
-	TP_STRUCT__entry(
-		__field(unsigned int, cpu)
-		__field(u64, latency_ns)
-		__field(bool, lower_bound)
-		__field(int, pid)
-		__array(char, comm, TASK_COMM_LEN)
-	),
-	TP_fast_assign(
-		__entry->cpu = cpu;
-		__entry->latency_ns = latency_ns;
-		__entry->lower_bound = lower_bound;
-		__entry->pid = pid;
-		strscpy(__entry->comm, comm, TASK_COMM_LEN);
-	),
-	TP_printk("cpu=%u latency_ns=%llu lower_bound=%d pid=%d comm=%s",
-		  __entry->cpu, __entry->latency_ns, __entry->lower_bound,
-		  __entry->pid, __entry->comm)
-);
-
-/* A softirq-off window, once, when it ends; cause as in shim.h (enum tio_cause). */
-TRACE_EVENT(softirq_off,
+/*
+ * One event per hardirq-off / softirq-off window, when it ends. lower_bound is kept for
+ * older readers and is always 0; cause as in shim.h (enum tio_cause), 0 for hardirq.
+ */
+DECLARE_EVENT_CLASS(trace_irqoff_event,
 	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm,
 		 int cause),
 	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause),
@@ -55,8 +35,18 @@ TRACE_EVENT(softirq_off,
 	TP_printk("cpu=%u latency_ns=%llu lower_bound=%d pid=%d comm=%s cause=%s",
 		  __entry->cpu, __entry->latency_ns, __entry->lower_bound,
 		  __entry->pid, __entry->comm,
-		  __print_symbolic(__entry->cause, { 1, "bh-off" }, { 2, "ksoftirqd-wait" }))
+		  __print_symbolic(__entry->cause, { 0, "-" }, { 1, "bh-off" }, { 2, "ksoftirqd-wait" }))
 );
+
+DEFINE_EVENT(trace_irqoff_event, hardirq_off,
+	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm,
+		 int cause),
+	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause));
+
+DEFINE_EVENT(trace_irqoff_event, softirq_off,
+	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm,
+		 int cause),
+	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause));
 
 /*
  * A hardirq-off window still open on cpu, seen from another CPU: once when it passes the

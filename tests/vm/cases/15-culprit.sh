@@ -27,26 +27,50 @@ if find /lib/modules/$(uname -r) -name "preemptirq_delay_test.ko*" | grep -q .; 
 	# until CPU 1 re-enabled interrupts; see Documentation/trace-irqoff.rst) names it.
 	c0=$(grep '^record cpu=0 kind=soft ' $TIO/records | head -n1)
 	echo "# cpu 0: ${c0:-no softirq record}"
+	# Not every run has one (seen in 5 of 7 runs on the test kernel): when there is, it must name cpu 1.
 	if [ -n "$c0" ]; then
 		check "cpu 0's softirq record names the overlapping window on cpu 1 (irq_test)" \
 			sh -c "echo '$c0' | grep -q ' overlap_cpu=1 overlap_kind=hard ' && echo '$c0' | grep -q ' overlap_comm=irq_test '"
-		check "the CLI says so" sh -c "trace-irqoff records --cpu 0 | grep -qE 'overlaps hardirq-off on CPU 1, [0-9.]+ ms, irq_test'"
-	elif has test-kernel; then
-		not_ok "cpu 0 has a softirq record for the window on cpu 1 (seen in every run on the test kernel)" "$(grep '^record' $TIO/records)"
 	fi
 else
 	echo "# preemptirq_delay_test: not in this kernel"
 fi
 
 modprobe irqoff_sample
+# One CPU delaying another, on purpose: cpu 0 waits with bottom halves off for cpu 1 to
+# answer an IPI while cpu 1 has interrupts off for 400 ms. The cpu 0 writer is started
+# (and its shell has only ever run on cpu 0) before the window; it is released through a
+# FIFO and sleeps into the window, so nothing forks while cpu 1 cannot answer a TLB flush.
+echo 0 > $TIO/trace_latency
+rm -f /tmp/go; mkfifo /tmp/go
+taskset -c 0 sh -c 'read x < /tmp/go; sleep 0.1; echo ipiwait 1 > /dev/irqoff_sample' &
+sleep 0.2
+echo go > /tmp/go
+inject 1 hardirq 400
+wait
+sleep 0.3
+dmesg | grep -E 'irqoff_sample: (ipiwait|hardirq) window' | tail -n 2 | sed 's/^/# /'
+c0=$(grep '^record cpu=0 kind=soft ' $TIO/records | head -n1)
+c1=$(grep '^record cpu=1 kind=hard ' $TIO/records | head -n1)
+echo "# cpu 0: $c0"
+echo "# cpu 1: $c1"
+check "ipiwait: cpu 0's softirq record names the hardirq-off window on cpu 1 that it waited for" \
+	sh -c "echo '$c0' | grep -q ' overlap_cpu=1 overlap_kind=hard overlap_latency_ns=$(field latency_ns "$c1") overlap_pid=$(field pid "$c1") overlap_comm=sh '"
+check "... its in-window stack shows the wait in irqoff_sample_ipi_wait" \
+	sh -c "test $(frame_at "$(window_block 0 soft)" irqoff_sample_ipi_wait) -ge 1"
+check "... and the CLI says so" sh -c "trace-irqoff records --cpu 0 | grep -qE 'overlaps hardirq-off on CPU 1, [0-9.]+ ms, sh'"
+window_block 0 soft | head -n 4 | sed 's/^/#   /'
+
 # Our sample, unloaded after the window: a Rust module's frames stay named.
 echo 0 > $TIO/trace_latency
 inject 1 hardirq 100
 sleep 0.3
 rmmod irqoff_sample
 blk=$(record_block 1 hard 0 sh)
-check "irqoff_sample unloaded: its record still names irqoff_sample_hardirq_window [irqoff_sample]" \
-	sh -c "echo '$blk' | sed -n 2p | grep -qE '^frame irqoff_sample_hardirq_window\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample\]$'"
+# Frame 1, or 2 under a GCC-built kernel's own sample_irq_enable frame.
+pos=$(culprit_at "$blk" irqoff_sample_hardirq_window)
+check "irqoff_sample unloaded: its record still names irqoff_sample_hardirq_window [irqoff_sample] (frame $pos)" \
+	sh -c "test $pos -ge 1 && test $pos -le 2 && echo '$blk' | grep -qE '^frame irqoff_sample_hardirq_window\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample\]$'"
 check "... and its Rust frames, demangled by the CLI" sh -c "trace-irqoff records --kind hard | grep -qF '<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x'"
 check "... and mangled with --raw-symbols" sh -c "trace-irqoff records --kind hard --raw-symbols | grep -qE '_RNv.*18irqoff_sample_main.*write_iter\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample\]'"
 check "no frame of the record lost its name" sh -c "! echo '$blk' | grep -q '^frame 0x'"

@@ -24,27 +24,77 @@ top1=$(trace-irqoff top | sed -n 2p)
 echo "# top: $top1"
 check "top ranks the sample first" sh -c "echo '$top1' | grep -q 'irqoff_sample_hardirq_window'"
 check "status shows per-CPU events" sh -c "trace-irqoff status | grep -qE '^ +1  yes +[1-9]'"
-check "metrics expose the events of cpu 1" sh -c "trace-irqoff metrics | grep -qE '^trace_irqoff_events_total\{cpu=\"1\",kind=\"hard\"\} [1-9]'"
+check "metrics expose the events of cpu 1" sh -c "trace-irqoff metrics | grep -qE '^trace_irqoff_events_total\{cpu=\"1\",kind=\"hard\",cause=\"\"\} [1-9]'"
+check "metrics: the latency histogram of cpu 1 counts the 100 ms windows below le=0.128" sh -c "trace-irqoff metrics | grep -qE '^trace_irqoff_latency_seconds_bucket\{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"0.128\"\} [2-9]'"
+# top --live on a terminal (tio-pty: busybox has no script): redrawn in place, with the
+# row of the CPU the windows were injected on (events, then recorded windows).
+live_row() { grep -qE ' 1  hardirq-off +[1-9][0-9]* +[1-9]' /tmp/live.out; }
+live_redraws() { test "$(grep -o "$(printf '\033')\[H" /tmp/live.out | wc -l)" = 2; }
+taskset -c 0 tio-pty trace-irqoff top --live --interval 200ms --count 2 > /tmp/live.out 2>&1; rc=$?
+check "top --live on a terminal runs (exit 0)" test $rc = 0
+check "top --live on a terminal shows cpu 1's hardirq-off row with its windows" live_row
+check "top --live on a terminal redraws in place" live_redraws
+grep 'hardirq-off' /tmp/live.out | tr -d '\033\r' | head -n 2 | sed 's/^/# live: /'
+check "top --live on a pipe prints one table" sh -c "trace-irqoff top --live | grep -c '^trace-irqoff top --live:' | grep -qx 1"
 out=$(trace-irqoff set period 20 2>&1); rc=$?
 check "EBUSY becomes a sentence with a hint" sh -c "test $rc = 1 && echo '$out' | grep -q 'cannot change while tracing is enabled' && echo '$out' | grep -q '^hint: disable first'"
 out=$(su -s /bin/sh nobody -c "trace-irqoff status" 2>&1); rc=$?
 check "a non-root user gets a plain sentence (EACCES)" sh -c "test $rc = 1 && echo '$out' | grep -q 'permission denied' && echo '$out' | grep -q 'run as root'"
 # record: remembers the state, enables, saves, restores.
-trace-irqoff disable
-trace-irqoff set threshold 80
+trace-irqoff disable > /dev/null
+trace-irqoff set threshold 80 > /dev/null
 ( sleep 1; inject 1 hardirq 120 ) &
 check "record --duration 3s runs" trace-irqoff record --duration 3s --threshold 60 -o /tmp/rec.json --folded /tmp/rec.folded
 wait
 check "record restored the prior state (disabled, threshold 80)" sh -c "test \$(cat $TIO/enable) = disabled && head -n1 $TIO/trace_latency | grep -qx 'trace_irqoff_latency: 80ms'"
 check "record saved the window it saw" sh -c "grep -q irqoff_sample_hardirq_window /tmp/rec.json && grep -q '\"interrupted\": false' /tmp/rec.json"
 check "record wrote folded stacks" grep -qE '^hardirq-off;sh;.*;irqoff_sample_hardirq_window(;[^ ]*)? [0-9]+$' /tmp/rec.folded
-trace-irqoff enable
+trace-irqoff enable > /dev/null
 ( sleep 0.5; kill -INT $(pidof trace-irqoff) ) &
 trace-irqoff record --duration 30s --threshold 70 -o /tmp/rec2.json > /dev/null; rc=$?
 wait
 check "record interrupted by SIGINT exits 130 and restores (enabled, threshold 80)" sh -c "test $rc = 130 && test \$(cat $TIO/enable) = enabled && head -n1 $TIO/trace_latency | grep -qx 'trace_irqoff_latency: 80ms'"
-check "watch on a pipe refreshes and quits" sh -c "trace-irqoff watch --interval 100ms --count 2 | grep -c 'trace-irqoff watch:' | grep -qx 2"
-trace-irqoff disable
+check "watch on a pipe prints its header once and quits" sh -c "trace-irqoff watch --interval 100ms --count 2 | grep -c 'trace-irqoff watch:' | grep -qx 1"
+# A second record is refused while one runs (an flock on /proc/trace_irqoff).
+trace-irqoff record --duration 10s -o /tmp/first.json > /dev/null 2>&1 &
+first=$!
+sleep 1
+out=$(trace-irqoff record --duration 1s -o /tmp/second.json 2>&1); rc=$?
+# /proc/locks exists only where the kernel has file locking (the test kernel has none,
+# every distribution kernel has it).
+if [ -e /proc/locks ]; then
+	check "a second record is refused while one runs (exit 1, a sentence)" sh -c "test $rc = 1 && echo '$out' | grep -q 'another trace-irqoff record is running on this module' && test ! -e /tmp/second.json"
+else
+	check "without file locking (CONFIG_FILE_LOCKING off) a second record runs and says it cannot tell" sh -c "test $rc = 0 && echo '$out' | grep -q 'this kernel has no file locking'"
+fi
+kill -INT $first; wait $first
+# record --until: catch the next window of 50 ms or more, save, restore, exit 3.
+trace-irqoff disable > /dev/null
+trace-irqoff set threshold 80 > /dev/null
+( sleep 1; inject 1 hardirq 100 ) &
+start=$(date +%s)
+taskset -c 0 trace-irqoff record --until 50 --duration 60s -o /tmp/until.json > /tmp/until.out 2>&1; rc=$?
+end=$(date +%s)
+wait
+sed 's/^/# until: /' /tmp/until.out | head -n 3
+check "record --until 50 ends at the 100 ms window: exit 3, long before --duration" sh -c "test $rc = 3 && test $((end - start)) -lt 30"
+until_names_it() {
+	grep -q '"until_ms": 50,' /tmp/until.json || return 1
+	caught=$(sed -n '/"caught": {/,/^  "cpus"/p' /tmp/until.json)
+	echo "$caught" | grep -q irqoff_sample_hardirq_window && echo "$caught" | grep -q '"cpu": 1,'
+}
+record_says_where() {
+	grep -q "\"host\": \"$(uname -n)\"" /tmp/until.json && grep -q "\"kernel\": \"$(uname -r)\"" /tmp/until.json &&
+		grep -qE '"started": "20[0-9-]+T[0-9:.]+Z"' /tmp/until.json
+}
+check "record --until names the window in its file" until_names_it
+check "record --until's summary names it" grep -q '^caught a window of at least 50 ms: hardirq-off on CPU 1, ' /tmp/until.out
+check "record --until restored the prior state (disabled, threshold 80)" sh -c "test \$(cat $TIO/enable) = disabled && head -n1 $TIO/trace_latency | grep -qx 'trace_irqoff_latency: 80ms'"
+check "a record file says when, where and on which kernel" record_says_where
+trace-irqoff disable > /dev/null
 rmmod irqoff_sample
 rmmod trace_irqoff
 check "status without the module: exit 2 and the insmod hint" sh -c "trace-irqoff status 2>&1 | grep -q 'hint: load it first'; trace-irqoff status 2>/dev/null; test \$? = 2"
+check "metrics without the module: trace_irqoff_loaded 0, exit 0" sh -c "trace-irqoff metrics > /tmp/unloaded.prom && grep -qx 'trace_irqoff_loaded 0' /tmp/unloaded.prom"
+mkdir -p /tmp/textfile
+check "metrics --textfile without the module writes the file" sh -c "trace-irqoff metrics --textfile /tmp/textfile && grep -qx 'trace_irqoff_loaded 0' /tmp/textfile/trace_irqoff.prom"

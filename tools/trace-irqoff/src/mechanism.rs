@@ -36,6 +36,10 @@ const EXACT: &[&str] = &[
 /// Name prefixes.
 const PREFIX: &[&str] = &[
     "ktime_get",
+    "read_hpet",
+    "kvm_clock_",
+    "pvclock_",
+    "acpi_pm_read",
     "sched_clock",
     "native_sched_clock",
     "local_clock",
@@ -77,7 +81,7 @@ mod tests {
     fn skips_enable_helpers_time_reads_and_locks() {
         for f in ["sample_irq_enable", "_raw_spin_unlock_irqrestore", "ktime_get_mono_fast_ns", "delay_tsc",
                   "native_queued_spin_lock_slowpath", "__local_bh_enable_ip", "sysvec_apic_timer_interrupt",
-                  "busy_wait", "irqoff_sample_main::busy_wait"] {
+                  "busy_wait", "irqoff_sample_main::busy_wait", "read_hpet", "kvm_clock_get_cycles"] {
             assert!(is_mechanism(f), "{f}");
         }
         for f in ["irqoff_sample_hardirq_window", "preemptirq_delay_run", "vfs_write", "ktime", "enable_irq"] {

@@ -7,12 +7,17 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use rustix::io::Errno;
+use tio_logic::limits::{PERIOD_MS_MAX, PERIOD_MS_MIN, THRESHOLD_MS_MAX};
+
 use crate::original;
 use crate::snapshot::{self, Snapshot};
 
 /// What can go wrong talking to the module.
 #[derive(Debug, thiserror::Error)]
 pub enum ProcError {
+    #[error("the proc root {0} does not exist")]
+    ProcRootMissing(PathBuf),
     #[error("the trace_irqoff module is not loaded ({0} does not exist)")]
     NotLoaded(PathBuf),
     #[error("permission denied on {0}")]
@@ -31,23 +36,18 @@ pub enum ProcError {
 
 impl ProcError {
     /// One line telling the user what to do next.
-    pub fn hint(&self) -> Option<&'static str> {
+    pub fn hint(&self) -> Option<String> {
         match self {
-            ProcError::NotLoaded(_) => Some("load it first: sudo insmod trace_irqoff.ko (or sudo modprobe trace_irqoff)"),
-            ProcError::Permission(_) => Some("the files are root-only (mode 0600): run as root, e.g. with sudo"),
-            ProcError::Invalid { .. } => Some("the period is 1..1000 ms; the threshold is 2 x period..10000 ms"),
-            ProcError::Busy => Some("disable first (trace-irqoff disable), or use: trace-irqoff enable --period MS"),
-            ProcError::Unsupported => Some("this kernel has neither block:block_rq_tag_wait nor the functions the kprobe shim hooks"),
-            ProcError::Format(_) => Some("the module and this trace-irqoff may be of different versions"),
+            ProcError::ProcRootMissing(_) => Some("--proc-root names where the proc file system is mounted (default /proc)".into()),
+            ProcError::NotLoaded(_) => Some("load it first: sudo insmod trace_irqoff.ko (or sudo modprobe trace_irqoff)".into()),
+            ProcError::Permission(_) => Some("the files are root-only (mode 0600): run as root, e.g. with sudo".into()),
+            ProcError::Invalid { .. } => Some(format!(
+                "the period is {PERIOD_MS_MIN}..{PERIOD_MS_MAX} ms; the threshold is 2 x period..{THRESHOLD_MS_MAX} ms"
+            )),
+            ProcError::Busy => Some("disable first (trace-irqoff disable), or use: trace-irqoff enable --period MS".into()),
+            ProcError::Unsupported => Some("this kernel has neither block:block_rq_tag_wait nor the functions the kprobe shim hooks".into()),
+            ProcError::Format(_) => Some("the module and this trace-irqoff may be of different versions".into()),
             ProcError::Io { .. } => None,
-        }
-    }
-
-    /// Exit status: 2 when the module is missing, 1 otherwise.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            ProcError::NotLoaded(_) => 2,
-            _ => 1,
         }
     }
 }
@@ -57,18 +57,45 @@ pub trait Backend {
     /// Where the files are, for messages.
     fn path(&self, name: &str) -> PathBuf;
     fn present(&self) -> bool;
+    /// Whether the proc root itself exists (else [`Backend::present`] is false anyway).
+    fn root_present(&self) -> bool;
+    /// The proc root, for messages.
+    fn root(&self) -> PathBuf;
     fn read(&self, name: &str) -> io::Result<String>;
     fn write(&self, name: &str, data: &str) -> io::Result<()>;
+    /// Takes the advisory lock that `record` holds while it owns the module's settings;
+    /// `None` when another process holds it. Released when the [`Lock`] is dropped.
+    fn try_lock(&self) -> io::Result<Option<Lock>>;
+}
+
+/// The advisory lock of [`Backend::try_lock`]: an `flock` on the module's directory, which
+/// the kernel drops with the process however it ends, so a killed `record` leaves none.
+pub struct Lock {
+    fd: Option<rustix::fd::OwnedFd>,
+}
+
+impl Lock {
+    /// A lock that holds nothing: where the kernel has no file locking
+    /// (`CONFIG_FILE_LOCKING` off), or on a fake proc root.
+    pub fn none() -> Self {
+        Self { fd: None }
+    }
+
+    /// Whether this really excludes another `record`.
+    pub fn is_held(&self) -> bool {
+        self.fd.is_some()
+    }
 }
 
 /// The real directory under a proc root.
 pub struct Dir {
+    root: PathBuf,
     dir: PathBuf,
 }
 
 impl Dir {
     pub fn new(proc_root: &Path) -> Self {
-        Self { dir: proc_root.join("trace_irqoff") }
+        Self { root: proc_root.to_path_buf(), dir: proc_root.join("trace_irqoff") }
     }
 }
 
@@ -81,6 +108,14 @@ impl Backend for Dir {
         self.dir.is_dir()
     }
 
+    fn root_present(&self) -> bool {
+        self.root.is_dir()
+    }
+
+    fn root(&self) -> PathBuf {
+        self.root.clone()
+    }
+
     fn read(&self, name: &str) -> io::Result<String> {
         std::fs::read_to_string(self.dir.join(name))
     }
@@ -90,6 +125,18 @@ impl Backend for Dir {
         // One write(2), as `echo` does: the module parses each write as a whole.
         let mut f = std::fs::OpenOptions::new().write(true).truncate(true).open(self.dir.join(name))?;
         f.write_all(data.as_bytes())
+    }
+
+    fn try_lock(&self) -> io::Result<Option<Lock>> {
+        use rustix::fs::{flock, open, FlockOperation, Mode, OFlags};
+        let fd = open(&self.dir, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+        match flock(&fd, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(Some(Lock { fd: Some(fd) })),
+            Err(Errno::WOULDBLOCK) => Ok(None),
+            // A kernel without file locking: nothing can be excluded, the caller says so.
+            Err(Errno::NOSYS) => Ok(Some(Lock::none())),
+            Err(e) => Err(e.into()),
+        }
     }
 }
 
@@ -108,13 +155,12 @@ pub struct Module<B: Backend> {
     demangle: bool,
 }
 
-const EBUSY: i32 = 16;
-const EINVAL: i32 = 22;
-const EOPNOTSUPP: i32 = 95;
-
 impl<B: Backend> Module<B> {
     /// Fails with [`ProcError::NotLoaded`] when the module's directory is missing.
     pub fn open(backend: B) -> Result<Self, ProcError> {
+        if !backend.root_present() {
+            return Err(ProcError::ProcRootMissing(backend.root()));
+        }
         if !backend.present() {
             return Err(ProcError::NotLoaded(backend.path("")));
         }
@@ -139,12 +185,12 @@ impl<B: Backend> Module<B> {
 
     fn io_error(&self, what: &'static str, name: &str, e: io::Error, value: &str) -> ProcError {
         let path = self.backend.path(name);
-        match (e.kind(), e.raw_os_error()) {
+        match (e.kind(), Errno::from_io_error(&e)) {
             (io::ErrorKind::PermissionDenied, _) => ProcError::Permission(path),
             (io::ErrorKind::NotFound, _) => ProcError::NotLoaded(self.backend.path("")),
-            (_, Some(EBUSY)) => ProcError::Busy,
-            (_, Some(EOPNOTSUPP)) => ProcError::Unsupported,
-            (_, Some(EINVAL)) => ProcError::Invalid { file: name.to_string(), value: value.to_string() },
+            (_, Some(Errno::BUSY)) => ProcError::Busy,
+            (_, Some(Errno::OPNOTSUPP)) => ProcError::Unsupported,
+            (_, Some(Errno::INVAL)) => ProcError::Invalid { file: name.to_string(), value: value.to_string() },
             _ => ProcError::Io { what, path, source: e },
         }
     }
@@ -157,6 +203,10 @@ impl<B: Backend> Module<B> {
             Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => self.snapshot_original()?,
             Err(e) => return Err(self.io_error("cannot read", "records", e, "")),
         };
+        let clock = crate::clock::Clock::now();
+        for r in s.records.iter_mut().filter(|r| r.timestamp_ns != 0) {
+            r.wall_time = Some(clock.rfc3339(r.timestamp_ns));
+        }
         if self.demangle {
             for r in &mut s.records {
                 for f in r.stack.iter_mut().chain(&mut r.window_stack) {
@@ -190,6 +240,7 @@ impl<B: Backend> Module<B> {
                 soft_hist: Vec::new(),
                 soft_bh_off_hist: Vec::new(),
                 soft_ksoftirqd_wait_hist: Vec::new(),
+                sums_ns: snapshot::Sums::default(),
             })
             .collect();
         let ms = 1_000_000;
@@ -211,15 +262,20 @@ impl<B: Backend> Module<B> {
         })
     }
 
+    /// Period, threshold and the switch. A plain directory standing in for the module
+    /// (`--proc-root` on a copy of the files, the tests) holds the values as last written
+    /// ("1", "20"), not as the module prints them ("enabled", "20ms"): both are read.
     pub fn settings(&self) -> Result<Settings, ProcError> {
-        let enabled = self.read("enable")?.trim() == "enabled";
+        let enable = self.read("enable")?;
+        let enabled = matches!(enable.trim(), "enabled" | "1");
         let period = self.read("sampling_period")?;
-        let period_ms = parse_ms(period.trim()).ok_or_else(|| self.unexpected("sampling_period", &period))?;
+        let period_ms = parse_ms(period.trim()).or_else(|| period.trim().parse().ok()).ok_or_else(|| self.unexpected("sampling_period", &period))?;
         let latency = self.read("trace_latency")?;
         let first = latency.lines().next().unwrap_or("");
         let threshold_ms = first
             .strip_prefix("trace_irqoff_latency: ")
             .and_then(parse_ms)
+            .or_else(|| first.trim().parse().ok().filter(|&t| t != 0))
             .ok_or_else(|| self.unexpected("trace_latency", first))?;
         Ok(Settings { enabled, period_ms, threshold_ms })
     }
@@ -248,12 +304,26 @@ impl<B: Backend> Module<B> {
         self.write("trace_latency", "0")
     }
 
-    /// Puts period, threshold and the switch back as they were.
+    /// Puts period, threshold and the switch back as they were; writes nothing when they
+    /// still are (a needless disable would be a gap in sampling).
     pub fn restore(&self, s: Settings) -> Result<(), ProcError> {
+        if self.settings()? == s {
+            return Ok(());
+        }
         self.set_enabled(false)?;
         self.set_period(s.period_ms)?;
         self.set_threshold(s.threshold_ms)?;
         self.set_enabled(s.enabled)
+    }
+
+    /// The lock `record` holds; `None` while another `record` runs.
+    pub fn try_lock(&self) -> Result<Option<Lock>, ProcError> {
+        self.backend.try_lock().map_err(|e| self.io_error("cannot lock", "", e, ""))
+    }
+
+    /// Whether a `record` holds the lock now (it restores its own settings at the end).
+    pub fn recording_elsewhere(&self) -> bool {
+        matches!(self.backend.try_lock(), Ok(None))
     }
 }
 
@@ -266,14 +336,22 @@ pub fn parse_ms(s: &str) -> Option<u64> {
 pub mod fake {
     //! An in-memory module that validates like the kernel and can be told to fail.
     use super::*;
-    use std::cell::RefCell;
+    use std::cell::{Cell, RefCell};
     use std::collections::HashMap;
 
     pub struct Fake {
         pub files: RefCell<HashMap<String, String>>,
         /// Every write fails with this errno.
-        pub fail_writes: Option<i32>,
+        pub fail_writes: Option<Errno>,
         pub loaded: bool,
+        /// Another process holds the `record` lock.
+        pub locked: bool,
+        /// Writes so far, in order: (file, value).
+        pub writes: RefCell<Vec<(String, String)>>,
+        /// Reads of `records` that still work; then they fail with EIO.
+        pub records_reads_left: Cell<Option<usize>>,
+        /// What `records` holds after each read, in turn (the module moving on).
+        pub records_script: RefCell<Vec<String>>,
     }
 
     impl Fake {
@@ -283,7 +361,7 @@ pub mod fake {
             files.insert("sampling_period".into(), "10ms\n".into());
             files.insert("trace_latency".into(), "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n".into());
             files.insert("records".into(), records.into());
-            Self { files: RefCell::new(files), fail_writes: None, loaded: true }
+            Self { files: RefCell::new(files), fail_writes: None, loaded: true, locked: false, writes: RefCell::new(Vec::new()), records_reads_left: Cell::new(None), records_script: RefCell::new(Vec::new()) }
         }
     }
 
@@ -294,21 +372,41 @@ pub mod fake {
         fn present(&self) -> bool {
             self.loaded
         }
+        fn root_present(&self) -> bool {
+            true
+        }
+        fn root(&self) -> PathBuf {
+            PathBuf::from("/fake")
+        }
         fn read(&self, name: &str) -> io::Result<String> {
+            if name == "records" {
+                match self.records_reads_left.get() {
+                    Some(0) => return Err(Errno::IO.into()),
+                    Some(n) => self.records_reads_left.set(Some(n - 1)),
+                    None => {}
+                }
+                let text = self.files.borrow()["records"].clone();
+                let mut script = self.records_script.borrow_mut();
+                if !script.is_empty() {
+                    self.files.borrow_mut().insert("records".into(), script.remove(0));
+                }
+                return Ok(text);
+            }
             self.files.borrow().get(name).cloned().ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
         }
         fn write(&self, name: &str, data: &str) -> io::Result<()> {
             if let Some(errno) = self.fail_writes {
-                return Err(io::Error::from_raw_os_error(errno));
+                return Err(errno.into());
             }
             let v = data.trim_end();
+            self.writes.borrow_mut().push((name.to_string(), v.to_string()));
             let mut files = self.files.borrow_mut();
             let enabled = files["enable"].trim() == "enabled";
             match name {
                 "enable" => {
                     files.insert(name.into(), if v == "1" { "enabled\n" } else { "disabled\n" }.into());
                 }
-                "sampling_period" if enabled => return Err(io::Error::from_raw_os_error(EBUSY)),
+                "sampling_period" if enabled => return Err(Errno::BUSY.into()),
                 "sampling_period" => {
                     files.insert(name.into(), format!("{v}ms\n"));
                 }
@@ -319,5 +417,43 @@ pub mod fake {
             }
             Ok(())
         }
+        fn try_lock(&self) -> io::Result<Option<Lock>> {
+            Ok((!self.locked).then_some(Lock::none()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fake::Fake;
+    use super::*;
+
+    const RECORDS: &str = include_str!("../tests/fixtures/records-v1.txt");
+
+    #[test]
+    fn kernel_errnos_become_sentences() {
+        let mut fake = Fake::new(RECORDS);
+        fake.fail_writes = Some(Errno::BUSY);
+        let m = Module::open(&fake).unwrap();
+        let e = m.set_period(20).unwrap_err();
+        assert_eq!(e.to_string(), "the sampling period cannot change while tracing is enabled");
+        assert!(e.hint().unwrap().contains("disable first"));
+        fake.fail_writes = Some(Errno::INVAL);
+        let m = Module::open(&fake).unwrap();
+        let e = m.set_threshold(7).unwrap_err();
+        assert_eq!(e.to_string(), "the module refused '7' for trace_latency: malformed or out of range");
+        assert_eq!(e.hint().unwrap(), "the period is 1..1000 ms; the threshold is 2 x period..10000 ms");
+        fake.fail_writes = Some(Errno::ACCESS);
+        let m = Module::open(&fake).unwrap();
+        let e = m.set_enabled(true).unwrap_err();
+        assert!(e.to_string().starts_with("permission denied on"));
+        assert!(e.hint().unwrap().contains("root"));
+    }
+
+    #[test]
+    fn unloaded_module() {
+        let mut fake = Fake::new(RECORDS);
+        fake.loaded = false;
+        assert!(matches!(Module::open(&fake), Err(ProcError::NotLoaded(_))));
     }
 }

@@ -9,7 +9,7 @@ pub const MIN_RECORDS_VERSION: u32 = 1;
 pub const RECORDS_VERSION: u32 = 2;
 
 /// Number of log2 buckets; bucket k holds [2^k, 2^(k+1)) ms.
-pub const NR_BUCKETS: usize = crate::histogram::NR_BUCKETS;
+pub const NR_BUCKETS: usize = tio_logic::hist::NR_BUCKETS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
@@ -95,9 +95,32 @@ pub struct Cpu {
     pub soft_bh_off_hist: Vec<u64>,
     #[serde(default)]
     pub soft_ksoftirqd_wait_hist: Vec<u64>,
+    /// Exact sums of the latencies counted in each histogram (module 0.1.0 since records v2
+    /// with `*_sum_ns`); `None` where the module does not say, and only an estimate exists.
+    #[serde(default)]
+    pub sums_ns: Sums,
+}
+
+/// The exact sums of a CPU's histograms, in ns, where the module gives them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sums {
+    pub hard: Option<u64>,
+    pub soft: Option<u64>,
+    pub soft_bh_off: Option<u64>,
+    pub soft_ksoftirqd_wait: Option<u64>,
 }
 
 impl Cpu {
+    /// The exact sum in ns of the histogram `hist(kind, cause)` names, if known.
+    pub fn sum_ns(&self, kind: Kind, cause: Option<Cause>) -> Option<u64> {
+        match (kind, cause) {
+            (Kind::Hard, _) => self.sums_ns.hard,
+            (Kind::Soft, None) => self.sums_ns.soft,
+            (Kind::Soft, Some(Cause::BhOff)) => self.sums_ns.soft_bh_off,
+            (Kind::Soft, Some(Cause::KsoftirqdWait)) => self.sums_ns.soft_ksoftirqd_wait,
+        }
+    }
+
     /// The histogram of `kind`, narrowed to `cause` for softirqs (empty when unknown).
     pub fn hist(&self, kind: Kind, cause: Option<Cause>) -> &[u64] {
         match (kind, cause) {
@@ -120,7 +143,12 @@ pub struct Record {
     /// a softirq record taken by the hrtimer while softirqs were starved.
     pub lower_bound: bool,
     pub latency_ns: u64,
+    /// When the window ended (the open window of v2: when it was read), CLOCK_MONOTONIC.
     pub timestamp_ns: u64,
+    /// The same in wall-clock time, RFC 3339 UTC, converted with the boot time at read;
+    /// absent when the module gives no timestamp (the original's `trace_latency`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_time: Option<String>,
     pub pid: i32,
     pub comm: String,
     /// For ksoftirqd-wait: how long the softirq thread was seen runnable but not running
@@ -152,6 +180,7 @@ impl Record {
             lower_bound: false,
             latency_ns: 0,
             timestamp_ns: 0,
+            wall_time: None,
             pid: 0,
             comm: String::new(),
             runnable_ns: 0,
@@ -162,6 +191,65 @@ impl Record {
             overlap: None,
         }
     }
+}
+
+/// What tells records apart between two reads of the file.
+pub type RecordKey = (u32, Kind, u64, u64);
+
+impl Record {
+    /// CPU, kind, timestamp and latency: no two windows share them.
+    pub fn key(&self) -> RecordKey {
+        (self.cpu, self.kind, self.timestamp_ns, self.latency_ns)
+    }
+}
+
+/// The first of `records` (in their order) that is a window of at least `ms`, ended: in
+/// format v2 a lower bound is a window still open, whose own record follows when it ends.
+pub fn first_at_least(records: &[Record], ms: u64, version: u32) -> Option<&Record> {
+    records.iter().find(|r| r.latency_ns >= ms.saturating_mul(1_000_000) && !(r.lower_bound && version >= 2))
+}
+
+/// What happened between two snapshots: per-CPU counts and histograms counted in between,
+/// and the records that appeared.
+pub fn delta(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {
+    let old: std::collections::HashSet<RecordKey> = before.records.iter().map(Record::key).collect();
+    let records = after.records.iter().filter(|r| !old.contains(&r.key())).cloned().collect();
+    let cpus = after
+        .cpus
+        .iter()
+        .map(|a| {
+            let b = before.cpus.iter().find(|b| b.cpu == a.cpu);
+            let sub = |x: u64, y: Option<u64>| x.saturating_sub(y.unwrap_or(0));
+            let subv = |x: &Vec<u64>, y: Option<&Vec<u64>>| {
+                x.iter().enumerate().map(|(i, v)| v.saturating_sub(y.and_then(|y| y.get(i).copied()).unwrap_or(0))).collect()
+            };
+            Cpu {
+                cpu: a.cpu,
+                online: a.online,
+                hard_events: sub(a.hard_events, b.map(|b| b.hard_events)),
+                soft_events: sub(a.soft_events, b.map(|b| b.soft_events)),
+                soft_bh_off_events: sub(a.soft_bh_off_events, b.map(|b| b.soft_bh_off_events)),
+                soft_ksoftirqd_wait_events: sub(a.soft_ksoftirqd_wait_events, b.map(|b| b.soft_ksoftirqd_wait_events)),
+                dropped: sub(a.dropped, b.map(|b| b.dropped)),
+                replaced: sub(a.replaced, b.map(|b| b.replaced)),
+                idle_gaps: sub(a.idle_gaps, b.map(|b| b.idle_gaps)),
+                hard_hist: subv(&a.hard_hist, b.map(|b| &b.hard_hist)),
+                soft_hist: subv(&a.soft_hist, b.map(|b| &b.soft_hist)),
+                soft_bh_off_hist: subv(&a.soft_bh_off_hist, b.map(|b| &b.soft_bh_off_hist)),
+                soft_ksoftirqd_wait_hist: subv(&a.soft_ksoftirqd_wait_hist, b.map(|b| &b.soft_ksoftirqd_wait_hist)),
+                sums_ns: {
+                    let d = |x: Option<u64>, y: Option<Option<u64>>| x.map(|x| x.saturating_sub(y.flatten().unwrap_or(0)));
+                    Sums {
+                        hard: d(a.sums_ns.hard, b.map(|b| b.sums_ns.hard)),
+                        soft: d(a.sums_ns.soft, b.map(|b| b.sums_ns.soft)),
+                        soft_bh_off: d(a.sums_ns.soft_bh_off, b.map(|b| b.sums_ns.soft_bh_off)),
+                        soft_ksoftirqd_wait: d(a.sums_ns.soft_ksoftirqd_wait, b.map(|b| b.sums_ns.soft_ksoftirqd_wait)),
+                    }
+                },
+            }
+        })
+        .collect();
+    (cpus, records)
 }
 
 /// The window on another CPU that overlapped a record's window.
@@ -190,6 +278,9 @@ pub struct TagWait {
     pub counts: Vec<TagCount>,
     /// Log2 histogram of wait durations: bucket k holds [2^k, 2^(k+1)) µs.
     pub duration_hist_us: Vec<u64>,
+    /// The exact sum of the durations, µs, where the module gives it (`tagwait_sum_us`).
+    #[serde(default)]
+    pub duration_sum_us: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -258,6 +349,15 @@ impl<'a> Fields<'a> {
     fn num<T: std::str::FromStr>(&self, key: &str) -> Result<T, ParseError> {
         let v = self.str(key)?;
         v.parse().map_err(|_| malformed(self.line, format!("'{key}' is not a number: '{v}'")))
+    }
+
+    /// A number that older module versions do not print, `None` then.
+    fn opt_num<T: std::str::FromStr>(&self, key: &str) -> Result<Option<T>, ParseError> {
+        if self.pairs.iter().any(|(k, _)| *k == key) {
+            self.num(key).map(Some)
+        } else {
+            Ok(None)
+        }
     }
 
     /// A number that older module versions do not print.
@@ -398,6 +498,12 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     // Before v2 the split is unknown, and an empty histogram says so.
                     soft_bh_off_hist: if v2 { vec![0; NR_BUCKETS] } else { Vec::new() },
                     soft_ksoftirqd_wait_hist: if v2 { vec![0; NR_BUCKETS] } else { Vec::new() },
+                    sums_ns: Sums {
+                        hard: f.opt_num("hard_sum_ns")?,
+                        soft: f.opt_num("soft_sum_ns")?,
+                        soft_bh_off: f.opt_num("soft_bh_off_sum_ns")?,
+                        soft_ksoftirqd_wait: f.opt_num("soft_ksoftirqd_wait_sum_ns")?,
+                    },
                 });
             }
             "hist" => {
@@ -454,6 +560,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     missed: f.num("missed")?,
                     counts: Vec::new(),
                     duration_hist_us: vec![0; NR_BUCKETS],
+                    duration_sum_us: None,
                 });
             }
             "tagwait_count" => {
@@ -467,6 +574,11 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     reserved: f.flag("reserved")?,
                     waits: f.num("waits")?,
                 });
+            }
+            "tagwait_sum_us" => {
+                let tw = tag_wait.as_mut().ok_or_else(|| malformed(n, "tagwait_sum_us before tagwait"))?;
+                let v = words.next().unwrap_or("");
+                tw.duration_sum_us = Some(v.parse().map_err(|_| malformed(n, format!("tagwait_sum_us is not a number: '{v}'")))?);
             }
             "tagwait_hist_us" => {
                 let tw = tag_wait.as_mut().ok_or_else(|| malformed(n, "tagwait_hist_us before tagwait"))?;
@@ -491,6 +603,22 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn delta_counts_only_new_events() {
+        let before = parse(V1).unwrap();
+        let mut after = before.clone();
+        after.cpus[1].hard_events += 2;
+        after.cpus[1].hard_hist[6] += 2;
+        let mut r = after.records[0].clone();
+        r.timestamp_ns += 1;
+        after.records.push(r);
+        let (cpus, recs) = delta(&before, &after);
+        assert_eq!(cpus[1].hard_events, 2);
+        assert_eq!(cpus[1].hard_hist[6], 2);
+        assert_eq!(cpus[0].hard_events, 0);
+        assert_eq!(recs.len(), 1);
+    }
 
     #[test]
     fn unescape_round_trips_module_escapes() {

@@ -44,9 +44,12 @@ fn ours_v2() -> TempDir {
     ])
 }
 
+/// The boot time the tests pretend (the module's timestamps are since boot).
+const BOOT_TIME: &str = "2026-05-07T10:00:00Z";
+
 fn cli(root: &Path) -> Command {
     let mut c = Command::cargo_bin("trace-irqoff").unwrap();
-    c.arg("--proc-root").arg(root).env("NO_COLOR", "1");
+    c.arg("--proc-root").arg(root).env("NO_COLOR", "1").env("TRACE_IRQOFF_BOOT_TIME", BOOT_TIME);
     c
 }
 
@@ -146,22 +149,6 @@ fn top_ranks_the_sample_first() {
 }
 
 #[test]
-fn metrics_are_prometheus_text() {
-    let root = ours();
-    let out = cli(root.path()).arg("metrics").output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("# TYPE trace_irqoff_events_total counter"));
-    assert!(text.contains("trace_irqoff_events_total{cpu=\"1\",kind=\"hard\"}"));
-    assert!(text.contains("trace_irqoff_events_bucket_total{cpu=\"1\",kind=\"hard\",min_ms=\"64\",max_ms=\"127\"}"));
-    // Every sample line is `name{labels} value` or `name value`.
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let (name, value) = line.rsplit_once(' ').unwrap();
-        assert!(name.starts_with("trace_irqoff_"), "{line}");
-        value.parse::<f64>().unwrap();
-    }
-}
-
-#[test]
 fn enable_disable_set_clear_write_the_files() {
     let root = proc_root(&[
         ("enable", "disabled\n"),
@@ -169,12 +156,15 @@ fn enable_disable_set_clear_write_the_files() {
         ("trace_latency", "trace_irqoff_latency: 50ms\n"),
         ("records", RECORDS),
     ]);
-    cli(root.path()).args(["enable", "--threshold", "80"]).assert().success();
+    cli(root.path()).args(["enable", "--threshold", "80"]).assert().success().stdout("trace_irqoff: enabled, period 10 ms, threshold 80 ms\n");
     assert_eq!(read(root.path(), "enable"), "1\n");
     assert_eq!(read(root.path(), "trace_latency"), "80\n");
-    cli(root.path()).arg("disable").assert().success();
+    cli(root.path()).args(["set", "threshold", "90"]).assert().success().stdout("trace_irqoff: enabled, period 10 ms, threshold 90 ms\n");
+    cli(root.path()).arg("disable").assert().success().stdout("trace_irqoff: disabled (records stay readable), period 10 ms, threshold 90 ms\n");
     assert_eq!(read(root.path(), "enable"), "0\n");
-    cli(root.path()).arg("clear").assert().success();
+    let v: serde_json::Value = serde_json::from_slice(&cli(root.path()).args(["set", "period", "20", "--json"]).output().unwrap().stdout).unwrap();
+    assert_eq!(v, serde_json::json!({"enabled": false, "period_ms": 20, "threshold_ms": 90}));
+    cli(root.path()).arg("clear").assert().success().stdout("trace_irqoff: records, histograms and drop counters cleared\n");
     assert_eq!(read(root.path(), "trace_latency"), "0\n");
 }
 
@@ -211,7 +201,7 @@ fn malformed_records_give_a_clear_error_not_a_panic() {
 fn tagwait_counters_and_metrics() {
     let records = RECORDS.replace(
         "\nend\n",
-        "\ntagwait enabled=1 source=kprobe overflow=0 unattributed=1 missed=0\ntagwait_count major=252 minor=0 hctx=0 sched=0 reserved=0 waits=1284\ntagwait_count major=252 minor=0 hctx=0 sched=1 reserved=0 waits=7\ntagwait_hist_us 0 0 0 0 0 0 0 0 0 5 9 1 0 0 0 0 0 0 0 0 0 0 0 0\nend\n",
+        "\ntagwait enabled=1 source=kprobe overflow=0 unattributed=1 missed=0\ntagwait_count major=252 minor=0 hctx=0 sched=0 reserved=0 waits=1284\ntagwait_count major=252 minor=0 hctx=0 sched=1 reserved=0 waits=7\ntagwait_sum_us 21000\ntagwait_hist_us 0 0 0 0 0 0 0 0 0 5 9 1 0 0 0 0 0 0 0 0 0 0 0 0\nend\n",
     );
     let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("trace_latency", "trace_irqoff_latency: 50ms\n"), ("records", &records), ("tag_wait", "")]);
     cli(root.path())
@@ -222,12 +212,20 @@ fn tagwait_counters_and_metrics() {
         .stdout(predicate::str::is_match(r"(?m)^ +252,0 +0  hardware +1284$").unwrap())
         .stdout(predicate::str::contains("usecs"))
         .stdout(predicate::str::contains("512 -> 1023"));
+    let m = scrape(&stdout(root.path(), &["metrics"]));
+    assert_eq!(value(&m, "trace_irqoff_tag_waits_total", &[("dev", "252:0"), ("pool", "hardware")]), 1284.0);
+    assert_eq!(value(&m, "trace_irqoff_tag_waits_unattributed_total", &[("reason", "queue_unknown")]), 1.0);
+    let h = histogram(&m, "trace_irqoff_tag_wait_duration_seconds", &[]);
+    // 5 waits in [512, 1024) µs, 9 in [1024, 2048), 1 in [2048, 4096).
+    assert_eq!(bucket(&h, 0.001024), 5);
+    assert_eq!(bucket(&h, 0.002048), 14);
+    assert_eq!(h.count, Some(15));
+    // The module's exact sum, not bucket midpoints.
+    assert!((h.sum.as_ref().map_or(0.0, |s| s.as_f64()) - 0.021).abs() < 1e-12, "{h:?}");
     let v: serde_json::Value = serde_json::from_slice(&cli(root.path()).args(["tagwait", "--json"]).output().unwrap().stdout).unwrap();
     assert_eq!(v["counts"][1]["pool"], "scheduler");
     assert_eq!(v["unattributed"], 1);
-    let text = String::from_utf8(cli(root.path()).arg("metrics").output().unwrap().stdout).unwrap();
-    assert!(text.contains("trace_irqoff_tag_waits_total{dev=\"252:0\",hctx=\"0\",pool=\"hardware\",reserved=\"0\"} 1284"));
-    cli(root.path()).args(["tagwait", "on"]).assert().success();
+    cli(root.path()).args(["tagwait", "on"]).assert().success().stdout("tag-wait tracking: enabled\n");
     assert_eq!(read(root.path(), "tag_wait"), "1\n");
 }
 
@@ -247,10 +245,25 @@ fn works_against_the_original_module() {
 }
 
 #[test]
-fn completions_and_man_page() {
+fn completions_and_man_pages() {
     let dir = TempDir::new().unwrap();
     cli(dir.path()).args(["completions", "bash"]).assert().success().stdout(predicate::str::contains("trace-irqoff"));
-    cli(dir.path()).arg("man").assert().success().stdout(predicate::str::contains(".TH trace-irqoff"));
+    cli(dir.path()).arg("man").assert().success().stdout(predicate::str::contains(".TH trace-irqoff 1").and(predicate::str::contains(".SH \"EXIT STATUS\"\n")));
+    // Every page the main page refers to exists, with its options and the exit status.
+    cli(dir.path()).args(["man", "--dir"]).arg(dir.path()).assert().success();
+    let main = fs::read_to_string(dir.path().join("trace-irqoff.1")).unwrap();
+    let refs: Vec<&str> = main
+        .match_indices("trace\\-irqoff\\-")
+        .map(|(i, _)| &main[i..i + main[i..].find(|c: char| !(c.is_ascii_lowercase() || c == '\\' || c == '-')).unwrap()])
+        .filter(|r| main.contains(&format!("{r}(1)")))
+        .collect();
+    assert!(refs.len() >= 14, "{refs:?}");
+    for r in refs {
+        let page = fs::read_to_string(dir.path().join(format!("{}.1", r.replace("\\-", "-")))).unwrap_or_else(|_| panic!("{r}(1) is missing"));
+        assert!(page.contains(".SH \"EXIT STATUS\""), "{r}");
+    }
+    let record = fs::read_to_string(dir.path().join("trace-irqoff-record.1")).unwrap();
+    assert!(record.contains("\\fB\\-\\-until\\fR \\fI<MS>\\fR") && record.contains("\\fB3\\fR"), "{record}");
 }
 
 #[test]
@@ -262,14 +275,34 @@ fn every_command_has_help_with_an_example() {
 }
 
 #[test]
-fn watch_on_a_pipe_runs_count_refreshes_and_exits() {
+fn watch_on_a_pipe_prints_each_record_once() {
     let root = ours();
-    cli(root.path())
-        .args(["watch", "--interval", "10ms", "--count", "2"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("trace-irqoff watch:").count(2))
-        .stdout(predicate::str::contains("\x1b[2J").not());
+    let w = spawn(root.path(), &["watch", "--interval", "200ms", "--count", "4"]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    replace(root.path(), "records", &with_window(70));
+    let out = w.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches("trace-irqoff watch:").count(), 1, "{text}");
+    assert_eq!(text.matches("hardirq-off cpu 1      66.988 ms").count(), 1, "{text}");
+    assert_eq!(text.matches("hardirq-off cpu 1      70.123 ms  hog (pid 7)").count(), 1, "{text}");
+    assert!(text.trim_end().ends_with("hog_fn+0x1/0x2"), "the new record comes last: {text}");
+    assert!(!text.contains('\x1b'));
+}
+
+#[test]
+fn watch_json_is_ndjson_of_records() {
+    let root = ours();
+    let w = spawn(root.path(), &["--json", "watch", "--interval", "200ms", "--count", "4"]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    replace(root.path(), "records", &with_window(70));
+    let out = w.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    // The 5 records of the file, then the new one, each once.
+    assert_eq!(lines.len(), 6, "{text}");
+    assert_eq!(lines[5]["latency_ns"], 70_123_456);
+    assert_eq!(lines[5]["wall_time"], "2026-05-07T10:00:09.000000Z");
 }
 
 #[test]
@@ -364,7 +397,7 @@ fn v2_records_text() {
     let text = stdout(root.path(), &["records", "--cpu", "2", "--limit", "1"]);
     assert_eq!(
         text,
-        "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  at 5.120000 s
+        "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  at 2026-05-07T10:00:05.120000Z (5.120000 s after boot)
     call_timer_fn+0x2a/0x130
     __run_timers+0x21d/0x2c0
     run_timer_softirq+0x2b/0x50
@@ -382,13 +415,13 @@ fn v2_records_text() {
     );
     let text = stdout(root.path(), &["records"]);
     // Worst first: the bh-off window, both its stacks, and the hardirq-off window it overlapped.
-    assert!(text.starts_with("softirq-off (bh-off) cpu 0     100.111 ms  sh (pid 79)  at 4.033490 s\n    __local_bh_enable_ip+0x5e/0x80\n"), "{text}");
+    assert!(text.starts_with("softirq-off (bh-off) cpu 0     100.111 ms  sh (pid 79)  at 2026-05-07T10:00:04.033490Z (4.033490 s after boot)\n    __local_bh_enable_ip+0x5e/0x80\n"), "{text}");
     assert!(text.contains("\n  in the window: sh-79\n    ktime_get+0x3c/0xa0\n"), "{text}");
     assert!(text.contains("\n  overlaps hardirq-off on CPU 1, 99.8 ms, irq_test\n"), "{text}");
-    assert!(text.contains("\nhardirq-off cpu 1      99.800 ms  irq_test (pid 90)  at 4.033412 s\n"), "{text}");
+    assert!(text.contains("\nhardirq-off cpu 1      99.800 ms  irq_test (pid 90)  at 2026-05-07T10:00:04.033412Z (4.033412 s after boot)\n"), "{text}");
     assert!(text.contains("\n  overlaps softirq-off on CPU 0, 100.1 ms, sh\n"), "{text}");
-    assert!(text.contains("\nsoftirq-off (ksoftirqd-wait) cpu 2      52.004 ms  ksoftirqd/2 (pid 24)  at 5.900000 s\n"), "{text}");
-    assert!(text.contains("\nsoftirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  at 5.100000 s  (window still open)\n  in the window: kworker/3:1-140\n    delay_tsc+0x4a/0x80\n"), "{text}");
+    assert!(text.contains("\nsoftirq-off (ksoftirqd-wait) cpu 2      52.004 ms  ksoftirqd/2 (pid 24)  at 2026-05-07T10:00:05.900000Z (5.900000 s after boot)\n"), "{text}");
+    assert!(text.contains("\nsoftirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  at 2026-05-07T10:00:05.100000Z (5.100000 s after boot)  (window still open)\n  in the window: kworker/3:1-140\n    delay_tsc+0x4a/0x80\n"), "{text}");
     // A hardirq record has no window sample to show.
     assert_eq!(text.matches("in the window:").count(), 3, "{text}");
     // --depth limits both stacks.
@@ -505,18 +538,6 @@ fn v2_status_and_hist_split_softirqs_by_cause() {
 }
 
 #[test]
-fn v2_metrics_label_softirqs_with_their_cause() {
-    let root = ours_v2();
-    let text = stdout(root.path(), &["metrics"]);
-    assert!(text.contains("\ntrace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\"} 2\n"), "{text}");
-    assert!(text.contains("\ntrace_irqoff_events_total{cpu=\"1\",kind=\"hard\"} 1\n"), "{text}");
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let (_, value) = line.rsplit_once(' ').unwrap();
-        value.parse::<f64>().unwrap();
-    }
-}
-
-#[test]
 fn v2_watch_shows_causes_and_overlaps() {
     let root = ours_v2();
     cli(root.path())
@@ -526,4 +547,562 @@ fn v2_watch_shows_causes_and_overlaps() {
         .stdout(predicate::str::contains("softirq-off (ksoftirqd-wait) cpu 2"))
         .stdout(predicate::str::contains("  in the window: my hog-131\n"))
         .stdout(predicate::str::contains("  overlaps hardirq-off on CPU 1, 99.8 ms, irq_test\n"));
+}
+
+/// A proc root with the module disabled, period 10 ms, threshold 50 ms.
+fn disabled() -> TempDir {
+    proc_root(&[
+        ("enable", "disabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n"),
+        ("records", RECORDS),
+    ])
+}
+
+fn spawn(root: &Path, args: &[&str]) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("trace-irqoff"))
+        .arg("--proc-root")
+        .arg(root)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("TRACE_IRQOFF_BOOT_TIME", BOOT_TIME)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits up to 5 s for `cond`.
+fn wait_for(what: &str, cond: impl Fn() -> bool) {
+    for _ in 0..250 {
+        if cond() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("timed out waiting for {what}");
+}
+
+fn signal(child: &std::process::Child, sig: &str) {
+    assert!(std::process::Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap().success());
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn record_refuses_an_unusable_output_path_before_touching_the_module() {
+    let root = disabled();
+    for (path, sentence) in [
+        ("/nonexistent/x.json", "cannot write /nonexistent/x.json: the directory /nonexistent does not exist"),
+        ("/", "/ is a directory"),
+    ] {
+        let start = std::time::Instant::now();
+        cli(root.path())
+            .args(["record", "--duration", "30s", "-o", path])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(sentence).and(predicate::str::contains("\nhint: ")));
+        assert!(start.elapsed() < std::time::Duration::from_secs(5), "it recorded first");
+    }
+    // The same for --folded, and nothing was written to the module.
+    let out = root.path().join("ok.json");
+    cli(root.path())
+        .args(["record", "--duration", "30s", "-o", out.to_str().unwrap(), "--folded", "/nonexistent/x.folded"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("/nonexistent does not exist"));
+    assert!(!out.exists());
+    assert_eq!(read(root.path(), "enable"), "disabled\n");
+    assert_eq!(read(root.path(), "trace_latency"), "trace_irqoff_latency: 50ms\n");
+}
+
+#[test]
+fn a_second_record_is_refused_while_one_runs() {
+    let root = disabled();
+    let first_out = root.path().join("first.json");
+    let first = spawn(root.path(), &["record", "--duration", "60s", "--threshold", "70", "-o", first_out.to_str().unwrap()]);
+    wait_for("the first record to enable", || read(root.path(), "enable") == "1\n");
+    let second_out = root.path().join("second.json");
+    cli(root.path())
+        .args(["record", "--duration", "1s", "--threshold", "90", "-o", second_out.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("trace-irqoff: another trace-irqoff record is running on this module\nhint: "));
+    // The second changed nothing and wrote nothing.
+    assert_eq!(read(root.path(), "trace_latency"), "70\n");
+    assert!(!second_out.exists());
+    // A change made meanwhile comes with a note.
+    cli(root.path()).arg("disable").assert().success().stderr(predicate::str::contains("note: a trace-irqoff record is running"));
+    signal(&first, "-INT");
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    // The first restored what it found: disabled, threshold 50.
+    assert_eq!(read(root.path(), "enable"), "0\n");
+    assert_eq!(read(root.path(), "trace_latency"), "50\n");
+    let summary = String::from_utf8(out.stdout).unwrap();
+    assert!(summary.contains("module restored: disabled, period 10 ms, threshold 50 ms"), "{summary}");
+}
+
+#[test]
+fn record_notices_an_outside_disable_and_says_so() {
+    let root = proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n"),
+        ("records", RECORDS),
+    ]);
+    let out = root.path().join("rec.json");
+    let rec = spawn(root.path(), &["record", "--duration", "3s", "--threshold", "60", "-o", out.to_str().unwrap()]);
+    wait_for("record to set its threshold", || read(root.path(), "trace_latency") == "60\n");
+    cli(root.path()).arg("disable").assert().success();
+    let done = rec.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    let summary = String::from_utf8(done.stdout).unwrap();
+    assert!(summary.contains("warning: someone else changed the module during the recording:\n  at "), "{summary}");
+    assert!(summary.contains(": the module was disabled: no events were seen after this\n"), "{summary}");
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+    let changes = v["outside_changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0]["what"], "the module was disabled: no events were seen after this");
+    assert!(changes[0]["at_ms"].as_u64().unwrap() <= 3000);
+    // Restored exactly: enabled again, threshold 50.
+    assert_eq!(read(root.path(), "enable"), "1\n");
+    assert_eq!(read(root.path(), "trace_latency"), "50\n");
+    assert!(summary.contains("module restored: enabled, period 10 ms, threshold 50 ms"), "{summary}");
+}
+
+#[test]
+fn record_files_appear_whole_or_not_at_all() {
+    let root = disabled();
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("rec.json");
+    let folded = dir.path().join("rec.folded");
+    fs::write(&out, "old\n").unwrap();
+    let rec = spawn(root.path(), &["record", "--duration", "60s", "-o", out.to_str().unwrap(), "--folded", folded.to_str().unwrap()]);
+    wait_for("record to enable", || read(root.path(), "enable") == "1\n");
+    // While it records, the old file is untouched and the new ones are hidden.
+    assert_eq!(fs::read_to_string(&out).unwrap(), "old\n");
+    assert!(files_in(dir.path()).iter().filter(|n| !n.starts_with('.')).eq(["rec.json"].iter()));
+    // The records turn unreadable: record fails, restores, and leaves the old file alone.
+    fs::write(root.path().join("trace_irqoff/records"), "trace_irqoff records v1\n").unwrap();
+    signal(&rec, "-TERM");
+    let done = rec.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(1), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(String::from_utf8_lossy(&done.stderr).contains("could not read the module's records"));
+    assert_eq!(fs::read_to_string(&out).unwrap(), "old\n");
+    assert_eq!(files_in(dir.path()), ["rec.json"]);
+    assert_eq!(read(root.path(), "enable"), "0\n");
+}
+
+#[test]
+fn record_restores_after_sigterm_too() {
+    let root = disabled();
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("rec.json");
+    let rec = spawn(root.path(), &["record", "--duration", "60s", "--period", "5", "-o", out.to_str().unwrap()]);
+    wait_for("record to enable", || read(root.path(), "enable") == "1\n");
+    signal(&rec, "-TERM");
+    assert_eq!(rec.wait_with_output().unwrap().status.code(), Some(130));
+    assert_eq!((read(root.path(), "enable"), read(root.path(), "sampling_period")), ("0\n".into(), "10\n".into()));
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["settings"]["period_ms"], 5);
+    assert_eq!(files_in(dir.path()), ["rec.json"]);
+}
+
+/// `records` of the v1 fixture with one more hardirq-off window on CPU 1.
+fn with_window(ms: u64) -> String {
+    RECORDS.replace(
+        "\nend\n",
+        &format!("\nrecord cpu=1 kind=hard lower_bound=0 latency_ns={} timestamp_ns=9000000000 pid=7 comm=hog frames=1\nframe hog_fn+0x1/0x2\nend\n", ms * 1_000_000 + 123_456),
+    )
+}
+
+/// Replaces a module file whole, as a read of the real one sees it.
+fn replace(root: &Path, name: &str, text: &str) {
+    let tmp = root.join(format!(".{name}.new"));
+    fs::write(&tmp, text).unwrap();
+    fs::rename(tmp, root.join("trace_irqoff").join(name)).unwrap();
+}
+
+#[test]
+fn record_until_ends_at_the_window_saves_and_restores() {
+    let root = disabled();
+    let out = root.path().join("caught.json");
+    let rec = spawn(root.path(), &["record", "--until", "40", "-o", out.to_str().unwrap()]);
+    // The threshold comes down to the --until length while recording.
+    wait_for("record to enable", || read(root.path(), "enable") == "1\n" && read(root.path(), "trace_latency") == "40\n");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // A shorter window does not end it; a long enough one does, within a poll.
+    replace(root.path(), "records", &with_window(39));
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    let start = std::time::Instant::now();
+    replace(root.path(), "records", &with_window(100));
+    let done = rec.wait_with_output().unwrap();
+    assert!(start.elapsed() < std::time::Duration::from_secs(2));
+    assert_eq!(done.status.code(), Some(3), "{}", String::from_utf8_lossy(&done.stderr));
+    let summary = String::from_utf8(done.stdout).unwrap();
+    assert!(summary.starts_with("caught a window of at least 40 ms: hardirq-off on CPU 1, 100.123 ms, hog (pid 7)  at 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{summary}");
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["until_ms"], 40);
+    assert_eq!(v["caught"]["record"]["latency_ns"], 100_123_456);
+    assert_eq!(v["caught"]["bucket_ms"], serde_json::json!([64, 127]));
+    assert_eq!(v["interrupted"], false);
+    assert_eq!(v["records"].as_array().unwrap().len(), 1, "the 39 ms window was replaced by the file, not kept");
+    assert_eq!((read(root.path(), "enable"), read(root.path(), "trace_latency")), ("0\n".into(), "50\n".into()));
+}
+
+#[test]
+fn until_refuses_what_could_never_end_it() {
+    let root = disabled();
+    cli(root.path())
+        .args(["record", "--until", "30", "--threshold", "60", "-o", "/dev/null"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--until 30 is below --threshold 60").and(predicate::str::contains("hint: ")));
+    cli(root.path()).args(["record", "--until", "15", "-o", "/dev/null"]).assert().code(2).stderr(predicate::str::contains("(20 ms)"));
+    cli(root.path()).args(["watch", "--until", "30"]).assert().code(2).stderr(predicate::str::contains("hint: lower the threshold first"));
+    assert_eq!(read(root.path(), "enable"), "disabled\n");
+}
+
+#[test]
+fn watch_until_ends_at_a_new_window() {
+    let root = ours();
+    // Existing records (up to 79 ms) do not count, only new ones.
+    let w = spawn(root.path(), &["watch", "--interval", "50ms", "--until", "60"]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    replace(root.path(), "records", &with_window(70));
+    let done = w.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(3));
+    let text = String::from_utf8(done.stdout).unwrap();
+    assert!(text.ends_with("caught a window of at least 60 ms: hardirq-off on CPU 1, 70.123 ms, hog (pid 7)  at 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{text}");
+}
+
+/// Without the test's fixed boot time, a window that ended now is shown at now: the boot
+/// time is this machine's CLOCK_REALTIME - CLOCK_MONOTONIC at read.
+#[test]
+fn wall_times_follow_this_machines_clocks() {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    let now_ns = t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64;
+    let records = with_window(70).replace("timestamp_ns=9000000000", &format!("timestamp_ns={now_ns}"));
+    let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("trace_latency", "trace_irqoff_latency: 50ms\n"), ("records", &records)]);
+    let out = Command::cargo_bin("trace-irqoff").unwrap().arg("--proc-root").arg(root.path()).args(["records", "--json", "--limit", "1", "--sort", "newest"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let wall = humantime::parse_rfc3339(v[0]["wall_time"].as_str().unwrap()).unwrap();
+    let skew = wall.duration_since(std::time::SystemTime::now()).unwrap_or_else(|e| e.duration());
+    assert!(skew < std::time::Duration::from_secs(2), "{skew:?}");
+}
+
+#[test]
+fn times_people_read_are_wall_clock_times() {
+    let root = ours();
+    let text = stdout(root.path(), &["records", "--limit", "1", "--sort", "newest"]);
+    assert!(text.starts_with("hardirq-off cpu 1      52.990 ms  my task (pid 58)  at 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
+    let text = stdout(root.path(), &["watch", "--count", "1"]);
+    assert!(text.contains("  at 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
+    // The original module gives no time: none is made up.
+    let orig = proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", include_str!("fixtures/original-trace_latency.txt")),
+        ("distribute", include_str!("fixtures/original-distribute.txt")),
+    ]);
+    let text = stdout(orig.path(), &["records", "--limit", "1"]);
+    assert_eq!(text.lines().next().unwrap(), "hardirq-off cpu 17     107.000 ms  bash (pid 22840)");
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(orig.path(), &["records", "--json"])).unwrap();
+    assert!(v[0].get("wall_time").is_none());
+}
+
+#[test]
+fn a_record_file_says_when_where_and_with_what() {
+    let root = disabled();
+    let out = root.path().join("rec.json");
+    let before = std::time::SystemTime::now();
+    cli(root.path()).args(["record", "--duration", "200ms", "--threshold", "60", "-o", out.to_str().unwrap()]).assert().success();
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+    let uname = rustix::system::uname();
+    assert_eq!(v["host"], uname.nodename().to_str().unwrap());
+    assert_eq!(v["kernel"], uname.release().to_str().unwrap());
+    assert_eq!(v["cli_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(v["module"], serde_json::json!({"records_format": 1, "hz": 1000, "records_per_cpu": 16, "soft_event_ns": 22000000}));
+    assert_eq!(v["settings"], serde_json::json!({"enabled": true, "period_ms": 10, "threshold_ms": 60}));
+    let started = humantime::parse_rfc3339(v["started"].as_str().unwrap()).unwrap();
+    let ended = humantime::parse_rfc3339(v["ended"].as_str().unwrap()).unwrap();
+    assert!(before.duration_since(started).unwrap_or_default() < std::time::Duration::from_millis(1));
+    let took = ended.duration_since(started).unwrap();
+    assert!(took >= std::time::Duration::from_millis(200) && took < std::time::Duration::from_secs(5), "{took:?}");
+}
+
+type Scrape = openmetrics_parser::MetricsExposition<openmetrics_parser::PrometheusType, openmetrics_parser::PrometheusValue>;
+
+/// The exposition as Prometheus reads it: a real parser of the text format, which also
+/// refuses what Prometheus would (non-cumulative histograms, no +Inf bucket, a sum
+/// without a count, a duplicate series, inconsistent labels in a family).
+fn scrape(text: &str) -> Scrape {
+    openmetrics_parser::prometheus::parse_prometheus(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"))
+}
+
+fn sample<'a>(m: &'a Scrape, family: &str, labels: &[(&str, &str)]) -> &'a openmetrics_parser::PrometheusValue {
+    let f = m.families.get(family).unwrap_or_else(|| panic!("no family {family}"));
+    let s = f
+        .iter_samples()
+        .find(|s| {
+            let ls = s.get_labelset().unwrap();
+            labels.iter().all(|(k, v)| ls.get_label_value(k) == Some(v))
+        })
+        .unwrap_or_else(|| panic!("no {family}{labels:?}"));
+    &s.value
+}
+
+fn value(m: &Scrape, family: &str, labels: &[(&str, &str)]) -> f64 {
+    match sample(m, family, labels) {
+        openmetrics_parser::PrometheusValue::Gauge(n) | openmetrics_parser::PrometheusValue::Unknown(n) => n.as_f64(),
+        openmetrics_parser::PrometheusValue::Counter(c) => c.value.as_f64(),
+        v => panic!("{family} is {v:?}"),
+    }
+}
+
+fn histogram(m: &Scrape, family: &str, labels: &[(&str, &str)]) -> openmetrics_parser::HistogramValue {
+    assert_eq!(m.families[family].family_type, openmetrics_parser::PrometheusType::Histogram);
+    match sample(m, family, labels) {
+        openmetrics_parser::PrometheusValue::Histogram(h) => h.clone(),
+        v => panic!("{family} is {v:?}"),
+    }
+}
+
+/// The cumulative count of the bucket with upper edge `le` seconds.
+fn bucket(h: &openmetrics_parser::HistogramValue, le: f64) -> u64 {
+    let b = h.buckets.iter().find(|b| b.upper_bound == le || (b.upper_bound - le).abs() < 1e-12).unwrap_or_else(|| panic!("no bucket {le} in {h:?}"));
+    b.count.as_f64() as u64
+}
+
+#[test]
+fn metrics_are_real_prometheus_histograms() {
+    for (root, version) in [(ours(), 1.0), (ours_v2(), 2.0)] {
+        let m = scrape(&stdout(root.path(), &["metrics"]));
+        assert_eq!(value(&m, "trace_irqoff_loaded", &[]), 1.0);
+        assert_eq!(value(&m, "trace_irqoff_records_format", &[]), version);
+        assert_eq!(value(&m, "trace_irqoff_threshold_seconds", &[]), 0.05);
+        // CPU 1's hardirq windows: v1 fixture 1 in [16, 32), 2 in [32, 64), 1 in [64, 128) ms;
+        // v2 fixture one of 99.8 ms.
+        let h = histogram(&m, "trace_irqoff_latency_seconds", &[("cpu", "1"), ("kind", "hard")]);
+        assert_eq!(h.buckets.len(), 24, "every bucket, zeros too");
+        if version == 1.0 {
+            assert_eq!((bucket(&h, 0.016), bucket(&h, 0.032), bucket(&h, 0.064), bucket(&h, 0.128), bucket(&h, f64::INFINITY)), (0, 1, 3, 4, 4));
+            // At bucket midpoints: 24 + 2 x 48 + 96 ms.
+            assert!((h.sum.as_ref().unwrap().as_f64() - 0.216).abs() < 1e-9, "{h:?}");
+            assert_eq!(h.count, Some(4));
+        } else {
+            assert_eq!((bucket(&h, 0.064), bucket(&h, 0.128)), (0, 1));
+            // The module's exact sum (hard_sum_ns), not the bucket's midpoint (0.096).
+            assert!((h.sum.as_ref().unwrap().as_f64() - 0.0998).abs() < 1e-9, "{h:?}");
+            let bh = histogram(&m, "trace_irqoff_latency_seconds", &[("cpu", "2"), ("kind", "soft"), ("cause", "bh-off")]);
+            assert_eq!(bh.count, Some(2));
+        }
+        // A CPU without windows has its series from the start.
+        let idle = histogram(&m, "trace_irqoff_latency_seconds", &[("cpu", "0"), ("kind", "hard")]);
+        assert_eq!((idle.buckets.len(), idle.count), (24, Some(0)));
+        assert_eq!(value(&m, "trace_irqoff_events_total", &[("cpu", "1"), ("kind", "hard")]), h.count.unwrap() as f64);
+        assert_eq!(value(&m, "trace_irqoff_records_dropped_total", &[("cpu", "0")]), 0.0);
+        assert_eq!(m.families["trace_irqoff_events_total"].family_type, openmetrics_parser::PrometheusType::Counter);
+    }
+}
+
+#[test]
+fn metrics_of_the_original_module_count_its_histograms() {
+    let root = proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", include_str!("fixtures/original-trace_latency.txt")),
+        ("distribute", include_str!("fixtures/original-distribute.txt")),
+    ]);
+    let m = scrape(&stdout(root.path(), &["metrics"]));
+    assert_eq!(value(&m, "trace_irqoff_records_format", &[]), 0.0);
+    // hist shows 1 + 4 hardirq-off and 1 softirq-off windows: so must the metrics.
+    assert_eq!(value(&m, "trace_irqoff_events_total", &[("kind", "hard")]), 5.0);
+    assert_eq!(value(&m, "trace_irqoff_events_total", &[("kind", "soft")]), 1.0);
+    let h = histogram(&m, "trace_irqoff_latency_seconds", &[("kind", "hard")]);
+    assert_eq!((bucket(&h, 0.04), bucket(&h, 0.08), bucket(&h, 0.16), h.count), (1, 1, 5, Some(5)));
+    assert_eq!(value(&m, "trace_irqoff_worst_latency_seconds", &[("cpu", "17"), ("kind", "hard")]), 0.107);
+}
+
+#[test]
+fn metrics_without_the_module_say_so() {
+    let dir = TempDir::new().unwrap();
+    let text = stdout(dir.path(), &["metrics"]);
+    let m = scrape(&text);
+    assert_eq!(value(&m, "trace_irqoff_loaded", &[]), 0.0);
+    // A missing proc root is a mistake on the command line, not an unloaded module.
+    cli(&dir.path().join("nope"))
+        .arg("metrics")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the proc root ").and(predicate::str::contains("nope does not exist\nhint: --proc-root")));
+    cli(&dir.path().join("nope")).arg("status").assert().code(2).stderr(predicate::str::contains("nope does not exist"));
+    cli(dir.path()).arg("status").assert().code(2).stderr(predicate::str::contains("the trace_irqoff module is not loaded"));
+}
+
+#[test]
+fn metrics_textfile_is_replaced_whole() {
+    let root = ours_v2();
+    let dir = TempDir::new().unwrap();
+    let prom = dir.path().join("trace_irqoff.prom");
+    fs::write(&prom, "stale\n").unwrap();
+    cli(root.path()).args(["metrics", "--textfile"]).arg(dir.path()).assert().success().stdout("");
+    let text = fs::read_to_string(&prom).unwrap();
+    assert_eq!(value(&scrape(&text), "trace_irqoff_enabled", &[]), 1.0);
+    assert_eq!(files_in(dir.path()), ["trace_irqoff.prom"]);
+    // The module gone: the file says so instead of going stale or empty.
+    fs::remove_dir_all(root.path().join("trace_irqoff")).unwrap();
+    cli(root.path()).args(["metrics", "--textfile"]).arg(dir.path()).assert().success();
+    assert_eq!(value(&scrape(&fs::read_to_string(&prom).unwrap()), "trace_irqoff_loaded", &[]), 0.0);
+    cli(root.path())
+        .args(["metrics", "--textfile"])
+        .arg(dir.path().join("missing"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing does not exist\nhint: "));
+}
+
+/// The alert rules and the Grafana dashboard in Documentation/ use only series that
+/// `metrics` exports (a renamed metric breaks them silently otherwise).
+#[test]
+fn shipped_alerts_and_dashboard_use_exported_series() {
+    let records = RECORDS_V2.replace("\nend\n", "\ntagwait enabled=1 source=kprobe overflow=0 unattributed=0 missed=0\nend\n");
+    let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("trace_latency", "trace_irqoff_latency: 50ms\n"), ("records", &records)]);
+    let m = scrape(&stdout(root.path(), &["metrics"]));
+    let exported = |name: &str| {
+        m.families.contains_key(name)
+            || ["_bucket", "_sum", "_count"].iter().any(|s| name.strip_suffix(s).is_some_and(|f| m.families.contains_key(f)))
+    };
+    let alerts = include_str!("../../../Documentation/trace-irqoff-alerts.yml");
+    let dashboard = include_str!("../../../Documentation/trace-irqoff-grafana.json");
+    let _: serde_json::Value = serde_json::from_str(dashboard).unwrap();
+    for (file, text) in [("alerts", alerts), ("dashboard", dashboard)] {
+        let names: Vec<&str> = text
+            .match_indices("trace_irqoff_")
+            .map(|(i, _)| {
+                let rest = &text[i..];
+                &rest[..rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len())]
+            })
+            .filter(|n| n.ends_with(|c: char| c.is_ascii_lowercase()) && !n.ends_with("prom"))
+            .collect();
+        assert!(names.len() > 5, "{file}: {names:?}");
+        for n in names {
+            assert!(exported(n), "{file} uses {n}, which metrics does not export");
+        }
+    }
+}
+
+/// Runs the CLI with a pseudo-terminal as stdin, stdout and stderr (colour `auto`, no
+/// NO_COLOR), as a person at a terminal does, and returns its exit status and what it wrote.
+fn on_a_terminal(root: &Path, args: &[&str]) -> (Option<i32>, String) {
+    use std::io::Read;
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap();
+    let slave = fs::File::options().read(true).write(true).open(name.to_str().unwrap()).unwrap();
+    rustix::termios::tcsetwinsize(&slave, rustix::termios::Winsize { ws_row: 50, ws_col: 200, ws_xpixel: 0, ws_ypixel: 0 }).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trace-irqoff"))
+        .arg("--proc-root")
+        .arg(root)
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("TRACE_IRQOFF_BOOT_TIME", BOOT_TIME)
+        .stdin(std::process::Stdio::from(slave.try_clone().unwrap()))
+        .stdout(std::process::Stdio::from(slave.try_clone().unwrap()))
+        .stderr(std::process::Stdio::from(slave))
+        .spawn()
+        .unwrap();
+    let mut master = fs::File::from(master);
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match master.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            // EIO: the child and its terminal are gone.
+            Err(_) => break,
+        }
+    }
+    (child.wait().unwrap().code(), String::from_utf8_lossy(&out).into_owned())
+}
+
+#[test]
+fn top_live_is_one_table_per_cpu_and_kind() {
+    let root = ours();
+    // Not on a terminal: one table, no escapes.
+    let text = stdout(root.path(), &["top", "--live"]);
+    assert!(text.starts_with("trace-irqoff top --live: "), "{text}");
+    assert!(text.contains("\n CPU  KIND           EVENTS RECORDED         LAST          MIN          AVG          MAX\n"), "{text}");
+    assert!(text.contains("\n   1  hardirq-off         4        3    52.990 ms    52.990 ms    58.322 ms    66.988 ms\n"), "{text}");
+    assert!(text.contains("\n   1  softirq-off         1        2    78.986 ms    50.990 ms    64.988 ms    78.986 ms\n"), "{text}");
+    assert_eq!(text.matches("top --live:").count(), 1);
+    assert!(!text.contains('\x1b'));
+    let rows: Vec<serde_json::Value> = serde_json::from_str(stdout(root.path(), &["top", "--live", "--json"]).trim()).unwrap();
+    assert_eq!(rows.len(), 4);
+    assert_eq!((&rows[2]["cpu"], &rows[2]["kind"], &rows[2]["events"], &rows[2]["max_ns"]), (&1.into(), &"hard".into(), &4.into(), &66_988_296.into()));
+    assert_eq!(rows[2]["last_time"], "2026-05-07T10:00:03.506551Z");
+}
+
+#[test]
+fn top_live_redraws_in_place_on_a_terminal() {
+    let root = ours();
+    let (code, text) = on_a_terminal(root.path(), &["top", "--live", "--interval", "50ms", "--count", "3"]);
+    assert_eq!(code, Some(0), "{text}");
+    // Three refreshes, each from the top left, lines cleared to their end, the header bold.
+    assert_eq!(text.matches("\x1b[H").count(), 3, "{text:?}");
+    assert_eq!(text.matches("trace-irqoff top --live:").count(), 3);
+    assert!(text.contains("\x1b[1m CPU  KIND "), "{text:?}");
+    assert!(text.contains("   1  hardirq-off         4        3    52.990 ms    52.990 ms    58.322 ms    66.988 ms\x1b[K"), "{text:?}");
+}
+
+#[test]
+fn color_always_colours_through_a_pipe() {
+    let root = ours();
+    let out = cli(root.path()).env_remove("NO_COLOR").args(["--color", "always", "records", "--kind", "hard", "--limit", "1"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("\x1b[1mhardirq-off\x1b[0m cpu 1"), "{:?}", String::from_utf8_lossy(&out.stdout));
+    // auto on a pipe, and NO_COLOR even with always: none.
+    let out = cli(root.path()).env_remove("NO_COLOR").args(["records", "--limit", "1"]).output().unwrap();
+    assert!(!out.stdout.contains(&0x1b));
+    let out = cli(root.path()).args(["--color", "always", "records", "--limit", "1"]).output().unwrap();
+    assert!(!out.stdout.contains(&0x1b));
+    // On a terminal, auto colours; never does not.
+    let (_, text) = on_a_terminal(root.path(), &["records", "--limit", "1"]);
+    assert!(text.starts_with("\x1b[1msoftirq-off"), "{text:?}");
+    let (_, text) = on_a_terminal(root.path(), &["--color", "never", "records", "--limit", "1"]);
+    assert!(!text.contains('\x1b'), "{text:?}");
+}
+
+#[test]
+fn records_min_takes_decimals() {
+    let root = ours();
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--min", "66.9"])).unwrap();
+    assert_eq!(v.iter().map(|r| r["latency_ns"].as_u64().unwrap()).collect::<Vec<_>>(), [78_986_472, 66_988_296]);
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--min", "66.989ms"])).unwrap();
+    assert_eq!(v.len(), 1);
+    cli(root.path()).args(["records", "--min", "1,5"]).assert().code(2).stderr(predicate::str::contains("'1,5' is not a number of milliseconds (e.g. 80 or 1.5)"));
+}
+
+#[test]
+fn folded_stacks_weighted_by_count_or_latency() {
+    let root = disabled();
+    let dir = TempDir::new().unwrap();
+    for (weight, want) in [("count", " 1\n"), ("latency", " 100\n")] {
+        let folded = dir.path().join(format!("{weight}.folded"));
+        let rec = spawn(root.path(), &["record", "--until", "60", "-o", "/dev/null", "--folded", folded.to_str().unwrap(), "--weight", weight]);
+        wait_for("record to enable", || read(root.path(), "enable") == "1\n");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        replace(root.path(), "records", &with_window(100));
+        assert_eq!(rec.wait_with_output().unwrap().status.code(), Some(3));
+        assert_eq!(fs::read_to_string(&folded).unwrap(), format!("hardirq-off;hog;hog_fn{want}"));
+        replace(root.path(), "records", RECORDS);
+    }
+    cli(root.path()).args(["record", "--weight", "latency", "-o", "/dev/null"]).assert().code(2);
 }

@@ -26,6 +26,8 @@ const TRACING: &str = "/sys/kernel/tracing";
 const INSTANCE: &str = "/sys/kernel/tracing/instances/tio_bench";
 
 type Res<T> = Result<T, String>;
+/// One named measurement of the run, done in turn.
+type Step<'a> = (&'a str, Box<dyn Fn() -> Res<Value>>);
 
 fn write(path: &str, v: &str) -> Res<()> {
     let mut f = OpenOptions::new().write(true).truncate(true).open(path).map_err(|e| format!("{path}: {e}"))?;
@@ -336,7 +338,7 @@ fn main() {
     let groups = arg(&args, "--groups", 2) as usize;
     let loops = arg(&args, "--loops", 300) as usize;
     let mut doc = json!({"version": 1, "reps": reps});
-    let steps: [(&str, Box<dyn Fn() -> Res<Value>>); 7] = [
+    let steps: [Step; 7] = [
         ("accuracy", Box::new(move || { pin_to(1)?; let v = accuracy(reps)?; pin_to(0)?; Ok(serde_json::to_value(v).unwrap_or_default()) })),
         ("timer_floor", Box::new(|| timer_floor(10))),
         ("false_events", Box::new(move || Ok(Value::Array(false_events(false_secs)?)))),

@@ -1,12 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Human-readable output: status, records, histograms, top. Pure functions from values to
-//! text, so they are tested on fixtures; colour is added only through `style`.
+//! Everything the commands print: pure functions from values to text (or to the values
+//! serialised as JSON), so they are tested on fixtures without a module; colour is added
+//! only through [`paint`]. This file holds what several commands share.
 
 use std::fmt::Write;
 
 use anstyle::{AnsiColor, Style};
 
 use crate::snapshot::{Cause, Kind, Record, Snapshot, NR_BUCKETS};
+
+pub mod hist;
+pub mod live;
+pub mod metrics;
+pub mod record;
+pub mod status;
+pub mod tagwait;
+pub mod top;
+pub mod watch;
+
+/// Moves the cursor home and clears a terminal, before a refresh.
+pub const CLEAR_SCREEN: &str = "\x1b[H\x1b[2J";
+
+/// `text` drawn over the previous screen without clearing it first (no flicker): from the
+/// top left, each line cleared to its end, and what is below the text cleared.
+pub fn in_place(text: &str) -> String {
+    let mut o = String::from("\x1b[H");
+    for line in text.lines() {
+        o += line;
+        o += "\x1b[K\n";
+    }
+    o + "\x1b[J"
+}
 
 pub const BOLD: Style = Style::new().bold();
 pub const RED: Style = AnsiColor::Red.on_default().bold();
@@ -33,7 +57,7 @@ pub fn secs(ns: u64) -> String {
 
 /// Lowest and highest whole unit of log2 bucket `k` (the module's edges).
 pub fn bucket_range(k: usize) -> (u64, u64) {
-    crate::histogram::bucket_range(k)
+    tio_logic::hist::bucket_range(k)
 }
 
 /// A bcc-style log2 histogram of ms, laid out by the module's own code; empty when all
@@ -51,8 +75,17 @@ pub fn histogram_unit(header: &str, unit: &str, counts: &[u64]) -> String {
     // The module's buckets beyond ours (a newer module) go into the last one.
     fixed[NR_BUCKETS - 1] += counts.iter().skip(NR_BUCKETS).sum::<u64>();
     let mut out = String::new();
-    let _ = crate::histogram::render_unit(&mut out, header, unit, &fixed);
+    let _ = tio_logic::hist::render_unit(&mut out, header, unit, &fixed);
     out
+}
+
+/// "  at 2026-05-07T10:21:33.178514Z (4.033412 s after boot)", or nothing without a time.
+pub fn when(r: &Record) -> String {
+    match (&r.wall_time, r.timestamp_ns) {
+        (_, 0) => String::new(),
+        (Some(w), ns) => format!("  at {w} ({} s after boot)", secs(ns)),
+        (None, ns) => format!("  at {} s after boot", secs(ns)),
+    }
 }
 
 /// Short form for sentences, to 0.1 ms: 99800123 ns -> "99.8 ms", 48000000 ns -> "48 ms".
@@ -130,16 +163,7 @@ fn frames(out: &mut String, stack: &[String], color: bool, depth: usize) {
 pub fn record(out: &mut String, r: &Record, color: bool, new: bool, stack_depth: usize, version: u32) {
     let mark = if new { paint(color, RED, "NEW ") } else { String::new() };
     let open = if r.lower_bound && version >= 2 { "  (window still open)" } else { "" };
-    let _ = writeln!(
-        out,
-        "{mark}{} cpu {} {:>14}  {} (pid {})  at {} s{open}",
-        paint(color, BOLD, &record_label(r)),
-        r.cpu,
-        latency(r),
-        r.comm,
-        r.pid,
-        secs(r.timestamp_ns)
-    );
+    let _ = writeln!(out, "{mark}{} cpu {} {:>14}  {} (pid {}){}{open}", paint(color, BOLD, &record_label(r)), r.cpu, latency(r), r.comm, r.pid, when(r));
     frames(out, &r.stack, color, stack_depth);
     if r.window_pid != 0 || !r.window_stack.is_empty() {
         let _ = writeln!(out, "  in the window: {}-{}", r.window_comm, r.window_pid);
@@ -150,7 +174,17 @@ pub fn record(out: &mut String, r: &Record, color: bool, new: bool, stack_depth:
     }
 }
 
-pub use crate::symbols::function;
+/// `records`: the selected records of `s`, with `depth` frames per stack.
+pub fn records(v: &[Record], s: &Snapshot, depth: usize, color: bool) -> String {
+    let mut o = String::new();
+    if v.is_empty() {
+        let _ = writeln!(o, "no records{}", if s.config.enabled { "" } else { " (sampling is disabled: trace-irqoff enable)" });
+    }
+    for r in v {
+        record(&mut o, r, color, false, depth, s.version);
+    }
+    o
+}
 
 #[cfg(test)]
 mod tests {
@@ -178,7 +212,7 @@ mod tests {
     }
 
     fn v2() -> Snapshot {
-        crate::snapshot::parse(include_str!("../tests/fixtures/records-v2.txt")).unwrap()
+        crate::snapshot::parse(include_str!("../../tests/fixtures/records-v2.txt")).unwrap()
     }
 
     #[test]
@@ -207,16 +241,17 @@ mod tests {
 
     #[test]
     fn record_shows_both_stacks_and_the_overlap() {
-        let s = v2();
+        let mut s = v2();
+        s.records[2].wall_time = Some("2026-05-07T10:00:05.120000Z".into());
         let mut o = String::new();
         record(&mut o, &s.records[2], false, false, 2, 2);
         assert_eq!(
             o,
-            "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  at 5.120000 s\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
+            "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  at 2026-05-07T10:00:05.120000Z (5.120000 s after boot)\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
         );
         let mut o = String::new();
         record(&mut o, &s.records[4], false, false, 12, 2);
-        assert!(o.starts_with("softirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  at 5.100000 s  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
+        assert!(o.starts_with("softirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  at 5.100000 s after boot  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
         // In v1 a lower bound is the hrtimer's sample, not an open window.
         let mut o = String::new();
         record(&mut o, &s.records[4], false, false, 12, 1);

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::mechanism;
-use crate::render::function;
+use crate::symbols::function;
 use crate::snapshot::{Cause, Kind, Record};
 
 /// One culprit: how often, how bad.
@@ -78,13 +78,15 @@ pub fn top(records: &[Record], whole_stack: bool) -> Vec<Culprit> {
 
 /// Folded stacks (`root;...;leaf count`), root first: kind, comm, then the stack from the
 /// outermost frame to the culprit. Identical stacks are merged; the count is the number of
-/// records.
-pub fn folded(records: &[Record]) -> String {
+/// records, or with `by_latency` their latencies in whole ms (at least 1: a frame of a
+/// flame graph needs a width).
+pub fn folded(records: &[Record], by_latency: bool) -> String {
     let mut stacks: BTreeMap<String, u64> = BTreeMap::new();
     for r in records {
         let mut parts = vec![r.kind.label().to_string(), r.comm.replace([';', ' '], "_")];
         parts.extend(r.stack.iter().rev().map(|f| function(f).to_string()));
-        *stacks.entry(parts.join(";")).or_default() += 1;
+        let weight = if by_latency { ((r.latency_ns + 500_000) / 1_000_000).max(1) } else { 1 };
+        *stacks.entry(parts.join(";")).or_default() += weight;
     }
     stacks.into_iter().map(|(k, n)| format!("{k} {n}\n")).collect()
 }
@@ -130,7 +132,9 @@ mod tests {
     #[test]
     fn folded_is_root_first_and_merged() {
         let rs = [rec(Kind::Soft, 1, &["leaf+0x1/0x2", "root+0x0/0x1"]), rec(Kind::Soft, 2, &["leaf+0x3/0x2", "root"])];
-        assert_eq!(folded(&rs), "softirq-off;sh;root;leaf 2\n");
+        assert_eq!(folded(&rs, false), "softirq-off;sh;root;leaf 2\n");
+        let rs = [rec(Kind::Hard, 99_800_123, &["leaf+0x1/0x2"]), rec(Kind::Hard, 52_400_000, &["leaf+0x3/0x2"]), rec(Kind::Hard, 1, &["x"])];
+        assert_eq!(folded(&rs, true), "hardirq-off;sh;leaf 152\nhardirq-off;sh;x 1\n");
     }
 
     #[test]

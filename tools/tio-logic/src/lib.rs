@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The trace_irqoff module's pure logic: the files of `src/` that use only `core`, mounted
+//! here with `#[path]` so that the host builds exactly the code the kernel runs. The module
+//! mounts the same files with its own `mod` lines; nothing here is copied.
+//!
+//! Two users: `cargo test` runs the files' own unit tests, and the CLI takes the module's
+//! bucket edges, histogram layout and period/threshold rules from [`hist`] and [`limits`],
+//! so it prints and validates exactly as the module does.
+// The tests of the mounted files use `std` (the harness needs it anyway).
+#![cfg_attr(not(test), no_std)]
+// The files are written for the module, which uses all of them; the host uses a part.
+#![allow(dead_code)]
+
+#[path = "../../../src/backoff.rs"]
+mod backoff;
+#[path = "../../../src/cause.rs"]
+mod cause;
+#[path = "../../../src/escape.rs"]
+mod escape;
+#[path = "../../../src/gap.rs"]
+mod gap;
+#[path = "../../../src/histogram.rs"]
+mod histogram;
+#[path = "../../../src/names.rs"]
+mod names;
+#[path = "../../../src/parse.rs"]
+mod parse;
+#[path = "../../../src/profile.rs"]
+mod profile;
+#[path = "../../../src/retention.rs"]
+mod retention;
+#[path = "../../../src/stack.rs"]
+mod stack;
+#[path = "../../../src/tag_key.rs"]
+mod tag_key;
+
+/// The module's log2 histograms: bucket k holds [2^k, 2^(k+1)) of a unit (ms for latencies,
+/// µs for tag waits); the last bucket also holds everything longer.
+pub mod hist {
+    use core::fmt;
+
+    /// Number of buckets.
+    pub const NR_BUCKETS: usize = crate::histogram::NR_BUCKETS;
+
+    /// Lowest and highest whole unit of bucket `k`, as the module prints them.
+    pub const fn bucket_range(k: usize) -> (u64, u64) {
+        crate::histogram::bucket_range(k)
+    }
+
+    /// Bucket index of a latency in ns.
+    pub const fn bucket(latency_ns: u64) -> usize {
+        crate::histogram::bucket(latency_ns)
+    }
+
+    /// One histogram in the module's `distribute` layout, with `unit` ("msecs", "usecs") as
+    /// the column label; nothing when all counts are zero.
+    pub fn render_unit(out: &mut impl fmt::Write, header: &str, unit: &str, counts: &[u64; NR_BUCKETS]) -> fmt::Result {
+        crate::histogram::render_unit(out, header, unit, counts)
+    }
+}
+
+/// The rules the module applies to writes of `sampling_period` and `trace_latency`.
+pub mod limits {
+    use crate::parse::{self, LatencyWrite};
+
+    /// Smallest and largest sampling period, ms.
+    pub const PERIOD_MS_MIN: u64 = parse::PERIOD_MS_MIN;
+    pub const PERIOD_MS_MAX: u64 = parse::PERIOD_MS_MAX;
+    /// Largest threshold, ms; the smallest is twice the period.
+    pub const THRESHOLD_MS_MAX: u64 = parse::THRESHOLD_MS_MAX;
+
+    /// Whether the module accepts `ms` as the sampling period.
+    pub fn period_ok(ms: u64) -> bool {
+        parse::period(Decimal::new(ms).as_bytes()).is_ok()
+    }
+
+    /// Whether the module accepts `ms` as the threshold while the period is `period_ms`.
+    pub fn threshold_ok(ms: u64, period_ms: u64) -> bool {
+        let period_ns = period_ms.saturating_mul(crate::gap::NSEC_PER_MSEC);
+        matches!(parse::trace_latency(Decimal::new(ms).as_bytes(), period_ns), Ok(LatencyWrite::Threshold(_)))
+    }
+
+    /// `v` in decimal digits, as a user writes it to the /proc file (no allocation: `core`).
+    struct Decimal {
+        buf: [u8; 20],
+        start: usize,
+    }
+
+    impl Decimal {
+        fn new(mut v: u64) -> Self {
+            let mut buf = [b'0'; 20];
+            let mut start = buf.len();
+            loop {
+                start -= 1;
+                buf[start] = b'0' + (v % 10) as u8;
+                v /= 10;
+                if v == 0 {
+                    break;
+                }
+            }
+            Self { buf, start }
+        }
+
+        fn as_bytes(&self) -> &[u8] {
+            &self.buf[self.start..]
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn decimal_digits() {
+            for v in [0, 7, 10, 1000, u64::MAX] {
+                assert_eq!(Decimal::new(v).as_bytes(), v.to_string().as_bytes());
+            }
+        }
+
+        #[test]
+        fn the_modules_rules() {
+            assert!(!period_ok(0) && period_ok(1) && period_ok(1000) && !period_ok(1001));
+            assert!(!threshold_ok(19, 10) && threshold_ok(20, 10) && threshold_ok(10_000, 10) && !threshold_ok(10_001, 10));
+            // 0 clears the records: never a threshold.
+            assert!(!threshold_ok(0, 1));
+        }
+    }
+}

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The command line: every clap type, and the parsers of option values. Nothing here
+//! touches the module.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::snapshot::Kind;
+
+/// Find CPUs that ran with hard interrupts or softirqs off for too long, and who did it.
+///
+/// Reads and drives /proc/trace_irqoff (the trace_irqoff kernel module).
+#[derive(Parser, Debug)]
+#[command(name = "trace-irqoff", version, about, long_about = None, after_help = "Example: trace-irqoff enable && sleep 60 && trace-irqoff top")]
+pub struct Cli {
+    /// Root of the proc file system (tests, containers).
+    #[arg(long, global = true, default_value = "/proc", value_name = "DIR")]
+    pub proc_root: PathBuf,
+
+    /// Machine-readable JSON output (stable; see Documentation/trace-irqoff-cli.rst).
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Show Rust symbols as the kernel printed them (mangled), not demangled.
+    #[arg(long, global = true)]
+    pub raw_symbols: bool,
+
+    /// When to colour the output (never with NO_COLOR set, or when not a terminal in auto).
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Is the module loaded and enabled; period, threshold, per-CPU events and drops.
+    #[command(after_help = "Example: trace-irqoff status --json")]
+    Status,
+    /// Start sampling, optionally setting the period and threshold first.
+    #[command(after_help = "Example: trace-irqoff enable --period 10 --threshold 50")]
+    Enable(EnableArgs),
+    /// Stop sampling (records stay readable).
+    #[command(after_help = "Example: trace-irqoff disable")]
+    Disable,
+    /// Forget all records, histograms and drop counters.
+    #[command(after_help = "Example: trace-irqoff clear")]
+    Clear,
+    /// Set one tunable.
+    #[command(after_help = "Example: trace-irqoff set threshold 100")]
+    Set(SetArgs),
+    /// The recorded events with their stacks, worst or newest first.
+    #[command(visible_alias = "latency", after_help = "Example: trace-irqoff records --kind hard --cpu 3 --min 80 --since 10m")]
+    Records(RecordsArgs),
+    /// Log2 latency histograms per kind, summed over CPUs or per CPU.
+    #[command(after_help = "Example: trace-irqoff hist --per-cpu")]
+    Hist(HistArgs),
+    /// Who keeps doing this: records grouped by culprit; or, with --live, per CPU and kind.
+    #[command(after_help = "Example: trace-irqoff top --stack\nExample: trace-irqoff top --live   (per CPU: events, last, min, avg, max; like rtla timerlat top)")]
+    Top(TopArgs),
+    /// Live view, refreshed every --interval; new events are highlighted.
+    #[command(after_help = "Example: trace-irqoff watch --interval 2s --until 100")]
+    Watch(WatchArgs),
+    /// Enable for a while, then save what happened to JSON and restore the previous state.
+    #[command(after_help = "Example: trace-irqoff record --duration 30s -o incident.json --folded incident.folded\nExample: trace-irqoff record --until 50 -o caught.json   (ends at the next window of 50 ms or more, exit status 3)")]
+    Record(RecordArgs),
+    /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
+    #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
+    Tagwait(TagwaitArgs),
+    /// Counters and latency histograms in the Prometheus text format (node_exporter).
+    #[command(after_help = "Example: trace-irqoff metrics --textfile /var/lib/prometheus/node-exporter")]
+    Metrics(MetricsArgs),
+    /// Shell completion script.
+    #[command(after_help = "Example: trace-irqoff completions bash > /etc/bash_completion.d/trace-irqoff")]
+    Completions(CompletionsArgs),
+    /// The man pages (roff), generated from these definitions.
+    #[command(after_help = "Example: trace-irqoff man --dir /usr/local/share/man/man1")]
+    Man(ManArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct EnableArgs {
+    /// Sampling period in ms (1..1000).
+    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    pub period: Option<u64>,
+    /// Record stacks for latencies of at least this many ms (2 x period..10000).
+    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    pub threshold: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+pub struct SetArgs {
+    pub what: Tunable,
+    /// Value in ms (a trailing "ms" is accepted).
+    #[arg(value_parser = parse_ms_arg)]
+    pub value: u64,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Tunable {
+    /// Sampling period (ms).
+    Period,
+    /// Record threshold (ms).
+    Threshold,
+}
+
+#[derive(Args, Debug)]
+pub struct RecordsArgs {
+    /// Only these CPUs (repeatable).
+    #[arg(long)]
+    pub cpu: Vec<u32>,
+    /// Only this kind.
+    #[arg(long, value_enum)]
+    pub kind: Option<Kind>,
+    /// Only latencies of at least this many ms (decimals allowed: 1.5).
+    #[arg(long = "min", value_name = "MS", value_parser = parse_ms_decimal)]
+    pub min_ns: Option<u64>,
+    /// Only events of the last DURATION (e.g. 10m, 1h).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub since: Option<Duration>,
+    /// Order: worst first, or newest first.
+    #[arg(long, value_enum, default_value_t = Sort::Worst)]
+    pub sort: Sort,
+    /// Show at most this many records.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Frames shown per record (all in --json).
+    #[arg(long, default_value_t = 12)]
+    pub depth: usize,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Sort {
+    Worst,
+    Newest,
+}
+
+#[derive(Args, Debug)]
+pub struct HistArgs {
+    /// One histogram per CPU.
+    #[arg(long)]
+    pub per_cpu: bool,
+    /// Only this kind.
+    #[arg(long, value_enum)]
+    pub kind: Option<Kind>,
+}
+
+#[derive(Args, Debug)]
+pub struct TopArgs {
+    /// Group by the whole stack instead of the first frame.
+    #[arg(long)]
+    pub stack: bool,
+    /// Show at most this many culprits.
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Per CPU and kind: events, and last, min, avg and max of the recorded windows,
+    /// refreshed in place on a terminal (once otherwise).
+    #[arg(long, conflicts_with_all = ["stack", "limit"])]
+    pub live: bool,
+    /// With --live: time between refreshes.
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration, requires = "live")]
+    pub interval: Duration,
+    /// With --live: stop after this many refreshes (default: until Ctrl-C; 1 when not on a terminal).
+    #[arg(long, requires = "live")]
+    pub count: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+pub struct WatchArgs {
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    pub interval: Duration,
+    /// Stop after this many refreshes (default: until Ctrl-C).
+    #[arg(long)]
+    pub count: Option<u64>,
+    /// End as soon as a window of at least MS ms is recorded (exit status 3).
+    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    pub until: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+pub struct RecordArgs {
+    /// How long to record (e.g. 30s, 5m) [default: 30s; with --until, no limit].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub duration: Option<Duration>,
+    /// End as soon as a window of at least MS ms is recorded, save and restore (exit
+    /// status 3); lowers the threshold to MS while recording if it is higher.
+    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    pub until: Option<u64>,
+    /// Sampling period in ms while recording.
+    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    pub period: Option<u64>,
+    /// Threshold in ms while recording.
+    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    pub threshold: Option<u64>,
+    /// Where to write the JSON result.
+    #[arg(short, long, default_value = "trace-irqoff-record.json")]
+    pub output: PathBuf,
+    /// Also write folded stacks (for flamegraph.pl, inferno) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub folded: Option<PathBuf>,
+    /// What a folded stack counts: its windows, or their length in whole ms.
+    #[arg(long, value_enum, default_value_t = Weight::Count, requires = "folded")]
+    pub weight: Weight,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Weight {
+    /// One per window.
+    Count,
+    /// The window's latency in ms.
+    Latency,
+}
+
+#[derive(Args, Debug)]
+pub struct MetricsArgs {
+    /// Write DIR/trace_irqoff.prom atomically (node_exporter's textfile collector
+    /// directory), instead of printing.
+    #[arg(long, value_name = "DIR")]
+    pub textfile: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct TagwaitArgs {
+    /// Switch tracking on or off (it costs nothing while off).
+    #[arg(value_enum)]
+    pub switch: Option<OnOff>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+#[derive(Args, Debug)]
+pub struct ManArgs {
+    /// Write trace-irqoff.1 and a trace-irqoff-COMMAND.1 for every command into DIR,
+    /// instead of printing trace-irqoff.1.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    pub shell: clap_complete::Shell,
+}
+
+/// "10", "10ms" -> 10.
+fn parse_ms_arg(s: &str) -> Result<u64, String> {
+    let v = s.strip_suffix("ms").unwrap_or(s);
+    v.parse().map_err(|_| format!("'{s}' is not a whole number of milliseconds"))
+}
+
+/// "80", "1.5", "1.5ms" -> ns.
+fn parse_ms_decimal(s: &str) -> Result<u64, String> {
+    let bad = || format!("'{s}' is not a number of milliseconds (e.g. 80 or 1.5)");
+    let v = s.strip_suffix("ms").unwrap_or(s);
+    let (whole, frac) = v.split_once('.').unwrap_or((v, ""));
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    let frac_ok = if v.contains('.') { digits(frac) } else { frac.is_empty() };
+    if !digits(whole) || !frac_ok || frac.len() > 6 {
+        return Err(bad());
+    }
+    let frac_ns: u64 = format!("{frac:0<6}").parse().map_err(|_| bad())?;
+    whole.parse::<u64>().ok().and_then(|w| w.checked_mul(1_000_000)).and_then(|w| w.checked_add(frac_ns)).ok_or_else(bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_milliseconds() {
+        assert_eq!(parse_ms_decimal("80"), Ok(80_000_000));
+        assert_eq!(parse_ms_decimal("1.5"), Ok(1_500_000));
+        assert_eq!(parse_ms_decimal("1.5ms"), Ok(1_500_000));
+        assert_eq!(parse_ms_decimal("0.000001"), Ok(1));
+        for bad in ["", "-1", "1.", ".5", "1.2.3", "abc", "1.0000001", "1e3", "99999999999999999999"] {
+            assert_eq!(parse_ms_decimal(bad), Err(format!("'{bad}' is not a number of milliseconds (e.g. 80 or 1.5)")), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_definitions_hold_together() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

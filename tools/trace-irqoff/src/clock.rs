@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Wall-clock times for the module's timestamps, which are CLOCK_MONOTONIC ns: incidents are
+//! correlated by wall clock, so every time a person reads is shown as both.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rustix::time::{clock_gettime, ClockId};
+
+/// Test only: a fixed boot time (RFC 3339) instead of this machine's, so that outputs on a
+/// fake proc root are the same on every run.
+pub const BOOT_TIME_ENV: &str = "TRACE_IRQOFF_BOOT_TIME";
+
+/// When CLOCK_MONOTONIC was 0, in wall-clock time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clock {
+    boot: SystemTime,
+}
+
+impl Clock {
+    /// The boot time as of now: CLOCK_REALTIME - CLOCK_MONOTONIC, read at once. Not
+    /// /proc/stat's btime: that is whole seconds, and counts from CLOCK_BOOTTIME, which
+    /// also runs during suspend, when CLOCK_MONOTONIC (the module's clock) stops. Read
+    /// anew for each snapshot, it follows changes of the wall clock (NTP steps) too.
+    pub fn now() -> Self {
+        if let Some(boot) = std::env::var(BOOT_TIME_ENV).ok().and_then(|v| humantime::parse_rfc3339(&v).ok()) {
+            return Self { boot };
+        }
+        let mono = duration(clock_gettime(ClockId::Monotonic));
+        let real = duration(clock_gettime(ClockId::Realtime));
+        Self { boot: UNIX_EPOCH + real.saturating_sub(mono) }
+    }
+
+    /// The wall-clock time of a CLOCK_MONOTONIC timestamp.
+    pub fn wall(&self, monotonic_ns: u64) -> SystemTime {
+        self.boot + Duration::from_nanos(monotonic_ns)
+    }
+
+    /// It as RFC 3339 in UTC, to the µs: "2026-05-07T10:21:33.178514Z".
+    pub fn rfc3339(&self, monotonic_ns: u64) -> String {
+        humantime::format_rfc3339_micros(self.wall(monotonic_ns)).to_string()
+    }
+}
+
+/// Current CLOCK_MONOTONIC in ns: the clock of the module's timestamps.
+pub fn monotonic_ns() -> u64 {
+    duration(clock_gettime(ClockId::Monotonic)).as_nanos() as u64
+}
+
+/// Now, as RFC 3339 in UTC.
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_micros(SystemTime::now()).to_string()
+}
+
+fn duration(t: rustix::time::Timespec) -> Duration {
+    Duration::new(t.tv_sec.max(0) as u64, t.tv_nsec as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boot_time_is_realtime_less_monotonic() {
+        let c = Clock { boot: UNIX_EPOCH + Duration::from_secs(1_778_000_000) };
+        assert_eq!(c.rfc3339(4_033_412_345), "2026-05-05T16:53:24.033412Z");
+        // This machine's: a monotonic timestamp of now is now.
+        let here = Clock { boot: UNIX_EPOCH + duration(clock_gettime(ClockId::Realtime)).saturating_sub(duration(clock_gettime(ClockId::Monotonic))) };
+        let skew = here.wall(monotonic_ns()).duration_since(SystemTime::now()).unwrap_or_else(|e| e.duration());
+        assert!(skew < Duration::from_millis(100), "{skew:?}");
+    }
+}

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `hist`: the log2 latency histograms.
+
+use anyhow::Result;
+
+use super::{Ctx, Outcome};
+use crate::cli::HistArgs;
+use crate::output;
+use crate::procfs::{Backend, Module};
+use crate::render;
+
+pub fn run<B: Backend>(a: &HistArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+    let s = m.snapshot()?;
+    if ctx.json {
+        output::print_json(&render::hist::json(&s, a.per_cpu))?;
+    } else {
+        output::print(&render::hist::text(&s, a.per_cpu, a.kind))?;
+    }
+    Ok(Outcome::Done)
+}

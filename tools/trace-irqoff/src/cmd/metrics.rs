@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `metrics [--textfile DIR]`: the Prometheus text exposition.
+
+use anyhow::Result;
+
+use super::Outcome;
+use crate::cli::MetricsArgs;
+use crate::files::AtomicFile;
+use crate::output;
+use crate::procfs::{Backend, Module, ProcError};
+use crate::render;
+
+/// The file node_exporter's textfile collector reads (it reads `*.prom`).
+pub const TEXTFILE_NAME: &str = "trace_irqoff.prom";
+
+/// A missing module is a fact to export (`trace_irqoff_loaded 0`), not an error: the
+/// file must never be empty or stale.
+pub fn run<B: Backend>(a: &MetricsArgs, m: Result<Module<B>, ProcError>) -> Result<Outcome> {
+    // Checked before reading anything, like every output path.
+    let file = a.textfile.as_ref().map(|dir| AtomicFile::create(&dir.join(TEXTFILE_NAME))).transpose()?;
+    let text = match m {
+        Ok(m) => render::metrics::exposition(&m.snapshot()?),
+        Err(ProcError::NotLoaded(_)) => render::metrics::unloaded(),
+        Err(e) => return Err(e.into()),
+    };
+    match file {
+        Some(f) => f.commit(text.as_bytes())?,
+        None => output::print(&text)?,
+    }
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The subcommands, one file each: `run(args, &Module, &Ctx) -> Result<Outcome>`. They read
+//! and drive the module, hand values to `render` and print its text; `main` turns their
+//! result into the exit status.
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use tio_logic::limits::{self, PERIOD_MS_MAX, PERIOD_MS_MIN, THRESHOLD_MS_MAX};
+
+use crate::cli::{Cli, ColorWhen, Command};
+use crate::error::Problem;
+use crate::output;
+use crate::procfs::{Backend, Dir, Module};
+
+mod clear;
+mod completions;
+mod disable;
+mod enable;
+mod hist;
+mod man;
+mod metrics;
+pub mod record;
+pub mod records;
+mod set;
+mod status;
+mod tagwait;
+mod top;
+mod watch;
+
+/// How a command ended, when it did not fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Done,
+    /// Ended early by Ctrl-C (its work is saved and the module restored).
+    Interrupted,
+    /// `--until`: a window at least that long was recorded.
+    Caught,
+}
+
+/// What every command gets besides its own arguments.
+pub struct Ctx {
+    pub json: bool,
+    pub color: bool,
+}
+
+/// Runs the command of `cli`.
+pub fn run(cli: &Cli) -> Result<Outcome> {
+    let open = || Module::open(Dir::new(&cli.proc_root)).map(|m| m.raw_symbols(cli.raw_symbols));
+    let ctx = Ctx { json: cli.json, color: use_color(cli.color) };
+    match &cli.command {
+        Command::Status => status::run(&open()?, &ctx),
+        Command::Enable(a) => enable::run(a, &open()?, &ctx),
+        Command::Disable => disable::run(&open()?, &ctx),
+        Command::Clear => clear::run(&open()?, &ctx),
+        Command::Set(a) => set::run(a, &open()?, &ctx),
+        Command::Records(a) => records::run(a, &open()?, &ctx),
+        Command::Hist(a) => hist::run(a, &open()?, &ctx),
+        Command::Top(a) => top::run(a, &open()?, &ctx),
+        Command::Watch(a) => watch::run(a, &open()?, &ctx),
+        Command::Record(a) => record::run(a, &open()?, &ctx),
+        Command::Tagwait(a) => tagwait::run(a, &open()?, &ctx),
+        // Says "not loaded" in its own format.
+        Command::Metrics(a) => metrics::run(a, open()),
+        // Need no module.
+        Command::Completions(a) => completions::run(a),
+        Command::Man(a) => man::run(a),
+    }
+}
+
+/// Whether to colour stdout.
+fn use_color(when: ColorWhen) -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    match when {
+        _ if no_color => false,
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => std::io::stdout().is_terminal(),
+    }
+}
+
+/// Set once by Ctrl-C; `watch` and `record` poll it.
+fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    ctrlc::set_handler(move || f.store(true, Ordering::SeqCst)).context("installing the Ctrl-C handler")?;
+    Ok(flag)
+}
+
+/// Confirms a change in one line: the settings as the module has them now.
+fn confirm<B: Backend>(m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+    let s = m.settings()?;
+    if ctx.json {
+        output::print_json(&s)?;
+    } else {
+        output::print(&crate::render::status::settings_line(&s))?;
+    }
+    Ok(Outcome::Done)
+}
+
+/// Warns that a `record` is running, before a change it will notice (and undo at its end).
+fn note_recording<B: Backend>(m: &Module<B>) {
+    if m.recording_elsewhere() {
+        output::note("a trace-irqoff record is running: it will report this change, and restore its own settings when it ends");
+    }
+}
+
+/// Checks period and threshold with the module's own rules (`src/parse.rs`), so the user
+/// gets the rule instead of a bare EINVAL.
+pub fn validate(period: Option<u64>, threshold: Option<u64>, current_period: u64) -> Result<(), Problem> {
+    if let Some(p) = period.filter(|&p| !limits::period_ok(p)) {
+        return Err(Problem::usage(
+            format!("the sampling period must be {PERIOD_MS_MIN}..{PERIOD_MS_MAX} ms, not {p} ms"),
+            "pick a period in that range, e.g. --period 10",
+        ));
+    }
+    if let Some(t) = threshold {
+        let p = period.unwrap_or(current_period);
+        if !limits::threshold_ok(t, p) {
+            return Err(Problem::usage(
+                format!("the threshold must be at least twice the period ({} ms) and at most {THRESHOLD_MS_MAX} ms, not {t} ms", 2 * p),
+                format!("use a threshold of {}..{THRESHOLD_MS_MAX} ms, or a shorter period", 2 * p),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Sets period and threshold (validated), then enables: a new period while enabled needs
+/// the module disabled first (EBUSY otherwise).
+fn apply<B: Backend>(m: &Module<B>, period: Option<u64>, threshold: Option<u64>) -> Result<()> {
+    let s = m.settings()?;
+    validate(period, threshold, s.period_ms)?;
+    if let Some(p) = period.filter(|&p| p != s.period_ms) {
+        m.set_enabled(false)?;
+        m.set_period(p)?;
+    }
+    if let Some(t) = threshold {
+        m.set_threshold(t)?;
+    }
+    Ok(m.set_enabled(true)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::procfs::fake::Fake;
+
+    #[test]
+    fn enabling_while_enabled_with_a_new_period_disables_first() {
+        let fake = Fake::new(include_str!("../../tests/fixtures/records-v1.txt"));
+        let m = Module::open(&fake).unwrap();
+        m.set_enabled(true).unwrap();
+        // The fake answers EBUSY to a period change while enabled, like the module.
+        apply(&m, Some(20), None).unwrap();
+        let s = m.settings().unwrap();
+        assert_eq!((s.enabled, s.period_ms), (true, 20));
+    }
+
+    #[test]
+    fn validation_uses_the_modules_rules() {
+        assert!(validate(Some(1), Some(2), 10).is_ok());
+        let e = validate(Some(0), None, 10).unwrap_err();
+        assert_eq!(e.sentence, "the sampling period must be 1..1000 ms, not 0 ms");
+        assert!(e.usage);
+        let e = validate(None, Some(19), 10).unwrap_err();
+        assert_eq!(e.sentence, "the threshold must be at least twice the period (20 ms) and at most 10000 ms, not 19 ms");
+        assert!(validate(None, Some(10_001), 10).is_err());
+    }
+}

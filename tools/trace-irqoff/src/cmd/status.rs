@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `status`: loaded and enabled, the settings, per-CPU counts.
+
+use anyhow::Result;
+
+use super::{Ctx, Outcome};
+use crate::output;
+use crate::procfs::{Backend, Module};
+use crate::render;
+
+pub fn run<B: Backend>(m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+    let settings = m.settings()?;
+    let s = m.snapshot()?;
+    if ctx.json {
+        output::print_json(&render::status::json(settings, s))?;
+    } else {
+        output::print(&render::status::text(&settings, &s, ctx.color))?;
+    }
+    Ok(Outcome::Done)
+}

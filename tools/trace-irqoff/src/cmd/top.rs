@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `top`: records grouped by culprit; `top --live`: per CPU and kind, refreshed.
+
+use std::io::IsTerminal;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use super::{Ctx, Outcome};
+use crate::cli::TopArgs;
+use crate::clock;
+use crate::culprit;
+use crate::output;
+use crate::procfs::{Backend, Module};
+use crate::render;
+
+pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+    if a.live {
+        return live(a, m, ctx);
+    }
+    let s = m.snapshot()?;
+    let mut t = culprit::top(&s.records, a.stack);
+    t.truncate(a.limit);
+    if ctx.json {
+        output::print_json(&t)?;
+    } else {
+        output::print(&render::top::text(&t, ctx.color))?;
+    }
+    Ok(Outcome::Done)
+}
+
+/// Redrawn in place on a terminal until Ctrl-C; printed once otherwise (a pipe, a log).
+fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+    let tty = std::io::stdout().is_terminal();
+    let count = a.count.unwrap_or(if tty { u64::MAX } else { 1 });
+    let stop = super::interrupt_flag()?;
+    let mut previous = None;
+    let mut n = 0;
+    while n < count && !stop.load(Ordering::SeqCst) {
+        let s = m.snapshot()?;
+        let rows = render::live::rows(&s);
+        if ctx.json {
+            output::print(&(serde_json::to_string(&rows)? + "\n"))?;
+        } else {
+            let table = render::live::text(&s, &rows, previous.as_deref(), &clock::now_rfc3339(), ctx.color);
+            output::print(&if tty { render::in_place(&table) } else { table })?;
+        }
+        previous = Some(rows);
+        n += 1;
+        let until = Instant::now() + a.interval;
+        while n < count && Instant::now() < until && !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `watch`: the newest records, refreshed. On a terminal the screen is redrawn; on a pipe
+//! (a log, a collector) the records are printed once each, as they come, as text or as
+//! NDJSON with `--json`.
+
+use std::collections::HashSet;
+use std::io::IsTerminal;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use super::{Ctx, Outcome};
+use crate::cli::WatchArgs;
+use crate::error::Problem;
+use crate::output;
+use crate::procfs::{Backend, Module};
+use crate::render;
+use crate::snapshot::{self, Record, RecordKey};
+
+pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+    if let Some(ms) = a.until {
+        let threshold = m.settings()?.threshold_ms;
+        if ms < threshold {
+            return Err(Problem::usage(
+                format!("--until {ms} is below the threshold ({threshold} ms): such a window would not be recorded"),
+                format!("lower the threshold first (trace-irqoff set threshold {ms}), or use trace-irqoff record --until {ms}"),
+            )
+            .into());
+        }
+    }
+    let stop = super::interrupt_flag()?;
+    let redraw = std::io::stdout().is_terminal() && !ctx.json;
+    let mut seen: Option<HashSet<RecordKey>> = None;
+    let mut n = 0u64;
+    while !stop.load(Ordering::SeqCst) && a.count.is_none_or(|c| n < c) {
+        let s = m.snapshot()?;
+        let mut new: Vec<Record> = s.records.iter().filter(|r| seen.as_ref().is_none_or(|sn| !sn.contains(&r.key()))).cloned().collect();
+        new.sort_by_key(|r| r.timestamp_ns);
+        if redraw {
+            output::print(&(render::CLEAR_SCREEN.to_string() + &render::watch::refresh(&s, seen.as_ref(), a.interval, ctx.color)))?;
+        } else if ctx.json {
+            let mut o = String::new();
+            for r in &new {
+                o += &(serde_json::to_string(r)? + "\n");
+            }
+            output::print(&o)?;
+        } else {
+            output::print(&render::watch::appended(&s, &new, seen.is_none(), a.interval, ctx.color))?;
+        }
+        // Only windows that came after the first refresh end it.
+        if let (Some(ms), Some(_)) = (a.until, &seen) {
+            if let Some(r) = snapshot::first_at_least(&new, ms, s.version) {
+                if !ctx.json {
+                    output::print(&render::watch::caught(r, ms))?;
+                }
+                return Ok(Outcome::Caught);
+            }
+        }
+        seen = Some(s.records.iter().map(|r| r.key()).collect());
+        n += 1;
+        let until = Instant::now() + a.interval;
+        while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `top --live`: one row per CPU and kind, as `rtla timerlat top` shows its CPUs.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use super::{paint, BOLD, RED};
+use crate::snapshot::{Kind, Snapshot};
+
+/// One CPU and kind. Events counts every window (from 2P on); the latencies are those of
+/// the windows the module recorded (from the threshold on, the worst N per CPU and kind),
+/// ended ones only: a v2 window still open has no final length yet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Row {
+    pub cpu: u32,
+    pub kind: Kind,
+    pub online: bool,
+    pub events: u64,
+    pub recorded: u64,
+    /// The newest recorded window, and its time (RFC 3339).
+    pub last_ns: Option<u64>,
+    pub last_time: Option<String>,
+    pub min_ns: Option<u64>,
+    pub avg_ns: Option<u64>,
+    pub max_ns: Option<u64>,
+}
+
+pub fn rows(s: &Snapshot) -> Vec<Row> {
+    let mut v = Vec::new();
+    for c in &s.cpus {
+        for kind in [Kind::Hard, Kind::Soft] {
+            let mut recs: Vec<_> = s.records.iter().filter(|r| r.cpu == c.cpu && r.kind == kind && !(r.lower_bound && s.version >= 2)).collect();
+            recs.sort_by_key(|r| r.timestamp_ns);
+            let lat = || recs.iter().map(|r| r.latency_ns);
+            let n = recs.len() as u64;
+            v.push(Row {
+                cpu: c.cpu,
+                kind,
+                online: c.online,
+                events: match kind {
+                    Kind::Hard => c.hard_events,
+                    Kind::Soft => c.soft_events,
+                },
+                recorded: n,
+                last_ns: recs.last().map(|r| r.latency_ns),
+                last_time: recs.last().and_then(|r| r.wall_time.clone()),
+                min_ns: lat().min(),
+                avg_ns: (n > 0).then(|| lat().sum::<u64>() / n),
+                max_ns: lat().max(),
+            });
+        }
+    }
+    v
+}
+
+/// The table, headed by the time and the settings. Rows whose last window is new since
+/// `previous` are marked.
+pub fn text(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, color: bool) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "trace-irqoff top --live: {now}, {}, period {} ms, threshold {} ms",
+        if s.config.enabled { "enabled" } else { "disabled" },
+        s.config.period_ns / 1_000_000,
+        s.config.threshold_ns / 1_000_000
+    );
+    let _ = writeln!(o, "events: every window; last/min/avg/max: the recorded ones (from the threshold, the worst per CPU and kind)");
+    let head = format!("{:>4}  {:<12} {:>8} {:>8} {:>12} {:>12} {:>12} {:>12}", "CPU", "KIND", "EVENTS", "RECORDED", "LAST", "MIN", "AVG", "MAX");
+    let _ = writeln!(o, "{}", paint(color, BOLD, &head));
+    let ms = |v: Option<u64>| v.map_or("-".to_string(), super::ms);
+    for r in rows {
+        let fresh = previous.is_some_and(|p| p.iter().any(|q| q.cpu == r.cpu && q.kind == r.kind && q.events != r.events));
+        let line = format!(
+            "{:>4}  {:<12} {:>8} {:>8} {:>12} {:>12} {:>12} {:>12}{}",
+            r.cpu,
+            r.kind.label(),
+            r.events,
+            r.recorded,
+            ms(r.last_ns),
+            ms(r.min_ns),
+            ms(r.avg_ns),
+            ms(r.max_ns),
+            if r.online { "" } else { "  (offline)" }
+        );
+        let _ = writeln!(o, "{}", if fresh { paint(color, RED, &line) } else { line });
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_cpu_and_kind_with_recorded_latencies() {
+        let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap();
+        let r = rows(&s);
+        assert_eq!(r.len(), 4);
+        let hard1 = &r[2];
+        assert_eq!((hard1.cpu, hard1.kind, hard1.events, hard1.recorded), (1, Kind::Hard, 4, 3));
+        // Newest by time: 52.990 ms at 3.51 s.
+        assert_eq!((hard1.last_ns, hard1.min_ns, hard1.max_ns), (Some(52_990_424), Some(52_990_424), Some(66_988_296)));
+        assert_eq!(hard1.avg_ns, Some((66_988_296 + 54_990_120 + 52_990_424) / 3));
+        assert_eq!((r[0].events, r[0].recorded, r[0].last_ns), (0, 0, None));
+        let text = text(&s, &r, None, "2026-05-07T10:00:10Z", false);
+        assert!(text.contains("\n   1  hardirq-off         4        3    52.990 ms    52.990 ms    58.322 ms    66.988 ms\n"), "{text}");
+        assert!(text.contains("\n   0  softirq-off         0        0            -            -            -            -\n"), "{text}");
+        // v2: the open window does not count as a length.
+        let s2 = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v2.txt")).unwrap();
+        let soft3 = rows(&s2).into_iter().find(|r| r.cpu == 3 && r.kind == Kind::Soft).unwrap();
+        assert_eq!((soft3.recorded, soft3.max_ns), (0, None));
+    }
+}

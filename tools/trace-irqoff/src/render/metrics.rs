@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `metrics`: the Prometheus text exposition format (version 0.0.4), for node_exporter's
+//! textfile collector. Names and labels are documented in Documentation/trace-irqoff-cli.rst.
+//!
+//! Every family keeps one label set (a label with an empty value is, to Prometheus, no
+//! label), and every series of a loaded module is there from the first scrape, zeros
+//! included, so that rate() and histogram_quantile() work from the start.
+
+use std::fmt::Write;
+
+use crate::original::Row;
+use crate::snapshot::{Cause, Cpu, Kind, Snapshot, TagWait, NR_BUCKETS};
+
+/// The labels of a latency series: CPU (empty for the original module, which only sums),
+/// kind, and for softirqs of a v2 module the cause (empty otherwise).
+struct Series {
+    cpu: String,
+    kind: Kind,
+    cause: Option<Cause>,
+}
+
+impl Series {
+    fn labels(&self) -> String {
+        let kind = match self.kind {
+            Kind::Hard => "hard",
+            Kind::Soft => "soft",
+        };
+        format!("cpu=\"{}\",kind=\"{kind}\",cause=\"{}\"", self.cpu, self.cause.map_or("", Cause::name))
+    }
+}
+
+/// The kinds and causes of a module: softirqs split by cause from records format v2 on,
+/// as a whole before (the split is unknown then).
+fn kinds(s: &Snapshot) -> Vec<(Kind, Option<Cause>)> {
+    let mut v = vec![(Kind::Hard, None)];
+    if s.version >= 2 {
+        v.extend([Cause::BhOff, Cause::KsoftirqdWait].map(|c| (Kind::Soft, Some(c))));
+    } else {
+        v.push((Kind::Soft, None));
+    }
+    v
+}
+
+fn events(c: &Cpu, kind: Kind, cause: Option<Cause>) -> u64 {
+    match (kind, cause) {
+        (Kind::Hard, _) => c.hard_events,
+        (Kind::Soft, None) => c.soft_events,
+        (Kind::Soft, Some(Cause::BhOff)) => c.soft_bh_off_events,
+        (Kind::Soft, Some(Cause::KsoftirqdWait)) => c.soft_ksoftirqd_wait_events,
+    }
+}
+
+fn family(o: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(o, "# HELP {name} {help}");
+    let _ = writeln!(o, "# TYPE {name} {kind}");
+}
+
+fn secs(ns: u64) -> f64 {
+    ns as f64 / 1e9
+}
+
+/// One histogram in seconds from per-bucket counts: `(upper edge in seconds or None for
+/// +Inf, count, midpoint in seconds)`, buckets ascending.
+/// `exact_sum` (seconds) is the module's own sum where it gives one; otherwise each value
+/// stands at its bucket's midpoint.
+fn histogram(o: &mut String, name: &str, labels: &str, buckets: &[(Option<f64>, u64, f64)], exact_sum: Option<f64>) {
+    let sep = if labels.is_empty() { "" } else { "," };
+    let mut cumulative = 0u64;
+    let mut estimate = 0f64;
+    for &(le, count, mid) in buckets {
+        cumulative += count;
+        estimate += count as f64 * mid;
+        if let Some(le) = le {
+            let _ = writeln!(o, "{name}_bucket{{{labels}{sep}le=\"{le}\"}} {cumulative}");
+        }
+    }
+    let sum = exact_sum.unwrap_or(estimate);
+    let _ = writeln!(o, "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {cumulative}");
+    let _ = writeln!(o, "{name}_sum{{{labels}}} {sum}");
+    let _ = writeln!(o, "{name}_count{{{labels}}} {cumulative}");
+}
+
+/// The module's log2 buckets in `unit_s` seconds per unit (1e-3: ms, 1e-6: µs): bucket k
+/// holds [2^k, 2^(k+1)) units, the last one everything longer. The midpoint stands in for
+/// each value in `_sum`: the module counts per bucket, not the sum.
+fn log2_buckets(counts: &[u64], unit_s: f64) -> Vec<(Option<f64>, u64, f64)> {
+    (0..NR_BUCKETS)
+        .map(|k| {
+            let lo = if k == 0 { 0.0 } else { (1u64 << k) as f64 };
+            let hi = (1u64 << (k + 1)) as f64;
+            // A newer module's extra buckets go into the last (open) one.
+            let count = if k + 1 == NR_BUCKETS { counts.iter().skip(k).sum() } else { counts.get(k).copied().unwrap_or(0) };
+            let le = (k + 1 < NR_BUCKETS).then(|| round(hi * unit_s));
+            (le, count, (lo + hi) / 2.0 * unit_s)
+        })
+        .collect()
+}
+
+/// The original module's rows, [lo, hi] whole ms each.
+fn original_buckets(rows: &[Row]) -> Vec<(Option<f64>, u64, f64)> {
+    rows.iter().map(|r| (Some(round((r.hi_ms + 1) as f64 / 1e3)), r.count, (r.lo_ms + r.hi_ms + 1) as f64 / 2e3)).collect()
+}
+
+/// Drops float noise (0.001 * 64 = 0.064000000000000001) from bucket edges.
+fn round(v: f64) -> f64 {
+    (v * 1e9).round() / 1e9
+}
+
+const LATENCY_HELP: &str = "Windows with hard interrupts (kind=hard) or softirqs (kind=soft; cause=bh-off|ksoftirqd-wait from records format v2) off, by length, since the last clear. _sum is the module's exact sum; only from modules that do not give one (older ones, the original tool) each window stands at its bucket's midpoint.";
+
+/// The exposition of a loaded module.
+pub fn exposition(s: &Snapshot) -> String {
+    let mut o = String::new();
+    family(&mut o, "trace_irqoff_loaded", "gauge", "1 when the trace_irqoff module is loaded.");
+    let _ = writeln!(o, "trace_irqoff_loaded 1");
+    family(&mut o, "trace_irqoff_enabled", "gauge", "1 while sampling is enabled.");
+    let _ = writeln!(o, "trace_irqoff_enabled {}", u8::from(s.config.enabled));
+    family(&mut o, "trace_irqoff_sampling_period_seconds", "gauge", "Sampling period P.");
+    let _ = writeln!(o, "trace_irqoff_sampling_period_seconds {}", secs(s.config.period_ns));
+    family(&mut o, "trace_irqoff_threshold_seconds", "gauge", "Latency from which windows are recorded with their stacks.");
+    let _ = writeln!(o, "trace_irqoff_threshold_seconds {}", secs(s.config.threshold_ns));
+    family(&mut o, "trace_irqoff_records_format", "gauge", "Version of the module's records file (0: the original module, which has none).");
+    let _ = writeln!(o, "trace_irqoff_records_format {}", s.version);
+
+    if let Some(orig) = &s.original_hist {
+        original(&mut o, s, orig);
+    } else {
+        ours(&mut o, s);
+    }
+    if let Some(tw) = &s.tag_wait {
+        tag_wait(&mut o, tw);
+    }
+    o
+}
+
+/// The exposition without the module: still a valid file, which says so.
+pub fn unloaded() -> String {
+    let mut o = String::new();
+    family(&mut o, "trace_irqoff_loaded", "gauge", "1 when the trace_irqoff module is loaded.");
+    let _ = writeln!(o, "trace_irqoff_loaded 0");
+    o
+}
+
+fn ours(o: &mut String, s: &Snapshot) {
+    let series: Vec<(&Cpu, Series)> = s
+        .cpus
+        .iter()
+        .flat_map(|c| kinds(s).into_iter().map(move |(kind, cause)| (c, Series { cpu: c.cpu.to_string(), kind, cause })))
+        .collect();
+    family(o, "trace_irqoff_cpu_online", "gauge", "1 if the CPU is online.");
+    for c in &s.cpus {
+        let _ = writeln!(o, "trace_irqoff_cpu_online{{cpu=\"{}\"}} {}", c.cpu, u8::from(c.online));
+    }
+    family(o, "trace_irqoff_latency_seconds", "histogram", LATENCY_HELP);
+    for (c, se) in &series {
+        let exact = c.sum_ns(se.kind, se.cause).map(secs);
+        histogram(o, "trace_irqoff_latency_seconds", &se.labels(), &log2_buckets(c.hist(se.kind, se.cause), 1e-3), exact);
+    }
+    family(o, "trace_irqoff_events_total", "counter", "Windows counted since the last clear (the histogram's _count).");
+    for (c, se) in &series {
+        let _ = writeln!(o, "trace_irqoff_events_total{{{}}} {}", se.labels(), events(c, se.kind, se.cause));
+    }
+    family(o, "trace_irqoff_records_dropped_total", "counter", "Windows not recorded because the CPU's buffer held only worse ones.");
+    for c in &s.cpus {
+        let _ = writeln!(o, "trace_irqoff_records_dropped_total{{cpu=\"{}\"}} {}", c.cpu, c.dropped);
+    }
+    family(o, "trace_irqoff_records_replaced_total", "counter", "Records overwritten by a worse window.");
+    for c in &s.cpus {
+        let _ = writeln!(o, "trace_irqoff_records_replaced_total{{cpu=\"{}\"}} {}", c.cpu, c.replaced);
+    }
+    family(o, "trace_irqoff_idle_gaps_total", "counter", "Sampler gaps that ended in the idle loop (late wake-ups, not windows).");
+    for c in &s.cpus {
+        let _ = writeln!(o, "trace_irqoff_idle_gaps_total{{cpu=\"{}\"}} {}", c.cpu, c.idle_gaps);
+    }
+    worst(o, s, series.iter().map(|(_, se)| se));
+}
+
+/// The original module: histograms summed over CPUs, with its own bucket edges.
+fn original(o: &mut String, s: &Snapshot, rows: &[(Kind, Vec<Row>)]) {
+    family(o, "trace_irqoff_latency_seconds", "histogram", LATENCY_HELP);
+    for (kind, rows) in rows {
+        let se = Series { cpu: String::new(), kind: *kind, cause: None };
+        histogram(o, "trace_irqoff_latency_seconds", &se.labels(), &original_buckets(rows), None);
+    }
+    family(o, "trace_irqoff_events_total", "counter", "Windows counted since the last clear (the histogram's _count).");
+    for (kind, rows) in rows {
+        let se = Series { cpu: String::new(), kind: *kind, cause: None };
+        let _ = writeln!(o, "trace_irqoff_events_total{{{}}} {}", se.labels(), rows.iter().map(|r| r.count).sum::<u64>());
+    }
+    let mut series: Vec<Series> = Vec::new();
+    for r in &s.records {
+        if !series.iter().any(|se| se.cpu == r.cpu.to_string() && se.kind == r.kind) {
+            series.push(Series { cpu: r.cpu.to_string(), kind: r.kind, cause: None });
+        }
+    }
+    worst(o, s, series.iter());
+}
+
+fn worst<'a>(o: &mut String, s: &Snapshot, series: impl Iterator<Item = &'a Series>) {
+    family(o, "trace_irqoff_worst_latency_seconds", "gauge", "Longest recorded window per CPU and kind since the last clear (0: none recorded).");
+    for se in series {
+        let worst = s
+            .records
+            .iter()
+            .filter(|r| r.cpu.to_string() == se.cpu && r.kind == se.kind && (se.kind == Kind::Hard || r.cause == se.cause))
+            .map(|r| r.latency_ns)
+            .max()
+            .unwrap_or(0);
+        let _ = writeln!(o, "trace_irqoff_worst_latency_seconds{{{}}} {}", se.labels(), secs(worst));
+    }
+}
+
+fn tag_wait(o: &mut String, tw: &TagWait) {
+    family(o, "trace_irqoff_tag_wait_enabled", "gauge", "1 while blk-mq tag-wait tracking is on.");
+    let _ = writeln!(o, "trace_irqoff_tag_wait_enabled{{source=\"{}\"}} {}", tw.source, u8::from(tw.enabled));
+    family(o, "trace_irqoff_tag_waits_total", "counter", "Submitters that slept for a blk-mq tag, by device, hardware queue and pool.");
+    for c in &tw.counts {
+        let _ = writeln!(
+            o,
+            "trace_irqoff_tag_waits_total{{dev=\"{}:{}\",hctx=\"{}\",pool=\"{}\",reserved=\"{}\"}} {}",
+            c.major, c.minor, c.hctx, c.pool, u8::from(c.reserved), c.waits
+        );
+    }
+    family(o, "trace_irqoff_tag_waits_unattributed_total", "counter", "Tag waits not counted per device: table full, or hardware queue unknown.");
+    let _ = writeln!(o, "trace_irqoff_tag_waits_unattributed_total{{reason=\"table_full\"}} {}", tw.overflow);
+    let _ = writeln!(o, "trace_irqoff_tag_waits_unattributed_total{{reason=\"queue_unknown\"}} {}", tw.unattributed);
+    family(o, "trace_irqoff_tag_wait_durations_missed_total", "counter", "Tag waits whose duration was not measured.");
+    let _ = writeln!(o, "trace_irqoff_tag_wait_durations_missed_total {}", tw.missed);
+    family(o, "trace_irqoff_tag_wait_duration_seconds", "histogram", "How long submitters slept for a tag. _sum is the module's exact sum (older modules: each wait at its bucket's midpoint).");
+    let exact = tw.duration_sum_us.map(|us| us as f64 / 1e6);
+    histogram(o, "trace_irqoff_tag_wait_duration_seconds", "", &log2_buckets(&tw.duration_hist_us, 1e-6), exact);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(name: &str) -> Snapshot {
+        crate::snapshot::parse(match name {
+            "v1" => include_str!("../../tests/fixtures/records-v1.txt"),
+            _ => include_str!("../../tests/fixtures/records-v2.txt"),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn histograms_are_cumulative_in_seconds_with_every_bucket() {
+        let text = exposition(&parse("v2"));
+        // CPU 1: one hardirq window of 99.8 ms, in [64, 128) ms.
+        let h: Vec<&str> = text.lines().filter(|l| l.starts_with("trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",")).collect();
+        assert_eq!(h.len(), NR_BUCKETS);
+        assert_eq!(h[0], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"0.002\"} 0");
+        assert_eq!(h[5], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"0.064\"} 0");
+        assert_eq!(h[6], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"0.128\"} 1");
+        assert_eq!(h[22], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"8388.608\"} 1");
+        assert_eq!(h[23], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"+Inf\"} 1");
+        // The module's exact sum where it gives one (CPU 1), else bucket midpoints (CPU 0's
+        // 100.111 ms bh-off window at 96 ms).
+        assert!(text.contains("\ntrace_irqoff_latency_seconds_sum{cpu=\"1\",kind=\"hard\",cause=\"\"} 0.0998\n"), "{text}");
+        assert!(text.contains("\ntrace_irqoff_latency_seconds_sum{cpu=\"0\",kind=\"soft\",cause=\"bh-off\"} 0.096\n"), "{text}");
+        assert!(text.contains("\ntrace_irqoff_latency_seconds_count{cpu=\"1\",kind=\"hard\",cause=\"\"} 1\n"));
+        // A CPU without any window has its series too, at zero.
+        assert!(text.contains("\ntrace_irqoff_latency_seconds_count{cpu=\"3\",kind=\"hard\",cause=\"\"} 0\n"));
+        // v2 softirq series by cause; v1 without.
+        assert!(text.contains("\ntrace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\"} 2\n"));
+        let v1 = exposition(&parse("v1"));
+        assert!(v1.contains("\ntrace_irqoff_events_total{cpu=\"1\",kind=\"soft\",cause=\"\"} 1\n"), "{v1}");
+        assert!(!v1.contains("cause=\"bh-off\""));
+    }
+
+    #[test]
+    fn unloaded_says_so() {
+        assert_eq!(unloaded(), "# HELP trace_irqoff_loaded 1 when the trace_irqoff module is loaded.\n# TYPE trace_irqoff_loaded gauge\ntrace_irqoff_loaded 0\n");
+    }
+}

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `tagwait`.
+
+use std::fmt::Write;
+
+use crate::snapshot::Snapshot;
+
+pub fn text(s: &Snapshot) -> String {
+    let Some(tw) = &s.tag_wait else {
+        return "this trace_irqoff module has no tag-wait tracking\n".into();
+    };
+    let mut o = String::new();
+    let _ = writeln!(o, "tag-wait tracking: {} (source: {})", if tw.enabled { "enabled" } else { "disabled" }, tw.source);
+    if tw.counts.is_empty() {
+        let _ = writeln!(o, "no waits counted");
+    } else {
+        let _ = writeln!(o, "{:>10} {:>6}  {:<20} {:>10}", "DEV", "HCTX", "POOL", "WAITS");
+        let mut rows = tw.counts.clone();
+        rows.sort_by_key(|c| std::cmp::Reverse(c.waits));
+        for c in rows {
+            let pool = if c.reserved { format!("{} reserved", c.pool) } else { c.pool.clone() };
+            let _ = writeln!(o, "{:>10} {:>6}  {:<20} {:>10}", format!("{},{}", c.major, c.minor), c.hctx, pool, c.waits);
+        }
+    }
+    if tw.overflow + tw.unattributed + tw.missed > 0 {
+        let _ = writeln!(o, "not counted per device: {} (table full), {} (queue unknown); durations missed: {}", tw.overflow, tw.unattributed, tw.missed);
+    }
+    o += &super::histogram_unit("wait duration:", "usecs", &tw.duration_hist_us);
+    o
+}
