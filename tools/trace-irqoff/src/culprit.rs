@@ -80,13 +80,42 @@ pub fn top(records: &[Record], whole_stack: bool) -> Vec<Culprit> {
 /// outermost frame to the culprit. Identical stacks are merged; the count is the number of
 /// records, or with `by_latency` their latencies in whole ms (at least 1: a frame of a
 /// flame graph needs a width).
+///
+/// A record with an in-window profile gives each of its stacks instead (under the task
+/// sampled in the window), weighted by its count: the periods the window was seen there.
+/// The weight of stacks the module did not keep goes to one `[other stacks]` frame. With
+/// `by_latency` the window's latency is split among them in proportion to their counts
+/// (whole ms, at least 1 each). So the flame graph of one window is where it spent its
+/// time, and a long window weighs in proportion to its length.
 pub fn folded(records: &[Record], by_latency: bool) -> String {
     let mut stacks: BTreeMap<String, u64> = BTreeMap::new();
+    let ms = |ns: u128| (((ns + 500_000) / 1_000_000) as u64).max(1);
     for r in records {
-        let mut parts = vec![r.kind.label().to_string(), r.comm.replace([';', ' '], "_")];
-        parts.extend(r.stack.iter().rev().map(|f| function(f).to_string()));
-        let weight = if by_latency { ((r.latency_ns + 500_000) / 1_000_000).max(1) } else { 1 };
-        *stacks.entry(parts.join(";")).or_default() += weight;
+        let profile = r.profile.as_ref().filter(|p| p.weight > 0 && !p.stacks.is_empty());
+        let Some(p) = profile else {
+            let mut parts = vec![r.kind.label().to_string(), r.comm.replace([';', ' '], "_")];
+            parts.extend(r.stack.iter().rev().map(|f| function(f).to_string()));
+            let weight = if by_latency { ms(u128::from(r.latency_ns)) } else { 1 };
+            *stacks.entry(parts.join(";")).or_default() += weight;
+            continue;
+        };
+        let comm = if r.window_comm.is_empty() { &r.comm } else { &r.window_comm };
+        let root = [r.kind.label().to_string(), comm.replace([';', ' '], "_")];
+        let weight = |count: u64| {
+            if by_latency {
+                ms(u128::from(r.latency_ns) * u128::from(count) / u128::from(p.weight))
+            } else {
+                count
+            }
+        };
+        for st in p.stacks.iter().filter(|st| st.count > 0) {
+            let mut parts = root.to_vec();
+            parts.extend(st.frames.iter().rev().map(|f| function(f).to_string()));
+            *stacks.entry(parts.join(";")).or_default() += weight(st.count);
+        }
+        if p.unkept() > 0 {
+            *stacks.entry(format!("{};[other stacks]", root.join(";"))).or_default() += weight(p.unkept());
+        }
     }
     stacks.into_iter().map(|(k, n)| format!("{k} {n}\n")).collect()
 }
@@ -135,6 +164,35 @@ mod tests {
         assert_eq!(folded(&rs, false), "softirq-off;sh;root;leaf 2\n");
         let rs = [rec(Kind::Hard, 99_800_123, &["leaf+0x1/0x2"]), rec(Kind::Hard, 52_400_000, &["leaf+0x3/0x2"]), rec(Kind::Hard, 1, &["x"])];
         assert_eq!(folded(&rs, true), "hardirq-off;sh;leaf 152\nhardirq-off;sh;x 1\n");
+    }
+
+    #[test]
+    fn folded_weighs_profile_stacks_by_their_counts() {
+        let s = crate::snapshot::parse(include_str!("../tests/fixtures/records-watcher.txt")).unwrap();
+        let tail = "entry_SYSCALL_64_after_hwframe;do_syscall_64;ksys_write;vfs_write;_RNvMs2_NtCs1EKtwoKEMO2_6kernel10miscdeviceINtB5_16MiscdeviceVTableNtCsfhKZwEwFlVQ_18irqoff_sample_main12SampleDeviceE10write_iterB14_;_RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_mainNtB5_12SampleDeviceNtNtCs1EKtwoKEMO2_6kernel10miscdevice10MiscDevice10write_iter;irqoff_sample_hardirq_window";
+        let f = folded(&s.records, false);
+        // Sorted, as merged (`[` and `_` sort before letters).
+        let want = [
+            "hardirq-off;irq_test;[other stacks] 1".to_string(),
+            "hardirq-off;irq_test;_RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_mainNtB5_12SampleDeviceNtNtCs1EKtwoKEMO2_6kernel10miscdevice10MiscDevice10write_iter;irqoff_sample_hardirq_window;asm_sysvec_apic_timer_interrupt 1".to_string(),
+            format!("hardirq-off;irq_test;{tail} 1"),
+            format!("hardirq-off;irq_test;{tail};delay_tsc 8"),
+            format!("hardirq-off;irq_test;{tail};read_tsc 2"),
+            format!("hardirq-off;sh;{tail} 12"),
+            format!("hardirq-off;sh;{tail};delay_tsc 40"),
+            format!("hardirq-off;sh;{tail};ktime_get;read_hpet 120"),
+            "softirq-off;swapper/0;default_idle_call;default_idle 3".to_string(),
+            "softirq-off;swapper/0;handle_softirqs 1".to_string(),
+        ];
+        assert_eq!(f.lines().collect::<Vec<_>>(), want);
+        // By latency: each window's length split by the counts (whole ms, at least 1).
+        let f = folded(&s.records, true);
+        let weights: Vec<u64> = f.lines().map(|l| l.rsplit(' ').next().unwrap().parse().unwrap()).collect();
+        assert_eq!(weights, [15, 15, 15, 120, 30, 125, 416, 1248, 66, 22]);
+        // Records without a profile: as before.
+        let mut plain = s.records[1].clone();
+        plain.profile = None;
+        assert_eq!(folded(&[plain], false).lines().count(), 1);
     }
 
     #[test]

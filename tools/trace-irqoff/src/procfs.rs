@@ -209,7 +209,8 @@ impl<B: Backend> Module<B> {
         }
         if self.demangle {
             for r in &mut s.records {
-                for f in r.stack.iter_mut().chain(&mut r.window_stack) {
+                let profile = r.profile.iter_mut().flat_map(|p| p.stacks.iter_mut().flat_map(|s| s.frames.iter_mut()));
+                for f in r.stack.iter_mut().chain(&mut r.window_stack).chain(profile) {
                     *f = crate::symbols::demangle_frame(f);
                 }
             }
@@ -257,6 +258,8 @@ impl<B: Backend> Module<B> {
             },
             cpus,
             records: latency.records,
+            watcher: None,
+            ongoing: Vec::new(),
             tag_wait: None,
             original_hist: Some(hist),
         })

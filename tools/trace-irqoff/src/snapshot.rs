@@ -168,6 +168,78 @@ pub struct Record {
     /// A window on another CPU that overlapped this one.
     #[serde(default)]
     pub overlap: Option<Overlap>,
+    /// A window still open when the file was read (format v2 `lower_bound=1`: a softirq
+    /// window, or a hardirq window seen by the watcher): its latency so far, no end stack.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ongoing: bool,
+    /// Where the window was while it was open: the distinct stacks sampled in it, with
+    /// counts (module with the watcher; none before, or without samples).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
+}
+
+/// A window's in-window profile: the stacks sampled while it was open, most-seen first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Samples taken.
+    pub samples: u64,
+    /// Their weight in sampler periods (a sample counts as many periods as its stride:
+    /// sampling thins out in long windows), so weights are proportional to time.
+    pub weight: u64,
+    /// Distinct stacks the module saw; only the most-seen are kept in `stacks`.
+    pub distinct: u64,
+    /// Weight that fitted no stack of the module's table.
+    pub other: u64,
+    pub stacks: Vec<ProfileStack>,
+}
+
+impl Profile {
+    /// The weight of the stacks not kept (and `other`): `weight` minus the kept counts.
+    pub fn unkept(&self) -> u64 {
+        self.weight.saturating_sub(self.stacks.iter().map(|s| s.count).sum())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileStack {
+    /// Weight in sampler periods.
+    pub count: u64,
+    /// Innermost first, like `Record::stack`.
+    pub frames: Vec<String>,
+}
+
+/// The watcher: stacks of hardirq-off windows still open, taken by NMI from another CPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Watcher {
+    pub available: bool,
+    /// Its NMI handler is registered (while sampling is enabled).
+    pub active: bool,
+    /// Why it is not available: "arch", "register-failed", "nmi-timeout", "off".
+    pub reason: Option<String>,
+    pub max_window_samples: u64,
+    pub stuck_ns: u64,
+    pub nmi_sent: u64,
+    pub nmi_answered: u64,
+    pub nmi_stale: u64,
+    pub nmi_missed: u64,
+}
+
+/// A hardirq-off window still open when the file was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ongoing {
+    pub cpu: u32,
+    pub kind: Kind,
+    /// Its length so far.
+    pub latency_ns: u64,
+    /// When it started, CLOCK_MONOTONIC.
+    pub start_ns: u64,
+    /// The task of its latest in-window sample; 0 and empty before any.
+    pub pid: i32,
+    pub comm: String,
+    /// In-window samples taken so far.
+    pub samples: u64,
+    /// The CPU watching it, if one does.
+    pub watcher_cpu: Option<u32>,
 }
 
 impl Record {
@@ -189,6 +261,8 @@ impl Record {
             window_comm: String::new(),
             window_stack: Vec::new(),
             overlap: None,
+            ongoing: false,
+            profile: None,
         }
     }
 }
@@ -300,6 +374,12 @@ pub struct Snapshot {
     pub config: Config,
     pub cpus: Vec<Cpu>,
     pub records: Vec<Record>,
+    /// The watcher of windows still open (absent on module versions without it).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub watcher: Option<Watcher>,
+    /// Hardirq-off windows still open, as the watcher saw them.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub ongoing: Vec<Ongoing>,
     /// Tag-wait tracking (absent on module versions without it).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub tag_wait: Option<TagWait>,
@@ -455,6 +535,13 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
     let mut pending_frames = 0usize;
     let mut pending_window = 0usize;
     let mut tag_wait: Option<TagWait> = None;
+    let mut watcher: Option<Watcher> = None;
+    let mut ongoing: Vec<Ongoing> = Vec::new();
+    // `profile_stack` lines, and `profile_frame` lines of the current one, still owed;
+    // whether the lines since the last `record` line are all its own (a profile may follow).
+    let mut pending_stacks = 0usize;
+    let mut pending_profile_frames = 0usize;
+    let mut in_record = false;
     let mut ended = false;
     for (n, line) in lines {
         let mut words = line.split(' ');
@@ -465,6 +552,17 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
         if pending_frames == 0 && pending_window > 0 && head != "window_frame" {
             return Err(malformed(n, format!("expected {pending_window} more window_frame lines")));
         }
+        if pending_profile_frames > 0 && head != "profile_frame" {
+            return Err(malformed(n, format!("expected {pending_profile_frames} more profile_frame lines")));
+        }
+        if pending_profile_frames == 0 && pending_stacks > 0 && head != "profile_stack" {
+            return Err(malformed(n, format!("expected {pending_stacks} more profile_stack lines")));
+        }
+        in_record = match head {
+            "record" => true,
+            "frame" | "window_frame" | "profile" | "profile_stack" | "profile_frame" => in_record,
+            _ => false,
+        };
         match head {
             "config" => {
                 let f = Fields::new(n, words)?;
@@ -530,6 +628,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     comm: unescape(f.str("comm")?),
                     ..Record::new(f.num("cpu")?, kind(n, f.str("kind")?)?)
                 };
+                r.ongoing = r.lower_bound && v2;
                 pending_frames = f.num("frames")?;
                 pending_window = 0;
                 if v2 {
@@ -549,6 +648,70 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                 let rec = records.last_mut().filter(|_| pending_window > 0).ok_or_else(|| malformed(n, "window_frame outside a record"))?;
                 rec.window_stack.push(line["window_frame ".len().min(line.len())..].to_string());
                 pending_window -= 1;
+            }
+            "profile" => {
+                let f = Fields::new(n, words)?;
+                let rec = records.last_mut().filter(|r| in_record && r.profile.is_none()).ok_or_else(|| malformed(n, "profile outside a record"))?;
+                pending_stacks = f.num("stacks")?;
+                rec.profile = Some(Profile {
+                    samples: f.num("samples")?,
+                    weight: f.num("weight")?,
+                    distinct: f.num_or("distinct", pending_stacks as u64)?,
+                    other: f.num_or("other", 0)?,
+                    stacks: Vec::with_capacity(pending_stacks),
+                });
+            }
+            "profile_stack" => {
+                let f = Fields::new(n, words)?;
+                let p = records
+                    .last_mut()
+                    .and_then(|r| r.profile.as_mut())
+                    .filter(|_| pending_stacks > 0)
+                    .ok_or_else(|| malformed(n, "profile_stack outside a profile"))?;
+                pending_profile_frames = f.num("frames")?;
+                p.stacks.push(ProfileStack { count: f.num("count")?, frames: Vec::with_capacity(pending_profile_frames) });
+                pending_stacks -= 1;
+            }
+            "profile_frame" => {
+                let st = records
+                    .last_mut()
+                    .and_then(|r| r.profile.as_mut())
+                    .and_then(|p| p.stacks.last_mut())
+                    .filter(|_| pending_profile_frames > 0)
+                    .ok_or_else(|| malformed(n, "profile_frame outside a profile stack"))?;
+                st.frames.push(line["profile_frame ".len().min(line.len())..].to_string());
+                pending_profile_frames -= 1;
+            }
+            "watcher" => {
+                let f = Fields::new(n, words)?;
+                watcher = Some(Watcher {
+                    available: f.flag("available")?,
+                    active: f.flag("active")?,
+                    reason: match f.str("reason").unwrap_or("-") {
+                        "-" => None,
+                        r => Some(r.to_string()),
+                    },
+                    max_window_samples: f.num_or("max_window_samples", 0)?,
+                    stuck_ns: f.num_or("stuck_ns", 0)?,
+                    nmi_sent: f.num_or("nmi_sent", 0)?,
+                    nmi_answered: f.num_or("nmi_answered", 0)?,
+                    nmi_stale: f.num_or("nmi_stale", 0)?,
+                    nmi_missed: f.num_or("nmi_missed", 0)?,
+                });
+            }
+            "ongoing" => {
+                let f = Fields::new(n, words)?;
+                let watcher_cpu: i64 = f.num_or("watcher_cpu", -1)?;
+                ongoing.push(Ongoing {
+                    cpu: f.num("cpu")?,
+                    kind: kind(n, f.str("kind")?)?,
+                    latency_ns: f.num("latency_ns")?,
+                    start_ns: f.num_or("start_ns", 0)?,
+                    pid: f.num_or("pid", 0)?,
+                    comm: unescape(f.str("comm").unwrap_or("")),
+                    samples: f.num_or("samples", 0)?,
+                    watcher_cpu: u32::try_from(watcher_cpu).ok(),
+                });
             }
             "tagwait" => {
                 let f = Fields::new(n, words)?;
@@ -593,11 +756,11 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
             _ => {}
         }
     }
-    if !ended || pending_frames > 0 || pending_window > 0 {
+    if !ended || pending_frames > 0 || pending_window > 0 || pending_stacks > 0 || pending_profile_frames > 0 {
         return Err(ParseError::Truncated);
     }
     let config = config.ok_or_else(|| malformed(1, "no config line"))?;
-    Ok(Snapshot { version, config, cpus, records, tag_wait, original_hist: None })
+    Ok(Snapshot { version, config, cpus, records, watcher, ongoing, tag_wait, original_hist: None })
 }
 
 #[cfg(test)]
@@ -700,6 +863,82 @@ mod tests {
         // A window still open: latency so far, no end stack yet.
         assert!(r[4].lower_bound);
         assert_eq!((r[4].stack.len(), r[4].window_stack.len(), r[4].cause), (0, 4, Some(Cause::BhOff)));
+    }
+
+    const WATCHER: &str = include_str!("../tests/fixtures/records-watcher.txt");
+
+    #[test]
+    fn watcher_ongoing_and_profiles_are_parsed() {
+        let s = parse(WATCHER).unwrap();
+        let w = s.watcher.as_ref().unwrap();
+        assert_eq!((w.available, w.active, w.reason.as_deref(), w.max_window_samples, w.nmi_sent, w.nmi_answered), (true, true, None, 64, 132, 132));
+        assert_eq!(
+            s.ongoing,
+            [Ongoing { cpu: 1, kind: Kind::Hard, latency_ns: 1_788_332_180, start_ns: 9_249_206_285, pid: 63, comm: "sh".into(), samples: 107, watcher_cpu: Some(0) }]
+        );
+        let r = &s.records;
+        assert_eq!(r.len(), 3);
+        // A final hardirq record: end stack, window stack = the profile's first stack.
+        let hard = &r[1];
+        assert!(!hard.ongoing && !hard.lower_bound);
+        let p = hard.profile.as_ref().unwrap();
+        assert_eq!((p.samples, p.weight, p.distinct, p.other, p.stacks.len()), (13, 13, 5, 0, 4));
+        assert_eq!(p.stacks.iter().map(|s| s.count).collect::<Vec<_>>(), [8, 2, 1, 1]);
+        assert_eq!(p.stacks[0].frames, hard.window_stack);
+        assert_eq!(p.stacks[3].frames.len(), 3);
+        assert_eq!(p.unkept(), 1);
+        // The window still open: a lower bound, ongoing, its latest stack and profile so far.
+        let open = &r[2];
+        assert!(open.ongoing && open.lower_bound);
+        assert_eq!((open.stack.len(), open.window_stack.len(), open.window_stack[0].as_str()), (0, 9, "read_hpet+0x36/0xe0"));
+        let p = open.profile.as_ref().unwrap();
+        assert_eq!((p.samples, p.weight, p.stacks.len(), p.unkept()), (107, 172, 3, 0));
+        // A softirq record's profile.
+        assert_eq!(r[0].profile.as_ref().unwrap().stacks[1].frames, ["handle_softirqs+0xa7/0x3b0"]);
+        // Serialised and back.
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<Snapshot>(&json).unwrap(), s);
+    }
+
+    #[test]
+    fn files_without_the_watcher_still_parse() {
+        let s = parse(V2).unwrap();
+        assert!(s.watcher.is_none() && s.ongoing.is_empty());
+        assert!(s.records.iter().all(|r| r.profile.is_none()));
+        // The v2 open softirq window is ongoing; a v1 lower bound is not.
+        assert_eq!(s.records.iter().filter(|r| r.ongoing).count(), 1);
+        assert!(parse(V1).unwrap().records.iter().all(|r| !r.ongoing));
+        // JSON of an older CLI (no such fields) still reads.
+        let mut v: serde_json::Value = serde_json::to_value(&s).unwrap();
+        v.as_object_mut().unwrap().remove("watcher");
+        assert_eq!(serde_json::from_value::<Snapshot>(v).unwrap(), s);
+    }
+
+    #[test]
+    fn an_unavailable_watcher_says_why() {
+        let text = WATCHER.replace("available=1 active=1 reason=-", "available=0 active=0 reason=arch");
+        let w = parse(&text).unwrap().watcher.unwrap();
+        assert_eq!((w.available, w.active, w.reason.as_deref()), (false, false, Some("arch")));
+        let text = WATCHER.replace("samples=107 watcher_cpu=0", "samples=0 watcher_cpu=-1");
+        assert_eq!(parse(&text).unwrap().ongoing[0].watcher_cpu, None);
+    }
+
+    #[test]
+    fn broken_profiles_are_rejected() {
+        // A profile_frame owed.
+        let text = WATCHER.replacen("profile_frame handle_softirqs+0xa7/0x3b0\n", "", 1);
+        assert!(matches!(parse(&text), Err(ParseError::Malformed { .. })), "{:?}", parse(&text));
+        // A profile_stack owed: at the end, or when the file is cut there.
+        let text = WATCHER.replace("profile samples=107 weight=172 stacks=3", "profile samples=107 weight=172 stacks=4");
+        assert!(matches!(parse(&text), Err(ParseError::Malformed { .. })));
+        assert_eq!(parse(&text.replace("\nend\n", "\n")), Err(ParseError::Truncated));
+        // A profile that follows no record, or a second one.
+        let text = WATCHER.replace("ongoing cpu=1", "profile samples=1 weight=1 stacks=0 distinct=0 other=0\nongoing cpu=1");
+        assert!(matches!(parse(&text), Err(ParseError::Malformed { .. })));
+        let text = WATCHER.replace("\nend\n", "\nprofile samples=1 weight=1 stacks=0 distinct=0 other=0\nend\n");
+        assert!(matches!(parse(&text), Err(ParseError::Malformed { .. })));
+        let text = WATCHER.replace("\nend\n", "\nprofile_frame x+0x1/0x2\nend\n");
+        assert!(matches!(parse(&text), Err(ParseError::Malformed { .. })));
     }
 
     #[test]

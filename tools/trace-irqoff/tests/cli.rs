@@ -1106,3 +1106,172 @@ fn folded_stacks_weighted_by_count_or_latency() {
     }
     cli(root.path()).args(["record", "--weight", "latency", "-o", "/dev/null"]).assert().code(2);
 }
+
+/// Format v2 with the watcher: a hardirq-off window still open on CPU 1 (its `ongoing`
+/// line and lower-bound record with a live profile), final records with profiles.
+const RECORDS_WATCHER: &str = include_str!("fixtures/records-watcher.txt");
+
+fn with_records(records: &str) -> TempDir {
+    proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n"),
+        ("records", records),
+    ])
+}
+
+#[test]
+fn status_shows_the_watcher_and_windows_still_open() {
+    let root = with_records(RECORDS_WATCHER);
+    let text = stdout(root.path(), &["status"]);
+    assert!(text.contains("\nwatcher: on: stacks of hardirq-off windows still open, by NMI from another CPU (132 NMIs sent, 132 answered, 0 late, 0 missed)\n"), "{text}");
+    assert!(
+        text.contains("\nCPU 1: hard interrupts off for 1.79 s and counting \u{2014} sh (pid 63) in irqoff_sample_hardirq_window (107 in-window samples, watched by CPU 0)\n"),
+        "{text}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["status", "--json"])).unwrap();
+    assert_eq!(v["watcher"]["available"], true);
+    assert_eq!(v["watcher"]["reason"], serde_json::Value::Null);
+    assert_eq!(v["watcher"]["nmi_sent"], 132);
+    let o = &v["ongoing"][0];
+    assert_eq!((&o["cpu"], &o["kind"], &o["latency_ns"], &o["pid"], &o["comm"]), (&1.into(), &"hard".into(), &1_788_332_180u64.into(), &63.into(), &"sh".into()));
+    assert_eq!((&o["samples"], &o["watcher_cpu"], &o["culprit"]), (&107.into(), &0.into(), &"irqoff_sample_hardirq_window".into()));
+    assert_eq!(o["stack"][0], "read_hpet+0x36/0xe0");
+    assert_eq!(v["ongoing"].as_array().unwrap().len(), 1);
+
+    // The v2 fixture has an open softirq window and no watcher line.
+    let text = stdout(ours_v2().path(), &["status"]);
+    assert!(!text.contains("watcher:"), "{text}");
+    assert!(text.contains("\nCPU 3: softirqs held off for 57 ms and counting \u{2014} kworker/3:1 (pid 140) in irqoff_sample_bh_work\n"), "{text}");
+}
+
+#[test]
+fn status_says_why_the_watcher_is_unavailable() {
+    // Not x86_64: open windows keep their length, without task or stack.
+    let records = RECORDS_WATCHER
+        .replace("available=1 active=1 reason=- ", "available=0 active=0 reason=arch ")
+        .replace("pid=63 comm=sh samples=107 watcher_cpu=0", "pid=0 comm= samples=0 watcher_cpu=-1");
+    let records = {
+        // Its lower-bound record has no window stack and no profile then.
+        let start = records.find("record cpu=1 kind=hard lower_bound=1").unwrap();
+        let head = &records[..start];
+        format!("{head}record cpu=1 kind=hard lower_bound=1 latency_ns=1788373390 timestamp_ns=11037579675 pid=0 comm= cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=0 window_pid=0 window_comm= ongoing=1\nend\n")
+    };
+    let root = with_records(&records);
+    let text = stdout(root.path(), &["status"]);
+    assert!(text.contains("\nwatcher: not available on this machine (arch); hardirq-off windows still open show their length only\n"), "{text}");
+    assert!(text.contains("\nCPU 1: hard interrupts off for 1.79 s and counting (no in-window sample yet)\n"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["status", "--json"])).unwrap();
+    assert_eq!((&v["watcher"]["available"], &v["watcher"]["reason"]), (&false.into(), &"arch".into()));
+    assert_eq!((&v["ongoing"][0]["culprit"], &v["ongoing"][0]["watcher_cpu"]), (&serde_json::Value::Null, &serde_json::Value::Null));
+    for (reason, sentence) in [
+        ("off", "watcher: off (module parameter watch=0)"),
+        ("nmi-timeout", "watcher: stopped: NMIs sent were not answered (nmi-timeout; until the module is reloaded)"),
+        ("register-failed", "watcher: not available: its NMI handler could not be registered (register-failed)"),
+    ] {
+        let root = with_records(&RECORDS_WATCHER.replace("available=1 active=1 reason=- ", &format!("available=0 active=0 reason={reason} ")));
+        let text = stdout(root.path(), &["status"]);
+        assert!(text.contains(&format!("\n{sentence}; ")), "{text}");
+    }
+}
+
+#[test]
+fn records_show_where_a_window_was_and_where_it_ended() {
+    let root = with_records(RECORDS_WATCHER);
+    let text = stdout(root.path(), &["records", "--cpu", "1", "--sort", "worst", "--depth", "2"]);
+    assert_eq!(
+        text,
+        "hardirq-off cpu 1   1788.373 ms+  sh (pid 63)  at 2026-05-07T10:00:11.037579Z (11.037579 s after boot)  (window still open)
+  where it was so far: sh-63, 107 samples over 172 periods, 3 distinct stacks
+    70% (120 of 172 periods):
+      read_hpet+0x36/0xe0
+      ktime_get+0x11a/0x160
+      ... 7 more frames
+    23% (40 of 172 periods):
+      delay_tsc+0x4a/0x80
+      irqoff_sample_hardirq_window+0x1e/0x4d [irqoff_sample]
+      ... 6 more frames
+    7% (12 of 172 periods):
+      irqoff_sample_hardirq_window+0x24/0x4d [irqoff_sample]
+      <irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x352/0x409 [irqoff_sample]
+      ... 5 more frames
+hardirq-off cpu 1     195.096 ms  irq_test (pid 64)  at 2026-05-07T10:00:02.880633Z (2.880633 s after boot)
+  where it ended:
+    irqoff_sample_hardirq_window+0x30/0x4d [irqoff_sample]
+    <irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x352/0x409 [irqoff_sample]
+    ... 5 more frames
+  where it was: irq_test-64, 13 samples over 13 periods, 5 distinct stacks
+    62% (8 of 13 periods):
+      delay_tsc+0x4a/0x80
+      irqoff_sample_hardirq_window+0x1e/0x4d [irqoff_sample]
+      ... 6 more frames
+    15% (2 of 13 periods):
+      read_tsc+0x5/0x10
+      irqoff_sample_hardirq_window+0x1e/0x4d [irqoff_sample]
+      ... 6 more frames
+    8% (1 of 13 periods):
+      irqoff_sample_hardirq_window+0x24/0x4d [irqoff_sample]
+      <irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x352/0x409 [irqoff_sample]
+      ... 5 more frames
+    8% (1 of 13 periods):
+      asm_sysvec_apic_timer_interrupt+0x1a/0x20
+      irqoff_sample_hardirq_window+0x24/0x4d [irqoff_sample]
+      ... 1 more frames
+    8% (1 of 13 periods) in 1 more stack
+"
+    );
+    // Profile frames are raw with --raw-symbols.
+    let text = stdout(root.path(), &["records", "--cpu", "1", "--raw-symbols"]);
+    assert!(text.contains("\n      _RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_main"), "{text}");
+    // JSON: the profile, the ongoing mark.
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json"])).unwrap();
+    let open = v.iter().find(|r| r["ongoing"] == true).unwrap();
+    assert_eq!((&open["cpu"], &open["kind"], &open["lower_bound"]), (&1.into(), &"hard".into(), &true.into()));
+    assert_eq!((&open["profile"]["samples"], &open["profile"]["weight"]), (&107.into(), &172.into()));
+    let hard = v.iter().find(|r| r["latency_ns"] == 195_096_620u64).unwrap();
+    assert!(hard.get("ongoing").is_none());
+    let p = &hard["profile"];
+    assert_eq!((&p["distinct"], &p["other"], p["stacks"].as_array().unwrap().len()), (&5.into(), &0.into(), 4));
+    assert_eq!(p["stacks"][0]["count"], 8);
+    assert_eq!(p["stacks"][0]["frames"], hard["window_stack"]);
+    assert!(p["stacks"][0]["frames"][2].as_str().unwrap().starts_with("<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter"));
+    // Records without a profile have no such key (older readers see the JSON unchanged).
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(ours_v2().path(), &["records", "--json"])).unwrap();
+    assert!(v.iter().all(|r| r.get("profile").is_none()));
+}
+
+#[test]
+fn watch_shows_the_top_profile_stacks() {
+    let root = with_records(RECORDS_WATCHER);
+    let text = stdout(root.path(), &["watch", "--interval", "10ms", "--count", "1"]);
+    assert!(text.contains("  (window still open)\n  where it was so far: sh-63, 107 samples over 172 periods, 3 distinct stacks\n    70% (120 of 172 periods):\n"), "{text}");
+    // At most 3 stacks per record; the rest summed.
+    assert!(text.contains("\n    15% (2 of 13 periods) in 2 more stacks\n"), "{text}");
+}
+
+#[test]
+fn record_folded_weighs_profile_stacks() {
+    let root = disabled();
+    let out = root.path().join("r.json");
+    let folded = root.path().join("r.folded");
+    let rec = spawn(root.path(), &["record", "--duration", "1500ms", "-o", out.to_str().unwrap(), "--folded", folded.to_str().unwrap()]);
+    wait_for("record to enable", || read(root.path(), "enable") == "1\n");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    replace(root.path(), "records", RECORDS_WATCHER);
+    let done = rec.wait_with_output().unwrap();
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let text = fs::read_to_string(&folded).unwrap();
+    let tail = "entry_SYSCALL_64_after_hwframe;do_syscall_64;ksys_write;vfs_write;<kernel::miscdevice::MiscdeviceVTable<irqoff_sample_main::SampleDevice>>::write_iter;<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter;irqoff_sample_hardirq_window";
+    for line in [
+        format!("hardirq-off;sh;{tail};ktime_get;read_hpet 120\n"),
+        format!("hardirq-off;sh;{tail};delay_tsc 40\n"),
+        format!("hardirq-off;irq_test;{tail};delay_tsc 8\n"),
+        "hardirq-off;irq_test;[other stacks] 1\n".to_string(),
+        "softirq-off;swapper/0;default_idle_call;default_idle 3\n".to_string(),
+    ] {
+        assert!(text.contains(&line), "{line} not in {text}");
+    }
+    // Each window weighs its sampled periods: 172 + 13 + 4.
+    let total: u64 = text.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap()).sum();
+    assert_eq!(total, 189, "{text}");
+}

@@ -148,12 +148,28 @@ pub fn latency(r: &Record) -> String {
 }
 
 fn frames(out: &mut String, stack: &[String], color: bool, depth: usize) {
+    frames_at(out, "    ", stack, color, depth);
+}
+
+fn frames_at(out: &mut String, indent: &str, stack: &[String], color: bool, depth: usize) {
     for f in stack.iter().take(depth) {
-        let _ = writeln!(out, "    {f}");
+        let _ = writeln!(out, "{indent}{f}");
     }
     if stack.len() > depth {
-        let _ = writeln!(out, "    {}", paint(color, DIM, &format!("... {} more frames", stack.len() - depth)));
+        let _ = writeln!(out, "{indent}{}", paint(color, DIM, &format!("... {} more frames", stack.len() - depth)));
     }
+}
+
+/// `part` of `whole` in whole percent, rounded ("45%"); "-" of nothing.
+pub fn share(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "-".into();
+    }
+    format!("{}%", (part.saturating_mul(100) + whole / 2) / whole)
+}
+
+fn periods(n: u64) -> String {
+    format!("{n} period{}", if n == 1 { "" } else { "s" })
 }
 
 /// One record with its stacks: where the window ended, then (format v2) the task and
@@ -161,13 +177,51 @@ fn frames(out: &mut String, stack: &[String], color: bool, depth: usize) {
 /// `version` is the records format the record was read in: from v2 on, a lower bound is
 /// a window still open.
 pub fn record(out: &mut String, r: &Record, color: bool, new: bool, stack_depth: usize, version: u32) {
+    record_with(out, r, color, new, stack_depth, version, usize::MAX);
+}
+
+/// [`record`], showing at most `max_stacks` stacks of a profile.
+///
+/// A record with an in-window profile shows "where it ended" (the end stack, none yet for
+/// a window still open) and "where it was": the profile's stacks, most-seen first, each
+/// with its share of the window's sampled periods. The window stack of a final record is
+/// the profile's first stack, so it is not shown twice; that of a window still open is
+/// its latest sample, shown as before.
+pub fn record_with(out: &mut String, r: &Record, color: bool, new: bool, stack_depth: usize, version: u32, max_stacks: usize) {
     let mark = if new { paint(color, RED, "NEW ") } else { String::new() };
     let open = if r.lower_bound && version >= 2 { "  (window still open)" } else { "" };
     let _ = writeln!(out, "{mark}{} cpu {} {:>14}  {} (pid {}){}{open}", paint(color, BOLD, &record_label(r)), r.cpu, latency(r), r.comm, r.pid, when(r));
+    let profile = r.profile.as_ref().filter(|p| !p.stacks.is_empty());
+    if profile.is_some() && !r.stack.is_empty() {
+        let _ = writeln!(out, "  where it ended:");
+    }
     frames(out, &r.stack, color, stack_depth);
-    if r.window_pid != 0 || !r.window_stack.is_empty() {
-        let _ = writeln!(out, "  in the window: {}-{}", r.window_comm, r.window_pid);
+    let window_in_profile = profile.is_some_and(|p| p.stacks[0].frames == r.window_stack);
+    if (r.window_pid != 0 || !r.window_stack.is_empty()) && !window_in_profile {
+        let latest = if profile.is_some() { " (latest sample)" } else { "" };
+        let _ = writeln!(out, "  in the window: {}-{}{latest}", r.window_comm, r.window_pid);
         frames(out, &r.window_stack, color, stack_depth);
+    }
+    if let Some(p) = profile {
+        let task = if window_in_profile && !r.window_comm.is_empty() { format!(" {}-{},", r.window_comm, r.window_pid) } else { String::new() };
+        let so_far = if r.ongoing { " so far" } else { "" };
+        let distinct = if p.distinct == 1 { "1 distinct stack".to_string() } else { format!("{} distinct stacks", p.distinct) };
+        let _ = writeln!(out, "  where it was{so_far}:{task} {} samples over {}, {distinct}", p.samples, periods(p.weight));
+        for st in p.stacks.iter().take(max_stacks) {
+            let _ = writeln!(out, "    {} ({} of {}):", share(st.count, p.weight), st.count, periods(p.weight));
+            frames_at(out, "      ", &st.frames, color, stack_depth);
+        }
+        let hidden = &p.stacks[p.stacks.len().min(max_stacks)..];
+        let rest = hidden.iter().map(|s| s.count).sum::<u64>() + p.unkept();
+        if rest > 0 {
+            let n = hidden.len() as u64 + p.distinct.saturating_sub(p.stacks.len() as u64);
+            let what = match n {
+                0 => "in other stacks".to_string(),
+                1 => "in 1 more stack".to_string(),
+                n => format!("in {n} more stacks"),
+            };
+            let _ = writeln!(out, "    {} ({} of {}) {what}", paint(color, DIM, &share(rest, p.weight)), rest, periods(p.weight));
+        }
     }
     if let Some(o) = overlap(r) {
         let _ = writeln!(out, "  {o}");

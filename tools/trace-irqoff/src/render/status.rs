@@ -7,7 +7,8 @@ use serde::Serialize;
 
 use super::{paint, BOLD};
 use crate::procfs::Settings;
-use crate::snapshot::{Cpu, Snapshot, TagWait};
+use crate::snapshot::{Cpu, Kind, Ongoing, Record, Snapshot, TagWait, Watcher};
+use crate::symbols::function;
 
 /// `status --json`.
 #[derive(Serialize)]
@@ -20,6 +21,110 @@ pub struct Status {
     records_per_cpu: u32,
     cpus: Vec<Cpu>,
     tag_wait: Option<TagWait>,
+    /// The watcher of windows still open; none from a module without it.
+    watcher: Option<Watcher>,
+    /// Windows still open: hardirq-off ones the watcher sees, softirq-off ones.
+    ongoing: Vec<OpenWindow>,
+}
+
+/// A window still open, with its culprit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpenWindow {
+    #[serde(flatten)]
+    pub window: Ongoing,
+    /// The culprit (mechanism frames skipped, like `top`) of its latest in-window stack;
+    /// none without a sample.
+    pub culprit: Option<String>,
+    /// That stack, innermost first.
+    pub stack: Vec<String>,
+}
+
+/// The windows of `s` still open: the watcher's hardirq-off ones, then the softirq-off
+/// ones, with the culprit of the matching record's latest in-window stack.
+pub fn open_windows(s: &Snapshot) -> Vec<OpenWindow> {
+    let record = |cpu: u32, kind: Kind| s.records.iter().find(|r| r.ongoing && r.cpu == cpu && r.kind == kind);
+    let with = |window: Ongoing, r: Option<&Record>| {
+        let stack = r.map(|r| crate::culprit::source(r).0.to_vec()).unwrap_or_default();
+        let culprit = crate::mechanism::culprit(stack.iter().map(|f| function(f))).map(str::to_string);
+        OpenWindow { window, culprit, stack }
+    };
+    let mut v: Vec<OpenWindow> = s.ongoing.iter().map(|o| with(o.clone(), record(o.cpu, o.kind))).collect();
+    for r in s.records.iter().filter(|r| r.ongoing && r.kind == Kind::Soft) {
+        let (pid, comm) = if r.window_pid != 0 || !r.window_comm.is_empty() { (r.window_pid, &r.window_comm) } else { (r.pid, &r.comm) };
+        let window = Ongoing {
+            cpu: r.cpu,
+            kind: Kind::Soft,
+            latency_ns: r.latency_ns,
+            start_ns: r.timestamp_ns.saturating_sub(r.latency_ns),
+            pid,
+            comm: comm.clone(),
+            samples: r.profile.as_ref().map_or(0, |p| p.samples),
+            watcher_cpu: None,
+        };
+        v.push(with(window, Some(r)));
+    }
+    v
+}
+
+/// "on (...)", "not available on this machine (arch)", ...: the watcher in a sentence.
+pub fn watcher_sentence(w: &Watcher) -> String {
+    if w.available {
+        return if w.active {
+            format!(
+                "on: stacks of hardirq-off windows still open, by NMI from another CPU ({} NMIs sent, {} answered, {} late, {} missed)",
+                w.nmi_sent, w.nmi_answered, w.nmi_stale, w.nmi_missed
+            )
+        } else {
+            "available, starts when sampling is enabled".to_string()
+        };
+    }
+    let why = match w.reason.as_deref().unwrap_or("-") {
+        "arch" => "not available on this machine (arch)".to_string(),
+        "register-failed" => "not available: its NMI handler could not be registered (register-failed)".to_string(),
+        "nmi-timeout" => "stopped: NMIs sent were not answered (nmi-timeout; until the module is reloaded)".to_string(),
+        "off" => "off (module parameter watch=0)".to_string(),
+        r => format!("not available ({r})"),
+    };
+    format!("{why}; hardirq-off windows still open show their length only")
+}
+
+/// 1788332180 ns -> "1.79 s", 250000000 -> "250 ms".
+fn length(ns: u64) -> String {
+    if ns >= 1_000_000_000 {
+        format!("{:.2} s", ns as f64 / 1e9)
+    } else {
+        super::ms_short(ns)
+    }
+}
+
+/// "CPU 1: hard interrupts off for 1.79 s and counting — sh (pid 63) in
+/// irqoff_sample_hardirq_window (107 in-window samples, watched by CPU 0)".
+pub fn open_window_line(w: &OpenWindow) -> String {
+    let o = &w.window;
+    let what = match o.kind {
+        Kind::Hard => "hard interrupts off",
+        Kind::Soft => "softirqs held off",
+    };
+    let mut s = format!("CPU {}: {what} for {} and counting", o.cpu, length(o.latency_ns));
+    if o.pid != 0 || !o.comm.is_empty() {
+        s += &format!(" \u{2014} {} (pid {})", o.comm, o.pid);
+    }
+    if let Some(c) = &w.culprit {
+        s += &format!(" in {c}");
+    }
+    let mut notes = Vec::new();
+    if o.samples > 0 {
+        notes.push(format!("{} in-window sample{}", o.samples, if o.samples == 1 { "" } else { "s" }));
+    } else if o.kind == Kind::Hard {
+        notes.push("no in-window sample yet".to_string());
+    }
+    if let Some(c) = o.watcher_cpu {
+        notes.push(format!("watched by CPU {c}"));
+    }
+    if !notes.is_empty() {
+        s += &format!(" ({})", notes.join(", "));
+    }
+    s
 }
 
 pub fn json(settings: Settings, s: Snapshot) -> Status {
@@ -29,8 +134,10 @@ pub fn json(settings: Settings, s: Snapshot) -> Status {
         hz: s.config.hz,
         soft_event_ns: s.config.soft_event_ns,
         records_per_cpu: s.config.records_per_cpu,
+        ongoing: open_windows(&s),
         cpus: s.cpus,
         tag_wait: s.tag_wait,
+        watcher: s.watcher,
     }
 }
 
@@ -86,6 +193,12 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
             c.replaced,
             c.idle_gaps
         );
+    }
+    if let Some(w) = &s.watcher {
+        let _ = writeln!(o, "watcher: {}", watcher_sentence(w));
+    }
+    for w in open_windows(s) {
+        let _ = writeln!(o, "{}", open_window_line(&w));
     }
     if let Some(tw) = &s.tag_wait {
         let waits: u64 = tw.counts.iter().map(|c| c.waits).sum();

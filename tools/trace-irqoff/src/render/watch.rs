@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use crate::snapshot::{Record, RecordKey, Snapshot};
 
+/// Profile stacks `watch` shows per record (the rest are summed in one line).
+const WATCH_STACKS: usize = 3;
+
 /// The header and the 20 newest records; those not in `seen` (the previous refresh) are
 /// marked new.
 pub fn refresh(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Duration, color: bool) -> String {
@@ -18,7 +21,7 @@ pub fn refresh(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Durati
     recs.sort_by_key(|r| std::cmp::Reverse(r.timestamp_ns));
     for r in recs.iter().take(20) {
         let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
-        super::record(&mut o, r, color, new, 3, s.version);
+        super::record_with(&mut o, r, color, new, 3, s.version, WATCH_STACKS);
     }
     o
 }
@@ -32,7 +35,7 @@ pub fn appended(s: &Snapshot, new: &[Record], first: bool, interval: Duration, c
         let _ = writeln!(o, "trace-irqoff watch: {}, {total} events, {} records, every {interval:?} (Ctrl-C quits)", crate::clock::now_rfc3339(), s.records.len());
     }
     for r in new {
-        super::record(&mut o, r, color, false, 3, s.version);
+        super::record_with(&mut o, r, color, false, 3, s.version, WATCH_STACKS);
     }
     o
 }
