@@ -29,7 +29,9 @@ taskset -c 0 sh -c 'slurp() { while IFS= read -r l; do echo "$l"; done < "$1"; }
 	read -t 1.8 x <> /tmp/on.fifo
 	slurp '"$TIO"'/records > /tmp/on-records
 	slurp '"$TIO"'/trace_latency > /tmp/on-latency
-	slurp '"$T"'/trace > /tmp/on-trace' &
+	slurp '"$T"'/trace > /tmp/on-trace
+	trace-irqoff status > /tmp/on-status 2>&1
+	trace-irqoff records --json > /tmp/on-json 2>&1' &
 reader=$!
 # The reader's exec is over before the window opens (its old mm may have been on cpu 1).
 until [ -e /tmp/on-ready ]; do read -t 0.01 x <> /tmp/on.fifo; done
@@ -43,6 +45,12 @@ sed -n '/ hardirq:/,/ softirq:/p' /tmp/on-latency | head -n 20 | sed 's/^/#   /'
 grep 'irqoff_ongoing' /tmp/on-trace | sed 's/^/#   /'
 dmesg > /tmp/on-dmesg
 grep 'has had hard interrupts off' /tmp/on-dmesg | sed 's/^/#   /'
+echo "# while open, trace-irqoff status:"
+sed 's/^/#   /' /tmp/on-status
+check "status (the CLI, run on cpu 0 while the window is open) shows cpu 1's window with the sample's function" \
+	grep -qE '^CPU 1: hard interrupts off for [0-9.]+ s and counting .* in irqoff_sample_hardirq_window' /tmp/on-status
+check "records --json shows it as ongoing with the sample's function in its in-window stack" \
+	sh -c "grep -q '\"ongoing\": true' /tmp/on-json && grep -q 'irqoff_sample_hardirq_window' /tmp/on-json"
 on=$(grep '^ongoing cpu=1 kind=hard ' /tmp/on-records)
 lat=$(field latency_ns "$on")
 check "records: an ongoing window on cpu 1 of >= 1 s while it is open (${lat:-none} ns)" test "${lat:-0}" -ge 1000000000
@@ -137,6 +145,15 @@ while [ $i -lt 3 ]; do
 	i=$((i + 1))
 done
 check "3 load/enable/inject/disable/rmmod cycles with the watcher" sh -c "! lsmod | grep -q '^trace_irqoff'"
+# A flame graph of one window: record --folded weighs each in-window stack by its count.
+tio_load
+( sleep 1; inject 1 hardirq 300 ) &
+trace-irqoff record --duration 3s --threshold 50 -o /tmp/fl.json --folded /tmp/fl.folded > /dev/null 2>&1
+wait
+sed 's/^/#   /' /tmp/fl.folded | head -n 4
+check "record --folded: the window's in-window stacks, weighted by their counts (sum > 1)" \
+	sh -c "grep '^hardirq-off;' /tmp/fl.folded | grep -q 'irqoff_sample_hardirq_window' && test \$(grep '^hardirq-off;' /tmp/fl.folded | awk '{s += \$NF} END {print s + 0}') -gt 1"
+rmmod trace_irqoff
 tio_load watch=0
 w=$(grep '^watcher ' $TIO/records)
 check "watch=0: reported unavailable (reason=off)" sh -c "echo '$w' | grep -q '^watcher available=0 active=0 reason=off '"
