@@ -50,6 +50,22 @@ else
 		echo "# cpu 2 was first claimed by cpu ${first:-none}, not cpu 0: the takeover was not exercised"
 	fi
 	check "cpu 0's own window was watched too" sh -c "sed -n '/^record cpu=0 kind=hard lower_bound=0/,/^record/p' $TIO/records | grep -qE '^profile samples=[1-9]'"
+	# Hotplug of a watching CPU during a window: cpu 1 (one of cpu 2's watchers) is taken
+	# offline while cpu 2 has interrupts off (the offline waits for the window: stop_machine
+	# needs cpu 2), then brought back; cpu 2 stays watched and nothing splats.
+	echo 0 > $TIO/trace_latency
+	taskset -c 2 sh -c 'echo hardirq 600 > /dev/irqoff_sample' &
+	w=$!
+	sleep 0.2
+	echo 0 > /sys/devices/system/cpu/cpu1/online
+	wait $w
+	check "cpu 1 (a watcher) went offline during cpu 2's window" grep -qx 0 /sys/devices/system/cpu/cpu1/online
+	echo 1 > /sys/devices/system/cpu/cpu1/online
+	check "... and came back" grep -qx 1 /sys/devices/system/cpu/cpu1/online
+	check "... cpu 2's window was still watched (a profile)" sh -c "sed -n '/^record cpu=2 kind=hard lower_bound=0/,/^record/p' $TIO/records | grep -qE '^profile samples=[1-9]'"
+	echo 0 > $TIO/trace_latency
+	taskset -c 2 sh -c 'echo hardirq 300 > /dev/irqoff_sample'
+	check "... and after the hotplug the watchers still sample cpu 2" sh -c "sed -n '/^record cpu=2 kind=hard lower_bound=0/,/^record/p' $TIO/records | grep -qE '^profile samples=[1-9]'"
 	echo 0 > $TIO/enable
 	rmmod trace_irqoff
 	rmmod irqoff_sample
