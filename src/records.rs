@@ -42,6 +42,23 @@ const READ_SLEEPS: u32 = 1000;
 /// One sleep: long enough to be a real sleep (fsleep busy-waits below 10 µs).
 const READ_SLEEP: Delta = Delta::from_micros(100);
 
+/// Repeats `attempt` (one try of a seqcount read) while the writer is inside: spins, then
+/// sleeps, then gives up after the [`Backoff`]; true once an attempt succeeds. Process
+/// context only: it may sleep.
+fn retry_read(mut attempt: impl FnMut() -> bool) -> bool {
+    let mut backoff = Backoff::new(READ_SPINS, READ_SLEEPS);
+    loop {
+        if attempt() {
+            return true;
+        }
+        match backoff.next() {
+            Step::Spin => core::hint::spin_loop(),
+            Step::Sleep => fsleep(READ_SLEEP),
+            Step::GiveUp => return false,
+        }
+    }
+}
+
 /// Frames kept per stack.
 pub(crate) const MAX_FRAMES: usize = 32;
 /// Room for one frame's name taken at capture (`func+0x1f/0x80 [module]`); a longer name
@@ -450,17 +467,7 @@ impl Slot {
     ///
     /// Process context only: it may sleep.
     fn read(&self, out: &mut Record) -> bool {
-        let mut backoff = Backoff::new(READ_SPINS, READ_SLEEPS);
-        loop {
-            if self.try_read(out) {
-                return true;
-            }
-            match backoff.next() {
-                Step::Spin => core::hint::spin_loop(),
-                Step::Sleep => fsleep(READ_SLEEP),
-                Step::GiveUp => return false,
-            }
-        }
+        retry_read(|| self.try_read(out))
     }
 
     /// One attempt of [`Slot::read`]: false if the writer was inside the slot.
@@ -1031,16 +1038,6 @@ impl LiveProfile {
     /// A consistent copy into `out`, of any window; false if none could be taken. Process
     /// context only: it may sleep.
     pub(crate) fn read(&self, out: &mut LiveView) -> bool {
-        let mut backoff = Backoff::new(READ_SPINS, READ_SLEEPS);
-        loop {
-            if self.try_read(out) {
-                return true;
-            }
-            match backoff.next() {
-                Step::Spin => core::hint::spin_loop(),
-                Step::Sleep => fsleep(READ_SLEEP),
-                Step::GiveUp => return false,
-            }
-        }
+        retry_read(|| self.try_read(out))
     }
 }
