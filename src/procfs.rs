@@ -110,9 +110,22 @@ struct Frame<'a, const F: usize, const L: usize>(&'a Stack<F, L>, usize);
 
 impl<const F: usize, const L: usize> fmt::Display for Frame<'_, F, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.name(self.1) {
+        fmt::Display::fmt(&FrameOr(self.0, self.1, &[]), f)
+    }
+}
+
+/// Frame `i` of a stack, whose name, if the stack has none for it, may come from `others`
+/// (the record's full stacks): a profile's smaller stacks share their callers with them,
+/// and have less room for names.
+struct FrameOr<'a, const F: usize, const L: usize>(&'a Stack<F, L>, usize, &'a [&'a Stack]);
+
+impl<const F: usize, const L: usize> fmt::Display for FrameOr<'_, F, L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self(st, i, others) = *self;
+        let addr = st.frames().get(i).copied().unwrap_or(0);
+        match st.name(i).or_else(|| others.iter().find_map(|o| o.name_of_addr(addr))) {
             Some(name) => fmt::Write::write_str(f, core::str::from_utf8(name).unwrap_or("?")),
-            None => fmt::Display::fmt(&Symbol(self.0.frames().get(self.1).copied().unwrap_or(0)), f),
+            None => fmt::Display::fmt(&Symbol(addr), f),
         }
     }
 }
@@ -138,7 +151,7 @@ fn soft_live(cpu: &CpuSampler, start: u64) -> Option<KBox<LiveView>> {
 
 /// The profile lines of a record: its window stack (the most seen) first, then the others
 /// it kept.
-fn show_profile(m: &SeqFile, p: &Profile, window: &Stack) {
+fn show_profile(m: &SeqFile, p: &Profile, window: &Stack, end: &Stack) {
     if p.samples == 0 {
         return;
     }
@@ -147,16 +160,16 @@ fn show_profile(m: &SeqFile, p: &Profile, window: &Stack) {
     for k in 0..kept {
         let count = p.counts[k];
         match k.checked_sub(1).and_then(|e| p.extra.get(e)) {
-            None => show_profile_stack(m, count, window),
-            Some(st) => show_profile_stack(m, count, st),
+            None => show_profile_stack(m, count, window, &[end]),
+            Some(st) => show_profile_stack(m, count, st, &[window, end]),
         }
     }
 }
 
-fn show_profile_stack<const F: usize, const L: usize>(m: &SeqFile, count: u32, st: &Stack<F, L>) {
+fn show_profile_stack<const F: usize, const L: usize>(m: &SeqFile, count: u32, st: &Stack<F, L>, others: &[&Stack]) {
     seq_print!(m, "profile_stack count={} frames={}\n", count, st.frames().len());
     for i in 0..st.frames().len() {
-        seq_print!(m, "profile_frame {}\n", Frame(st, i));
+        seq_print!(m, "profile_frame {}\n", FrameOr(st, i, others));
     }
 }
 
@@ -167,7 +180,7 @@ fn show_live_profile(m: &SeqFile, v: &LiveView) {
     }
     seq_print!(m, "profile samples={} weight={} stacks={} distinct={} other={}\n", v.samples, v.weight, v.nr, v.nr, v.other);
     for k in 0..v.nr {
-        show_profile_stack(m, v.counts[k], &v.stacks[k]);
+        show_profile_stack(m, v.counts[k], &v.stacks[k], &[]);
     }
 }
 
@@ -431,7 +444,7 @@ fn show_records(state: &State, m: &SeqFile) {
         for (kind, store) in [(Kind::Hardirq, &cpu.hard), (Kind::Softirq, &cpu.soft)] {
             for_each_record(store, generation, |r| {
                 show_record(state, m, cpu.cpu, kind, r);
-                show_profile(m, &r.profile, r.stack(Which::Window));
+                show_profile(m, &r.profile, r.stack(Which::Window), r.stack(Which::End));
             });
             if kind == Kind::Hardirq {
                 with_ongoing_hard(state, cpu, |o, v, now| show_ongoing_hard(m, cpu.cpu, o, v, now));

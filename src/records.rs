@@ -131,6 +131,11 @@ impl<const F: usize, const L: usize> Stack<F, L> {
     pub(crate) fn name(&self, i: usize) -> Option<&[u8]> {
         names::name_of(&self.names, self.named, i)
     }
+
+    /// The name taken at capture for the frame at `addr`, if this stack has one for it.
+    pub(crate) fn name_of_addr(&self, addr: u64) -> Option<&[u8]> {
+        self.frames().iter().position(|&a| a == addr).and_then(|i| self.name(i))
+    }
 }
 
 /// What a writer sets first: everything but the stacks.

@@ -80,6 +80,7 @@ check "irqoff_sample unloaded: its record still names irqoff_sample_hardirq_wind
 check "... and its Rust frames, demangled by the CLI" sh -c "trace-irqoff records --kind hard | grep -qF '<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x'"
 check "... and mangled with --raw-symbols" sh -c "trace-irqoff records --kind hard --raw-symbols | grep -qE '_RNv.*18irqoff_sample_main.*write_iter\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample\]'"
 check "no frame of the record lost its name" sh -c "! echo '$blk' | grep -q '^frame 0x'"
+check "... nor any frame of its in-window stack and profile" sh -c "! grep -qE '^(window_frame|profile_frame) 0x' $TIO/records"
 check "the capture cost is measured" sh -c "grep -qE '^cost 1 capture runs=[1-9]' $TIO/records"
 grep -E '^cost [0-9]+ capture' $TIO/records | sed 's/^/# measured: /'
 
