@@ -32,9 +32,12 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let mut held: Vec<(String, File, bool)> = Vec::new();
-    let Ok(entries) = fs::read_dir(dir) else {
-        eprintln!("tio-hold: {dir}: cannot list");
-        return ExitCode::FAILURE;
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("tio-hold: {dir}: cannot list: {} ({e})", name(&e));
+            return ExitCode::FAILURE;
+        }
     };
     for e in entries.flatten() {
         let n = e.file_name().to_string_lossy().into_owned();
