@@ -13,6 +13,7 @@
 #   make test            host tests + the VM suite, ending in "N passed, N failed"
 #   make demo            a scripted incident in the VM, shown through the CLI
 #   make bench           accuracy and overhead benchmarks (not part of make test)
+#   make soak            a long random soak in the VM (SOAK_SECS, SOAK_KERNEL; not part of make test)
 #
 # KDIR defaults to the test kernel, built once into $(TRACE_IRQOFF_CACHE)
 # (~/.cache/trace-irqoff) by tests/kernel/build-kernel. With KDIR given, the compiler
@@ -29,7 +30,7 @@ endif
 CLI_TARGET := x86_64-unknown-linux-musl
 CLI_BIN := target/$(CLI_TARGET)/release/trace-irqoff
 
-.PHONY: all modules setup kernel modules_install rust-kbuild cli deb test test-host demo bench clean
+.PHONY: all modules setup kernel modules_install rust-kbuild cli deb test test-host demo bench soak clean
 
 all: modules
 
@@ -127,3 +128,8 @@ demo: setup modules cli
 # Documentation/benchmarks.rst (see tests/bench/run for the knobs).
 bench: setup cli
 	@tests/bench/run
+
+# Random operations under continuous readers for SOAK_SECS (default 1800) s of host time,
+# on SOAK_KERNEL (see tests/soak/run); fails on errors, splats, leaks.
+soak: setup modules cli
+	@tests/soak/run
