@@ -239,6 +239,32 @@ fn peer_records(kind: &str) -> Res<Vec<Rec>> {
     Ok(out)
 }
 
+/// Our event counts from `distribute`: hardirq, softirq, softirq bh-off, softirq
+/// ksoftirqd-wait. Read before `records`: formatting `records` names every frame, and one
+/// read of that seq_file runs its show function several times while its buffer grows.
+fn our_counts() -> Res<[u64; 4]> {
+    let text = read(&format!("{TIO}/distribute"))?;
+    let mut c = [0u64; 4];
+    let mut section = usize::MAX;
+    for l in text.lines() {
+        if l.ends_with(':') && !l.contains("->") {
+            section = match l.trim() {
+                "hardirq-off:" => 0,
+                "softirq-off:" => 1,
+                "softirq-off, bh-off:" => 2,
+                "softirq-off, ksoftirqd-wait:" => 3,
+                _ => usize::MAX,
+            };
+        } else if l.contains("->") {
+            let n: u64 = l.split(':').nth(1).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok()).unwrap_or(0);
+            if let Some(x) = c.get_mut(section) {
+                *x += n;
+            }
+        }
+    }
+    Ok(c)
+}
+
 /// The peer's event counts per kind (hardirq, softirq) from its distribute histogram.
 fn peer_counts() -> Res<(u64, u64)> {
     let text = read(&format!("{TIO}/distribute"))?;
@@ -473,15 +499,19 @@ fn false_events(secs: u64) -> Res<Vec<Value>> {
                 let mut v = json!({"tool": tool.name(), "period_ms": period_ms, "threshold_ms": threshold, "stress": stressed, "seconds": secs});
                 match tool {
                     Tool::Ours => {
-                        let (hard, bh, wait, idle) = counted()?;
+                        let [hard, soft, bh, wait] = our_counts()?;
+                        let (_, _, _, idle) = counted()?;
                         let records = read(&format!("{TIO}/records"))?.lines().filter(|l| l.starts_with("record ")).count();
                         v["hard_events"] = json!(hard);
-                        v["soft_events"] = json!(bh + wait);
+                        v["soft_events"] = json!(soft);
                         v["soft_bh_off_events"] = json!(bh);
                         v["soft_ksoftirqd_wait_events"] = json!(wait);
                         v["records_above_threshold"] = json!(records);
                         v["idle_gaps"] = json!(idle);
                         v["top_records"] = json!(record_summaries(8)?);
+                        // Events that came while this program read `records` (three times).
+                        let after = our_counts()?;
+                        v["events_while_reading_records"] = json!(after[0] + after[1] - hard - soft);
                     }
                     Tool::Peer => {
                         let (hard, soft) = peer_counts()?;
