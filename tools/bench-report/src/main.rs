@@ -739,8 +739,8 @@ const READING: &str = "Reading these numbers
   marked the TSC unstable (``TSCs unsynchronized``) and fell back to HPET, and the
   irqsoff tracer's per-CPU, sched_clock-based trace clock then disagreed between CPUs, so
   a section measured across two CPUs' clocks came out hundreds of ms long. With one
-  socket the clock agrees, but readings of about 1 ms (and the old column's 8-9 ms for
-  every D) remained: ``check_critical_timing()`` in ``kernel/trace/trace_irqsoff.c``
+  socket the clock agrees, but readings of about 1 ms remained (the old column's 8-9 ms
+  for every D was not re-examined): ``check_critical_timing()`` in ``kernel/trace/trace_irqsoff.c``
   records a section as the new maximum only if no other section, on any CPU, became the
   maximum since it started (``critical_sequence == max_sequence``). With
   ``tracing_max_latency`` reset to 0, the first ~1 ms irq-off section on CPU 0 during a
