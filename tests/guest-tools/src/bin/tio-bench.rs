@@ -1,15 +1,22 @@
-// SPDX-License-Identifier: GPL-2.0
 //! `tio-bench`: the benchmark driver that runs inside the VM (see `make bench` and
 //! Documentation/benchmarks.rst). Prints one JSON document.
 //!
-//! `tio-bench [--reps N] [--false-secs S] [--runs N] [--groups G] [--loops L]`
+//! `tio-bench [--reps N] [--false-secs S] [--runs N] [--groups G] [--loops L] [--spin-ms M]
+//! [--precheck K]`
 //!
+//! - guest: kernel, clocksource, whether the kernel marked the TSC unstable, HZ.
+//! - precheck: K windows of exactly 100 ms from `preemptirq_delay_test` on CPU 1, read by
+//!   the irqsoff tracer; its column is filled only if every reading is within 1%.
 //! - accuracy: windows of D in {P/2, P, 1.5P, 2P, 5P, 10P, 50, 100, 200 ms} for P = 10 and
-//!   1 ms, each kind, N times at a random phase, on CPU 1. The sample measures each
-//!   window's true length; trace_irqoff's report comes from its tracepoints (a tracefs
-//!   instance of its own); the irqsoff tracer measures the hardirq windows too.
-//! - false events: S seconds idle and S seconds under CPU + I/O stress, at P = 10 and 1 ms.
-//! - overhead: a hackbench-like pipe workload, N alternating runs per configuration.
+//!   1 ms, each kind, N times at a random phase, on CPU 1, for our module and for the
+//!   original C tool (the peer, /extra/trace_irqoff_c.ko, when shipped). The sample
+//!   measures each window's true length; our report comes from its tracepoints (a tracefs
+//!   instance of its own), the peer's from its trace_latency and distribute files; the
+//!   irqsoff tracer measures the hardirq windows too.
+//! - false events: S seconds idle and S seconds under CPU + I/O stress, at P = 10 and 1 ms,
+//!   for each tool.
+//! - overhead: a CPU-bound loop pinned to CPU 1 counting iterations in M ms of guest time,
+//!   and a hackbench-like pipe workload; N rounds, every configuration once per round.
 //! - cost per sample and memory, from the module's records file; the timer floor of the
 //!   guest from timerlat.
 
@@ -53,13 +60,47 @@ fn pin_to(cpu: usize) -> Res<()> {
     rustix::thread::sched_setaffinity(None, &set).map_err(|e| format!("sched_setaffinity: {e}"))
 }
 
-/// Loads trace_irqoff afresh with period P ms and threshold T ms, enabled.
-fn load(period_ms: u64, threshold_ms: u64) -> Res<()> {
+const PEER_KO: &str = "/extra/trace_irqoff_c.ko";
+
+/// Which trace_irqoff: ours, or the original C module. Both create /proc/trace_irqoff.
+#[derive(Clone, Copy, PartialEq)]
+enum Tool {
+    Ours,
+    Peer,
+}
+
+impl Tool {
+    fn name(self) -> &'static str {
+        match self {
+            Tool::Ours => "ours",
+            Tool::Peer => "peer",
+        }
+    }
+}
+
+fn peer_available() -> bool {
+    fs::metadata(PEER_KO).is_ok()
+}
+
+fn unload() {
     let _ = sh("rmmod trace_irqoff 2>/dev/null");
-    sh("modprobe trace_irqoff")?;
+}
+
+/// Loads `tool` afresh with period P ms and threshold T ms, enabled. The peer takes its
+/// period only while disabled (as after loading) and a threshold of at least 2P.
+fn load_tool(tool: Tool, period_ms: u64, threshold_ms: u64) -> Res<()> {
+    unload();
+    match tool {
+        Tool::Ours => sh("modprobe trace_irqoff")?,
+        Tool::Peer => sh(&format!("insmod {PEER_KO}"))?,
+    }
     write(&format!("{TIO}/sampling_period"), &period_ms.to_string())?;
     write(&format!("{TIO}/trace_latency"), &threshold_ms.to_string())?;
     write(&format!("{TIO}/enable"), "1")
+}
+
+fn load(period_ms: u64, threshold_ms: u64) -> Res<()> {
+    load_tool(Tool::Ours, period_ms, threshold_ms)
 }
 
 /// One window from the sample module, on this thread's CPU; returns its true length.
@@ -73,13 +114,22 @@ fn inject(mode: &str, us: u64) -> Res<u64> {
 
 #[derive(Serialize)]
 struct Window {
+    tool: &'static str,
     period_ms: u64,
     kind: &'static str,
     d_us: u64,
     true_ns: u64,
     detected: bool,
     reported_ns: Option<u64>,
+    /// The peer's only record of the window was its hrtimer's lower bound (`57+ms`).
+    lower_bound: bool,
+    /// First frame of the tool's record of the window, and where the window function
+    /// appears among its frames (None: not at all); only for windows with a record.
+    first_frame: Option<String>,
+    window_fn_at: Option<usize>,
     irqsoff_ns: Option<u64>,
+    /// Why the irqsoff reading is not this window's (None when it is, or not taken).
+    irqsoff_not: Option<String>,
 }
 
 /// Largest latency of `event` on cpu 1 in the instance's buffer.
@@ -92,63 +142,317 @@ fn reported(event: &str) -> Res<Option<u64>> {
         .max())
 }
 
-fn accuracy(reps: usize) -> Res<Vec<Window>> {
-    let _ = fs::create_dir(INSTANCE);
-    let mut out = Vec::new();
-    for period_ms in [10u64, 1] {
-        load(period_ms, 2 * period_ms.max(25))?;
-        // The module's events exist only while it is loaded.
-        write(&format!("{INSTANCE}/events/trace_irqoff/hardirq_off/enable"), "1")?;
-        write(&format!("{INSTANCE}/events/trace_irqoff/softirq_off/enable"), "1")?;
-        let p_us = period_ms * 1000;
-        let mut ds = vec![p_us / 2, p_us, p_us * 3 / 2, 2 * p_us, 5 * p_us, 10 * p_us, 50_000, 100_000, 200_000];
-        ds.sort_unstable();
-        ds.dedup();
-        for (kind, mode, event) in [("hard", "hardirq", "hardirq_off"), ("soft", "softirq", "softirq_off")] {
-            if kind == "hard" {
-                write(&format!("{TRACING}/current_tracer"), "irqsoff")?;
+/// A record read back from a tool's files: latency, lower bound, end frames.
+struct Rec {
+    latency_ns: u64,
+    lower_bound: bool,
+    frames: Vec<String>,
+}
+
+/// Our records of `kind` on cpu 1 (records file, format v2).
+fn our_records(kind: &str) -> Res<Vec<Rec>> {
+    let text = read(&format!("{TIO}/records"))?;
+    let mut out: Vec<Rec> = Vec::new();
+    let mut open = false;
+    for l in text.lines() {
+        if let Some(rest) = l.strip_prefix("record ") {
+            let kv = |k: &str| rest.split(' ').find_map(|w| w.strip_prefix(k)).unwrap_or("");
+            open = kv("cpu=") == "1" && kv("kind=") == kind;
+            if open {
+                out.push(Rec { latency_ns: kv("latency_ns=").parse().unwrap_or(0), lower_bound: kv("lower_bound=") == "1", frames: Vec::new() });
             }
-            for &d_us in &ds {
-                for _ in 0..reps {
-                    write(&format!("{INSTANCE}/trace"), "")?;
-                    if kind == "hard" {
-                        write(&format!("{TRACING}/tracing_max_latency"), "0")?;
-                    }
-                    // The random phase comes last: clearing the trace waits for an RCU
-                    // grace period, which completes in step with the tick, and would align
-                    // every window to it.
-                    sleep_ms(fastrand::f64() * period_ms as f64 + 5.0);
-                    let true_ns = inject(mode, d_us)?;
-                    // Let the timer_list run after the window (it may be a jiffy late).
-                    sleep_ms(3.0 * period_ms as f64 + 5.0);
-                    let rep = reported(event)?;
-                    let irqsoff_ns = if kind == "hard" {
-                        read(&format!("{TRACING}/tracing_max_latency"))?.trim().parse::<u64>().ok().map(|us| us * 1000)
-                    } else {
-                        None
-                    };
-                    out.push(Window { period_ms, kind, d_us, true_ns, detected: rep.is_some(), reported_ns: rep, irqsoff_ns });
+        } else if let Some(f) = l.strip_prefix("frame ") {
+            if open {
+                if let Some(r) = out.last_mut() {
+                    r.frames.push(f.to_string());
                 }
             }
-            write(&format!("{TRACING}/current_tracer"), "nop")?;
+        } else if !l.starts_with("window_frame") && !l.starts_with("profile") {
+            open = false;
         }
     }
     Ok(out)
 }
 
-/// Events and idle gaps counted over all CPUs, from the records file.
-fn counted() -> Res<(u64, u64, u64)> {
+/// Our worst records (all CPUs), one line each: the cause and who was running, for the
+/// report to say what the events were.
+fn record_summaries(max: usize) -> Res<Vec<String>> {
     let text = read(&format!("{TIO}/records"))?;
-    let (mut hard, mut soft, mut idle) = (0, 0, 0);
+    let mut out: Vec<(u64, String)> = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(l) = lines.next() {
+        let Some(rest) = l.strip_prefix("record ") else { continue };
+        let kv = |k: &str| rest.split(' ').find_map(|w| w.strip_prefix(k)).unwrap_or("").to_string();
+        let (mut first, mut wfirst) = (String::new(), String::new());
+        while let Some(n) = lines.peek() {
+            if let Some(f) = n.strip_prefix("frame ") {
+                if first.is_empty() {
+                    first = f.to_string();
+                }
+            } else if let Some(f) = n.strip_prefix("window_frame ") {
+                if wfirst.is_empty() {
+                    wfirst = f.to_string();
+                }
+            } else if !n.starts_with("profile") {
+                break;
+            }
+            lines.next();
+        }
+        let lat: u64 = kv("latency_ns=").parse().unwrap_or(0);
+        out.push((lat, format!("cpu={} kind={} cause={} latency_ms={:.1} comm={} window_comm={} frame={first} window_frame={wfirst}",
+            kv("cpu="), kv("kind="), kv("cause="), lat as f64 / 1e6, kv("comm="), kv("window_comm="))));
+    }
+    out.sort_by(|a, b| b.0.cmp(&a.0));
+    Ok(out.into_iter().take(max).map(|x| x.1).collect())
+}
+
+/// The peer's records of `kind` on cpu 1, from its trace_latency file:
+/// " hardirq:" / " softirq:", " cpu: N", "COMMAND: c PID: p LATENCY: 97ms" (or `57+ms`,
+/// its hrtimer's lower bound), then the frames, then an empty line.
+fn peer_records(kind: &str) -> Res<Vec<Rec>> {
+    let text = read(&format!("{TIO}/trace_latency"))?;
+    let (mut section, mut cpu, mut open) = ("", -1i64, false);
+    let mut out: Vec<Rec> = Vec::new();
+    for l in text.lines() {
+        let t = l.trim();
+        if t == "hardirq:" {
+            section = "hard";
+        } else if t == "softirq:" {
+            section = "soft";
+        } else if let Some(c) = t.strip_prefix("cpu: ") {
+            cpu = c.parse().unwrap_or(-1);
+        } else if t.starts_with("COMMAND:") {
+            open = section == kind && cpu == 1;
+            if open {
+                let lat = t.split("LATENCY: ").nth(1).unwrap_or("");
+                let ms: u64 = lat.trim_end_matches("ms").trim_end_matches('+').parse().unwrap_or(0);
+                out.push(Rec { latency_ns: ms * 1_000_000, lower_bound: lat.contains('+'), frames: Vec::new() });
+            }
+        } else if t.is_empty() {
+            open = false;
+        } else if open {
+            if let Some(r) = out.last_mut() {
+                r.frames.push(t.to_string());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Our event counts from `distribute`: hardirq, softirq, softirq bh-off, softirq
+/// ksoftirqd-wait. Read before `records`: formatting `records` names every frame, and one
+/// read of that seq_file runs its show function several times while its buffer grows.
+fn our_counts() -> Res<[u64; 4]> {
+    let text = read(&format!("{TIO}/distribute"))?;
+    let mut c = [0u64; 4];
+    let mut section = usize::MAX;
+    for l in text.lines() {
+        if l.ends_with(':') && !l.contains("->") {
+            section = match l.trim() {
+                "hardirq-off:" => 0,
+                "softirq-off:" => 1,
+                "softirq-off, bh-off:" => 2,
+                "softirq-off, ksoftirqd-wait:" => 3,
+                _ => usize::MAX,
+            };
+        } else if l.contains("->") {
+            let n: u64 = l.split(':').nth(1).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok()).unwrap_or(0);
+            if let Some(x) = c.get_mut(section) {
+                *x += n;
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// The peer's event counts per kind (hardirq, softirq) from its distribute histogram.
+fn peer_counts() -> Res<(u64, u64)> {
+    let text = read(&format!("{TIO}/distribute"))?;
+    let (mut section, mut hard, mut soft) = ("", 0, 0);
+    for l in text.lines() {
+        if l.starts_with("hardirq-off") {
+            section = "hard";
+        } else if l.starts_with("softirq-off") {
+            section = "soft";
+        } else if l.contains("->") {
+            let n: u64 = l.split(':').nth(1).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok()).unwrap_or(0);
+            if section == "hard" { hard += n } else { soft += n }
+        }
+    }
+    Ok((hard, soft))
+}
+
+/// The irqsoff tracer's reading of the last window, in ns, if it is that window: the
+/// header must name `cpu` and a start in a function containing `func`. Before the window
+/// `tracing_max_latency` was set to a floor only that window can pass: a section
+/// becomes the max only if no other section on any CPU became one since it started
+/// (kernel/trace/trace_irqsoff.c, check_critical_timing: critical_sequence ==
+/// max_sequence), so with the floor at 0 the first 1 ms section on CPU 0 during a long
+/// window on CPU 1 was reported, and the window itself discarded.
+fn irqsoff_reading(floor_us: u64, cpu: usize, func: &str) -> Res<(Option<u64>, Option<String>)> {
+    let us: u64 = read(&format!("{TRACING}/tracing_max_latency"))?.trim().parse().unwrap_or(0);
+    if us <= floor_us {
+        return Ok((None, Some(format!("nothing above the floor of {floor_us} us"))));
+    }
+    let text = read(&format!("{TRACING}/trace"))?;
+    let head: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
+    let on_cpu = head.iter().any(|l| l.contains("latency:") && l.contains(&format!("CPU#{cpu} ")));
+    let started = head.iter().find_map(|l| l.split("started at:").nth(1)).map(|s| s.trim().to_string()).unwrap_or_default();
+    if !on_cpu || !started.contains(func) {
+        let c = head.iter().find_map(|l| l.split("CPU#").nth(1)?.split(' ').next()).unwrap_or("?");
+        return Ok((None, Some(format!("{us} us on CPU {c}, started at {started}"))));
+    }
+    Ok((Some(us * 1000), None))
+}
+
+fn irqsoff_available() -> bool {
+    read(&format!("{TRACING}/available_tracers")).is_ok_and(|t| t.split_whitespace().any(|x| x == "irqsoff"))
+}
+
+/// 100 ms windows of `preemptirq_delay_test` (irq mode) on CPU 1, read by the irqsoff
+/// tracer with the floor method; the tracer's column is trusted only if all are within 1%.
+fn precheck(n: usize) -> Res<Value> {
+    if !irqsoff_available() {
+        return Ok(json!({"passed": false, "reason": "this kernel has no irqsoff tracer (CONFIG_IRQSOFF_TRACER is not set)", "readings_us": []}));
+    }
+    if sh("modprobe preemptirq_delay_test test_mode=irq delay=100000 cpu_affinity=1 2>/dev/null").is_err() {
+        return Ok(json!({"passed": false, "reason": "this kernel has no preemptirq_delay_test module", "readings_us": []}));
+    }
+    // Loading ran one window already; let it end.
+    sleep_ms(300.0);
+    write(&format!("{TRACING}/current_tracer"), "irqsoff")?;
+    let mut readings = Vec::new();
+    let mut notes = Vec::new();
+    for _ in 0..n {
+        write(&format!("{TRACING}/tracing_max_latency"), "50000")?;
+        write("/sys/kernel/preemptirq_delay_test/trigger", "1")?;
+        sleep_ms(20.0);
+        let (ns, not) = irqsoff_reading(50_000, 1, "preemptirq")?;
+        readings.push(ns.map(|v| v / 1000));
+        if let Some(n) = not {
+            notes.push(n);
+        }
+    }
+    write(&format!("{TRACING}/current_tracer"), "nop")?;
+    let _ = sh("rmmod preemptirq_delay_test");
+    // A reading that is not the window's (another CPU's section passed the floor first)
+    // says nothing about the tracer's accuracy; it is counted, not judged.
+    let read: Vec<u64> = readings.iter().flatten().copied().collect();
+    let passed = !read.is_empty() && read.iter().all(|us| us.abs_diff(100_000) <= 1000);
+    let reason = if read.is_empty() {
+        format!("no reading was the window's: {notes:?}")
+    } else if !passed {
+        format!("a 100 ms window read outside 1%: {read:?} us")
+    } else {
+        String::new()
+    };
+    Ok(json!({"passed": passed, "reason": reason, "window_us": 100_000, "readings_us": readings, "notes": notes}))
+}
+
+/// The window function of the sample for each kind, as named in stacks.
+fn window_fn(kind: &str) -> &'static str {
+    if kind == "hard" { "irqoff_sample_hardirq_window" } else { "irqoff_sample_softirq_window" }
+}
+
+fn accuracy(reps: usize, with_irqsoff: bool) -> Res<Vec<Window>> {
+    let _ = fs::create_dir(INSTANCE);
+    let mut out = Vec::new();
+    let tools: Vec<Tool> = if peer_available() { vec![Tool::Ours, Tool::Peer] } else { vec![Tool::Ours] };
+    for tool in tools {
+        for period_ms in [10u64, 1] {
+            // Ours reports every event through its tracepoint and keeps records from 50 ms;
+            // the peer reports only through records, so it gets its lowest threshold (2P).
+            let threshold = if tool == Tool::Ours { 2 * period_ms.max(25) } else { 2 * period_ms };
+            load_tool(tool, period_ms, threshold)?;
+            if tool == Tool::Ours {
+                // The module's events exist only while it is loaded.
+                write(&format!("{INSTANCE}/events/trace_irqoff/hardirq_off/enable"), "1")?;
+                write(&format!("{INSTANCE}/events/trace_irqoff/softirq_off/enable"), "1")?;
+            }
+            let p_us = period_ms * 1000;
+            let mut ds = vec![p_us / 2, p_us, p_us * 3 / 2, 2 * p_us, 5 * p_us, 10 * p_us, 50_000, 100_000, 200_000];
+            ds.sort_unstable();
+            ds.dedup();
+            for (kind, mode, event) in [("hard", "hardirq", "hardirq_off"), ("soft", "softirq", "softirq_off")] {
+                let irqsoff = with_irqsoff && kind == "hard";
+                if irqsoff {
+                    write(&format!("{TRACING}/current_tracer"), "irqsoff")?;
+                }
+                for &d_us in &ds {
+                    for _ in 0..reps {
+                        write(&format!("{TIO}/trace_latency"), "0")?;
+                        if tool == Tool::Ours {
+                            write(&format!("{INSTANCE}/trace"), "")?;
+                        }
+                        let floor_us = d_us / 2;
+                        if irqsoff {
+                            write(&format!("{TRACING}/tracing_max_latency"), &floor_us.to_string())?;
+                        }
+                        // The random phase comes last: clearing the trace waits for an RCU
+                        // grace period, which completes in step with the tick, and would align
+                        // every window to it.
+                        sleep_ms(fastrand::f64() * period_ms as f64 + 5.0);
+                        let true_ns = inject(mode, d_us)?;
+                        // Let the timer_list run after the window (it may be a jiffy late).
+                        sleep_ms(3.0 * period_ms as f64 + 5.0);
+                        let (irqsoff_ns, irqsoff_not) = if irqsoff { irqsoff_reading(floor_us, 1, "sample")? } else { (None, None) };
+                        let (detected, rep, lower, recs) = match tool {
+                            Tool::Ours => {
+                                let rep = reported(event)?;
+                                (rep.is_some(), rep, false, our_records(kind)?)
+                            }
+                            Tool::Peer => {
+                                let recs = peer_records(kind)?;
+                                let (h, s) = peer_counts()?;
+                                let counted = if kind == "hard" { h } else { s };
+                                // Its final record if there is one, else its lower bound.
+                                let best = recs.iter().filter(|r| !r.lower_bound).map(|r| r.latency_ns).max();
+                                let lb = recs.iter().filter(|r| r.lower_bound).map(|r| r.latency_ns).max();
+                                (counted > 0 || !recs.is_empty(), best.or(lb), best.is_none() && lb.is_some(), recs)
+                            }
+                        };
+                        let top = recs.iter().filter(|r| !r.lower_bound || tool == Tool::Peer).max_by_key(|r| r.latency_ns);
+                        out.push(Window {
+                            tool: tool.name(),
+                            period_ms,
+                            kind,
+                            d_us,
+                            true_ns,
+                            detected,
+                            reported_ns: rep,
+                            lower_bound: lower,
+                            first_frame: top.and_then(|r| r.frames.first().cloned()),
+                            window_fn_at: top.and_then(|r| r.frames.iter().position(|f| f.contains(window_fn(kind)))),
+                            irqsoff_ns,
+                            irqsoff_not,
+                        });
+                    }
+                }
+                if irqsoff {
+                    write(&format!("{TRACING}/current_tracer"), "nop")?;
+                }
+            }
+        }
+    }
+    unload();
+    Ok(out)
+}
+
+/// Our events over all CPUs, from the records file: hardirq, softirq with bottom halves
+/// off, softirq waiting for ksoftirqd, idle gaps.
+fn counted() -> Res<(u64, u64, u64, u64)> {
+    let text = read(&format!("{TIO}/records"))?;
+    let (mut hard, mut bh, mut wait, mut idle) = (0, 0, 0, 0);
     for l in text.lines().filter(|l| l.starts_with("cpu ")) {
         for w in l.split(' ') {
             let num = |p: &str| w.strip_prefix(p).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
             hard += num("hard_events=");
-            soft += num("soft_events=");
+            bh += num("soft_bh_off_events=");
+            wait += num("soft_ksoftirqd_wait_events=");
             idle += num("idle_gaps=");
         }
     }
-    Ok((hard, soft, idle))
+    Ok((hard, bh, wait, idle))
 }
 
 fn stress(until: Instant) -> Vec<std::thread::JoinHandle<()>> {
@@ -180,22 +484,51 @@ fn stress(until: Instant) -> Vec<std::thread::JoinHandle<()>> {
 fn false_events(secs: u64) -> Res<Vec<Value>> {
     let _ = sh("modprobe null_blk 2>/dev/null");
     let mut out = Vec::new();
-    for period_ms in [10u64, 1] {
-        for stressed in [false, true] {
-            let threshold = if period_ms == 10 { 50 } else { 2 };
-            load(period_ms, threshold)?;
-            let until = Instant::now() + Duration::from_secs(secs);
-            let workers = if stressed { stress(until) } else { Vec::new() };
-            std::thread::sleep(until.saturating_duration_since(Instant::now()));
-            for w in workers {
-                let _ = w.join();
+    let tools: Vec<Tool> = if peer_available() { vec![Tool::Ours, Tool::Peer] } else { vec![Tool::Ours] };
+    for tool in tools {
+        for period_ms in [10u64, 1] {
+            for stressed in [false, true] {
+                let threshold = if period_ms == 10 { 50 } else { 2 };
+                load_tool(tool, period_ms, threshold)?;
+                let until = Instant::now() + Duration::from_secs(secs);
+                let workers = if stressed { stress(until) } else { Vec::new() };
+                std::thread::sleep(until.saturating_duration_since(Instant::now()));
+                for w in workers {
+                    let _ = w.join();
+                }
+                let mut v = json!({"tool": tool.name(), "period_ms": period_ms, "threshold_ms": threshold, "stress": stressed, "seconds": secs});
+                match tool {
+                    Tool::Ours => {
+                        let [hard, soft, bh, wait] = our_counts()?;
+                        let (_, _, _, idle) = counted()?;
+                        let records = read(&format!("{TIO}/records"))?.lines().filter(|l| l.starts_with("record ")).count();
+                        v["hard_events"] = json!(hard);
+                        v["soft_events"] = json!(soft);
+                        v["soft_bh_off_events"] = json!(bh);
+                        v["soft_ksoftirqd_wait_events"] = json!(wait);
+                        v["records_above_threshold"] = json!(records);
+                        v["idle_gaps"] = json!(idle);
+                        v["top_records"] = json!(record_summaries(8)?);
+                        // Events that came while this program read `records` (three times).
+                        let after = our_counts()?;
+                        v["events_while_reading_records"] = json!(after[0] + after[1] - hard - soft);
+                    }
+                    Tool::Peer => {
+                        let (hard, soft) = peer_counts()?;
+                        let text = read(&format!("{TIO}/trace_latency"))?;
+                        let records = text.lines().filter(|l| l.contains("COMMAND:")).count();
+                        // It keeps at most 8 records per CPU and kind until cleared.
+                        v["hard_events"] = json!(hard);
+                        v["soft_events"] = json!(soft);
+                        v["records_above_threshold"] = json!(records);
+                        v["lower_bound_records"] = json!(text.lines().filter(|l| l.contains("COMMAND:") && l.contains("+ms")).count());
+                    }
+                }
+                out.push(v);
             }
-            let (hard, soft, idle) = counted()?;
-            let records = read(&format!("{TIO}/records"))?.lines().filter(|l| l.starts_with("record ")).count();
-            out.push(json!({"period_ms": period_ms, "threshold_ms": threshold, "stress": stressed, "seconds": secs,
-                "hard_events": hard, "soft_events": soft, "records_above_threshold": records, "idle_gaps": idle}));
         }
     }
+    unload();
     let _ = sh("rmmod null_blk 2>/dev/null");
     Ok(out)
 }
@@ -243,33 +576,93 @@ fn hackbench(groups: usize, loops: usize) -> f64 {
 fn set_config(name: &str) -> Res<()> {
     let _ = write(&format!("{TRACING}/current_tracer"), "nop");
     match name {
-        "not_loaded" => { let _ = sh("rmmod trace_irqoff 2>/dev/null"); }
-        "loaded_disabled" => { let _ = sh("rmmod trace_irqoff 2>/dev/null"); sh("modprobe trace_irqoff")?; }
-        "enabled_p10" => load(10, 50)?,
-        "enabled_p1" => load(1, 25)?,
-        "tag_wait_on" => { let _ = sh("rmmod trace_irqoff 2>/dev/null"); sh("modprobe trace_irqoff")?; write(&format!("{TIO}/tag_wait"), "1")?; }
-        "irqsoff_tracer" => { let _ = sh("rmmod trace_irqoff 2>/dev/null"); write(&format!("{TRACING}/current_tracer"), "irqsoff")?; }
-        "timerlat" => { let _ = sh("rmmod trace_irqoff 2>/dev/null"); write(&format!("{TRACING}/current_tracer"), "timerlat")?; }
+        "not_loaded" => unload(),
+        "loaded_disabled" => {
+            unload();
+            sh("modprobe trace_irqoff")?;
+        }
+        "ours_p10" => load_tool(Tool::Ours, 10, 50)?,
+        "ours_p1" => load_tool(Tool::Ours, 1, 25)?,
+        "peer_p10" => load_tool(Tool::Peer, 10, 50)?,
+        "peer_p1" => load_tool(Tool::Peer, 1, 25)?,
+        "irqsoff_tracer" => {
+            unload();
+            write(&format!("{TRACING}/current_tracer"), "irqsoff")?;
+        }
+        "timerlat" => {
+            unload();
+            write(&format!("{TRACING}/current_tracer"), "timerlat")?;
+        }
         _ => return Err(format!("unknown config {name}")),
     }
     Ok(())
 }
 
-const CONFIGS: [&str; 7] = ["not_loaded", "loaded_disabled", "enabled_p10", "enabled_p1", "tag_wait_on", "irqsoff_tracer", "timerlat"];
+/// The configurations this guest can run: the peer and the tracers only where present.
+fn configs() -> Vec<&'static str> {
+    let tracers = read(&format!("{TRACING}/available_tracers")).unwrap_or_default();
+    let has = |t: &str| tracers.split_whitespace().any(|x| x == t);
+    let mut v = vec!["not_loaded", "loaded_disabled", "ours_p10", "ours_p1"];
+    if peer_available() {
+        v.extend(["peer_p10", "peer_p1"]);
+    }
+    if has("irqsoff") {
+        v.push("irqsoff_tracer");
+    }
+    if has("timerlat") {
+        v.push("timerlat");
+    }
+    v
+}
 
-fn overhead(runs: usize, groups: usize, loops: usize) -> Res<Value> {
-    let mut times: Vec<Vec<f64>> = vec![Vec::new(); CONFIGS.len()];
+/// The deterministic workload: one loop pinned to each CPU (both are sampled), counting
+/// iterations until the same instant, `ms` of guest time away. Guest time counts
+/// instructions (icount) shared by both vCPUs, so the loops together lose exactly the
+/// instructions the kernel runs meanwhile; with both CPUs busy there is no idle exit to
+/// pay, as on a loaded machine. Returns the iterations per CPU.
+fn spin(ms: u64) -> Res<Vec<u64>> {
+    let end = Instant::now() + Duration::from_millis(ms);
+    let workers: Vec<_> = (0..2)
+        .map(|cpu| {
+            std::thread::spawn(move || -> Res<u64> {
+                pin_to(cpu)?;
+                let (mut n, mut x) = (0u64, 1u64);
+                while Instant::now() < end {
+                    for i in 0..64u64 {
+                        x = x.wrapping_mul(6364136223846793005).wrapping_add(i);
+                    }
+                    n += 1;
+                }
+                std::hint::black_box(x);
+                Ok(n)
+            })
+        })
+        .collect();
+    workers.into_iter().map(|w| w.join().map_err(|_| "spin thread panicked".to_string())?).collect()
+}
+
+fn overhead(runs: usize, groups: usize, loops: usize, spin_ms: u64) -> Res<Value> {
+    let cfgs = configs();
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); cfgs.len()];
+    let mut iters: Vec<Vec<u64>> = vec![Vec::new(); cfgs.len()];
+    let mut iters1: Vec<Vec<u64>> = vec![Vec::new(); cfgs.len()];
     hackbench(groups, loops); // warm-up
-    for _ in 0..runs {
-        for (i, c) in CONFIGS.iter().enumerate() {
-            set_config(c)?;
+    spin(spin_ms)?;
+    for round in 0..runs {
+        // Every configuration once per round, the order rotated from round to round.
+        for k in 0..cfgs.len() {
+            let i = (k + round) % cfgs.len();
+            set_config(cfgs[i])?;
             sleep_ms(50.0);
+            let n = spin(spin_ms)?;
+            iters[i].push(n.iter().sum());
+            iters1[i].push(n.get(1).copied().unwrap_or(0));
             times[i].push(hackbench(groups, loops));
         }
     }
     set_config("not_loaded")?;
-    Ok(json!({"groups": groups, "loops": loops, "runs": runs,
-        "configs": CONFIGS.iter().zip(times).map(|(c, t)| json!({"config": c, "seconds": t})).collect::<Vec<_>>()}))
+    Ok(json!({"groups": groups, "loops": loops, "runs": runs, "spin_ms": spin_ms,
+        "configs": cfgs.iter().zip(times).zip(iters).zip(iters1).map(|(((c, t), n), n1)| json!({"config": c, "seconds": t, "spin_iterations": n, "spin_iterations_cpu1": n1})).collect::<Vec<_>>()}))
 }
 
 /// Handler cost from the records file, per kind over all CPUs: runs, total, histogram.
@@ -297,6 +690,9 @@ fn cost(period_ms: u64, secs: u64) -> Res<Value> {
 
 /// The guest's own timer latency at a 1 ms period (timerlat), the floor under P = 1 ms.
 fn timer_floor(secs: u64) -> Res<Value> {
+    if !read(&format!("{TRACING}/available_tracers")).unwrap_or_default().split_whitespace().any(|t| t == "timerlat") {
+        return Ok(json!({"available": false, "reason": "this kernel has no timerlat tracer"}));
+    }
     let _ = sh("rmmod trace_irqoff 2>/dev/null");
     write(&format!("{TRACING}/osnoise/timerlat_period_us"), "1000")?;
     write(&format!("{TRACING}/trace"), "")?;
@@ -322,12 +718,40 @@ fn timer_floor(secs: u64) -> Res<Value> {
         .collect();
     irq.sort_unstable();
     let pct = |p: f64| irq.get(((irq.len() as f64 - 1.0) * p) as usize).copied().unwrap_or(0);
-    Ok(json!({"period_us": 1000, "seconds": secs, "samples": irq.len(), "irq_latency_ns": {"median": pct(0.5), "p99": pct(0.99), "max": irq.last().copied().unwrap_or(0)},
+    Ok(json!({"available": true, "period_us": 1000, "seconds": secs, "samples": irq.len(), "irq_latency_ns": {"median": pct(0.5), "p99": pct(0.99), "max": irq.last().copied().unwrap_or(0)},
         "over_1ms": irq.iter().filter(|&&v| v > 1_000_000).count()}))
+}
+
+static PRECHECK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn precheck_passed() -> bool {
+    PRECHECK.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 fn arg(args: &[String], name: &str, default: u64) -> u64 {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// What the report header states about the guest: kernel, clocksource, TSC, HZ, CPUs.
+fn guest() -> Res<Value> {
+    let dmesg = Command::new("dmesg").output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    let unstable: Vec<&str> = dmesg.lines().filter(|l| l.contains("TSC unstable") || l.contains("Marking TSC unstable")).collect();
+    // Our module's config line names HZ and the softirq sampler's event rule.
+    load(10, 50)?;
+    let cfg10 = read(&format!("{TIO}/records"))?.lines().find(|l| l.starts_with("config ")).unwrap_or("").to_string();
+    load(1, 25)?;
+    let cfg1 = read(&format!("{TIO}/records"))?.lines().find(|l| l.starts_with("config ")).unwrap_or("").to_string();
+    unload();
+    Ok(json!({
+        "kernel": read("/proc/version")?.trim(),
+        "cmdline": read("/proc/cmdline")?.trim(),
+        "clocksource": read("/sys/devices/system/clocksource/clocksource0/current_clocksource")?.trim(),
+        "tsc_unstable": unstable,
+        "cpus": read("/proc/cpuinfo")?.lines().filter(|l| l.starts_with("processor")).count(),
+        "config_p10": cfg10,
+        "config_p1": cfg1,
+        "peer": peer_available(),
+    }))
 }
 
 fn main() {
@@ -337,22 +761,37 @@ fn main() {
     let runs = arg(&args, "--runs", 10) as usize;
     let groups = arg(&args, "--groups", 2) as usize;
     let loops = arg(&args, "--loops", 300) as usize;
-    let mut doc = json!({"version": 1, "reps": reps});
-    let steps: [Step; 7] = [
-        ("accuracy", Box::new(move || { pin_to(1)?; let v = accuracy(reps)?; pin_to(0)?; Ok(serde_json::to_value(v).unwrap_or_default()) })),
+    let spin_ms = arg(&args, "--spin-ms", 200);
+    let checks = arg(&args, "--precheck", 5) as usize;
+    let mut doc = json!({"version": 2, "reps": reps});
+    let steps: [Step; 8] = [
+        ("guest", Box::new(guest)),
+        ("precheck", Box::new(move || { pin_to(0)?; precheck(checks) })),
+        ("accuracy", Box::new(move || {
+            // The irqsoff tracer's column is filled only if it passed the precheck.
+            let trusted = precheck_passed();
+            pin_to(1)?;
+            let v = accuracy(reps, trusted)?;
+            pin_to(0)?;
+            Ok(serde_json::to_value(v).unwrap_or_default())
+        })),
         ("timer_floor", Box::new(|| timer_floor(10))),
         ("false_events", Box::new(move || Ok(Value::Array(false_events(false_secs)?)))),
-        ("overhead", Box::new(move || overhead(runs, groups, loops))),
+        ("overhead", Box::new(move || overhead(runs, groups, loops, spin_ms))),
         ("cost_p10", Box::new(|| cost(10, 5))),
         ("cost_p1", Box::new(|| cost(1, 5))),
-        ("kernel", Box::new(|| Ok(json!(read("/proc/version")?.trim())))),
     ];
     let mut failed = sh("modprobe irqoff_sample").is_err();
     for (name, f) in steps.iter() {
         eprintln!("tio-bench: {name}...");
         let t = Instant::now();
         match f() {
-            Ok(v) => doc[*name] = v,
+            Ok(v) => {
+                if *name == "precheck" {
+                    PRECHECK.store(v["passed"] == true, std::sync::atomic::Ordering::Relaxed);
+                }
+                doc[*name] = v;
+            }
             Err(e) => {
                 eprintln!("tio-bench: {name} failed: {e}");
                 doc[format!("{name}_error")] = json!(e);
@@ -361,7 +800,8 @@ fn main() {
         }
         eprintln!("tio-bench: {name} took {:.1} s", t.elapsed().as_secs_f64());
     }
-    let _ = sh("rmmod trace_irqoff 2>/dev/null");
+    doc["kernel"] = json!(read("/proc/version").unwrap_or_default().trim());
+    unload();
     println!("TIO_BENCH_JSON_BEGIN");
     println!("{}", serde_json::to_string(&doc).unwrap_or_default());
     println!("TIO_BENCH_JSON_END");
