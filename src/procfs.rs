@@ -587,12 +587,13 @@ fn show_tag_wait_records(state: &State, m: &SeqFile) {
     let tw = &state.tag_wait;
     seq_print!(
         m,
-        "tagwait enabled={} source={} overflow={} unattributed={} missed={}\n",
+        "tagwait enabled={} source={} overflow={} unattributed={} missed={} kicks_held={}\n",
         u8::from(tw.is_enabled()),
         tw.source.name(),
         tw.overflow.load(Relaxed),
         tw.unattributed.load(Relaxed),
-        tw.missed.load(Relaxed)
+        tw.missed.load(Relaxed),
+        tw.callers_held()
     );
     tw.for_each(|row| {
         let (major, minor) = row.key.major_minor();
