@@ -29,6 +29,9 @@ enum tio_file {
 int tio_proc_create(void);
 void tio_proc_remove(void);
 
+/* seq_has_overflowed(m) of the struct seq_file at m. */
+int tio_seq_overflowed(void *m);
+
 /* Symbolises addr as "func+off/size [mod]" into buf (TIO_SYMBOL_LEN); returns length. */
 int tio_sprint_symbol(char *buf, unsigned long addr);
 
@@ -148,6 +151,9 @@ void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigne
  * too, and entry.rs checks at compile time that its definitions have these types.
  */
 int trace_irqoff_rs_show(unsigned int file, void *seq);
+/* records: how many elements it has (one show call each), and showing element index. */
+unsigned long trace_irqoff_rs_records_count(void);
+int trace_irqoff_rs_records_show(void *seq, unsigned long index);
 int trace_irqoff_rs_write(unsigned int file, const char *buf, unsigned long len);
 unsigned long trace_irqoff_rs_softirq_sample(unsigned int cpu);
 int trace_irqoff_rs_cpu_online(unsigned int cpu);
