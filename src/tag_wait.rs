@@ -295,3 +295,78 @@ pub(crate) fn pool(is_sched: bool, is_reserved: bool) -> Pool {
     Pool { sched: is_sched, reserved: is_reserved }
 }
 
+/// KUnit: compiled only with `CONFIG_KUNIT=y` (the macro gates the module on it), run when
+/// the module loads.
+#[kunit_tests(trace_irqoff_tag_wait)]
+mod kunit {
+    use super::*;
+
+    const BT_HW: u64 = 0xffff_8880_0000_1000;
+    const BT_SCHED: u64 = 0xffff_8880_0000_2000;
+
+    fn kick(task: u64, dev: u32) -> Kick {
+        Kick { task, dev, hctx: 1, pools: [BT_HW, BT_HW + 8, BT_SCHED, BT_SCHED + 8], nr_tags: [2, 0, 4, 0] }
+    }
+
+    fn waits(tw: &TagWait, dev: u32, sched: bool) -> u64 {
+        let mut n = 0;
+        tw.for_each(|row| {
+            if row.key.dev == dev && row.key.pool.sched == sched {
+                n += row.waits;
+            }
+        });
+        n
+    }
+
+    #[test]
+    fn a_wait_is_counted_on_its_kick() -> Result {
+        let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
+        tw.kick(&kick(0x100, 5));
+        tw.prepare(0x100, BT_SCHED);
+        assert_eq!(waits(&tw, 5, true), 1);
+        assert_eq!(tw.callers_held(), 1);
+        tw.done(0x100);
+        assert_eq!(tw.callers_held(), 0);
+        Ok(())
+    }
+
+    #[test]
+    fn no_kick_no_attribution() -> Result {
+        let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
+        // Another task's kick, a finished one, and a pool the kick did not have.
+        tw.kick(&kick(0x200, 6));
+        tw.prepare(0x100, BT_HW);
+        tw.done(0x200);
+        tw.prepare(0x200, BT_HW);
+        tw.kick(&kick(0x300, 7));
+        tw.prepare(0x300, 0xdead_0000);
+        assert_eq!(tw.unattributed.load(Relaxed), 3);
+        assert_eq!(waits(&tw, 6, false) + waits(&tw, 7, false), 0);
+        Ok(())
+    }
+
+    #[test]
+    fn a_new_kick_replaces_the_old() -> Result {
+        let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
+        tw.kick(&kick(0x100, 5));
+        tw.kick(&kick(0x100, 9));
+        tw.prepare(0x100, BT_HW);
+        assert_eq!((waits(&tw, 5, false), waits(&tw, 9, false)), (0, 1));
+        assert_eq!(tw.callers_held(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn a_full_table_leaves_waits_unattributed() -> Result {
+        let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
+        for t in 1..=CALLERS as u64 {
+            tw.kick(&kick(t * 0x40, 1));
+        }
+        assert_eq!(tw.callers_held(), CALLERS);
+        let extra = (CALLERS as u64 + 1) * 0x40;
+        tw.kick(&kick(extra, 2));
+        tw.prepare(extra, BT_HW);
+        assert_eq!((waits(&tw, 2, false), tw.unattributed.load(Relaxed)), (0, 1));
+        Ok(())
+    }
+}
