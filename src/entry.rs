@@ -12,7 +12,7 @@ use core::pin::Pin;
 use kernel::ffi::{c_char, c_int, c_uint, c_ulong, c_ulonglong, c_void};
 use kernel::prelude::*;
 use kernel::seq_file::SeqFile;
-use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
+use kernel::sync::atomic::{Acquire, Atomic, Release};
 use kernel::sync::Arc;
 
 use crate::ffi::{self, ProcDir};
@@ -37,12 +37,16 @@ macro_rules! same_prototype {
 
 same_prototype!(
     trace_irqoff_rs_show(_, _),
+    trace_irqoff_rs_records_count(),
+    trace_irqoff_rs_records_show(_, _),
     trace_irqoff_rs_write(_, _, _),
     trace_irqoff_rs_softirq_sample(_),
     trace_irqoff_rs_cpu_online(_),
     trace_irqoff_rs_cpu_offline(_),
     trace_irqoff_rs_tag_wait(_, _, _, _, _),
-    trace_irqoff_rs_tag_wait_unattributed(),
+    trace_irqoff_rs_tag_kick(_),
+    trace_irqoff_rs_tag_prepare(_, _),
+    trace_irqoff_rs_tag_done(_),
     trace_irqoff_rs_tag_wait_start(_, _),
     trace_irqoff_rs_tag_wait_end(_, _),
     trace_irqoff_rs_nmi(_, _),
@@ -127,6 +131,30 @@ pub(crate) unsafe extern "C" fn trace_irqoff_rs_show(file: c_uint, seq: *mut c_v
     errno(procfs::show(state, file, m))
 }
 
+/// Number of elements of the `records` file (the shim's seq_file iterator), 0 without a
+/// state.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_records_count() -> c_ulong {
+    instance().map_or(0, |state| procfs::records_elements(state) as c_ulong)
+}
+
+/// Called by the shim's `records` seq_file `show` for element `index`.
+///
+/// # Safety
+///
+/// `seq` must be the live `struct seq_file` of the current show call, used by no one else
+/// until this returns.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn trace_irqoff_rs_records_show(seq: *mut c_void, index: c_ulong) -> c_int {
+    let Some(state) = instance() else {
+        return ENODEV.to_errno();
+    };
+    // SAFETY: Guaranteed by this function's safety contract.
+    let m = unsafe { SeqFile::from_raw(seq.cast()) };
+    procfs::show_records_element(state, m, index as usize);
+    0
+}
+
 /// Called by the shim's `proc_write` with the bytes copied from user space.
 ///
 /// # Safety
@@ -179,11 +207,40 @@ pub(crate) extern "C" fn trace_irqoff_rs_tag_wait(dev: c_uint, hctx_id: c_uint, 
     }
 }
 
-/// Tag-wait hook (kprobe shim): a wait whose hardware queue could not be told.
+/// Tag-wait hook (kprobe source): a task kicked a hardware queue in blk_mq_get_tag.
+///
+/// # Safety
+///
+/// `kick` must point to a valid `struct tio_tag_kick` for the duration of the call.
 #[no_mangle]
-pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_unattributed() {
+pub(crate) unsafe extern "C" fn trace_irqoff_rs_tag_kick(kick: *const ffi::raw::tio_tag_kick) {
+    // SAFETY: Guaranteed by this function's safety contract.
+    let Some(k) = (unsafe { kick.as_ref() }) else { return };
     if let Some(state) = instance() {
-        state.tag_wait.unattributed.add(1, Relaxed);
+        let kick = tag_wait::Kick {
+            task: k.task as u64,
+            dev: k.dev,
+            hctx: k.hctx_id,
+            pools: k.pool.map(|p| p as u64),
+            nr_tags: k.nr_tags,
+        };
+        state.tag_wait.kick(&kick);
+    }
+}
+
+/// Tag-wait hook (kprobe source): `task` is about to sleep on the pool at `bt`.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_tag_prepare(task: c_ulong, bt: c_ulong) {
+    if let Some(state) = instance() {
+        state.tag_wait.prepare(task as u64, bt as u64);
+    }
+}
+
+/// Tag-wait hook (kprobe source): `task` passed sbitmap_finish_wait in blk_mq_get_tag.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_tag_done(task: c_ulong) {
+    if let Some(state) = instance() {
+        state.tag_wait.done(task as u64);
     }
 }
 

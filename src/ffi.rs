@@ -390,3 +390,12 @@ pub(crate) mod softtimer {
         unsafe { raw::tio_softtimer_stop(cpu) };
     }
 }
+
+/// Whether `m`'s buffer has overflowed: seq_file will discard what this show wrote and call
+/// it again with a larger buffer.
+pub(crate) fn seq_overflowed(m: &kernel::seq_file::SeqFile) -> bool {
+    let raw = core::ptr::from_ref(m).cast_mut().cast::<c_void>();
+    // SAFETY: `SeqFile` is `#[repr(transparent)]` over the `struct seq_file` it wraps, which
+    // is live for the borrow; the shim only reads its `count` and `size`.
+    unsafe { raw::tio_seq_overflowed(raw) != 0 }
+}

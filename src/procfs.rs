@@ -62,7 +62,7 @@ pub(crate) fn show(state: &State, file: ProcFile, m: &SeqFile) -> Result {
         }
         ProcFile::TraceLatency => show_trace_latency(state, m),
         ProcFile::Distribute => show_distribute(state, m),
-        ProcFile::Records => show_records(state, m),
+        ProcFile::Records => (0..records_elements(state)).for_each(|i| show_records_element(state, m, i)),
         ProcFile::TagWait => show_tag_wait(state, m),
     }
     Ok(())
@@ -82,6 +82,14 @@ pub(crate) fn write(state: &State, file: ProcFile, buf: &[u8]) -> Result {
 /// Calls `f` for each record of `store`, oldest first. May sleep (seq_file show holds no
 /// spinning lock).
 fn for_each_record(store: &RecordStore, generation: u64, mut f: impl FnMut(&Record)) {
+    for_each_record_while(store, generation, |r| {
+        f(r);
+        true
+    });
+}
+
+/// [`for_each_record`] until `f` returns false.
+fn for_each_record_while(store: &RecordStore, generation: u64, mut f: impl FnMut(&Record) -> bool) {
     let n = store.len(generation);
     let mut order = [0usize; MAX_RECORDS];
     for (i, o) in order.iter_mut().enumerate().take(n) {
@@ -91,8 +99,8 @@ fn for_each_record(store: &RecordStore, generation: u64, mut f: impl FnMut(&Reco
     // Records are a few KB: on the heap, not on the stack of a seq_file show.
     let Ok(mut r) = KBox::new(Record::empty(), GFP_KERNEL) else { return };
     for &i in &order[..n] {
-        if store.read(i, &mut r) {
-            f(&r);
+        if store.read(i, &mut r) && !f(&r) {
+            return;
         }
     }
 }
@@ -337,8 +345,32 @@ impl corefmt::Write for SeqWriter<'_> {
     }
 }
 
-fn show_records(state: &State, m: &SeqFile) {
-    let generation = state.settings.generation();
+/// Elements of the `records` file, each shown by one seq_file `show` call: the header,
+/// then per CPU its counters, then per CPU its open hardirq window, then per CPU its
+/// records, then the tag-wait lines and `end`. A read never holds more than one element
+/// in the kernel; a CPU's records are one element, read in one pass and so consistent
+/// with each other.
+pub(crate) fn records_elements(state: &State) -> usize {
+    3 * state.cpus.len() + 2
+}
+
+/// Shows element `index` of `records` (see [`records_elements`]); nothing past the end.
+pub(crate) fn show_records_element(state: &State, m: &SeqFile, index: usize) {
+    let n = state.cpus.len();
+    match index {
+        0 => show_records_header(state, m),
+        i if i <= n => show_cpu_counters(state, m, &state.cpus[i - 1]),
+        i if i <= 2 * n => show_cpu_ongoing(state, m, &state.cpus[i - n - 1]),
+        i if i <= 3 * n => show_cpu_records(state, m, &state.cpus[i - 2 * n - 1]),
+        i if i == 3 * n + 1 => {
+            show_tag_wait_records(state, m);
+            seq_print!(m, "end\n");
+        }
+        _ => {}
+    }
+}
+
+fn show_records_header(state: &State, m: &SeqFile) {
     let rules = state.settings.rules();
     seq_print!(m, "trace_irqoff records v{}\n", RECORDS_VERSION);
     seq_print!(
@@ -369,96 +401,107 @@ fn show_records(state: &State, m: &SeqFile) {
         w.nmi_stale.load(Relaxed),
         w.nmi_missed.load(Relaxed)
     );
-    for cpu in state.cpus.iter() {
-        let (hd, hr) = cpu.hard.drops(generation);
-        let (sd, sr) = cpu.soft.drops(generation);
-        let [bh, ksd] = &cpu.cause_counts;
+}
+
+fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
+    let generation = state.settings.generation();
+    let (hd, hr) = cpu.hard.drops(generation);
+    let (sd, sr) = cpu.soft.drops(generation);
+    let [bh, ksd] = &cpu.cause_counts;
+    seq_print!(
+        m,
+        "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={} hard_sum_ns={} soft_sum_ns={} soft_bh_off_sum_ns={} soft_ksoftirqd_wait_sum_ns={}\n",
+        cpu.cpu,
+        u8::from(ffi::cpu_online(cpu.cpu)),
+        cpu.hard_counts.total(),
+        cpu.soft_counts.total(),
+        bh.total(),
+        ksd.total(),
+        hd,
+        hr,
+        sd,
+        sr,
+        cpu.idle_gaps.load(Relaxed),
+        cpu.hard_counts.sum(),
+        cpu.soft_counts.sum(),
+        bh.sum(),
+        ksd.sum()
+    );
+    let hists = [("hard", &cpu.hard_counts), ("soft", &cpu.soft_counts), ("soft-bh-off", bh), ("soft-ksoftirqd-wait", ksd)];
+    for (name, counts) in hists {
+        seq_print!(m, "hist {} {}", cpu.cpu, name);
+        for c in counts.snapshot() {
+            seq_print!(m, " {}", c);
+        }
+        seq_print!(m, "\n");
+    }
+    let watched = state.watch.get(cpu.cpu);
+    let costs = [
+        ("hard", Some(&cpu.hard_cost)),
+        ("soft", Some(&cpu.soft_cost)),
+        ("capture", Some(&cpu.capture_cost)),
+        ("nmi", watched.map(|w| &w.nmi_cost)),
+        ("nmi_rtt", watched.map(|w| &w.nmi_rtt)),
+    ];
+    for (name, cost) in costs {
+        let Some(cost) = cost else { continue };
         seq_print!(
             m,
-            "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={} hard_sum_ns={} soft_sum_ns={} soft_bh_off_sum_ns={} soft_ksoftirqd_wait_sum_ns={}\n",
+            "cost {} {} runs={} total_ns={} hist_ns",
             cpu.cpu,
-            u8::from(ffi::cpu_online(cpu.cpu)),
-            cpu.hard_counts.total(),
-            cpu.soft_counts.total(),
-            bh.total(),
-            ksd.total(),
-            hd,
-            hr,
-            sd,
-            sr,
-            cpu.idle_gaps.load(Relaxed),
-            cpu.hard_counts.sum(),
-            cpu.soft_counts.sum(),
-            bh.sum(),
-            ksd.sum()
+            name,
+            cost.runs.load(Relaxed),
+            cost.total_ns.load(Relaxed)
         );
-        let hists = [("hard", &cpu.hard_counts), ("soft", &cpu.soft_counts), ("soft-bh-off", bh), ("soft-ksoftirqd-wait", ksd)];
-        for (name, counts) in hists {
-            seq_print!(m, "hist {} {}", cpu.cpu, name);
-            for c in counts.snapshot() {
-                seq_print!(m, " {}", c);
-            }
-            seq_print!(m, "\n");
+        for c in cost.hist_ns.snapshot() {
+            seq_print!(m, " {}", c);
         }
-        let watched = state.watch.get(cpu.cpu);
-        let costs = [
-            ("hard", Some(&cpu.hard_cost)),
-            ("soft", Some(&cpu.soft_cost)),
-            ("capture", Some(&cpu.capture_cost)),
-            ("nmi", watched.map(|w| &w.nmi_cost)),
-            ("nmi_rtt", watched.map(|w| &w.nmi_rtt)),
-        ];
-        for (name, cost) in costs {
-            let Some(cost) = cost else { continue };
-            seq_print!(
-                m,
-                "cost {} {} runs={} total_ns={} hist_ns",
-                cpu.cpu,
-                name,
-                cost.runs.load(Relaxed),
-                cost.total_ns.load(Relaxed)
-            );
-            for c in cost.hist_ns.snapshot() {
-                seq_print!(m, " {}", c);
-            }
-            seq_print!(m, "\n");
-        }
+        seq_print!(m, "\n");
     }
-    for cpu in state.cpus.iter() {
-        with_ongoing_hard(state, cpu, |o, v, _| {
-            let watcher = state.watch.get(cpu.cpu).and_then(|w| w.watcher(o.window));
-            seq_print!(
-                m,
-                "ongoing cpu={} kind=hard latency_ns={} start_ns={} pid={} comm={} samples={} watcher_cpu={}\n",
-                cpu.cpu,
-                o.length_ns,
-                o.window.saturating_add(rules.period_ns),
-                v.pid,
-                Show(Escaped(comm_str(&v.comm))),
-                v.samples,
-                watcher.map_or(-1, i64::from)
-            );
+}
+
+fn show_cpu_ongoing(state: &State, m: &SeqFile, cpu: &CpuSampler) {
+    let rules = state.settings.rules();
+    with_ongoing_hard(state, cpu, |o, v, _| {
+        let watcher = state.watch.get(cpu.cpu).and_then(|w| w.watcher(o.window));
+        seq_print!(
+            m,
+            "ongoing cpu={} kind=hard latency_ns={} start_ns={} pid={} comm={} samples={} watcher_cpu={}\n",
+            cpu.cpu,
+            o.length_ns,
+            o.window.saturating_add(rules.period_ns),
+            v.pid,
+            Show(Escaped(comm_str(&v.comm))),
+            v.samples,
+            watcher.map_or(-1, i64::from)
+        );
+    });
+}
+
+/// One CPU's records, oldest first per kind. Stops early once the seq_file buffer has
+/// overflowed: seq_file discards this output and calls again with a buffer twice as large,
+/// so the work spent on a too-small buffer is at most that of the final pass.
+fn show_cpu_records(state: &State, m: &SeqFile, cpu: &CpuSampler) {
+    let generation = state.settings.generation();
+    for (kind, store) in [(Kind::Hardirq, &cpu.hard), (Kind::Softirq, &cpu.soft)] {
+        for_each_record_while(store, generation, |r| {
+            show_record(state, m, cpu.cpu, kind, r);
+            show_profile(m, &r.profile, r.stack(Which::Window), r.stack(Which::End));
+            !ffi::seq_overflowed(m)
         });
-    }
-    for cpu in state.cpus.iter() {
-        for (kind, store) in [(Kind::Hardirq, &cpu.hard), (Kind::Softirq, &cpu.soft)] {
-            for_each_record(store, generation, |r| {
-                show_record(state, m, cpu.cpu, kind, r);
-                show_profile(m, &r.profile, r.stack(Which::Window), r.stack(Which::End));
-            });
-            if kind == Kind::Hardirq {
-                with_ongoing_hard(state, cpu, |o, v, now| show_ongoing_hard(m, cpu.cpu, o, v, now));
-            }
+        if ffi::seq_overflowed(m) {
+            return;
         }
-        with_pending(cpu, generation, |r| {
-            show_record(state, m, cpu.cpu, Kind::Softirq, r);
-            if let Some(v) = soft_live(cpu, cpu.pending.window_start()) {
-                show_live_profile(m, &v);
-            }
-        });
+        if kind == Kind::Hardirq {
+            with_ongoing_hard(state, cpu, |o, v, now| show_ongoing_hard(m, cpu.cpu, o, v, now));
+        }
     }
-    show_tag_wait_records(state, m);
-    seq_print!(m, "end\n");
+    with_pending(cpu, generation, |r| {
+        show_record(state, m, cpu.cpu, Kind::Softirq, r);
+        if let Some(v) = soft_live(cpu, cpu.pending.window_start()) {
+            show_live_profile(m, &v);
+        }
+    });
 }
 
 /// One record of the `records` file, with its stacks.
@@ -587,12 +630,13 @@ fn show_tag_wait_records(state: &State, m: &SeqFile) {
     let tw = &state.tag_wait;
     seq_print!(
         m,
-        "tagwait enabled={} source={} overflow={} unattributed={} missed={}\n",
+        "tagwait enabled={} source={} overflow={} unattributed={} missed={} kicks_held={}\n",
         u8::from(tw.is_enabled()),
         tw.source.name(),
         tw.overflow.load(Relaxed),
         tw.unattributed.load(Relaxed),
-        tw.missed.load(Relaxed)
+        tw.missed.load(Relaxed),
+        tw.callers_held()
     );
     tw.for_each(|row| {
         let (major, minor) = row.key.major_minor();

@@ -1046,3 +1046,83 @@ impl LiveProfile {
         retry_read(|| self.try_read(out))
     }
 }
+
+/// KUnit: compiled only with `CONFIG_KUNIT=y` (the macro gates the module on it), run when
+/// the module loads.
+#[kunit_tests(trace_irqoff_records)]
+mod kunit {
+    use super::*;
+
+    fn header(latency_ns: u64, timestamp_ns: u64) -> Header {
+        Header::new(latency_ns, timestamp_ns, 7, *b"kunit\0\0\0\0\0\0\0\0\0\0\0")
+    }
+
+    fn latencies(store: &RecordStore, generation: u64) -> Result<KVec<u64>> {
+        let mut r = KBox::new(Record::empty(), GFP_KERNEL)?;
+        let mut v = KVec::new();
+        for i in 0..store.len(generation) {
+            assert!(store.read(i, &mut r));
+            v.push(r.header.latency_ns, GFP_KERNEL)?;
+        }
+        v.sort_unstable();
+        Ok(v)
+    }
+
+    #[test]
+    fn insertion_fills_then_keeps_the_worst() -> Result {
+        let store = RecordStore::new(3)?;
+        for (i, lat) in [10u64, 30, 20].into_iter().enumerate() {
+            store.offer(&header(lat, i as u64), 1, |_| {});
+        }
+        assert_eq!(store.len(1), 3);
+        // Full: a smaller one is dropped, a larger one replaces the smallest kept.
+        store.offer(&header(5, 9), 1, |_| {});
+        store.offer(&header(40, 10), 1, |_| {});
+        assert_eq!(&latencies(&store, 1)?[..], &[20u64, 30, 40][..]);
+        assert_eq!(store.drops(1), (1, 1));
+        Ok(())
+    }
+
+    #[test]
+    fn a_new_generation_starts_empty() -> Result {
+        let store = RecordStore::new(2)?;
+        store.offer(&header(10, 1), 1, |_| {});
+        assert_eq!(store.len(2), 0);
+        store.offer(&header(20, 2), 2, |_| {});
+        assert_eq!(store.len(2), 1);
+        assert_eq!(&latencies(&store, 2)?[..], &[20u64][..]);
+        Ok(())
+    }
+
+    #[test]
+    fn writer_fills_the_slot_in_place() -> Result {
+        let store = RecordStore::new(1)?;
+        store.offer(&header(10, 1), 1, |w| w.frames(Which::End, &[0x1000, 0x2000]));
+        // The replacing writer starts from a clean slot: no frame of the old record stays.
+        store.offer(&header(20, 2), 1, |w| w.frames(Which::Window, &[0x3000]));
+        let mut r = KBox::new(Record::empty(), GFP_KERNEL)?;
+        assert!(store.read(0, &mut r));
+        assert_eq!(r.header.latency_ns, 20);
+        assert_eq!(r.header.pid, 7);
+        assert_eq!(r.stack(Which::End).frames().len(), 0);
+        assert_eq!(r.stack(Which::Window).frames(), &[0x3000u64][..]);
+        Ok(())
+    }
+
+    #[test]
+    fn retry_read_retries_then_gives_up() {
+        let mut n = 0;
+        assert!(retry_read(|| {
+            n += 1;
+            n == 5
+        }));
+        assert_eq!(n, 5);
+        // A writer that never leaves: the reader gives up after its backoff (~100 ms).
+        let mut tries = 0u32;
+        assert!(!retry_read(|| {
+            tries += 1;
+            false
+        }));
+        assert_eq!(tries, (READ_SPINS + 1) * READ_SLEEPS + READ_SPINS + 1);
+    }
+}

@@ -62,6 +62,54 @@ static ssize_t tio_write(struct file *file, const char __user *ubuf, size_t coun
 	return ret < 0 ? ret : count;
 }
 
+/*
+ * records: a seq_file iterator over the elements Rust defines (header, then per-CPU
+ * parts, then the tag-wait lines), so that a read holds one element at a time instead of
+ * the whole file. The element index + 1 is the iterator.
+ */
+static void *tio_rec_start(struct seq_file *m, loff_t *pos)
+{
+	if (*pos < 0 || *pos >= trace_irqoff_rs_records_count())
+		return NULL;
+	return (void *)(unsigned long)(*pos + 1);
+}
+
+static void *tio_rec_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return tio_rec_start(m, pos);
+}
+
+static void tio_rec_stop(struct seq_file *m, void *v)
+{
+}
+
+static int tio_rec_show(struct seq_file *m, void *v)
+{
+	return trace_irqoff_rs_records_show(m, (unsigned long)v - 1);
+}
+
+static const struct seq_operations tio_rec_seq_ops = {
+	.start = tio_rec_start,
+	.next = tio_rec_next,
+	.stop = tio_rec_stop,
+	.show = tio_rec_show,
+};
+
+static int tio_rec_open(struct inode *inode, struct file *file)
+{
+	int ret = seq_open(file, &tio_rec_seq_ops);
+
+	if (!ret)
+		((struct seq_file *)file->private_data)->private = pde_data(inode);
+	return ret;
+}
+
+int tio_seq_overflowed(void *m)
+{
+	return seq_has_overflowed(m);
+}
+
 /* Read-only files have a write handler too: Rust answers EPERM (root bypasses the mode). */
 static const struct proc_ops tio_ops = {
 	.proc_open = tio_open,
@@ -69,6 +117,14 @@ static const struct proc_ops tio_ops = {
 	.proc_write = tio_write,
 	.proc_lseek = seq_lseek,
 	.proc_release = single_release,
+};
+
+static const struct proc_ops tio_rec_ops = {
+	.proc_open = tio_rec_open,
+	.proc_read = seq_read,
+	.proc_write = tio_write,
+	.proc_lseek = seq_lseek,
+	.proc_release = seq_release,
 };
 
 static const struct {
@@ -91,8 +147,8 @@ int tio_proc_create(void)
 	if (!tio_dir)
 		return -ENOMEM;
 	for (i = 0; i < TIO_FILE_COUNT; i++) {
-		if (!proc_create_data(tio_files[i].name, tio_files[i].mode, tio_dir, &tio_ops,
-				      (void *)i)) {
+		if (!proc_create_data(tio_files[i].name, tio_files[i].mode, tio_dir,
+				      i == TIO_FILE_RECORDS ? &tio_rec_ops : &tio_ops, (void *)i)) {
 			proc_remove(tio_dir);
 			return -ENOMEM;
 		}

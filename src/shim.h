@@ -29,6 +29,9 @@ enum tio_file {
 int tio_proc_create(void);
 void tio_proc_remove(void);
 
+/* seq_has_overflowed(m) of the struct seq_file at m. */
+int tio_seq_overflowed(void *m);
+
 /* Symbolises addr as "func+off/size [mod]" into buf (TIO_SYMBOL_LEN); returns length. */
 int tio_sprint_symbol(char *buf, unsigned long addr);
 
@@ -148,13 +151,37 @@ void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigne
  * too, and entry.rs checks at compile time that its definitions have these types.
  */
 int trace_irqoff_rs_show(unsigned int file, void *seq);
+/* records: how many elements it has (one show call each), and showing element index. */
+unsigned long trace_irqoff_rs_records_count(void);
+int trace_irqoff_rs_records_show(void *seq, unsigned long index);
 int trace_irqoff_rs_write(unsigned int file, const char *buf, unsigned long len);
 unsigned long trace_irqoff_rs_softirq_sample(unsigned int cpu);
 int trace_irqoff_rs_cpu_online(unsigned int cpu);
 int trace_irqoff_rs_cpu_offline(unsigned int cpu);
 void trace_irqoff_rs_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned int nr_tags,
 			      int is_sched_tag, int is_reserved);
-void trace_irqoff_rs_tag_wait_unattributed(void);
+/* Kprobe source: what the kick hook copied while blk_mq_get_tag's hctx was valid. pool and
+ * nr_tags are indexed by enum tio_tag_pool; a pool the hctx lacks has address 0. */
+enum tio_tag_pool {
+	TIO_TAG_POOL_HW = 0,
+	TIO_TAG_POOL_HW_RESERVED = 1,
+	TIO_TAG_POOL_SCHED = 2,
+	TIO_TAG_POOL_SCHED_RESERVED = 3,
+	TIO_TAG_POOLS = 4,
+};
+struct tio_tag_kick {
+	unsigned long task;
+	unsigned int dev;
+	unsigned int hctx_id;
+	unsigned long pool[TIO_TAG_POOLS];
+	unsigned int nr_tags[TIO_TAG_POOLS];
+};
+/* The task kicked a hardware queue in blk_mq_get_tag's slow path. */
+void trace_irqoff_rs_tag_kick(const struct tio_tag_kick *kick);
+/* The task is about to sleep on the pool at bt (compared with its kick's copy only). */
+void trace_irqoff_rs_tag_prepare(unsigned long task, unsigned long bt);
+/* The task passed sbitmap_finish_wait in blk_mq_get_tag: its kick's copy is dropped. */
+void trace_irqoff_rs_tag_done(unsigned long task);
 void trace_irqoff_rs_tag_wait_start(unsigned long wait, unsigned long long now_ns);
 void trace_irqoff_rs_tag_wait_end(unsigned long wait, unsigned long long now_ns);
 /* NMI on cpu, which interrupted ip: non-zero if the module asked for it (NMI context). */

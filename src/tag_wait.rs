@@ -20,6 +20,38 @@ use crate::tag_key::{home_slot, Pool, TagKey};
 const SLOTS: usize = 256;
 /// Waits timed at once; more are counted in `missed`.
 const PENDING: usize = 128;
+/// Tasks between a kick and its finish_wait at once (kprobe source); a task that finds no
+/// free entry has its wait counted in `unattributed`.
+const CALLERS: usize = 256;
+/// `enum tio_tag_pool`: index of a pool in a kick's copy.
+const POOLS: usize = ffi::raw::TIO_TAG_POOLS as usize;
+
+/// What the kick hook copied for one task while its hctx was valid (kprobe source). Only
+/// integers: a stale entry can misattribute at worst, never reach freed memory. Written
+/// and read by the owning task only, once it has claimed `task`.
+struct Caller {
+    /// Address of the owning `task_struct`, 0 while free (compared, never dereferenced).
+    task: Atomic<u64>,
+    dev: Atomic<u32>,
+    hctx: Atomic<u32>,
+    /// Addresses of the hctx's `sbitmap_queue`s by pool (0: none), and their depths.
+    pools: [Atomic<u64>; POOLS],
+    nr_tags: [Atomic<u32>; POOLS],
+}
+
+/// A kick as the hook copied it.
+pub(crate) struct Kick {
+    pub(crate) task: u64,
+    pub(crate) dev: u32,
+    pub(crate) hctx: u32,
+    pub(crate) pools: [u64; POOLS],
+    pub(crate) nr_tags: [u32; POOLS],
+}
+
+/// `Pool` of index `i` of `enum tio_tag_pool`.
+fn pool_of(i: usize) -> Pool {
+    Pool { sched: i >= 2, reserved: i % 2 == 1 }
+}
 
 /// A wait being timed: the address of its on-stack `struct sbq_wait` (0: free) and when
 /// it began.
@@ -47,6 +79,8 @@ pub(crate) struct TagWait {
     /// Waits the kprobe shim could not attribute to a hardware queue.
     pub(crate) unattributed: Atomic<u64>,
     pending: KVec<Pending>,
+    /// Kprobe source: each waiting task's kick, until its finish_wait.
+    callers: KVec<Caller>,
     /// Waits not timed because too many were being timed at once.
     pub(crate) missed: Atomic<u64>,
     /// How long submitters slept for a tag, log2 buckets of µs.
@@ -69,9 +103,23 @@ impl TagWait {
         for _ in 0..PENDING {
             pending.push(Pending { wait: Atomic::new(0), start_ns: Atomic::new(0) }, GFP_KERNEL)?;
         }
+        let mut callers = KVec::with_capacity(CALLERS, GFP_KERNEL)?;
+        for _ in 0..CALLERS {
+            callers.push(
+                Caller {
+                    task: Atomic::new(0),
+                    dev: Atomic::new(0),
+                    hctx: Atomic::new(0),
+                    pools: [const { Atomic::new(0) }; POOLS],
+                    nr_tags: [const { Atomic::new(0) }; POOLS],
+                },
+                GFP_KERNEL,
+            )?;
+        }
         Ok(try_pin_init!(Self {
             source,
             pending,
+            callers,
             missed: Atomic::new(0),
             hooks <- new_mutex!(None),
             slots,
@@ -83,7 +131,9 @@ impl TagWait {
 
     /// Bytes of the counter and timing tables.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        self.slots.capacity() * core::mem::size_of::<Slot>() + self.pending.capacity() * core::mem::size_of::<Pending>()
+        self.slots.capacity() * core::mem::size_of::<Slot>()
+            + self.pending.capacity() * core::mem::size_of::<Pending>()
+            + self.callers.capacity() * core::mem::size_of::<Caller>()
     }
 
     pub(crate) fn is_enabled(&self) -> bool {
@@ -98,6 +148,10 @@ impl TagWait {
                 // Waits begun under an earlier registration never end here.
                 for p in self.pending.iter() {
                     p.wait.store(0, Relaxed);
+                }
+                // Kicks stored before the last unregistration never see their finish_wait.
+                for c in self.callers.iter() {
+                    c.task.store(0, Relaxed);
                 }
                 *hooks = Some(ffi::TagWaitHooks::register(self.source)?);
             }
@@ -126,6 +180,59 @@ impl TagWait {
             }
         }
         self.overflow.add(1, Relaxed);
+    }
+
+    /// The entry of `task`, if it has one.
+    fn caller(&self, task: u64) -> Option<&Caller> {
+        probe(&self.callers, task).find(|c| c.task.load(Relaxed) == task)
+    }
+
+    /// Kprobe source: `kick.task` kicked a hardware queue in blk_mq_get_tag; keeps the copy
+    /// until the task's finish_wait (hook context). Replaces the task's previous kick.
+    pub(crate) fn kick(&self, kick: &Kick) {
+        if kick.task == 0 {
+            return;
+        }
+        let entry = self.caller(kick.task).or_else(|| {
+            // Only this task claims entries for its own address: no duplicate can appear.
+            probe(&self.callers, kick.task).find(|c| c.task.cmpxchg(0, kick.task, Relaxed).is_ok())
+        });
+        // No free entry: the wait will be counted as unattributed.
+        let Some(c) = entry else { return };
+        c.dev.store(kick.dev, Relaxed);
+        c.hctx.store(kick.hctx, Relaxed);
+        for i in 0..POOLS {
+            c.pools[i].store(kick.pools[i], Relaxed);
+            c.nr_tags[i].store(kick.nr_tags[i], Relaxed);
+        }
+    }
+
+    /// Kprobe source: `task` is about to sleep on the pool whose `sbitmap_queue` is at `bt`
+    /// (hook context). Counted on its kick's hardware queue if that kick has this pool.
+    pub(crate) fn prepare(&self, task: u64, bt: u64) {
+        let found = self.caller(task).and_then(|c| {
+            let i = (0..POOLS).find(|&i| bt != 0 && c.pools[i].load(Relaxed) == bt)?;
+            let key = TagKey { dev: c.dev.load(Relaxed), hctx: c.hctx.load(Relaxed), pool: pool_of(i) };
+            Some((key, c.nr_tags[i].load(Relaxed)))
+        });
+        match found {
+            Some((key, nr)) => self.wait(key, nr),
+            None => {
+                self.unattributed.add(1, Relaxed);
+            }
+        }
+    }
+
+    /// Kprobe source: `task` passed a finish_wait in blk_mq_get_tag: its kick is dropped.
+    pub(crate) fn done(&self, task: u64) {
+        if let Some(c) = self.caller(task) {
+            c.task.store(0, Relaxed);
+        }
+    }
+
+    /// Entries held by tasks between a kick and its finish_wait.
+    pub(crate) fn callers_held(&self) -> usize {
+        self.callers.iter().filter(|c| c.task.load(Relaxed) != 0).count()
     }
 
     /// A wait identified by `wait` begins (hook context).
@@ -186,4 +293,80 @@ fn probe<T>(table: &[T], key: u64) -> impl Iterator<Item = &T> {
 /// `Pool` from the hook's flags.
 pub(crate) fn pool(is_sched: bool, is_reserved: bool) -> Pool {
     Pool { sched: is_sched, reserved: is_reserved }
+}
+
+/// KUnit: compiled only with `CONFIG_KUNIT=y` (the macro gates the module on it), run when
+/// the module loads.
+#[kunit_tests(trace_irqoff_tag_wait)]
+mod kunit {
+    use super::*;
+
+    const BT_HW: u64 = 0xffff_8880_0000_1000;
+    const BT_SCHED: u64 = 0xffff_8880_0000_2000;
+
+    fn kick(task: u64, dev: u32) -> Kick {
+        Kick { task, dev, hctx: 1, pools: [BT_HW, BT_HW + 8, BT_SCHED, BT_SCHED + 8], nr_tags: [2, 0, 4, 0] }
+    }
+
+    fn waits(tw: &TagWait, dev: u32, sched: bool) -> u64 {
+        let mut n = 0;
+        tw.for_each(|row| {
+            if row.key.dev == dev && row.key.pool.sched == sched {
+                n += row.waits;
+            }
+        });
+        n
+    }
+
+    #[test]
+    fn a_wait_is_counted_on_its_kick() -> Result {
+        let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
+        tw.kick(&kick(0x100, 5));
+        tw.prepare(0x100, BT_SCHED);
+        assert_eq!(waits(&tw, 5, true), 1);
+        assert_eq!(tw.callers_held(), 1);
+        tw.done(0x100);
+        assert_eq!(tw.callers_held(), 0);
+        Ok(())
+    }
+
+    #[test]
+    fn no_kick_no_attribution() -> Result {
+        let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
+        // Another task's kick, a finished one, and a pool the kick did not have.
+        tw.kick(&kick(0x200, 6));
+        tw.prepare(0x100, BT_HW);
+        tw.done(0x200);
+        tw.prepare(0x200, BT_HW);
+        tw.kick(&kick(0x300, 7));
+        tw.prepare(0x300, 0xdead_0000);
+        assert_eq!(tw.unattributed.load(Relaxed), 3);
+        assert_eq!(waits(&tw, 6, false) + waits(&tw, 7, false), 0);
+        Ok(())
+    }
+
+    #[test]
+    fn a_new_kick_replaces_the_old() -> Result {
+        let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
+        tw.kick(&kick(0x100, 5));
+        tw.kick(&kick(0x100, 9));
+        tw.prepare(0x100, BT_HW);
+        assert_eq!((waits(&tw, 5, false), waits(&tw, 9, false)), (0, 1));
+        assert_eq!(tw.callers_held(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn a_full_table_leaves_waits_unattributed() -> Result {
+        let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
+        for t in 1..=CALLERS as u64 {
+            tw.kick(&kick(t * 0x40, 1));
+        }
+        assert_eq!(tw.callers_held(), CALLERS);
+        let extra = (CALLERS as u64 + 1) * 0x40;
+        tw.kick(&kick(extra, 2));
+        tw.prepare(extra, BT_HW);
+        assert_eq!((waits(&tw, 2, false), tw.unattributed.load(Relaxed)), (0, 1));
+        Ok(())
+    }
 }

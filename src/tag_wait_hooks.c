@@ -55,12 +55,24 @@ static void tio_find_tp(struct tracepoint *tp, void *priv)
 		*(struct tracepoint **)priv = tp;
 }
 
-/* Source (b): the hctx kicked last by blk_mq_get_tag on this CPU, and by which task. */
-struct tio_kick {
-	struct task_struct *task;
-	struct blk_mq_hw_ctx *hctx;
-};
-static DEFINE_PER_CPU(struct tio_kick, tio_kick);
+/*
+ * Source (b). The kick hook runs inside blk_mq_get_tag with data->hctx as its argument.
+ * That hctx, its queue and disk are valid there and only there: the caller of
+ * blk_mq_get_tag holds a q_usage_counter reference (blk_queue_enter/bio_queue_enter in
+ * block/blk-mq.c), and what frees an hctx (__blk_mq_update_nr_hw_queues, queue release)
+ * or the disk (del_gendisk -> blk_mq_freeze_queue_wait) first waits for that counter to
+ * drain. So the kick hook copies everything the wait needs into plain integers (dev_t,
+ * queue number, the pools' addresses and depths) and Rust keeps the copy keyed by the
+ * task; the prepare hook only compares addresses with it and dereferences nothing. The
+ * copy is dropped by the task's next sbitmap_finish_wait from blk_mq_get_tag, which every
+ * path from the kick to blk_mq_get_tag's return passes (the retry that succeeds breaks to
+ * the finish_wait after the loop; a sleep ends in the one inside it).
+ */
+static void tio_pool(struct tio_tag_kick *k, int i, struct sbitmap_queue *bt, unsigned int nr)
+{
+	k->pool[i] = (unsigned long)bt;
+	k->nr_tags[i] = nr;
+}
 
 static bool tio_called_from_get_tag(struct pt_regs *regs)
 {
@@ -72,38 +84,38 @@ static bool tio_called_from_get_tag(struct pt_regs *regs)
 
 static int tio_kick_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	if (tio_called_from_get_tag(regs)) {
-		struct tio_kick *k = this_cpu_ptr(&tio_kick);
+	struct blk_mq_hw_ctx *hctx = (struct blk_mq_hw_ctx *)regs_get_kernel_argument(regs, 0);
+	struct blk_mq_tags *st, *ht;
+	struct tio_tag_kick k = { .task = (unsigned long)current };
 
-		k->task = current;
-		k->hctx = (struct blk_mq_hw_ctx *)regs_get_kernel_argument(regs, 0);
+	if (!tio_called_from_get_tag(regs))
+		return 0;
+	st = hctx->sched_tags;
+	ht = hctx->tags;
+	k.dev = hctx->queue->disk ? disk_devt(hctx->queue->disk) : 0;
+	k.hctx_id = hctx->queue_num;
+	if (st) {
+		tio_pool(&k, TIO_TAG_POOL_SCHED, &st->bitmap_tags, st->nr_tags);
+		tio_pool(&k, TIO_TAG_POOL_SCHED_RESERVED, &st->breserved_tags, st->nr_reserved_tags);
 	}
+	if (ht) {
+		tio_pool(&k, TIO_TAG_POOL_HW, &ht->bitmap_tags, ht->nr_tags);
+		tio_pool(&k, TIO_TAG_POOL_HW_RESERVED, &ht->breserved_tags, ht->nr_reserved_tags);
+	}
+	trace_irqoff_rs_tag_kick(&k);
 	return 0;
 }
 
 static int tio_prepare_wait_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	struct sbitmap_queue *bt = (struct sbitmap_queue *)regs_get_kernel_argument(regs, 0);
-	struct tio_kick *k = this_cpu_ptr(&tio_kick);
-	struct blk_mq_hw_ctx *hctx;
-	struct blk_mq_tags *st;
-	bool is_sched;
+	unsigned long bt = regs_get_kernel_argument(regs, 0);
 
 	if (!tio_called_from_get_tag(regs))
 		return 0;
 	/* Kprobe handlers run like NMIs: only the NMI-safe clock may be read. */
 	trace_irqoff_rs_tag_wait_start(regs_get_kernel_argument(regs, 2), ktime_get_mono_fast_ns());
-	if (tio_tracepoint_mode)
-		return 0;	/* the tracepoint probe counts the wait */
-	hctx = k->task == current ? k->hctx : NULL;
-	k->task = NULL;
-	if (!hctx) {
-		trace_irqoff_rs_tag_wait_unattributed();
-		return 0;
-	}
-	st = hctx->sched_tags;
-	is_sched = st && (bt == &st->bitmap_tags || bt == &st->breserved_tags);
-	tio_report(hctx, is_sched, bt == &(is_sched ? st : hctx->tags)->breserved_tags);
+	if (!tio_tracepoint_mode)	/* else the tracepoint probe counts the wait */
+		trace_irqoff_rs_tag_prepare((unsigned long)current, bt);
 	return 0;
 }
 
@@ -122,9 +134,11 @@ static void tio_post_noop(struct kprobe *p, struct pt_regs *regs, unsigned long 
 
 static int tio_finish_wait_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	if (tio_called_from_get_tag(regs))
-		trace_irqoff_rs_tag_wait_end(regs_get_kernel_argument(regs, 2),
-					     ktime_get_mono_fast_ns());
+	if (!tio_called_from_get_tag(regs))
+		return 0;
+	trace_irqoff_rs_tag_wait_end(regs_get_kernel_argument(regs, 2), ktime_get_mono_fast_ns());
+	if (!tio_tracepoint_mode)
+		trace_irqoff_rs_tag_done((unsigned long)current);
 	return 0;
 }
 
@@ -181,6 +195,11 @@ static int tio_find_get_tag(void)
 	return ret;
 }
 
+/*
+ * The kick hook goes in last and comes out first: while it is registered, the finish hook
+ * that drops what it stores is too. What a task stored before an unregistration is
+ * cleared by Rust at the next registration.
+ */
 static int tio_register_kprobes(bool kick)
 {
 	int ret;
@@ -189,30 +208,29 @@ static int tio_register_kprobes(bool kick)
 	ret = tio_find_get_tag();
 	if (ret)
 		return ret;
-	ret = kick ? register_kprobe(&tio_kick_kp) : 0;
+	ret = register_kprobe(&tio_finish_kp);
 	if (ret)
 		return ret;
 	ret = register_kprobe(&tio_wait_kp);
 	if (ret)
-		goto out_kick;
-	ret = register_kprobe(&tio_finish_kp);
+		goto out_finish;
+	ret = kick ? register_kprobe(&tio_kick_kp) : 0;
 	if (ret)
 		goto out_wait;
 	return 0;
 out_wait:
 	unregister_kprobe(&tio_wait_kp);
-out_kick:
-	if (kick)
-		unregister_kprobe(&tio_kick_kp);
+out_finish:
+	unregister_kprobe(&tio_finish_kp);
 	return ret;
 }
 
 static void tio_unregister_kprobes(bool kick)
 {
-	unregister_kprobe(&tio_finish_kp);
-	unregister_kprobe(&tio_wait_kp);
 	if (kick)
 		unregister_kprobe(&tio_kick_kp);
+	unregister_kprobe(&tio_wait_kp);
+	unregister_kprobe(&tio_finish_kp);
 }
 
 int tio_tag_wait_available(int source)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `tio-dread DEVICE THREADS SECONDS`: THREADS blocking O_DIRECT readers of 4 KiB each,
-//! at spread offsets, for SECONDS. Each reader keeps one request in flight and sleeps in
-//! the kernel when no tag is free: the load that starves blk-mq tags. Prints the reads.
+//! `tio-dread DEVICE[,DEVICE...] THREADS SECONDS`: THREADS blocking O_DIRECT readers of
+//! 4 KiB each, at spread offsets, for SECONDS. Each reader keeps one request in flight and
+//! sleeps in the kernel when no tag is free: the load that starves blk-mq tags. Prints the
+//! reads. With several devices each reader takes them in turn, and drops a device whose
+//! reads start failing (torn down under it); it fails only if all of them fail.
 
 use std::fs::OpenOptions;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -27,15 +29,25 @@ fn main() -> ExitCode {
         .map(|t| {
             let dev = dev.clone();
             std::thread::spawn(move || -> std::io::Result<u64> {
-                let f = OpenOptions::new().read(true).custom_flags(O_DIRECT).open(&dev)?;
+                let mut files = Vec::new();
+                for d in dev.split(',') {
+                    files.push(OpenOptions::new().read(true).custom_flags(O_DIRECT).open(d)?);
+                }
                 let mut raw = vec![0u8; 2 * BLOCK];
                 let off = raw.as_ptr().align_offset(BLOCK);
                 let buf = &mut raw[off..off + BLOCK];
                 let mut n = 0u64;
+                let mut k = 0usize;
                 while Instant::now() < until {
                     let pos = ((t * 131 + n * 7) % 4096) * BLOCK as u64;
-                    f.read_exact_at(buf, pos)?;
-                    n += 1;
+                    k = (k + 1) % files.len();
+                    match files[k].read_exact_at(buf, pos) {
+                        Ok(()) => n += 1,
+                        Err(e) if files.len() == 1 => return Err(e),
+                        Err(_) => {
+                            files.remove(k);
+                        }
+                    }
                 }
                 Ok(n)
             })
