@@ -96,8 +96,10 @@ kmemleak_baseline() {	# kmemleak_baseline: forgets what boot left unreferenced, 
 	if ! debugfs || [ ! -e $KMEMLEAK ]; then echo "# kmemleak: not in this kernel"; return 0; fi
 	# Boot's own suspects are reported by these scans, then cleared: kmemleak_check
 	# reports only what appeared afterwards.
-	kmemleak_scan && echo clear > $KMEMLEAK
-	echo "# kmemleak: baseline taken"
+	kmemleak_scan || { echo "# kmemleak: scan refused (kmemleak off?)"; return 0; }
+	n=$(grep -c '^unreferenced object' $KMEMLEAK)
+	echo clear > $KMEMLEAK
+	echo "# kmemleak: baseline taken ($n suspects from boot cleared)"
 }
 kmemleak_check() {	# kmemleak_check: after every module is unloaded, no new unreferenced object
 	if ! debugfs || [ ! -e $KMEMLEAK ]; then echo "# kmemleak: not in this kernel"; return 0; fi
@@ -117,8 +119,9 @@ kmemleak_check() {	# kmemleak_check: after every module is unloaded, no new unre
 			"$(echo "$leaks" | head -n 60 | sed 's/^/# /')"
 	fi
 }
-kunit_on() {	# kunit_on: the kernel has KUnit (built in)
-	[ -e /sys/module/kunit/parameters/enable ]
+kunit_on() {	# kunit_on: the kernel has KUnit (the runner reads CONFIG_KUNIT; kunit's module
+	# parameters are not in sysfs)
+	has kunit
 }
 kunit_check() {	# kunit_check: loads trace_irqoff once; the KTAP results of its KUnit suites pass
 	if ! kunit_on; then echo "# kunit: not in this kernel"; return 0; fi
