@@ -11,6 +11,8 @@
 #   make cli             the static trace-irqoff binary
 #   make deb             target/debian/trace-irqoff-dkms_*.deb and trace-irqoff_*.deb
 #   make test            host tests + the VM suite, ending in "N passed, N failed"
+#   make test-sanitize   the VM suite on the sanitizer kernels only: sanitize (KASAN,
+#                        kmemleak, UBSAN, KUnit; also part of make test) and kcsan
 #   make demo            a scripted incident in the VM, shown through the CLI
 #   make bench           accuracy and overhead benchmarks (not part of make test)
 #   make soak            a long random soak in the VM (SOAK_SECS, SOAK_KERNEL; not part of make test)
@@ -30,7 +32,7 @@ endif
 CLI_TARGET := x86_64-unknown-linux-musl
 CLI_BIN := target/$(CLI_TARGET)/release/trace-irqoff
 
-.PHONY: all modules setup kernel modules_install rust-kbuild cli deb test test-host demo bench soak clean
+.PHONY: all modules setup kernel modules_install rust-kbuild cli deb test test-sanitize test-host demo bench soak clean
 
 all: modules
 
@@ -120,6 +122,11 @@ deb: cli
 
 test: setup modules cli
 	@tests/run
+
+# setup: packages and kernel source; cli: the CLI and the guest tools. The runner builds
+# the sanitizer kernels (cached) and our modules against them itself.
+test-sanitize: setup cli
+	@tests/run sanitize
 
 demo: setup modules cli
 	@tests/vm/run --script tests/demo.sh

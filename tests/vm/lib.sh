@@ -75,3 +75,84 @@ config_field() {	# config_field NAME: a value of the module's config line (perio
 within() {	# within VALUE LO HI
 	[ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
 }
+debugfs() {	# debugfs: mounts debugfs if the kernel has it; fails if not
+	[ -d /sys/kernel/debug ] || return 1
+	grep -q ' /sys/kernel/debug debugfs ' /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	grep -q ' /sys/kernel/debug debugfs ' /proc/mounts
+}
+KMEMLEAK=/sys/kernel/debug/kmemleak
+kmemleak_on() {	# kmemleak_on: the kernel has kmemleak and it is still running
+	debugfs && [ -e $KMEMLEAK ] || return 1
+	# Kmemleak switches itself off (pool exhausted, internal error) and says so.
+	! dmesg | grep -q 'kmemleak: Kernel memory leak detector disabled'
+}
+kmemleak_scan() {	# kmemleak_scan: two scans, so that objects found unreferenced are reported
+	# An object is reported once it is older than 5 s and its contents did not change
+	# between two scans (the first scan only takes its checksum).
+	sleep 6
+	echo scan > $KMEMLEAK && echo scan > $KMEMLEAK
+}
+kmemleak_baseline() {	# kmemleak_baseline: forgets what boot left unreferenced, before the first load
+	if ! debugfs || [ ! -e $KMEMLEAK ]; then echo "# kmemleak: not in this kernel"; return 0; fi
+	# Boot's own suspects are reported by these scans, then cleared: kmemleak_check
+	# reports only what appeared afterwards.
+	kmemleak_scan || { echo "# kmemleak: scan refused (kmemleak off?)"; return 0; }
+	n=$(grep -c '^unreferenced object' $KMEMLEAK)
+	echo clear > $KMEMLEAK
+	echo "# kmemleak: baseline taken ($n suspects from boot cleared)"
+}
+kmemleak_check() {	# kmemleak_check: after every module is unloaded, no new unreferenced object
+	if ! debugfs || [ ! -e $KMEMLEAK ]; then echo "# kmemleak: not in this kernel"; return 0; fi
+	if ! kmemleak_on; then
+		not_ok "kmemleak is still running at the end of the suite" "$(dmesg | grep kmemleak | tail -n 3)"
+		return 0
+	fi
+	kmemleak_scan
+	leaks=$(cat $KMEMLEAK)
+	n=$(echo "$leaks" | grep -c '^unreferenced object')
+	# After rmmod a module frame shows as a bare address: every new leak counts, and
+	# their backtraces are printed for the analysis.
+	if [ "$n" = 0 ]; then
+		ok "kmemleak: no unreferenced object after the suite unloaded its modules"
+	else
+		not_ok "kmemleak: no unreferenced object after the suite unloaded its modules ($n found)" \
+			"$(echo "$leaks" | head -n 60 | sed 's/^/# /')"
+	fi
+}
+kunit_on() {	# kunit_on: the kernel has KUnit (the runner reads CONFIG_KUNIT; kunit's module
+	# parameters are not in sysfs)
+	has kunit
+}
+kunit_check() {	# kunit_check: loads trace_irqoff once; the KTAP results of its KUnit suites pass
+	if ! kunit_on; then echo "# kunit: not in this kernel"; return 0; fi
+	rmmod trace_irqoff 2>/dev/null
+	mark="tio-kunit-mark-$$-$(date +%s)"
+	echo "<6>$mark" > /dev/kmsg
+	modprobe trace_irqoff
+	# KUnit prints its KTAP at KERN_INFO, below the console's level: read it from the
+	# kernel log, timestamps stripped.
+	ktap=$(dmesg | sed -n "/$mark/,\$p" | sed 's/^\[[ 0-9.]*\] //')
+	rmmod trace_irqoff
+	suites=$(echo "$ktap" | grep -c '^    # Subtest: ')
+	passed=$(echo "$ktap" | grep -E '^    ok [0-9]+ ' | grep -vc '# SKIP')
+	skipped=$(echo "$ktap" | grep -E '^    ok [0-9]+ ' | grep -c '# SKIP')
+	failed=$(echo "$ktap" | grep -cE '^    not ok [0-9]+ ')
+	# A suite can fail without a failing case (its init failed).
+	bad_suites=$(echo "$ktap" | grep -cE '^not ok [0-9]+ ')
+	echo "# kunit: $suites suites in trace_irqoff, $passed tests passed, $failed failed, $skipped skipped"
+	echo "$ktap" | grep -E '^ *(not ok|# Subtest:)' | sed 's/^ */# kunit: /'
+	[ "$suites" != 0 ] || return 0
+	if [ "$failed" = 0 ] && [ "$bad_suites" = 0 ] && [ "$passed" -gt 0 ]; then
+		ok "kunit: the module's $passed KUnit tests pass ($suites suites, $skipped skipped)"
+	else
+		# As comments: a KTAP "not ok" at the start of a line would count as ours.
+		not_ok "kunit: the module's KUnit tests pass ($failed cases and $bad_suites suites not ok, $passed ok)" \
+			"$(echo "$ktap" | grep -B3 -E '^ *not ok ' | head -n 40 | sed 's/^/# /')"
+	fi
+}
+kunit_check_log() {	# kunit_check_log: no KUnit test failed on any load during the suite
+	kunit_on || return 0
+	[ "$(dmesg | grep -c '# Subtest: ')" != 0 ] || return 0
+	n=$(dmesg | sed 's/^\[[ 0-9.]*\] //' | grep -cE '^ *not ok [0-9]+ ')
+	check "kunit: no \"not ok\" in the kernel log at the end of the suite ($n found)" test "$n" = 0
+}

@@ -6,6 +6,11 @@
 . /tests/lib.sh
 features=" $(cat /tests/features 2>/dev/null) "
 echo "# kernel: $features"
+# Sanitizer kernels (tests/kernel/sanitize.fragment, kcsan.fragment): kmemleak's view
+# before the first load, and the module's KUnit results; elsewhere both say "not in
+# this kernel".
+kmemleak_baseline
+kunit_check
 for c in /tests/cases/*.sh; do
 	missing=
 	for n in $(sed -n 's/^# needs: *//p' "$c"); do
@@ -18,4 +23,8 @@ for c in /tests/cases/*.sh; do
 	echo "# case $(basename "$c")"
 	. "$c"
 done
+# After the last case: every module the suite loads is unloaded, then nothing may leak.
+for m in trace_irqoff irqoff_sample splat_sample; do rmmod $m 2>/dev/null; done
+kmemleak_check
+kunit_check_log
 done_testing
