@@ -45,7 +45,13 @@ const READ_SLEEP: Delta = Delta::from_micros(100);
 /// Repeats `attempt` (one try of a seqcount read) while the writer is inside: spins, then
 /// sleeps, then gives up after the [`Backoff`]; true once an attempt succeeds. Process
 /// context only: it may sleep.
-fn retry_read(mut attempt: impl FnMut() -> bool) -> bool {
+fn retry_read(attempt: impl FnMut() -> bool) -> bool {
+    retry_read_with(attempt, || fsleep(READ_SLEEP))
+}
+
+/// [`retry_read`] with the sleep given: the KUnit test counts the attempts without
+/// sleeping a thousand times (seconds of guest time on an emulated KASAN kernel).
+fn retry_read_with(mut attempt: impl FnMut() -> bool, mut sleep: impl FnMut()) -> bool {
     let mut backoff = Backoff::new(READ_SPINS, READ_SLEEPS);
     loop {
         if attempt() {
@@ -53,7 +59,7 @@ fn retry_read(mut attempt: impl FnMut() -> bool) -> bool {
         }
         match backoff.next() {
             Step::Spin => core::hint::spin_loop(),
-            Step::Sleep => fsleep(READ_SLEEP),
+            Step::Sleep => sleep(),
             Step::GiveUp => return false,
         }
     }
@@ -1117,12 +1123,18 @@ mod kunit {
             n == 5
         }));
         assert_eq!(n, 5);
-        // A writer that never leaves: the reader gives up after its backoff (~100 ms).
+        // A writer that never leaves: the reader gives up after its backoff (~100 ms of
+        // sleeps, counted here instead of slept).
         let mut tries = 0u32;
-        assert!(!retry_read(|| {
-            tries += 1;
-            false
-        }));
+        let mut sleeps = 0u32;
+        assert!(!retry_read_with(
+            || {
+                tries += 1;
+                false
+            },
+            || sleeps += 1
+        ));
+        assert_eq!(sleeps, READ_SLEEPS);
         assert_eq!(tries, (READ_SPINS + 1) * READ_SLEEPS + READ_SPINS + 1);
     }
 }
