@@ -46,13 +46,18 @@ const READ_SLEEP: Delta = Delta::from_micros(100);
 /// sleeps, then gives up after the [`Backoff`]; true once an attempt succeeds. Process
 /// context only: it may sleep.
 fn retry_read(attempt: impl FnMut() -> bool) -> bool {
-    retry_read_with(attempt, || fsleep(READ_SLEEP))
+    retry_read_with(Backoff::new(READ_SPINS, READ_SLEEPS), attempt, || fsleep(READ_SLEEP))
 }
 
-/// [`retry_read`] with the sleep given: the KUnit test counts the attempts without
-/// sleeping a thousand times (seconds of guest time on an emulated KASAN kernel).
-fn retry_read_with(mut attempt: impl FnMut() -> bool, mut sleep: impl FnMut()) -> bool {
-    let mut backoff = Backoff::new(READ_SPINS, READ_SLEEPS);
+/// [`retry_read`] with the backoff and the sleep given: the KUnit test counts the
+/// attempts of a short backoff without sleeping (the full one is a hundred thousand
+/// attempts, seconds of guest time on an emulated KASAN kernel; its shape is tested in
+/// `backoff`).
+fn retry_read_with(
+    mut backoff: Backoff,
+    mut attempt: impl FnMut() -> bool,
+    mut sleep: impl FnMut(),
+) -> bool {
     loop {
         if attempt() {
             return true;
@@ -1123,18 +1128,20 @@ mod kunit {
             n == 5
         }));
         assert_eq!(n, 5);
-        // A writer that never leaves: the reader gives up after its backoff (~100 ms of
-        // sleeps, counted here instead of slept).
+        // A writer that never leaves: the reader gives up after its backoff (sleeps
+        // counted here instead of slept; a short backoff of the same shape).
+        let (spins, naps) = (7u32, 5u32);
         let mut tries = 0u32;
         let mut sleeps = 0u32;
         assert!(!retry_read_with(
+            Backoff::new(spins, naps),
             || {
                 tries += 1;
                 false
             },
             || sleeps += 1
         ));
-        assert_eq!(sleeps, READ_SLEEPS);
-        assert_eq!(tries, (READ_SPINS + 1) * READ_SLEEPS + READ_SPINS + 1);
+        assert_eq!(sleeps, naps);
+        assert_eq!(tries, (spins + 1) * naps + spins + 1);
     }
 }
