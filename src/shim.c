@@ -227,14 +227,22 @@ int tio_interrupted_bh_off(void)
 
 int tio_softirq_thread_pid(unsigned int cpu, int timers)
 {
-	char name[TASK_COMM_LEN];
+	char name[TASK_COMM_LEN], comm[TASK_COMM_LEN];
 	struct task_struct *p;
 	int pid = 0;
 
 	snprintf(name, sizeof(name), timers ? "ktimers/%u" : "ksoftirqd/%u", cpu);
 	rcu_read_lock();
 	for_each_process(p) {
-		if ((p->flags & PF_KTHREAD) && !strcmp(p->comm, name)) {
+		/*
+		 * Other tasks' flags and comm change under us (a task sets its own PF_ bits;
+		 * a new kthread is named after it is listed): READ_ONCE and get_task_comm()
+		 * read them the way the kernel does, a whole word or a NUL-terminated copy.
+		 */
+		if (!(READ_ONCE(p->flags) & PF_KTHREAD))
+			continue;
+		get_task_comm(comm, p);
+		if (!strcmp(comm, name)) {
 			pid = task_pid_nr(p);
 			break;
 		}
