@@ -93,6 +93,7 @@ op_rmmod() {
 	load
 	echo 1 > $TIO/enable
 	rm -f $SD/go
+	: > $SD/hold	# the child's redirection comes late: the poll must not see the last "held"
 	tio-hold $TIO $SD/go > $SD/hold 2>&1 &
 	hp=$!
 	n=0

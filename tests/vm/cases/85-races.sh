@@ -64,6 +64,9 @@ while [ $i -lt $RMMOD_ROUNDS ]; do
 	[ -e $TIO ] || modprobe trace_irqoff
 	echo 1 > $TIO/enable 2>/dev/null
 	rm -f $RD/go
+	# Emptied here, not only by the redirection below: that one is made by the
+	# background child, and until it runs the poll would see last round's "held".
+	: > $RD/hold
 	tio-hold $TIO $RD/go > $RD/hold 2> $RD/hold.err &
 	hp=$!
 	n=0
