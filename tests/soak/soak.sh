@@ -92,12 +92,8 @@ op_fuzz() {
 op_rmmod() {
 	load
 	echo 1 > $TIO/enable
-	rm -f $SD/go
-	: > $SD/hold	# the child's redirection comes late: the poll must not see the last "held"
-	tio-hold $TIO $SD/go > $SD/hold 2>&1 &
-	hp=$!
-	n=0
-	while ! grep -q '^held' $SD/hold && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
+	hold_start $SD/go $SD/hold
+	hp=$hold_pid
 	epoch
 	out=$(rmmod trace_irqoff 2>&1)
 	rc=$?

@@ -27,6 +27,20 @@ tio_load() {	# tio_load [PARAMS]: (re)loads trace_irqoff
 }
 
 TIO=/proc/trace_irqoff
+
+hold_start() {	# hold_start GOFILE OUT [ERR]: tio-hold on every file of $TIO, in the
+	# background (its pid in $hold_pid), stderr to ERR or else OUT; returns once OUT says
+	# "held N", or after 1000 polls. OUT is emptied here: the background child's own
+	# redirection comes only once it runs, and until then a poll would see the last "held".
+	rm -f "$1"
+	: > "$2"
+	if [ -n "${3:-}" ]; then tio-hold $TIO "$1" > "$2" 2> "$3" &
+	else tio-hold $TIO "$1" > "$2" 2>&1 &
+	fi
+	hold_pid=$!
+	hold_n=0
+	while ! grep -q '^held' "$2" && [ $hold_n -lt 1000 ]; do sleep 0.01; hold_n=$((hold_n + 1)); done
+}
 # Frames that belong to the samplers or the interrupt/softirq machinery: none may stand
 # above the culprit in a record.
 SAMPLER_FRAMES='\[trace_irqoff\]|hrtimer|sysvec|asm_common_interrupt|call_timer_fn|run_timer|handle_softirqs|__do_softirq|irq_exit'

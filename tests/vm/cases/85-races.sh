@@ -63,14 +63,8 @@ t0=$(date +%s)
 while [ $i -lt $RMMOD_ROUNDS ]; do
 	[ -e $TIO ] || modprobe trace_irqoff
 	echo 1 > $TIO/enable 2>/dev/null
-	rm -f $RD/go
-	# Emptied here, not only by the redirection below: that one is made by the
-	# background child, and until it runs the poll would see last round's "held".
-	: > $RD/hold
-	tio-hold $TIO $RD/go > $RD/hold 2> $RD/hold.err &
-	hp=$!
-	n=0
-	while ! grep -q '^held' $RD/hold && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
+	hold_start $RD/go $RD/hold $RD/hold.err
+	hp=$hold_pid
 	held=$(sed -n 's/^held //p' $RD/hold)
 	[ "$held" = 6 ] || bad="$bad round $i: held '$held' files ($(cat $RD/hold.err));"
 	out=$(rmmod trace_irqoff 2>&1)
