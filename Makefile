@@ -10,7 +10,8 @@
 #                        Rust build files they lack (tools/rust-kbuild), or package them
 #   make cli             the static trace-irqoff binary
 #   make deb             target/debian/trace-irqoff-dkms_*.deb and trace-irqoff_*.deb
-#   make test            host tests + the VM suite, ending in "N passed, N failed"
+#   make test            builds, host tests and the VM suites, side by side (TEST_JOBS,
+#                        default nproc), ending in "N passed, N failed"
 #   make test-sanitize   the VM suite on the sanitizer kernels only: sanitize (KASAN,
 #                        kmemleak, UBSAN, KUnit; also part of make test) and kcsan
 #   make demo            a scripted incident in the VM, shown through the CLI
@@ -120,7 +121,8 @@ cli: setup
 deb: cli
 	tools/debian/build-debs
 
-test: setup modules cli
+# The runner builds the test kernel, the modules and the CLI itself, beside other steps.
+test: setup
 	@tests/run
 
 # setup: packages and kernel source; cli: the CLI and the guest tools. The runner builds

@@ -47,17 +47,25 @@ check "records: every CPU keeps 64 records of each kind ($full of $((ncpu * nk))
 check "records: read in 4096-byte chunks it equals one large read" cmp /tmp/rec-cat /tmp/rec-dd
 check "records: read in 333-byte chunks it equals one large read" cmp /tmp/rec-cat /tmp/rec-odd
 check "records: it ends in 'end' and the CLI parses it" sh -c "tail -n1 /tmp/rec-dd | grep -qx end && trace-irqoff records --json > /dev/null"
-# Eight readers each stopped after 4 KiB: each holds only the buffer of the elements read
-# so far (header and counters), not the whole file.
+# Six readers each stopped after 4 KiB: each holds only the buffer of the elements read
+# so far (header and counters), not the whole file. MemFree also moves with whatever
+# else the guest allocates meanwhile (per-CPU page lists, kernel threads; once 436 kB on
+# debian-7.3-rt), so the smallest fall of three tries counts: readers that pinned the
+# whole file would pin six copies in every try.
 free_kb() { sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo; }
-sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
-before=$(free_kb)
-exec 3< $TIO/records 4< $TIO/records 5< $TIO/records 6< $TIO/records 7< $TIO/records 8< $TIO/records
-for fd in 3 4 5 6 7 8; do dd bs=4096 count=1 <&$fd > /dev/null 2>&1; done
-after=$(free_kb)
-exec 3<&- 4<&- 5<&- 6<&- 7<&- 8<&-
-held=$((before - after))
-echo "# measured: 6 readers holding records open after 4 KiB each: MemFree fell by $held kB (file: $((size / 1024)) kB)"
+held= falls=
+for try in 1 2 3; do
+	sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
+	before=$(free_kb)
+	exec 3< $TIO/records 4< $TIO/records 5< $TIO/records 6< $TIO/records 7< $TIO/records 8< $TIO/records
+	for fd in 3 4 5 6 7 8; do dd bs=4096 count=1 <&$fd > /dev/null 2>&1; done
+	after=$(free_kb)
+	exec 3<&- 4<&- 5<&- 6<&- 7<&- 8<&-
+	fall=$((before - after))
+	falls="$falls $fall"
+	[ -n "$held" ] && [ "$held" -le "$fall" ] || held=$fall
+done
+echo "# measured: 6 readers holding records open after 4 KiB each: MemFree fell by$falls kB in three tries (file: $((size / 1024)) kB)"
 check "records: 6 half-read files pin less than one copy of the file ($held kB < $((size / 1024)) kB)" test "$held" -lt $((size / 1024))
 rm -f /tmp/rec-cat /tmp/rec-dd /tmp/rec-odd
 
