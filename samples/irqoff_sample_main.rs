@@ -12,8 +12,16 @@
 //! a lock on CPU 0 (a work item, interrupts on) for LENGTH, while the writer's CPU waits
 //! for it with interrupts off in `irqoff_sample_spin_window` (write from another CPU).
 //! `ipiwait CPU` instead keeps bottom halves off while waiting for CPU to run an empty
-//! function (an IPI): one CPU delayed by another that has interrupts off. The true length
-//! of each window, measured here, goes to the kernel log:
+//! function (an IPI): one CPU delayed by another that has interrupts off.
+//!
+//! `MODE CPU LENGTH` opens the window in interrupt context on CPU instead, the way drivers
+//! and timers do: `ipi` spins in an IPI function (hard interrupts off), `hrtimer` in a
+//! pinned hard hrtimer callback (hard interrupts off), `timerirq` in a pinned timer_list
+//! callback with interrupts off, `timer` in one with interrupts on (a long softirq
+//! handler: every other softirq on CPU waits). The writer waits for it; its log line also
+//! says the context the window ran in (`hardirq`, `softirq`, `idle-task` when the idle
+//! task was current, `irqs-off`). The true length of each window, measured here, goes to
+//! the kernel log:
 //!
 //! ```text
 //! # taskset -c 1 sh -c 'echo hardirq 100 > /dev/irqoff_sample'
@@ -23,17 +31,24 @@
 //! Reading the device returns the last window's length in ns (for benchmarks, which write
 //! and read on one descriptor).
 
+use core::ffi::c_void;
 use kernel::{
     fs::Kiocb,
     iov::{IovIterDest, IovIterSource},
-    str::CString,
-    sync::atomic::{Atomic, Relaxed},
     miscdevice::{MiscDevice, MiscDeviceOptions, MiscDeviceRegistration},
     prelude::*,
+    str::CString,
+    sync::atomic::{Atomic, Relaxed},
     time::{Instant, Monotonic},
 };
 
-#[allow(dead_code, missing_docs, non_camel_case_types, unreachable_pub, clippy::all)]
+#[allow(
+    dead_code,
+    missing_docs,
+    non_camel_case_types,
+    unreachable_pub,
+    clippy::all
+)]
 mod raw {
     include!("irqoff_sample_bindings.rs");
 }
@@ -77,6 +92,14 @@ enum Mode {
     Spin,
     /// Bottom halves off while waiting for another CPU to answer an IPI.
     IpiWait,
+    /// Spins in an IPI function on another CPU.
+    Ipi,
+    /// Spins in a pinned hard hrtimer callback on another CPU.
+    Hrtimer,
+    /// Spins with interrupts off in a pinned timer_list callback.
+    TimerIrq,
+    /// Spins with interrupts on in a pinned timer_list callback.
+    Timer,
 }
 
 impl Mode {
@@ -88,18 +111,23 @@ impl Mode {
             Mode::Halves => "halves",
             Mode::Spin => "spin",
             Mode::IpiWait => "ipiwait",
+            Mode::Ipi => "ipi",
+            Mode::Hrtimer => "hrtimer",
+            Mode::TimerIrq => "timerirq",
+            Mode::Timer => "timer",
         }
     }
 }
 
-/// Parses `MODE LENGTH`, or `ipiwait CPU`; returns the mode and the length in µs (the
-/// CPU for `ipiwait`).
-fn parse(cmd: &[u8]) -> Result<(Mode, u32)> {
+/// Parses `MODE LENGTH`, `MODE CPU LENGTH` (the interrupt-context modes) or
+/// `ipiwait CPU`; returns the mode, the length in µs (the CPU for `ipiwait`) and the CPU
+/// (0 where the mode takes none).
+fn parse(cmd: &[u8]) -> Result<(Mode, u32, u32)> {
     let text = core::str::from_utf8(cmd).map_err(|_| EINVAL)?.trim();
     let mut words = text.split_ascii_whitespace();
     if let Some(rest) = text.strip_prefix("ipiwait ") {
         let cpu: u32 = rest.trim().parse().map_err(|_| EINVAL)?;
-        return Ok((Mode::IpiWait, cpu));
+        return Ok((Mode::IpiWait, cpu, 0));
     }
     let mode = match words.next() {
         Some("hardirq") => Mode::Hardirq,
@@ -107,7 +135,17 @@ fn parse(cmd: &[u8]) -> Result<(Mode, u32)> {
         Some("preempt") => Mode::Preempt,
         Some("halves") => Mode::Halves,
         Some("spin") => Mode::Spin,
+        Some("ipi") => Mode::Ipi,
+        Some("hrtimer") => Mode::Hrtimer,
+        Some("timerirq") => Mode::TimerIrq,
+        Some("timer") => Mode::Timer,
         _ => return Err(EINVAL),
+    };
+    let cpu: u32 = match mode {
+        Mode::Ipi | Mode::Hrtimer | Mode::TimerIrq | Mode::Timer => {
+            words.next().ok_or(EINVAL)?.parse().map_err(|_| EINVAL)?
+        }
+        _ => 0,
     };
     let len = words.next().ok_or(EINVAL)?;
     let (digits, scale) = match len.strip_suffix("us") {
@@ -119,7 +157,7 @@ fn parse(cmd: &[u8]) -> Result<(Mode, u32)> {
     if us == 0 || us > MAX_US || words.next().is_some() {
         return Err(EINVAL);
     }
-    Ok((mode, us))
+    Ok((mode, us, cpu))
 }
 
 /// Spins for `us` µs of monotonic time. Not mdelay(): its loop calibration is unreliable
@@ -260,6 +298,127 @@ fn irqoff_sample_ipi_wait(cpu: u32) -> Result<i64> {
     Ok(core::hint::black_box(ns))
 }
 
+/// What an interrupt-context window gets from the writer and hands back: its length in
+/// µs; the CPU it ran on, its true length in ns and `raw::sample_context()` there.
+#[repr(C)]
+struct IrqWindow {
+    us: u32,
+    cpu: u32,
+    ns: i64,
+    context: u32,
+}
+
+/// Which interrupt-context window ran last: a side effect that differs between the four
+/// callbacks, so that the compiler cannot fold them into one function (see `PHASE`).
+static IRQ_KIND: Atomic<u32> = Atomic::new(0);
+
+/// The body of the interrupt-context windows, inlined into each callback so that the
+/// callback is the frame that spins (below `busy_wait`).
+#[inline(always)]
+fn irq_window(w: &mut IrqWindow, irqs_off: bool) {
+    if irqs_off {
+        // SAFETY: Paired with the enable below; nothing in between sleeps.
+        unsafe { raw::sample_irq_disable() };
+    }
+    // SAFETY: No preconditions; reads the context of the running code.
+    w.context = unsafe { raw::sample_context() };
+    let start = Instant::<Monotonic>::now();
+    busy_wait(w.us);
+    w.ns = start.elapsed().as_nanos();
+    // SAFETY: Reads the CPU number; no preconditions.
+    w.cpu = unsafe { raw::sample_this_cpu() };
+    if irqs_off {
+        // SAFETY: Interrupts were disabled above by this function.
+        unsafe { raw::sample_irq_enable() };
+    }
+}
+
+/// Spins in an IPI function (hard interrupt context, interrupts off).
+///
+/// # Safety
+///
+/// `arg` points to an `IrqWindow` that nothing else accesses until this returns.
+#[no_mangle]
+#[inline(never)]
+unsafe extern "C" fn irqoff_sample_ipi_window(arg: *mut c_void) {
+    IRQ_KIND.store(1, Relaxed);
+    // SAFETY: The caller guarantees `arg` is a valid, unshared `IrqWindow`.
+    irq_window(unsafe { &mut *arg.cast::<IrqWindow>() }, false);
+}
+
+/// Spins in a pinned hard hrtimer callback (hard interrupt context, interrupts off).
+///
+/// # Safety
+///
+/// `arg` points to an `IrqWindow` that nothing else accesses until this returns.
+#[no_mangle]
+#[inline(never)]
+unsafe extern "C" fn irqoff_sample_hrtimer_window(arg: *mut c_void) {
+    IRQ_KIND.store(2, Relaxed);
+    // SAFETY: The caller guarantees `arg` is a valid, unshared `IrqWindow`.
+    irq_window(unsafe { &mut *arg.cast::<IrqWindow>() }, false);
+}
+
+/// Spins with interrupts off in a pinned timer_list callback (the timer softirq).
+///
+/// # Safety
+///
+/// `arg` points to an `IrqWindow` that nothing else accesses until this returns.
+#[no_mangle]
+#[inline(never)]
+unsafe extern "C" fn irqoff_sample_timer_irqoff_window(arg: *mut c_void) {
+    IRQ_KIND.store(3, Relaxed);
+    // SAFETY: The caller guarantees `arg` is a valid, unshared `IrqWindow`.
+    irq_window(unsafe { &mut *arg.cast::<IrqWindow>() }, true);
+}
+
+/// Spins with interrupts on in a pinned timer_list callback: a long softirq handler.
+///
+/// # Safety
+///
+/// `arg` points to an `IrqWindow` that nothing else accesses until this returns.
+#[no_mangle]
+#[inline(never)]
+unsafe extern "C" fn irqoff_sample_timer_window(arg: *mut c_void) {
+    IRQ_KIND.store(4, Relaxed);
+    // SAFETY: The caller guarantees `arg` is a valid, unshared `IrqWindow`.
+    irq_window(unsafe { &mut *arg.cast::<IrqWindow>() }, false);
+}
+
+/// Opens a window of `us` in interrupt context on `cpu` and waits for it.
+fn irq_context_window(mode: Mode, cpu: u32, us: u32) -> Result<IrqWindow> {
+    let (how, callback): (u32, unsafe extern "C" fn(*mut c_void)) = match mode {
+        Mode::Ipi => (raw::SAMPLE_RUN_IPI, irqoff_sample_ipi_window),
+        Mode::Hrtimer => (raw::SAMPLE_RUN_HRTIMER, irqoff_sample_hrtimer_window),
+        Mode::TimerIrq => (raw::SAMPLE_RUN_TIMER, irqoff_sample_timer_irqoff_window),
+        Mode::Timer => (raw::SAMPLE_RUN_TIMER, irqoff_sample_timer_window),
+        _ => return Err(EINVAL),
+    };
+    let mut w = IrqWindow {
+        us,
+        cpu: 0,
+        ns: 0,
+        context: 0,
+    };
+    // SAFETY: `w` outlives the call: sample_run_on returns only once the callback has
+    // returned (or never ran), and nothing else touches `w` meanwhile.
+    let ret =
+        unsafe { raw::sample_run_on(cpu, how, Some(callback), core::ptr::from_mut(&mut w).cast()) };
+    kernel::error::to_result(ret)?;
+    Ok(w)
+}
+
+/// The context bits of `raw::sample_context()` as words for the log line.
+fn context_words(context: u32) -> [&'static str; 4] {
+    let word = |bit: u32, name: &'static str| if context & bit != 0 { name } else { "" };
+    [
+        word(raw::SAMPLE_CTX_HARDIRQ, " hardirq"),
+        word(raw::SAMPLE_CTX_SOFTIRQ, " softirq"),
+        word(raw::SAMPLE_CTX_IDLE_TASK, " idle-task"),
+        word(raw::SAMPLE_CTX_IRQS_OFF, " irqs-off"),
+    ]
+}
+
 #[vtable]
 impl MiscDevice for SampleDevice {
     type Ptr = ();
@@ -280,7 +439,23 @@ impl MiscDevice for SampleDevice {
             return Err(EINVAL);
         }
         let n = iov.copy_from_iter(&mut buf[..len]);
-        let (mode, us) = parse(&buf[..n])?;
+        let (mode, us, cpu) = parse(&buf[..n])?;
+        if let Mode::Ipi | Mode::Hrtimer | Mode::TimerIrq | Mode::Timer = mode {
+            let w = irq_context_window(mode, cpu, us)?;
+            LAST_NS.store(w.ns, Relaxed);
+            let [a, b, c, d] = context_words(w.context);
+            pr_info!(
+                "{} window cpu={} ns={} context:{}{}{}{}\n",
+                mode.name(),
+                w.cpu,
+                w.ns,
+                a,
+                b,
+                c,
+                d
+            );
+            return Ok(n);
+        }
         let ns = match mode {
             Mode::Hardirq => irqoff_sample_hardirq_window(us),
             Mode::Softirq => irqoff_sample_softirq_window(us),
@@ -288,6 +463,7 @@ impl MiscDevice for SampleDevice {
             Mode::Halves => irqoff_sample_halves_window(us),
             Mode::Spin => irqoff_sample_spin_window(us)?,
             Mode::IpiWait => irqoff_sample_ipi_wait(us)?,
+            _ => return Err(EINVAL),
         };
         LAST_NS.store(ns, Relaxed);
         // SAFETY: Reads the CPU number; no preconditions.

@@ -4,7 +4,12 @@
 #include <linux/irqflags.h>
 #include <linux/preempt.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/hrtimer.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/smp.h>
+#include <linux/timer.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
@@ -54,3 +59,79 @@ void sample_unlock(void) { raw_spin_unlock(&sample_raw_lock); }
 
 static void sample_noop(void *info) { }
 int sample_call_on(unsigned int cpu) { return smp_call_function_single(cpu, sample_noop, NULL, 1); }
+
+unsigned int sample_context(void)
+{
+	return (in_hardirq() ? SAMPLE_CTX_HARDIRQ : 0) |
+	       (in_serving_softirq() ? SAMPLE_CTX_SOFTIRQ : 0) |
+	       (is_idle_task(current) ? SAMPLE_CTX_IDLE_TASK : 0) |
+	       (irqs_disabled() ? SAMPLE_CTX_IRQS_OFF : 0);
+}
+
+/* One interrupt-context run at a time: its callback and argument, and its end. */
+static DEFINE_MUTEX(sample_irq_lock);
+static sample_fn_t sample_irq_fn;
+static void *sample_irq_arg;
+static DECLARE_COMPLETION(sample_irq_done);
+static struct hrtimer sample_hrtimer;
+static struct timer_list sample_timer;
+
+static enum hrtimer_restart sample_hrtimer_cb(struct hrtimer *t)
+{
+	sample_irq_fn(sample_irq_arg);
+	complete(&sample_irq_done);
+	return HRTIMER_NORESTART;
+}
+
+/* Runs on the target CPU (an IPI): a pinned timer fires on the CPU that starts it. */
+static void sample_hrtimer_arm(void *unused)
+{
+	hrtimer_start(&sample_hrtimer, ns_to_ktime(NSEC_PER_MSEC), HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static void sample_timer_cb(struct timer_list *t)
+{
+	sample_irq_fn(sample_irq_arg);
+	complete(&sample_irq_done);
+}
+
+int sample_run_on(unsigned int cpu, unsigned int how, sample_fn_t fn, void *arg)
+{
+	int ret = 0;
+
+	mutex_lock(&sample_irq_lock);
+	cpus_read_lock();
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	sample_irq_fn = fn;
+	sample_irq_arg = arg;
+	reinit_completion(&sample_irq_done);
+	switch (how) {
+	case SAMPLE_RUN_IPI:
+		ret = smp_call_function_single(cpu, fn, arg, 1);
+		break;
+	case SAMPLE_RUN_HRTIMER:
+		hrtimer_setup(&sample_hrtimer, sample_hrtimer_cb, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+		ret = smp_call_function_single(cpu, sample_hrtimer_arm, NULL, 1);
+		if (!ret)
+			wait_for_completion(&sample_irq_done);
+		hrtimer_cancel(&sample_hrtimer);
+		break;
+	case SAMPLE_RUN_TIMER:
+		timer_setup(&sample_timer, sample_timer_cb, TIMER_PINNED);
+		sample_timer.expires = jiffies + 1;
+		add_timer_on(&sample_timer, cpu);
+		wait_for_completion(&sample_irq_done);
+		timer_delete_sync(&sample_timer);
+		break;
+	default:
+		ret = -EINVAL;
+	}
+out:
+	cpus_read_unlock();
+	mutex_unlock(&sample_irq_lock);
+	return ret;
+}

@@ -25,4 +25,24 @@ void sample_hold_wait(void);
 /* Runs an empty function on cpu and waits for it (an IPI); 0 or -errno. */
 int sample_call_on(unsigned int cpu);
 
+/* What sample_context() reports of its caller's context, one bit each. */
+#define SAMPLE_CTX_HARDIRQ 1u
+#define SAMPLE_CTX_SOFTIRQ 2u
+#define SAMPLE_CTX_IDLE_TASK 4u
+#define SAMPLE_CTX_IRQS_OFF 8u
+unsigned int sample_context(void);
+
+/*
+ * Interrupt-context windows: sample_run_on runs fn(arg) on cpu from an IPI
+ * (SAMPLE_RUN_IPI, smp_call_function_single), a pinned hard hrtimer (SAMPLE_RUN_HRTIMER)
+ * or a pinned timer_list callback (SAMPLE_RUN_TIMER, in the timer softirq), and returns
+ * once fn has returned there (0), or -errno (-EINVAL: cpu offline or how unknown). It
+ * sleeps; one run at a time.
+ */
+#define SAMPLE_RUN_IPI 0u
+#define SAMPLE_RUN_HRTIMER 1u
+#define SAMPLE_RUN_TIMER 2u
+typedef void (*sample_fn_t)(void *arg);
+int sample_run_on(unsigned int cpu, unsigned int how, sample_fn_t fn, void *arg);
+
 #endif

@@ -10,6 +10,27 @@ check "the Rust sample module loads" modprobe irqoff_sample
 check "the sample's device appears" test -c /dev/irqoff_sample
 check "the sample rejects a bad command" sh -c '! echo bogus 1 > /dev/irqoff_sample'
 check "the sample runs a 10 ms preempt-off window" sh -c 'echo preempt 10 > /dev/irqoff_sample && dmesg | grep -q "irqoff_sample: preempt window"'
+# Windows in interrupt context on CPU 1, asked from CPU 0: each runs there, in the context
+# its mode names, for at least its length (the ground truth of the interrupt-context cases).
+irq_window_line() {	# irq_window_line MODE: the sample's log line of its last MODE window
+	dmesg | grep "irqoff_sample: $1 window cpu=" | tail -n1
+}
+for spec in "ipi hardirq irqs-off" "hrtimer hardirq irqs-off" "timerirq softirq irqs-off" "timer softirq -irqs-off"; do
+	set -- $spec
+	taskset -c 0 sh -c "echo $1 1 30 > /dev/irqoff_sample"
+	line=$(irq_window_line "$1")
+	echo "# measured: $line"
+	ns=$(echo "$line" | sed -n 's/.* ns=\([0-9]*\) .*/\1/p')
+	case $3 in
+	-*) want_off=no ;;
+	*) want_off=yes ;;
+	esac
+	check "the sample's $1 window (30 ms) ran on cpu 1 in $2 context, interrupts $( [ $want_off = yes ] && echo off || echo on )" \
+		sh -c "echo '$line' | grep -q 'cpu=1 ' && echo '$line' | grep -qw '$2' &&
+			if [ $want_off = yes ]; then echo '$line' | grep -qw irqs-off; else ! echo '$line' | grep -qw irqs-off; fi &&
+			[ '${ns:-0}' -ge 30000000 ]"
+done
+check "the sample refuses an interrupt-context window on a CPU that does not exist" sh -c '! echo ipi 4000000000 30 > /dev/irqoff_sample'
 check "the sample unloads" rmmod irqoff_sample
 check "null_blk (a kernel module of the test kernel) loads" modprobe null_blk
 check "null_blk unloads" rmmod null_blk
