@@ -50,7 +50,7 @@ list_steps() {
 }
 
 # --- kinds of step: each prints its summary on stdout, ending with "@@ PASSED FAILED", and
-# fails if anything in it failed. $STEP_LOG is the step's log, $STEP_NAME its name.
+# fails if anything in it failed. $STEP_LOG is the step's log.
 
 counts_of_tap() {	# counts_of_tap FILE: "PASSED FAILED" of its TAP lines
 	echo "$(grep -cE '^ok [0-9]+' "$1") $(grep -cE '^not ok [0-9]+' "$1")"
@@ -97,9 +97,8 @@ host_tests() {	# cargo test of the workspace
 
 # vm_suite RUNNER-ARGS...: one VM boot, counted by its TAP lines; the guest console goes to
 # $STEP_LOG, the runner's own messages to $STEP_LOG.runner.
-vm_suite_log() {	# vm_suite_log LOG RUNNER-ARGS...
-	local log=$1 rc p f
-	shift
+vm_suite() {
+	local log=$STEP_LOG rc p f
 	: > "$log"	# a runner that fails before booting leaves no log of its own
 	if tests/vm/run --quiet --log "$log" "$@" >> "$log.runner" 2>&1; then rc=0; else rc=$?; fi
 	# Results, measurements, and a failed check's TAP diagnostics (the "# " lines after
@@ -122,7 +121,6 @@ vm_suite_log() {	# vm_suite_log LOG RUNNER-ARGS...
 	echo "@@ $p $f"
 	[ "$f" = 0 ]
 }
-vm_suite() { vm_suite_log "$STEP_LOG" "$@"; }
 
 stock_kernel() {	# stock_kernel NAME: prepare it, and build our modules against it once for
 	# every boot of it, into $LOGS/mods-NAME
@@ -212,7 +210,7 @@ launch() {	# launch NAME: run its command in the background
 	S_STATE[$n]=running S_START[$n]=$(date +%s)
 	progress "start $n"
 	(
-		export STEP_NAME=$n STEP_LOG=$LOGS/$n.log
+		export STEP_LOG=$LOGS/$n.log
 		: > "$STEP_LOG"
 		eval "${S_CMD[$n]}" > "$LOGS/$n.sum" 2>> "$STEP_LOG" < /dev/null
 		echo $? > "$LOGS/$n.rc"

@@ -9,3 +9,11 @@ LLVM_SUFFIX="-19"
 BINDGEN_VERSION="0.73.2"
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 log() { printf '[trace-irqoff] %s\n' "$*" >&2; }
+# copy_sources DEST [PATH...]: this checkout's sources (what git tracks, and untracked
+# files it does not ignore; never build products) under PATH..., into DEST.
+copy_sources() {
+	local dest=$1
+	shift
+	(cd "$REPO_ROOT" && git ls-files -z -co --exclude-standard -- "$@" | tar --null -T - -cf -) |
+		tar -C "$dest" -xf -
+}
