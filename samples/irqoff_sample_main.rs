@@ -325,12 +325,14 @@ fn irq_window(w: &mut IrqWindow, irqs_off: bool) {
     let start = Instant::<Monotonic>::now();
     busy_wait(w.us);
     w.ns = start.elapsed().as_nanos();
-    // SAFETY: Reads the CPU number; no preconditions.
-    w.cpu = unsafe { raw::sample_this_cpu() };
     if irqs_off {
         // SAFETY: Interrupts were disabled above by this function.
         unsafe { raw::sample_irq_enable() };
     }
+    // After the enable, so that it is not a tail call: the interrupt that comes in right
+    // after it must find the callback's frame on the stack, as in a real driver.
+    // SAFETY: Reads the CPU number; no preconditions.
+    w.cpu = unsafe { raw::sample_this_cpu() };
 }
 
 /// Spins in an IPI function (hard interrupt context, interrupts off).

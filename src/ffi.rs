@@ -129,17 +129,68 @@ pub(crate) fn current_task(comm: &mut [u8; COMM_LEN]) -> i32 {
     unsafe { raw::tio_current_task(comm.as_mut_ptr().cast()) }
 }
 
-/// Whether this CPU is running its idle task.
+/// Whether this CPU is running its idle task. Not evidence that it slept: the idle task is
+/// also current in every interrupt handler and softirq run on an idle CPU.
 pub(crate) fn in_idle() -> bool {
     // SAFETY: No preconditions.
     unsafe { raw::tio_current_is_idle() != 0 }
 }
 
-/// In hard interrupt context: whether the interrupted code had bottom halves disabled (or
-/// was running a softirq handler). False elsewhere.
-pub(crate) fn interrupted_bh_off() -> bool {
+/// What the running hard interrupt interrupted: see [`Interrupted`].
+pub(crate) fn interrupted() -> Interrupted {
+    // SAFETY: No preconditions; outside hard interrupt context the shim returns 0.
+    Interrupted(unsafe { raw::tio_interrupted() })
+}
+
+/// What a hard interrupt interrupted (all false outside hard interrupt context).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub(crate) struct Interrupted(u32);
+
+impl Interrupted {
+    /// The idle loop itself: the idle task, with no other interrupt, softirq or NMI level
+    /// below this interrupt.
+    pub(crate) fn idle_loop(self) -> bool {
+        self.0 & raw::TIO_INTERRUPTED_IDLE_LOOP != 0
+    }
+
+    /// A softirq handler.
+    pub(crate) fn serving_softirq(self) -> bool {
+        self.0 & raw::TIO_INTERRUPTED_SERVING_SOFTIRQ != 0
+    }
+
+    /// Code with bottom halves disabled, or a softirq handler.
+    pub(crate) fn bh_off(self) -> bool {
+        self.0 & raw::TIO_INTERRUPTED_BH_OFF != 0
+    }
+
+    /// User space.
+    pub(crate) fn user(self) -> bool {
+        self.0 & raw::TIO_INTERRUPTED_USER != 0
+    }
+}
+
+/// In NMI context: whether the NMI interrupted a hard interrupt handler.
+pub(crate) fn nmi_interrupted_hardirq() -> bool {
     // SAFETY: No preconditions.
-    unsafe { raw::tio_interrupted_bh_off() != 0 }
+    unsafe { raw::tio_nmi_interrupted_hardirq() != 0 }
+}
+
+/// Interrupts this CPU has taken since boot, NMIs not counted; only the difference of two
+/// reads on the same CPU means anything.
+pub(crate) fn irq_events() -> u64 {
+    // SAFETY: No preconditions; reads this CPU's counters.
+    unsafe { raw::tio_irq_events() }
+}
+
+/// hrtimer interrupt retries of the CPU whose hrtimer interrupt runs `timer`'s callback
+/// (callbacks that ran past the next expiry). Call only from that callback.
+pub(crate) fn hrtimer_retries<T>(timer: &kernel::time::hrtimer::HrTimer<T>) -> u32 {
+    // `HrTimer` is `#[repr(C)]` with its `struct hrtimer` as the first field, so its
+    // address is that of the C timer.
+    let raw = core::ptr::from_ref(timer).cast::<c_void>();
+    // SAFETY: `raw` is a live `struct hrtimer` whose callback runs now, on this CPU (the
+    // caller's contract): its base pointers are valid and stay put while it runs.
+    unsafe { raw::tio_hrtimer_retries(raw) }
 }
 
 /// The per-CPU threads that run deferred softirqs.

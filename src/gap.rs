@@ -11,11 +11,13 @@
 //! wheel granule plus one jiffy late, and its rule adds that slack so that no ordinary gap
 //! is ever counted, at any allowed P and any HZ.
 //!
-//! A gap is not an event when the CPU was idle and woke late. The hrtimer (hard interrupt
-//! context everywhere) sees that directly; it records the late part of its runs in the idle
-//! task, and of hardirq-off gaps, as [`Window`]s, and the timer_list subtracts what they
-//! cover from its own gap: it may run in a thread (PREEMPT_RT, threadirqs) and then never
-//! sees idle itself.
+//! A gap is not an event when the CPU slept through it and woke late (a deep C-state, a
+//! hypervisor not running the vCPU). That takes evidence ([`SleepEvidence`]), never just
+//! the idle task being current: it is current in every interrupt handler, softirq and IPI
+//! function that runs on an idle CPU. The hrtimer (hard interrupt context everywhere)
+//! gathers the evidence; it records the late part of its runs proven asleep, and of
+//! hardirq-off gaps, as [`Window`]s, and the timer_list subtracts what they cover from its
+//! own gap.
 
 /// Nanoseconds per millisecond.
 pub(crate) const NSEC_PER_MSEC: u64 = 1_000_000;
@@ -175,25 +177,49 @@ pub(crate) const fn covered(start: u64, end: u64, a: Window, b: Window) -> u64 {
     a.overlap(start, end) + b.overlap(start, end) - overlap(start, end, both_start, both_end)
 }
 
+/// What the hrtimer knows, when it runs, about how its CPU spent the time since its
+/// previous run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SleepEvidence {
+    /// This interrupt came into the idle loop itself: the idle task, with no other
+    /// interrupt, softirq or NMI level below it.
+    pub(crate) idle_loop: bool,
+    /// Interrupts the CPU took since the previous run, this one included (NMIs not
+    /// counted).
+    pub(crate) interrupts: u64,
+    /// hrtimer interrupt retries since the previous run: callbacks of one hrtimer
+    /// interrupt that ran past the next expiry.
+    pub(crate) retries: u32,
+}
+
+impl SleepEvidence {
+    /// Whether the CPU slept through the gap: the interrupt that ran the hrtimer came into
+    /// the idle loop, it was the only one since the previous run (so no handler, softirq
+    /// on its exit, or IPI function ran in between), and no hrtimer callback of it ran
+    /// past an expiry before this one. A window opened by an interrupt handler, a timer or
+    /// softirq callback, or an IPI function fails one of the three.
+    pub(crate) const fn proves_sleep(&self) -> bool {
+        self.idle_loop && self.interrupts <= 1 && self.retries == 0
+    }
+}
+
 /// What one sampler gap means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Verdict {
     /// An ordinary gap: nothing to report.
     Ordinary,
-    /// Long, but the CPU was idle with interrupts on and woke late (deep C-state, a
-    /// hypervisor not running the vCPU): not an irq-off section, counted as an idle gap.
+    /// Long, but the CPU is proven to have slept through it and woken late (deep C-state,
+    /// a hypervisor not running the vCPU): not an irq-off section, counted as an idle gap.
     IdleLate,
     /// An irq-off event of this latency (ns).
     Event(u64),
 }
 
 impl Rules {
-    /// The hrtimer's verdict on `gap_ns`; `in_idle`: it interrupted the idle task. The hard
-    /// hrtimer runs in hard interrupt context on every kernel (PREEMPT_RT included), so
-    /// `in_idle` always means the CPU woke from idle for it.
-    pub(crate) const fn hard_verdict(&self, gap_ns: u64, in_idle: bool) -> Verdict {
+    /// The hrtimer's verdict on `gap_ns`; `asleep`: [`SleepEvidence::proves_sleep`].
+    pub(crate) const fn hard_verdict(&self, gap_ns: u64, asleep: bool) -> Verdict {
         match self.hard_latency(gap_ns) {
-            Some(_) if in_idle => Verdict::IdleLate,
+            Some(_) if asleep => Verdict::IdleLate,
             Some(latency) => Verdict::Event(latency),
             None => Verdict::Ordinary,
         }
@@ -201,13 +227,11 @@ impl Rules {
 
     /// The timer_list's verdict on `gap_ns`. Of the gap, `hard_ns` is covered by a
     /// hardirq-off window and `hard_or_idle_ns` (>= `hard_ns`) by a hardirq-off or an
-    /// idle-late window, both seen by the hrtimer. `in_idle`: the callback runs in the idle
-    /// task, which only happens where the timer softirq runs on irq exit (not on
-    /// PREEMPT_RT or with `threadirqs`, where it runs in ktimers/N); the idle windows give
-    /// the same answer there.
-    pub(crate) const fn soft_verdict(&self, gap_ns: u64, hard_ns: u64, hard_or_idle_ns: u64, in_idle: bool) -> Verdict {
+    /// idle-late window, both seen by the hrtimer. Where the timer_list itself runs (a
+    /// softirq on irq exit from idle, or ktimers/N) is no evidence either way: only the
+    /// hrtimer's proven idle windows excuse a gap.
+    pub(crate) const fn soft_verdict(&self, gap_ns: u64, hard_ns: u64, hard_or_idle_ns: u64) -> Verdict {
         match self.soft_latency(gap_ns, hard_or_idle_ns) {
-            Some(_) if in_idle => Verdict::IdleLate,
             Some(latency) => Verdict::Event(latency),
             // Long only because of a late wake-up from idle: counted like one.
             None if self.soft_latency(gap_ns, hard_ns).is_some() => Verdict::IdleLate,
@@ -382,7 +406,7 @@ mod tests {
                                     let gap = now - s0;
                                     let idle = idle_until(idle, hard_last, now);
                                     let both = covered(s0, now, Window::EMPTY, idle);
-                                    let v = r.soft_verdict(gap, 0, both, false);
+                                    let v = r.soft_verdict(gap, 0, both);
                                     assert!(
                                         !matches!(v, Verdict::Event(_)),
                                         "hz={hz} p={p_ms}ms x={x} r={last_hard} ds={ds} w={w} after={after}: {v:?}"
@@ -421,12 +445,12 @@ mod tests {
         let idle = w(5 * MS, 5 * MS);
         let now = 106 * MS;
         let idle = idle_until(idle, 105 * MS, now);
-        let v = r.soft_verdict(now, 0, covered(0, now, Window::EMPTY, idle), false);
+        let v = r.soft_verdict(now, 0, covered(0, now, Window::EMPTY, idle));
         assert_eq!(v, Verdict::Event(96 * MS));
         // PREEMPT_RT: the bh-off task slept (on a lock) and the CPU idled meanwhile; the
         // hrtimer ran in idle up to 105 ms. Only the last, unfinished period is excused.
         let idle = idle_until(w(105 * MS, 105 * MS), 105 * MS, now);
-        let v = r.soft_verdict(now, 0, covered(0, now, Window::EMPTY, idle), false);
+        let v = r.soft_verdict(now, 0, covered(0, now, Window::EMPTY, idle));
         assert_eq!(v, Verdict::Event(95 * MS));
     }
 
@@ -441,7 +465,7 @@ mod tests {
         assert_eq!(r.hard_verdict(18 * MS, true), Verdict::Ordinary);
         let idle = r.late_window(9 * MS, 27 * MS);
         assert_eq!(r.soft_latency(27 * MS, 0), Some(17 * MS));
-        let v = r.soft_verdict(27 * MS, 0, covered(0, 27 * MS, Window::EMPTY, idle), false);
+        let v = r.soft_verdict(27 * MS, 0, covered(0, 27 * MS, Window::EMPTY, idle));
         assert_eq!(v, Verdict::IdleLate);
     }
 
@@ -449,17 +473,57 @@ mod tests {
     fn soft_verdicts() {
         let r = Rules::new(10 * MS, 50 * MS, 1000);
         // Ordinary.
-        assert_eq!(r.soft_verdict(12 * MS, 0, 0, false), Verdict::Ordinary);
-        assert_eq!(r.soft_verdict(12 * MS, 0, 0, true), Verdict::Ordinary);
-        // Softirqs off 100 ms, no window explains it.
-        assert_eq!(r.soft_verdict(110 * MS, 0, 0, false), Verdict::Event(100 * MS));
-        // Ran in the idle task (timer softirq on irq exit from idle): idle-late.
-        assert_eq!(r.soft_verdict(110 * MS, 0, 0, true), Verdict::IdleLate);
+        assert_eq!(r.soft_verdict(12 * MS, 0, 0), Verdict::Ordinary);
+        // Softirqs off 100 ms, no window explains it: an event, wherever the timer_list
+        // ran (also in the idle task, after a long softirq handler on an idle CPU).
+        assert_eq!(r.soft_verdict(110 * MS, 0, 0), Verdict::Event(100 * MS));
         // Fully explained by a hardirq-off window: ordinary (the hard event counts it).
-        assert_eq!(r.soft_verdict(110 * MS, 100 * MS, 100 * MS, false), Verdict::Ordinary);
-        // Explained by an idle-late window: idle-late, not an event.
-        assert_eq!(r.soft_verdict(110 * MS, 0, 100 * MS, false), Verdict::IdleLate);
+        assert_eq!(r.soft_verdict(110 * MS, 100 * MS, 100 * MS), Verdict::Ordinary);
+        // Explained by a proven idle-late window: idle-late, not an event.
+        assert_eq!(r.soft_verdict(110 * MS, 0, 100 * MS), Verdict::IdleLate);
         // Softirqs off 100 ms beyond a 50 ms idle window: still an event, of the rest.
-        assert_eq!(r.soft_verdict(160 * MS, 0, 50 * MS, false), Verdict::Event(100 * MS));
+        assert_eq!(r.soft_verdict(160 * MS, 0, 50 * MS), Verdict::Event(100 * MS));
+    }
+
+    fn evidence(idle_loop: bool, interrupts: u64, retries: u32) -> SleepEvidence {
+        SleepEvidence { idle_loop, interrupts, retries }
+    }
+
+    /// Only a run that came into the idle loop, as the only interrupt since the previous
+    /// run, with no hrtimer callback overrunning before it, proves that the CPU slept.
+    #[test]
+    fn sleep_takes_all_three_proofs() {
+        // A late wake-up: the hrtimer's own interrupt woke the idle loop.
+        assert!(evidence(true, 1, 0).proves_sleep());
+        // Where the timer interrupt is not counted at all.
+        assert!(evidence(true, 0, 0).proves_sleep());
+        // An IPI function (or a device interrupt handler) spun, then returned to the idle
+        // loop, and the hrtimer's interrupt came in right after it: two interrupts.
+        assert!(!evidence(true, 2, 0).proves_sleep());
+        // Another hrtimer's callback spun in the same hrtimer interrupt: a retry.
+        assert!(!evidence(true, 1, 1).proves_sleep());
+        // A softirq handler (a timer_list or tasklet callback) on irq exit from idle: the
+        // idle task is current, but the hrtimer interrupted the softirq.
+        assert!(!evidence(false, 1, 0).proves_sleep());
+    }
+
+    /// The three hardirq-off windows in interrupt context on an idle CPU (an IPI function,
+    /// a hard hrtimer callback, a timer_list callback with interrupts off), as the hrtimer
+    /// sees them when it finally runs 120 ms late: each is an event of the window's length;
+    /// only a real sleep is an idle gap. (A timer_list callback with interrupts on does not
+    /// delay the hrtimer: it runs inside it, on time, and sees a softirq handler.)
+    #[test]
+    fn interrupt_context_windows_on_an_idle_cpu_are_events() {
+        let r = Rules::new(10 * MS, 50 * MS, 250);
+        let gap = 130 * MS;
+        let cases = [
+            ("ipi", evidence(true, 2, 0)),
+            ("hrtimer", evidence(true, 1, 1)),
+            ("timer_list, interrupts off", evidence(false, 1, 0)),
+        ];
+        for (what, e) in cases {
+            assert_eq!(r.hard_verdict(gap, e.proves_sleep()), Verdict::Event(120 * MS), "{what}");
+        }
+        assert_eq!(r.hard_verdict(gap, evidence(true, 1, 0).proves_sleep()), Verdict::IdleLate);
     }
 }

@@ -510,7 +510,7 @@ fn show_record(state: &State, m: &SeqFile, cpu: u32, kind: Kind, r: &Record) {
     let (end, window) = (r.stack(Which::End), r.stack(Which::Window));
     seq_print!(
         m,
-        "record cpu={} kind={} lower_bound={} latency_ns={} timestamp_ns={} pid={} comm={} cause={} runnable_ns={} samples={} bh_off_samples={} idle_samples={} jiffies={}",
+        "record cpu={} kind={} lower_bound={} latency_ns={} timestamp_ns={} pid={} comm={} cause={} runnable_ns={} samples={} bh_off_samples={} idle_samples={} jiffies={} end_shows_culprit={}",
         cpu,
         kind.name(),
         u8::from(h.ongoing),
@@ -523,7 +523,8 @@ fn show_record(state: &State, m: &SeqFile, cpu: u32, kind: Kind, r: &Record) {
         h.samples.total,
         h.samples.bh_off,
         h.samples.idle,
-        h.jiffies
+        h.jiffies,
+        u8::from(h.end_shows_culprit)
     );
     let (start, end_ns) = r.window();
     match h.overlap_cpu {
@@ -565,7 +566,7 @@ fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView, now: u64) 
     let comm = Escaped(comm_str(&v.comm));
     seq_print!(
         m,
-        "record cpu={} kind=hard lower_bound=1 latency_ns={} timestamp_ns={} pid={} comm={} cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames={} window_pid={} window_comm={} ongoing=1\n",
+        "record cpu={} kind=hard lower_bound=1 latency_ns={} timestamp_ns={} pid={} comm={} cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames={} window_pid={} window_comm={} ongoing=1\n",
         cpu,
         o.length_ns,
         now,

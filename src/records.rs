@@ -167,6 +167,10 @@ pub(crate) struct Header {
     pub(crate) jiffies: u64,
     /// Another CPU whose hardirq-off window overlapped this one.
     pub(crate) overlap_cpu: Option<u32>,
+    /// The stack where the window ended shows its culprit. Not so where the window was an
+    /// interrupt handler, timer or softirq callback, or IPI function that had returned
+    /// when the sampler ran: then the in-window stack names it.
+    pub(crate) end_shows_culprit: bool,
 }
 
 impl Header {
@@ -183,6 +187,7 @@ impl Header {
             samples: Samples { total: 0, bh_off: 0, idle: 0 },
             jiffies: 0,
             overlap_cpu: None,
+            end_shows_culprit: true,
         }
     }
 }
@@ -271,14 +276,15 @@ fn unpack_comm(w: [u64; 2]) -> [u8; COMM_LEN] {
     [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]
 }
 
-/// Flags word: bit 0 ongoing, bits 1..=2 cause (0 none, 1 bh-off, 2 ksoftirqd-wait).
+/// Flags word: bit 0 ongoing, bits 1..=2 cause (0 none, 1 bh-off, 2 ksoftirqd-wait), bit 3
+/// the end stack does not show the culprit.
 fn flags(h: &Header) -> u32 {
     let cause = match h.cause {
         None => 0,
         Some(Cause::BhOff) => 1,
         Some(Cause::KsoftirqdWait) => 2,
     };
-    u32::from(h.ongoing) | (cause << 1)
+    u32::from(h.ongoing) | (cause << 1) | (u32::from(!h.end_shows_culprit) << 3)
 }
 
 fn cause_of(flags: u32) -> Option<Cause> {
@@ -499,6 +505,7 @@ impl Slot {
         let flags = self.flags.load(Relaxed);
         h.ongoing = flags & 1 != 0;
         h.cause = cause_of(flags);
+        h.end_shows_culprit = flags & 8 == 0;
         h.runnable_ns = self.runnable_ns.load(Relaxed);
         h.samples = unpack_samples(self.samples.load(Relaxed));
         h.jiffies = self.jiffies.load(Relaxed);

@@ -60,7 +60,11 @@ pub(crate) struct CpuSampler {
     last_soft_jiffies: Atomic<u64>,
     /// The open softirq window has been recorded as pending already.
     soft_starved_seen: Atomic<bool>,
-    /// The late part of the hrtimer's last run in the idle task (a late wake-up from idle,
+    /// This CPU's interrupt count and hrtimer interrupt retries at the hrtimer's last run:
+    /// its evidence of sleep (`gap::SleepEvidence`).
+    last_irq_events: Atomic<u64>,
+    last_retries: Atomic<u32>,
+    /// The late part of the hrtimer's last run proven asleep (a late wake-up from idle,
     /// however short). The timer_list cannot tell one itself where it runs in a thread
     /// (ktimers/N on PREEMPT_RT or with threadirqs: never the idle task), so it subtracts
     /// this window as it does the hardirq-off one.
@@ -71,8 +75,11 @@ pub(crate) struct CpuSampler {
     win_of: Atomic<u64>,
     win_total: Atomic<u32>,
     win_bh_off: Atomic<u32>,
-    /// Runs inside the window that found the CPU idle (not in `win_total`).
+    /// Runs inside the window that found the CPU asleep (not in `win_total`).
     win_idle: Atomic<u32>,
+    /// Runs inside the window that found a softirq handler running: the window was that
+    /// handler, which has returned by the time the timer_list runs.
+    win_serving: Atomic<u32>,
     win_waiting_since: Atomic<u64>,
     /// Pids of this CPU's ksoftirqd/N and ktimers/N (0: none).
     thread_pids: [Atomic<i32>; 2],
@@ -141,11 +148,14 @@ impl CpuSampler {
                 last_soft_ns: Atomic::new(0),
                 last_soft_jiffies: Atomic::new(0),
                 soft_starved_seen: Atomic::new(false),
+                last_irq_events: Atomic::new(0),
+                last_retries: Atomic::new(0),
                 idle_late: WindowCell::new(),
                 win_of: Atomic::new(0),
                 win_total: Atomic::new(0),
                 win_bh_off: Atomic::new(0),
                 win_idle: Atomic::new(0),
+                win_serving: Atomic::new(0),
                 win_waiting_since: Atomic::new(0),
                 thread_pids: [const { Atomic::new(0) }; 2],
                 hard: RecordStore::new(records)?,
@@ -227,29 +237,46 @@ impl CpuSampler {
         }
     }
 
+    /// What this run knows about how the CPU spent the time since the last one.
+    fn sleep_evidence(&self, interrupted: ffi::Interrupted) -> gap::SleepEvidence {
+        let irqs = ffi::irq_events();
+        let retries = ffi::hrtimer_retries(&self.timer);
+        gap::SleepEvidence {
+            idle_loop: interrupted.idle_loop(),
+            interrupts: irqs.wrapping_sub(self.last_irq_events.xchg(irqs, Relaxed)),
+            retries: retries.wrapping_sub(self.last_retries.xchg(retries, Relaxed)),
+        }
+    }
+
     /// The hrtimer ran at `now`: hardirq-off check, then the softirq side's open window.
     fn hard_sample(&self, rules: &gap::Rules, now: u64) {
         let Some(me) = self.peer() else { return };
+        let interrupted = ffi::interrupted();
+        let evidence = self.sleep_evidence(interrupted);
         let prev = me.last_hard_ns.xchg(now, Relaxed);
         if prev == 0 {
             return;
         }
         let gap = now.saturating_sub(prev);
-        // Meaningful on every kernel: this runs in hard interrupt context, also on
-        // PREEMPT_RT, so it interrupted the idle task if the CPU was idle.
-        let idle = ffi::in_idle();
-        if idle {
-            // Every run in idle, also when late by less than an idle gap: the timer_list,
-            // if due earlier, may have been late by more.
+        // Proven, never assumed from the idle task being current (gap::SleepEvidence).
+        let asleep = evidence.proves_sleep();
+        if asleep {
+            // Every run proven asleep, also when late by less than an idle gap: the
+            // timer_list, if due earlier, may have been late by more.
             self.idle_late.set(rules.late_window(prev, now));
         }
-        match rules.hard_verdict(gap, idle) {
+        match rules.hard_verdict(gap, asleep) {
             Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
             Verdict::Event(latency) => {
                 let window = rules.late_window(prev, now);
                 me.hard_off.set(window);
                 self.hard_counts.add(latency);
-                self.hard_event(rules, latency, window, prev, now);
+                // The stack here shows no culprit where the window was an interrupt
+                // handler, hrtimer callback or IPI function that has returned (the NMI
+                // found it in one, or this interrupt came into the idle loop or user
+                // space, which never keep interrupts off): the watcher's stack names it.
+                let returned = interrupted.idle_loop() || interrupted.user() || self.watch.saw_handler(self.cpu, prev);
+                self.hard_event(rules, latency, window, prev, now, !returned);
             }
             Verdict::Ordinary => {}
         }
@@ -257,7 +284,7 @@ impl CpuSampler {
         if last_soft == 0 {
             return;
         }
-        self.observe_soft_window(rules, last_soft, now, idle);
+        self.observe_soft_window(rules, last_soft, now, asleep, interrupted);
         // A run in idle that was late explains the gap up to it (`idle_until`); one on
         // time in idle while the timer_list stays away is itself worth a look.
         if !self.soft_starved_seen.load(Relaxed) {
@@ -303,7 +330,7 @@ impl CpuSampler {
 
     /// One look inside a softirq window that has been open for two timer_list periods:
     /// bottom halves off here, or a softirq thread waiting to run.
-    fn observe_soft_window(&self, rules: &gap::Rules, last_soft: u64, now: u64, idle: bool) {
+    fn observe_soft_window(&self, rules: &gap::Rules, last_soft: u64, now: u64, asleep: bool, interrupted: ffi::Interrupted) {
         if now.saturating_sub(last_soft) < 2 * rules.soft_period_ns {
             return;
         }
@@ -311,16 +338,20 @@ impl CpuSampler {
             self.win_total.store(0, Relaxed);
             self.win_bh_off.store(0, Relaxed);
             self.win_idle.store(0, Relaxed);
+            self.win_serving.store(0, Relaxed);
             self.win_waiting_since.store(0, Relaxed);
             self.win_of.store(last_soft, Relaxed);
         }
-        if idle {
+        if asleep {
             self.win_idle.add(1, Relaxed);
             return;
         }
         self.win_total.add(1, Relaxed);
-        if ffi::interrupted_bh_off() {
+        if interrupted.bh_off() {
             self.win_bh_off.add(1, Relaxed);
+        }
+        if interrupted.serving_softirq() {
+            self.win_serving.add(1, Relaxed);
         }
         if self.win_waiting_since.load(Relaxed) == 0
             && self.thread_pids.iter().any(|p| ffi::task_waiting(p.load(Relaxed)))
@@ -369,9 +400,7 @@ impl CpuSampler {
             let idle_late = gap::idle_until(idle_late, last_hard, now);
             let hard = hard_off.overlap(prev, now);
             let hard_or_idle = gap::covered(prev, now, hard_off, idle_late);
-            // in_idle() only where the timer softirq runs on irq exit; where it runs in
-            // ktimers/N the idle window answers the same question.
-            match rules.soft_verdict(gap, hard, hard_or_idle, ffi::in_idle()) {
+            match rules.soft_verdict(gap, hard, hard_or_idle) {
                 Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
                 Verdict::Event(latency) => self.soft_event(&rules, latency, prev, prev_jiffies, now),
                 Verdict::Ordinary => {}
@@ -386,7 +415,9 @@ impl CpuSampler {
     /// Reports a hardirq-off window (`prev` is the hrtimer run before it: the id under
     /// which the watcher sampled it): the tracepoint always, a record at the threshold,
     /// with the window's profile if the watcher took one.
-    fn hard_event(&self, rules: &gap::Rules, latency_ns: u64, window: Window, prev: u64, now: u64) {
+    /// `end_shows_culprit`: the stack where the window ended is the culprit's (not the
+    /// idle loop it returned to).
+    fn hard_event(&self, rules: &gap::Rules, latency_ns: u64, window: Window, prev: u64, now: u64, end_shows_culprit: bool) {
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
         tracepoints::hardirq_off(self.cpu, latency_ns, pid, &comm);
@@ -396,6 +427,7 @@ impl CpuSampler {
         let start = ffi::now_ns();
         let header = Header {
             overlap_cpu: self.peers.hardirq_overlap(self.cpu, window, rules.period_ns),
+            end_shows_culprit,
             ..Header::new(latency_ns, now, pid, comm)
         };
         let live = self.watch.get(self.cpu).map(|w| &w.profile);
@@ -447,7 +479,12 @@ impl CpuSampler {
         }
         let t0 = ffi::now_ns();
         let window = Window { start: now.saturating_sub(latency_ns), end: now };
+        // The timer_list ran after the window, where the stack shows no culprit: in the
+        // idle task (softirqs on irq exit from idle), or right after a softirq handler the
+        // hrtimer found running inside the window.
+        let serving = self.win_of.load(Relaxed) == start && self.win_serving.load(Relaxed) != 0;
         let header = Header {
+            end_shows_culprit: !ffi::in_idle() && !serving,
             cause: Some(cause),
             runnable_ns,
             samples,

@@ -5,7 +5,16 @@
  * decision is made in Rust (src/ffi.rs and what it calls).
  */
 #include <linux/cpuhotplug.h>
+#include <linux/hrtimer.h>
+/* struct hrtimer_cpu_base: hrtimer_bases.h from 7.3, hrtimer_defs.h before. */
+#if __has_include(<linux/hrtimer_bases.h>)
+#include <linux/hrtimer_bases.h>
+#else
+#include <linux/hrtimer_defs.h>
+#endif
 #include <linux/jiffies.h>
+#include <linux/kernel_stat.h>
+#include <linux/hardirq.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
@@ -220,9 +229,59 @@ int tio_format_symbol(char *buf, unsigned int len, unsigned long addr)
 	return scnprintf(buf, len, "%pS", (void *)addr);
 }
 
-int tio_interrupted_bh_off(void)
+unsigned int tio_interrupted(void)
 {
-	return in_hardirq() && softirq_count() != 0;
+	unsigned int what = 0;
+
+	if (!in_hardirq())
+		return 0;
+	if (is_idle_task(current) && irq_count() == HARDIRQ_OFFSET)
+		what |= TIO_INTERRUPTED_IDLE_LOOP;
+	if (in_serving_softirq())
+		what |= TIO_INTERRUPTED_SERVING_SOFTIRQ;
+	if (softirq_count())
+		what |= TIO_INTERRUPTED_BH_OFF;
+	if (get_irq_regs() && user_mode(get_irq_regs()))
+		what |= TIO_INTERRUPTED_USER;
+	return what;
+}
+
+int tio_nmi_interrupted_hardirq(void)
+{
+	/* NMI entry adds one hardirq level of its own. */
+	return in_nmi() && hardirq_count() > HARDIRQ_OFFSET;
+}
+
+unsigned long long tio_irq_events(void)
+{
+	unsigned long long n = __this_cpu_read(kstat.irqs_sum);
+#ifdef CONFIG_X86
+	const irq_cpustat_t *s = this_cpu_ptr(&irq_stat);
+	unsigned int i;
+
+	for (i = 0; i < IRQ_COUNT_MAX; i++) {
+		if (i == IRQ_COUNT_NMI)
+			continue;
+#ifdef CONFIG_X86_LOCAL_APIC
+		if (i == IRQ_COUNT_APIC_PERF)
+			continue;
+#endif
+		n += READ_ONCE(s->counts[i]);
+	}
+#endif
+	return n;
+}
+
+unsigned int tio_hrtimer_retries(const void *timer)
+{
+#ifdef CONFIG_HIGH_RES_TIMERS
+	const struct hrtimer *t = timer;
+
+	/* The callback of t is running: t->base is its CPU's base and cannot change. */
+	return READ_ONCE(t->base->cpu_base->nr_retries);
+#else
+	return 0;
+#endif
 }
 
 int tio_softirq_thread_pid(unsigned int cpu, int timers)

@@ -63,9 +63,35 @@ int tio_text_can_vanish(unsigned long addr);
 /* Formats addr as %pS ("func+0x1f/0x80 [module]") into buf of len bytes; returns the length. */
 int tio_format_symbol(char *buf, unsigned int len, unsigned long addr);
 
-/* In hard interrupt context: whether the interrupted code had bottom halves disabled or
- * was running a softirq handler. */
-int tio_interrupted_bh_off(void);
+/* What the running hard interrupt interrupted (0 outside hard interrupt context). */
+enum tio_interrupted {
+	/* The idle task itself: no other hardirq, softirq or NMI level below this one. */
+	TIO_INTERRUPTED_IDLE_LOOP = 1,
+	/* A softirq handler (in_serving_softirq()). */
+	TIO_INTERRUPTED_SERVING_SOFTIRQ = 2,
+	/* Code with bottom halves disabled, or a softirq handler (softirq_count() != 0). */
+	TIO_INTERRUPTED_BH_OFF = 4,
+	/* User space. */
+	TIO_INTERRUPTED_USER = 8,
+};
+unsigned int tio_interrupted(void);
+
+/*
+ * Interrupts this CPU has taken since boot, NMIs (and perf's NMI-delivered PMIs) not
+ * counted: device interrupts and, on x86, the APIC's own vectors (timer, IPIs, irq_work).
+ * Only differences between two reads on this CPU mean anything.
+ */
+unsigned long long tio_irq_events(void);
+
+/* In NMI context: whether the NMI interrupted a hard interrupt handler. */
+int tio_nmi_interrupted_hardirq(void);
+
+/*
+ * hrtimer interrupt retries on the CPU whose hrtimer interrupt is running timer's callback:
+ * a retry means callbacks of that interrupt ran past the next expiry. timer is the running
+ * struct hrtimer; 0 without high-resolution timers.
+ */
+unsigned int tio_hrtimer_retries(const void *timer);
 
 /* Pid of cpu's per-CPU kernel thread named "ksoftirqd/<cpu>" (timers = 0) or
  * "ktimers/<cpu>" (timers = 1); 0 if there is none. Process context. */

@@ -89,6 +89,8 @@ pub(crate) struct Watched {
     stuck: Atomic<u64>,
     /// The in-window samples of its open hardirq-off window (written by the NMI on it).
     pub(crate) profile: LiveProfile,
+    /// The last window in which an NMI found this CPU inside a hard interrupt handler.
+    handler_window: Atomic<u64>,
     /// Time spent in the NMI handler on this CPU for samples.
     pub(crate) nmi_cost: Cost,
     /// From sending an NMI to this CPU to its handler running here.
@@ -108,6 +110,7 @@ impl Watched {
             announced: Atomic::new(0),
             stuck: Atomic::new(0),
             profile: LiveProfile::new(),
+            handler_window: Atomic::new(0),
             nmi_cost: Cost::new(),
             nmi_rtt: Cost::new(),
         }
@@ -380,8 +383,17 @@ impl Watch {
         let pid = ffi::current_task(&mut comm);
         let now = ffi::now_ns_nmi();
         w.profile.sample(window, w.nmi_weight.load(Relaxed), frames, pid, &comm, now);
+        if ffi::nmi_interrupted_hardirq() {
+            w.handler_window.store(window, Relaxed);
+        }
         w.nmi_cost.add(ffi::now_ns_nmi().saturating_sub(t0));
         true
+    }
+
+    /// Whether an NMI found `cpu` inside a hard interrupt handler during `window` (its
+    /// hrtimer run before it): the window was that handler.
+    pub(crate) fn saw_handler(&self, cpu: u32, window: u64) -> bool {
+        window != 0 && self.get(cpu).is_some_and(|w| w.handler_window.load(Relaxed) == window)
     }
 
     pub(crate) fn allocated_bytes(&self) -> usize {

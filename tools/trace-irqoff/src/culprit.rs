@@ -28,15 +28,18 @@ pub struct Culprit {
 
 /// The stack and task that name a record's culprit. For ksoftirqd-wait, the one sampled
 /// in the window: what ran instead of the softirq thread (where the window ended, the
-/// thread itself finally runs). Otherwise where the window ended: the code that turned
-/// interrupts or bottom halves back on. Each falls back on the other when it is empty
-/// (no sample taken; a window still open has no end). A window sample of the idle task
-/// (pid 0) means nothing ran instead: the end stack then.
+/// thread itself finally runs). The same where the module says the end stack does not
+/// show the culprit (an interrupt handler, timer or softirq callback, or IPI function had
+/// returned: the end stack is the idle loop or the softirq machinery). Otherwise where the
+/// window ended: the code that turned interrupts or bottom halves back on. Each falls back
+/// on the other when it is empty (no sample taken; a window still open has no end). A
+/// window sample of the idle task (pid 0) for ksoftirqd-wait means nothing ran instead:
+/// the end stack then.
 pub fn source(r: &Record) -> (&[String], &str) {
     let window = (r.window_stack.as_slice(), r.window_comm.as_str());
     let end = (r.stack.as_slice(), r.comm.as_str());
     let ran_instead = r.cause == Some(Cause::KsoftirqdWait) && r.window_pid != 0;
-    let (first, second) = if ran_instead { (window, end) } else { (end, window) };
+    let (first, second) = if ran_instead || !r.end_shows_culprit { (window, end) } else { (end, window) };
     if first.0.is_empty() {
         second
     } else {
@@ -201,6 +204,27 @@ mod tests {
         let rs = [rec(Kind::Hard, 10, &["sample_irq_enable+0xf/0x20 [s]", "irqoff_sample_hardirq_window+0x30/0x60 [s]"])];
         assert_eq!(top(&rs, false)[0].culprit, "irqoff_sample_hardirq_window");
         assert_eq!(top(&rs, true)[0].culprit, "sample_irq_enable <- irqoff_sample_hardirq_window");
+    }
+
+    /// An IPI function spun with interrupts off on an idle CPU: the hrtimer ran when it
+    /// returned, in the idle loop. The module marks the end stack as not the culprit's;
+    /// the watcher's in-window stack names the function, never `default_idle`.
+    #[test]
+    fn window_stack_names_a_returned_interrupt_handler() {
+        let ipi = Record {
+            end_shows_culprit: false,
+            comm: "swapper/1".into(),
+            window_comm: "swapper/1".into(),
+            window_stack: frames(&["delay_tsc+0x4a/0x80", "irqoff_sample_ipi_window+0x30/0x60 [s]", "__flush_smp_call_function_queue+0x9f/0x420"]),
+            ..rec(Kind::Hard, 120, &["default_idle+0x16/0x20", "default_idle_call+0x2c/0x50", "do_idle+0x1f4/0x240"])
+        };
+        assert_eq!(top(std::slice::from_ref(&ipi), false)[0].culprit, "irqoff_sample_ipi_window");
+        // Without an in-window stack (no watcher), the end stack is all there is.
+        let bare = Record { window_stack: Vec::new(), ..ipi.clone() };
+        assert_eq!(top(&[bare], false)[0].culprit, "default_idle");
+        // A task's window: the end stack, as before.
+        let task = Record { window_stack: frames(&["cpu_relax+0x1/0x2"]), ..rec(Kind::Hard, 80, &["irq_user+0x1/0x2"]) };
+        assert_eq!(top(&[task], false)[0].culprit, "irq_user");
     }
 
     #[test]

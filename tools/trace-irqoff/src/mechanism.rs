@@ -31,6 +31,16 @@ const EXACT: &[&str] = &[
     "__irq_exit_rcu",
     "common_interrupt",
     "asm_common_interrupt",
+    // Lock debugging (lockdep), entered from clock reads and locks inside a busy loop.
+    "lock_acquire",
+    "lock_release",
+    "__lock_acquire",
+    "__lock_release",
+    "lock_acquired",
+    "lock_contended",
+    "lock_is_held_type",
+    "mark_lock",
+    "validate_chain",
 ];
 
 /// Name prefixes.
@@ -53,6 +63,16 @@ const PREFIX: &[&str] = &[
     "sysvec_",
     "asm_sysvec_",
     "irqentry_",
+    "lockdep_",
+    // Sanitizer and coverage instrumentation called from the culprit's code.
+    "__asan_",
+    "__kasan_",
+    "kasan_",
+    "__tsan_",
+    "__kcsan_",
+    "kcsan_",
+    "__ubsan_",
+    "__sanitizer_cov_",
 ];
 
 /// Name suffixes: helpers that wrap an irq or bh enable (e.g. a driver's `foo_irq_enable`),

@@ -157,6 +157,11 @@ pub struct Record {
     pub runnable_ns: u64,
     /// Symbolised frames where the window ended, culprit first: `func+0x1f/0x80 [module]`.
     pub stack: Vec<String>,
+    /// Whether `stack` shows the culprit. Not where the window was an interrupt handler,
+    /// timer or softirq callback, or IPI function that had returned when the sampler ran
+    /// (the module says so; before it did, always assumed).
+    #[serde(default = "yes")]
+    pub end_shows_culprit: bool,
     /// The task running while the window was open, and its stack then (the hrtimer's
     /// sample): what ran instead of the softirq thread. 0, empty and empty when not taken.
     #[serde(default)]
@@ -257,6 +262,7 @@ impl Record {
             comm: String::new(),
             runnable_ns: 0,
             stack: Vec::new(),
+            end_shows_culprit: true,
             window_pid: 0,
             window_comm: String::new(),
             window_stack: Vec::new(),
@@ -265,6 +271,10 @@ impl Record {
             profile: None,
         }
     }
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// What tells records apart between two reads of the file.
@@ -497,6 +507,7 @@ fn record_v2(f: &Fields, r: &mut Record) -> Result<(), ParseError> {
         c => Some(Cause::parse(c).ok_or_else(|| malformed(n, format!("unknown cause '{c}'")))?),
     };
     r.runnable_ns = f.num("runnable_ns")?;
+    r.end_shows_culprit = f.num_or::<u8>("end_shows_culprit", 1)? != 0;
     r.window_pid = f.num("window_pid")?;
     r.window_comm = unescape(f.str("window_comm")?);
     let overlap_cpu: i64 = f.num("overlap_cpu")?;
