@@ -41,6 +41,7 @@ same_prototype!(
     trace_irqoff_rs_records_show(_, _),
     trace_irqoff_rs_write(_, _, _),
     trace_irqoff_rs_softirq_sample(_),
+    trace_irqoff_rs_probe_ran(_),
     trace_irqoff_rs_cpu_online(_),
     trace_irqoff_rs_cpu_offline(_),
     trace_irqoff_rs_tag_wait(_, _, _, _, _),
@@ -175,6 +176,14 @@ pub(crate) unsafe extern "C" fn trace_irqoff_rs_write(file: c_uint, buf: *const 
 #[no_mangle]
 pub(crate) extern "C" fn trace_irqoff_rs_softirq_sample(cpu: c_uint) -> c_ulong {
     sampler(cpu).map_or(0, |s| s.soft_sample() as c_ulong)
+}
+
+/// The softirq probe of `cpu` ran (softirq context, on `cpu`).
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_probe_ran(cpu: c_uint) {
+    if let Some(s) = sampler(cpu) {
+        s.probe_ran();
+    }
 }
 
 /// CPU hotplug: `cpu` is online (runs on `cpu`).

@@ -442,6 +442,37 @@ pub(crate) mod softtimer {
     }
 }
 
+/// The softirq probe: one work item per CPU on the high-priority BH workqueue, run in
+/// softirq context on its CPU as soon as softirqs can run there (it calls
+/// `trace_irqoff_rs_probe_ran`).
+pub(crate) mod probe {
+    use super::raw;
+
+    /// Sets up every possible CPU's probe; once, at load, before any sampler starts.
+    pub(crate) fn init() {
+        // SAFETY: No preconditions; runs before any probe can be queued.
+        unsafe { raw::tio_probe_init() };
+    }
+
+    /// Queues this CPU's probe (any context). False if it was queued already.
+    pub(crate) fn arm() -> bool {
+        // SAFETY: `init` ran at load (the samplers that call this start after it).
+        unsafe { raw::tio_probe_arm() != 0 }
+    }
+
+    /// Takes `cpu`'s probe off the queue and waits for a running one. Process context.
+    pub(crate) fn cancel(cpu: u32) {
+        // SAFETY: Any possible CPU, set up by `init`; cancelling an idle work is a no-op.
+        unsafe { raw::tio_probe_cancel(cpu) };
+    }
+}
+
+/// Softirqs pending on this CPU.
+pub(crate) fn softirq_pending() -> u32 {
+    // SAFETY: No preconditions; reads this CPU's pending mask.
+    unsafe { raw::tio_softirq_pending() }
+}
+
 /// Whether `m`'s buffer has overflowed: seq_file will discard what this show wrote and call
 /// it again with a larger buffer.
 pub(crate) fn seq_overflowed(m: &kernel::seq_file::SeqFile) -> bool {

@@ -119,6 +119,33 @@ impl Rules {
         Window { start: prev.saturating_add(self.period_ns), end: now }
     }
 
+    /// Where a softirq-off window first seen by the hrtimer's look at `now` began, as
+    /// estimated: halfway back to the previous look at `prev` (at most half a period: the
+    /// window began after it, or that look would have seen it), or at `now` when this run
+    /// ends a hardirq-off gap (that time is the hardirq-off event's).
+    pub(crate) const fn probe_start(&self, prev: u64, now: u64, after_hard_gap: bool) -> u64 {
+        if after_hard_gap {
+            return now;
+        }
+        let back = now.saturating_sub(prev);
+        let back = if back < self.period_ns { back } else { self.period_ns };
+        now - back / 2
+    }
+
+    /// The softirq probe: queued at `armed_ns` by a look that found softirqs held off (in a
+    /// window estimated to have begun at `start_ns`), it ran at `ran_ns`, as soon as
+    /// softirqs could. Held for a period or more after that look: a softirq-off event of
+    /// `ran_ns - start_ns`. Every window of two periods or more is one (its first look
+    /// comes within a period of its start), at an error of at most half a period plus the
+    /// probe's own start-up; a shorter hold is not a window.
+    pub(crate) const fn probe_latency(&self, start_ns: u64, armed_ns: u64, ran_ns: u64) -> Option<u64> {
+        if ran_ns.saturating_sub(armed_ns) >= self.period_ns {
+            Some(ran_ns.saturating_sub(start_ns))
+        } else {
+            None
+        }
+    }
+
     /// Whether a latency gets a stack record (below the threshold it is only counted).
     pub(crate) const fn is_recorded(&self, latency_ns: u64) -> bool {
         latency_ns >= self.threshold_ns
@@ -177,6 +204,21 @@ pub(crate) const fn covered(start: u64, end: u64, a: Window, b: Window) -> u64 {
     a.overlap(start, end) + b.overlap(start, end) - overlap(start, end, both_start, both_end)
 }
 
+/// Nanoseconds of [start, end) inside the union of `windows` (each part counted once).
+pub(crate) fn covered_all<const N: usize>(start: u64, end: u64, windows: [Window; N]) -> u64 {
+    let mut w = windows.map(|w| Window { start: w.start.max(start), end: w.end.min(end) });
+    w.sort_unstable_by_key(|w| w.start);
+    let (mut total, mut reach) = (0, start);
+    for x in w {
+        let from = x.start.max(reach);
+        if x.end > from {
+            total += x.end - from;
+            reach = x.end;
+        }
+    }
+    total
+}
+
 /// What the hrtimer knows, when it runs, about how its CPU spent the time since its
 /// previous run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,9 +267,9 @@ impl Rules {
         }
     }
 
-    /// The timer_list's verdict on `gap_ns`. Of the gap, `hard_ns` is covered by a
-    /// hardirq-off window and `hard_or_idle_ns` (>= `hard_ns`) by a hardirq-off or an
-    /// idle-late window, both seen by the hrtimer. Where the timer_list itself runs (a
+    /// The timer_list's verdict on `gap_ns`. Of the gap, `hard_ns` is covered by windows
+    /// reported already (a hardirq-off event, a softirq-off event of the probe) and
+    /// `hard_or_idle_ns` (>= `hard_ns`) by those or an idle-late window. Where the timer_list itself runs (a
     /// softirq on irq exit from idle, or ktimers/N) is no evidence either way: only the
     /// hrtimer's proven idle windows excuse a gap.
     pub(crate) const fn soft_verdict(&self, gap_ns: u64, hard_ns: u64, hard_or_idle_ns: u64) -> Verdict {
@@ -483,6 +525,44 @@ mod tests {
         assert_eq!(r.soft_verdict(110 * MS, 0, 100 * MS), Verdict::IdleLate);
         // Softirqs off 100 ms beyond a 50 ms idle window: still an event, of the rest.
         assert_eq!(r.soft_verdict(160 * MS, 0, 50 * MS), Verdict::Event(100 * MS));
+    }
+
+    #[test]
+    fn covered_all_counts_the_union() {
+        assert_eq!(covered_all(0, 100, [w(10, 20), w(50, 70), w(15, 60)]), 60);
+        assert_eq!(covered_all(0, 100, [w(10, 20), w(30, 40), w(50, 60)]), 30);
+        assert_eq!(covered_all(15, 55, [w(10, 20), w(30, 40), w(50, 60)]), 20);
+        assert_eq!(covered_all(0, 100, [Window::EMPTY, w(40, 30), w(0, 200)]), 100);
+        for (a, b) in [(w(10, 40), w(30, 60)), (w(10, 60), w(20, 30)), (Window::EMPTY, w(0, 10))] {
+            assert_eq!(covered_all(5, 100, [a, b]), covered(5, 100, a, b));
+        }
+    }
+
+    /// The probe detects every softirq-off window of two periods or more, wherever it
+    /// falls between the looks, within half a period (the probe's start-up aside), and
+    /// never a hold shorter than a period after the look that queued it.
+    #[test]
+    fn probe_detects_from_two_periods_within_half_a_period() {
+        for p_ms in [1, 4, 10] {
+            let r = Rules::new(p_ms * MS, 50 * MS, 250);
+            let p = r.period_ns;
+            for d in [2 * p, 2 * p + p / 3, 5 * p, 100 * MS] {
+                for phase in 0..10 {
+                    // Looks at k * p; the window starts at `s`, after the look at 0.
+                    let s = 1 + phase * (p - 1) / 10;
+                    let (prev, first) = (0, p);
+                    let end = s + d;
+                    let start = r.probe_start(prev, first, false);
+                    let lat = r.probe_latency(start, first, end).expect("detected");
+                    let err = lat.abs_diff(d);
+                    assert!(err <= p / 2, "p={p_ms}ms d={d} s={s}: latency {lat}, err {err}");
+                }
+            }
+            // Held for less than a period after the look: no window.
+            assert_eq!(r.probe_latency(0, p, 2 * p - 1), None);
+            // Right after a hardirq-off gap: the window is counted from that run only.
+            assert_eq!(r.probe_start(0, 5 * p, true), 5 * p);
+        }
     }
 
     fn evidence(idle_loop: bool, interrupts: u64, retries: u32) -> SleepEvidence {

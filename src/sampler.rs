@@ -81,6 +81,17 @@ pub(crate) struct CpuSampler {
     /// handler, which has returned by the time the timer_list runs.
     win_serving: Atomic<u32>,
     win_waiting_since: Atomic<u64>,
+    /// The softirq probe (`ffi::probe`): when a look that found softirqs held off queued
+    /// it (0: not queued), where that window is estimated to have begun, and the looks
+    /// since (all, with bottom halves off, in a softirq handler). Armed by the hrtimer,
+    /// closed by the probe's run, both on this CPU.
+    probe_armed: Atomic<u64>,
+    probe_start: Atomic<u64>,
+    probe_looks: Atomic<u32>,
+    probe_bh_off: Atomic<u32>,
+    probe_serving: Atomic<u32>,
+    /// The probe's last softirq-off window: the timer_list does not count it again.
+    probe_window: WindowCell,
     /// Pids of this CPU's ksoftirqd/N and ktimers/N (0: none).
     thread_pids: [Atomic<i32>; 2],
     pub(crate) hard: RecordStore,
@@ -157,6 +168,12 @@ impl CpuSampler {
                 win_idle: Atomic::new(0),
                 win_serving: Atomic::new(0),
                 win_waiting_since: Atomic::new(0),
+                probe_armed: Atomic::new(0),
+                probe_start: Atomic::new(0),
+                probe_looks: Atomic::new(0),
+                probe_bh_off: Atomic::new(0),
+                probe_serving: Atomic::new(0),
+                probe_window: WindowCell::new(),
                 thread_pids: [const { Atomic::new(0) }; 2],
                 hard: RecordStore::new(records)?,
                 soft: RecordStore::new(records)?,
@@ -198,6 +215,8 @@ impl CpuSampler {
         this.last_soft_jiffies.store(ffi::jiffies(), Relaxed);
         this.soft_starved_seen.store(false, Relaxed);
         this.idle_late.set(Window::EMPTY);
+        this.probe_window.set(Window::EMPTY);
+        this.probe_armed.store(0, Relaxed);
         this.win_of.store(0, Relaxed);
         this.pending.close();
         let rules = this.settings.rules();
@@ -216,6 +235,9 @@ impl CpuSampler {
         // Dropping the handle cancels the hrtimer and waits for its callback.
         let handle = self.running.lock().take();
         drop(handle);
+        // The hrtimer queues the probe: only now can it no longer come back.
+        ffi::probe::cancel(self.cpu);
+        self.probe_armed.store(0, Relaxed);
         if let Some(me) = self.peer() {
             // Not overdue: stopped.
             me.last_hard_ns.store(0, Relaxed);
@@ -265,7 +287,8 @@ impl CpuSampler {
             // timer_list, if due earlier, may have been late by more.
             self.idle_late.set(rules.late_window(prev, now));
         }
-        match rules.hard_verdict(gap, asleep) {
+        let verdict = rules.hard_verdict(gap, asleep);
+        match verdict {
             Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
             Verdict::Event(latency) => {
                 let window = rules.late_window(prev, now);
@@ -279,6 +302,9 @@ impl CpuSampler {
                 self.hard_event(rules, latency, window, prev, now, !returned);
             }
             Verdict::Ordinary => {}
+        }
+        if !asleep {
+            self.probe_look(rules, interrupted, prev, now, matches!(verdict, Verdict::Event(_)));
         }
         let last_soft = self.last_soft_ns.load(Relaxed);
         if last_soft == 0 {
@@ -300,6 +326,102 @@ impl CpuSampler {
         // ended and its profile is being copied.
         if self.soft_starved_seen.load(Relaxed) && now.saturating_sub(last_soft) >= rules.threshold_ns {
             self.sample_soft_window(last_soft, now);
+        }
+    }
+
+    /// The softirq side at the hrtimer's resolution: a look that finds softirqs held off
+    /// here (bottom halves off or a softirq handler running; or, where softirqs run in
+    /// threads, softirq work waiting while another task runs) queues the probe, unless it is
+    /// queued already; later looks are counted for the cause. Its run ends the window.
+    fn probe_look(&self, rules: &gap::Rules, interrupted: ffi::Interrupted, prev: u64, now: u64, after_hard_gap: bool) {
+        let bh_off = interrupted.bh_off();
+        if self.probe_armed.load(Relaxed) != 0 {
+            self.probe_looks.add(1, Relaxed);
+            self.probe_bh_off.add(u32::from(bh_off), Relaxed);
+            self.probe_serving.add(u32::from(interrupted.serving_softirq()), Relaxed);
+            return;
+        }
+        let held = bh_off || (self.softirqs_threaded() && !self.in_softirq_thread() && self.softirq_work_waiting());
+        if !held {
+            return;
+        }
+        self.probe_start.store(rules.probe_start(prev, now, after_hard_gap), Relaxed);
+        self.probe_looks.store(1, Relaxed);
+        self.probe_bh_off.store(u32::from(bh_off), Relaxed);
+        self.probe_serving.store(u32::from(interrupted.serving_softirq()), Relaxed);
+        self.probe_armed.store(now, Relaxed);
+        // Queued already (a run that has not come yet): that run closes this window.
+        ffi::probe::arm();
+    }
+
+    /// Softirqs run in threads here (PREEMPT_RT, `threadirqs`): ktimers/N exists.
+    fn softirqs_threaded(&self) -> bool {
+        self.thread_pids[1].load(Relaxed) != 0
+    }
+
+    /// Softirq work waits for its thread: softirqs pending, or ksoftirqd/N or ktimers/N
+    /// (whose timer softirqs are not in the pending mask) queued to run.
+    fn softirq_work_waiting(&self) -> bool {
+        ffi::softirq_pending() != 0 || self.thread_pids.iter().any(|p| ffi::task_waiting(p.load(Relaxed)))
+    }
+
+    /// The current task is this CPU's ksoftirqd/N or ktimers/N.
+    fn in_softirq_thread(&self) -> bool {
+        let mut comm = [0u8; COMM_LEN];
+        let pid = ffi::current_task(&mut comm);
+        self.thread_pids.iter().any(|p| p.load(Relaxed) == pid)
+    }
+
+    /// The probe ran (softirq context, this CPU): softirqs run again. Held for a period
+    /// or more after the look that queued it, that was a softirq-off window, reported
+    /// here, where it ended.
+    pub(crate) fn probe_ran(&self) {
+        let now = ffi::now_ns();
+        let start = self.probe_start.load(Relaxed);
+        let samples = Samples {
+            total: self.probe_looks.load(Relaxed),
+            bh_off: self.probe_bh_off.load(Relaxed),
+            idle: 0,
+        };
+        let serving = self.probe_serving.load(Relaxed) != 0;
+        // Last: a look in between counts into the window that is ending.
+        let armed = self.probe_armed.xchg(0, Relaxed);
+        if armed == 0 {
+            return;
+        }
+        let rules = self.settings.rules();
+        if let Some(latency) = rules.probe_latency(start, armed, now) {
+            self.probe_window.set(Window { start, end: now });
+            let mut comm = [0u8; COMM_LEN];
+            let pid = ffi::current_task(&mut comm);
+            let in_thread = self.thread_pids.iter().any(|p| p.load(Relaxed) == pid);
+            let cause = cause::classify(samples, in_thread);
+            // The window's lower-bound record and profile are kept under the timer_list's
+            // last run, which softirqs held off could not move.
+            let key = self.last_soft_ns.load(Relaxed);
+            let runnable_ns = self.runnable_in(key, cause, now);
+            let window = SoftWindow {
+                latency_ns: latency,
+                key,
+                start_jiffies: self.last_soft_jiffies.load(Relaxed),
+                cause,
+                runnable_ns,
+                samples,
+                end_shows_culprit: !ffi::in_idle() && !serving,
+            };
+            self.soft_event(&rules, window, now, pid, comm);
+        }
+        self.soft_cost.add(ffi::now_ns().saturating_sub(now));
+    }
+
+    /// How long a softirq thread was seen waiting in the window kept under `key`, for
+    /// ksoftirqd-wait.
+    fn runnable_in(&self, key: u64, cause: Cause, now: u64) -> u64 {
+        let since = if self.win_of.load(Relaxed) == key { self.win_waiting_since.load(Relaxed) } else { 0 };
+        if cause == Cause::KsoftirqdWait && since != 0 {
+            now.saturating_sub(since)
+        } else {
+            0
         }
     }
 
@@ -375,9 +497,7 @@ impl CpuSampler {
         };
         let in_thread = self.thread_pids.iter().any(|p| p.load(Relaxed) == pid);
         let cause = cause::classify(samples, in_thread);
-        let since = if mine { self.win_waiting_since.load(Relaxed) } else { 0 };
-        let runnable = if cause == Cause::KsoftirqdWait && since != 0 { now.saturating_sub(since) } else { 0 };
-        (cause, runnable, samples)
+        (cause, self.runnable_in(start, cause, now), samples)
     }
 
     /// The timer_list ran: softirq-off check. Returns the next delay in jiffies.
@@ -398,11 +518,31 @@ impl CpuSampler {
             // After the window: if the hrtimer ran since, its last run is newer than it.
             let last_hard = self.peer().map_or(0, |p| p.last_hard_ns.load(Relaxed));
             let idle_late = gap::idle_until(idle_late, last_hard, now);
-            let hard = hard_off.overlap(prev, now);
-            let hard_or_idle = gap::covered(prev, now, hard_off, idle_late);
+            // Reported already: hardirq-off windows and the probe's softirq-off ones.
+            let probe = self.probe_window.get();
+            let hard = gap::covered(prev, now, hard_off, probe);
+            let hard_or_idle = gap::covered_all(prev, now, [hard_off, probe, idle_late]);
             match rules.soft_verdict(gap, hard, hard_or_idle) {
                 Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
-                Verdict::Event(latency) => self.soft_event(&rules, latency, prev, prev_jiffies, now),
+                Verdict::Event(latency) => {
+                    let mut comm = [0u8; COMM_LEN];
+                    let pid = ffi::current_task(&mut comm);
+                    let (cause, runnable_ns, samples) = self.window_cause(prev, now, pid);
+                    // The timer_list ran after the window, where the stack shows no
+                    // culprit: in the idle task (softirqs on irq exit from idle), or right
+                    // after a softirq handler the hrtimer found running inside it.
+                    let serving = self.win_of.load(Relaxed) == prev && self.win_serving.load(Relaxed) != 0;
+                    let window = SoftWindow {
+                        latency_ns: latency,
+                        key: prev,
+                        start_jiffies: prev_jiffies,
+                        cause,
+                        runnable_ns,
+                        samples,
+                        end_shows_culprit: !ffi::in_idle() && !serving,
+                    };
+                    self.soft_event(&rules, window, now, pid, comm);
+                }
                 Verdict::Ordinary => {}
             }
         }
@@ -462,43 +602,51 @@ impl CpuSampler {
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
     }
 
-    /// Reports a softirq-off window that started at `start` and ended `now`: counted by
+    /// Reports a softirq-off window that ended `now` (with `pid` current): counted by
     /// cause, the tracepoint always, at the threshold one record with the stack where it
     /// ended and the one the hrtimer took inside it.
-    fn soft_event(&self, rules: &gap::Rules, latency_ns: u64, start: u64, start_jiffies: u64, now: u64) {
-        let mut comm = [0u8; COMM_LEN];
-        let pid = ffi::current_task(&mut comm);
-        let (cause, runnable_ns, samples) = self.window_cause(start, now, pid);
+    fn soft_event(&self, rules: &gap::Rules, sw: SoftWindow, now: u64, pid: i32, comm: [u8; COMM_LEN]) {
+        let latency_ns = sw.latency_ns;
         self.soft_counts.add(latency_ns);
-        if let Some(c) = self.cause_counts.get(cause.index()) {
+        if let Some(c) = self.cause_counts.get(sw.cause.index()) {
             c.add(latency_ns);
         }
-        tracepoints::softirq_off(self.cpu, latency_ns, pid, &comm, cause);
+        tracepoints::softirq_off(self.cpu, latency_ns, pid, &comm, sw.cause);
         if !rules.is_recorded(latency_ns) {
             return;
         }
         let t0 = ffi::now_ns();
         let window = Window { start: now.saturating_sub(latency_ns), end: now };
-        // The timer_list ran after the window, where the stack shows no culprit: in the
-        // idle task (softirqs on irq exit from idle), or right after a softirq handler the
-        // hrtimer found running inside the window.
-        let serving = self.win_of.load(Relaxed) == start && self.win_serving.load(Relaxed) != 0;
         let header = Header {
-            end_shows_culprit: !ffi::in_idle() && !serving,
-            cause: Some(cause),
-            runnable_ns,
-            samples,
-            jiffies: ffi::jiffies().wrapping_sub(start_jiffies),
+            end_shows_culprit: sw.end_shows_culprit,
+            cause: Some(sw.cause),
+            runnable_ns: sw.runnable_ns,
+            samples: sw.samples,
+            jiffies: ffi::jiffies().wrapping_sub(sw.start_jiffies),
             overlap_cpu: self.peers.hardirq_overlap(self.cpu, window, rules.period_ns),
             ..Header::new(latency_ns, now, pid, comm)
         };
         self.soft.offer(&header, self.settings.generation(), |w| {
             capture(w, Which::End);
-            w.window_from(&self.pending, start);
-            w.profile_from(&self.soft_profile, start, name_if_vanishing);
+            w.window_from(&self.pending, sw.key);
+            w.profile_from(&self.soft_profile, sw.key, name_if_vanishing);
         });
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
     }
+}
+
+/// A softirq-off window as its reporter (the timer_list or the probe) saw it.
+struct SoftWindow {
+    latency_ns: u64,
+    /// The timer_list's last run before the window: the key of its lower-bound record and
+    /// profile.
+    key: u64,
+    /// Jiffies at that run.
+    start_jiffies: u64,
+    cause: Cause,
+    runnable_ns: u64,
+    samples: Samples,
+    end_shows_culprit: bool,
 }
 
 fn period(rules: &gap::Rules) -> Delta {

@@ -30,6 +30,7 @@
 #include <linux/timekeeping.h>
 #include <linux/timer.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <asm/irq_regs.h>
 #ifdef CONFIG_X86_64
 #include <asm/apic.h>
@@ -369,6 +370,38 @@ void tio_softtimer_start(unsigned long delay)
 void tio_softtimer_stop(unsigned int cpu)
 {
 	timer_shutdown_sync(per_cpu_ptr(&tio_softtimer, cpu));
+}
+
+static DEFINE_PER_CPU(struct work_struct, tio_probe_work);
+
+static void tio_probe_fn(struct work_struct *w)
+{
+	trace_irqoff_rs_probe_ran(smp_processor_id());
+}
+
+void tio_probe_init(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		INIT_WORK(per_cpu_ptr(&tio_probe_work, cpu), tio_probe_fn);
+}
+
+int tio_probe_arm(void)
+{
+	unsigned int cpu = smp_processor_id();
+
+	return queue_work_on(cpu, system_bh_highpri_wq, per_cpu_ptr(&tio_probe_work, cpu));
+}
+
+void tio_probe_cancel(unsigned int cpu)
+{
+	cancel_work_sync(per_cpu_ptr(&tio_probe_work, cpu));
+}
+
+unsigned int tio_softirq_pending(void)
+{
+	return local_softirq_pending();
 }
 
 int tio_cpuhp_add(void)

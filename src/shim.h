@@ -120,6 +120,20 @@ void tio_softtimer_start(unsigned long jiffies);
 void tio_softtimer_stop(unsigned int cpu);
 
 /*
+ * The softirq probe: a per-CPU work item on the high-priority BH workqueue, so it runs in
+ * softirq context on its CPU as soon as softirqs can run there; it calls
+ * trace_irqoff_rs_probe_ran(cpu). init: once at load, for every possible CPU. arm: queues
+ * this CPU's (any context); 0 if it was queued already. cancel: takes cpu's off the queue
+ * and waits for a running one (process context).
+ */
+void tio_probe_init(void);
+int tio_probe_arm(void);
+void tio_probe_cancel(unsigned int cpu);
+
+/* Softirqs pending on this CPU (local_softirq_pending()). */
+unsigned int tio_softirq_pending(void);
+
+/*
  * CPU hotplug: trace_irqoff_rs_cpu_online/offline run on each CPU that is or comes
  * online / goes offline, until tio_cpuhp_remove(). Returns the state (> 0) or -errno.
  */
@@ -182,6 +196,7 @@ unsigned long trace_irqoff_rs_records_count(void);
 int trace_irqoff_rs_records_show(void *seq, unsigned long index);
 int trace_irqoff_rs_write(unsigned int file, const char *buf, unsigned long len);
 unsigned long trace_irqoff_rs_softirq_sample(unsigned int cpu);
+void trace_irqoff_rs_probe_ran(unsigned int cpu);
 int trace_irqoff_rs_cpu_online(unsigned int cpu);
 int trace_irqoff_rs_cpu_offline(unsigned int cpu);
 void trace_irqoff_rs_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned int nr_tags,

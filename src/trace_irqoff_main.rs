@@ -112,6 +112,7 @@ impl kernel::Module for TraceIrqoff {
             pr_info!("watcher: in-window stacks of hardirq-off windows unavailable ({})\n", why.name());
         }
         let source = tag_source(force_kprobe);
+        ffi::probe::init();
         let state = KBox::pin_init(state::State::new(nr_cpus, records, source, watch)?, GFP_KERNEL)?;
         let proc = entry::Registration::new(state)?;
         pr_info!("loaded; /proc/trace_irqoff is ready, sampling is disabled\n");
