@@ -217,6 +217,21 @@ pub(crate) fn task_waiting(pid: i32) -> bool {
     pid != 0 && unsafe { raw::tio_task_waiting(pid) } != 0
 }
 
+/// Whether this kernel has PREEMPT_RT's per-CPU BH lock: there a task in a
+/// bottom-half-disabled section holds every softirq of its CPU off even while it is
+/// preempted.
+pub(crate) fn has_bh_lock() -> bool {
+    // SAFETY: No preconditions.
+    unsafe { raw::tio_has_bh_lock() != 0 }
+}
+
+/// With the BH lock: whether task `pid` (not current) is in a bottom-half-disabled section
+/// while it does not run. False on other kernels. Any context.
+pub(crate) fn task_holds_bh_lock(pid: i32) -> bool {
+    // SAFETY: No preconditions; the shim looks the pid up under RCU.
+    pid != 0 && unsafe { raw::tio_task_holds_bh_lock(pid) } != 0
+}
+
 /// Preemption off on this CPU while it lives; interrupts stay on. For sections that a task
 /// of the same CPU must never wait for (a seqcount writer's odd phase): on PREEMPT_RT the
 /// timer_list callback runs in the preemptible ktimers/N thread, and a higher-priority

@@ -92,6 +92,9 @@ pub(crate) struct CpuSampler {
     probe_serving: Atomic<u32>,
     /// The probe's last softirq-off window: the timer_list does not count it again.
     probe_window: WindowCell,
+    /// With PREEMPT_RT's BH lock: the task a look last found with bottom halves off (0:
+    /// none). While it stays in that section, preempted or not, softirqs stay held off.
+    bh_holder: Atomic<i32>,
     /// Pids of this CPU's ksoftirqd/N and ktimers/N (0: none).
     thread_pids: [Atomic<i32>; 2],
     pub(crate) hard: RecordStore,
@@ -174,6 +177,7 @@ impl CpuSampler {
                 probe_bh_off: Atomic::new(0),
                 probe_serving: Atomic::new(0),
                 probe_window: WindowCell::new(),
+                bh_holder: Atomic::new(0),
                 thread_pids: [const { Atomic::new(0) }; 2],
                 hard: RecordStore::new(records)?,
                 soft: RecordStore::new(records)?,
@@ -303,14 +307,15 @@ impl CpuSampler {
             }
             Verdict::Ordinary => {}
         }
+        let bh_held = !asleep && self.bh_held(interrupted);
         if !asleep {
-            self.probe_look(rules, interrupted, prev, now, matches!(verdict, Verdict::Event(_)));
+            self.probe_look(rules, interrupted, bh_held, prev, now, matches!(verdict, Verdict::Event(_)));
         }
         let last_soft = self.last_soft_ns.load(Relaxed);
         if last_soft == 0 {
             return;
         }
-        self.observe_soft_window(rules, last_soft, now, asleep, interrupted);
+        self.observe_soft_window(rules, last_soft, now, asleep, bh_held, interrupted.serving_softirq());
         // A run in idle that was late explains the gap up to it (`idle_until`); one on
         // time in idle while the timer_list stays away is itself worth a look.
         if !self.soft_starved_seen.load(Relaxed) {
@@ -333,8 +338,7 @@ impl CpuSampler {
     /// here (bottom halves off or a softirq handler running; or, where softirqs run in
     /// threads, softirq work waiting while another task runs) queues the probe, unless it is
     /// queued already; later looks are counted for the cause. Its run ends the window.
-    fn probe_look(&self, rules: &gap::Rules, interrupted: ffi::Interrupted, prev: u64, now: u64, after_hard_gap: bool) {
-        let bh_off = interrupted.bh_off();
+    fn probe_look(&self, rules: &gap::Rules, interrupted: ffi::Interrupted, bh_off: bool, prev: u64, now: u64, after_hard_gap: bool) {
         if self.probe_armed.load(Relaxed) != 0 {
             self.probe_looks.add(1, Relaxed);
             self.probe_bh_off.add(u32::from(bh_off), Relaxed);
@@ -352,6 +356,28 @@ impl CpuSampler {
         self.probe_armed.store(now, Relaxed);
         // Queued already (a run that has not come yet): that run closes this window.
         ffi::probe::arm();
+    }
+
+    /// Whether bottom halves are held off at this look: by the interrupted code, or (with
+    /// PREEMPT_RT's BH lock) by a task a look found in a bottom-half-disabled section that
+    /// is still in it, preempted: it holds the lock every softirq of this CPU needs.
+    fn bh_held(&self, interrupted: ffi::Interrupted) -> bool {
+        if interrupted.bh_off() {
+            if !interrupted.serving_softirq() && ffi::has_bh_lock() {
+                let mut comm = [0u8; COMM_LEN];
+                self.bh_holder.store(ffi::current_task(&mut comm), Relaxed);
+            }
+            return true;
+        }
+        let holder = self.bh_holder.load(Relaxed);
+        if holder == 0 {
+            return false;
+        }
+        let held = ffi::task_holds_bh_lock(holder);
+        if !held {
+            self.bh_holder.store(0, Relaxed);
+        }
+        held
     }
 
     /// Softirqs run in threads here (PREEMPT_RT, `threadirqs`): ktimers/N exists.
@@ -372,11 +398,19 @@ impl CpuSampler {
         self.thread_pids.iter().any(|p| p.load(Relaxed) == pid)
     }
 
-    /// The probe ran (softirq context, this CPU): softirqs run again. Held for a period
-    /// or more after the look that queued it, that was a softirq-off window, reported
-    /// here, where it ended.
+    /// The probe ran (softirq context, this CPU): softirqs run again.
     pub(crate) fn probe_ran(&self) {
         let now = ffi::now_ns();
+        self.close_probe(now);
+        self.soft_cost.add(ffi::now_ns().saturating_sub(now));
+    }
+
+    /// Softirqs run on this CPU at `now` (softirq context: the probe, or the timer_list,
+    /// which may run first where a long softirq handler left the probe to ksoftirqd). Held
+    /// for a period or more after the look that queued the probe, that was a softirq-off
+    /// window, reported here, where it ended; the probe's own run, if still to come, then
+    /// finds nothing to close.
+    fn close_probe(&self, now: u64) {
         let start = self.probe_start.load(Relaxed);
         let samples = Samples {
             total: self.probe_looks.load(Relaxed),
@@ -390,28 +424,25 @@ impl CpuSampler {
             return;
         }
         let rules = self.settings.rules();
-        if let Some(latency) = rules.probe_latency(start, armed, now) {
-            self.probe_window.set(Window { start, end: now });
-            let mut comm = [0u8; COMM_LEN];
-            let pid = ffi::current_task(&mut comm);
-            let in_thread = self.thread_pids.iter().any(|p| p.load(Relaxed) == pid);
-            let cause = cause::classify(samples, in_thread);
-            // The window's lower-bound record and profile are kept under the timer_list's
-            // last run, which softirqs held off could not move.
-            let key = self.last_soft_ns.load(Relaxed);
-            let runnable_ns = self.runnable_in(key, cause, now);
-            let window = SoftWindow {
-                latency_ns: latency,
-                key,
-                start_jiffies: self.last_soft_jiffies.load(Relaxed),
-                cause,
-                runnable_ns,
-                samples,
-                end_shows_culprit: !ffi::in_idle() && !serving,
-            };
-            self.soft_event(&rules, window, now, pid, comm);
-        }
-        self.soft_cost.add(ffi::now_ns().saturating_sub(now));
+        let Some(latency) = rules.probe_latency(start, armed, now) else { return };
+        self.probe_window.set(Window { start, end: now });
+        let mut comm = [0u8; COMM_LEN];
+        let pid = ffi::current_task(&mut comm);
+        let in_thread = self.thread_pids.iter().any(|p| p.load(Relaxed) == pid);
+        let cause = cause::classify(samples, in_thread);
+        // The window's lower-bound record and profile are kept under the timer_list's
+        // last run, which softirqs held off could not move.
+        let key = self.last_soft_ns.load(Relaxed);
+        let window = SoftWindow {
+            latency_ns: latency,
+            key,
+            start_jiffies: self.last_soft_jiffies.load(Relaxed),
+            cause,
+            runnable_ns: self.runnable_in(key, cause, now),
+            samples,
+            end_shows_culprit: !ffi::in_idle() && !serving,
+        };
+        self.soft_event(&rules, window, now, pid, comm);
     }
 
     /// How long a softirq thread was seen waiting in the window kept under `key`, for
@@ -452,7 +483,7 @@ impl CpuSampler {
 
     /// One look inside a softirq window that has been open for two timer_list periods:
     /// bottom halves off here, or a softirq thread waiting to run.
-    fn observe_soft_window(&self, rules: &gap::Rules, last_soft: u64, now: u64, asleep: bool, interrupted: ffi::Interrupted) {
+    fn observe_soft_window(&self, rules: &gap::Rules, last_soft: u64, now: u64, asleep: bool, bh_held: bool, serving: bool) {
         if now.saturating_sub(last_soft) < 2 * rules.soft_period_ns {
             return;
         }
@@ -469,10 +500,10 @@ impl CpuSampler {
             return;
         }
         self.win_total.add(1, Relaxed);
-        if interrupted.bh_off() {
+        if bh_held {
             self.win_bh_off.add(1, Relaxed);
         }
-        if interrupted.serving_softirq() {
+        if serving {
             self.win_serving.add(1, Relaxed);
         }
         if self.win_waiting_since.load(Relaxed) == 0
@@ -509,6 +540,8 @@ impl CpuSampler {
     }
 
     fn soft_check(&self, now: u64) -> u64 {
+        // Softirqs run: a window the probe is open for ends here, before the gap's verdict.
+        self.close_probe(now);
         let rules = self.settings.rules();
         let prev = self.last_soft_ns.xchg(now, Relaxed);
         let prev_jiffies = self.last_soft_jiffies.xchg(ffi::jiffies(), Relaxed);

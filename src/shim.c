@@ -323,6 +323,33 @@ int tio_task_waiting(int pid)
 	return ret;
 }
 
+#if defined(CONFIG_PREEMPT_RT) && IS_ENABLED(CONFIG_PREEMPT_RT_NEEDS_BH_LOCK)
+#define TIO_BH_LOCK 1
+#else
+#define TIO_BH_LOCK 0
+#endif
+
+int tio_has_bh_lock(void)
+{
+	return TIO_BH_LOCK;
+}
+
+int tio_task_holds_bh_lock(int pid)
+{
+#if TIO_BH_LOCK
+	struct task_struct *t;
+	int ret;
+
+	rcu_read_lock();
+	t = pid ? pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID) : NULL;
+	ret = t && t != current && READ_ONCE(t->softirq_disable_cnt) != 0;
+	rcu_read_unlock();
+	return ret;
+#else
+	return 0;
+#endif
+}
+
 unsigned long long tio_now_ns(void)
 {
 	return ktime_get_ns();

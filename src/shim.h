@@ -100,6 +100,17 @@ int tio_softirq_thread_pid(unsigned int cpu, int timers);
 /* Whether the task with this pid is queued to run but is not the current task. */
 int tio_task_waiting(int pid);
 
+/*
+ * PREEMPT_RT with the per-CPU BH lock (CONFIG_PREEMPT_RT_NEEDS_BH_LOCK): whether the task
+ * with this pid, not the current one, is inside a bottom-half-disabled section, and so
+ * holds the lock that keeps every softirq of its CPU from running, though it does not
+ * run itself (preempted). 0 on every other kernel, where such a section either cannot be
+ * preempted or holds nothing.
+ */
+int tio_task_holds_bh_lock(int pid);
+/* Whether this kernel has that lock. */
+int tio_has_bh_lock(void);
+
 /* Monotonic clock, ns since boot (ktime_get_ns); the kernel crate keeps it private. */
 unsigned long long tio_now_ns(void);
 /* The same clock, readable in NMI context (ktime_get_mono_fast_ns). */

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+# needs: rt
+# PREEMPT_RT: a task in a bottom-half-disabled section can be preempted. Here the sample
+# holds bottom halves off for 300 ms on CPU 1 (a normal task), and 50 ms in a SCHED_FIFO 50
+# hog (cat /dev/zero, above ktimers' FIFO 1) takes CPU 1 for about 100 ms.
+# - With the per-CPU BH lock (CONFIG_PREEMPT_RT_NEEDS_BH_LOCK, the old behaviour, kept for
+#   testing upstream) the preempted section holds the lock that every softirq of CPU 1
+#   needs: the claim is one bh-off window of the whole section.
+# - Without it (Debian's RT kernel, upstream's default) the section holds nothing: softirqs
+#   run beside it in ktimers/ksoftirqd. They wait only while the hog runs: the claim is a
+#   ksoftirqd-wait window of the hog's length, named by the hog (what ran instead), and no
+#   window of the whole section.
+tio_load
+modprobe irqoff_sample
+echo 1 > $TIO/enable
+P_NS=$(config_field period_ns)
+PS_NS=$(config_field soft_period_ns)
+sleep 0.5
+taskset -c 0 sh -c 'echo 0 > /proc/trace_irqoff/trace_latency'
+taskset -c 1 sh -c 'echo softirq 300 > /dev/irqoff_sample' &
+inj=$!
+taskset -c 0 sleep 0.05
+t0=$(sed 's/ .*//' /proc/uptime)
+if command -v chrt > /dev/null 2>&1; then
+	chrt -f 50 taskset -c 1 cat /dev/zero > /dev/null &
+else
+	tio-chrt 50 1 cat /dev/zero > /dev/null &
+fi
+hog=$!
+taskset -c 0 sleep 0.1
+kill $hog
+t1=$(sed 's/ .*//' /proc/uptime)
+wait $hog 2>/dev/null
+wait $inj
+sleep 0.2
+hog_ms=$(echo "$t0 $t1" | awk '{ printf "%d", ($2 - $1) * 1000 }')
+recs=$(taskset -c 0 cat $TIO/records | grep '^record cpu=1 kind=soft lower_bound=0 ')
+echo "$recs" | sed 's/^/# /'
+echo "# measured: section $(true_ns softirq) ns, hog ran about $hog_ms ms (uptime, 10 ms steps)"
+worst=$(echo "$recs" | sed -n 's/.* latency_ns=\([0-9]*\) .*/\1/p' | sort -n | tail -n1)
+worst_rec=$(echo "$recs" | grep " latency_ns=${worst:-x} ")
+if has bh-lock; then
+	check "BH lock: one bh-off window of the whole 300 ms section, though its task was preempted" \
+		sh -c "[ '${worst:-0}' -ge $((300000000 - PS_NS)) ] && echo '$worst_rec' | grep -q ' cause=bh-off '"
+else
+	check "no BH lock: the worst softirq-off window is the hog's (<= 200 ms), not the 300 ms section" \
+		sh -c "[ '${worst:-0}' -ge $((50000000)) ] && [ '${worst:-0}' -le 200000000 ]"
+	check "... its cause is ksoftirqd-wait: the softirq threads waited behind the hog" \
+		sh -c "echo '$worst_rec' | grep -q ' cause=ksoftirqd-wait '"
+	check "... and the task that ran instead is the hog (cat)" \
+		sh -c "echo '$worst_rec' | grep -q ' window_comm=cat$'"
+fi
+echo 0 > $TIO/enable
+rmmod irqoff_sample
+rmmod trace_irqoff
