@@ -101,6 +101,21 @@ impl Rules {
         }
     }
 
+    /// Whether the timer_list, last run `since_soft_ns` ago, is later than it ever is in
+    /// an ordinary gap (a period, a wheel granule and a jiffy): from here on the hrtimer
+    /// looks into the window for its cause. Earlier looks would cost every run at small P,
+    /// where the timer_list's ordinary gap spans several hrtimer periods.
+    pub(crate) const fn soft_overdue(&self, since_soft_ns: u64) -> bool {
+        since_soft_ns > self.soft_event_ns - self.soft_period_ns
+    }
+
+    /// Whether the timer_list, last run `since_soft_ns` ago, ran lately enough that the
+    /// hrtimer has nothing to look at on the softirq side: not overdue, and not starved
+    /// long enough for a lower-bound record.
+    pub(crate) const fn soft_recent(&self, since_soft_ns: u64) -> bool {
+        !self.soft_overdue(since_soft_ns) && since_soft_ns < self.threshold_ns + self.period_ns
+    }
+
     /// Whether the hrtimer should record the softirq side as starved, with a lower-bound
     /// latency: softirqs have not run for `since_soft_ns`, of which `hard_overlap_ns` are
     /// already explained by a hardirq-off window; the rest must reach threshold + P.
@@ -330,6 +345,26 @@ mod tests {
                     + (wheel_granularity(r.soft_period_jiffies) + 1) * r.jiffy_ns;
                 assert_eq!(r.soft_latency(worst_ordinary, 0), None, "hz={hz} p={p_ms}ms");
                 assert!(r.soft_latency(r.soft_event_ns, 0).is_some());
+            }
+        }
+    }
+
+    /// The hrtimer looks into a softirq window only once it is longer than any ordinary
+    /// timer_list gap, and before it becomes an event.
+    #[test]
+    fn window_looks_start_after_every_ordinary_gap() {
+        for hz in [100, 250, 300, 1000] {
+            for p_ms in 1..=100 {
+                let r = Rules::new(p_ms * MS, 2 * p_ms * MS, hz);
+                let worst_ordinary = r.soft_period_ns + (wheel_granularity(r.soft_period_jiffies) + 1) * r.jiffy_ns;
+                assert!(!r.soft_overdue(worst_ordinary), "hz={hz} p={p_ms}ms");
+                assert!(r.soft_overdue(r.soft_event_ns - r.soft_period_ns + 1));
+                assert!(r.soft_overdue(r.soft_event_ns));
+                // Nothing is skipped that a look or a lower-bound record would need.
+                for since in [r.soft_event_ns - r.soft_period_ns + 1, r.threshold_ns + r.period_ns] {
+                    assert!(!r.soft_recent(since));
+                }
+                assert!(r.soft_starved(worst_ordinary.min(r.threshold_ns + r.period_ns - 1), 0).is_none());
             }
         }
     }

@@ -450,8 +450,8 @@ fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
             "cost {} {} runs={} total_ns={} hist_ns",
             cpu.cpu,
             name,
-            cost.runs.load(Relaxed),
-            cost.total_ns.load(Relaxed)
+            cost.runs(),
+            cost.total_ns()
         );
         for c in cost.hist_ns.snapshot() {
             seq_print!(m, " {}", c);

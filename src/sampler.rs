@@ -64,6 +64,8 @@ pub(crate) struct CpuSampler {
     /// its evidence of sleep (`gap::SleepEvidence`).
     last_irq_events: Atomic<u64>,
     last_retries: Atomic<u32>,
+    /// The run those were read at (only runs that came into the idle loop read them).
+    counts_at: Atomic<u64>,
     /// The late part of the hrtimer's last run proven asleep (a late wake-up from idle,
     /// however short). The timer_list cannot tell one itself where it runs in a thread
     /// (ktimers/N on PREEMPT_RT or with threadirqs: never the idle task), so it subtracts
@@ -123,22 +125,55 @@ pub(crate) struct CpuSampler {
     pub(crate) capture_cost: Cost,
 }
 
-/// Handler runs, their total time and a log2 histogram of their lengths in ns.
+/// Every run of a handler counts; the samplers' own runs, which come every period, are
+/// timed one in [`Cost::TIME_EVERY`] (two clock reads are a good part of a run), rarer work
+/// (captures, NMIs) every time. `total_ns` scales the timed runs to all of them; the log2
+/// histogram of lengths in ns holds the timed ones.
 pub(crate) struct Cost {
-    pub(crate) runs: Atomic<u64>,
-    pub(crate) total_ns: Atomic<u64>,
+    runs: Atomic<u64>,
+    timed: Atomic<u64>,
+    timed_ns: Atomic<u64>,
     pub(crate) hist_ns: Counts,
 }
 
 impl Cost {
+    /// One run in this many of a sampler is timed, the first one included.
+    pub(crate) const TIME_EVERY: u64 = 16;
+
     pub(crate) const fn new() -> Self {
-        Self { runs: Atomic::new(0), total_ns: Atomic::new(0), hist_ns: Counts::new() }
+        Self { runs: Atomic::new(0), timed: Atomic::new(0), timed_ns: Atomic::new(0), hist_ns: Counts::new() }
     }
 
+    /// Counts a sampler run; whether it is one to time.
+    pub(crate) fn run(&self) -> bool {
+        self.runs.fetch_add(1, Relaxed) % Self::TIME_EVERY == 0
+    }
+
+    /// The length of a run [`Cost::run`] chose to time.
+    pub(crate) fn timed(&self, ns: u64) {
+        self.timed.add(1, Relaxed);
+        self.timed_ns.add(ns, Relaxed);
+        self.hist_ns.add_bucket(crate::histogram::log2_bucket(ns));
+    }
+
+    /// A run timed in full.
     pub(crate) fn add(&self, ns: u64) {
         self.runs.add(1, Relaxed);
-        self.total_ns.add(ns, Relaxed);
-        self.hist_ns.add_bucket(crate::histogram::log2_bucket(ns));
+        self.timed(ns);
+    }
+
+    pub(crate) fn runs(&self) -> u64 {
+        self.runs.load(Relaxed)
+    }
+
+    /// The time of all runs: that of the timed ones, scaled.
+    pub(crate) fn total_ns(&self) -> u64 {
+        let (runs, timed, ns) = (self.runs(), self.timed.load(Relaxed), self.timed_ns.load(Relaxed));
+        if timed == 0 {
+            return 0;
+        }
+        // (No 128-bit division in the kernel.) The mean times the runs, with its remainder.
+        (ns / timed).saturating_mul(runs).saturating_add((ns % timed).saturating_mul(runs) / timed)
     }
 }
 
@@ -164,6 +199,7 @@ impl CpuSampler {
                 soft_starved_seen: Atomic::new(false),
                 last_irq_events: Atomic::new(0),
                 last_retries: Atomic::new(0),
+                counts_at: Atomic::new(0),
                 idle_late: WindowCell::new(),
                 win_of: Atomic::new(0),
                 win_total: Atomic::new(0),
@@ -263,14 +299,22 @@ impl CpuSampler {
         }
     }
 
-    /// What this run knows about how the CPU spent the time since the last one.
-    fn sleep_evidence(&self, interrupted: ffi::Interrupted) -> gap::SleepEvidence {
+    /// What this run, at `now`, knows about how the CPU spent the time since the previous
+    /// one, at `prev`. The counts are read only in runs that came into the idle loop (no
+    /// other run can prove sleep), so a busy CPU pays nothing for them; a run whose
+    /// previous run did not read them has no count to compare, and proves nothing.
+    fn sleep_evidence(&self, interrupted: ffi::Interrupted, prev: u64, now: u64) -> gap::SleepEvidence {
+        if !interrupted.idle_loop() {
+            return gap::SleepEvidence { idle_loop: false, interrupts: u64::MAX, retries: u32::MAX };
+        }
         let irqs = ffi::irq_events();
         let retries = ffi::hrtimer_retries(&self.timer);
+        let (last_irqs, last_retries) = (self.last_irq_events.xchg(irqs, Relaxed), self.last_retries.xchg(retries, Relaxed));
+        let known = self.counts_at.xchg(now, Relaxed) == prev;
         gap::SleepEvidence {
-            idle_loop: interrupted.idle_loop(),
-            interrupts: irqs.wrapping_sub(self.last_irq_events.xchg(irqs, Relaxed)),
-            retries: retries.wrapping_sub(self.last_retries.xchg(retries, Relaxed)),
+            idle_loop: true,
+            interrupts: if known { irqs.wrapping_sub(last_irqs) } else { u64::MAX },
+            retries: if known { retries.wrapping_sub(last_retries) } else { u32::MAX },
         }
     }
 
@@ -278,8 +322,8 @@ impl CpuSampler {
     fn hard_sample(&self, rules: &gap::Rules, now: u64) {
         let Some(me) = self.peer() else { return };
         let interrupted = ffi::interrupted();
-        let evidence = self.sleep_evidence(interrupted);
         let prev = me.last_hard_ns.xchg(now, Relaxed);
+        let evidence = self.sleep_evidence(interrupted, prev, now);
         if prev == 0 {
             return;
         }
@@ -312,7 +356,8 @@ impl CpuSampler {
             self.probe_look(rules, interrupted, bh_held, prev, now, matches!(verdict, Verdict::Event(_)));
         }
         let last_soft = self.last_soft_ns.load(Relaxed);
-        if last_soft == 0 {
+        // The timer_list ran lately (the common case): no softirq window to look into.
+        if last_soft == 0 || rules.soft_recent(now.saturating_sub(last_soft)) {
             return;
         }
         self.observe_soft_window(rules, last_soft, now, asleep, bh_held, interrupted.serving_softirq());
@@ -411,6 +456,9 @@ impl CpuSampler {
     /// window, reported here, where it ended; the probe's own run, if still to come, then
     /// finds nothing to close.
     fn close_probe(&self, now: u64) {
+        if self.probe_armed.load(Relaxed) == 0 {
+            return;
+        }
         let start = self.probe_start.load(Relaxed);
         let samples = Samples {
             total: self.probe_looks.load(Relaxed),
@@ -481,10 +529,10 @@ impl CpuSampler {
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
     }
 
-    /// One look inside a softirq window that has been open for two timer_list periods:
+    /// One look inside a softirq window that is longer than any ordinary timer_list gap:
     /// bottom halves off here, or a softirq thread waiting to run.
     fn observe_soft_window(&self, rules: &gap::Rules, last_soft: u64, now: u64, asleep: bool, bh_held: bool, serving: bool) {
-        if now.saturating_sub(last_soft) < 2 * rules.soft_period_ns {
+        if !rules.soft_overdue(now.saturating_sub(last_soft)) {
             return;
         }
         if self.win_of.load(Relaxed) != last_soft {
@@ -535,7 +583,9 @@ impl CpuSampler {
     pub(crate) fn soft_sample(&self) -> u64 {
         let now = ffi::now_ns();
         let next = self.soft_check(now);
-        self.soft_cost.add(ffi::now_ns().saturating_sub(now));
+        if self.soft_cost.run() {
+            self.soft_cost.timed(ffi::now_ns().saturating_sub(now));
+        }
         next
     }
 
@@ -545,7 +595,8 @@ impl CpuSampler {
         let rules = self.settings.rules();
         let prev = self.last_soft_ns.xchg(now, Relaxed);
         let prev_jiffies = self.last_soft_jiffies.xchg(ffi::jiffies(), Relaxed);
-        if prev != 0 {
+        // Shorter than an event, nothing can make it one: the common case.
+        if prev != 0 && now.saturating_sub(prev) >= rules.soft_event_ns {
             let gap = now.saturating_sub(prev);
             let (hard_off, idle_late) = (self.peer().map_or(Window::EMPTY, |p| p.hard_off.get()), self.idle_late.get());
             // After the window: if the hrtimer ran since, its last run is newer than it.
@@ -723,12 +774,14 @@ impl HrTimerCallback for CpuSampler {
 
     fn run(this: ArcBorrow<'_, Self>, mut ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
         let now = ffi::now_ns();
-        // Derived once per run: the check and the re-arm use the same settings.
+        // Read once per run: the check and the re-arm use the same settings.
         let rules = this.settings.rules();
         this.hard_sample(&rules, now);
         this.watch.run(&this.peers, this.cpu, now, &rules);
         ctx.forward_now(period(&rules));
-        this.hard_cost.add(ffi::now_ns().saturating_sub(now));
+        if this.hard_cost.run() {
+            this.hard_cost.timed(ffi::now_ns().saturating_sub(now));
+        }
         HrTimerRestart::Restart
     }
 }

@@ -8,7 +8,9 @@
 //! - precheck: K windows of exactly 100 ms from `preemptirq_delay_test` on CPU 1, read by
 //!   the irqsoff tracer; its column is filled only if every reading is within 1%.
 //! - accuracy: windows of D in {P/2, P, 1.5P, 2P, 5P, 10P, 50, 100, 200 ms} for P = 10 and
-//!   1 ms, each kind, N times at a random phase, on CPU 1, for our module and for the
+//!   1 ms, each kind, N times at a random phase, on CPU 1, and windows of 50 and 100 ms in
+//!   interrupt context on idle CPU 1 (IPI, hard hrtimer, timer_list with interrupts off and
+//!   on: kinds ipi, hrtimer, timerirq, timer), for our module and for the
 //!   original C tool (the peer, /extra/trace_irqoff_c.ko, when shipped). The sample
 //!   measures each window's true length; our report comes from its tracepoints (a tracefs
 //!   instance of its own), the peer's from its trace_latency and distribute files; the
@@ -351,7 +353,44 @@ fn precheck(n: usize) -> Res<Value> {
 
 /// The window function of the sample for each kind, as named in stacks.
 fn window_fn(kind: &str) -> &'static str {
-    if kind == "hard" { "irqoff_sample_hardirq_window" } else { "irqoff_sample_softirq_window" }
+    match kind {
+        "hard" => "irqoff_sample_hardirq_window",
+        "ipi" => "irqoff_sample_ipi_window",
+        "hrtimer" => "irqoff_sample_hrtimer_window",
+        "timerirq" => "irqoff_sample_timer_irqoff_window",
+        "timer" => "irqoff_sample_timer_window",
+        _ => "irqoff_sample_softirq_window",
+    }
+}
+
+/// Windows opened in interrupt context on CPU 1 while it is idle, asked from CPU 0: an
+/// IPI function, a hard hrtimer callback, a timer_list callback with interrupts off
+/// (hardirq-off) and one with interrupts on (softirq-off); (kind, event, base kind).
+const IRQ_KINDS: [(&str, &str, &str); 4] = [
+    ("ipi", "hardirq_off", "hard"),
+    ("hrtimer", "hardirq_off", "hard"),
+    ("timerirq", "hardirq_off", "hard"),
+    ("timer", "softirq_off", "soft"),
+];
+
+/// One window and each tool's report of it: (detected, reported ns, lower bound only,
+/// the tool's records of that kind).
+fn observe(tool: Tool, event: &str, base: &str) -> Res<(bool, Option<u64>, bool, Vec<Rec>)> {
+    Ok(match tool {
+        Tool::Ours => {
+            let rep = reported(event)?;
+            (rep.is_some(), rep, false, our_records(base)?)
+        }
+        Tool::Peer => {
+            let recs = peer_records(base)?;
+            let (h, s) = peer_counts()?;
+            let counted = if base == "hard" { h } else { s };
+            // Its final record if there is one, else its lower bound.
+            let best = recs.iter().filter(|r| !r.lower_bound).map(|r| r.latency_ns).max();
+            let lb = recs.iter().filter(|r| r.lower_bound).map(|r| r.latency_ns).max();
+            (counted > 0 || !recs.is_empty(), best.or(lb), best.is_none() && lb.is_some(), recs)
+        }
+    })
 }
 
 fn accuracy(reps: usize, with_irqsoff: bool) -> Res<Vec<Window>> {
@@ -396,21 +435,7 @@ fn accuracy(reps: usize, with_irqsoff: bool) -> Res<Vec<Window>> {
                         // Let the timer_list run after the window (it may be a jiffy late).
                         sleep_ms(3.0 * period_ms as f64 + 5.0);
                         let (irqsoff_ns, irqsoff_not) = if irqsoff { irqsoff_reading(floor_us, 1, "sample")? } else { (None, None) };
-                        let (detected, rep, lower, recs) = match tool {
-                            Tool::Ours => {
-                                let rep = reported(event)?;
-                                (rep.is_some(), rep, false, our_records(kind)?)
-                            }
-                            Tool::Peer => {
-                                let recs = peer_records(kind)?;
-                                let (h, s) = peer_counts()?;
-                                let counted = if kind == "hard" { h } else { s };
-                                // Its final record if there is one, else its lower bound.
-                                let best = recs.iter().filter(|r| !r.lower_bound).map(|r| r.latency_ns).max();
-                                let lb = recs.iter().filter(|r| r.lower_bound).map(|r| r.latency_ns).max();
-                                (counted > 0 || !recs.is_empty(), best.or(lb), best.is_none() && lb.is_some(), recs)
-                            }
-                        };
+                        let (detected, rep, lower, recs) = observe(tool, event, kind)?;
                         let top = recs.iter().filter(|r| !r.lower_bound || tool == Tool::Peer).max_by_key(|r| r.latency_ns);
                         out.push(Window {
                             tool: tool.name(),
@@ -432,6 +457,39 @@ fn accuracy(reps: usize, with_irqsoff: bool) -> Res<Vec<Window>> {
                     write(&format!("{TRACING}/current_tracer"), "nop")?;
                 }
             }
+            // Interrupt-context windows: asked from CPU 0, so that CPU 1 is idle when its
+            // interrupt comes.
+            pin_to(0)?;
+            for (kind, event, base) in IRQ_KINDS {
+                for d_us in [50_000u64, 100_000] {
+                    for _ in 0..reps {
+                        write(&format!("{TIO}/trace_latency"), "0")?;
+                        if tool == Tool::Ours {
+                            write(&format!("{INSTANCE}/trace"), "")?;
+                        }
+                        sleep_ms(fastrand::f64() * period_ms as f64 + 5.0);
+                        let true_ns = inject(&format!("{kind} 1"), d_us)?;
+                        sleep_ms(3.0 * period_ms as f64 + 5.0);
+                        let (detected, rep, lower, recs) = observe(tool, event, base)?;
+                        let top = recs.iter().filter(|r| !r.lower_bound || tool == Tool::Peer).max_by_key(|r| r.latency_ns);
+                        out.push(Window {
+                            tool: tool.name(),
+                            period_ms,
+                            kind,
+                            d_us,
+                            true_ns,
+                            detected,
+                            reported_ns: rep,
+                            lower_bound: lower,
+                            first_frame: top.and_then(|r| r.frames.first().cloned()),
+                            window_fn_at: top.and_then(|r| r.frames.iter().position(|f| f.contains(window_fn(kind)))),
+                            irqsoff_ns: None,
+                            irqsoff_not: None,
+                        });
+                    }
+                }
+            }
+            pin_to(1)?;
         }
     }
     unload();
