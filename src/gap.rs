@@ -161,6 +161,15 @@ impl Rules {
         }
     }
 
+    /// How often a CPU looks at its neighbours' last hrtimer runs while none is overdue:
+    /// every period, but no more often than an eighth of the threshold (the length from
+    /// which an open window is claimed), so that at a small period the look is not paid
+    /// every run. A window is claimed at most this much after it passed the threshold.
+    pub(crate) const fn watch_interval(&self) -> u64 {
+        let eighth = self.threshold_ns / 8;
+        if eighth > self.period_ns { eighth } else { self.period_ns }
+    }
+
     /// Whether a latency gets a stack record (below the threshold it is only counted).
     pub(crate) const fn is_recorded(&self, latency_ns: u64) -> bool {
         latency_ns >= self.threshold_ns
@@ -598,6 +607,14 @@ mod tests {
             // Right after a hardirq-off gap: the window is counted from that run only.
             assert_eq!(r.probe_start(0, 5 * p, true), 5 * p);
         }
+    }
+
+    /// The watcher looks every period, but at most every eighth of the threshold.
+    #[test]
+    fn watch_interval_is_a_period_or_an_eighth_of_the_threshold() {
+        assert_eq!(Rules::new(10 * MS, 50 * MS, 1000).watch_interval(), 10 * MS);
+        assert_eq!(Rules::new(MS, 25 * MS, 1000).watch_interval(), 25 * MS / 8);
+        assert_eq!(Rules::new(MS, 2 * MS, 1000).watch_interval(), MS);
     }
 
     fn evidence(idle_loop: bool, interrupts: u64, retries: u32) -> SleepEvidence {

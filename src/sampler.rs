@@ -51,6 +51,12 @@ pub(crate) struct CpuSampler {
     /// Handle of the running hrtimer; taken (and the timer cancelled) when stopping.
     #[pin]
     running: Mutex<Option<ArcHrTimerHandle<CpuSampler>>>,
+    /// When the watcher looks at its neighbours next (`Rules::watch_interval`).
+    watch_next: Atomic<u64>,
+    /// This kernel runs softirqs in threads (ktimers/N exists: PREEMPT_RT, `threadirqs`).
+    threaded: bool,
+    /// This kernel has PREEMPT_RT's BH lock (`ffi::has_bh_lock`).
+    bh_lock: bool,
     /// The timer_list was started and not stopped since.
     soft_running: Atomic<bool>,
     /// Last run of the timer_list (ns, monotonic); 0 before the first one.
@@ -184,7 +190,15 @@ impl_has_hr_timer! {
 }
 
 impl CpuSampler {
-    pub(crate) fn new(cpu: u32, settings: Arc<Settings>, peers: Arc<Peers>, watch: Arc<Watch>, records: usize) -> Result<Arc<Self>> {
+    /// `threaded`: softirqs run in threads on this kernel (see [`CpuSampler::threaded`]).
+    pub(crate) fn new(
+        cpu: u32,
+        settings: Arc<Settings>,
+        peers: Arc<Peers>,
+        watch: Arc<Watch>,
+        records: usize,
+        threaded: bool,
+    ) -> Result<Arc<Self>> {
         Arc::pin_init(
             try_pin_init!(Self {
                 cpu,
@@ -193,6 +207,9 @@ impl CpuSampler {
                 watch,
                 timer <- HrTimer::new(),
                 running <- new_mutex!(None),
+                watch_next: Atomic::new(0),
+                threaded,
+                bh_lock: ffi::has_bh_lock(),
                 soft_running: Atomic::new(false),
                 last_soft_ns: Atomic::new(0),
                 last_soft_jiffies: Atomic::new(0),
@@ -254,6 +271,7 @@ impl CpuSampler {
         this.last_soft_ns.store(now, Relaxed);
         this.last_soft_jiffies.store(ffi::jiffies(), Relaxed);
         this.soft_starved_seen.store(false, Relaxed);
+        this.watch_next.store(0, Relaxed);
         this.idle_late.set(Window::EMPTY);
         this.probe_window.set(Window::EMPTY);
         this.probe_armed.store(0, Relaxed);
@@ -390,7 +408,7 @@ impl CpuSampler {
             self.probe_serving.add(u32::from(interrupted.serving_softirq()), Relaxed);
             return;
         }
-        let held = bh_off || (self.softirqs_threaded() && !self.in_softirq_thread() && self.softirq_work_waiting());
+        let held = bh_off || (self.threaded && !self.in_softirq_thread() && self.softirq_work_waiting());
         if !held {
             return;
         }
@@ -408,11 +426,14 @@ impl CpuSampler {
     /// is still in it, preempted: it holds the lock every softirq of this CPU needs.
     fn bh_held(&self, interrupted: ffi::Interrupted) -> bool {
         if interrupted.bh_off() {
-            if !interrupted.serving_softirq() && ffi::has_bh_lock() {
+            if !interrupted.serving_softirq() && self.bh_lock {
                 let mut comm = [0u8; COMM_LEN];
                 self.bh_holder.store(ffi::current_task(&mut comm), Relaxed);
             }
             return true;
+        }
+        if !self.bh_lock {
+            return false;
         }
         let holder = self.bh_holder.load(Relaxed);
         if holder == 0 {
@@ -423,11 +444,6 @@ impl CpuSampler {
             self.bh_holder.store(0, Relaxed);
         }
         held
-    }
-
-    /// Softirqs run in threads here (PREEMPT_RT, `threadirqs`): ktimers/N exists.
-    fn softirqs_threaded(&self) -> bool {
-        self.thread_pids[1].load(Relaxed) != 0
     }
 
     /// Softirq work waits for its thread: softirqs pending, or ksoftirqd/N or ktimers/N
@@ -773,12 +789,17 @@ impl HrTimerCallback for CpuSampler {
     type Pointer<'a> = Arc<Self>;
 
     fn run(this: ArcBorrow<'_, Self>, mut ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
-        let now = ffi::now_ns();
-        // Read once per run: the check and the re-arm use the same settings.
+        // One clock read per run: the check and the re-arm use the same time and settings.
+        let (instant, now) = this.settings.now();
         let rules = this.settings.rules();
         this.hard_sample(&rules, now);
-        this.watch.run(&this.peers, this.cpu, now, &rules);
-        ctx.forward_now(period(&rules));
+        // The neighbours' last runs, every `watch_interval` while none is overdue, every
+        // run while one is (its NMIs are paced by these runs).
+        if now >= this.watch_next.load(Relaxed) {
+            let busy = this.watch.run(&this.peers, this.cpu, now, &rules);
+            this.watch_next.store(if busy { now } else { now.saturating_add(rules.watch_interval()) }, Relaxed);
+        }
+        ctx.forward(instant, period(&rules));
         if this.hard_cost.run() {
             this.hard_cost.timed(ffi::now_ns().saturating_sub(now));
         }

@@ -4,6 +4,9 @@
 //! bumps. Written only under the control lock (see `state`), read locklessly.
 
 use kernel::sync::atomic::{Atomic, Relaxed};
+use kernel::time::{Instant, Monotonic};
+
+use crate::ffi;
 
 use crate::gap::{Rules, NSEC_PER_MSEC};
 
@@ -16,6 +19,11 @@ pub(crate) struct Settings {
     threshold_ns: Atomic<u64>,
     generation: Atomic<u64>,
     hz: u64,
+    /// One instant of the monotonic clock and its value in ns, read back to back at load:
+    /// the hrtimer reads the clock once per run as an [`Instant`] (what it re-arms from)
+    /// and takes its ns from here.
+    epoch: Instant<Monotonic>,
+    epoch_ns: u64,
 }
 
 impl Settings {
@@ -25,7 +33,17 @@ impl Settings {
             threshold_ns: Atomic::new(DEFAULT_THRESHOLD_NS),
             generation: Atomic::new(1),
             hz,
+            epoch: Instant::now(),
+            epoch_ns: ffi::now_ns(),
         }
+    }
+
+    /// The monotonic clock now, as an [`Instant`] and in ns (the module's clock, that of
+    /// `ffi::now_ns` within the few ns between the two reads at load).
+    pub(crate) fn now(&self) -> (Instant<Monotonic>, u64) {
+        let t = Instant::<Monotonic>::now();
+        let ns = (t - self.epoch).as_nanos();
+        (t, self.epoch_ns.saturating_add_signed(ns))
     }
 
     pub(crate) fn rules(&self) -> Rules {

@@ -78,8 +78,11 @@ impl State {
         let peers = Arc::new(Peers::new(nr_cpus)?, GFP_KERNEL)?;
         let watch = Arc::new(watch, GFP_KERNEL)?;
         let mut cpus = KVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
+        // Softirqs run in threads on every CPU or on none (PREEMPT_RT, `threadirqs`).
+        let threaded = ffi::softirq_thread_pid(0, ffi::SoftirqThread::Ktimers) != 0;
         for cpu in 0..nr_cpus {
-            cpus.push(CpuSampler::new(cpu, settings.clone(), peers.clone(), watch.clone(), records_per_cpu)?, GFP_KERNEL)?;
+            let s = CpuSampler::new(cpu, settings.clone(), peers.clone(), watch.clone(), records_per_cpu, threaded)?;
+            cpus.push(s, GFP_KERNEL)?;
         }
         Ok(try_pin_init!(Self {
             settings,

@@ -3,8 +3,10 @@
 //! The watcher: a CPU whose interrupts are off cannot run its own sampler, so the other
 //! CPUs' hrtimers look at it, and an NMI takes its stack while the window is still open.
 //!
-//! Each hrtimer run on CPU c reads the last hrtimer run of the next one or two online CPUs
-//! in a ring (`profile::watched`): one or two loads, no write, no lock. A CPU whose
+//! The hrtimer of CPU c reads the last hrtimer run of the next one or two online CPUs in
+//! a ring (`profile::watched`): one or two loads, no write, no lock; every period, but at
+//! most every eighth of the threshold while none is overdue (`Rules::watch_interval`),
+//! and every run while one is. A CPU whose
 //! hrtimer is overdue by more than the threshold has an open hardirq-off window. One
 //! watcher claims it (`profile::claim_step`), and from then on, every period, sends it an
 //! NMI (thinned after `max_window_samples`, see `profile::next_sample`). The NMI handler
@@ -261,10 +263,12 @@ impl Watch {
 
     /// One watcher run on CPU `me`, from its hrtimer at `now` (hard interrupt context).
     /// The common path: one or two loads of other CPUs' last runs.
-    pub(crate) fn run(&self, peers: &Peers, me: u32, now: u64, rules: &Rules) {
+    /// Returns whether a watched CPU is overdue (the caller then looks again next run).
+    pub(crate) fn run(&self, peers: &Peers, me: u32, now: u64, rules: &Rules) -> bool {
         if !self.enabled {
-            return;
+            return false;
         }
+        let mut busy = false;
         let nr = u32::try_from(self.cpus.len()).unwrap_or(u32::MAX);
         for t in profile::watched(me, nr, ffi::cpu_online).into_iter().flatten() {
             let Some(peer) = peers.get(t) else { continue };
@@ -274,9 +278,11 @@ impl Watch {
             }
             let length_ns = now.saturating_sub(last).saturating_sub(rules.period_ns);
             if length_ns >= rules.threshold_ns {
+                busy = true;
                 self.overdue(me, t, Ongoing { window: last, length_ns }, now, rules);
             }
         }
+        busy
     }
 
     /// `t` is overdue: claim it, ask for a sample, announce.

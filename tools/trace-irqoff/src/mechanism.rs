@@ -41,6 +41,15 @@ const EXACT: &[&str] = &[
     "lock_is_held_type",
     "mark_lock",
     "validate_chain",
+    "rcu_is_watching",
+    "debug_lockdep_rcu_enabled",
+    "seqcount_lockdep_reader_access",
+    // Preemption and per-CPU debug checks.
+    "preempt_count_add",
+    "preempt_count_sub",
+    "check_preemption_disabled",
+    "debug_smp_processor_id",
+    "__this_cpu_preempt_check",
 ];
 
 /// Name prefixes.
@@ -113,6 +122,12 @@ mod tests {
     fn culprit_is_first_non_mechanism_frame_or_first() {
         let s = ["sample_irq_enable", "irqoff_sample_hardirq_window", "vfs_write"];
         assert_eq!(culprit(s.iter().copied()), Some("irqoff_sample_hardirq_window"));
+        // An in-window sample of a debug kernel: lockdep and RCU checks inside the clock
+        // read of the culprit's busy loop (seen on the test kernel).
+        let w = ["rcu_is_watching", "lock_acquire", "ktime_get", "irqoff_sample_main::busy_wait", "irqoff_sample_hrtimer_window"];
+        assert_eq!(culprit(w.iter().copied()), Some("irqoff_sample_hrtimer_window"));
+        let k = ["__asan_load8", "kasan_check_range", "irqoff_sample_ipi_window"];
+        assert_eq!(culprit(k.iter().copied()), Some("irqoff_sample_ipi_window"));
         let m = ["ktime_get", "delay_tsc"];
         assert_eq!(culprit(m.iter().copied()), Some("ktime_get"));
         assert_eq!(culprit([].iter().copied()), None);
