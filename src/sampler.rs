@@ -100,6 +100,9 @@ pub(crate) struct CpuSampler {
     probe_serving: Atomic<u32>,
     /// The probe's last softirq-off window: the timer_list does not count it again.
     probe_window: WindowCell,
+    /// A softirq-off record is being captured here (softirq context, bottom halves off):
+    /// the hrtimer does not take that for a window (the observer is not a culprit).
+    capturing: Atomic<bool>,
     /// With PREEMPT_RT's BH lock: the task a look last found with bottom halves off (0:
     /// none). While it stays in that section, preempted or not, softirqs stay held off.
     bh_holder: Atomic<i32>,
@@ -230,6 +233,7 @@ impl CpuSampler {
                 probe_bh_off: Atomic::new(0),
                 probe_serving: Atomic::new(0),
                 probe_window: WindowCell::new(),
+                capturing: Atomic::new(false),
                 bh_holder: Atomic::new(0),
                 thread_pids: [const { Atomic::new(0) }; 2],
                 hard: RecordStore::new(records)?,
@@ -402,6 +406,9 @@ impl CpuSampler {
     /// threads, softirq work waiting while another task runs) queues the probe, unless it is
     /// queued already; later looks are counted for the cause. Its run ends the window.
     fn probe_look(&self, rules: &gap::Rules, interrupted: ffi::Interrupted, bh_off: bool, prev: u64, now: u64, after_hard_gap: bool) {
+        if bh_off && self.capturing.load(Relaxed) {
+            return;
+        }
         if self.probe_armed.load(Relaxed) != 0 {
             self.probe_looks.add(1, Relaxed);
             self.probe_bh_off.add(u32::from(bh_off), Relaxed);
@@ -607,7 +614,12 @@ impl CpuSampler {
 
     fn soft_check(&self, now: u64) -> u64 {
         // Softirqs run: a window the probe is open for ends here, before the gap's verdict.
-        self.close_probe(now);
+        // Not where timers run in their own thread (ktimers/N): that they run says
+        // nothing of the other softirqs, which a task with bottom halves off still holds
+        // back there (PREEMPT_RT does not wake ksoftirqd while one has them off).
+        if !self.threaded {
+            self.close_probe(now);
+        }
         let rules = self.settings.rules();
         let prev = self.last_soft_ns.xchg(now, Relaxed);
         let prev_jiffies = self.last_soft_jiffies.xchg(ffi::jiffies(), Relaxed);
@@ -726,11 +738,13 @@ impl CpuSampler {
             overlap_cpu: self.peers.hardirq_overlap(self.cpu, window, rules.period_ns),
             ..Header::new(latency_ns, now, pid, comm)
         };
+        self.capturing.store(true, Relaxed);
         self.soft.offer(&header, self.settings.generation(), |w| {
             capture(w, Which::End);
             w.window_from(&self.pending, sw.key);
             w.profile_from(&self.soft_profile, sw.key, name_if_vanishing);
         });
+        self.capturing.store(false, Relaxed);
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
     }
 }

@@ -72,11 +72,19 @@ if has bh-lock; then
 	check "no '+ms' line is left" sh -c "! grep -qE 'LATENCY: [0-9]+\+ms' $TIO/trace_latency"
 	check "trace_latency keeps the original layout" sh -c "grep -q '^trace_irqoff_latency: 50ms' $TIO/trace_latency && grep -q '^ hardirq:' $TIO/trace_latency && grep -q '^ softirq:' $TIO/trace_latency && grep -q '^ cpu: 1' $TIO/trace_latency && grep -qE '^     COMMAND: sh PID: [0-9]+ LATENCY: [0-9]+ms' $TIO/trace_latency"
 else
+	# Without the BH lock ktimers/1 runs beside the section, and with it every softirq
+	# pending on cpu 1 (those raised in the section are not handed to ksoftirqd): they
+	# wait at most until ktimers' next run, about a timer_list period. No window of the
+	# section's length, none recorded at the 50 ms threshold.
 	echo 0 > $TIO/trace_latency
 	inject 1 softirq 100
 	sleep 0.3
 	s=$(events 1 soft)
-	check "PREEMPT_RT without the BH lock: a 100 ms bh-off window delays no softirq ($s events)" test "$s" = 0
+	worst=$(grep '^cpu 1 ' $TIO/records | sed -n 's/.* soft_sum_ns=\([0-9]*\).*/\1/p')
+	n_rec=$(grep -c '^record cpu=1 kind=soft ' $TIO/records)
+	echo "# measured: $s short softirq event(s) on cpu 1, $worst ns in all, $n_rec records"
+	check "PREEMPT_RT without the BH lock: a 100 ms bh-off window makes no window of its length (softirqs ran in ktimers beside it): $s events of $worst ns in all, no record" \
+		sh -c "[ '$n_rec' = 0 ] && [ $((s * 2 * PS_NS)) -ge '${worst:-0}' ]"
 	check "trace_latency keeps the original layout" sh -c "grep -q '^trace_irqoff_latency: 50ms' $TIO/trace_latency && grep -q '^ hardirq:' $TIO/trace_latency && grep -q '^ softirq:' $TIO/trace_latency"
 fi
 

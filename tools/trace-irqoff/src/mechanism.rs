@@ -41,8 +41,19 @@ const EXACT: &[&str] = &[
     "lock_is_held_type",
     "mark_lock",
     "validate_chain",
+    "find_held_lock",
+    "match_held_lock",
+    "hlock_class",
+    "check_chain_key",
+    "lookup_chain_cache",
+    "mark_usage",
+    "mark_lock_irq",
+    "check_irq_usage",
     "rcu_is_watching",
     "debug_lockdep_rcu_enabled",
+    "rcu_lockdep_current_cpu_online",
+    "rcu_read_lock_held_common",
+    "rcu_read_lock_sched_held",
     "seqcount_lockdep_reader_access",
     // Preemption and per-CPU debug checks.
     "preempt_count_add",
@@ -73,6 +84,7 @@ const PREFIX: &[&str] = &[
     "asm_sysvec_",
     "irqentry_",
     "lockdep_",
+    "__lock_",
     // Sanitizer and coverage instrumentation called from the culprit's code.
     "__asan_",
     "__kasan_",
@@ -124,7 +136,7 @@ mod tests {
         assert_eq!(culprit(s.iter().copied()), Some("irqoff_sample_hardirq_window"));
         // An in-window sample of a debug kernel: lockdep and RCU checks inside the clock
         // read of the culprit's busy loop (seen on the test kernel).
-        let w = ["rcu_is_watching", "lock_acquire", "ktime_get", "irqoff_sample_main::busy_wait", "irqoff_sample_hrtimer_window"];
+        let w = ["find_held_lock", "__lock_release", "rcu_is_watching", "lock_acquire", "ktime_get", "irqoff_sample_main::busy_wait", "irqoff_sample_hrtimer_window"];
         assert_eq!(culprit(w.iter().copied()), Some("irqoff_sample_hrtimer_window"));
         let k = ["__asan_load8", "kasan_check_range", "irqoff_sample_ipi_window"];
         assert_eq!(culprit(k.iter().copied()), Some("irqoff_sample_ipi_window"));
