@@ -119,7 +119,12 @@ impl Rules {
     /// Whether the hrtimer should record the softirq side as starved, with a lower-bound
     /// latency: softirqs have not run for `since_soft_ns`, of which `hard_overlap_ns` are
     /// already explained by a hardirq-off window; the rest must reach threshold + P.
+    /// Never within an ordinary timer_list gap, which at a small P and a low HZ can be
+    /// longer than threshold + P (a 4 ms period, gaps up to 12 ms at P = 1 ms and HZ 250).
     pub(crate) const fn soft_starved(&self, since_soft_ns: u64, hard_overlap_ns: u64) -> Option<u64> {
+        if !self.soft_overdue(since_soft_ns) {
+            return None;
+        }
         let starved = since_soft_ns.saturating_sub(hard_overlap_ns);
         if starved >= self.threshold_ns + self.period_ns {
             Some(starved - self.period_ns)
@@ -389,6 +394,14 @@ mod tests {
         assert_eq!(r.soft_starved(104 * MS, 99 * MS), None);
         // ... but softirqs starved 60 ms beyond a hardirq-off window are reported.
         assert_eq!(r.soft_starved(160 * MS, 99 * MS), Some(51 * MS));
+        // P = 1 ms at HZ 250: the timer_list runs every 4 ms and may come 12 ms apart (a
+        // period, a wheel granule, a jiffy); a 3.5 ms wait (threshold + P = 3 ms) is an
+        // ordinary gap, not a starved window (seen as an ongoing record on an idle
+        // debian-7.3 while reading records).
+        let r = Rules::new(MS, 2 * MS, 250);
+        assert_eq!(r.soft_starved(3 * MS + MS / 2, 0), None);
+        assert_eq!(r.soft_starved(12 * MS, 0), None);
+        assert!(r.soft_starved(12 * MS + 1, 0).is_some());
     }
 
     #[test]
