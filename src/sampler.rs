@@ -100,6 +100,8 @@ pub(crate) struct CpuSampler {
     probe_serving: Atomic<u32>,
     /// The probe's last softirq-off window: the timer_list does not count it again.
     probe_window: WindowCell,
+    /// The timer_list's last softirq-off window: the probe does not count it again.
+    timer_window: WindowCell,
     /// A softirq-off record is being captured here (softirq context, bottom halves off):
     /// the hrtimer does not take that for a window (the observer is not a culprit).
     capturing: Atomic<bool>,
@@ -234,6 +236,7 @@ impl CpuSampler {
                 probe_serving: Atomic::new(0),
                 probe_window: WindowCell::new(),
                 capturing: Atomic::new(false),
+                timer_window: WindowCell::new(),
                 bh_holder: Atomic::new(0),
                 thread_pids: [const { Atomic::new(0) }; 2],
                 hard: RecordStore::new(records)?,
@@ -278,6 +281,7 @@ impl CpuSampler {
         this.watch_next.store(0, Relaxed);
         this.idle_late.set(Window::EMPTY);
         this.probe_window.set(Window::EMPTY);
+        this.timer_window.set(Window::EMPTY);
         this.probe_armed.store(0, Relaxed);
         this.win_of.store(0, Relaxed);
         this.pending.close();
@@ -496,6 +500,13 @@ impl CpuSampler {
         }
         let rules = self.settings.rules();
         let Some(latency) = rules.probe_latency(start, armed, now) else { return };
+        // Where timers run in their own thread, the timer_list may have reported this
+        // window first (a long timer callback in ktimers/N, the probe run after it): one
+        // window, one event.
+        let reported = self.timer_window.get().overlap(start, now);
+        if now.saturating_sub(start).saturating_sub(reported) < rules.period_ns {
+            return;
+        }
         self.probe_window.set(Window { start, end: now });
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
@@ -637,6 +648,7 @@ impl CpuSampler {
             match rules.soft_verdict(gap, hard, hard_or_idle) {
                 Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
                 Verdict::Event(latency) => {
+                    self.timer_window.set(Window { start: now.saturating_sub(latency), end: now });
                     let mut comm = [0u8; COMM_LEN];
                     let pid = ffi::current_task(&mut comm);
                     let (cause, runnable_ns, samples) = self.window_cause(prev, now, pid);

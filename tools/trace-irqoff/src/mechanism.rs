@@ -103,9 +103,12 @@ const SUFFIX: &[&str] = &["_irq_enable", "_irq_restore", "_irqrestore", "_bh_ena
 
 /// Whether `function` (a bare symbol name) is mechanism rather than a culprit.
 pub fn is_mechanism(function: &str) -> bool {
-    EXACT.contains(&function)
-        || PREFIX.iter().any(|p| function.starts_with(p))
-        || SUFFIX.iter().any(|s| function.ends_with(s))
+    let matches = |f: &str| {
+        EXACT.contains(&f) || PREFIX.iter().any(|p| f.starts_with(p)) || SUFFIX.iter().any(|s| f.ends_with(s))
+    };
+    // A Rust path (`<kernel::time::Monotonic as kernel::time::ClockSource>::ktime_get`)
+    // is judged by its last segment too.
+    matches(function) || function.rsplit_once("::").is_some_and(|(_, last)| matches(last))
 }
 
 /// The culprit among `functions` (innermost first): the first that is not mechanism, or
@@ -140,6 +143,8 @@ mod tests {
         assert_eq!(culprit(w.iter().copied()), Some("irqoff_sample_hrtimer_window"));
         let k = ["__asan_load8", "kasan_check_range", "irqoff_sample_ipi_window"];
         assert_eq!(culprit(k.iter().copied()), Some("irqoff_sample_ipi_window"));
+        let r = ["<kernel::time::Monotonic as kernel::time::ClockSource>::ktime_get", "irqoff_sample_main::busy_wait", "irqoff_sample_ipi_window"];
+        assert_eq!(culprit(r.iter().copied()), Some("irqoff_sample_ipi_window"));
         let m = ["ktime_get", "delay_tsc"];
         assert_eq!(culprit(m.iter().copied()), Some("ktime_get"));
         assert_eq!(culprit([].iter().copied()), None);
