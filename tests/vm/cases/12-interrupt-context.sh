@@ -46,6 +46,9 @@ for load in idle busy; do
 		rec=$(taskset -c 0 cat $TIO/records | grep "^record cpu=1 kind=$kind lower_bound=0 " | head -n1)
 		lat=$(field latency_ns "$rec")
 		echo "# measured: $load cpu 1, $mode window true_ns=$tru: $((after - before)) $kind event(s), record latency_ns=${lat:-none} end_shows_culprit=$(field end_shows_culprit "$rec") cause=$(field cause "$rec") comm=$(field comm "$rec")"
+		# The record as a user reads it: its line and the first frames of both stacks.
+		taskset -c 0 cat $TIO/records | awk -v l="$rec" '$0 == l { f = 1; print; n = 0; next }
+			f && ($1 == "frame" || $1 == "window_frame") { if (n++ < 8) print; next } f { exit }' | sed 's/^/#   /'
 		if [ -n "$lat" ] && [ -n "$tru" ] && within "$lat" $((tru - p)) $((tru + 2 * p)); then
 			ok "$load cpu 1, $mode window of $D ms: a $kind record with latency in [D-P, D+2P] ($lat ns)"
 		else
