@@ -610,7 +610,9 @@ mod tests {
                     let (prev, first) = (0, p);
                     let end = s + d;
                     let start = r.probe_start(prev, first, false);
-                    let lat = r.probe_latency(start, first, end).expect("detected");
+                    let Some(lat) = r.probe_latency(start, first, end) else {
+                        panic!("p={p_ms}ms d={d} s={s}: not detected");
+                    };
                     let err = lat.abs_diff(d);
                     assert!(err <= p / 2, "p={p_ms}ms d={d} s={s}: latency {lat}, err {err}");
                 }

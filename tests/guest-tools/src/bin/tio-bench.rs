@@ -373,24 +373,53 @@ const IRQ_KINDS: [(&str, &str, &str); 4] = [
     ("timer", "softirq_off", "soft"),
 ];
 
-/// One window and each tool's report of it: (detected, reported ns, lower bound only,
-/// the tool's records of that kind).
-fn observe(tool: Tool, event: &str, base: &str) -> Res<(bool, Option<u64>, bool, Vec<Rec>)> {
-    Ok(match tool {
-        Tool::Ours => {
-            let rep = reported(event)?;
-            (rep.is_some(), rep, false, our_records(base)?)
-        }
-        Tool::Peer => {
-            let recs = peer_records(base)?;
-            let (h, s) = peer_counts()?;
-            let counted = if base == "hard" { h } else { s };
-            // Its final record if there is one, else its lower bound.
-            let best = recs.iter().filter(|r| !r.lower_bound).map(|r| r.latency_ns).max();
-            let lb = recs.iter().filter(|r| r.lower_bound).map(|r| r.latency_ns).max();
-            (counted > 0 || !recs.is_empty(), best.or(lb), best.is_none() && lb.is_some(), recs)
-        }
-    })
+/// One injected window, for one tool: `kind` as reported in the results, `base` the
+/// tool's kind of it (hard or soft) and `event` our tracepoint for it.
+struct WindowRun {
+    tool: Tool,
+    period_ms: u64,
+    kind: &'static str,
+    base: &'static str,
+    event: &'static str,
+    d_us: u64,
+    true_ns: u64,
+}
+
+impl WindowRun {
+    /// The tool's report of the window, with the irqsoff tracer's reading when taken.
+    fn observe(&self, irqsoff_ns: Option<u64>, irqsoff_not: Option<String>) -> Res<Window> {
+        let (tool, base) = (self.tool, self.base);
+        let (detected, reported_ns, lower_bound, recs) = match tool {
+            Tool::Ours => {
+                let rep = reported(self.event)?;
+                (rep.is_some(), rep, false, our_records(base)?)
+            }
+            Tool::Peer => {
+                let recs = peer_records(base)?;
+                let (h, s) = peer_counts()?;
+                let counted = if base == "hard" { h } else { s };
+                // Its final record if there is one, else its lower bound.
+                let best = recs.iter().filter(|r| !r.lower_bound).map(|r| r.latency_ns).max();
+                let lb = recs.iter().filter(|r| r.lower_bound).map(|r| r.latency_ns).max();
+                (counted > 0 || !recs.is_empty(), best.or(lb), best.is_none() && lb.is_some(), recs)
+            }
+        };
+        let top = recs.iter().filter(|r| !r.lower_bound || tool == Tool::Peer).max_by_key(|r| r.latency_ns);
+        Ok(Window {
+            tool: tool.name(),
+            period_ms: self.period_ms,
+            kind: self.kind,
+            d_us: self.d_us,
+            true_ns: self.true_ns,
+            detected,
+            reported_ns,
+            lower_bound,
+            first_frame: top.and_then(|r| r.frames.first().cloned()),
+            window_fn_at: top.and_then(|r| r.frames.iter().position(|f| f.contains(window_fn(self.kind)))),
+            irqsoff_ns,
+            irqsoff_not,
+        })
+    }
 }
 
 fn accuracy(reps: usize, with_irqsoff: bool) -> Res<Vec<Window>> {
@@ -435,22 +464,8 @@ fn accuracy(reps: usize, with_irqsoff: bool) -> Res<Vec<Window>> {
                         // Let the timer_list run after the window (it may be a jiffy late).
                         sleep_ms(3.0 * period_ms as f64 + 5.0);
                         let (irqsoff_ns, irqsoff_not) = if irqsoff { irqsoff_reading(floor_us, 1, "sample")? } else { (None, None) };
-                        let (detected, rep, lower, recs) = observe(tool, event, kind)?;
-                        let top = recs.iter().filter(|r| !r.lower_bound || tool == Tool::Peer).max_by_key(|r| r.latency_ns);
-                        out.push(Window {
-                            tool: tool.name(),
-                            period_ms,
-                            kind,
-                            d_us,
-                            true_ns,
-                            detected,
-                            reported_ns: rep,
-                            lower_bound: lower,
-                            first_frame: top.and_then(|r| r.frames.first().cloned()),
-                            window_fn_at: top.and_then(|r| r.frames.iter().position(|f| f.contains(window_fn(kind)))),
-                            irqsoff_ns,
-                            irqsoff_not,
-                        });
+                        let w = WindowRun { tool, period_ms, kind, base: kind, event, d_us, true_ns };
+                        out.push(w.observe(irqsoff_ns, irqsoff_not)?);
                     }
                 }
                 if irqsoff {
@@ -470,22 +485,8 @@ fn accuracy(reps: usize, with_irqsoff: bool) -> Res<Vec<Window>> {
                         sleep_ms(fastrand::f64() * period_ms as f64 + 5.0);
                         let true_ns = inject(&format!("{kind} 1"), d_us)?;
                         sleep_ms(3.0 * period_ms as f64 + 5.0);
-                        let (detected, rep, lower, recs) = observe(tool, event, base)?;
-                        let top = recs.iter().filter(|r| !r.lower_bound || tool == Tool::Peer).max_by_key(|r| r.latency_ns);
-                        out.push(Window {
-                            tool: tool.name(),
-                            period_ms,
-                            kind,
-                            d_us,
-                            true_ns,
-                            detected,
-                            reported_ns: rep,
-                            lower_bound: lower,
-                            first_frame: top.and_then(|r| r.frames.first().cloned()),
-                            window_fn_at: top.and_then(|r| r.frames.iter().position(|f| f.contains(window_fn(kind)))),
-                            irqsoff_ns: None,
-                            irqsoff_not: None,
-                        });
+                        let w = WindowRun { tool, period_ms, kind, base, event, d_us, true_ns };
+                        out.push(w.observe(None, None)?);
                     }
                 }
             }
