@@ -503,8 +503,7 @@ impl CpuSampler {
         // Where timers run in their own thread, the timer_list may have reported this
         // window first (a long timer callback in ktimers/N, the probe run after it): one
         // window, one event.
-        let reported = self.timer_window.get().overlap(start, now);
-        if now.saturating_sub(start).saturating_sub(reported) < rules.period_ns {
+        if gap::overlaps_most(Window { start, end: now }, self.timer_window.get()) {
             return;
         }
         self.probe_window.set(Window { start, end: now });
