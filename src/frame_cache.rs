@@ -19,6 +19,9 @@ use crate::stack::{self, FrameClass};
 
 const ENTRIES: usize = 256;
 const UPPER: u64 = 0xffff_ffff_0000_0000;
+/// An entry: the address's low 32 bits from bit 8, the valid bit, the class in the low bits.
+const CLASS_MASK: u64 = 7;
+const VALID: u64 = 1 << 3;
 
 /// The table; lives in the module's data.
 pub(crate) struct FrameCache {
@@ -31,14 +34,16 @@ fn class_bits(c: FrameClass) -> u64 {
         FrameClass::InterruptEntry => 1,
         FrameClass::Softirq => 2,
         FrameClass::InterruptExit => 3,
+        FrameClass::SoftirqLoop => 4,
     }
 }
 
 fn class_of_bits(b: u64) -> FrameClass {
-    match b & 3 {
+    match b & CLASS_MASK {
         1 => FrameClass::InterruptEntry,
         2 => FrameClass::Softirq,
         3 => FrameClass::InterruptExit,
+        4 => FrameClass::SoftirqLoop,
         _ => FrameClass::Other,
     }
 }
@@ -62,10 +67,10 @@ impl FrameCache {
         }
         let cacheable = addr & UPPER == UPPER;
         let entry = &self.entries[Self::slot(addr)];
-        let key = (addr & 0xffff_ffff) << 8 | 1 << 2;
+        let key = (addr & 0xffff_ffff) << 8 | VALID;
         if cacheable {
             let e = entry.load(Relaxed);
-            if e & !3 == key {
+            if e & !CLASS_MASK == key {
                 return class_of_bits(e);
             }
         }

@@ -419,7 +419,15 @@ impl CpuSampler {
             self.probe_serving.add(u32::from(interrupted.serving_softirq()), Relaxed);
             return;
         }
-        let held = bh_off || (self.threaded && !self.in_softirq_thread() && self.softirq_work_waiting());
+        // Softirqs held off, unless this interrupt came into the softirq loop itself
+        // (`FrameClass::SoftirqLoop`): softirqs are running there, between handlers. One
+        // that was pending while another interrupt's handler ran comes in at the loop's
+        // first instruction with interrupts on; the probe would only measure that instant.
+        let held = if bh_off {
+            !(interrupted.serving_softirq() && in_softirq_loop(ffi::irq_regs_ip()))
+        } else {
+            self.threaded && !self.in_softirq_thread() && self.softirq_work_waiting()
+        };
         if !held {
             return;
         }
@@ -787,6 +795,11 @@ pub(crate) fn capture_raw(raw: &mut [u64; MAX_FRAMES + stack::SCAN_DEPTH], irq_i
     let first = stack::first_culprit_frame(frames, irq_ip, |i| FRAME_CACHE.classify(frames[i]));
     let kept = frames.get(first..).unwrap_or(&[]);
     &kept[..kept.len().min(MAX_FRAMES)]
+}
+
+/// Whether the interrupted instruction `ip` is in the softirq loop itself, between handlers.
+fn in_softirq_loop(ip: u64) -> bool {
+    ip != 0 && FRAME_CACHE.classify(ip) == stack::FrameClass::SoftirqLoop
 }
 
 /// The name of a frame in code that can be unloaded, written into `buf` (for

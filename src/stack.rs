@@ -22,14 +22,15 @@ const SOFTIRQ_MACHINERY: &[&str] = &[
     "__run_timer_base",
     "run_timer_base",
     "run_timer_softirq",
-    "handle_softirqs",
-    "__do_softirq",
     "do_softirq",
     "do_softirq_own_stack",
     "__local_bh_enable_ip",
     "irq_exit_rcu",
     "__irq_exit_rcu",
 ];
+
+/// The functions that run the pending softirqs one handler after the other.
+const SOFTIRQ_LOOP: &[&str] = &["handle_softirqs", "__do_softirq"];
 
 /// Frames of an interrupt's return path that may run with interrupts enabled (preemption
 /// on interrupt exit), so that the sampler's interrupt can nest in them.
@@ -48,6 +49,10 @@ pub(crate) enum FrameClass {
     InterruptEntry,
     /// Part of the softirq machinery that ran the timer_list sampler.
     Softirq,
+    /// The softirq loop itself (`handle_softirqs`, `__do_softirq` before 6.8), between
+    /// handlers: an interrupt that comes in here finds softirqs running, not held off.
+    /// Part of the machinery for the cut.
+    SoftirqLoop,
     /// An interrupt's return path (`irqentry_exit`, `preempt_schedule_irq`).
     InterruptExit,
     /// Anything else, or a frame without a symbol.
@@ -64,6 +69,8 @@ pub(crate) fn classify(symbol: &str) -> FrameClass {
         || name == "end_repeat_nmi"
     {
         FrameClass::InterruptEntry
+    } else if SOFTIRQ_LOOP.contains(&name) {
+        FrameClass::SoftirqLoop
     } else if SOFTIRQ_MACHINERY.contains(&name) {
         FrameClass::Softirq
     } else if INTERRUPT_EXIT.contains(&name) {
@@ -96,7 +103,7 @@ pub(crate) fn first_culprit_frame(
                         cut = i + 1;
                         break;
                     }
-                    FrameClass::Softirq => cut = i + 1,
+                    FrameClass::Softirq | FrameClass::SoftirqLoop => cut = i + 1,
                     FrameClass::InterruptExit | FrameClass::Other => {}
                 }
             }
@@ -197,7 +204,9 @@ mod tests {
 
     #[test]
     fn module_suffix_is_ignored() {
-        assert_eq!(classify("handle_softirqs"), FrameClass::Softirq);
+        assert_eq!(classify("handle_softirqs"), FrameClass::SoftirqLoop);
+        assert_eq!(classify("__do_softirq"), FrameClass::SoftirqLoop);
+        assert_eq!(classify("call_timer_fn"), FrameClass::Softirq);
         assert_eq!(classify("asm_sysvec_apic_timer_interrupt"), FrameClass::InterruptEntry);
         assert_eq!(classify("run_timer_softirq [foo]"), FrameClass::Softirq);
         assert_eq!(classify("irqoff_sample_softirq_window [irqoff_sample]"), FrameClass::Other);
