@@ -14,6 +14,7 @@ use kernel::time::{Delta, Monotonic};
 use kernel::{impl_has_hr_timer, new_mutex};
 
 use crate::cause::{self, Cause, Samples};
+use crate::context_cell::ContextCell;
 use crate::counts::Counts;
 use crate::ffi::{self, softtimer, SoftirqThread, COMM_LEN};
 use crate::frame_cache::FrameCache;
@@ -21,7 +22,7 @@ use crate::gap::{self, Verdict, Window};
 use crate::peers::{Peer, Peers, WindowCell};
 use crate::profile;
 use crate::records::{Header, Kind, LiveProfile, Pending, RecordStore, Which, Writer, MAX_FRAMES, NAME_BUF};
-use crate::settings::Settings;
+use crate::settings::{RulesCache, Settings};
 use crate::stack;
 use crate::tracepoints;
 use crate::watch::Watch;
@@ -51,8 +52,11 @@ pub(crate) struct CpuSampler {
     /// Handle of the running hrtimer; taken (and the timer cancelled) when stopping.
     #[pin]
     running: Mutex<Option<ArcHrTimerHandle<CpuSampler>>>,
-    /// When the watcher looks at its neighbours next (`Rules::watch_interval`).
-    watch_next: Atomic<u64>,
+    /// What only the hrtimer uses. Owner: the hrtimer callback, and `start` before it
+    /// starts the hrtimer.
+    hard_local: ContextCell<HardLocal>,
+    /// What only the timer_list uses. Owner: the timer_list callback.
+    soft_local: ContextCell<RulesCache>,
     /// This kernel runs softirqs in threads (ktimers/N exists: PREEMPT_RT, `threadirqs`).
     threaded: bool,
     /// This kernel has PREEMPT_RT's BH lock (`ffi::has_bh_lock`).
@@ -66,12 +70,6 @@ pub(crate) struct CpuSampler {
     last_soft_jiffies: Atomic<u64>,
     /// The open softirq window has been recorded as pending already.
     soft_starved_seen: Atomic<bool>,
-    /// This CPU's interrupt count and hrtimer interrupt retries at the hrtimer's last run:
-    /// its evidence of sleep (`gap::SleepEvidence`).
-    last_irq_events: Atomic<u64>,
-    last_retries: Atomic<u32>,
-    /// The run those were read at (only runs that came into the idle loop read them).
-    counts_at: Atomic<u64>,
     /// The late part of the hrtimer's last run proven asleep (a late wake-up from idle,
     /// however short). The timer_list cannot tell one itself where it runs in a thread
     /// (ktimers/N on PREEMPT_RT or with threadirqs: never the idle task), so it subtracts
@@ -160,6 +158,20 @@ impl Cost {
         self.runs.fetch_add(1, Relaxed) % Self::TIME_EVERY == 0
     }
 
+    /// Counts a run of a sampler whose own context keeps the count in `runs` (no atomic
+    /// per run); the shared count is brought up to it at each timed run, so it lags by
+    /// fewer than [`Cost::TIME_EVERY`] runs. Whether this run is one to time. Only for a
+    /// `Cost` that no other context counts into.
+    pub(crate) fn run_counted(&self, runs: &mut u64) -> bool {
+        let n = *runs;
+        *runs = n.wrapping_add(1);
+        if n % Self::TIME_EVERY != 0 {
+            return false;
+        }
+        self.runs.store(*runs, Relaxed);
+        true
+    }
+
     /// The length of a run [`Cost::run`] chose to time.
     pub(crate) fn timed(&self, ns: u64) {
         self.timed.add(1, Relaxed);
@@ -212,16 +224,14 @@ impl CpuSampler {
                 watch,
                 timer <- HrTimer::new(),
                 running <- new_mutex!(None),
-                watch_next: Atomic::new(0),
+                hard_local: ContextCell::new(HardLocal::new()),
+                soft_local: ContextCell::new(RulesCache::new()),
                 threaded,
                 bh_lock: ffi::has_bh_lock(),
                 soft_running: Atomic::new(false),
                 last_soft_ns: Atomic::new(0),
                 last_soft_jiffies: Atomic::new(0),
                 soft_starved_seen: Atomic::new(false),
-                last_irq_events: Atomic::new(0),
-                last_retries: Atomic::new(0),
-                counts_at: Atomic::new(0),
                 idle_late: WindowCell::new(),
                 win_of: Atomic::new(0),
                 win_total: Atomic::new(0),
@@ -278,7 +288,9 @@ impl CpuSampler {
         this.last_soft_ns.store(now, Relaxed);
         this.last_soft_jiffies.store(ffi::jiffies(), Relaxed);
         this.soft_starved_seen.store(false, Relaxed);
-        this.watch_next.store(0, Relaxed);
+        // SAFETY: `start` owns `hard_local` here: the hrtimer is not running (it starts
+        // below; `stop` cancelled it and waited for its callback), and nothing else uses it.
+        unsafe { this.hard_local.get() }.watch_next = 0;
         this.idle_late.set(Window::EMPTY);
         this.probe_window.set(Window::EMPTY);
         this.timer_window.set(Window::EMPTY);
@@ -329,14 +341,15 @@ impl CpuSampler {
     /// one, at `prev`. The counts are read only in runs that came into the idle loop (no
     /// other run can prove sleep), so a busy CPU pays nothing for them; a run whose
     /// previous run did not read them has no count to compare, and proves nothing.
-    fn sleep_evidence(&self, interrupted: ffi::Interrupted, prev: u64, now: u64) -> gap::SleepEvidence {
+    fn sleep_evidence(&self, local: &mut SleepCounts, interrupted: ffi::Interrupted, prev: u64, now: u64) -> gap::SleepEvidence {
         if !interrupted.idle_loop() {
             return gap::SleepEvidence { idle_loop: false, interrupts: u64::MAX, retries: u32::MAX };
         }
         let irqs = ffi::irq_events();
         let retries = ffi::hrtimer_retries(&self.timer);
-        let (last_irqs, last_retries) = (self.last_irq_events.xchg(irqs, Relaxed), self.last_retries.xchg(retries, Relaxed));
-        let known = self.counts_at.xchg(now, Relaxed) == prev;
+        let last_irqs = core::mem::replace(&mut local.last_irq_events, irqs);
+        let last_retries = core::mem::replace(&mut local.last_retries, retries);
+        let known = core::mem::replace(&mut local.counts_at, now) == prev;
         gap::SleepEvidence {
             idle_loop: true,
             interrupts: if known { irqs.wrapping_sub(last_irqs) } else { u64::MAX },
@@ -345,11 +358,11 @@ impl CpuSampler {
     }
 
     /// The hrtimer ran at `now`: hardirq-off check, then the softirq side's open window.
-    fn hard_sample(&self, rules: &gap::Rules, now: u64) {
+    fn hard_sample(&self, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
         let Some(me) = self.peer() else { return };
         let interrupted = ffi::interrupted();
         let prev = me.last_hard_ns.xchg(now, Relaxed);
-        let evidence = self.sleep_evidence(interrupted, prev, now);
+        let evidence = self.sleep_evidence(&mut local.sleep, interrupted, prev, now);
         if prev == 0 {
             return;
         }
@@ -379,7 +392,7 @@ impl CpuSampler {
         }
         let bh_held = !asleep && self.bh_held(interrupted);
         if !asleep {
-            self.probe_look(rules, interrupted, bh_held, prev, now, matches!(verdict, Verdict::Event(_)));
+            self.probe_look(&mut local.probe_queued, rules, interrupted, bh_held, prev, now, matches!(verdict, Verdict::Event(_)));
         }
         let last_soft = self.last_soft_ns.load(Relaxed);
         // The timer_list ran lately (the common case): no softirq window to look into.
@@ -409,15 +422,30 @@ impl CpuSampler {
     /// here (bottom halves off or a softirq handler running; or, where softirqs run in
     /// threads, softirq work waiting while another task runs) queues the probe, unless it is
     /// queued already; later looks are counted for the cause. Its run ends the window.
-    fn probe_look(&self, rules: &gap::Rules, interrupted: ffi::Interrupted, bh_off: bool, prev: u64, now: u64, after_hard_gap: bool) {
+    /// `queued`: this hrtimer queued the probe and has not yet seen it closed (so that a
+    /// look needs no load while it is not queued, the common case).
+    #[allow(clippy::too_many_arguments)]
+    fn probe_look(
+        &self,
+        queued: &mut bool,
+        rules: &gap::Rules,
+        interrupted: ffi::Interrupted,
+        bh_off: bool,
+        prev: u64,
+        now: u64,
+        after_hard_gap: bool,
+    ) {
         if bh_off && self.capturing.load(Relaxed) {
             return;
         }
-        if self.probe_armed.load(Relaxed) != 0 {
-            self.probe_looks.add(1, Relaxed);
-            self.probe_bh_off.add(u32::from(bh_off), Relaxed);
-            self.probe_serving.add(u32::from(interrupted.serving_softirq()), Relaxed);
-            return;
+        if *queued {
+            if self.probe_armed.load(Relaxed) != 0 {
+                self.probe_looks.add(1, Relaxed);
+                self.probe_bh_off.add(u32::from(bh_off), Relaxed);
+                self.probe_serving.add(u32::from(interrupted.serving_softirq()), Relaxed);
+                return;
+            }
+            *queued = false;
         }
         // Softirqs held off, unless this interrupt came into the softirq loop itself
         // (`FrameClass::SoftirqLoop`): softirqs are running there, between handlers. One
@@ -436,6 +464,7 @@ impl CpuSampler {
         self.probe_bh_off.store(u32::from(bh_off), Relaxed);
         self.probe_serving.store(u32::from(interrupted.serving_softirq()), Relaxed);
         self.probe_armed.store(now, Relaxed);
+        *queued = true;
         // Queued already (a run that has not come yet): that run closes this window.
         ffi::probe::arm();
     }
@@ -638,7 +667,9 @@ impl CpuSampler {
         if !self.threaded {
             self.close_probe(now);
         }
-        let rules = self.settings.rules();
+        // SAFETY: This is the timer_list callback, `soft_local`'s owner; its one timer never
+        // runs concurrently with itself.
+        let rules = self.settings.cached_rules(unsafe { self.soft_local.get() });
         let prev = self.last_soft_ns.xchg(now, Relaxed);
         let prev_jiffies = self.last_soft_jiffies.xchg(ffi::jiffies(), Relaxed);
         // Shorter than an event, nothing can make it one: the common case.
@@ -768,6 +799,46 @@ impl CpuSampler {
     }
 }
 
+/// What only the hrtimer callback of a CPU uses (`CpuSampler::hard_local`).
+struct HardLocal {
+    rules: RulesCache,
+    /// When the watcher looks at its neighbours next (`Rules::watch_interval`).
+    watch_next: u64,
+    /// The hrtimer's runs (`Cost::run_counted`).
+    runs: u64,
+    look: LookLocal,
+}
+
+/// What the hrtimer's look at its CPU keeps from run to run.
+struct LookLocal {
+    sleep: SleepCounts,
+    /// This hrtimer queued the softirq probe, and has not yet seen it closed.
+    probe_queued: bool,
+}
+
+/// This CPU's interrupt count and hrtimer interrupt retries at the hrtimer's last run that
+/// read them, and when that was (only runs that came into the idle loop read them): its
+/// evidence of sleep (`gap::SleepEvidence`).
+struct SleepCounts {
+    last_irq_events: u64,
+    last_retries: u32,
+    counts_at: u64,
+}
+
+impl HardLocal {
+    const fn new() -> Self {
+        Self {
+            rules: RulesCache::new(),
+            watch_next: 0,
+            runs: 0,
+            look: LookLocal {
+                sleep: SleepCounts { last_irq_events: 0, last_retries: 0, counts_at: 0 },
+                probe_queued: false,
+            },
+        }
+    }
+}
+
 /// A softirq-off window as its reporter (the timer_list or the probe) saw it.
 struct SoftWindow {
     latency_ns: u64,
@@ -827,18 +898,22 @@ impl HrTimerCallback for CpuSampler {
     type Pointer<'a> = Arc<Self>;
 
     fn run(this: ArcBorrow<'_, Self>, mut ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
+        // SAFETY: This is the hrtimer callback, `hard_local`'s owner; a pinned hrtimer's
+        // callback never runs concurrently with itself, and `start` only uses it before
+        // starting the hrtimer.
+        let HardLocal { rules, watch_next, runs, look } = unsafe { this.hard_local.get() };
         // One clock read per run: the check and the re-arm use the same time and settings.
         let (instant, now) = this.settings.now();
-        let rules = this.settings.rules();
-        this.hard_sample(&rules, now);
+        let rules = this.settings.cached_rules(rules);
+        this.hard_sample(look, rules, now);
         // The neighbours' last runs, every `watch_interval` while none is overdue, every
         // run while one is (its NMIs are paced by these runs).
-        if now >= this.watch_next.load(Relaxed) {
-            let busy = this.watch.run(&this.peers, this.cpu, now, &rules);
-            this.watch_next.store(if busy { now } else { now.saturating_add(rules.watch_interval()) }, Relaxed);
+        if now >= *watch_next {
+            let busy = this.watch.run(&this.peers, this.cpu, now, rules);
+            *watch_next = if busy { now } else { now.saturating_add(rules.watch_interval()) };
         }
-        ctx.forward(instant, period(&rules));
-        if this.hard_cost.run() {
+        ctx.forward(instant, period(rules));
+        if this.hard_cost.run_counted(runs) {
             this.hard_cost.timed(ffi::now_ns().saturating_sub(now));
         }
         HrTimerRestart::Restart

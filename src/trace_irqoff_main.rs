@@ -14,6 +14,7 @@ use kernel::prelude::*;
 mod backoff;
 mod cause;
 mod compat;
+mod context_cell;
 mod counts;
 mod entry;
 mod escape;
