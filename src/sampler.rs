@@ -25,7 +25,7 @@ use crate::records::{Header, Kind, LiveProfile, Pending, RecordStore, Which, Wri
 use crate::settings::{RulesCache, Settings};
 use crate::stack;
 use crate::tracepoints;
-use crate::watch::Watch;
+use crate::watch::{Ring, Watch};
 
 /// Classes of the return addresses the stack cut has seen, shared by all CPUs.
 static FRAME_CACHE: FrameCache = FrameCache::new();
@@ -56,7 +56,7 @@ pub(crate) struct CpuSampler {
     /// starts the hrtimer.
     hard_local: ContextCell<HardLocal>,
     /// What only the timer_list uses. Owner: the timer_list callback.
-    soft_local: ContextCell<RulesCache>,
+    soft_local: ContextCell<SoftLocal>,
     /// This kernel runs softirqs in threads (ktimers/N exists: PREEMPT_RT, `threadirqs`).
     threaded: bool,
     /// This kernel has PREEMPT_RT's BH lock (`ffi::has_bh_lock`).
@@ -140,6 +140,8 @@ pub(crate) struct CpuSampler {
 /// histogram of lengths in ns holds the timed ones.
 pub(crate) struct Cost {
     runs: Atomic<u64>,
+    /// Runs counted by their own context (`Cost::run_counted`), as last published.
+    counted: Atomic<u64>,
     timed: Atomic<u64>,
     timed_ns: Atomic<u64>,
     pub(crate) hist_ns: Counts,
@@ -150,29 +152,24 @@ impl Cost {
     pub(crate) const TIME_EVERY: u64 = 16;
 
     pub(crate) const fn new() -> Self {
-        Self { runs: Atomic::new(0), timed: Atomic::new(0), timed_ns: Atomic::new(0), hist_ns: Counts::new() }
-    }
-
-    /// Counts a sampler run; whether it is one to time.
-    pub(crate) fn run(&self) -> bool {
-        self.runs.fetch_add(1, Relaxed) % Self::TIME_EVERY == 0
+        Self { runs: Atomic::new(0), counted: Atomic::new(0), timed: Atomic::new(0), timed_ns: Atomic::new(0), hist_ns: Counts::new() }
     }
 
     /// Counts a run of a sampler whose own context keeps the count in `runs` (no atomic
     /// per run); the shared count is brought up to it at each timed run, so it lags by
-    /// fewer than [`Cost::TIME_EVERY`] runs. Whether this run is one to time. Only for a
-    /// `Cost` that no other context counts into.
+    /// fewer than [`Cost::TIME_EVERY`] runs. Whether this run is one to time. One context
+    /// per `Cost` counts this way; others may count with [`Cost::add`].
     pub(crate) fn run_counted(&self, runs: &mut u64) -> bool {
         let n = *runs;
         *runs = n.wrapping_add(1);
         if n % Self::TIME_EVERY != 0 {
             return false;
         }
-        self.runs.store(*runs, Relaxed);
+        self.counted.store(*runs, Relaxed);
         true
     }
 
-    /// The length of a run [`Cost::run`] chose to time.
+    /// The length of a run [`Cost::run_counted`] chose to time.
     pub(crate) fn timed(&self, ns: u64) {
         self.timed.add(1, Relaxed);
         self.timed_ns.add(ns, Relaxed);
@@ -186,7 +183,7 @@ impl Cost {
     }
 
     pub(crate) fn runs(&self) -> u64 {
-        self.runs.load(Relaxed)
+        self.runs.load(Relaxed).wrapping_add(self.counted.load(Relaxed))
     }
 
     /// The time of all runs: that of the timed ones, scaled.
@@ -225,7 +222,7 @@ impl CpuSampler {
                 timer <- HrTimer::new(),
                 running <- new_mutex!(None),
                 hard_local: ContextCell::new(HardLocal::new()),
-                soft_local: ContextCell::new(RulesCache::new()),
+                soft_local: ContextCell::new(SoftLocal { rules: RulesCache::new(), runs: 0 }),
                 threaded,
                 bh_lock: ffi::has_bh_lock(),
                 soft_running: Atomic::new(false),
@@ -320,6 +317,7 @@ impl CpuSampler {
             // Not overdue: stopped.
             me.last_hard_ns.store(0, Relaxed);
         }
+        self.watch.ring_changed();
     }
 
     /// Bytes allocated for this CPU (Arc header included).
@@ -392,7 +390,7 @@ impl CpuSampler {
         }
         let bh_held = !asleep && self.bh_held(interrupted);
         if !asleep {
-            self.probe_look(&mut local.probe_queued, rules, interrupted, bh_held, prev, now, matches!(verdict, Verdict::Event(_)));
+            self.probe_look(&mut local.probe_queued, &mut local.loop_ip, rules, interrupted, bh_held, prev, now, matches!(verdict, Verdict::Event(_)));
         }
         let last_soft = self.last_soft_ns.load(Relaxed);
         // The timer_list ran lately (the common case): no softirq window to look into.
@@ -428,6 +426,7 @@ impl CpuSampler {
     fn probe_look(
         &self,
         queued: &mut bool,
+        loop_ip: &mut u64,
         rules: &gap::Rules,
         interrupted: ffi::Interrupted,
         bh_off: bool,
@@ -452,7 +451,7 @@ impl CpuSampler {
         // that was pending while another interrupt's handler ran comes in at the loop's
         // first instruction with interrupts on; the probe would only measure that instant.
         let held = if bh_off {
-            !(interrupted.serving_softirq() && in_softirq_loop(ffi::irq_regs_ip()))
+            !(interrupted.serving_softirq() && self.in_softirq_loop(loop_ip))
         } else {
             self.threaded && !self.in_softirq_thread() && self.softirq_work_waiting()
         };
@@ -498,6 +497,24 @@ impl CpuSampler {
     /// (whose timer softirqs are not in the pending mask) queued to run.
     fn softirq_work_waiting(&self) -> bool {
         ffi::softirq_pending() != 0 || self.thread_pids.iter().any(|p| ffi::task_waiting(p.load(Relaxed)))
+    }
+
+    /// Whether this hrtimer interrupt came into the softirq loop itself, between handlers.
+    /// `last` is the last instruction found to be in it: where an interrupt pending during
+    /// another one's handler comes in, every time the same one.
+    fn in_softirq_loop(&self, last: &mut u64) -> bool {
+        let ip = ffi::irq_regs_ip();
+        if ip == 0 {
+            return false;
+        }
+        if ip == *last {
+            return true;
+        }
+        let in_loop = FRAME_CACHE.classify(ip) == stack::FrameClass::SoftirqLoop;
+        if in_loop {
+            *last = ip;
+        }
+        in_loop
     }
 
     /// The current task is this CPU's ksoftirqd/N or ktimers/N.
@@ -576,6 +593,7 @@ impl CpuSampler {
 
     /// One look of the hrtimer into the softirq window open past the threshold since
     /// `start`: a sample of its profile when one is due (`profile::next_sample`).
+    #[inline(never)]
     fn sample_soft_window(&self, start: u64, now: u64) {
         if self.soft_prof_window.load(Relaxed) != start {
             self.soft_prof_window.store(start, Relaxed);
@@ -601,6 +619,7 @@ impl CpuSampler {
 
     /// One look inside a softirq window that is longer than any ordinary timer_list gap:
     /// bottom halves off here, or a softirq thread waiting to run.
+    #[inline(never)]
     fn observe_soft_window(&self, rules: &gap::Rules, last_soft: u64, now: u64, asleep: bool, bh_held: bool, serving: bool) {
         if !rules.soft_overdue(now.saturating_sub(last_soft)) {
             return;
@@ -651,25 +670,26 @@ impl CpuSampler {
 
     /// The timer_list ran: softirq-off check. Returns the next delay in jiffies.
     pub(crate) fn soft_sample(&self) -> u64 {
+        // SAFETY: This is the timer_list callback, `soft_local`'s owner; its one timer never
+        // runs concurrently with itself.
+        let SoftLocal { rules, runs } = unsafe { self.soft_local.get() };
         let now = ffi::now_ns();
-        let next = self.soft_check(now);
-        if self.soft_cost.run() {
+        let next = self.soft_check(rules, now);
+        if self.soft_cost.run_counted(runs) {
             self.soft_cost.timed(ffi::now_ns().saturating_sub(now));
         }
         next
     }
 
-    fn soft_check(&self, now: u64) -> u64 {
+    fn soft_check(&self, cache: &mut RulesCache, now: u64) -> u64 {
         // Softirqs run: a window the probe is open for ends here, before the gap's verdict.
         // Not where timers run in their own thread (ktimers/N): that they run says
         // nothing of the other softirqs, which a task with bottom halves off still holds
         // back there (PREEMPT_RT does not wake ksoftirqd while one has them off).
-        if !self.threaded {
+        if !self.threaded && self.probe_armed.load(Relaxed) != 0 {
             self.close_probe(now);
         }
-        // SAFETY: This is the timer_list callback, `soft_local`'s owner; its one timer never
-        // runs concurrently with itself.
-        let rules = self.settings.cached_rules(unsafe { self.soft_local.get() });
+        let rules = self.settings.cached_rules(cache);
         let prev = self.last_soft_ns.xchg(now, Relaxed);
         let prev_jiffies = self.last_soft_jiffies.xchg(ffi::jiffies(), Relaxed);
         // Shorter than an event, nothing can make it one: the common case.
@@ -708,9 +728,12 @@ impl CpuSampler {
                 Verdict::Ordinary => {}
             }
         }
-        // The window is over, recorded or not; only now may the hrtimer open another.
-        self.pending.close();
-        self.soft_starved_seen.store(false, Relaxed);
+        // The window is over, recorded or not; only now may the hrtimer open another. (It
+        // opens one only while the timer_list is late, never since `last_soft_ns` moved.)
+        if self.soft_starved_seen.load(Relaxed) {
+            self.pending.close();
+            self.soft_starved_seen.store(false, Relaxed);
+        }
         rules.soft_period_jiffies
     }
 
@@ -719,6 +742,7 @@ impl CpuSampler {
     /// with the window's profile if the watcher took one.
     /// `end_shows_culprit`: the stack where the window ended is the culprit's (not the
     /// idle loop it returned to).
+    #[inline(never)]
     fn hard_event(&self, rules: &gap::Rules, latency_ns: u64, window: Window, prev: u64, now: u64, end_shows_culprit: bool) {
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
@@ -744,6 +768,7 @@ impl CpuSampler {
 
     /// The hrtimer finds the softirq window that started at `start` open past the
     /// threshold: it takes the stack inside it, shown as ongoing until the window ends.
+    #[inline(never)]
     fn open_soft_window(&self, latency_ns: u64, start: u64, now: u64) {
         let t0 = ffi::now_ns();
         let mut comm = [0u8; COMM_LEN];
@@ -799,11 +824,20 @@ impl CpuSampler {
     }
 }
 
+/// What only the timer_list callback of a CPU uses (`CpuSampler::soft_local`).
+struct SoftLocal {
+    rules: RulesCache,
+    /// The timer_list's runs (`Cost::run_counted`).
+    runs: u64,
+}
+
 /// What only the hrtimer callback of a CPU uses (`CpuSampler::hard_local`).
 struct HardLocal {
     rules: RulesCache,
     /// When the watcher looks at its neighbours next (`Rules::watch_interval`).
     watch_next: u64,
+    /// The CPUs it watches.
+    ring: Ring,
     /// The hrtimer's runs (`Cost::run_counted`).
     runs: u64,
     look: LookLocal,
@@ -814,6 +848,8 @@ struct LookLocal {
     sleep: SleepCounts,
     /// This hrtimer queued the softirq probe, and has not yet seen it closed.
     probe_queued: bool,
+    /// The interrupted instruction last found in the softirq loop (0: none yet).
+    loop_ip: u64,
 }
 
 /// This CPU's interrupt count and hrtimer interrupt retries at the hrtimer's last run that
@@ -830,10 +866,12 @@ impl HardLocal {
         Self {
             rules: RulesCache::new(),
             watch_next: 0,
+            ring: Ring::new(),
             runs: 0,
             look: LookLocal {
                 sleep: SleepCounts { last_irq_events: 0, last_retries: 0, counts_at: 0 },
                 probe_queued: false,
+                loop_ip: 0,
             },
         }
     }
@@ -868,10 +906,6 @@ pub(crate) fn capture_raw(raw: &mut [u64; MAX_FRAMES + stack::SCAN_DEPTH], irq_i
     &kept[..kept.len().min(MAX_FRAMES)]
 }
 
-/// Whether the interrupted instruction `ip` is in the softirq loop itself, between handlers.
-fn in_softirq_loop(ip: u64) -> bool {
-    ip != 0 && FRAME_CACHE.classify(ip) == stack::FrameClass::SoftirqLoop
-}
 
 /// The name of a frame in code that can be unloaded, written into `buf` (for
 /// `Writer::profile_from`); `None` for core-kernel frames, named when read.
@@ -901,7 +935,7 @@ impl HrTimerCallback for CpuSampler {
         // SAFETY: This is the hrtimer callback, `hard_local`'s owner; a pinned hrtimer's
         // callback never runs concurrently with itself, and `start` only uses it before
         // starting the hrtimer.
-        let HardLocal { rules, watch_next, runs, look } = unsafe { this.hard_local.get() };
+        let HardLocal { rules, watch_next, ring, runs, look } = unsafe { this.hard_local.get() };
         // One clock read per run: the check and the re-arm use the same time and settings.
         let (instant, now) = this.settings.now();
         let rules = this.settings.cached_rules(rules);
@@ -909,7 +943,7 @@ impl HrTimerCallback for CpuSampler {
         // The neighbours' last runs, every `watch_interval` while none is overdue, every
         // run while one is (its NMIs are paced by these runs).
         if now >= *watch_next {
-            let busy = this.watch.run(&this.peers, this.cpu, now, rules);
+            let busy = this.watch.run(ring, &this.peers, this.cpu, now, rules);
             *watch_next = if busy { now } else { now.saturating_add(rules.watch_interval()) };
         }
         ctx.forward(instant, period(rules));

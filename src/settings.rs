@@ -45,8 +45,9 @@ impl Settings {
     /// `ffi::now_ns` within the few ns between the two reads at load).
     pub(crate) fn now(&self) -> (Instant<Monotonic>, u64) {
         let t = Instant::<Monotonic>::now();
+        // Both are monotonic-clock values in [0, KTIME_MAX]: no overflow to check for.
         let ns = (t - self.epoch).as_nanos();
-        (t, self.epoch_ns.saturating_add_signed(ns))
+        (t, self.epoch_ns.wrapping_add_signed(ns))
     }
 
     pub(crate) fn rules(&self) -> Rules {
@@ -56,6 +57,7 @@ impl Settings {
     /// The current rules, derived again only if a setting changed since `cache` was
     /// filled: one load in the common case, where deriving them takes two divisions and
     /// the wheel's granularity (about 65 instructions) and two loads.
+    #[inline]
     pub(crate) fn cached_rules<'a>(&self, cache: &'a mut RulesCache) -> &'a Rules {
         // Acquire: pairs with the release in `changed`, so the values read after it are
         // at least as new as the version.

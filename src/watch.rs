@@ -157,6 +157,22 @@ pub(crate) struct Watch {
     pub(crate) nmi_stale: Atomic<u64>,
     pub(crate) nmi_missed: Atomic<u64>,
     missed_in_row: Atomic<u32>,
+    /// Bumped whenever a CPU's sampler starts or stops: the ring of watched CPUs may have
+    /// changed ([`Ring`]).
+    ring_version: Atomic<u64>,
+}
+
+/// The CPUs one CPU watches, as its hrtimer last worked them out, and the
+/// [`Watch::ring_version`] it did so at (0: never). Owned by that hrtimer.
+pub(crate) struct Ring {
+    version: u64,
+    watched: [Option<u32>; 2],
+}
+
+impl Ring {
+    pub(crate) const fn new() -> Self {
+        Self { version: 0, watched: [None, None] }
+    }
 }
 
 impl Watch {
@@ -184,6 +200,7 @@ impl Watch {
             nmi_stale: Atomic::new(0),
             nmi_missed: Atomic::new(0),
             missed_in_row: Atomic::new(0),
+            ring_version: Atomic::new(1),
         })
     }
 
@@ -248,6 +265,12 @@ impl Watch {
         if let Some(w) = self.get(cpu) {
             w.nmi_pending.store(0, Relaxed);
         }
+        self.ring_changed();
+    }
+
+    /// A CPU's sampler started or stopped.
+    pub(crate) fn ring_changed(&self) {
+        self.ring_version.add(1, Relaxed);
     }
 
     /// The open hardirq-off window of `cpu` at `now`, if its hrtimer is overdue past the
@@ -264,16 +287,27 @@ impl Watch {
     /// One watcher run on CPU `me`, from its hrtimer at `now` (hard interrupt context).
     /// The common path: one or two loads of other CPUs' last runs.
     /// Returns whether a watched CPU is overdue (the caller then looks again next run).
-    pub(crate) fn run(&self, peers: &Peers, me: u32, now: u64, rules: &Rules) -> bool {
+    /// `ring`: the CPUs `me` watches, worked out again when a sampler started or stopped
+    /// since, and after a look found a watched CPU stopped.
+    pub(crate) fn run(&self, ring: &mut Ring, peers: &Peers, me: u32, now: u64, rules: &Rules) -> bool {
         if !self.enabled {
             return false;
         }
+        let version = self.ring_version.load(Relaxed);
+        if version != ring.version {
+            let nr = u32::try_from(self.cpus.len()).unwrap_or(u32::MAX);
+            ring.watched = profile::watched(me, nr, ffi::cpu_online);
+            ring.version = version;
+        }
         let mut busy = false;
-        let nr = u32::try_from(self.cpus.len()).unwrap_or(u32::MAX);
-        for t in profile::watched(me, nr, ffi::cpu_online).into_iter().flatten() {
+        for slot in &ring.watched {
+            let Some(t) = *slot else { continue };
             let Some(peer) = peers.get(t) else { continue };
             let last = peer.last_hard_ns.load(Relaxed);
             if last == 0 {
+                // Stopped: going offline, maybe not yet out of the online mask when the
+                // ring was worked out. Work it out again at the next look.
+                ring.version = 0;
                 continue;
             }
             let length_ns = now.saturating_sub(last).saturating_sub(rules.period_ns);
@@ -286,6 +320,7 @@ impl Watch {
     }
 
     /// `t` is overdue: claim it, ask for a sample, announce.
+    #[inline(never)]
     fn overdue(&self, me: u32, t: u32, o: Ongoing, now: u64, rules: &Rules) {
         let Some(w) = self.get(t) else { return };
         let current = w.claim.load(Relaxed);
