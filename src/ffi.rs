@@ -457,6 +457,29 @@ pub(crate) mod softtimer {
     }
 }
 
+/// Interrupts enabled for as long as it lives, where they were disabled when it was made
+/// (the timer_list's callback: an irq-safe timer), so that long work there, a record's
+/// stack and names, does not hold them off. Softirq or task context only.
+pub(crate) struct IrqsOn {
+    enabled: bool,
+}
+
+impl IrqsOn {
+    pub(crate) fn new() -> Self {
+        // SAFETY: Softirq or task context (the caller's contract), where interrupts may be
+        // enabled; the callback's caller expects them disabled again when it returns,
+        // which `drop` does.
+        Self { enabled: unsafe { raw::tio_irqs_on_begin() } != 0 }
+    }
+}
+
+impl Drop for IrqsOn {
+    fn drop(&mut self) {
+        // SAFETY: Disables interrupts only if `new` enabled them, restoring that state.
+        unsafe { raw::tio_irqs_on_end(c_int::from(self.enabled)) };
+    }
+}
+
 /// The softirq probe: one work item per CPU on the high-priority BH workqueue, run in
 /// softirq context on its CPU as soon as softirqs can run there (it calls
 /// `trace_irqoff_rs_probe_ran`).

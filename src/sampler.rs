@@ -793,6 +793,8 @@ impl CpuSampler {
     /// cause, the tracepoint always, at the threshold one record with the stack where it
     /// ended and the one the hrtimer took inside it.
     fn soft_event(&self, rules: &gap::Rules, sw: SoftWindow, now: u64, pid: i32, comm: [u8; COMM_LEN]) {
+        // The timer_list runs with interrupts disabled; the record must not keep them so.
+        let _irqs = ffi::IrqsOn::new();
         let latency_ns = sw.latency_ns;
         self.soft_counts.add(latency_ns);
         if let Some(c) = self.cause_counts.get(sw.cause.index()) {

@@ -389,7 +389,8 @@ void tio_softtimer_start(unsigned long delay)
 {
 	struct timer_list *t = this_cpu_ptr(&tio_softtimer);
 
-	timer_setup(t, tio_softtimer_fn, TIMER_PINNED);
+	/* Irq-safe: see tio_irqs_on_begin() in shim.h. */
+	timer_setup(t, tio_softtimer_fn, TIMER_PINNED | TIMER_IRQSAFE);
 	t->expires = jiffies + delay;
 	add_timer_on(t, smp_processor_id());
 }
@@ -397,6 +398,20 @@ void tio_softtimer_start(unsigned long delay)
 void tio_softtimer_stop(unsigned int cpu)
 {
 	timer_shutdown_sync(per_cpu_ptr(&tio_softtimer, cpu));
+}
+
+int tio_irqs_on_begin(void)
+{
+	if (!irqs_disabled())
+		return 0;
+	local_irq_enable();
+	return 1;
+}
+
+void tio_irqs_on_end(int enabled)
+{
+	if (enabled)
+		local_irq_disable();
 }
 
 static DEFINE_PER_CPU(struct work_struct, tio_probe_work);

@@ -131,6 +131,16 @@ void tio_softtimer_start(unsigned long jiffies);
 void tio_softtimer_stop(unsigned int cpu);
 
 /*
+ * The timer_list is irq-safe: its callback runs with interrupts disabled (the timer code
+ * does not enable them around it, which with interrupt tracing costs more than the
+ * callback's common path). For the rare long work (a record), the callback enables them:
+ * irqs_on_begin enables interrupts if they are disabled and returns whether it did;
+ * irqs_on_end(1) disables them again. Softirq or task context only.
+ */
+int tio_irqs_on_begin(void);
+void tio_irqs_on_end(int enabled);
+
+/*
  * The softirq probe: a per-CPU work item on the high-priority BH workqueue, so it runs in
  * softirq context on its CPU as soon as softirqs can run there; it calls
  * trace_irqoff_rs_probe_ran(cpu). init: once at load, for every possible CPU. arm: queues
