@@ -725,9 +725,11 @@ fn overhead(runs: usize, groups: usize, loops: usize, spin_ms: u64) -> Res<Value
 }
 
 /// Handler cost from the records file, per kind over all CPUs: runs, total, histogram.
+/// Both CPUs busy in a loop (`spin`), the common case: a run that comes into the idle loop
+/// also reads the interrupt counts of its sleep evidence.
 fn cost(period_ms: u64, secs: u64) -> Res<Value> {
     load(period_ms, 2 * period_ms.max(25))?;
-    std::thread::sleep(Duration::from_secs(secs));
+    spin(secs * 1000)?;
     let text = read(&format!("{TIO}/records"))?;
     let mut v = json!({"period_ms": period_ms, "seconds": secs});
     for kind in ["hard", "soft"] {
