@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The foundation: the test kernel, our modules and the CLI work in the guest.
 check "kernel has 2 CPUs online" test "$(cat /sys/devices/system/cpu/online)" = "0-1"
+# As on fleets that want a crash dump for any NMI nobody claims: one of ours that arrived
+# with no handler would panic this guest (and the splat scan fails on its line).
+check "the guest panics on an unclaimed NMI (unknown_nmi_panic=1)" test "$(cat /proc/sys/kernel/unknown_nmi_panic)" = 1
 check "trace_irqoff loads" modprobe trace_irqoff
 check "/proc/trace_irqoff appears" test -d /proc/trace_irqoff
 check "/proc/trace_irqoff/enable reads 'disabled'" test "$(cat /proc/trace_irqoff/enable)" = disabled
