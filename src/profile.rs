@@ -167,6 +167,22 @@ pub(crate) fn next_online(cpu: u32, nr: u32, online: impl Fn(u32) -> bool) -> Op
     None
 }
 
+/// The watcher's trust in a CPU after one of its NMIs came late: one more doubling of
+/// the spacing between NMIs to it, at most `max`.
+pub(crate) const fn slower(slow: u32, max: u32) -> u32 {
+    if slow < max {
+        slow + 1
+    } else {
+        max
+    }
+}
+
+/// Whether an NMI may be sent to a CPU trusted at `slow`, `since` watcher runs after the
+/// last one: at most every 2^slow runs.
+pub(crate) const fn trusted(since: u32, slow: u32) -> bool {
+    slow == 0 || since >= 1u32 << (if slow < 31 { slow } else { 31 })
+}
+
 /// The (up to two) CPUs that `cpu` watches: its next two online CPUs in the ring.
 pub(crate) fn watched(cpu: u32, nr: u32, online: impl Fn(u32) -> bool) -> [Option<u32>; 2] {
     let first = next_online(cpu, nr, &online);
@@ -177,6 +193,20 @@ pub(crate) fn watched(cpu: u32, nr: u32, online: impl Fn(u32) -> bool) -> [Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A CPU whose NMIs come late is asked at most every 2^slow watcher runs, never less
+    /// often than every 64th, and a trusted one every run.
+    #[test]
+    fn late_nmis_space_out_and_recover() {
+        assert_eq!(slower(0, 6), 1);
+        assert_eq!(slower(6, 6), 6);
+        assert!(trusted(1, 0));
+        assert!(!trusted(1, 1));
+        assert!(trusted(2, 1));
+        assert!(!trusted(63, 6));
+        assert!(trusted(64, 6));
+        assert!(trusted(u32::MAX, 40));
+    }
 
     #[test]
     fn claims_name_window_and_owner() {

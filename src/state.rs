@@ -20,15 +20,15 @@ use crate::watch::Watch;
 struct Control {
     /// The CPU hotplug registration that runs the samplers; `Some` while enabled.
     hotplug: Option<ffi::Hotplug>,
-    /// The watcher's NMI handler; registered before the samplers start, unregistered
-    /// after they stopped.
+    /// The watcher's NMI handler; registered before the samplers first start, and kept
+    /// until unload, once no NMI of ours can still be on its way (`Watch::drain`).
     nmi: Option<ffi::NmiHandler>,
 }
 
 impl Control {
     /// Starts sampling: the NMI handler (if available), then the samplers.
     fn enable(&mut self, watch: &Watch) -> Result {
-        self.nmi = watch.start();
+        watch.start(&mut self.nmi);
         match ffi::Hotplug::register() {
             Ok(h) => {
                 self.hotplug = Some(h);
@@ -41,10 +41,17 @@ impl Control {
         }
     }
 
-    /// Stops the samplers on every CPU, then, once no NMI is on its way, the handler.
+    /// Stops the samplers on every CPU and the watcher's requests for NMIs.
     fn disable(&mut self, watch: &Watch) {
         self.hotplug = None;
         watch.stop();
+    }
+
+    /// At unload: stops everything, then, once no NMI of ours is on its way, unregisters
+    /// the handler.
+    fn shutdown(&mut self, watch: &Watch) {
+        self.disable(watch);
+        watch.drain();
         self.nmi = None;
     }
 }
@@ -173,7 +180,7 @@ impl State {
 
     /// Stops sampling and tag-wait tracking (module unload).
     pub(crate) fn shutdown(&self) {
-        self.control.lock().disable(&self.watch);
+        self.control.lock().shutdown(&self.watch);
         // Nothing to fail when switching off.
         let _ = self.tag_wait.set_enabled(false);
     }

@@ -32,8 +32,12 @@ use crate::sampler::{self, Cost};
 use crate::stack;
 use crate::tracepoints;
 
-/// Unanswered NMIs in a row after which the feature is declared unavailable.
-const MISS_LIMIT: u32 = 3;
+/// At most this many doublings of the spacing between NMIs to a CPU whose NMIs came late:
+/// then every 64th watcher run.
+const MAX_SLOW: u32 = 6;
+
+/// Longest wait at unload for NMIs still on their way (see [`Watch::drain`]).
+const DRAIN_MS: u32 = 10_000;
 
 /// Why the watcher's NMIs are not used.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -45,8 +49,6 @@ pub(crate) enum Unavailable {
     Arch = 2,
     /// Registering the NMI handler failed.
     Register = 3,
-    /// NMIs sent were not answered within a period, [`MISS_LIMIT`] times in a row.
-    NmiTimeout = 4,
 }
 
 impl Unavailable {
@@ -55,7 +57,6 @@ impl Unavailable {
             1 => Self::Off,
             2 => Self::Arch,
             3 => Self::Register,
-            4 => Self::NmiTimeout,
             _ => return None,
         })
     }
@@ -65,7 +66,6 @@ impl Unavailable {
             Self::Off => "off",
             Self::Arch => "arch",
             Self::Register => "register-failed",
-            Self::NmiTimeout => "nmi-timeout",
         }
     }
 }
@@ -78,8 +78,18 @@ pub(crate) struct Watched {
     claim: Atomic<u64>,
     /// When the watcher last ran on its claim.
     owner_seen: Atomic<u64>,
-    /// When the NMI asked of this CPU was sent, 0 when answered (or none asked).
+    /// When the NMI asked of this CPU was sent, 0 when answered (or none asked). Set only
+    /// by the one watcher whose compare-exchange from 0 won, which alone then sends; cleared
+    /// only by the NMI handler on this CPU (or when the CPU comes online: an NMI sent to
+    /// it while offline was dropped), never while one of ours may still arrive.
     nmi_pending: Atomic<u64>,
+    /// The last NMI sent (its `nmi_pending` stamp), and the last one found late (not
+    /// answered within half a period).
+    last_sent: Atomic<u64>,
+    late_of: Atomic<u64>,
+    /// How much less the watcher trusts this CPU's NMIs: it asks at most every 2^slow
+    /// runs. One more for each NMI that came late, one less for each on time.
+    slow: Atomic<u32>,
     /// The window it was sent for, and its sample's weight.
     nmi_window: Atomic<u64>,
     nmi_weight: Atomic<u32>,
@@ -105,6 +115,9 @@ impl Watched {
             claim: Atomic::new(0),
             owner_seen: Atomic::new(0),
             nmi_pending: Atomic::new(0),
+            last_sent: Atomic::new(0),
+            late_of: Atomic::new(0),
+            slow: Atomic::new(0),
             nmi_window: Atomic::new(0),
             nmi_weight: Atomic::new(0),
             sent: Atomic::new(0),
@@ -156,7 +169,6 @@ pub(crate) struct Watch {
     /// Answered after their window ended: nothing taken.
     pub(crate) nmi_stale: Atomic<u64>,
     pub(crate) nmi_missed: Atomic<u64>,
-    missed_in_row: Atomic<u32>,
     /// Bumped whenever a CPU's sampler starts or stops: the ring of watched CPUs may have
     /// changed ([`Ring`]).
     ring_version: Atomic<u64>,
@@ -199,7 +211,6 @@ impl Watch {
             nmi_answered: Atomic::new(0),
             nmi_stale: Atomic::new(0),
             nmi_missed: Atomic::new(0),
-            missed_in_row: Atomic::new(0),
             ring_version: Atomic::new(1),
         })
     }
@@ -221,42 +232,63 @@ impl Watch {
         self.active.load(Relaxed) && self.reason.load(Relaxed) == 0
     }
 
-    /// At enable, before the samplers start: registers the NMI handler if the feature is
-    /// available. Failing to changes nothing else. Process context, control lock held.
-    pub(crate) fn start(&self) -> Option<ffi::NmiHandler> {
-        match self.unavailable() {
-            None | Some(Unavailable::Register) => {}
-            // A timeout sticks until the module is reloaded: that machine loses NMIs.
-            Some(_) => return None,
-        }
-        match ffi::NmiHandler::register() {
-            Ok(h) => {
-                self.reason.store(0, Relaxed);
-                self.missed_in_row.store(0, Relaxed);
-                self.active.store(true, Relaxed);
-                Some(h)
+    /// At enable, before the samplers start: registers the NMI handler into `handler` if
+    /// the feature is available and it is not registered yet, and lets the watcher ask for
+    /// NMIs. The handler then stays registered until unload ([`Watch::drain`]), so that an
+    /// NMI of ours that comes late, after a disable, still finds it. Failing to register
+    /// changes nothing else. Process context, control lock held.
+    pub(crate) fn start(&self, handler: &mut Option<ffi::NmiHandler>) {
+        if handler.is_none() {
+            match self.unavailable() {
+                None | Some(Unavailable::Register) => {}
+                Some(_) => return,
             }
-            Err(e) => {
-                pr_warn!("watcher: registering the NMI handler failed ({:?}); in-window stacks unavailable\n", e);
-                self.reason.store(Unavailable::Register as u32, Relaxed);
-                None
+            match ffi::NmiHandler::register() {
+                Ok(h) => {
+                    *handler = Some(h);
+                    self.reason.store(0, Relaxed);
+                }
+                Err(e) => {
+                    pr_warn!("watcher: registering the NMI handler failed ({:?}); in-window stacks unavailable\n", e);
+                    self.reason.store(Unavailable::Register as u32, Relaxed);
+                    return;
+                }
             }
         }
+        self.active.store(true, Relaxed);
     }
 
-    /// At disable, after the samplers stopped (no more NMIs are asked for): waits up to
-    /// 100 ms for the NMIs still on their way, so that none arrives after the handler is
-    /// gone. Then the caller drops the handler. Process context.
+    /// At disable, after the samplers stopped: no more NMIs are asked for. Those on their
+    /// way still find the handler.
     pub(crate) fn stop(&self) {
         self.active.store(false, Relaxed);
-        for _ in 0..100 {
-            if self.cpus.iter().all(|w| w.nmi_pending.load(Relaxed) == 0) {
+    }
+
+    /// At unload, after [`Watch::stop`], before the caller unregisters the handler: waits
+    /// until no NMI of ours is on its way to an online CPU (an offline CPU dropped its
+    /// one). An online CPU takes an NMI within microseconds even with interrupts off; one
+    /// that has not after [`DRAIN_MS`] is stuck beyond what the handler could help, and
+    /// is named in the log. Process context.
+    pub(crate) fn drain(&self) {
+        for ms in 0..=DRAIN_MS {
+            let mut waiting = None;
+            for (cpu, w) in self.cpus.iter().enumerate() {
+                let cpu = u32::try_from(cpu).unwrap_or(u32::MAX);
+                if w.nmi_pending.load(Relaxed) == 0 {
+                    continue;
+                }
+                if ffi::cpu_online(cpu) {
+                    waiting = Some(cpu);
+                } else {
+                    w.nmi_pending.store(0, Relaxed);
+                }
+            }
+            let Some(cpu) = waiting else { return };
+            if ms == DRAIN_MS {
+                pr_warn!("watcher: cpu {} has not taken an NMI sent {} s ago; unloading anyway\n", cpu, DRAIN_MS / 1000);
                 return;
             }
             fsleep(Delta::from_millis(1));
-        }
-        for w in self.cpus.iter() {
-            w.nmi_pending.store(0, Relaxed);
         }
     }
 
@@ -328,6 +360,9 @@ impl Watch {
             ClaimStep::Theirs => return,
             ClaimStep::Mine => {}
             ClaimStep::Take { first } => {
+                // Seen alive before the claim is published (the compare-exchange orders
+                // it): another watcher that reads the new claim never finds it stale.
+                w.owner_seen.store(now, Relaxed);
                 if w.claim.cmpxchg(current, profile::claim(o.window, me), Full).is_err() {
                     return;
                 }
@@ -344,7 +379,7 @@ impl Watch {
         let sample = w.profile.peek(o.window, ffi::text_can_vanish);
         let (pid, comm, top, module) = sample.unwrap_or((0, [0; COMM_LEN], 0, 0));
         // Announced with the task once the first sample is in (or when none will come).
-        let ready = sample.is_some() || !self.nmi_usable() || w.sent.load(Relaxed) >= MISS_LIMIT;
+        let ready = sample.is_some() || !self.nmi_usable() || w.sent.load(Relaxed) >= 3;
         if ready && w.announced.load(Relaxed) != o.window {
             w.announced.store(o.window, Relaxed);
             tracepoints::irqoff_ongoing(t, o.length_ns, pid, &comm, false);
@@ -368,28 +403,38 @@ impl Watch {
         }
     }
 
-    /// The claimer's NMI for `t`, if one is due; counts one that did not come.
+    /// The claimer's NMI for `t`, if one is due. One not answered within half a period is
+    /// counted as missed (once) and makes the watcher trust that CPU less; it is never
+    /// given up on (it may still come, and must find its claim), so no other is sent to
+    /// that CPU before it arrives.
     fn ask(&self, w: &Watched, t: u32, window: u64, now: u64, rules: &Rules) {
         let pending = w.nmi_pending.load(Relaxed);
         if pending != 0 {
-            if now.saturating_sub(pending) >= rules.period_ns / 2 {
+            if now.saturating_sub(pending) >= rules.period_ns / 2 && w.late_of.load(Relaxed) != pending {
+                w.late_of.store(pending, Relaxed);
                 self.nmi_missed.add(1, Relaxed);
-                let in_row = self.missed_in_row.load(Relaxed) + 1;
-                self.missed_in_row.store(in_row, Relaxed);
-                if in_row >= MISS_LIMIT && self.reason.cmpxchg(0, Unavailable::NmiTimeout as u32, Relaxed).is_ok() {
-                    pr_warn!("watcher: {} NMIs in a row were not answered within a period; in-window stacks unavailable\n", in_row);
-                }
+                w.slow.store(profile::slower(w.slow.load(Relaxed), MAX_SLOW), Relaxed);
             }
             return;
         }
+        // The last one was answered: on time, unless it was found late.
+        let last = w.last_sent.xchg(0, Relaxed);
+        if last != 0 && w.late_of.load(Relaxed) != last {
+            w.slow.store(w.slow.load(Relaxed).saturating_sub(1), Relaxed);
+        }
         let since = w.since.load(Relaxed).saturating_add(1);
         let sent = w.sent.load(Relaxed);
-        match profile::next_sample(sent, since, self.max_samples) {
+        match profile::next_sample(sent, since, self.max_samples).filter(|_| profile::trusted(since, w.slow.load(Relaxed))) {
             Some(weight) => {
                 w.nmi_window.store(window, Relaxed);
                 w.nmi_weight.store(weight, Relaxed);
-                // The NMI that takes this (xchg, Full) sees the window and weight.
-                w.nmi_pending.store(now.max(1), Release);
+                let stamp = now.max(1);
+                // One sender per NMI: only the watcher whose compare-exchange from 0 wins
+                // sends. The NMI that takes this (xchg, Full) sees the window and weight.
+                if w.nmi_pending.cmpxchg(0, stamp, Release).is_err() {
+                    return;
+                }
+                w.last_sent.store(stamp, Relaxed);
                 w.sent.store(sent.saturating_add(1), Relaxed);
                 w.since.store(0, Relaxed);
                 self.nmi_sent.add(1, Relaxed);
@@ -411,7 +456,6 @@ impl Watch {
         let t0 = ffi::now_ns_nmi();
         w.nmi_rtt.add(t0.saturating_sub(sent));
         self.nmi_answered.add(1, Relaxed);
-        self.missed_in_row.store(0, Relaxed);
         let window = w.nmi_window.load(Relaxed);
         // This CPU's hrtimer has not run since: the window is still open.
         if peers.get(cpu).map_or(0, |p| p.last_hard_ns.load(Relaxed)) != window {
