@@ -383,7 +383,7 @@ impl CpuSampler {
                 // handler, hrtimer callback or IPI function that has returned (the NMI
                 // found it in one, or this interrupt came into the idle loop or user
                 // space, which never keep interrupts off): the watcher's stack names it.
-                let returned = interrupted.idle_loop() || interrupted.user() || self.watch.saw_handler(self.cpu, prev);
+                let returned = interrupted.idle_loop() || interrupted.user() || self.watch.saw_handler(self.cpu, prev, now, rules.period_ns);
                 self.hard_event(rules, latency, window, prev, now, !returned);
             }
             Verdict::Ordinary => {}

@@ -101,8 +101,10 @@ pub(crate) struct Watched {
     stuck: Atomic<u64>,
     /// The in-window samples of its open hardirq-off window (written by the NMI on it).
     pub(crate) profile: LiveProfile,
-    /// The last window in which an NMI found this CPU inside a hard interrupt handler.
+    /// The last window in which an NMI found this CPU inside a hard interrupt handler, and
+    /// when the first such NMI came.
     handler_window: Atomic<u64>,
+    handler_at: Atomic<u64>,
     /// Time spent in the NMI handler on this CPU for samples.
     pub(crate) nmi_cost: Cost,
     /// From sending an NMI to this CPU to its handler running here.
@@ -126,6 +128,7 @@ impl Watched {
             stuck: Atomic::new(0),
             profile: LiveProfile::new(),
             handler_window: Atomic::new(0),
+            handler_at: Atomic::new(0),
             nmi_cost: Cost::new(),
             nmi_rtt: Cost::new(),
         }
@@ -468,7 +471,8 @@ impl Watch {
         let pid = ffi::current_task(&mut comm);
         let now = ffi::now_ns_nmi();
         w.profile.sample(window, w.nmi_weight.load(Relaxed), frames, pid, &comm, now);
-        if ffi::nmi_interrupted_hardirq() {
+        if ffi::nmi_interrupted_hardirq() && w.handler_window.load(Relaxed) != window {
+            w.handler_at.store(now, Relaxed);
             w.handler_window.store(window, Relaxed);
         }
         w.nmi_cost.add(ffi::now_ns_nmi().saturating_sub(t0));
@@ -476,9 +480,17 @@ impl Watch {
     }
 
     /// Whether an NMI found `cpu` inside a hard interrupt handler during `window` (its
-    /// hrtimer run before it): the window was that handler.
-    pub(crate) fn saw_handler(&self, cpu: u32, window: u64) -> bool {
-        window != 0 && self.get(cpu).is_some_and(|w| w.handler_window.load(Relaxed) == window)
+    /// hrtimer run before it), at least half a period before the window ended at `end`:
+    /// the window was that handler. An NMI that came later may have found the interrupt
+    /// that the window's end let in (a task re-enabling interrupts takes the pending ones,
+    /// an IPI first, before the hrtimer's), which is no evidence about the window: seen on
+    /// the sanitizer kernel, where an IPI of the clocksource watchdog waited for the end of
+    /// a task's window and the one NMI of that window found it.
+    pub(crate) fn saw_handler(&self, cpu: u32, window: u64, end: u64, period_ns: u64) -> bool {
+        window != 0
+            && self.get(cpu).is_some_and(|w| {
+                w.handler_window.load(Relaxed) == window && end.saturating_sub(w.handler_at.load(Relaxed)) >= period_ns / 2
+            })
     }
 
     pub(crate) fn allocated_bytes(&self) -> usize {
