@@ -17,6 +17,12 @@ if find /lib/modules/$(uname -r) -name "preemptirq_delay_test.ko*" | grep -q .; 
 	rmmod preemptirq_delay_test
 	blk=$(record_block 1 hard 0 irq_test)
 	echo "$blk" | head -n 3 | sed 's/^/#   /'
+	# Its in-window stack (what top names when end_shows_culprit=0), and the profile.
+	window_block 1 hard irq_test | head -n 6 | sed 's/^/#   /'
+	grep '^profile ' $TIO/records | head -n 2 | sed 's/^/#   /'
+	# A task's window (the delay thread's): its end stack shows the culprit, whatever an
+	# NMI found after the window let the pending interrupts in.
+	check "its record says the end stack shows the culprit (end_shows_culprit=1)" sh -c "echo '$blk' | head -n 1 | grep -q ' end_shows_culprit=1 '"
 	# The innermost frame is the module's function that held interrupts off; which one
 	# depends on the compiler's inlining: preemptirq_delay_run on the test kernel,
 	# execute_preemptirqtest (called through preemptirqtest_0) on the kcsan kernel.
