@@ -397,10 +397,12 @@ pub(crate) fn nmi_supported() -> bool {
     unsafe { raw::tio_nmi_supported() != 0 }
 }
 
-/// Sends an NMI to `cpu`; the registered handler decides whether it was ours. Any context.
-pub(crate) fn send_nmi(cpu: u32) {
-    // SAFETY: Any CPU number: the APIC ignores CPUs that are not online.
-    unsafe { raw::tio_nmi_send(cpu) };
+/// Sends an NMI to `cpu`, if it is online; the registered handler decides whether it was
+/// ours. `EINVAL` for any other CPU number (nothing sent). Any context.
+pub(crate) fn send_nmi(cpu: u32) -> Result {
+    // SAFETY: No preconditions: the shim sends only to an online CPU below nr_cpu_ids and
+    // refuses any other number.
+    to_result(unsafe { raw::tio_nmi_send(cpu) })
 }
 
 /// Whether the kernel log's rate limit for the stuck message lets one through now.
@@ -439,20 +441,23 @@ impl Drop for NmiHandler {
 
 /// The per-CPU timer_list of the softirq sampler (one per CPU, in the shim).
 pub(crate) mod softtimer {
-    use super::{raw, c_ulong};
+    use super::{c_ulong, raw, to_result};
+    use kernel::error::Result;
 
-    /// Starts this CPU's timer_list, first expiry in `jiffies`. Call on the CPU it
-    /// samples, from its hotplug online callback.
-    pub(crate) fn start(jiffies: u64) {
-        // SAFETY: No preconditions beyond running on a CPU, which the caller does; the
-        // timer is set up before it is added.
-        unsafe { raw::tio_softtimer_start(jiffies as c_ulong) };
+    /// Starts the calling CPU's timer_list, first expiry in `jiffies` (the CPU's own: call
+    /// it on the CPU it samples, from its hotplug online callback). `EBUSY` if that timer
+    /// is already running (left as it is).
+    pub(crate) fn start(jiffies: u64) -> Result {
+        // SAFETY: No preconditions: the shim sets up the calling CPU's own timer, and
+        // refuses one that is already pending.
+        to_result(unsafe { raw::tio_softtimer_start(jiffies as c_ulong) })
     }
 
-    /// Shuts `cpu`'s timer_list down and waits for its callback. Only for a CPU whose
-    /// timer was started once (an unstarted one is not set up).
+    /// Shuts `cpu`'s timer_list down and waits for its callback. Process context. A CPU
+    /// number that is not possible, or whose timer was never started, changes nothing.
     pub(crate) fn stop(cpu: u32) {
-        // SAFETY: Any possible CPU; shutting down a stopped timer is a no-op.
+        // SAFETY: No preconditions beyond process context (the callers'): the shim checks
+        // the CPU number and that the timer was set up before shutting it down.
         unsafe { raw::tio_softtimer_stop(cpu) };
     }
 }

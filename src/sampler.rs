@@ -298,7 +298,10 @@ impl CpuSampler {
         let handle = HrTimerPointer::start(this.clone(), period(&rules));
         *this.running.lock() = Some(handle);
         this.soft_running.store(true, Relaxed);
-        softtimer::start(rules.soft_period_jiffies);
+        if softtimer::start(rules.soft_period_jiffies).is_err() {
+            // Running already (a start without a stop): it keeps sampling as it was.
+            pr_warn!("cpu {}: the softirq sampler was running already\n", this.cpu);
+        }
     }
 
     /// Stops both samplers and waits for running callbacks. Any context that may sleep, on

@@ -376,6 +376,8 @@ int tio_cpu_online(unsigned int cpu)
 }
 
 static DEFINE_PER_CPU(struct timer_list, tio_softtimer);
+/* The timer was set up (by a start): only then may it be shut down. */
+static DEFINE_PER_CPU(bool, tio_softtimer_ready);
 
 static void tio_softtimer_fn(struct timer_list *t)
 {
@@ -385,18 +387,25 @@ static void tio_softtimer_fn(struct timer_list *t)
 		mod_timer(t, jiffies + next);
 }
 
-void tio_softtimer_start(unsigned long delay)
+int tio_softtimer_start(unsigned long delay)
 {
 	struct timer_list *t = this_cpu_ptr(&tio_softtimer);
+
+	if (this_cpu_read(tio_softtimer_ready) && timer_pending(t))
+		return -EBUSY;
 
 	/* Irq-safe: see tio_irqs_on_begin() in shim.h. */
 	timer_setup(t, tio_softtimer_fn, TIMER_PINNED | TIMER_IRQSAFE);
 	t->expires = jiffies + delay;
 	add_timer_on(t, smp_processor_id());
+	this_cpu_write(tio_softtimer_ready, true);
+	return 0;
 }
 
 void tio_softtimer_stop(unsigned int cpu)
 {
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu) || !per_cpu(tio_softtimer_ready, cpu))
+		return;
 	timer_shutdown_sync(per_cpu_ptr(&tio_softtimer, cpu));
 }
 
@@ -511,9 +520,12 @@ void tio_nmi_unregister(void)
 	unregister_nmi_handler(NMI_LOCAL, "trace_irqoff");
 }
 
-void tio_nmi_send(unsigned int cpu)
+int tio_nmi_send(unsigned int cpu)
 {
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -EINVAL;
 	__apic_send_IPI_mask(cpumask_of(cpu), NMI_VECTOR);
+	return 0;
 }
 #else
 int tio_nmi_supported(void)
@@ -530,7 +542,8 @@ void tio_nmi_unregister(void)
 {
 }
 
-void tio_nmi_send(unsigned int cpu)
+int tio_nmi_send(unsigned int cpu)
 {
+	return -EOPNOTSUPP;
 }
 #endif

@@ -125,9 +125,11 @@ int tio_cpu_online(unsigned int cpu);
 /*
  * The per-CPU timer_list (softirq sampler). start: on the calling CPU, first expiry in
  * `jiffies`; each expiry calls trace_irqoff_rs_softirq_sample(cpu), whose non-zero result
- * is the next delay in jiffies. stop: shuts it down and waits for a running callback.
+ * is the next delay in jiffies; 0, or -EBUSY if that CPU's timer is already running (it
+ * is left as it is). stop: shuts cpu's timer down and waits for a running callback; a CPU
+ * number that is not possible, or whose timer was never started, changes nothing.
  */
-void tio_softtimer_start(unsigned long jiffies);
+int tio_softtimer_start(unsigned long jiffies);
 void tio_softtimer_stop(unsigned int cpu);
 
 /*
@@ -182,12 +184,14 @@ void tio_trace_irqoff_ongoing(unsigned int cpu, unsigned long long length_ns, in
  * Looking into another CPU. tio_nmi_supported: whether this architecture lets the module
  * send an NMI to one CPU (x86_64). register: an NMI_LOCAL handler that calls
  * trace_irqoff_rs_nmi and claims the NMI only if that returns non-zero; 0 or -errno.
- * unregister: removes it and waits until it no longer runs. send: NMI_VECTOR to cpu.
+ * unregister: removes it and waits until it no longer runs. send: NMI_VECTOR to cpu if
+ * it is below nr_cpu_ids and online (0), else nothing (-EINVAL; -EOPNOTSUPP where NMIs
+ * cannot be sent): a possible but absent CPU's APIC id is not one to send to.
  */
 int tio_nmi_supported(void);
 int tio_nmi_register(void);
 void tio_nmi_unregister(void);
-void tio_nmi_send(unsigned int cpu);
+int tio_nmi_send(unsigned int cpu);
 /* The kernel log's rate limit for the stuck message: non-zero if one may be printed now. */
 int tio_warn_ratelimit(void);
 

@@ -437,11 +437,15 @@ impl Watch {
                 if w.nmi_pending.cmpxchg(0, stamp, Release).is_err() {
                     return;
                 }
+                if ffi::send_nmi(t).is_err() {
+                    // Not online (any more): nothing was sent, so nothing is on its way.
+                    w.nmi_pending.store(0, Relaxed);
+                    return;
+                }
                 w.last_sent.store(stamp, Relaxed);
                 w.sent.store(sent.saturating_add(1), Relaxed);
                 w.since.store(0, Relaxed);
                 self.nmi_sent.add(1, Relaxed);
-                ffi::send_nmi(t);
             }
             None => w.since.store(since, Relaxed),
         }
