@@ -36,6 +36,10 @@ use crate::tracepoints;
 /// then every 64th watcher run.
 const MAX_SLOW: u32 = 6;
 
+/// NMIs sent into a window without a sample coming back, after which the window is
+/// announced without its task (it may be in a CPU whose NMIs come late).
+const ANNOUNCE_WITHOUT_SAMPLE: u32 = 3;
+
 /// Longest wait at unload for NMIs still on their way (see [`Watch::drain`]).
 const DRAIN_MS: u32 = 10_000;
 
@@ -382,7 +386,7 @@ impl Watch {
         let sample = w.profile.peek(o.window, ffi::text_can_vanish);
         let (pid, comm, top, module) = sample.unwrap_or((0, [0; COMM_LEN], 0, 0));
         // Announced with the task once the first sample is in (or when none will come).
-        let ready = sample.is_some() || !self.nmi_usable() || w.sent.load(Relaxed) >= 3;
+        let ready = sample.is_some() || !self.nmi_usable() || w.sent.load(Relaxed) >= ANNOUNCE_WITHOUT_SAMPLE;
         if ready && w.announced.load(Relaxed) != o.window {
             w.announced.store(o.window, Relaxed);
             tracepoints::irqoff_ongoing(t, o.length_ns, pid, &comm, false);
