@@ -43,7 +43,9 @@ impl Cause {
 pub(crate) struct Samples {
     /// Hrtimer runs inside the window that interrupted non-idle code.
     pub(crate) total: u32,
-    /// Of those, runs that found bottom halves disabled.
+    /// Of those, runs that found softirqs held off: bottom halves disabled, or a softirq
+    /// handler running, by code other than the softirq loop itself (a run that came in at
+    /// the loop, between handlers, found softirqs running).
     pub(crate) bh_off: u32,
     /// Runs inside the window that found the CPU idle (not counted in `total`).
     pub(crate) idle: u32,
@@ -65,6 +67,23 @@ pub(crate) const fn classify(samples: Samples, ended_in_thread: bool) -> Cause {
     }
 }
 
+/// Whether a timer_list gap of an event's length that the softirq probe did not report
+/// was softirqs held off, by what the hrtimer's looks inside it found (`samples`, and
+/// `thread_waited`: a look found a softirq thread queued and not running).
+///
+/// Where softirqs run on interrupt exit (not `threaded`), the probe reports every hold of
+/// two periods or more that a look found, from that look: a look that found softirqs held
+/// off queued it, and it ran as soon as they could. So looks that found a hold are the
+/// probe's to judge, and what the timer_list alone can show is work left to ksoftirqd that
+/// did not get the CPU: a look must have seen it waiting. A gap in which the looks found
+/// neither (softirqs running, or free to run with nothing waiting) was the timer's own
+/// lateness, e.g. a timer softirq raised late, not a softirq-off window. Without a look
+/// that found the CPU awake, and where softirqs run in threads (there the probe does not
+/// cover a softirq thread's own delay), the gap is a window as the timer_list saw it.
+pub(crate) const fn timer_gap_held(samples: Samples, thread_waited: bool, threaded: bool) -> bool {
+    threaded || samples.total == 0 || thread_waited
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +101,22 @@ mod tests {
         assert_eq!(classify(Samples::default(), true), Cause::KsoftirqdWait);
         assert_eq!(classify(Samples::default(), false), Cause::BhOff);
         assert_eq!(classify(Samples { total: 0, bh_off: 0, idle: 8 }, true), Cause::KsoftirqdWait);
+    }
+
+    /// Where softirqs run on interrupt exit, a gap whose looks all found softirqs free to
+    /// run (or held, which the probe judged) is no window; one whose looks saw ksoftirqd
+    /// waiting is. Without looks, or where softirqs run in threads, the timer_list decides.
+    #[test]
+    fn timer_gap_needs_a_look_that_saw_softirqs_held() {
+        let looked = Samples { total: 3, bh_off: 0, idle: 0 };
+        let held = Samples { total: 3, bh_off: 3, idle: 0 };
+        assert!(!timer_gap_held(looked, false, false));
+        assert!(!timer_gap_held(held, false, false));
+        assert!(timer_gap_held(looked, true, false));
+        assert!(timer_gap_held(Samples { total: 0, bh_off: 0, idle: 4 }, false, false));
+        assert!(timer_gap_held(Samples::default(), false, false));
+        assert!(timer_gap_held(looked, false, true));
+        assert!(timer_gap_held(held, false, true));
     }
 
     #[test]

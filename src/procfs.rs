@@ -55,7 +55,7 @@ impl ProcFile {
 pub(crate) fn show(state: &State, file: ProcFile, m: &SeqFile) -> Result {
     match file {
         ProcFile::Enable => {
-            seq_print!(m, "{}\n", if state.is_enabled() { "enabled" } else { "disabled" });
+            seq_print!(m, "{}\n", state.phase().name());
         }
         ProcFile::SamplingPeriod => {
             seq_print!(m, "{}ms\n", state.settings.period_ns() / NSEC_PER_MSEC);
@@ -375,8 +375,9 @@ fn show_records_header(state: &State, m: &SeqFile) {
     seq_print!(m, "trace_irqoff records v{}\n", RECORDS_VERSION);
     seq_print!(
         m,
-        "config enabled={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={}\n",
-        u8::from(state.is_enabled()),
+        "config enabled={} state={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={}\n",
+        u8::from(state.phase().is_on()),
+        state.phase().name(),
         rules.period_ns,
         rules.threshold_ns,
         state.settings.hz(),
@@ -410,7 +411,7 @@ fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
     let [bh, ksd] = &cpu.cause_counts;
     seq_print!(
         m,
-        "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={} hard_sum_ns={} soft_sum_ns={} soft_bh_off_sum_ns={} soft_ksoftirqd_wait_sum_ns={}\n",
+        "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={} late_timer_gaps={} hard_sum_ns={} soft_sum_ns={} soft_bh_off_sum_ns={} soft_ksoftirqd_wait_sum_ns={}\n",
         cpu.cpu,
         u8::from(ffi::cpu_online(cpu.cpu)),
         cpu.hard_counts.total(),
@@ -422,6 +423,7 @@ fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
         sd,
         sr,
         cpu.idle_gaps.load(Relaxed),
+        cpu.late_timer_gaps.load(Relaxed),
         cpu.hard_counts.sum(),
         cpu.soft_counts.sum(),
         bh.sum(),
@@ -610,7 +612,7 @@ fn show_tag_wait(state: &State, m: &SeqFile) {
     seq_print!(
         m,
         "tag_wait: {} (source: {})\n",
-        if tw.is_enabled() { "enabled" } else { "disabled" },
+        tw.phase().name(),
         tw.source.name()
     );
     seq_print!(m, "{:>11} {:>6}  {:<20} {:>10}\n", "DEV", "HCTX", "POOL", "WAITS");
@@ -631,8 +633,9 @@ fn show_tag_wait_records(state: &State, m: &SeqFile) {
     let tw = &state.tag_wait;
     seq_print!(
         m,
-        "tagwait enabled={} source={} overflow={} unattributed={} missed={} kicks_held={}\n",
-        u8::from(tw.is_enabled()),
+        "tagwait enabled={} state={} source={} overflow={} unattributed={} missed={} kicks_held={}\n",
+        u8::from(tw.phase().is_on()),
+        tw.phase().name(),
         tw.source.name(),
         tw.overflow.load(Relaxed),
         tw.unattributed.load(Relaxed),

@@ -127,6 +127,10 @@ pub(crate) struct CpuSampler {
     /// late (deep C-state, a hypervisor not running the vCPU), which is not an irq-off
     /// section. Not events; counted so that they are not hidden.
     pub(crate) idle_gaps: Atomic<u64>,
+    /// Timer_list gaps of an event's length in which the hrtimer's looks found softirqs
+    /// free to run (`cause::timer_gap_held`): the timer came late, softirqs were not held
+    /// off. Not events; counted so that they are not hidden.
+    pub(crate) late_timer_gaps: Atomic<u64>,
     /// Time spent in the samplers' handlers: what sampling costs this CPU.
     pub(crate) hard_cost: Cost,
     pub(crate) soft_cost: Cost,
@@ -257,6 +261,7 @@ impl CpuSampler {
                 soft_counts: Counts::new(),
                 cause_counts: [const { Counts::new() }; 2],
                 idle_gaps: Atomic::new(0),
+                late_timer_gaps: Atomic::new(0),
                 hard_cost: Cost::new(),
                 soft_cost: Cost::new(),
                 capture_cost: Cost::new(),
@@ -400,7 +405,7 @@ impl CpuSampler {
         if last_soft == 0 || rules.soft_recent(now.saturating_sub(last_soft)) {
             return;
         }
-        self.observe_soft_window(rules, last_soft, now, asleep, bh_held, interrupted.serving_softirq());
+        self.observe_soft_window(rules, last_soft, now, asleep, bh_held, interrupted.serving_softirq(), &mut local.loop_ip);
         // A run in idle that was late explains the gap up to it (`idle_until`); one on
         // time in idle while the timer_list stays away is itself worth a look.
         if !self.soft_starved_seen.load(Relaxed) {
@@ -623,7 +628,17 @@ impl CpuSampler {
     /// One look inside a softirq window that is longer than any ordinary timer_list gap:
     /// bottom halves off here, or a softirq thread waiting to run.
     #[inline(never)]
-    fn observe_soft_window(&self, rules: &gap::Rules, last_soft: u64, now: u64, asleep: bool, bh_held: bool, serving: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn observe_soft_window(
+        &self,
+        rules: &gap::Rules,
+        last_soft: u64,
+        now: u64,
+        asleep: bool,
+        bh_held: bool,
+        serving: bool,
+        loop_ip: &mut u64,
+    ) {
         if !rules.soft_overdue(now.saturating_sub(last_soft)) {
             return;
         }
@@ -640,7 +655,9 @@ impl CpuSampler {
             return;
         }
         self.win_total.add(1, Relaxed);
-        if bh_held {
+        // Held off, unless this run came into the softirq loop, where softirqs run (as in
+        // `probe_look`).
+        if bh_held && !(serving && self.in_softirq_loop(loop_ip)) {
             self.win_bh_off.add(1, Relaxed);
         }
         if serving {
@@ -709,10 +726,14 @@ impl CpuSampler {
             match rules.soft_verdict(gap, hard, hard_or_idle) {
                 Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
                 Verdict::Event(latency) => {
-                    self.timer_window.set(Window { start: now.saturating_sub(latency), end: now });
                     let mut comm = [0u8; COMM_LEN];
                     let pid = ffi::current_task(&mut comm);
                     let (cause, runnable_ns, samples) = self.window_cause(prev, now, pid);
+                    if !cause::timer_gap_held(samples, self.thread_waited_in(prev), self.threaded) {
+                        self.late_timer_gaps.add(1, Relaxed);
+                        return self.soft_window_over(rules);
+                    }
+                    self.timer_window.set(Window { start: now.saturating_sub(latency), end: now });
                     // The timer_list ran after the window, where the stack shows no
                     // culprit: in the idle task (softirqs on irq exit from idle), or right
                     // after a softirq handler the hrtimer found running inside it.
@@ -731,13 +752,23 @@ impl CpuSampler {
                 Verdict::Ordinary => {}
             }
         }
-        // The window is over, recorded or not; only now may the hrtimer open another. (It
-        // opens one only while the timer_list is late, never since `last_soft_ns` moved.)
+        self.soft_window_over(rules)
+    }
+
+    /// The timer_list's window is over, recorded or not; only now may the hrtimer open
+    /// another. (It opens one only while the timer_list is late, never since
+    /// `last_soft_ns` moved.) Returns the next delay in jiffies.
+    fn soft_window_over(&self, rules: &gap::Rules) -> u64 {
         if self.soft_starved_seen.load(Relaxed) {
             self.pending.close();
             self.soft_starved_seen.store(false, Relaxed);
         }
         rules.soft_period_jiffies
+    }
+
+    /// Whether a look into the window kept under `key` found a softirq thread waiting.
+    fn thread_waited_in(&self, key: u64) -> bool {
+        self.win_of.load(Relaxed) == key && self.win_waiting_since.load(Relaxed) != 0
     }
 
     /// Reports a hardirq-off window (`prev` is the hrtimer run before it: the id under

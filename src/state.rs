@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The module's state and its control operations (enable, period, threshold, clear), all
-//! serialised by one lock.
+//! serialised by one lock. Readers never take it: what they show of a switch comes from
+//! its [`Phase`], published by the writer that holds the lock, which may wait for every
+//! CPU (hotplug and kprobe (un)registration) while one has interrupts off.
 
 use kernel::new_mutex;
 use kernel::prelude::*;
@@ -11,6 +13,7 @@ use kernel::sync::{Arc, Mutex};
 use crate::ffi::{self, TagSource};
 use crate::parse::{self, Invalid, LatencyWrite};
 use crate::peers::Peers;
+use crate::phase::{Phase, PhaseCell};
 use crate::sampler::CpuSampler;
 use crate::settings::Settings;
 use crate::tag_wait::TagWait;
@@ -69,6 +72,8 @@ pub(crate) struct State {
     pub(crate) records_per_cpu: usize,
     #[pin]
     control: Mutex<Control>,
+    /// Sampling on or off, as readers see it (set under `control`).
+    phase: PhaseCell,
     #[pin]
     pub(crate) tag_wait: TagWait,
 }
@@ -98,6 +103,7 @@ impl State {
             cpus,
             records_per_cpu,
             control <- new_mutex!(Control { hotplug: None, nmi: None }),
+            phase: PhaseCell::new(),
             tag_wait <- TagWait::new(tag_source)?,
         }? Error))
     }
@@ -106,18 +112,29 @@ impl State {
         self.cpus.get(cpu as usize)
     }
 
-    pub(crate) fn is_enabled(&self) -> bool {
-        self.control.lock().hotplug.is_some()
+    /// Sampling on, off or being switched: never waits for the control lock.
+    pub(crate) fn phase(&self) -> Phase {
+        self.phase.get()
     }
 
-    /// `echo 0|1 > enable`.
+    /// `echo 0|1 > enable`. Waits for every CPU (hotplug registration), showing
+    /// `enabling` or `disabling` meanwhile.
     pub(crate) fn write_enable(&self, buf: &[u8]) -> Result {
         let on = parse::enable(buf)?;
         let mut control = self.control.lock();
         match (on, control.hotplug.is_some()) {
-            (true, false) => control.enable(&self.watch)?,
+            (true, false) => {
+                self.phase.set(Phase::TurningOn);
+                let r = control.enable(&self.watch);
+                self.phase.set(if r.is_ok() { Phase::On } else { Phase::Off });
+                r?;
+            }
             // Dropping the registration stops the samplers on every CPU.
-            (false, true) => control.disable(&self.watch),
+            (false, true) => {
+                self.phase.set(Phase::TurningOff);
+                control.disable(&self.watch);
+                self.phase.set(Phase::Off);
+            }
             _ => {}
         }
         Ok(())
@@ -152,6 +169,7 @@ impl State {
                         c.clear();
                     }
                     cpu.idle_gaps.store(0, Relaxed);
+                    cpu.late_timer_gaps.store(0, Relaxed);
                 }
                 self.tag_wait.clear();
             }
@@ -171,16 +189,22 @@ impl State {
         (per_cpu, total)
     }
 
-    /// `echo 0|1 > tag_wait`: tag-wait tracking off or on.
+    /// `echo 0|1 > tag_wait`: tag-wait tracking off or on. Serialised by the tag-wait
+    /// switch's own lock, not the control lock: a toggle does not wait for a disable.
     pub(crate) fn write_tag_wait(&self, buf: &[u8]) -> Result {
         let on = parse::enable(buf)?;
-        let _control = self.control.lock();
         self.tag_wait.set_enabled(on)
     }
 
     /// Stops sampling and tag-wait tracking (module unload).
     pub(crate) fn shutdown(&self) {
-        self.control.lock().shutdown(&self.watch);
+        let mut control = self.control.lock();
+        if control.hotplug.is_some() {
+            self.phase.set(Phase::TurningOff);
+        }
+        control.shutdown(&self.watch);
+        self.phase.set(Phase::Off);
+        drop(control);
         // Nothing to fail when switching off.
         let _ = self.tag_wait.set_enabled(false);
     }

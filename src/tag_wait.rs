@@ -13,6 +13,7 @@ use kernel::sync::Mutex;
 
 use crate::counts::Counts;
 use crate::histogram::log2_bucket;
+use crate::phase::{Phase, PhaseCell};
 use crate::ffi::{self, TagSource};
 use crate::tag_key::{home_slot, Pool, TagKey};
 
@@ -73,6 +74,8 @@ pub(crate) struct TagWait {
     /// The registered hooks while tracking is on.
     #[pin]
     hooks: Mutex<Option<ffi::TagWaitHooks>>,
+    /// Tracking on or off, as readers see it (set under `hooks`).
+    phase: PhaseCell,
     slots: KVec<Slot>,
     /// Waits whose key found no free slot.
     pub(crate) overflow: Atomic<u64>,
@@ -122,6 +125,7 @@ impl TagWait {
             callers,
             missed: Atomic::new(0),
             hooks <- new_mutex!(None),
+            phase: PhaseCell::new(),
             slots,
             overflow: Atomic::new(0),
             unattributed: Atomic::new(0),
@@ -136,8 +140,10 @@ impl TagWait {
             + self.callers.capacity() * core::mem::size_of::<Caller>()
     }
 
-    pub(crate) fn is_enabled(&self) -> bool {
-        self.hooks.lock().is_some()
+    /// Tracking on, off or being switched: never waits for the lock, whose holder may wait
+    /// for every CPU (kprobe (un)registration patches kernel text).
+    pub(crate) fn phase(&self) -> Phase {
+        self.phase.get()
     }
 
     /// Switches tracking on or off; EOPNOTSUPP when no source is available.
@@ -153,9 +159,16 @@ impl TagWait {
                 for c in self.callers.iter() {
                     c.task.store(0, Relaxed);
                 }
-                *hooks = Some(ffi::TagWaitHooks::register(self.source)?);
+                self.phase.set(Phase::TurningOn);
+                let registered = ffi::TagWaitHooks::register(self.source);
+                self.phase.set(if registered.is_ok() { Phase::On } else { Phase::Off });
+                *hooks = Some(registered?);
             }
-            (false, true) => *hooks = None,
+            (false, true) => {
+                self.phase.set(Phase::TurningOff);
+                *hooks = None;
+                self.phase.set(Phase::Off);
+            }
             _ => {}
         }
         Ok(())

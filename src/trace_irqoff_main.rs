@@ -25,6 +25,7 @@ mod histogram;
 mod names;
 mod parse;
 mod peers;
+mod phase;
 mod procfs;
 mod profile;
 mod records;

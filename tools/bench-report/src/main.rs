@@ -511,6 +511,7 @@ fn false_rows(k: &Value) -> Vec<Vec<String>> {
                 if peer { format!("{} (no cause)", num("soft_events")) } else { num("soft_events") },
                 if peer { format!("{} ({} lower bound)", num("records_above_threshold"), num("lower_bound_records")) } else { num("records_above_threshold") },
                 num("idle_gaps"),
+                num("late_timer_gaps"),
                 num("events_while_reading_records"),
             ]
         })
@@ -600,7 +601,7 @@ fn kernel_section(o: &mut String, k: &Value, outdir: &Path) -> Result<Vec<String
 
     heading(o, "False events", '-');
     let _ = writeln!(o, "Events counted over both CPUs while nothing injected windows. Ours splits softirq events by\ncause (``bh-off``: code ran with bottom halves disabled; ``ksoftirqd-wait``: softirqs were\nleft to ksoftirqd, which did not get the CPU: a real softirq delay, not a false event). Counts come\nfrom ``distribute``, read first; the last column counts our events that came while the bench\nthen read ``records`` three times (not included in the other columns). The original gives no\ncause; its counts come from its ``distribute``, its records (at most 8 per CPU and kind) from\n``trace_latency``.\n");
-    table(o, &["tool", "P ms", "threshold ms", "load", "seconds", "hardirq", "softirq bh-off", "softirq ksoftirqd-wait", "softirq total", "records", "idle gaps (not events)", "events while reading records"], &false_rows(k));
+    table(o, &["tool", "P ms", "threshold ms", "load", "seconds", "hardirq", "softirq bh-off", "softirq ksoftirqd-wait", "softirq total", "records", "idle gaps (not events)", "late timer gaps (not events)", "events while reading records"], &false_rows(k));
     let tops: Vec<(String, Vec<String>)> = k["false_events"]
         .as_array()
         .cloned()

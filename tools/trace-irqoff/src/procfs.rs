@@ -146,6 +146,36 @@ pub struct Settings {
     pub enabled: bool,
     pub period_ms: u64,
     pub threshold_ms: u64,
+    /// A writer is turning the switch and waits for every CPU (one may have interrupts
+    /// off); `enabled` is the state until it is done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switching: Option<Switching>,
+}
+
+/// Which way a writer is turning a switch while it waits for the CPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Switching {
+    Enabling,
+    Disabling,
+}
+
+impl Switching {
+    /// From the module's name of a switch's state (`enable`, `state=`).
+    pub fn parse(state: &str) -> Option<Self> {
+        match state {
+            "enabling" => Some(Switching::Enabling),
+            "disabling" => Some(Switching::Disabling),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Switching::Enabling => "enabling",
+            Switching::Disabling => "disabling",
+        }
+    }
 }
 
 /// The module, through a backend.
@@ -235,6 +265,7 @@ impl<B: Backend> Module<B> {
                 dropped: 0,
                 replaced: 0,
                 idle_gaps: 0,
+                late_timer_gaps: 0,
                 soft_bh_off_events: 0,
                 soft_ksoftirqd_wait_events: 0,
                 hard_hist: Vec::new(),
@@ -270,7 +301,9 @@ impl<B: Backend> Module<B> {
     /// ("1", "20"), not as the module prints them ("enabled", "20ms"): both are read.
     pub fn settings(&self) -> Result<Settings, ProcError> {
         let enable = self.read("enable")?;
-        let enabled = matches!(enable.trim(), "enabled" | "1");
+        // Still on while a writer turns it off.
+        let enabled = matches!(enable.trim(), "enabled" | "1" | "disabling");
+        let switching = Switching::parse(enable.trim());
         let period = self.read("sampling_period")?;
         let period_ms = parse_ms(period.trim()).or_else(|| period.trim().parse().ok()).ok_or_else(|| self.unexpected("sampling_period", &period))?;
         let latency = self.read("trace_latency")?;
@@ -280,7 +313,7 @@ impl<B: Backend> Module<B> {
             .and_then(parse_ms)
             .or_else(|| first.trim().parse().ok().filter(|&t| t != 0))
             .ok_or_else(|| self.unexpected("trace_latency", first))?;
-        Ok(Settings { enabled, period_ms, threshold_ms })
+        Ok(Settings { enabled, period_ms, threshold_ms, switching })
     }
 
     fn unexpected(&self, name: &str, text: &str) -> ProcError {

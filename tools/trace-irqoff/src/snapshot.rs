@@ -82,6 +82,10 @@ pub struct Cpu {
     /// Gaps that ended in the idle loop (late wake-ups, not irq-off sections; not events).
     #[serde(default)]
     pub idle_gaps: u64,
+    /// Timer_list gaps in which the hrtimer found softirqs free to run (a late timer, not
+    /// a softirq-off window; not events); 0 before the module counted them.
+    #[serde(default)]
+    pub late_timer_gaps: u64,
     /// Softirq events by cause (they add up to `soft_events`); 0 before format v2.
     #[serde(default)]
     pub soft_bh_off_events: u64,
@@ -317,6 +321,7 @@ pub fn delta(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {
                 dropped: sub(a.dropped, b.map(|b| b.dropped)),
                 replaced: sub(a.replaced, b.map(|b| b.replaced)),
                 idle_gaps: sub(a.idle_gaps, b.map(|b| b.idle_gaps)),
+                late_timer_gaps: sub(a.late_timer_gaps, b.map(|b| b.late_timer_gaps)),
                 hard_hist: subv(&a.hard_hist, b.map(|b| &b.hard_hist)),
                 soft_hist: subv(&a.soft_hist, b.map(|b| &b.soft_hist)),
                 soft_bh_off_hist: subv(&a.soft_bh_off_hist, b.map(|b| &b.soft_bh_off_hist)),
@@ -352,6 +357,10 @@ pub struct Overlap {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TagWait {
     pub enabled: bool,
+    /// "enabling" or "disabling" while a writer waits for every CPU (kprobe
+    /// (un)registration); absent otherwise and from modules that do not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switching: Option<String>,
     /// "tracepoint", "kprobe" or "none".
     pub source: String,
     /// Waits not counted per device: table full / hardware queue unknown.
@@ -600,6 +609,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     dropped: f.num::<u64>("hard_dropped")? + f.num::<u64>("soft_dropped")?,
                     replaced: f.num::<u64>("hard_replaced")? + f.num::<u64>("soft_replaced")?,
                     idle_gaps: f.num_or("idle_gaps", 0)?,
+                    late_timer_gaps: f.num_or("late_timer_gaps", 0)?,
                     soft_bh_off_events: bh_off,
                     soft_ksoftirqd_wait_events: ksoftirqd_wait,
                     hard_hist: vec![0; NR_BUCKETS],
@@ -728,6 +738,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                 let f = Fields::new(n, words)?;
                 tag_wait = Some(TagWait {
                     enabled: f.flag("enabled")?,
+                    switching: f.str("state").ok().filter(|s| matches!(*s, "enabling" | "disabling")).map(str::to_string),
                     source: f.str("source")?.to_string(),
                     overflow: f.num("overflow")?,
                     unattributed: f.num("unattributed")?,

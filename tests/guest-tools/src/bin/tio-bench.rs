@@ -498,10 +498,10 @@ fn accuracy(reps: usize, with_irqsoff: bool) -> Res<Vec<Window>> {
 }
 
 /// Our events over all CPUs, from the records file: hardirq, softirq with bottom halves
-/// off, softirq waiting for ksoftirqd, idle gaps.
-fn counted() -> Res<(u64, u64, u64, u64)> {
+/// off, softirq waiting for ksoftirqd, idle gaps, late timer gaps.
+fn counted() -> Res<(u64, u64, u64, u64, u64)> {
     let text = read(&format!("{TIO}/records"))?;
-    let (mut hard, mut bh, mut wait, mut idle) = (0, 0, 0, 0);
+    let (mut hard, mut bh, mut wait, mut idle, mut late) = (0, 0, 0, 0, 0);
     for l in text.lines().filter(|l| l.starts_with("cpu ")) {
         for w in l.split(' ') {
             let num = |p: &str| w.strip_prefix(p).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
@@ -509,9 +509,10 @@ fn counted() -> Res<(u64, u64, u64, u64)> {
             bh += num("soft_bh_off_events=");
             wait += num("soft_ksoftirqd_wait_events=");
             idle += num("idle_gaps=");
+            late += num("late_timer_gaps=");
         }
     }
-    Ok((hard, bh, wait, idle))
+    Ok((hard, bh, wait, idle, late))
 }
 
 fn stress(until: Instant) -> Vec<std::thread::JoinHandle<()>> {
@@ -559,7 +560,7 @@ fn false_events(secs: u64) -> Res<Vec<Value>> {
                 match tool {
                     Tool::Ours => {
                         let [hard, soft, bh, wait] = our_counts()?;
-                        let (_, _, _, idle) = counted()?;
+                        let (_, _, _, idle, late) = counted()?;
                         let records = read(&format!("{TIO}/records"))?.lines().filter(|l| l.starts_with("record ")).count();
                         v["hard_events"] = json!(hard);
                         v["soft_events"] = json!(soft);
@@ -567,6 +568,7 @@ fn false_events(secs: u64) -> Res<Vec<Value>> {
                         v["soft_ksoftirqd_wait_events"] = json!(wait);
                         v["records_above_threshold"] = json!(records);
                         v["idle_gaps"] = json!(idle);
+                        v["late_timer_gaps"] = json!(late);
                         v["top_records"] = json!(record_summaries(8)?);
                         // Events that came while this program read `records` (three times).
                         let after = our_counts()?;

@@ -350,6 +350,7 @@ fn add(into: &mut Vec<Cpu>, more: &[Cpu]) {
         t.dropped += c.dropped;
         t.replaced += c.replaced;
         t.idle_gaps += c.idle_gaps;
+        t.late_timer_gaps += c.late_timer_gaps;
         addv(&mut t.hard_hist, &c.hard_hist);
         addv(&mut t.soft_hist, &c.soft_hist);
         addv(&mut t.soft_bh_off_hist, &c.soft_bh_off_hist);
@@ -408,7 +409,7 @@ mod tests {
         let r = record(&m, &args(50), &AtomicBool::new(false), false);
         assert!(r.is_err());
         assert!(fake.writes.borrow().contains(&("enable".into(), "1".into())), "it never enabled");
-        assert_eq!(m.settings().unwrap(), Settings { enabled: false, period_ms: 10, threshold_ms: 50 });
+        assert_eq!(m.settings().unwrap(), Settings { enabled: false, period_ms: 10, threshold_ms: 50, switching: None });
     }
 
     #[test]
@@ -422,7 +423,7 @@ mod tests {
 
     #[test]
     fn outside_changes_are_sentences() {
-        let e = Settings { enabled: true, period_ms: 10, threshold_ms: 60 };
+        let e = Settings { enabled: true, period_ms: 10, threshold_ms: 60, switching: None };
         assert_eq!(describe(&e, &Settings { enabled: false, ..e }), ["the module was disabled: no events were seen after this"]);
         assert_eq!(
             describe(&e, &Settings { period_ms: 20, threshold_ms: 80, ..e }),
@@ -473,7 +474,7 @@ mod until_tests {
 
     #[test]
     fn the_threshold_comes_down_to_until() {
-        let prior = Settings { enabled: false, period_ms: 10, threshold_ms: 50 };
+        let prior = Settings { enabled: false, period_ms: 10, threshold_ms: 50, switching: None };
         assert_eq!(threshold_for(&args(40, None), &prior).unwrap(), Some(40));
         assert_eq!(threshold_for(&args(80, None), &prior).unwrap(), None);
         assert_eq!(threshold_for(&args(80, Some(30)), &prior).unwrap(), Some(30));
@@ -516,7 +517,7 @@ mod until_tests {
         assert_eq!(c.record.unwrap().stack, ["hog_fn+0x1/0x2"]);
         // The threshold (50 ms) was below 100 already: kept.
         assert_eq!(rec.settings.threshold_ms, 50);
-        assert_eq!(m.settings().unwrap(), Settings { enabled: false, period_ms: 10, threshold_ms: 50 });
+        assert_eq!(m.settings().unwrap(), Settings { enabled: false, period_ms: 10, threshold_ms: 50, switching: None });
     }
 
     #[test]

@@ -172,6 +172,10 @@ fn ours(o: &mut String, s: &Snapshot) {
     for c in &s.cpus {
         let _ = writeln!(o, "trace_irqoff_idle_gaps_total{{cpu=\"{}\"}} {}", c.cpu, c.idle_gaps);
     }
+    family(o, "trace_irqoff_late_timer_gaps_total", "counter", "Timer_list gaps in which softirqs were found free to run (a late timer, not windows).");
+    for c in &s.cpus {
+        let _ = writeln!(o, "trace_irqoff_late_timer_gaps_total{{cpu=\"{}\"}} {}", c.cpu, c.late_timer_gaps);
+    }
     worst(o, s, series.iter().map(|(_, se)| se));
 }
 

@@ -143,17 +143,25 @@ pub fn json(settings: Settings, s: Snapshot) -> Status {
 
 /// "trace_irqoff: enabled, period 10 ms, threshold 60 ms": what a change left.
 pub fn settings_line(s: &Settings) -> String {
-    let state = if s.enabled { "enabled" } else { "disabled (records stay readable)" };
+    let state = match s.switching {
+        Some(w) => w.name(),
+        None if s.enabled => "enabled",
+        None => "disabled (records stay readable)",
+    };
     format!("trace_irqoff: {state}, period {} ms, threshold {} ms\n", s.period_ms, s.threshold_ms)
 }
 
 pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
     let mut o = String::new();
-    let state = if settings.enabled { "enabled" } else { "disabled" };
+    let state = match settings.switching {
+        Some(w) => format!("{} (waiting for every CPU to answer: one may have interrupts off)", w.name()),
+        None if settings.enabled => "enabled".into(),
+        None => "disabled".into(),
+    };
     let _ = writeln!(
         o,
         "trace_irqoff: {}, period {} ms, threshold {} ms, HZ {}, {} records per CPU and kind",
-        paint(color, BOLD, state),
+        paint(color, BOLD, &state),
         settings.period_ms,
         settings.threshold_ms,
         s.config.hz,
@@ -202,7 +210,8 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
     }
     if let Some(tw) = &s.tag_wait {
         let waits: u64 = tw.counts.iter().map(|c| c.waits).sum();
-        let _ = writeln!(o, "tag-wait tracking: {} (source: {}), {} waits counted", if tw.enabled { "enabled" } else { "disabled" }, tw.source, waits);
+        let state = tw.switching.as_deref().unwrap_or(if tw.enabled { "enabled" } else { "disabled" });
+        let _ = writeln!(o, "tag-wait tracking: {} (source: {}), {} waits counted", state, tw.source, waits);
     }
     o
 }
