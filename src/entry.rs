@@ -191,7 +191,10 @@ pub(crate) extern "C" fn trace_irqoff_rs_probe_ran(cpu: c_uint) {
 pub(crate) extern "C" fn trace_irqoff_rs_cpu_online(cpu: c_uint) -> c_int {
     match sampler(cpu) {
         Some(s) if kernel::cpu::CpuId::current().as_u32() == cpu => {
-            CpuSampler::start(s);
+            // Not selected (`cpus`): left alone, as if sampling were off there.
+            if instance().is_some_and(|state| state.peers.selected(cpu)) {
+                CpuSampler::start(s);
+            }
             0
         }
         _ => EINVAL.to_errno(),

@@ -34,7 +34,7 @@ pub(crate) const COMM_LEN: usize = raw::TIO_COMM_LEN as usize;
 pub(crate) mod file_id {
     pub(crate) use super::raw::{
         TIO_FILE_DISTRIBUTE as DISTRIBUTE, TIO_FILE_ENABLE as ENABLE, TIO_FILE_RECORDS as RECORDS,
-        TIO_FILE_SAMPLING_PERIOD as SAMPLING_PERIOD, TIO_FILE_TAG_WAIT as TAG_WAIT,
+        TIO_FILE_CPUS as CPUS, TIO_FILE_SAMPLING_PERIOD as SAMPLING_PERIOD, TIO_FILE_TAG_WAIT as TAG_WAIT,
         TIO_FILE_TRACE_LATENCY as TRACE_LATENCY,
     };
 }
@@ -119,8 +119,14 @@ pub(crate) fn jiffies() -> u64 {
 }
 
 pub(crate) fn cpu_online(cpu: u32) -> bool {
-    // SAFETY: No preconditions; any CPU number is accepted.
+    // SAFETY: No preconditions; the shim answers 0 for a CPU number past nr_cpu_ids.
     unsafe { raw::tio_cpu_online(cpu) != 0 }
+}
+
+/// Whether `cpu` runs `nohz_full` (isolated from the tick): not sampled by default.
+pub(crate) fn cpu_nohz_full(cpu: u32) -> bool {
+    // SAFETY: No preconditions; the shim answers 0 for a CPU number past nr_cpu_ids.
+    unsafe { raw::tio_cpu_nohz_full(cpu) != 0 }
 }
 
 /// The current task's pid, and its comm copied into `comm`.

@@ -81,6 +81,60 @@ pub(crate) fn trace_latency(buf: &[u8], period_ns: u64) -> Result<LatencyWrite, 
     Ok(LatencyWrite::Threshold(ms * NSEC_PER_MSEC))
 }
 
+/// `cpus`: a CPU list in the kernel's syntax (`0-3,8,10-11`: numbers and ranges, comma
+/// separated, one optional trailing newline), every CPU below `nr_cpus`, at least one.
+/// Calls `each(first, last)` for every range, in the order written, only once the whole
+/// list is valid: a bad list changes nothing.
+pub(crate) fn cpulist(buf: &[u8], nr_cpus: u32, mut each: impl FnMut(u32, u32)) -> Result<(), Invalid> {
+    let text = buf.strip_suffix(b"\n").unwrap_or(buf);
+    if text.is_empty() {
+        return Err(Invalid::Syntax);
+    }
+    for pass in 0..2 {
+        for item in text.split(|&b| b == b',') {
+            let (first, last) = match item.iter().position(|&b| b == b'-') {
+                Some(i) => (cpu_number(&item[..i])?, cpu_number(&item[i + 1..])?),
+                None => {
+                    let c = cpu_number(item)?;
+                    (c, c)
+                }
+            };
+            if first > last || last >= nr_cpus {
+                return Err(Invalid::Range);
+            }
+            if pass == 1 {
+                each(first, last);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One CPU number of a list: decimal digits only.
+fn cpu_number(digits: &[u8]) -> Result<u32, Invalid> {
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(Invalid::Syntax);
+    }
+    u32::try_from(decimal(digits)?).map_err(|_| Invalid::Range)
+}
+
+/// The ranges of CPUs below `nr_cpus` for which `member` holds, as the kernel prints a
+/// CPU list (`0-3,8`): calls `each(first, last)` for each, in order.
+pub(crate) fn ranges(nr_cpus: u32, member: impl Fn(u32) -> bool, mut each: impl FnMut(u32, u32)) {
+    let mut start: Option<u32> = None;
+    for cpu in 0..=nr_cpus {
+        let is = cpu < nr_cpus && member(cpu);
+        match (start, is) {
+            (None, true) => start = Some(cpu),
+            (Some(s), false) => {
+                each(s, cpu - 1);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +169,81 @@ mod tests {
         assert_eq!(enable(b"0"), Ok(false));
         assert_eq!(enable(b"2"), Err(Invalid::Range));
         assert_eq!(enable(b"yes"), Err(Invalid::Syntax));
+    }
+
+    fn list(buf: &[u8], nr: u32) -> Result<[bool; 16], Invalid> {
+        let mut set = [false; 16];
+        cpulist(buf, nr, |a, b| (a..=b).for_each(|c| set[c as usize] = true))?;
+        Ok(set)
+    }
+
+    /// The kernel's CPU list syntax is accepted, every CPU must exist, and a bad list
+    /// selects nothing (the callback never runs).
+    #[test]
+    fn cpulists() {
+        let set = list(b"0-2,5,7-8\n", 16).unwrap();
+        let on: [usize; 6] = [0, 1, 2, 5, 7, 8];
+        for c in 0..16 {
+            assert_eq!(set[c], on.contains(&c), "cpu {c}");
+        }
+        assert_eq!(list(b"15", 16).map(|s| s[15]), Ok(true));
+        assert_eq!(list(b"16", 16), Err(Invalid::Range));
+        assert_eq!(list(b"3-1", 16), Err(Invalid::Range));
+        assert_eq!(list(b"0-99999999999", 16), Err(Invalid::Range));
+        for bad in [&b""[..], b"\n", b",", b"1,", b",1", b"1-", b"-1", b"a", b"1 2", b" 1", b"1-2-3", b"1\n\n", b"0x1", b"1:2/4"] {
+            assert_eq!(list(bad, 16), Err(Invalid::Syntax), "{bad:?}");
+        }
+        let mut calls = 0;
+        assert_eq!(cpulist(b"1,2,99", 16, |_, _| calls += 1), Err(Invalid::Range));
+        assert_eq!(calls, 0);
+    }
+
+    /// A set printed as ranges reads back as the same set.
+    #[test]
+    fn ranges_round_trip() {
+        let sets: [&[u32]; 5] = [&[], &[0], &[0, 1, 2, 3], &[1, 3, 4, 5, 9], &[15]];
+        for want in sets {
+            let mut text = [0u8; 64];
+            let mut n = 0;
+            ranges(16, |c| want.contains(&c), |a, b| {
+                if n > 0 {
+                    text[n] = b',';
+                    n += 1;
+                }
+                for (i, v) in [a, b].iter().enumerate() {
+                    if i == 1 && a == b {
+                        break;
+                    }
+                    if i == 1 {
+                        text[n] = b'-';
+                        n += 1;
+                    }
+                    let mut digits = [0u8; 10];
+                    let mut k = 0;
+                    let mut v = *v;
+                    loop {
+                        digits[k] = b'0' + (v % 10) as u8;
+                        k += 1;
+                        v /= 10;
+                        if v == 0 {
+                            break;
+                        }
+                    }
+                    for d in digits[..k].iter().rev() {
+                        text[n] = *d;
+                        n += 1;
+                    }
+                }
+            });
+            if want.is_empty() {
+                assert_eq!(n, 0);
+                continue;
+            }
+            let got = list(&text[..n], 16).unwrap();
+            for c in 0..16u32 {
+                assert_eq!(got[c as usize], want.contains(&c), "{want:?} cpu {c}");
+            }
+        }
     }
 
     #[test]

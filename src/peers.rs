@@ -56,6 +56,11 @@ pub(crate) struct Peer {
     pub(crate) last_hard_ns: Atomic<u64>,
     /// Its last hardirq-off window.
     pub(crate) hard_off: WindowCell,
+    /// Sampled while sampling is on (the `cpus` selection); changed only while it is off.
+    selected: Atomic<bool>,
+    /// Its samplers run: set before a start, cleared after a stop, each time before the
+    /// watchers' rings are worked out again (`Watch::ring_changed`).
+    sampling: Atomic<bool>,
 }
 
 /// Every possible CPU's entry, indexed by CPU number.
@@ -67,13 +72,52 @@ impl Peers {
     pub(crate) fn new(nr_cpus: u32) -> Result<Self> {
         let mut cpus = KVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
         for _ in 0..nr_cpus {
-            cpus.push(Peer { last_hard_ns: Atomic::new(0), hard_off: WindowCell::new() }, GFP_KERNEL)?;
+            // By default every CPU but the nohz_full ones, which are isolated from the
+            // tick for a reason: our timers and NMIs would be their jitter.
+            let selected = Atomic::new(!ffi::cpu_nohz_full(cpus.len() as u32));
+            cpus.push(
+                Peer { last_hard_ns: Atomic::new(0), hard_off: WindowCell::new(), selected, sampling: Atomic::new(false) },
+                GFP_KERNEL,
+            )?;
         }
         Ok(Self { cpus })
     }
 
     pub(crate) fn get(&self, cpu: u32) -> Option<&Peer> {
         self.cpus.get(cpu as usize)
+    }
+
+    /// Whether `cpu` is in the `cpus` selection.
+    pub(crate) fn selected(&self, cpu: u32) -> bool {
+        self.get(cpu).is_some_and(|p| p.selected.load(Relaxed))
+    }
+
+    /// Whether `cpu`'s samplers run (between their start and stop).
+    pub(crate) fn sampling(&self, cpu: u32) -> bool {
+        self.get(cpu).is_some_and(|p| p.sampling.load(Relaxed))
+    }
+
+    /// Records that `cpu`'s samplers start or have stopped.
+    pub(crate) fn set_sampling(&self, cpu: u32, on: bool) {
+        if let Some(p) = self.get(cpu) {
+            p.sampling.store(on, Relaxed);
+        }
+    }
+
+    /// Empties the selection (then `select`). Only while sampling is off.
+    pub(crate) fn select_none(&self) {
+        for p in self.cpus.iter() {
+            p.selected.store(false, Relaxed);
+        }
+    }
+
+    /// Adds CPUs `first..=last` to the selection. Only while sampling is off.
+    pub(crate) fn select(&self, first: u32, last: u32) {
+        for cpu in first..=last {
+            if let Some(p) = self.get(cpu) {
+                p.selected.store(true, Relaxed);
+            }
+        }
     }
 
     /// Another CPU whose hardirq-off window covers most of `ours` (on `cpu`, ending now):

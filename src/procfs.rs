@@ -17,6 +17,7 @@ use crate::escape::{Escaped, Printable};
 use crate::ffi::{self, file_id, Symbol};
 use crate::gap::{self, Window, NSEC_PER_MSEC};
 use crate::histogram::{self, NR_BUCKETS};
+use crate::parse;
 use crate::records::{comm_str, Kind, LiveView, Profile, Record, RecordStore, Stack, Which, MAX_RECORDS};
 use crate::sampler::CpuSampler;
 use crate::state::State;
@@ -34,6 +35,7 @@ pub(crate) enum ProcFile {
     Distribute,
     Records,
     TagWait,
+    Cpus,
 }
 
 impl ProcFile {
@@ -46,6 +48,7 @@ impl ProcFile {
             file_id::DISTRIBUTE => Self::Distribute,
             file_id::RECORDS => Self::Records,
             file_id::TAG_WAIT => Self::TagWait,
+            file_id::CPUS => Self::Cpus,
             _ => return None,
         })
     }
@@ -64,6 +67,9 @@ pub(crate) fn show(state: &State, file: ProcFile, m: &SeqFile) -> Result {
         ProcFile::Distribute => show_distribute(state, m),
         ProcFile::Records => (0..records_elements(state)).for_each(|i| show_records_element(state, m, i)),
         ProcFile::TagWait => show_tag_wait(state, m),
+        ProcFile::Cpus => {
+            seq_print!(m, "{}\n", CpuList(nr_cpus(state), |c| state.peers.selected(c)));
+        }
     }
     Ok(())
 }
@@ -75,6 +81,7 @@ pub(crate) fn write(state: &State, file: ProcFile, buf: &[u8]) -> Result {
         ProcFile::SamplingPeriod => state.write_period(buf),
         ProcFile::TraceLatency => state.write_trace_latency(buf),
         ProcFile::TagWait => state.write_tag_wait(buf),
+        ProcFile::Cpus => state.write_cpus(buf),
         ProcFile::Distribute | ProcFile::Records => Err(EPERM),
     }
 }
@@ -110,6 +117,33 @@ fn with_pending(cpu: &CpuSampler, generation: u64, f: impl FnOnce(&Record)) {
     let Ok(mut r) = KBox::new(Record::empty(), GFP_KERNEL) else { return };
     if cpu.pending.read(generation, &mut r) {
         f(&r);
+    }
+}
+
+/// The number of possible CPUs (the samplers' count).
+fn nr_cpus(state: &State) -> u32 {
+    u32::try_from(state.cpus.len()).unwrap_or(u32::MAX)
+}
+
+/// The CPUs below a count for which a test holds, as the kernel writes a CPU list
+/// (`0-3,8`; `-` for none).
+struct CpuList<F: Fn(u32) -> bool>(u32, F);
+
+impl<F: Fn(u32) -> bool> fmt::Display for CpuList<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut r = Ok(());
+        let mut any = false;
+        parse::ranges(self.0, &self.1, |first, last| {
+            let sep = if any { "," } else { "" };
+            any = true;
+            if r.is_ok() {
+                r = if first == last { write!(f, "{sep}{first}") } else { write!(f, "{sep}{first}-{last}") };
+            }
+        });
+        if !any {
+            r = fmt::Write::write_str(f, "-");
+        }
+        r
     }
 }
 
@@ -375,7 +409,7 @@ fn show_records_header(state: &State, m: &SeqFile) {
     seq_print!(m, "trace_irqoff records v{}\n", RECORDS_VERSION);
     seq_print!(
         m,
-        "config enabled={} state={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={}\n",
+        "config enabled={} state={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={} cpus={} nohz_full={}\n",
         u8::from(state.phase().is_on()),
         state.phase().name(),
         rules.period_ns,
@@ -384,7 +418,9 @@ fn show_records_header(state: &State, m: &SeqFile) {
         state.records_per_cpu,
         rules.soft_period_ns,
         rules.soft_event_ns,
-        NR_BUCKETS
+        NR_BUCKETS,
+        CpuList(nr_cpus(state), |c| state.peers.selected(c)),
+        CpuList(nr_cpus(state), ffi::cpu_nohz_full)
     );
     let (per_cpu, total) = state.memory();
     seq_print!(m, "memory per_cpu_bytes={} total_bytes={}\n", per_cpu, total);
@@ -622,8 +658,18 @@ fn show_tag_wait(state: &State, m: &SeqFile) {
         seq_print!(m, "{:>6},{:<4} {:>6}  {:<20} {:>10}\n", major, minor, row.key.hctx, row.key.pool.name(), row.waits);
     });
     let (overflow, unattributed) = (tw.overflow.load(Relaxed), tw.unattributed.load(Relaxed));
+    let (full, aged) = (tw.callers_full.load(Relaxed), tw.aged_out.load(Relaxed));
     if overflow != 0 || unattributed != 0 {
-        seq_print!(m, "not in the table: {} (table full), {} (hardware queue unknown)\n", overflow, unattributed);
+        seq_print!(
+            m,
+            "not in the table: {} (table full), {} (hardware queue unknown; of those {} with too many waiters at once)\n",
+            overflow,
+            unattributed,
+            full
+        );
+    }
+    if aged != 0 {
+        seq_print!(m, "aged out: {} waits of rows idle for a minute, whose slots went to new rows\n", aged);
     }
     seq_print!(m, "\n");
     let _ = histogram::render_unit(&mut SeqWriter(m), "tag wait duration (sbitmap_prepare_to_wait .. sbitmap_finish_wait):", "usecs", &tw.durations.snapshot());
@@ -633,14 +679,16 @@ fn show_tag_wait_records(state: &State, m: &SeqFile) {
     let tw = &state.tag_wait;
     seq_print!(
         m,
-        "tagwait enabled={} state={} source={} overflow={} unattributed={} missed={} kicks_held={}\n",
+        "tagwait enabled={} state={} source={} overflow={} unattributed={} missed={} kicks_held={} kicks_full={} aged_out={}\n",
         u8::from(tw.phase().is_on()),
         tw.phase().name(),
         tw.source.name(),
         tw.overflow.load(Relaxed),
         tw.unattributed.load(Relaxed),
         tw.missed.load(Relaxed),
-        tw.callers_held()
+        tw.callers_held(),
+        tw.callers_full.load(Relaxed),
+        tw.aged_out.load(Relaxed)
     );
     tw.for_each(|row| {
         let (major, minor) = row.key.major_minor();

@@ -282,7 +282,8 @@ impl CpuSampler {
             pid.store(ffi::softirq_thread_pid(this.cpu, thread), Relaxed);
         }
         let now = ffi::now_ns();
-        this.watch.cpu_online(this.cpu);
+        this.peers.set_sampling(this.cpu, true);
+        this.watch.cpu_online(this.cpu, &this.peers);
         if let Some(me) = this.peer() {
             me.last_hard_ns.store(now, Relaxed);
             me.hard_off.set(Window::EMPTY);
@@ -325,7 +326,8 @@ impl CpuSampler {
             // Not overdue: stopped.
             me.last_hard_ns.store(0, Relaxed);
         }
-        self.watch.ring_changed();
+        self.peers.set_sampling(self.cpu, false);
+        self.watch.ring_changed(&self.peers);
     }
 
     /// Bytes allocated for this CPU (Arc header included).

@@ -27,6 +27,7 @@
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/stacktrace.h>
+#include <linux/tick.h>
 #include <linux/timekeeping.h>
 #include <linux/timer.h>
 #include <linux/uaccess.h>
@@ -147,6 +148,7 @@ static const struct {
 	[TIO_FILE_DISTRIBUTE] = { "distribute", 0400 },
 	[TIO_FILE_RECORDS] = { "records", 0400 },
 	[TIO_FILE_TAG_WAIT] = { "tag_wait", 0600 },
+	[TIO_FILE_CPUS] = { "cpus", 0600 },
 };
 
 int tio_proc_create(void)
@@ -372,7 +374,12 @@ unsigned long tio_hz(void)
 
 int tio_cpu_online(unsigned int cpu)
 {
-	return cpu_online(cpu);
+	return cpu < nr_cpu_ids && cpu_online(cpu);
+}
+
+int tio_cpu_nohz_full(unsigned int cpu)
+{
+	return cpu < nr_cpu_ids && tick_nohz_full_cpu(cpu);
 }
 
 static DEFINE_PER_CPU(struct timer_list, tio_softtimer);

@@ -15,7 +15,8 @@ enum tio_file {
 	TIO_FILE_DISTRIBUTE = 3,
 	TIO_FILE_RECORDS = 4,
 	TIO_FILE_TAG_WAIT = 5,
-	TIO_FILE_COUNT = 6,
+	TIO_FILE_CPUS = 6,
+	TIO_FILE_COUNT = 7,
 };
 
 /* Longest write accepted by any control file; longer writes are -EINVAL. */
@@ -119,8 +120,10 @@ unsigned long long tio_now_ns_nmi(void);
 unsigned long tio_jiffies(void);
 /* The tick rate. */
 unsigned long tio_hz(void);
-/* Whether cpu is online. */
+/* Whether cpu is online (0 for any cpu >= nr_cpu_ids). */
 int tio_cpu_online(unsigned int cpu);
+/* Whether cpu is a nohz_full CPU (0 for any cpu >= nr_cpu_ids). */
+int tio_cpu_nohz_full(unsigned int cpu);
 
 /*
  * The per-CPU timer_list (softirq sampler). start: on the calling CPU, first expiry in

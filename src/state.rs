@@ -155,6 +155,20 @@ impl State {
         Ok(())
     }
 
+    /// `echo LIST > cpus`: the CPUs to sample (a CPU list, `parse::cpulist`); only while
+    /// disabled, like the period.
+    pub(crate) fn write_cpus(&self, buf: &[u8]) -> Result {
+        let nr = u32::try_from(self.cpus.len()).unwrap_or(u32::MAX);
+        parse::cpulist(buf, nr, |_, _| {})?;
+        let control = self.control.lock();
+        if control.hotplug.is_some() {
+            return Err(EBUSY);
+        }
+        self.peers.select_none();
+        parse::cpulist(buf, nr, |first, last| self.peers.select(first, last))?;
+        Ok(())
+    }
+
     /// `echo MS > trace_latency` sets the threshold; `echo 0` clears records and counts.
     pub(crate) fn write_trace_latency(&self, buf: &[u8]) -> Result {
         let _control = self.control.lock();

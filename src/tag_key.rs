@@ -59,6 +59,19 @@ impl TagKey {
 }
 
 /// Slot to try first for `packed` in a table of `len` slots (then linear probing).
+/// How many entries from its home slot a key (or task, or wait) may take or be found in:
+/// a hook touches at most this many entries, however full the table.
+pub(crate) const PROBE_LIMIT: usize = 8;
+
+/// A counter whose last wait is this old gives its slot to a new key when every slot in
+/// reach is taken (its device gone, or idle): rows of current starvation win.
+pub(crate) const AGE_NS: u64 = 60_000_000_000;
+
+/// Whether a counter last counted at `last_ns` may give its slot away at `now_ns`.
+pub(crate) const fn aged(last_ns: u64, now_ns: u64) -> bool {
+    now_ns.saturating_sub(last_ns) >= AGE_NS
+}
+
 pub(crate) const fn home_slot(packed: u64, len: usize) -> usize {
     // Fibonacci hashing spreads the regular bit patterns of the keys.
     (packed.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize % len
@@ -85,6 +98,15 @@ mod tests {
         assert_eq!(Pool { sched: true, reserved: true }.name(), "scheduler reserved");
         let k = TagKey { dev: (251 << 20) | 2, hctx: 0, pool: Pool { sched: false, reserved: false } };
         assert_eq!(k.major_minor(), (251, 2));
+    }
+
+    #[test]
+    fn counters_age_after_a_minute_without_waits() {
+        assert!(!aged(5, 5));
+        assert!(!aged(0, AGE_NS - 1));
+        assert!(aged(0, AGE_NS));
+        // A clock read before the last wait (another CPU's) is not age.
+        assert!(!aged(10, 3));
     }
 
     #[test]

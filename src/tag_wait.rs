@@ -15,9 +15,11 @@ use crate::counts::Counts;
 use crate::histogram::log2_bucket;
 use crate::phase::{Phase, PhaseCell};
 use crate::ffi::{self, TagSource};
-use crate::tag_key::{home_slot, Pool, TagKey};
+use crate::tag_key::{self, home_slot, Pool, TagKey, PROBE_LIMIT};
 
-/// Distinct (device, hctx, pool) triples counted; more go to `overflow`.
+/// Distinct (device, hctx, pool) triples counted at once; a key that finds the
+/// `PROBE_LIMIT` slots in its reach taken by counters that still count goes to
+/// `overflow`; one that finds an aged counter (`tag_key::aged`) takes its slot.
 const SLOTS: usize = 256;
 /// Waits timed at once; more are counted in `missed`.
 const PENDING: usize = 128;
@@ -61,10 +63,11 @@ struct Pending {
     start_ns: Atomic<u64>,
 }
 
-/// One counter: its key (0 while free) and its count.
+/// One counter: its key (0 while free), its count, and when it last counted.
 struct Slot {
     key: Atomic<u64>,
     waits: Atomic<u64>,
+    last_ns: Atomic<u64>,
 }
 
 #[pin_data]
@@ -81,6 +84,10 @@ pub(crate) struct TagWait {
     pub(crate) overflow: Atomic<u64>,
     /// Waits the kprobe shim could not attribute to a hardware queue.
     pub(crate) unattributed: Atomic<u64>,
+    /// Of those, kicks not kept because every entry in reach held another task's.
+    pub(crate) callers_full: Atomic<u64>,
+    /// Waits of counters that gave their slot to a new key (aged, `tag_key::aged`).
+    pub(crate) aged_out: Atomic<u64>,
     pending: KVec<Pending>,
     /// Kprobe source: each waiting task's kick, until its finish_wait.
     callers: KVec<Caller>,
@@ -100,7 +107,7 @@ impl TagWait {
     pub(crate) fn new(source: TagSource) -> Result<impl PinInit<Self, Error>> {
         let mut slots = KVec::with_capacity(SLOTS, GFP_KERNEL)?;
         for _ in 0..SLOTS {
-            slots.push(Slot { key: Atomic::new(0), waits: Atomic::new(0) }, GFP_KERNEL)?;
+            slots.push(Slot { key: Atomic::new(0), waits: Atomic::new(0), last_ns: Atomic::new(0) }, GFP_KERNEL)?;
         }
         let mut pending = KVec::with_capacity(PENDING, GFP_KERNEL)?;
         for _ in 0..PENDING {
@@ -129,6 +136,8 @@ impl TagWait {
             slots,
             overflow: Atomic::new(0),
             unattributed: Atomic::new(0),
+            callers_full: Atomic::new(0),
+            aged_out: Atomic::new(0),
             durations: Counts::new(),
         }? Error))
     }
@@ -174,10 +183,14 @@ impl TagWait {
         Ok(())
     }
 
-    /// A submitter is about to sleep for a tag (hook context: no sleeping, no locks).
+    /// A submitter is about to sleep for a tag (hook context: no sleeping, no locks). At
+    /// most `PROBE_LIMIT` slots are looked at.
     pub(crate) fn wait(&self, key: TagKey, nr_tags: u32) {
         crate::tracepoints::block_rq_tag_wait(key.dev, key.hctx, nr_tags, key.pool.sched, key.pool.reserved);
         let packed = key.pack();
+        // The hooks run in kprobe context (int3, NMI-like): a clock that never waits.
+        let now = ffi::now_ns_nmi();
+        let mut oldest: Option<&Slot> = None;
         for slot in probe(&self.slots, packed) {
             let mut k = slot.key.load(Relaxed);
             if k == 0 {
@@ -189,6 +202,20 @@ impl TagWait {
             }
             if k == packed {
                 slot.waits.add(1, Relaxed);
+                slot.last_ns.store(now, Relaxed);
+                return;
+            }
+            if oldest.is_none_or(|o| slot.last_ns.load(Relaxed) < o.last_ns.load(Relaxed)) {
+                oldest = Some(slot);
+            }
+        }
+        // Every slot in reach taken: the counter that has not counted for longest gives its
+        // slot away if it is aged (one CAS decides between racing takers).
+        if let Some(slot) = oldest.filter(|s| tag_key::aged(s.last_ns.load(Relaxed), now)) {
+            let old = slot.key.load(Relaxed);
+            if old != 0 && slot.key.cmpxchg(old, packed, Relaxed).is_ok() {
+                self.aged_out.add(slot.waits.xchg(1, Relaxed), Relaxed);
+                slot.last_ns.store(now, Relaxed);
                 return;
             }
         }
@@ -207,11 +234,16 @@ impl TagWait {
             return;
         }
         let entry = self.caller(kick.task).or_else(|| {
-            // Only this task claims entries for its own address: no duplicate can appear.
-            probe(&self.callers, kick.task).find(|c| c.task.cmpxchg(0, kick.task, Relaxed).is_ok())
+            // Only this task claims entries for its own address: no duplicate can appear. A
+            // compare-and-swap only on an entry seen free: the others are only read.
+            probe(&self.callers, kick.task)
+                .find(|c| c.task.load(Relaxed) == 0 && c.task.cmpxchg(0, kick.task, Relaxed).is_ok())
         });
-        // No free entry: the wait will be counted as unattributed.
-        let Some(c) = entry else { return };
+        // No free entry in reach: the wait will be counted as unattributed.
+        let Some(c) = entry else {
+            self.callers_full.add(1, Relaxed);
+            return;
+        };
         c.dev.store(kick.dev, Relaxed);
         c.hctx.store(kick.hctx, Relaxed);
         for i in 0..POOLS {
@@ -290,17 +322,19 @@ impl TagWait {
         }
         self.overflow.store(0, Relaxed);
         self.unattributed.store(0, Relaxed);
+        self.callers_full.store(0, Relaxed);
+        self.aged_out.store(0, Relaxed);
         self.missed.store(0, Relaxed);
         self.durations.clear();
     }
 }
 
-/// The slots of `table` in the order a key looks for its slot: from its home slot on,
-/// wrapping around (linear probing).
+/// The slots of `table` a key may use, in the order it looks for its slot: from its home
+/// slot on, wrapping around (linear probing), at most `PROBE_LIMIT` of them.
 fn probe<T>(table: &[T], key: u64) -> impl Iterator<Item = &T> {
     let home = home_slot(key, table.len().max(1));
     let (before, after) = table.split_at(home.min(table.len()));
-    Iterator::chain(after.iter(), before.iter())
+    Iterator::chain(after.iter(), before.iter()).take(PROBE_LIMIT)
 }
 
 /// `Pool` from the hook's flags.
@@ -369,17 +403,61 @@ mod kunit {
         Ok(())
     }
 
-    #[test]
-    fn a_full_table_leaves_waits_unattributed() -> Result {
-        let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
-        for t in 1..=CALLERS as u64 {
-            tw.kick(&kick(t * 0x40, 1));
+    /// `n` distinct values `value(i)` (i >= 1) whose home slot in a table of `len` is the
+    /// same: they compete for the same `PROBE_LIMIT` entries.
+    fn colliding(len: usize, n: usize, value: impl Fn(u64) -> u64) -> KVec<u64> {
+        let mut out = KVec::new();
+        let home = home_slot(value(1), len);
+        let mut i = 1u64;
+        while out.len() < n && i < 1_000_000 {
+            if home_slot(value(i), len) == home {
+                let _ = out.push(value(i), GFP_KERNEL);
+            }
+            i += 1;
         }
-        assert_eq!(tw.callers_held(), CALLERS);
-        let extra = (CALLERS as u64 + 1) * 0x40;
+        out
+    }
+
+    /// A kick looks at most `PROBE_LIMIT` entries: with those held by other tasks, the
+    /// next task's kick is counted in `callers_full` and its wait left unattributed.
+    #[test]
+    fn a_full_reach_leaves_waits_unattributed() -> Result {
+        let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
+        let tasks = colliding(CALLERS, PROBE_LIMIT + 1, |i| i * 0x40);
+        assert_eq!(tasks.len(), PROBE_LIMIT + 1);
+        for &t in &tasks[..PROBE_LIMIT] {
+            tw.kick(&kick(t, 1));
+        }
+        assert_eq!(tw.callers_held(), PROBE_LIMIT);
+        let extra = tasks[PROBE_LIMIT];
         tw.kick(&kick(extra, 2));
         tw.prepare(extra, BT_HW);
-        assert_eq!((waits(&tw, 2, false), tw.unattributed.load(Relaxed)), (0, 1));
+        assert_eq!((waits(&tw, 2, false), tw.unattributed.load(Relaxed), tw.callers_full.load(Relaxed)), (0, 1, 1));
+        Ok(())
+    }
+
+    /// Counters whose keys share a reach: a new key overflows while they count, and takes
+    /// the slot of the one that has not counted for longest once it is aged.
+    #[test]
+    fn an_aged_counter_gives_its_slot_to_a_new_key() -> Result {
+        let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
+        let keys = colliding(SLOTS, PROBE_LIMIT + 1, |i| TagKey { dev: i as u32, hctx: 0, pool: pool(false, false) }.pack());
+        assert_eq!(keys.len(), PROBE_LIMIT + 1);
+        let key = |packed: u64| TagKey::unpack(packed);
+        for &k in &keys[..PROBE_LIMIT] {
+            tw.wait(key(k), 2);
+            tw.wait(key(k), 2);
+        }
+        let new = key(keys[PROBE_LIMIT]);
+        tw.wait(new, 2);
+        assert_eq!(tw.overflow.load(Relaxed), 1);
+        // Make one counter a minute and more idle.
+        let first = tw.slots.iter().find(|s| s.key.load(Relaxed) == keys[0]).ok_or(EINVAL)?;
+        first.last_ns.store(0, Relaxed);
+        tw.wait(new, 2);
+        assert_eq!(tw.aged_out.load(Relaxed), 2);
+        assert_eq!(waits(&tw, new.dev, new.pool.sched), 1);
+        assert!(tw.slots.iter().all(|s| s.key.load(Relaxed) != keys[0]));
         Ok(())
     }
 }

@@ -20,7 +20,7 @@
 //! `records` file and does nothing else; ongoing windows are still shown, without stacks.
 
 use kernel::prelude::*;
-use kernel::sync::atomic::{Atomic, Full, Relaxed, Release};
+use kernel::sync::atomic::{Acquire, Atomic, Full, Relaxed, Release};
 use kernel::time::{delay::fsleep, Delta};
 
 use crate::ffi::{self, Symbol, COMM_LEN};
@@ -74,6 +74,9 @@ impl Unavailable {
     }
 }
 
+/// No CPU, in [`Watched::ring`].
+const NO_CPU: u32 = u32::MAX;
+
 /// One CPU as watched by the others. Its claim and NMI fields are written only while the
 /// CPU is overdue (by its watcher and by the NMI on it): nothing here is written on the
 /// common path.
@@ -109,6 +112,9 @@ pub(crate) struct Watched {
     /// when the first such NMI came.
     handler_window: Atomic<u64>,
     handler_at: Atomic<u64>,
+    /// The CPUs this one watches (`NO_CPU`: none), worked out in process context by
+    /// [`Watch::ring_changed`]; its hrtimer copies them when the ring version moved.
+    ring: [Atomic<u32>; 2],
     /// Time spent in the NMI handler on this CPU for samples.
     pub(crate) nmi_cost: Cost,
     /// From sending an NMI to this CPU to its handler running here.
@@ -133,6 +139,7 @@ impl Watched {
             profile: LiveProfile::new(),
             handler_window: Atomic::new(0),
             handler_at: Atomic::new(0),
+            ring: [const { Atomic::new(NO_CPU) }; 2],
             nmi_cost: Cost::new(),
             nmi_rtt: Cost::new(),
         }
@@ -300,16 +307,28 @@ impl Watch {
     }
 
     /// `cpu` came online: an NMI sent to it while it was offline was dropped there.
-    pub(crate) fn cpu_online(&self, cpu: u32) {
+    pub(crate) fn cpu_online(&self, cpu: u32, peers: &Peers) {
         if let Some(w) = self.get(cpu) {
             w.nmi_pending.store(0, Relaxed);
         }
-        self.ring_changed();
+        self.ring_changed(peers);
     }
 
-    /// A CPU's sampler started or stopped.
-    pub(crate) fn ring_changed(&self) {
-        self.ring_version.add(1, Relaxed);
+    /// A CPU's sampler started or stopped (process context: CPU hotplug, enable, unload):
+    /// works out every CPU's watched CPUs among the sampling ones, in O(CPUs), so that no
+    /// hrtimer has to. Hotplug serialises the callers.
+    pub(crate) fn ring_changed(&self, peers: &Peers) {
+        let nr = u32::try_from(self.cpus.len()).unwrap_or(u32::MAX);
+        profile::rings(nr, |c| peers.sampling(c), |c, ring| {
+            if let Some(w) = self.get(c) {
+                for (slot, cpu) in w.ring.iter().zip(ring) {
+                    slot.store(cpu.unwrap_or(NO_CPU), Relaxed);
+                }
+            }
+        });
+        // After the rings: an hrtimer that sees the new version copies them.
+        let v = self.ring_version.load(Relaxed);
+        self.ring_version.store(v.wrapping_add(1), Release);
     }
 
     /// The open hardirq-off window of `cpu` at `now`, if its hrtimer is overdue past the
@@ -332,10 +351,14 @@ impl Watch {
         if !self.enabled {
             return false;
         }
-        let version = self.ring_version.load(Relaxed);
+        let version = self.ring_version.load(Acquire);
         if version != ring.version {
-            let nr = u32::try_from(self.cpus.len()).unwrap_or(u32::MAX);
-            ring.watched = profile::watched(me, nr, ffi::cpu_online);
+            if let Some(w) = self.get(me) {
+                for (mine, slot) in ring.watched.iter_mut().zip(&w.ring) {
+                    let c = slot.load(Relaxed);
+                    *mine = (c != NO_CPU).then_some(c);
+                }
+            }
             ring.version = version;
         }
         let mut busy = false;

@@ -166,6 +166,7 @@ sed 's/^/# /' $RD/fuzz | head -n 40
 echo "# measured: tio-fuzz --seed $FUZZ_SEED --count $FUZZ_COUNT: $((t1 - t0)) s guest time"
 check "tio-fuzz --seed $FUZZ_SEED --count $FUZZ_COUNT: every write accepted or refused as documented, settings read back" test $frc = 0
 echo 0 > $TIO/enable
+cat /sys/devices/system/cpu/possible > $TIO/cpus
 echo 10 > $TIO/sampling_period
 echo 50 > $TIO/trace_latency
 echo 0 > $TIO/tag_wait

@@ -74,6 +74,12 @@ pub mod limits {
         parse::period(Decimal::new(ms).as_bytes()).is_ok()
     }
 
+    /// Whether the module accepts `list` as a CPU list for `cpus` on a machine of
+    /// `nr_cpus` possible CPUs.
+    pub fn cpulist_ok(list: &str, nr_cpus: u32) -> bool {
+        parse::cpulist(list.as_bytes(), nr_cpus, |_, _| {}).is_ok()
+    }
+
     /// Whether the module accepts `ms` as the threshold while the period is `period_ms`.
     pub fn threshold_ok(ms: u64, period_ms: u64) -> bool {
         let period_ns = period_ms.saturating_mul(crate::gap::NSEC_PER_MSEC);

@@ -96,6 +96,10 @@ pub struct EnableArgs {
     /// Record stacks for latencies of at least this many ms (2 x period..10000).
     #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
     pub threshold: Option<u64>,
+    /// Sample only these CPUs: a CPU list as the kernel writes one (0-3,8). Default: every
+    /// CPU but the nohz_full ones.
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -41,6 +41,9 @@ impl ProcError {
             ProcError::ProcRootMissing(_) => Some("--proc-root names where the proc file system is mounted (default /proc)".into()),
             ProcError::NotLoaded(_) => Some("load it first: sudo insmod trace_irqoff.ko (or sudo modprobe trace_irqoff)".into()),
             ProcError::Permission(_) => Some("the files are root-only (mode 0600): run as root, e.g. with sudo".into()),
+            ProcError::Invalid { file, .. } if file == "cpus" => {
+                Some("give CPUs as the kernel lists them (0-3,8), each one possible (see /sys/devices/system/cpu/possible)".into())
+            }
             ProcError::Invalid { .. } => Some(format!(
                 "the period is {PERIOD_MS_MIN}..{PERIOD_MS_MAX} ms; the threshold is 2 x period..{THRESHOLD_MS_MAX} ms"
             )),
@@ -286,6 +289,8 @@ impl<B: Backend> Module<B> {
                 records_per_cpu: 0,
                 soft_period_ns: settings.period_ms * ms,
                 soft_event_ns: 2 * settings.period_ms * ms,
+                cpus: None,
+                nohz_full: None,
             },
             cpus,
             records: latency.records,
@@ -330,6 +335,19 @@ impl<B: Backend> Module<B> {
 
     pub fn set_threshold(&self, ms: u64) -> Result<(), ProcError> {
         self.write("trace_latency", &ms.to_string())
+    }
+
+    /// The CPUs sampled, as the module lists them (`None`: a module without `cpus`).
+    pub fn cpus(&self) -> Result<Option<String>, ProcError> {
+        match self.backend.read("cpus") {
+            Ok(t) => Ok(Some(t.trim().to_string())),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => Ok(None),
+            Err(e) => Err(self.io_error("cannot read", "cpus", e, "")),
+        }
+    }
+
+    pub fn set_cpus(&self, list: &str) -> Result<(), ProcError> {
+        self.write("cpus", list)
     }
 
     pub fn set_tag_wait(&self, on: bool) -> Result<(), ProcError> {
@@ -448,6 +466,14 @@ pub mod fake {
                 }
                 "trace_latency" if v != "0" => {
                     files.insert(name.into(), format!("trace_irqoff_latency: {v}ms\n\n hardirq:\n\n softirq:\n"));
+                }
+                "cpus" if enabled => return Err(Errno::BUSY.into()),
+                // A machine of four possible CPUs.
+                "cpus" if v.is_empty() || !v.bytes().all(|b| matches!(b, b'0'..=b'3' | b',' | b'-')) => {
+                    return Err(Errno::INVAL.into());
+                }
+                "cpus" => {
+                    files.insert(name.into(), format!("{v}\n"));
                 }
                 _ => {}
             }

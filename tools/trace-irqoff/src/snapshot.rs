@@ -61,6 +61,12 @@ impl Cause {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
     pub enabled: bool,
+    /// The CPUs sampled (a CPU list; "-": none), and the nohz_full ones, which are not by
+    /// default; absent from modules without a `cpus` selection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nohz_full: Option<String>,
     pub period_ns: u64,
     pub threshold_ns: u64,
     pub hz: u64,
@@ -368,6 +374,12 @@ pub struct TagWait {
     pub unattributed: u64,
     /// blk_mq_get_tag calls whose duration was not measured.
     pub missed: u64,
+    /// Of `unattributed`, kicks not kept because too many tasks waited at once; waits of
+    /// rows that gave their entry to a new one (idle for a minute). 0 from older modules.
+    #[serde(default)]
+    pub kicks_full: u64,
+    #[serde(default)]
+    pub aged_out: u64,
     pub counts: Vec<TagCount>,
     /// Log2 histogram of wait durations: bucket k holds [2^k, 2^(k+1)) µs.
     pub duration_hist_us: Vec<u64>,
@@ -588,6 +600,8 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                 let f = Fields::new(n, words)?;
                 config = Some(Config {
                     enabled: f.flag("enabled")?,
+                    cpus: f.str("cpus").ok().map(str::to_string),
+                    nohz_full: f.str("nohz_full").ok().map(str::to_string),
                     period_ns: f.num("period_ns")?,
                     threshold_ns: f.num("threshold_ns")?,
                     hz: f.num("hz")?,
@@ -743,6 +757,8 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     overflow: f.num("overflow")?,
                     unattributed: f.num("unattributed")?,
                     missed: f.num("missed")?,
+                    kicks_full: f.num_or("kicks_full", 0)?,
+                    aged_out: f.num_or("aged_out", 0)?,
                     counts: Vec::new(),
                     duration_hist_us: vec![0; NR_BUCKETS],
                     duration_sum_us: None,

@@ -70,6 +70,7 @@ enum Which {
     Period,
     Latency,
     TagWait,
+    Cpus,
     ReadOnly,
 }
 
@@ -79,6 +80,7 @@ fn which(name: &str) -> Which {
         "sampling_period" => Which::Period,
         "trace_latency" => Which::Latency,
         "tag_wait" => Which::TagWait,
+        "cpus" => Which::Cpus,
         _ => Which::ReadOnly,
     }
 }
@@ -103,6 +105,45 @@ struct Model {
     period: u64,
     threshold: u64,
     tag_wait: bool,
+    /// The CPUs chosen in `cpus`, one bit each.
+    cpus: u128,
+}
+
+/// Possible CPUs of this machine (`/sys/devices/system/cpu/possible`), at most 128 here.
+fn nr_cpus() -> u32 {
+    static NR: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *NR.get_or_init(|| {
+        let t = read("/sys/devices/system/cpu/possible").unwrap_or_default();
+        let last = t.trim().rsplit(['-', ',']).next().and_then(|l| l.parse::<u32>().ok()).unwrap_or(0);
+        (last + 1).min(128)
+    })
+}
+
+/// `cpus`, as documented: numbers and A-B ranges, comma separated, one optional trailing
+/// newline, at most 64 bytes, every CPU possible: the set chosen, or `None` (EINVAL).
+fn cpulist(buf: &[u8]) -> Option<u128> {
+    if buf.len() > WRITE_MAX {
+        return None;
+    }
+    let text = std::str::from_utf8(buf.strip_suffix(b"\n").unwrap_or(buf)).ok()?;
+    if text.is_empty() {
+        return None;
+    }
+    let num = |s: &str| if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) { s.parse::<u32>().ok() } else { None };
+    let mut set = 0u128;
+    for item in text.split(',') {
+        let (a, b) = match item.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => (num(item)?, num(item)?),
+        };
+        if a > b || b >= nr_cpus() {
+            return None;
+        }
+        for c in a..=b {
+            set |= 1 << c;
+        }
+    }
+    Some(set)
 }
 
 /// The outcomes allowed for a write: `Ok` and/or errnos.
@@ -135,6 +176,14 @@ fn allowed(w: Which, buf: &[u8], m: Option<&Model>, tag_source: bool) -> Allowed
     if w == Which::ReadOnly {
         // Both are documented: over-long writes are EINVAL, writes to read-only files EPERM.
         return if buf.len() > WRITE_MAX { Allowed { ok: false, errnos: vec![libc::EINVAL, libc::EPERM] } } else { Allowed::err(libc::EPERM) };
+    }
+    if w == Which::Cpus {
+        return match (cpulist(buf), m) {
+            (None, _) => Allowed::err(libc::EINVAL),
+            (Some(_), Some(m)) if m.enabled => Allowed::err(libc::EBUSY),
+            (Some(_), Some(_)) => Allowed::ok(),
+            (Some(_), None) => Allowed::either(libc::EBUSY),
+        };
     }
     let Some(v) = parse(buf) else { return Allowed::err(libc::EINVAL) };
     match w {
@@ -171,7 +220,7 @@ fn allowed(w: Which, buf: &[u8], m: Option<&Model>, tag_source: bool) -> Allowed
             1 => Allowed::err(libc::EOPNOTSUPP),
             _ => Allowed::err(libc::EINVAL),
         },
-        Which::ReadOnly => unreachable!(),
+        Which::Cpus | Which::ReadOnly => unreachable!(),
     }
 }
 
@@ -212,6 +261,7 @@ fn numbers(w: Which, period: u64) -> Vec<String> {
     let mut v: Vec<u128> = vec![0, 1, 2, 3, 9, 10, 11, 99, 100];
     let bounds: &[u128] = match w {
         Which::Enable | Which::TagWait => &[1],
+        Which::Cpus => &[nr_cpus() as u128],
         Which::Period => &[1, PERIOD_MAX as u128],
         Which::Latency => &[2 * period as u128, 2, 2 * PERIOD_MAX as u128, THRESHOLD_MAX as u128],
         Which::ReadOnly => &[1],
@@ -274,6 +324,12 @@ fn valid(rng: &mut Rng, w: Which, period: u64) -> String {
         Which::Period => (1 + rng.below(PERIOD_MAX)).to_string(),
         Which::Latency if rng.chance(4) => "0".into(),
         Which::Latency => (2 * period + rng.below(THRESHOLD_MAX + 1 - 2 * period)).to_string(),
+        Which::Cpus => {
+            let nr = u64::from(nr_cpus());
+            let a = rng.below(nr);
+            let b = a + rng.below(nr - a);
+            if a == b { a.to_string() } else if rng.chance(2) { format!("{a}-{b}") } else { format!("{a},{b}") }
+        }
         _ => rng.below(2).to_string(),
     }
 }
@@ -434,7 +490,8 @@ impl Fuzzer {
         let p = first_ms(&read(&self.path("sampling_period")).ok()?, "")?;
         let t = first_ms(&read(&self.path("trace_latency")).ok()?, "trace_irqoff_latency: ")?;
         let tw = read(&self.path("tag_wait")).ok()?;
-        Some(Model { enabled: en == "enabled\n", period: p, threshold: t, tag_wait: tw.starts_with("tag_wait: enabled") })
+        let cpus = cpulist(read(&self.path("cpus")).ok()?.as_bytes())?;
+        Some(Model { enabled: en == "enabled\n", period: p, threshold: t, tag_wait: tw.starts_with("tag_wait: enabled"), cpus })
     }
 
     /// Whether the file(s) an accepted write to `w` changes read back as the model says
@@ -446,6 +503,7 @@ impl Fuzzer {
             Which::Period => first_ms(&read(&self.path("sampling_period")).unwrap_or_default(), "") == Some(m.period) && threshold(),
             Which::Latency => threshold(),
             Which::TagWait => read(&self.path("tag_wait")).is_ok_and(|t| t.starts_with(if m.tag_wait { "tag_wait: enabled" } else { "tag_wait: disabled" })),
+            Which::Cpus => read(&self.path("cpus")).ok().and_then(|t| cpulist(t.as_bytes())) == Some(m.cpus),
             Which::ReadOnly => true,
         }
     }
@@ -490,6 +548,7 @@ impl Fuzzer {
                     }
                     Which::Latency if v != 0 => m.threshold = v,
                     Which::TagWait => m.tag_wait = v == 1,
+                    Which::Cpus => m.cpus = cpulist(&buf).unwrap_or(m.cpus),
                     _ => {}
                 }
             }

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `tio-readers DIR SECONDS [COMMAND]...`: readers timed while a CPU is stuck and writers
-//! wait for it. Start it pinned to a CPU that stays free, before the window (a process
-//! created during it may need the stuck CPU for a TLB-flush IPI; threads and
-//! `posix_spawn` do not).
+//! `tio-readers DIR SECONDS [--write NAME=VALUE]... [--writer-cpu N] [COMMAND]...`:
+//! readers timed while a CPU is stuck and writers wait for it. Start it pinned to a CPU
+//! that stays free, before the window (a process created during it may need the stuck CPU
+//! for a TLB-flush IPI; threads and `posix_spawn` do not).
 //!
 //! Waits (at most 10 s) until `DIR/records` shows an open window (an `ongoing` line), then
-//! starts two writer threads, `0 > DIR/enable` and `1 > DIR/tag_wait`, and for SECONDS
-//! reads every file of DIR to its end and runs every COMMAND (split at spaces), timing
-//! each. Prints, one line each:
+//! starts one writer thread per `--write` (`VALUE > DIR/NAME`; on CPU N with
+//! `--writer-cpu`: a writer that makes the kernel wait for every CPU may spin on its own
+//! CPU meanwhile), and for SECONDS reads every file of DIR to its end and runs every
+//! COMMAND (split at spaces), timing each. Prints, one line each:
 //!
 //! - `read NAME n=N max_ms=X` per file;
 //! - `run COMMAND n=N max_ms=X busy=0|1` per command (`busy`: its output once said
 //!   `enabling` or `disabling`);
+//! - `stack COMMAND after X ms: ...`: the kernel stack of a command still running after
+//!   200 ms;
 //! - `write NAME=VALUE ms=X result=ok|ERRNO` per writer, once it returned;
 //! - `seen NAME=STATE,STATE...`: the first words `enable` and `tag_wait` showed.
 //!
@@ -38,9 +41,15 @@ fn errno(e: &std::io::Error) -> String {
     }
 }
 
-/// Writes `value` to `path` from a thread of its own; returns its line once done.
-fn writer(path: String, name: String, value: &'static str) -> thread::JoinHandle<String> {
+/// Writes `value` to `path` from a thread of its own (on `cpu` if given); returns its line
+/// once done.
+fn writer(path: String, name: String, value: String, cpu: Option<usize>) -> thread::JoinHandle<String> {
     thread::spawn(move || {
+        if let Some(cpu) = cpu {
+            let mut set = rustix::thread::CpuSet::new();
+            set.set(cpu);
+            let _ = rustix::thread::sched_setaffinity(None, &set);
+        }
         let t0 = Instant::now();
         let r = fs::OpenOptions::new().write(true).open(&path).and_then(|mut f| f.write_all(value.as_bytes()));
         let result = match r {
@@ -51,13 +60,71 @@ fn writer(path: String, name: String, value: &'static str) -> thread::JoinHandle
     })
 }
 
+/// Runs a command to its end and returns its output. One that takes over 200 ms has its
+/// kernel stack (`/proc/PID/stack`) added to `stacks`: where it waited.
+fn run<'a>(prog: &str, args: impl Iterator<Item = &'a str>, stacks: &mut Vec<String>) -> String {
+    let Ok(mut child) = Command::new(prog).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn() else {
+        return String::new();
+    };
+    let t0 = Instant::now();
+    let mut looked = false;
+    let mut out = String::new();
+    let mut stdout = child.stdout.take();
+    // The output is small; read it in a thread so that a full pipe cannot stall the child.
+    let reader = thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(o) = stdout.as_mut() {
+            let _ = std::io::Read::read_to_string(o, &mut s);
+        }
+        s
+    });
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) | Err(_) => break,
+            Ok(None) => {}
+        }
+        if !looked && t0.elapsed() > Duration::from_millis(200) {
+            looked = true;
+            let stack = fs::read_to_string(format!("/proc/{}/stack", child.id())).unwrap_or_default();
+            stacks.push(format!("stack {prog} after {:.0} ms: {}", ms(t0.elapsed()), stack.replace('\n', " | ")));
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
+    if let Ok(s) = reader.join() {
+        out = s;
+    }
+    out
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let (Some(dir), Some(secs)) = (args.get(1), args.get(2).and_then(|a| a.parse::<f64>().ok())) else {
         eprintln!("usage: tio-readers DIR SECONDS [COMMAND]...");
         return ExitCode::from(2);
     };
-    let commands: Vec<&String> = args[3..].iter().collect();
+    let mut writes: Vec<(String, String)> = Vec::new();
+    let mut writer_cpu: Option<usize> = None;
+    let mut commands: Vec<&String> = Vec::new();
+    let mut rest = args[3..].iter();
+    while let Some(a) = rest.next() {
+        match a.as_str() {
+            "--write" => match rest.next().and_then(|w| w.split_once('=')) {
+                Some((n, v)) => writes.push((n.to_string(), v.to_string())),
+                None => {
+                    eprintln!("tio-readers: --write NAME=VALUE");
+                    return ExitCode::from(2);
+                }
+            },
+            "--writer-cpu" => match rest.next().and_then(|c| c.parse().ok()) {
+                Some(c) => writer_cpu = Some(c),
+                None => {
+                    eprintln!("tio-readers: --writer-cpu N");
+                    return ExitCode::from(2);
+                }
+            },
+            _ => commands.push(a),
+        }
+    }
     let records = format!("{dir}/records");
     let deadline = Instant::now() + Duration::from_secs(10);
     while !fs::read_to_string(&records).is_ok_and(|t| t.lines().any(|l| l.starts_with("ongoing "))) {
@@ -67,10 +134,7 @@ fn main() -> ExitCode {
         }
         thread::sleep(Duration::from_millis(10));
     }
-    let writers = [
-        writer(format!("{dir}/enable"), "enable".into(), "0"),
-        writer(format!("{dir}/tag_wait"), "tag_wait".into(), "1"),
-    ];
+    let writers: Vec<_> = writes.into_iter().map(|(n, v)| writer(format!("{dir}/{n}"), n, v, writer_cpu)).collect();
     let mut files: Vec<String> = fs::read_dir(dir)
         .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
         .unwrap_or_default();
@@ -78,6 +142,7 @@ fn main() -> ExitCode {
     let mut reads: BTreeMap<String, (u32, Duration)> = BTreeMap::new();
     let mut runs: Vec<(u32, Duration, bool)> = vec![(0, Duration::ZERO, false); commands.len()];
     let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut stacks: Vec<String> = Vec::new();
     let until = Instant::now() + Duration::from_secs_f64(secs);
     while Instant::now() < until {
         for f in &files {
@@ -100,16 +165,16 @@ fn main() -> ExitCode {
             let mut words = c.split(' ');
             let Some(prog) = words.next() else { continue };
             let t0 = Instant::now();
-            let out = Command::new(prog).args(words).stdin(Stdio::null()).output();
+            let out = run(prog, words, &mut stacks);
             let d = t0.elapsed();
-            let busy = out.is_ok_and(|o| {
-                let s = String::from_utf8_lossy(&o.stdout);
-                s.contains("enabling") || s.contains("disabling")
-            });
+            let busy = out.contains("enabling") || out.contains("disabling");
             runs[i].0 += 1;
             runs[i].1 = runs[i].1.max(d);
             runs[i].2 |= busy;
         }
+    }
+    for st in &stacks {
+        println!("{st}");
     }
     for (f, (n, d)) in &reads {
         println!("read {f} n={n} max_ms={:.1}", ms(*d));

@@ -9,6 +9,9 @@ use crate::procfs::{Backend, Module};
 
 pub fn run<B: Backend>(a: &EnableArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     super::note_recording(m);
+    if let Some(list) = &a.cpus {
+        super::select_cpus(m, list)?;
+    }
     super::apply(m, a.period, a.threshold)?;
     super::confirm(m, ctx)
 }

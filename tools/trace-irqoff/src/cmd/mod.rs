@@ -130,6 +130,34 @@ pub fn validate(period: Option<u64>, threshold: Option<u64>, current_period: u64
 
 /// Sets period and threshold (validated), then enables: a new period while enabled needs
 /// the module disabled first (EBUSY otherwise).
+/// Makes `list` the CPUs sampled (disabling first if it changes the selection while
+/// sampling is on: the module refuses it then); `apply` enables again.
+fn select_cpus<B: Backend>(m: &Module<B>, list: &str) -> Result<()> {
+    let list = list.trim();
+    if m.cpus()?.as_deref() == Some(list) {
+        return Ok(());
+    }
+    // The syntax, checked with the module's own parser before anything changes; whether
+    // each CPU exists only the module knows.
+    if !tio_logic::limits::cpulist_ok(list, u32::MAX) {
+        return Err(Problem::usage(
+            format!("'{list}' is not a CPU list"),
+            "give CPUs as the kernel lists them, e.g. --cpus 0-3,8",
+        )
+        .into());
+    }
+    let was = m.settings()?.enabled;
+    m.set_enabled(false)?;
+    if let Err(e) = m.set_cpus(list) {
+        // Refused (a CPU that is not possible): as it was before.
+        if was {
+            m.set_enabled(true)?;
+        }
+        return Err(e.into());
+    }
+    Ok(())
+}
+
 fn apply<B: Backend>(m: &Module<B>, period: Option<u64>, threshold: Option<u64>) -> Result<()> {
     let s = m.settings()?;
     validate(period, threshold, s.period_ms)?;
@@ -157,6 +185,34 @@ mod tests {
         apply(&m, Some(20), None).unwrap();
         let s = m.settings().unwrap();
         assert_eq!((s.enabled, s.period_ms), (true, 20));
+    }
+
+    /// `enable --cpus` while enabled: the module refuses a new selection then, so the CLI
+    /// disables, selects, enables; the same selection again writes nothing.
+    #[test]
+    fn enabling_with_a_new_cpu_selection_disables_first() {
+        let fake = Fake::new(include_str!("../../tests/fixtures/records-v1.txt"));
+        fake.files.borrow_mut().insert("cpus".into(), "0-3\n".into());
+        let m = Module::open(&fake).unwrap();
+        m.set_enabled(true).unwrap();
+        select_cpus(&m, "1,3").unwrap();
+        apply(&m, None, None).unwrap();
+        assert_eq!(m.cpus().unwrap().as_deref(), Some("1,3"));
+        assert!(m.settings().unwrap().enabled);
+        let n = fake.writes.borrow().len();
+        select_cpus(&m, "1,3\n").unwrap();
+        assert_eq!(fake.writes.borrow().len(), n);
+        // Not a list: refused before anything changes.
+        let e = select_cpus(&m, "x").unwrap_err();
+        assert_eq!(e.downcast_ref::<Problem>().unwrap().sentence, "'x' is not a CPU list");
+        assert_eq!(fake.writes.borrow().len(), n);
+        // A CPU the machine does not have: the module's EINVAL, with a hint that names the
+        // syntax, and sampling on again as it was.
+        let e = select_cpus(&m, "7").unwrap_err();
+        let p = e.downcast_ref::<crate::procfs::ProcError>().unwrap();
+        assert!(p.hint().unwrap().contains("0-3,8"));
+        assert!(m.settings().unwrap().enabled);
+        assert_eq!(m.cpus().unwrap().as_deref(), Some("1,3"));
     }
 
     #[test]

@@ -167,6 +167,15 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
         s.config.hz,
         s.config.records_per_cpu
     );
+    if let Some(cpus) = &s.config.cpus {
+        let nohz = s.config.nohz_full.as_deref().filter(|n| *n != "-");
+        let _ = writeln!(
+            o,
+            "CPUs sampled: {}{}",
+            if cpus == "-" { "none" } else { cpus },
+            nohz.map(|n| format!(" (nohz_full, not sampled unless chosen: {n})")).unwrap_or_default()
+        );
+    }
     let _ = writeln!(
         o,
         "events: hardirq-off from {} ms gaps, softirq-off from {} gaps",

@@ -10,7 +10,8 @@ pub fn text(s: &Snapshot) -> String {
         return "this trace_irqoff module has no tag-wait tracking\n".into();
     };
     let mut o = String::new();
-    let _ = writeln!(o, "tag-wait tracking: {} (source: {})", if tw.enabled { "enabled" } else { "disabled" }, tw.source);
+    let state = tw.switching.as_deref().unwrap_or(if tw.enabled { "enabled" } else { "disabled" });
+    let _ = writeln!(o, "tag-wait tracking: {} (source: {})", state, tw.source);
     if tw.counts.is_empty() {
         let _ = writeln!(o, "no waits counted");
     } else {
@@ -23,7 +24,14 @@ pub fn text(s: &Snapshot) -> String {
         }
     }
     if tw.overflow + tw.unattributed + tw.missed > 0 {
-        let _ = writeln!(o, "not counted per device: {} (table full), {} (queue unknown); durations missed: {}", tw.overflow, tw.unattributed, tw.missed);
+        let _ = writeln!(
+            o,
+            "not counted per device: {} (table full), {} (queue unknown, {} of them with too many waiters at once); durations missed: {}",
+            tw.overflow, tw.unattributed, tw.kicks_full, tw.missed
+        );
+    }
+    if tw.aged_out > 0 {
+        let _ = writeln!(o, "aged out: {} waits of rows idle for a minute, whose entries went to new rows", tw.aged_out);
     }
     o += &super::histogram_unit("wait duration:", "usecs", &tw.duration_hist_us);
     o

@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Booted with `nohz_full=1`. Claim: by default the samplers leave a nohz_full CPU alone
+# (no timer of ours, no NMI: the jitter such CPUs are isolated from), `records` and
+# `trace-irqoff status` say so, and choosing it with `enable --cpus` samples it.
+. /tests/lib.sh
+check "booted with nohz_full=1" grep -qw nohz_full=1 /proc/cmdline
+tio_load
+modprobe irqoff_sample
+check "cpus is every CPU but the nohz_full one: 0" test "$(cat $TIO/cpus)" = 0
+check "records says cpus=0 nohz_full=1" grep -qE '^config .* cpus=0 nohz_full=1$' $TIO/records
+echo 1 > $TIO/enable
+sleep 0.3
+check "trace-irqoff status says cpu 1 is nohz_full and not sampled" \
+	sh -c "trace-irqoff status | grep -qx 'CPUs sampled: 0 (nohz_full, not sampled unless chosen: 1)'"
+# Evidence that nothing of ours ran there: the hrtimer's and timer_list's run counts of
+# cpu 1, and no NMI sent (cpu 0 watches no other sampled CPU). Measured beside it: cpu 1's
+# local timer interrupts in 2 s with one busy task there (shell builtins only).
+loc() { awk '/^ *LOC:/ { print $3 }' /proc/interrupts; }
+busy() {	# busy: cpu 1's local timer interrupts in 2 s while a task spins there
+	rm -f /tmp/stop
+	taskset -c 1 sh -c 'while [ ! -e /tmp/stop ]; do :; done' &
+	sleep 1
+	a=$(loc); sleep 2; b=$(loc)
+	touch /tmp/stop
+	wait
+	echo $((b - a))
+}
+left=$(busy)
+echo "# measured: cpu 1 local timer interrupts in 2 s, busy, not sampled: $left"
+runs=$(sed -n 's/^cost 1 \(hard\|soft\) runs=\([0-9]*\) .*/\2/p' $TIO/records | awk '{ s += $1 } END { print s + 0 }')
+nmi=$(sed -n 's/^watcher .* nmi_sent=\([0-9]*\) .*/\1/p' $TIO/records)
+check "no sampler ran on cpu 1 ($runs runs) and no NMI was sent (${nmi:-?})" sh -c "test '$runs' = 0 && test '${nmi:-x}' = 0"
+inject 1 hardirq 100
+sleep 0.2
+check "a 100 ms window on the nohz_full cpu: no event (not sampled)" test "$(events 1 hard)" = 0
+check "chosen with trace-irqoff enable --cpus 0-1" sh -c "trace-irqoff enable --cpus 0-1 > /dev/null && test \$(cat $TIO/cpus) = 0-1"
+sleep 0.3
+chosen=$(busy)
+echo "# measured: cpu 1 local timer interrupts in 2 s, busy, sampled at P = 10 ms: $chosen"
+runs=$(sed -n 's/^cost 1 \(hard\|soft\) runs=\([0-9]*\) .*/\2/p' $TIO/records | awk '{ s += $1 } END { print s + 0 }')
+check "cpu 1's samplers run now ($runs runs)" test "$runs" -gt 0
+inject 1 hardirq 100
+sleep 0.2
+check "then a 100 ms window on cpu 1 is an event" test "$(events 1 hard)" -ge 1
+echo 0 > $TIO/enable
+rmmod irqoff_sample
+rmmod trace_irqoff
+done_testing
