@@ -65,12 +65,12 @@ pub(crate) struct Peer {
 
 /// Every possible CPU's entry, indexed by CPU number.
 pub(crate) struct Peers {
-    cpus: KVec<Peer>,
+    cpus: VVec<Peer>,
 }
 
 impl Peers {
     pub(crate) fn new(nr_cpus: u32) -> Result<Self> {
-        let mut cpus = KVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
+        let mut cpus = VVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
         for _ in 0..nr_cpus {
             // By default every CPU but the nohz_full ones, which are isolated from the
             // tick for a reason: our timers and NMIs would be their jitter.
@@ -145,6 +145,6 @@ impl Peers {
     }
 
     pub(crate) fn allocated_bytes(&self) -> usize {
-        self.cpus.capacity() * core::mem::size_of::<Peer>()
+        crate::sizes::vmalloc_bytes(self.cpus.capacity() * core::mem::size_of::<Peer>())
     }
 }

@@ -712,7 +712,7 @@ impl Drop for Writer<'_> {
 
 /// The worst events of one CPU and kind.
 pub(crate) struct RecordStore {
-    slots: KVec<Slot>,
+    slots: VVec<Slot>,
     /// Slots in use (published with Release after the slot is written).
     used: Atomic<u32>,
     /// Generation of the contents; stale when it differs from the global one.
@@ -725,7 +725,7 @@ pub(crate) struct RecordStore {
 
 impl RecordStore {
     pub(crate) fn new(capacity: usize) -> Result<Self> {
-        let mut slots = KVec::with_capacity(capacity, GFP_KERNEL)?;
+        let mut slots = VVec::with_capacity(capacity, GFP_KERNEL)?;
         for _ in 0..capacity {
             slots.push(Slot::new(), GFP_KERNEL)?;
         }
@@ -778,7 +778,7 @@ impl RecordStore {
 
     /// Bytes of the slot array.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        self.slots.capacity() * core::mem::size_of::<Slot>()
+        crate::sizes::vmalloc_bytes(self.slots.capacity() * core::mem::size_of::<Slot>())
     }
 
     /// Number of records a reader of `generation` sees.

@@ -330,10 +330,10 @@ impl CpuSampler {
         self.watch.ring_changed(&self.peers);
     }
 
-    /// Bytes allocated for this CPU (Arc header included).
+    /// Bytes allocated for this CPU as the allocators round them (`sizes`): the sampler
+    /// with its Arc header from kmalloc, its two record stores from vmalloc.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        core::mem::size_of::<Self>()
-            + 2 * core::mem::size_of::<usize>()
+        crate::sizes::kmalloc_bytes(core::mem::size_of::<Self>() + 2 * core::mem::size_of::<usize>())
             + self.hard.allocated_bytes()
             + self.soft.allocated_bytes()
     }

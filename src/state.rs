@@ -68,7 +68,7 @@ pub(crate) struct State {
     pub(crate) peers: Arc<Peers>,
     pub(crate) watch: Arc<Watch>,
     /// One sampler per possible CPU, indexed by CPU number.
-    pub(crate) cpus: KVec<Arc<CpuSampler>>,
+    pub(crate) cpus: VVec<Arc<CpuSampler>>,
     pub(crate) records_per_cpu: usize,
     #[pin]
     control: Mutex<Control>,
@@ -89,7 +89,7 @@ impl State {
         let settings = Arc::new(Settings::new(ffi::hz()), GFP_KERNEL)?;
         let peers = Arc::new(Peers::new(nr_cpus)?, GFP_KERNEL)?;
         let watch = Arc::new(watch, GFP_KERNEL)?;
-        let mut cpus = KVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
+        let mut cpus = VVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
         // Softirqs run in threads on every CPU or on none (PREEMPT_RT, `threadirqs`).
         let threaded = ffi::softirq_thread_pid(0, ffi::SoftirqThread::Ktimers) != 0;
         for cpu in 0..nr_cpus {
@@ -196,6 +196,7 @@ impl State {
     pub(crate) fn memory(&self) -> (usize, usize) {
         let per_cpu = self.cpus.first().map_or(0, |c| c.allocated_bytes());
         let total = per_cpu * self.cpus.len()
+            + crate::sizes::vmalloc_bytes(self.cpus.capacity() * core::mem::size_of::<Arc<CpuSampler>>())
             + core::mem::size_of::<Self>()
             + self.peers.allocated_bytes()
             + self.watch.allocated_bytes()

@@ -79,7 +79,7 @@ pub(crate) struct TagWait {
     hooks: Mutex<Option<ffi::TagWaitHooks>>,
     /// Tracking on or off, as readers see it (set under `hooks`).
     phase: PhaseCell,
-    slots: KVec<Slot>,
+    slots: VVec<Slot>,
     /// Waits whose key found no free slot.
     pub(crate) overflow: Atomic<u64>,
     /// Waits the kprobe shim could not attribute to a hardware queue.
@@ -88,9 +88,9 @@ pub(crate) struct TagWait {
     pub(crate) callers_full: Atomic<u64>,
     /// Waits of counters that gave their slot to a new key (aged, `tag_key::aged`).
     pub(crate) aged_out: Atomic<u64>,
-    pending: KVec<Pending>,
+    pending: VVec<Pending>,
     /// Kprobe source: each waiting task's kick, until its finish_wait.
-    callers: KVec<Caller>,
+    callers: VVec<Caller>,
     /// Waits not timed because too many were being timed at once.
     pub(crate) missed: Atomic<u64>,
     /// How long submitters slept for a tag, log2 buckets of µs.
@@ -105,15 +105,15 @@ pub(crate) struct Row {
 
 impl TagWait {
     pub(crate) fn new(source: TagSource) -> Result<impl PinInit<Self, Error>> {
-        let mut slots = KVec::with_capacity(SLOTS, GFP_KERNEL)?;
+        let mut slots = VVec::with_capacity(SLOTS, GFP_KERNEL)?;
         for _ in 0..SLOTS {
             slots.push(Slot { key: Atomic::new(0), waits: Atomic::new(0), last_ns: Atomic::new(0) }, GFP_KERNEL)?;
         }
-        let mut pending = KVec::with_capacity(PENDING, GFP_KERNEL)?;
+        let mut pending = VVec::with_capacity(PENDING, GFP_KERNEL)?;
         for _ in 0..PENDING {
             pending.push(Pending { wait: Atomic::new(0), start_ns: Atomic::new(0) }, GFP_KERNEL)?;
         }
-        let mut callers = KVec::with_capacity(CALLERS, GFP_KERNEL)?;
+        let mut callers = VVec::with_capacity(CALLERS, GFP_KERNEL)?;
         for _ in 0..CALLERS {
             callers.push(
                 Caller {
@@ -144,9 +144,10 @@ impl TagWait {
 
     /// Bytes of the counter and timing tables.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        self.slots.capacity() * core::mem::size_of::<Slot>()
-            + self.pending.capacity() * core::mem::size_of::<Pending>()
-            + self.callers.capacity() * core::mem::size_of::<Caller>()
+        use crate::sizes::vmalloc_bytes;
+        vmalloc_bytes(self.slots.capacity() * core::mem::size_of::<Slot>())
+            + vmalloc_bytes(self.pending.capacity() * core::mem::size_of::<Pending>())
+            + vmalloc_bytes(self.callers.capacity() * core::mem::size_of::<Caller>())
     }
 
     /// Tracking on, off or being switched: never waits for the lock, whose holder may wait

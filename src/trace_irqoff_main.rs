@@ -32,6 +32,7 @@ mod records;
 mod retention;
 mod sampler;
 mod settings;
+mod sizes;
 mod stack;
 mod state;
 mod tag_key;

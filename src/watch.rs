@@ -167,7 +167,7 @@ pub(crate) struct Ongoing {
 
 /// The watcher's state: per CPU, and what it found.
 pub(crate) struct Watch {
-    cpus: KVec<Watched>,
+    cpus: VVec<Watched>,
     /// The watcher runs at all (module parameter `watch`).
     pub(crate) enabled: bool,
     /// 0, or why NMIs are not used (`Unavailable`).
@@ -203,7 +203,7 @@ impl Ring {
 
 impl Watch {
     pub(crate) fn new(nr_cpus: u32, enabled: bool, max_samples: u32, stuck_ns: u64) -> Result<Self> {
-        let mut cpus = KVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
+        let mut cpus = VVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
         for _ in 0..nr_cpus {
             cpus.push(Watched::new(), GFP_KERNEL)?;
         }
@@ -525,6 +525,6 @@ impl Watch {
     }
 
     pub(crate) fn allocated_bytes(&self) -> usize {
-        self.cpus.capacity() * core::mem::size_of::<Watched>()
+        crate::sizes::vmalloc_bytes(self.cpus.capacity() * core::mem::size_of::<Watched>())
     }
 }

@@ -57,6 +57,7 @@ errs() {	# the loops' failures, counted by kind
 # EBUSY or succeeds, and then every descriptor opened before answers EIO.
 modprobe irqoff_sample
 tio_load
+nfiles=$(ls $TIO | wc -l)
 races_start
 i=0 removed=0 busy=0 bad=
 t0=$(date +%s)
@@ -66,7 +67,7 @@ while [ $i -lt $RMMOD_ROUNDS ]; do
 	hold_start $RD/go $RD/hold $RD/hold.err
 	hp=$hold_pid
 	held=$(sed -n 's/^held //p' $RD/hold)
-	[ "$held" = 6 ] || bad="$bad round $i: held '$held' files ($(cat $RD/hold.err));"
+	[ "$held" = "$nfiles" ] || bad="$bad round $i: held '$held' files ($(cat $RD/hold.err));"
 	out=$(rmmod trace_irqoff 2>&1)
 	rc=$?
 	touch $RD/go
@@ -76,7 +77,7 @@ while [ $i -lt $RMMOD_ROUNDS ]; do
 		[ -e $TIO ] && bad="$bad round $i: $TIO still there after rmmod;"
 		wrong=$(grep -v '^held' $RD/hold | grep -v ' read=EIO write=EIO$' | grep -v ' read=EIO write=-$')
 		[ -n "$wrong" ] && bad="$bad round $i: $(echo $wrong);"
-		[ "$(grep -c ' read=EIO' $RD/hold)" = 6 ] || bad="$bad round $i: $(grep -c ' read=EIO' $RD/hold) files answered EIO;"
+		[ "$(grep -c ' read=EIO' $RD/hold)" = "$nfiles" ] || bad="$bad round $i: $(grep -c ' read=EIO' $RD/hold) files answered EIO;"
 	else
 		case "$out" in
 		*[Bb]usy*|*"in use"*) busy=$((busy + 1)) ;;

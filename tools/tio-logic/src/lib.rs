@@ -29,6 +29,8 @@ mod parse;
 mod profile;
 #[path = "../../../src/retention.rs"]
 mod retention;
+#[path = "../../../src/sizes.rs"]
+mod sizes;
 #[path = "../../../src/stack.rs"]
 mod stack;
 #[path = "../../../src/tag_key.rs"]

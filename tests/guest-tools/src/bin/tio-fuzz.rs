@@ -464,7 +464,9 @@ impl Fuzzer {
             match read(&self.path(&name)) {
                 Ok(text) => {
                     let good = match name.as_str() {
-                        "enable" => text == "enabled\n" || text == "disabled\n",
+                        // Enabling and disabling while a concurrent writer waits for the CPUs.
+                        "enable" => matches!(text.as_str(), "enabled\n" | "disabled\n" | "enabling\n" | "disabling\n"),
+                        "cpus" => cpulist(text.as_bytes()).is_some(),
                         "sampling_period" => first_ms(&text, "").is_some_and(|p| (1..=PERIOD_MAX).contains(&p)),
                         "trace_latency" => first_ms(&text, "trace_irqoff_latency: ").is_some_and(|t| (2..=THRESHOLD_MAX).contains(&t)),
                         "records" => text.starts_with("trace_irqoff records v2\n") && text.ends_with("end\n"),
