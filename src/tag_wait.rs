@@ -188,9 +188,13 @@ impl TagWait {
     /// most `PROBE_LIMIT` slots are looked at.
     pub(crate) fn wait(&self, key: TagKey, nr_tags: u32) {
         crate::tracepoints::block_rq_tag_wait(key.dev, key.hctx, nr_tags, key.pool.sched, key.pool.reserved);
-        let packed = key.pack();
         // The hooks run in kprobe context (int3, NMI-like): a clock that never waits.
-        let now = ffi::now_ns_nmi();
+        self.count(key, ffi::now_ns_nmi());
+    }
+
+    /// Counts a wait of `key` at `now`: its counter, a free slot, or an aged one.
+    fn count(&self, key: TagKey, now: u64) {
+        let packed = key.pack();
         let mut oldest: Option<&Slot> = None;
         for slot in probe(&self.slots, packed) {
             let mut k = slot.key.load(Relaxed);
@@ -445,17 +449,17 @@ mod kunit {
         let keys = colliding(SLOTS, PROBE_LIMIT + 1, |i| TagKey { dev: i as u32, hctx: 0, pool: pool(false, false) }.pack());
         assert_eq!(keys.len(), PROBE_LIMIT + 1);
         let key = |packed: u64| TagKey::unpack(packed);
+        // Every counter last counted at T, the first at T - 1.
+        const T: u64 = 1_000_000;
         for &k in &keys[..PROBE_LIMIT] {
-            tw.wait(key(k), 2);
-            tw.wait(key(k), 2);
+            tw.count(key(k), if k == keys[0] { T - 1 } else { T });
+            tw.count(key(k), if k == keys[0] { T - 1 } else { T });
         }
         let new = key(keys[PROBE_LIMIT]);
-        tw.wait(new, 2);
+        // A minute after T - 1, only the first has been idle for a minute.
+        tw.count(new, T - 2 + tag_key::AGE_NS);
         assert_eq!(tw.overflow.load(Relaxed), 1);
-        // Make one counter a minute and more idle.
-        let first = tw.slots.iter().find(|s| s.key.load(Relaxed) == keys[0]).ok_or(EINVAL)?;
-        first.last_ns.store(0, Relaxed);
-        tw.wait(new, 2);
+        tw.count(new, T - 1 + tag_key::AGE_NS);
         assert_eq!(tw.aged_out.load(Relaxed), 2);
         assert_eq!(waits(&tw, new.dev, new.pool.sched), 1);
         assert!(tw.slots.iter().all(|s| s.key.load(Relaxed) != keys[0]));

@@ -11,9 +11,12 @@ tio_load
 modprobe irqoff_sample
 echo 1 > $TIO/enable
 sleep 0.3
-rm -f /tmp/readers.out
-taskset -c 0 tio-readers $TIO 2 --write enable=0 "trace-irqoff status" "trace-irqoff records --depth 1" "trace-irqoff top" "trace-irqoff metrics" > /tmp/readers.out 2>&1 &
+rm -f /tmp/readers.out /tmp/readers.ready
+taskset -c 0 tio-readers $TIO 2 --ready /tmp/readers.ready --write enable=0 "trace-irqoff status" "trace-irqoff records --depth 1" "trace-irqoff top" "trace-irqoff metrics" > /tmp/readers.out 2>&1 &
 readers=$!
+# Its exec is over before the window opens (the old memory may have been on cpu 1).
+n=0
+until [ -e /tmp/readers.ready ] || [ $n -ge 500 ]; do sleep 0.01; n=$((n + 1)); done
 inject 1 hardirq 3000
 wait $readers
 sed 's/^/# /' /tmp/readers.out

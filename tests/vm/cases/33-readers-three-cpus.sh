@@ -13,10 +13,12 @@ else
 	echo 0 > $TIO/tag_wait 2>/dev/null
 	echo 1 > $TIO/enable
 	sleep 0.3
-	rm -f /tmp/readers3.out
-	taskset -c 0 tio-readers $TIO 2 --writer-cpu 2 --write enable=0 --write tag_wait=1 \
+	rm -f /tmp/readers3.out /tmp/readers3.ready
+	taskset -c 0 tio-readers $TIO 2 --ready /tmp/readers3.ready --writer-cpu 2 --write enable=0 --write tag_wait=1 \
 		"trace-irqoff status" "trace-irqoff records --depth 1" "trace-irqoff tagwait" "trace-irqoff metrics" > /tmp/readers3.out 2>&1 &
 	readers=$!
+	n=0
+	until [ -e /tmp/readers3.ready ] || [ $n -ge 500 ]; do sleep 0.01; n=$((n + 1)); done
 	inject 1 hardirq 3000
 	wait $readers
 	sed 's/^/# /' /tmp/readers3.out

@@ -64,12 +64,15 @@ rt_count() {	# rt_count KIND LO HI: cpu 1's KIND records (not lower bounds) with
 # Hard: latency in [D - P, D + 2P]. Soft: the timer_list may start a phase of up to one
 # period before the window and fire up to soft_event_ns - 2 Ps after it (granule + jiffy),
 # so latency (gap - Ps) is in [D - Ps, D + soft_event_ns]; the margin covers ktimers/1
-# waiting for the reader's round to end.
+# waiting for the reader's round to end. The probe counts a window where softirqs run in
+# threads from the first look that found their work waiting: that work comes with the
+# first timer due in the window (ours, within Ps of its start), the look within P of
+# that, so its latency may be up to Ps + P short of D.
 for kind in hard soft; do
 	if [ $kind = hard ]; then mode=hardirq; else mode=$rt_soft; fi
 	tru=$(rt_true $mode)
 	lo=$(echo "$tru" | head -n1); hi=$(echo "$tru" | tail -n1)
-	if [ $kind = hard ]; then lo=$((lo - rt_p)); hi=$((hi + 2 * rt_p)); else lo=$((lo - rt_ps)); hi=$((hi + rt_se)); fi
+	if [ $kind = hard ]; then lo=$((lo - rt_p)); hi=$((hi + 2 * rt_p)); else lo=$((lo - rt_ps - rt_p)); hi=$((hi + rt_se)); fi
 	n=$(rt_count $kind $lo $hi)
 	ev=$(events 1 $kind)
 	echo "# measured: $mode windows true_ns=$(echo $tru) -> $n $kind records in [$lo, $hi], $ev $kind events on cpu 1"

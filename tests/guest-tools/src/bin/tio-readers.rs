@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `tio-readers DIR SECONDS [--write NAME=VALUE]... [--writer-cpu N] [COMMAND]...`:
+//! `tio-readers DIR SECONDS [--ready FILE] [--write NAME=VALUE]... [--writer-cpu N] [COMMAND]...`:
 //! readers timed while a CPU is stuck and writers wait for it. Start it pinned to a CPU
 //! that stays free, before the window (a process created during it may need the stuck CPU
 //! for a TLB-flush IPI; threads and `posix_spawn` do not).
 //!
-//! Waits (at most 10 s) until `DIR/records` shows an open window (an `ongoing` line), then
+//! Creates FILE once it runs (its exec, which may need every CPU its parent's memory ran
+//! on, is over: open the window only then). Waits (at most 10 s) until `DIR/records`
+//! shows an open window (an `ongoing` line), then
 //! starts one writer thread per `--write` (`VALUE > DIR/NAME`; on CPU N with
 //! `--writer-cpu`: a writer that makes the kernel wait for every CPU may spin on its own
 //! CPU meanwhile), and for SECONDS reads every file of DIR to its end and runs every
@@ -104,6 +106,7 @@ fn main() -> ExitCode {
     };
     let mut writes: Vec<(String, String)> = Vec::new();
     let mut writer_cpu: Option<usize> = None;
+    let mut ready: Option<String> = None;
     let mut commands: Vec<&String> = Vec::new();
     let mut rest = args[3..].iter();
     while let Some(a) = rest.next() {
@@ -115,6 +118,13 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
+            "--ready" => match rest.next() {
+                Some(f) => ready = Some(f.clone()),
+                None => {
+                    eprintln!("tio-readers: --ready FILE");
+                    return ExitCode::from(2);
+                }
+            },
             "--writer-cpu" => match rest.next().and_then(|c| c.parse().ok()) {
                 Some(c) => writer_cpu = Some(c),
                 None => {
@@ -123,6 +133,12 @@ fn main() -> ExitCode {
                 }
             },
             _ => commands.push(a),
+        }
+    }
+    if let Some(f) = &ready {
+        if let Err(e) = fs::write(f, b"ready\n") {
+            eprintln!("tio-readers: {f}: {e}");
+            return ExitCode::FAILURE;
         }
     }
     let records = format!("{dir}/records");
