@@ -53,12 +53,37 @@ mod raw {
     include!("irqoff_sample_bindings.rs");
 }
 
+#[cfg(not(irqoff_sample_big))]
 module! {
     type: IrqoffSample,
     name: "irqoff_sample",
     authors: ["trace_irqoff developers"],
     description: "Disables hardirqs, softirqs or preemption on request (test ground truth)",
     license: "GPL",
+}
+
+// The same sample in a module with 20 000 more symbols (samples/Kbuild): its windows end
+// in a module whose symbol table is as large as a big driver's.
+#[cfg(irqoff_sample_big)]
+module! {
+    type: IrqoffSample,
+    name: "irqoff_sample_big",
+    authors: ["trace_irqoff developers"],
+    description: "irqoff_sample in a module of 20000 more symbols (test ground truth)",
+    license: "GPL",
+}
+
+/// The misc device: `/dev/irqoff_sample`, or `/dev/irqoff_sample_big`.
+#[cfg(not(irqoff_sample_big))]
+const DEVICE: &CStr = c"irqoff_sample";
+#[cfg(irqoff_sample_big)]
+const DEVICE: &CStr = c"irqoff_sample_big";
+
+/// Generated functions that only fill the module's symbol table (samples/Kbuild).
+#[cfg(irqoff_sample_big)]
+#[allow(missing_docs, unreachable_pub, clippy::all)]
+mod filler {
+    include!("irqoff_sample_filler.rs");
 }
 
 /// Longest window accepted, so a typo cannot lock up a CPU for minutes.
@@ -73,7 +98,7 @@ struct IrqoffSample {
 impl kernel::InPlaceModule for IrqoffSample {
     fn init(_module: &'static ThisModule) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
-            _dev <- MiscDeviceRegistration::register(MiscDeviceOptions { name: c"irqoff_sample" }),
+            _dev <- MiscDeviceRegistration::register(MiscDeviceOptions { name: DEVICE }),
         })
     }
 }

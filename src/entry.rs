@@ -51,6 +51,7 @@ same_prototype!(
     trace_irqoff_rs_tag_wait_start(_, _),
     trace_irqoff_rs_tag_wait_end(_, _),
     trace_irqoff_rs_nmi(_, _),
+    trace_irqoff_rs_name_frames(),
 );
 
 /// Address of the [`State`] that the C callbacks reach, 0 while there is none.
@@ -81,6 +82,8 @@ fn sampler(cpu: c_uint) -> Option<&'static Arc<CpuSampler>> {
 pub(crate) struct Registration {
     /// The files; `None` only inside `drop`.
     proc: Option<ProcDir>,
+    /// The namer's module notifier and work item; `None` only inside `drop`.
+    namer: Option<ffi::Namer>,
     state: Pin<KBox<State>>,
 }
 
@@ -89,8 +92,8 @@ impl Registration {
         // INVARIANT: `state` is pinned in its box and lives as long as the registration,
         // whose `drop` clears `INSTANCE` before freeing it.
         INSTANCE.store(&*state as *const State as usize, Release);
-        match ProcDir::create() {
-            Ok(proc) => Ok(Self { proc: Some(proc), state }),
+        match ffi::Namer::register().and_then(|namer| Ok((namer, ProcDir::create()?))) {
+            Ok((namer, proc)) => Ok(Self { proc: Some(proc), namer: Some(namer), state }),
             Err(e) => {
                 INSTANCE.store(0, Release);
                 Err(e)
@@ -103,8 +106,11 @@ impl Drop for Registration {
     fn drop(&mut self) {
         // Removes the files and waits for running file operations.
         drop(self.proc.take());
-        // Stops the samplers: no hotplug, hrtimer or timer_list callback runs after this.
+        // Stops the samplers: no hotplug, hrtimer or timer_list callback runs after this,
+        // so nothing kicks the namer any more.
         self.state.shutdown();
+        // Removes the module notifier and waits for the namer's work item.
+        drop(self.namer.take());
         INSTANCE.store(0, Release);
     }
 }
@@ -277,4 +283,13 @@ pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_end(wait: c_ulong, now_ns: c_u
 #[no_mangle]
 pub(crate) extern "C" fn trace_irqoff_rs_nmi(cpu: c_uint, ip: c_ulong) -> c_int {
     instance().map_or(0, |state| c_int::from(state.watch.nmi(&state.peers, cpu, ip as u64)))
+}
+
+/// The namer's pass: the work item [`ffi::namer_kick`] queued, or a module about to go
+/// (process context).
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_name_frames() {
+    if let Some(state) = instance() {
+        state.name_frames();
+    }
 }

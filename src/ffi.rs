@@ -445,6 +445,42 @@ impl Drop for NmiHandler {
     }
 }
 
+/// The namer's registration: a module notifier that names the frames of records in a
+/// module about to go, and the work item [`namer_kick`] queues (`namer.rs`).
+///
+/// # Invariants
+///
+/// The notifier was registered by `tio_namer_start` and not yet unregistered.
+pub(crate) struct Namer(());
+
+impl Namer {
+    /// Registers the notifier: from now on a module that goes calls
+    /// `trace_irqoff_rs_name_frames` first.
+    pub(crate) fn register() -> Result<Self> {
+        // SAFETY: No preconditions; the notifier and the work item reach the module's state
+        // only through the entry point, which checks that it exists.
+        to_result(unsafe { raw::tio_namer_start() })?;
+        // INVARIANT: registered just now.
+        Ok(Self(()))
+    }
+}
+
+impl Drop for Namer {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant the notifier is registered; this removes it and
+        // waits for the work item. Callers stop everything that kicks it first.
+        unsafe { raw::tio_namer_stop() };
+    }
+}
+
+/// Asks the namer to run soon (process context, an unbound worker). Any context but NMI;
+/// O(1): a no-op while it is queued already.
+pub(crate) fn namer_kick() {
+    // SAFETY: No preconditions: the work item is statically initialised, and queueing it
+    // is allowed in hard interrupt context.
+    unsafe { raw::tio_namer_kick() };
+}
+
 /// The per-CPU timer_list of the softirq sampler (one per CPU, in the shim).
 pub(crate) mod softtimer {
     use super::{c_ulong, raw, to_result};

@@ -438,6 +438,8 @@ fn show_records_header(state: &State, m: &SeqFile) {
         w.nmi_stale.load(Relaxed),
         w.nmi_missed.load(Relaxed)
     );
+    let n = state.namer.stats();
+    seq_print!(m, "namer passes={} named={} max_wait_ns={} wait_sum_ns={}\n", n.passes, n.named, n.max_wait_ns, n.wait_sum_ns);
 }
 
 fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {

@@ -20,8 +20,15 @@
 //!
 //! A record holds two stacks: where the window ended ([`Which::End`]: where the sampler
 //! finally ran) and, for softirq windows, one taken inside it by the hrtimer
-//! ([`Which::Window`]). Frames in code that can be unloaded carry their names, taken at
-//! capture (`names.rs`).
+//! ([`Which::Window`]).
+//!
+//! Frames in code that can be unloaded (modules) need their names taken while that code is
+//! loaded, but naming one walks its module's whole symbol table: the capture, in hard
+//! interrupt context, saves only addresses. The names are written afterwards, in process
+//! context, by the namer (`namer.rs`): a slot's name area has a writer of its own (the
+//! namer, one at a time) and a sequence count of its own, and says which version of the
+//! slot (its sequence count) its names belong to; readers take the names only for the
+//! version of the record they read. The capture's writer never touches the name area.
 
 use kernel::prelude::*;
 use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
@@ -338,7 +345,6 @@ impl<const F: usize, const W: usize> SlotStack<F, W> {
             n += 1;
         }
         self.nr.store(n as u32, Relaxed);
-        self.named.store(0, Relaxed);
     }
 
     /// Keeps only its bottom `c` frames (the single writer).
@@ -362,9 +368,10 @@ impl<const F: usize, const W: usize> SlotStack<F, W> {
         self.len() == frames.len() && self.frames.iter().zip(frames).all(|(a, &b)| a.load(Relaxed) == b)
     }
 
-    fn read<const L: usize>(&self, out: &mut Stack<F, L>) {
+    /// Copies the frames, and the names if `names` (they belong to the version read).
+    fn read<const L: usize>(&self, out: &mut Stack<F, L>, names: bool) {
         out.nr = self.len();
-        out.named = self.named.load(Relaxed);
+        out.named = if names { self.named.load(Relaxed) } else { 0 };
         for (dst, src) in out.frames[..out.nr].iter_mut().zip(self.frames.iter()) {
             *dst = src.load(Relaxed);
         }
@@ -380,24 +387,34 @@ impl<const F: usize, const W: usize> SlotStack<F, W> {
         }
     }
 
-    /// Stores `b` at byte `at` of the name region (single writer: read-modify-write).
-    fn put_name_byte(&self, at: usize, b: u8) {
-        if let Some(word) = self.names.get(at / 8) {
-            let mut bytes = word.load(Relaxed).to_ne_bytes();
-            bytes[at % 8] = b;
-            word.store(u64::from_ne_bytes(bytes), Relaxed);
-        }
-    }
-
-    fn copy_from(&self, other: &SlotStack<F, W>) {
+    /// Copies `other`'s frames (not its names: the namer names this copy).
+    fn copy_frames_from(&self, other: &SlotStack<F, W>) {
         self.nr.store(other.nr.load(Relaxed), Relaxed);
-        self.named.store(other.named.load(Relaxed), Relaxed);
         for (d, s) in self.frames.iter().zip(other.frames.iter()) {
             d.store(s.load(Relaxed), Relaxed);
         }
-        for (d, s) in self.names.iter().zip(other.names.iter()) {
-            d.store(s.load(Relaxed), Relaxed);
+    }
+
+    /// Copies the frames into `out` (at most its length); returns how many.
+    fn frames_into(&self, out: &mut [u64]) -> usize {
+        let n = self.len().min(out.len());
+        for (d, s) in out[..n].iter_mut().zip(self.frames.iter()) {
+            *d = s.load(Relaxed);
         }
+        n
+    }
+
+    /// Writes the name region `names` (bytes, zero-padded) and its bits. Only the namer,
+    /// inside the slot's name sequence count.
+    fn put_names(&self, named: u32, names: &[u8]) {
+        for (i, word) in self.names.iter().enumerate() {
+            let mut bytes = [0u8; 8];
+            for (j, b) in bytes.iter_mut().enumerate() {
+                *b = names.get(i * 8 + j).copied().unwrap_or(0);
+            }
+            word.store(u64::from_ne_bytes(bytes), Relaxed);
+        }
+        self.named.store(named, Relaxed);
     }
 }
 
@@ -426,6 +443,11 @@ struct Slot {
     window_comm: [Atomic<u64>; 2],
     stacks: [SlotStack; 2],
     profile: SlotProfile,
+    /// The name area's sequence count: odd while the namer writes the stacks' names.
+    name_seq: Atomic<u32>,
+    /// The slot's `seq` + 1 of the version whose frames the names belong to (0: none; a
+    /// published `seq` is even, so this is odd once set).
+    named_for: Atomic<u32>,
 }
 
 /// A record's profile: header and the stacks beyond its window stack.
@@ -450,7 +472,7 @@ impl SlotProfile {
         }
     }
 
-    fn read(&self, out: &mut Profile) {
+    fn read(&self, out: &mut Profile, names: bool) {
         out.samples = self.samples.load(Relaxed);
         out.weight = self.weight.load(Relaxed);
         out.other = self.other.load(Relaxed);
@@ -459,7 +481,7 @@ impl SlotProfile {
             *d = s.load(Relaxed);
         }
         for (d, s) in out.extra.iter_mut().zip(self.extra.iter()) {
-            s.read(d);
+            s.read(d, names);
         }
     }
 }
@@ -481,7 +503,46 @@ impl Slot {
             window_comm: [const { Atomic::new(0) }; 2],
             stacks: [SlotStack::new(), SlotStack::new()],
             profile: SlotProfile::new(),
+            name_seq: Atomic::new(0),
+            named_for: Atomic::new(0),
         }
+    }
+
+    /// The namer's copy of the frames of the version now in the slot; false if there is
+    /// none to name (the writer is inside, or this version is named already).
+    fn take_for_naming(&self, job: &mut NameJob) -> bool {
+        let s = self.seq.load(Acquire);
+        if s & 1 != 0 || self.named_for.load(Relaxed) == s.wrapping_add(1) {
+            return false;
+        }
+        job.seq = s;
+        for (k, st) in self.stacks.iter().enumerate() {
+            job.nr[k] = st.frames_into(&mut job.frames[k]);
+        }
+        for (k, st) in self.profile.extra.iter().enumerate() {
+            job.nr[2 + k] = st.frames_into(&mut job.frames[2 + k]);
+        }
+        smp_rmb();
+        self.seq.load(Relaxed) == s
+    }
+
+    /// Publishes the names of `job` for the version it was taken from. If the writer has
+    /// replaced that version since, readers of the new one ignore them (`named_for`). The
+    /// namer only (one at a time): preemption is off inside, so a reader never waits for a
+    /// preempted namer.
+    fn put_names(&self, job: &NameJob) {
+        let _no_preempt = NoPreempt::new();
+        let n = self.name_seq.load(Relaxed);
+        self.name_seq.store(n.wrapping_add(1), Relaxed);
+        smp_wmb();
+        for (k, st) in self.stacks.iter().enumerate() {
+            st.put_names(job.named[k], &job.names[k]);
+        }
+        for (k, st) in self.profile.extra.iter().enumerate() {
+            st.put_names(job.named[2 + k], &job.names[2 + k][..PROFILE_NAME_LEN]);
+        }
+        self.named_for.store(job.seq.wrapping_add(1), Relaxed);
+        self.name_seq.store(n.wrapping_add(2), Release);
     }
 
     /// A consistent copy into `out`, retrying while the writer is inside the slot; false if
@@ -495,9 +556,11 @@ impl Slot {
     /// One attempt of [`Slot::read`]: false if the writer was inside the slot.
     fn try_read(&self, out: &mut Record) -> bool {
         let s1 = self.seq.load(Acquire);
-        if s1 & 1 != 0 {
+        let n1 = self.name_seq.load(Acquire);
+        if s1 & 1 != 0 || n1 & 1 != 0 {
             return false;
         }
+        let names = self.named_for.load(Relaxed) == s1.wrapping_add(1);
         let h = &mut out.header;
         h.latency_ns = self.latency_ns.load(Relaxed);
         h.timestamp_ns = self.timestamp_ns.load(Relaxed);
@@ -514,11 +577,11 @@ impl Slot {
         out.window_pid = self.window_pid.load(Relaxed);
         out.window_comm = unpack_comm([self.window_comm[0].load(Relaxed), self.window_comm[1].load(Relaxed)]);
         for (dst, src) in out.stacks.iter_mut().zip(self.stacks.iter()) {
-            src.read(dst);
+            src.read(dst, names);
         }
-        self.profile.read(&mut out.profile);
+        self.profile.read(&mut out.profile, names);
         smp_rmb();
-        self.seq.load(Relaxed) == s1
+        self.seq.load(Relaxed) == s1 && self.name_seq.load(Relaxed) == n1
     }
 }
 
@@ -527,8 +590,6 @@ impl Slot {
 pub(crate) struct Writer<'a> {
     slot: &'a Slot,
     seq: u32,
-    packers: [Packer; 2],
-    extra_packers: [Packer; PROFILE_EXTRA],
     // Dropped after `drop` made `seq` even again.
     _no_preempt: NoPreempt,
 }
@@ -555,17 +616,13 @@ impl<'a> Writer<'a> {
         slot.window_pid.store(0, Relaxed);
         for s in &slot.stacks {
             s.nr.store(0, Relaxed);
-            s.named.store(0, Relaxed);
+        }
+        for s in &slot.profile.extra {
+            s.nr.store(0, Relaxed);
         }
         slot.profile.samples.store(0, Relaxed);
         slot.profile.distinct.store(0, Relaxed);
-        Self {
-            slot,
-            seq,
-            packers: [Packer::new(); 2],
-            extra_packers: [Packer::with_len(PROFILE_NAME_LEN); PROFILE_EXTRA],
-            _no_preempt: no_preempt,
-        }
+        Self { slot, seq, _no_preempt: no_preempt }
     }
 
     /// The task running when the window stack was taken.
@@ -586,56 +643,14 @@ impl<'a> Writer<'a> {
         s.nr.store(nr as u32, Relaxed);
     }
 
-    /// Stores the name of frame `frame` of a stack, if it fits; false if not.
-    pub(crate) fn name(&mut self, which: Which, frame: usize, name: &[u8]) -> bool {
-        let packer = &mut self.packers[which as usize];
-        let Some(at) = packer.place(frame, name.len()) else {
-            return false;
-        };
-        let s = &self.slot.stacks[which as usize];
-        for (i, &b) in name.iter().enumerate() {
-            s.put_name_byte(at + i, b);
-        }
-        s.put_name_byte(at + name.len(), 0);
-        s.named.store(packer.named(), Relaxed);
-        true
-    }
-
     /// Copies the profile of the window `window` from `live` (its most-seen stack becomes
-    /// the window stack, with the task of the latest sample), then names the frames that
-    /// `name` names (it writes a name into the buffer and returns its length, or `None`
-    /// for frames named when read). True if copied; false if `live` holds another window
-    /// or changed meanwhile.
-    pub(crate) fn profile_from(&mut self, live: &LiveProfile, window: u64, mut name: impl FnMut(u64, &mut [u8]) -> Option<usize>) -> bool {
-        if window == 0 || !self.copy_profile(live, window) {
-            return false;
-        }
-        let mut buf = [0u8; NAME_BUF];
-        let nr = self.slot.stacks[Which::Window as usize].len();
-        for i in 0..nr {
-            let addr = self.slot.stacks[Which::Window as usize].frames[i].load(Relaxed);
-            if let Some(len) = name(addr, &mut buf) {
-                self.name(Which::Window, i, &buf[..len.min(NAME_BUF)]);
-            }
-        }
-        for (k, st) in self.slot.profile.extra.iter().enumerate() {
-            for i in 0..st.len() {
-                let addr = st.frames[i].load(Relaxed);
-                if let Some(len) = name(addr, &mut buf) {
-                    let name = &buf[..len.min(NAME_BUF)];
-                    let Some(at) = self.extra_packers[k].place(i, name.len()) else { continue };
-                    for (j, &b) in name.iter().enumerate() {
-                        st.put_name_byte(at + j, b);
-                    }
-                    st.put_name_byte(at + name.len(), 0);
-                    st.named.store(self.extra_packers[k].named(), Relaxed);
-                }
-            }
-        }
-        true
+    /// the window stack, with the task of the latest sample). True if copied; false if
+    /// `live` holds another window or changed meanwhile.
+    pub(crate) fn profile_from(&mut self, live: &LiveProfile, window: u64) -> bool {
+        window != 0 && self.copy_profile(live, window)
     }
 
-    /// The frames part of [`Writer::profile_from`], under `live`'s sequence count.
+    /// [`Writer::profile_from`]'s copy, under `live`'s sequence count.
     fn copy_profile(&mut self, live: &LiveProfile, window: u64) -> bool {
         let s1 = live.seq.load(Acquire);
         if s1 & 1 != 0 || live.window.load(Relaxed) != window {
@@ -672,8 +687,6 @@ impl<'a> Writer<'a> {
             self.slot.stacks[Which::Window as usize].nr.store(0, Relaxed);
             return false;
         }
-        self.packers[Which::Window as usize] = Packer::new();
-        self.extra_packers = [Packer::with_len(PROFILE_NAME_LEN); PROFILE_EXTRA];
         true
     }
 
@@ -686,7 +699,7 @@ impl<'a> Writer<'a> {
             return false;
         }
         let (src, dst) = (&from.stacks[Which::Window as usize], &self.slot.stacks[Which::Window as usize]);
-        dst.copy_from(src);
+        dst.copy_frames_from(src);
         self.slot.window_pid.store(from.window_pid.load(Relaxed), Relaxed);
         for (d, s) in self.slot.window_comm.iter().zip(from.window_comm.iter()) {
             d.store(s.load(Relaxed), Relaxed);
@@ -694,12 +707,8 @@ impl<'a> Writer<'a> {
         smp_rmb();
         if from.seq.load(Relaxed) != s1 {
             dst.nr.store(0, Relaxed);
-            dst.named.store(0, Relaxed);
             return false;
         }
-        // Names this writer adds to the window stack would go after the copied ones; it
-        // adds none.
-        self.packers[Which::Window as usize] = Packer::new();
         true
     }
 }
@@ -721,6 +730,84 @@ pub(crate) struct RecordStore {
     dropped: Atomic<u64>,
     /// Kept events overwritten by a worse one.
     replaced: Atomic<u64>,
+    /// Non-zero when a record was written with frames the namer has to name.
+    unnamed: Atomic<u32>,
+}
+
+/// What the namer takes from one slot and gives back: the frames of its stacks (the two
+/// of the record, then the profile's others), then their names.
+pub(crate) struct NameJob {
+    seq: u32,
+    nr: [usize; NAME_JOB_STACKS],
+    frames: [[u64; MAX_FRAMES]; NAME_JOB_STACKS],
+    named: [u32; NAME_JOB_STACKS],
+    names: [[u8; REGION_LEN]; NAME_JOB_STACKS],
+}
+
+const NAME_JOB_STACKS: usize = 2 + PROFILE_EXTRA;
+
+/// Records a namer's pass named, and how long they waited for it.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Waits {
+    pub(crate) named: u64,
+    pub(crate) max_ns: u64,
+    pub(crate) sum_ns: u64,
+}
+
+impl NameJob {
+    pub(crate) const fn new() -> Self {
+        Self {
+            seq: 0,
+            nr: [0; NAME_JOB_STACKS],
+            frames: [[0; MAX_FRAMES]; NAME_JOB_STACKS],
+            named: [0; NAME_JOB_STACKS],
+            names: [[0; REGION_LEN]; NAME_JOB_STACKS],
+        }
+    }
+
+    /// Names the frames taken, so that readers do not look them up on every read:
+    /// `format` writes a frame's name into its buffer and returns its length. Frames in
+    /// code that can be unloaded (`vanishing`) come first, as they cannot be named later;
+    /// the others, in frame order, as long as the region has room (`names::Packer`:
+    /// names are packed in frame order). A frame left out is named when read.
+    fn name_frames(&mut self, vanishing: &impl Fn(u64) -> bool, format: &mut impl FnMut(u64, &mut [u8]) -> usize) {
+        let mut buf = [0u8; NAME_BUF];
+        for k in 0..NAME_JOB_STACKS {
+            let len = if k < 2 { REGION_LEN } else { PROFILE_NAME_LEN };
+            let frames = &self.frames[k][..self.nr[k].min(MAX_FRAMES)];
+            // The room the frames that must be named take, then which others fit.
+            let mut sizes = [0usize; MAX_FRAMES];
+            let mut used = 0;
+            for (size, &addr) in sizes.iter_mut().zip(frames) {
+                *size = format(addr, &mut buf).min(NAME_BUF);
+                if vanishing(addr) {
+                    used += *size + 1;
+                }
+            }
+            let mut chosen = 0u32;
+            for (i, (&size, &addr)) in sizes.iter().zip(frames).enumerate() {
+                if vanishing(addr) {
+                    chosen |= 1 << i;
+                } else if used + size < len {
+                    used += size + 1;
+                    chosen |= 1 << i;
+                }
+            }
+            let mut packer = if k < 2 { Packer::new() } else { Packer::with_len(len) };
+            let region = &mut self.names[k];
+            region.fill(0);
+            for (i, &addr) in frames.iter().enumerate() {
+                if chosen & (1 << i) == 0 {
+                    continue;
+                }
+                let n = format(addr, &mut buf).min(NAME_BUF);
+                if let Some(at) = packer.place(i, n) {
+                    region[at..at + n].copy_from_slice(&buf[..n]);
+                }
+            }
+            self.named[k] = packer.named();
+        }
+    }
 }
 
 impl RecordStore {
@@ -735,7 +822,40 @@ impl RecordStore {
             generation: Atomic::new(0),
             dropped: Atomic::new(0),
             replaced: Atomic::new(0),
+            unnamed: Atomic::new(0),
         })
+    }
+
+    /// The namer's pass over this store: names the frames of every record written since
+    /// the last pass (`NameJob::name_frames`). Process context (it formats symbols,
+    /// walking a module's symbol table for each of its frames); one namer at a time.
+    ///
+    /// Returns the records named and how long they waited for their names (from the end
+    /// of their window to now, `now_ns` on the records' clock).
+    pub(crate) fn name_records(
+        &self,
+        generation: u64,
+        job: &mut NameJob,
+        vanishing: &impl Fn(u64) -> bool,
+        format: &mut impl FnMut(u64, &mut [u8]) -> usize,
+        now_ns: impl Fn() -> u64,
+    ) -> Waits {
+        let mut w = Waits { named: 0, max_ns: 0, sum_ns: 0 };
+        if self.unnamed.xchg(0, Acquire) == 0 {
+            return w;
+        }
+        for slot in &self.slots[..self.used(generation)] {
+            // A slot being rewritten now gets its names in the pass its writer asks for.
+            if slot.take_for_naming(job) {
+                job.name_frames(vanishing, format);
+                slot.put_names(job);
+                let waited = now_ns().saturating_sub(slot.timestamp_ns.load(Relaxed));
+                w.named += 1;
+                w.max_ns = w.max_ns.max(waited);
+                w.sum_ns = w.sum_ns.saturating_add(waited);
+            }
+        }
+        w
     }
 
     fn used(&self, generation: u64) -> usize {
@@ -774,6 +894,11 @@ impl RecordStore {
         } else {
             self.replaced.fetch_add(1, Relaxed);
         }
+        // Naming a module's frame walks its symbol table: never here, in interrupt
+        // context, but by the namer, within milliseconds (and before the module goes);
+        // it names the others too, once, so that reads do not.
+        self.unnamed.store(1, Release);
+        crate::ffi::namer_kick();
     }
 
     /// Bytes of the slot array.
@@ -1051,9 +1176,9 @@ impl LiveProfile {
         out.nr = n;
         for (k, &i) in order[..n].iter().enumerate() {
             out.counts[k] = counts[i];
-            self.stacks[i].read(&mut out.stacks[k]);
+            self.stacks[i].read(&mut out.stacks[k], false);
         }
-        self.latest.read(&mut out.latest);
+        self.latest.read(&mut out.latest, false);
         smp_rmb();
         self.seq.load(Relaxed) == s1
     }
@@ -1124,6 +1249,70 @@ mod kunit {
         assert_eq!(r.header.pid, 7);
         assert_eq!(r.stack(Which::End).frames().len(), 0);
         assert_eq!(r.stack(Which::Window).frames(), &[0x3000u64][..]);
+        Ok(())
+    }
+
+    /// The namer's names belong to the version of the record they were taken from: a
+    /// reader of a newer version never sees them, and the next pass names that one.
+    #[test]
+    fn names_belong_to_the_version_they_were_taken_from() -> Result {
+        let store = RecordStore::new(1)?;
+        let module = 0x5000u64;
+        let vanishing = |addr: u64| addr == module;
+        let mut format = |addr: u64, buf: &mut [u8]| {
+            let name: &[u8] = if addr == module { b"mine" } else { b"core" };
+            buf[..name.len()].copy_from_slice(name);
+            name.len()
+        };
+        let mut job = KBox::new(NameJob::new(), GFP_KERNEL)?;
+        let mut r = KBox::new(Record::empty(), GFP_KERNEL)?;
+        store.offer(&header(10, 1), 1, |w| w.frames(Which::End, &[0x1000, module]));
+        assert!(store.read(0, &mut r));
+        assert_eq!(r.stack(Which::End).name(1), None);
+        assert_eq!(store.name_records(1, &mut job, &vanishing, &mut format, || 5), Waits { named: 1, max_ns: 4, sum_ns: 4 });
+        assert!(store.read(0, &mut r));
+        assert_eq!(r.stack(Which::End).name(0), Some(&b"core"[..]));
+        assert_eq!(r.stack(Which::End).name(1), Some(&b"mine"[..]));
+        // Nothing new: the next pass names nothing.
+        assert_eq!(store.name_records(1, &mut job, &vanishing, &mut format, || 5), Waits { named: 0, max_ns: 0, sum_ns: 0 });
+
+        // Taken from one version, the writer replaces it before the names are put.
+        store.offer(&header(20, 2), 1, |w| w.frames(Which::End, &[module]));
+        let slot = &store.slots[0];
+        assert!(slot.take_for_naming(&mut job));
+        job.name_frames(&vanishing, &mut format);
+        store.offer(&header(30, 3), 1, |w| w.frames(Which::End, &[0x2000, module]));
+        slot.put_names(&job);
+        assert!(store.read(0, &mut r));
+        assert_eq!(r.header.latency_ns, 30);
+        assert_eq!(r.stack(Which::End).name(0), None);
+        assert_eq!(r.stack(Which::End).name(1), None);
+        assert_eq!(store.name_records(1, &mut job, &vanishing, &mut format, || 5), Waits { named: 1, max_ns: 2, sum_ns: 2 });
+        assert!(store.read(0, &mut r));
+        assert_eq!(r.stack(Which::End).name(1), Some(&b"mine"[..]));
+        Ok(())
+    }
+
+    /// Frames in module text are named first: core-kernel ones only fill the room left.
+    #[test]
+    fn module_frames_come_first() -> Result {
+        let mut job = KBox::new(NameJob::new(), GFP_KERNEL)?;
+        let module = 0x5000u64;
+        // 32 core frames of 40-byte names would take 1312 bytes: more than a region.
+        job.nr[0] = MAX_FRAMES;
+        for (i, f) in job.frames[0].iter_mut().enumerate() {
+            *f = 0x1000 + i as u64;
+        }
+        job.frames[0][MAX_FRAMES - 1] = module;
+        job.name_frames(&|a: u64| a == module, &mut |_addr: u64, buf: &mut [u8]| {
+            buf[..40].fill(b'x');
+            40
+        });
+        let named = job.named[0];
+        assert!(named & (1 << (MAX_FRAMES - 1)) != 0, "the module frame is named");
+        // The rest: as many core frames as fit beside it, the first ones.
+        let fit = (REGION_LEN - 41) / 41;
+        assert_eq!(named, (1u32 << (MAX_FRAMES - 1)) | ((1u32 << fit) - 1));
         Ok(())
     }
 

@@ -21,7 +21,7 @@ use crate::frame_cache::FrameCache;
 use crate::gap::{self, Verdict, Window};
 use crate::peers::{Peer, Peers, WindowCell};
 use crate::profile;
-use crate::records::{Header, Kind, LiveProfile, Pending, RecordStore, Which, Writer, MAX_FRAMES, NAME_BUF};
+use crate::records::{Header, Kind, LiveProfile, Pending, RecordStore, Which, Writer, MAX_FRAMES};
 use crate::settings::{RulesCache, Settings};
 use crate::stack;
 use crate::tracepoints;
@@ -796,7 +796,7 @@ impl CpuSampler {
         self.hard.offer(&header, self.settings.generation(), |w| {
             capture(w, Which::End);
             if let Some(live) = live {
-                w.profile_from(live, prev, name_if_vanishing);
+                w.profile_from(live, prev);
             }
         });
         self.capture_cost.add(ffi::now_ns().saturating_sub(start));
@@ -855,7 +855,7 @@ impl CpuSampler {
         self.soft.offer(&header, self.settings.generation(), |w| {
             capture(w, Which::End);
             w.window_from(&self.pending, sw.key);
-            w.profile_from(&self.soft_profile, sw.key, name_if_vanishing);
+            w.profile_from(&self.soft_profile, sw.key);
         });
         self.capturing.store(false, Relaxed);
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
@@ -944,26 +944,14 @@ pub(crate) fn capture_raw(raw: &mut [u64; MAX_FRAMES + stack::SCAN_DEPTH], irq_i
     &kept[..kept.len().min(MAX_FRAMES)]
 }
 
-
-/// The name of a frame in code that can be unloaded, written into `buf` (for
-/// `Writer::profile_from`); `None` for core-kernel frames, named when read.
-fn name_if_vanishing(addr: u64, buf: &mut [u8]) -> Option<usize> {
-    ffi::text_can_vanish(addr).then(|| ffi::format_symbol(buf, addr))
-}
-
 /// Saves the stack into `which` of the record being written, without the sampler's own
-/// frames, naming the frames in code that can be unloaded.
+/// frames. Addresses only: frames in code that can be unloaded are named by the namer
+/// (`namer.rs`), off this path, so a capture costs the same whatever module the culprit
+/// is in.
 fn capture(w: &mut Writer<'_>, which: Which) {
     let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
     let kept = capture_raw(&mut raw, ffi::irq_regs_ip());
     w.frames(which, kept);
-    let mut buf = [0u8; NAME_BUF];
-    for (i, &addr) in kept.iter().enumerate() {
-        if ffi::text_can_vanish(addr) {
-            let len = ffi::format_symbol(&mut buf, addr);
-            w.name(which, i, &buf[..len]);
-        }
-    }
 }
 
 impl HrTimerCallback for CpuSampler {

@@ -17,6 +17,7 @@
 #include <linux/hardirq.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/proc_fs.h>
@@ -495,6 +496,48 @@ void tio_trace_irqoff_ongoing(unsigned int cpu, unsigned long long length_ns, in
 			      const char *comm, int stuck)
 {
 	trace_irqoff_ongoing(cpu, length_ns, pid, comm, stuck);
+}
+
+static void tio_namer_fn(struct work_struct *work)
+{
+	trace_irqoff_rs_name_frames();
+}
+static DECLARE_WORK(tio_namer_work, tio_namer_fn);
+
+static int tio_namer_module_event(struct notifier_block *nb, unsigned long state, void *data)
+{
+	if (state == MODULE_STATE_GOING)
+		trace_irqoff_rs_name_frames();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block tio_namer_nb = {
+	.notifier_call = tio_namer_module_event,
+};
+
+/* Kicks queue the work only between start and stop (KUnit's records run before either). */
+static bool tio_namer_on;
+
+int tio_namer_start(void)
+{
+	int err = register_module_notifier(&tio_namer_nb);
+
+	if (!err)
+		WRITE_ONCE(tio_namer_on, true);
+	return err;
+}
+
+void tio_namer_kick(void)
+{
+	if (READ_ONCE(tio_namer_on))
+		queue_work(system_unbound_wq, &tio_namer_work);
+}
+
+void tio_namer_stop(void)
+{
+	WRITE_ONCE(tio_namer_on, false);
+	unregister_module_notifier(&tio_namer_nb);
+	cancel_work_sync(&tio_namer_work);
 }
 
 int tio_warn_ratelimit(void)

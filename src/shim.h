@@ -195,6 +195,18 @@ int tio_nmi_supported(void);
 int tio_nmi_register(void);
 void tio_nmi_unregister(void);
 int tio_nmi_send(unsigned int cpu);
+/*
+ * The namer (src/namer.rs): names the frames of records in module text off the capture
+ * path. start: registers a module notifier that, when a module goes (MODULE_STATE_GOING,
+ * after its exit function, while its symbols are still there), calls
+ * trace_irqoff_rs_name_frames; 0 or -errno. kick: queues the namer's work item (unbound
+ * workqueue), which calls trace_irqoff_rs_name_frames in process context; any context but
+ * NMI, O(1), a no-op while it is queued already. stop: unregisters the notifier and waits
+ * for the work item, which is not queued again once nothing kicks it.
+ */
+int tio_namer_start(void);
+void tio_namer_kick(void);
+void tio_namer_stop(void);
 /* The kernel log's rate limit for the stuck message: non-zero if one may be printed now. */
 int tio_warn_ratelimit(void);
 
@@ -255,5 +267,7 @@ void trace_irqoff_rs_tag_wait_start(unsigned long wait, unsigned long long now_n
 void trace_irqoff_rs_tag_wait_end(unsigned long wait, unsigned long long now_ns);
 /* NMI on cpu, which interrupted ip: non-zero if the module asked for it (NMI context). */
 int trace_irqoff_rs_nmi(unsigned int cpu, unsigned long ip);
+/* The namer's pass (process context, may sleep). */
+void trace_irqoff_rs_name_frames(void);
 
 #endif

@@ -14,6 +14,7 @@ use crate::ffi::{self, TagSource};
 use crate::parse::{self, Invalid, LatencyWrite};
 use crate::peers::Peers;
 use crate::phase::{Phase, PhaseCell};
+use crate::namer::Namer;
 use crate::sampler::CpuSampler;
 use crate::settings::Settings;
 use crate::tag_wait::TagWait;
@@ -76,6 +77,9 @@ pub(crate) struct State {
     phase: PhaseCell,
     #[pin]
     pub(crate) tag_wait: TagWait,
+    /// Names the frames of records in module text, off the capture path.
+    #[pin]
+    pub(crate) namer: Namer,
 }
 
 impl From<Invalid> for Error {
@@ -105,6 +109,7 @@ impl State {
             control <- new_mutex!(Control { hotplug: None, nmi: None }),
             phase: PhaseCell::new(),
             tag_wait <- TagWait::new(tag_source)?,
+            namer <- Namer::new()?,
         }? Error))
     }
 
@@ -192,7 +197,8 @@ impl State {
     }
 
     /// Bytes the module allocated: per CPU (its sampler with two record stores) and in
-    /// total (also the state, the peers table and the tag-wait table).
+    /// total (also the state, the peers table, the tag-wait table and the namer's
+    /// buffer).
     pub(crate) fn memory(&self) -> (usize, usize) {
         let per_cpu = self.cpus.first().map_or(0, |c| c.allocated_bytes());
         let total = per_cpu * self.cpus.len()
@@ -200,7 +206,8 @@ impl State {
             + core::mem::size_of::<Self>()
             + self.peers.allocated_bytes()
             + self.watch.allocated_bytes()
-            + self.tag_wait.allocated_bytes();
+            + self.tag_wait.allocated_bytes()
+            + self.namer.allocated_bytes();
         (per_cpu, total)
     }
 
@@ -233,5 +240,15 @@ impl PinnedDrop for State {
         for cpu in self.cpus.iter() {
             cpu.stop();
         }
+    }
+}
+
+impl State {
+    /// The namer's pass (process context): names the frames of new records, and logs the
+    /// stuck lines the watcher posted.
+    pub(crate) fn name_frames(&self) {
+        let stores = self.cpus.iter().flat_map(|c| [&c.hard, &c.soft]);
+        self.namer.run(stores, self.settings.generation());
+        self.watch.log_stuck_lines();
     }
 }

@@ -22,6 +22,7 @@ mod ffi;
 mod frame_cache;
 mod gap;
 mod histogram;
+mod namer;
 mod names;
 mod parse;
 mod peers;

@@ -106,6 +106,8 @@ pub(crate) struct Watched {
     /// The last windows announced on the tracepoint: at the threshold, at the stuck length.
     announced: Atomic<u64>,
     stuck: Atomic<u64>,
+    /// The stuck line the watcher posted for the namer to log.
+    stuck_line: StuckSlot,
     /// The in-window samples of its open hardirq-off window (written by the NMI on it).
     pub(crate) profile: LiveProfile,
     /// The last window in which an NMI found this CPU inside a hard interrupt handler, and
@@ -136,6 +138,7 @@ impl Watched {
             since: Atomic::new(0),
             announced: Atomic::new(0),
             stuck: Atomic::new(0),
+            stuck_line: StuckSlot::new(),
             profile: LiveProfile::new(),
             handler_window: Atomic::new(0),
             handler_at: Atomic::new(0),
@@ -153,6 +156,80 @@ impl Watched {
         } else {
             None
         }
+    }
+}
+
+/// A stuck window's log line, before its frames are named.
+struct StuckLine {
+    ms: u64,
+    pid: i32,
+    comm: [u8; COMM_LEN],
+    /// The in-window stack's top frame, and its first frame in module text (0: none).
+    top: u64,
+    module: u64,
+}
+
+/// One [`StuckLine`] passed from the watcher (hard interrupt context, the window's one
+/// claimer) to the namer (process context): a line posted while the last one is not yet
+/// logged is dropped, like one over the log's rate limit.
+struct StuckSlot {
+    /// 0: empty; 1: being written or read; 2: a line is in.
+    state: Atomic<u32>,
+    ms: Atomic<u64>,
+    pid: Atomic<i32>,
+    comm: [Atomic<u64>; 2],
+    top: Atomic<u64>,
+    module: Atomic<u64>,
+}
+
+impl StuckSlot {
+    const fn new() -> Self {
+        Self {
+            state: Atomic::new(0),
+            ms: Atomic::new(0),
+            pid: Atomic::new(0),
+            comm: [const { Atomic::new(0) }; 2],
+            top: Atomic::new(0),
+            module: Atomic::new(0),
+        }
+    }
+
+    /// Posts `l` if the slot is empty; true if posted.
+    fn post(&self, l: &StuckLine) -> bool {
+        if self.state.cmpxchg(0, 1, Acquire).is_err() {
+            return false;
+        }
+        self.ms.store(l.ms, Relaxed);
+        self.pid.store(l.pid, Relaxed);
+        for (d, c) in self.comm.iter().zip(l.comm.chunks(8)) {
+            let mut b = [0u8; 8];
+            b[..c.len()].copy_from_slice(c);
+            d.store(u64::from_ne_bytes(b), Relaxed);
+        }
+        self.top.store(l.top, Relaxed);
+        self.module.store(l.module, Relaxed);
+        self.state.store(2, Release);
+        true
+    }
+
+    /// Takes the posted line, if any, and empties the slot.
+    fn take(&self) -> Option<StuckLine> {
+        if self.state.cmpxchg(2, 1, Acquire).is_err() {
+            return None;
+        }
+        let mut comm = [0u8; COMM_LEN];
+        for (c, s) in comm.chunks_mut(8).zip(self.comm.iter()) {
+            c.copy_from_slice(&s.load(Relaxed).to_ne_bytes()[..c.len()]);
+        }
+        let l = StuckLine {
+            ms: self.ms.load(Relaxed),
+            pid: self.pid.load(Relaxed),
+            comm,
+            top: self.top.load(Relaxed),
+            module: self.module.load(Relaxed),
+        };
+        self.state.store(0, Release);
+        Some(l)
     }
 }
 
@@ -417,18 +494,31 @@ impl Watch {
         if o.length_ns >= self.stuck_ns && w.stuck.load(Relaxed) != o.window {
             w.stuck.store(o.window, Relaxed);
             tracepoints::irqoff_ongoing(t, o.length_ns, pid, &comm, true);
-            if ffi::warn_ratelimit() {
-                let task = core::str::from_utf8(comm_str(&comm)).unwrap_or("?");
-                let ms = o.length_ns / NSEC_PER_MSEC;
-                if top != 0 && module != 0 && module != top {
-                    // The top frame is core code the culprit called (a clock read, a
-                    // lock): name the culprit's own frame too.
-                    pr_warn!("cpu {} has had hard interrupts off for {} ms: {}-{} at {} in {}\n", t, ms, task, pid, Symbol(top), Symbol(module));
-                } else if top != 0 {
-                    pr_warn!("cpu {} has had hard interrupts off for {} ms: {}-{} at {}\n", t, ms, task, pid, Symbol(top));
-                } else {
-                    pr_warn!("cpu {} has had hard interrupts off for {} ms (no in-window stack)\n", t, o.length_ns / NSEC_PER_MSEC);
-                }
+            // Logged by the namer, in process context: naming a module frame walks the
+            // module's symbol table, never done here in hard interrupt context.
+            if w.stuck_line.post(&StuckLine { ms: o.length_ns / NSEC_PER_MSEC, pid, comm, top, module }) {
+                ffi::namer_kick();
+            }
+        }
+    }
+
+    /// Logs the stuck lines the watcher posted (process context: the namer's work).
+    pub(crate) fn log_stuck_lines(&self) {
+        for (t, w) in (0u32..).zip(self.cpus.iter()) {
+            let Some(l) = w.stuck_line.take() else { continue };
+            if !ffi::warn_ratelimit() {
+                continue;
+            }
+            let task = core::str::from_utf8(comm_str(&l.comm)).unwrap_or("?");
+            let (ms, pid, top, module) = (l.ms, l.pid, l.top, l.module);
+            if top != 0 && module != 0 && module != top {
+                // The top frame is core code the culprit called (a clock read, a lock):
+                // name the culprit's own frame too.
+                pr_warn!("cpu {} has had hard interrupts off for {} ms: {}-{} at {} in {}\n", t, ms, task, pid, Symbol(top), Symbol(module));
+            } else if top != 0 {
+                pr_warn!("cpu {} has had hard interrupts off for {} ms: {}-{} at {}\n", t, ms, task, pid, Symbol(top));
+            } else {
+                pr_warn!("cpu {} has had hard interrupts off for {} ms (no in-window stack)\n", t, ms);
             }
         }
     }

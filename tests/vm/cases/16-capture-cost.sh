@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+# No observer effect from the culprit's module: a capture in hard interrupt context saves
+# addresses only, and the namer names module frames afterwards, in process context, so the
+# capture costs the same for a window in irqoff_sample and in irqoff_sample_big (the same
+# sample with 20 000 more symbols: naming one of its frames walks all of them). The names
+# still come within milliseconds, and survive an rmmod that follows the window at once.
+N_WINDOWS=4
+tio_load
+echo 20 > $TIO/trace_latency
+echo 1 > $TIO/enable
+sleep 0.5
+
+cost_of() {	# cost_of CPU: "runs total_ns" of the CPU's capture cost line
+	sed -n "s/^cost $1 capture runs=\([0-9]*\) total_ns=\([0-9]*\) .*/\1 \2/p" $TIO/records
+}
+# windows MODULE: N_WINDOWS 100 ms hardirq windows on cpu 1 in MODULE's code (its device
+# has the module's name); prints the mean capture cost of their records in ns
+windows() {
+	set -- $1 $(cost_of 1)
+	i=0
+	while [ $i -lt $N_WINDOWS ]; do
+		taskset -c 1 sh -c "echo hardirq 100 > /dev/$1"
+		i=$((i + 1))
+	done
+	set -- $1 $2 $3 $(cost_of 1)
+	runs=$(($4 - $2))
+	if [ "$runs" -ge $N_WINDOWS ]; then echo $(( ($5 - $3) / runs )); else echo "none ($runs captures)"; fi
+}
+
+modprobe irqoff_sample
+small=$(windows irqoff_sample)
+rmmod irqoff_sample
+syms=$(modprobe irqoff_sample_big && grep -c '\[irqoff_sample_big\]' /proc/kallsyms)
+echo "# measured: irqoff_sample_big has $syms symbols in /proc/kallsyms"
+check "the large sample has at least 20000 symbols ($syms)" test "${syms:-0}" -ge 20000
+echo 0 > $TIO/trace_latency
+big=$(windows irqoff_sample_big)
+echo "# measured: capture cost per record in hard interrupt context, mean of $N_WINDOWS windows each: irqoff_sample $small ns, irqoff_sample_big $big ns"
+grep -E '^cost 1 capture ' $TIO/records | sed 's/^/# measured: /'
+d="the capture in the module of $syms symbols costs at most twice the one in the small sample ($big ns against $small ns)"
+case "$small$big" in
+*none*) not_ok "$d" "a window left no capture" "$(grep -E '^(cost 1 capture|record cpu=1 )' $TIO/records)" ;;
+*) if [ "$big" -le $((2 * small)) ]; then ok "$d"; else not_ok "$d"; fi ;;
+esac
+
+# The names: the namer's pass came within milliseconds of each window's end.
+nl=$(grep '^namer ' $TIO/records)
+named=$(field named "$nl")
+echo "# measured: $nl (mean wait $(( $(field wait_sum_ns "$nl") / (${named:-0} > 0 ? ${named:-0} : 1) )) ns)"
+wait_ns=$(field max_wait_ns "$nl")
+check "the namer named the records ($(field named "$nl") of them), the longest wait $wait_ns ns (under 100 ms)" \
+	sh -c "test $(field named "$nl") -ge $N_WINDOWS && test ${wait_ns:-999999999999} -lt 100000000"
+# An rmmod right after the window: named before the module's symbols were gone.
+echo 0 > $TIO/trace_latency
+taskset -c 1 sh -c 'echo hardirq 100 > /dev/irqoff_sample_big'
+rmmod irqoff_sample_big
+blk=$(record_block 1 hard 0 sh)
+echo "$blk" | head -n 4 | sed 's/^/#   /'
+check "irqoff_sample_big unloaded right after its window: its record names irqoff_sample_hardirq_window [irqoff_sample_big]" \
+	sh -c "echo '$blk' | grep -qE '^frame irqoff_sample_hardirq_window\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample_big\]$'"
+check "... and no frame of it lost its name" sh -c "test -n '$blk' && ! echo '$blk' | grep -q '^frame 0x'"
+check "trace-irqoff top names it after the unload" sh -c "trace-irqoff top | grep -q 'irqoff_sample_hardirq_window'"
+echo 0 > $TIO/enable
