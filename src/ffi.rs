@@ -181,6 +181,20 @@ pub(crate) fn nmi_interrupted_hardirq() -> bool {
     unsafe { raw::tio_nmi_interrupted_hardirq() != 0 }
 }
 
+/// In NMI context: whether the NMI interrupted the idle loop itself (the idle task, no hard
+/// interrupt or softirq below it): the CPU was idle, not running a window's culprit.
+pub(crate) fn nmi_interrupted_idle_loop() -> bool {
+    // SAFETY: No preconditions.
+    unsafe { raw::tio_nmi_interrupted_idle_loop() != 0 }
+}
+
+/// Steal time the kernel has accounted on this CPU since boot (ns; `gap::Steal`): 0 where
+/// it accounts none. Only the difference of two reads on the same CPU means anything.
+pub(crate) fn steal_ns() -> u64 {
+    // SAFETY: No preconditions; one per-CPU load of this CPU's count.
+    unsafe { raw::tio_steal_ns() }
+}
+
 /// Interrupts this CPU has taken since boot, NMIs not counted; only the difference of two
 /// reads on the same CPU means anything.
 pub(crate) fn irq_events() -> u64 {

@@ -18,6 +18,13 @@
 //! gathers the evidence; it records the late part of its runs proven asleep, and of
 //! hardirq-off gaps, as [`Window`]s, and the timer_list subtracts what they cover from its
 //! own gap.
+//!
+//! Nor is a gap an event when the hypervisor did not run the vCPU through it (steal time),
+//! or the whole VM stood still with its clock running. Where the kernel accounts steal
+//! ([`Steal`]), a gap that would be ordinary without the steal accounted over it is a
+//! [`Verdict::Steal`]; one that is still an event without it is an event of what remains.
+//! The kernel accounts steal only at its tick, which may come right after the hrtimer
+//! run that ends the gap, so the hrtimer may have to wait for it ([`Decision::Wait`]).
 
 /// Nanoseconds per millisecond.
 pub(crate) const NSEC_PER_MSEC: u64 = 1_000_000;
@@ -284,6 +291,48 @@ pub(crate) enum Verdict {
     IdleLate,
     /// An irq-off event of this latency (ns).
     Event(u64),
+    /// Long only because the hypervisor did not run the vCPU (steal time the kernel
+    /// accounted over it): without that steal it would be an ordinary gap. Not an event,
+    /// counted as a steal gap.
+    Steal,
+}
+
+/// The kernel's steal-time count of a CPU (`kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL]`,
+/// ns), read on that CPU at the run before a gap and now. It stays 0 where the kernel
+/// accounts no steal (no paravirt steal clock: bare metal, QEMU TCG), and it moves only at
+/// that CPU's tick (`steal_account_process_time`, from `account_process_tick`) and at its
+/// exit from dyntick idle: a tick that has not yet run since the vCPU came back has not
+/// yet accounted the steal of the gap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Steal {
+    /// The count at the run before the gap.
+    pub(crate) before: u64,
+    /// The count now.
+    pub(crate) now: u64,
+}
+
+impl Steal {
+    /// Whether the kernel accounts steal on this CPU: its count is not 0. (Until it has
+    /// accounted any, this CPU's gaps are judged as on bare metal.)
+    pub(crate) const fn accounted(&self) -> bool {
+        self.before != 0 || self.now != 0
+    }
+
+    /// Steal accounted between the two reads; the count wraps.
+    pub(crate) const fn delta(&self) -> u64 {
+        self.now.wrapping_sub(self.before)
+    }
+}
+
+/// The hrtimer's decision on a gap, where it may have to wait for the tick to account the
+/// gap's steal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Decision {
+    /// The verdict is known.
+    Now(Verdict),
+    /// Still an event with the steal accounted so far, but the tick may not yet have
+    /// accounted the gap's steal: decide at a later run ([`Rules::steal_settled`]).
+    Wait,
 }
 
 impl Rules {
@@ -293,6 +342,57 @@ impl Rules {
             Some(_) if asleep => Verdict::IdleLate,
             Some(latency) => Verdict::Event(latency),
             None => Verdict::Ordinary,
+        }
+    }
+
+    /// The hrtimer's decision on `gap_ns`, given the steal the kernel accounted on this CPU
+    /// from the run before the gap until now, and whether that count is `settled` (a tick
+    /// has run since the gap ended, [`Rules::steal_settled`]).
+    ///
+    /// Where the kernel accounts no steal, it is [`Rules::hard_verdict`] at once. Else the
+    /// steal (at most the latency) is taken out of the gap: if what remains is an ordinary
+    /// gap, the verdict is [`Verdict::Steal`] at once; if it is still an event, it is an
+    /// event of the remaining latency once settled, and [`Decision::Wait`] before (more of
+    /// the gap's steal may still be accounted). A gap proven asleep stays an idle gap.
+    pub(crate) const fn hard_decision(&self, gap_ns: u64, asleep: bool, steal: Steal, settled: bool) -> Decision {
+        let latency = match self.hard_verdict(gap_ns, asleep) {
+            Verdict::Event(latency) if steal.accounted() => latency,
+            v => return Decision::Now(v),
+        };
+        let delta = steal.delta();
+        let stolen = if delta < latency { delta } else { latency };
+        match self.hard_latency(gap_ns - stolen) {
+            None => Decision::Now(Verdict::Steal),
+            Some(rest) if settled => Decision::Now(Verdict::Event(rest)),
+            Some(_) => Decision::Wait,
+        }
+    }
+
+    /// Whether a run at `now` may take the steal count as holding the steal of a gap that
+    /// ended at `end`: more than a jiffy later, a tick has run in between (unless this
+    /// CPU's tick is stopped: dyntick idle, which accounts steal at its exit, or nohz_full).
+    pub(crate) const fn steal_settled(&self, end: u64, now: u64) -> bool {
+        now.saturating_sub(end) > self.jiffy_ns
+    }
+
+    /// [`Rules::soft_verdict`] where the kernel accounted `steal_ns` of steal on this CPU
+    /// over the gap. The steal explains the gap like an idle-late window does, but counted
+    /// at most once with the idle-late windows (a vCPU not run while idle is in both) and
+    /// never inside the windows reported already (their latencies are steal-free): the
+    /// gap is explained by at least max(`hard_or_idle_ns`, `hard_ns` + steal). Still an
+    /// event beyond that: an event of the rest. Explained only with the steal: a steal
+    /// gap. With no steal it is exactly [`Rules::soft_verdict`]. (The timer_list runs from
+    /// the timer softirq that the tick raises after accounting steal, so its count is
+    /// current.)
+    pub(crate) const fn soft_verdict_steal(&self, gap_ns: u64, hard_ns: u64, hard_or_idle_ns: u64, steal_ns: u64) -> Verdict {
+        let with_steal = hard_ns.saturating_add(steal_ns);
+        let explained = if with_steal > hard_or_idle_ns { with_steal } else { hard_or_idle_ns };
+        match self.soft_latency(gap_ns, explained) {
+            Some(latency) => Verdict::Event(latency),
+            None => match self.soft_verdict(gap_ns, hard_ns, hard_or_idle_ns) {
+                Verdict::Event(_) => Verdict::Steal,
+                v => v,
+            },
         }
     }
 
@@ -672,5 +772,171 @@ mod tests {
             assert_eq!(r.hard_verdict(gap, e.proves_sleep()), Verdict::Event(120 * MS), "{what}");
         }
         assert_eq!(r.hard_verdict(gap, evidence(true, 1, 0).proves_sleep()), Verdict::IdleLate);
+    }
+
+    fn steal(before: u64, now: u64) -> Steal {
+        Steal { before, now }
+    }
+
+    /// Without steal accounting (bare metal, QEMU TCG: the count stays 0) every decision is
+    /// the plain verdict, at once: no waiting, whatever the gap.
+    #[test]
+    fn no_steal_accounting_decides_as_before() {
+        let r = Rules::new(10 * MS, 50 * MS, 250);
+        for gap in [0, 15 * MS, 20 * MS, 107 * MS, 10_000 * MS] {
+            for asleep in [false, true] {
+                for settled in [false, true] {
+                    assert_eq!(r.hard_decision(gap, asleep, steal(0, 0), settled), Decision::Now(r.hard_verdict(gap, asleep)));
+                }
+            }
+        }
+        assert!(!steal(0, 0).accounted());
+    }
+
+    /// A vCPU not run for 100 ms, the steal accounted by the time the hrtimer runs (the
+    /// tick ran first in the same interrupt): a steal gap at once, never an event.
+    #[test]
+    fn gap_fully_covered_by_steal() {
+        let r = Rules::new(10 * MS, 50 * MS, 250);
+        let s = steal(5 * MS, 5 * MS + 100 * MS);
+        assert_eq!(r.hard_decision(110 * MS, false, s, false), Decision::Now(Verdict::Steal));
+        assert_eq!(r.hard_decision(110 * MS, false, s, true), Decision::Now(Verdict::Steal));
+        // More steal than the latency (steal of the periods around the gap): still one
+        // steal gap.
+        assert_eq!(r.hard_decision(110 * MS, false, steal(0, 500 * MS), true), Decision::Now(Verdict::Steal));
+        // Steal leaving less than a period of the latency: the rest is an ordinary gap.
+        assert_eq!(r.hard_decision(110 * MS, false, steal(1, 1 + 91 * MS), false), Decision::Now(Verdict::Steal));
+        // An ordinary gap stays ordinary, with or without steal.
+        assert_eq!(r.hard_decision(15 * MS, false, s, false), Decision::Now(Verdict::Ordinary));
+    }
+
+    /// The remainder rule: steal covering only part of the gap is taken out of its latency;
+    /// an event of the rest if the rest is still an event (two periods of gap or more).
+    #[test]
+    fn gap_partly_covered_by_steal() {
+        let r = Rules::new(10 * MS, 50 * MS, 250);
+        // 100 ms late, of which 30 ms stolen: an event of 70 ms, recorded (>= 50 ms).
+        let s = steal(7, 7 + 30 * MS);
+        assert_eq!(r.hard_decision(110 * MS, false, s, true), Decision::Now(Verdict::Event(70 * MS)));
+        assert!(r.is_recorded(70 * MS));
+        // 100 ms late, 60 ms stolen: an event of 40 ms, counted but below the threshold.
+        assert_eq!(r.hard_decision(110 * MS, false, steal(7, 7 + 60 * MS), true), Decision::Now(Verdict::Event(40 * MS)));
+        assert!(!r.is_recorded(40 * MS));
+        // 100 ms late, 90 ms stolen: exactly one period remains, still an event (gap 2P).
+        assert_eq!(r.hard_decision(110 * MS, false, steal(7, 7 + 90 * MS), true), Decision::Now(Verdict::Event(10 * MS)));
+        // ... one ns more and the rest is ordinary: a steal gap.
+        assert_eq!(r.hard_decision(110 * MS, false, steal(7, 7 + 90 * MS + 1), true), Decision::Now(Verdict::Steal));
+        // Before it is settled, a partial steal may still grow: wait.
+        assert_eq!(r.hard_decision(110 * MS, false, s, false), Decision::Wait);
+    }
+
+    /// A gap with no steal on a CPU where the kernel accounts steal: an irq-off section
+    /// (or a vCPU whose steal the tick has not yet accounted). It waits for the tick,
+    /// then it is the full event.
+    #[test]
+    fn gap_with_no_steal_waits_for_the_tick() {
+        let r = Rules::new(10 * MS, 50 * MS, 250);
+        let s = steal(3 * MS, 3 * MS);
+        assert_eq!(r.hard_decision(110 * MS, false, s, false), Decision::Wait);
+        assert_eq!(r.hard_decision(110 * MS, false, s, true), Decision::Now(Verdict::Event(100 * MS)));
+        // Proven asleep: an idle gap at once, steal or not.
+        assert_eq!(r.hard_decision(110 * MS, true, s, false), Decision::Now(Verdict::IdleLate));
+        assert_eq!(r.hard_decision(110 * MS, true, steal(3, 3 + 100 * MS), false), Decision::Now(Verdict::IdleLate));
+    }
+
+    /// The hrtimer ran before the tick that accounts the gap's steal: it waits; at its next
+    /// run the tick has accounted it, and the gap is a steal gap, not an event. Modelled
+    /// at every HZ and period, with the decision taken at each later run.
+    #[test]
+    fn steal_accounted_late() {
+        for hz in [100, 250, 300, 1000] {
+            for p_ms in [1, 4, 10, 100] {
+                let r = Rules::new(p_ms * MS, 50 * MS.max(2 * p_ms * MS), hz);
+                let (p, j) = (r.period_ns, r.jiffy_ns);
+                let (prev, freeze) = (1_000 * MS, 200 * MS);
+                let end = prev + p + freeze;
+                let gap = end - prev;
+                let before = 42 * MS;
+                // At the end: not yet accounted.
+                assert_eq!(r.hard_decision(gap, false, steal(before, before), false), Decision::Wait, "hz={hz} p={p_ms}");
+                // The runs after it, on time: the tick, right after the hrtimer in the same
+                // interrupt, has accounted the freeze.
+                let mut decided = None;
+                for k in 1..=(j / p + 2) {
+                    let now = end + k * p;
+                    let d = r.hard_decision(gap, false, steal(before, before + freeze), r.steal_settled(end, now));
+                    if let Decision::Now(v) = d {
+                        decided = Some(v);
+                        break;
+                    }
+                }
+                assert_eq!(decided, Some(Verdict::Steal), "hz={hz} p={p_ms}");
+                // A real irq-off section (no steal) is decided as an event once a jiffy has
+                // passed: at most a jiffy and a period after it ended.
+                let mut at = None;
+                for k in 1..=(j / p + 2) {
+                    let now = end + k * p;
+                    if let Decision::Now(v) = r.hard_decision(gap, false, steal(before, before), r.steal_settled(end, now)) {
+                        at = Some((now - end, v));
+                        break;
+                    }
+                }
+                let Some((after, v)) = at else { panic!("hz={hz} p={p_ms}: never decided") };
+                assert_eq!(v, Verdict::Event(gap - p));
+                assert!(after > j && after <= j + p, "hz={hz} p={p_ms}: decided {after} ns after");
+            }
+        }
+    }
+
+    #[test]
+    fn steal_is_settled_after_a_jiffy() {
+        let r = Rules::new(MS, 50 * MS, 100);
+        assert!(!r.steal_settled(100 * MS, 100 * MS));
+        assert!(!r.steal_settled(100 * MS, 110 * MS));
+        assert!(r.steal_settled(100 * MS, 110 * MS + 1));
+        // A clock read before the end (another CPU's time) is never settled.
+        assert!(!r.steal_settled(100 * MS, 90 * MS));
+    }
+
+    /// The steal count wraps: the difference of two reads is still the steal between them.
+    #[test]
+    fn steal_count_wraps() {
+        let r = Rules::new(10 * MS, 50 * MS, 250);
+        let s = steal(u64::MAX - 40 * MS + 1, 60 * MS);
+        assert!(s.accounted());
+        assert_eq!(s.delta(), 100 * MS);
+        assert_eq!(r.hard_decision(110 * MS, false, s, false), Decision::Now(Verdict::Steal));
+        let s = steal(u64::MAX - 10 * MS + 1, 20 * MS);
+        assert_eq!(r.hard_decision(110 * MS, false, s, true), Decision::Now(Verdict::Event(70 * MS)));
+        // Through 0 exactly: accounted, and the whole difference.
+        let s = steal(u64::MAX - 100 * MS + 1, 0);
+        assert!(s.accounted());
+        assert_eq!(r.hard_decision(110 * MS, false, s, false), Decision::Now(Verdict::Steal));
+    }
+
+    /// The timer_list: no steal, exactly as before; steal explains a gap like an idle
+    /// window, counted once with it; a section beyond the steal is still an event of the
+    /// rest.
+    #[test]
+    fn soft_verdicts_with_steal() {
+        let r = Rules::new(10 * MS, 50 * MS, 1000);
+        for gap in [12 * MS, 22 * MS, 110 * MS, 160 * MS] {
+            for (hard, hoi) in [(0, 0), (0, 50 * MS), (100 * MS, 100 * MS), (20 * MS, 60 * MS)] {
+                assert_eq!(r.soft_verdict_steal(gap, hard, hoi, 0), r.soft_verdict(gap, hard, hoi), "gap={gap} hard={hard} hoi={hoi}");
+            }
+        }
+        // The vCPU not run for 100 ms: a steal gap, not an event.
+        assert_eq!(r.soft_verdict_steal(110 * MS, 0, 0, 100 * MS), Verdict::Steal);
+        // Partly: 100 ms of gap beyond 10 ms of steal: an event of the rest (90 ms).
+        assert_eq!(r.soft_verdict_steal(110 * MS, 0, 0, 10 * MS), Verdict::Event(90 * MS));
+        // An idle vCPU not run: the idle window and the steal are the same 100 ms, counted
+        // once; a 60 ms bh-off section after it is still an event.
+        assert_eq!(r.soft_verdict_steal(170 * MS, 0, 100 * MS, 100 * MS), Verdict::Event(60 * MS));
+        // ... and without it, the idle window explains it first: an idle gap.
+        assert_eq!(r.soft_verdict_steal(110 * MS, 0, 100 * MS, 100 * MS), Verdict::IdleLate);
+        // Covered by a reported hardirq-off window: ordinary, steal or not.
+        assert_eq!(r.soft_verdict_steal(110 * MS, 100 * MS, 100 * MS, 100 * MS), Verdict::Ordinary);
+        // A hardirq-off event of 50 ms (its steal taken out) and 50 ms of steal: explained.
+        assert_eq!(r.soft_verdict_steal(110 * MS, 50 * MS, 50 * MS, 50 * MS), Verdict::Steal);
     }
 }

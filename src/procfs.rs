@@ -427,7 +427,7 @@ fn show_records_header(state: &State, m: &SeqFile) {
     let w = &state.watch;
     seq_print!(
         m,
-        "watcher available={} active={} reason={} max_window_samples={} stuck_ns={} nmi_sent={} nmi_answered={} nmi_stale={} nmi_missed={}\n",
+        "watcher available={} active={} reason={} max_window_samples={} stuck_ns={} nmi_sent={} nmi_answered={} nmi_stale={} nmi_missed={} stuck_unconfirmed={}\n",
         u8::from(w.unavailable().is_none()),
         u8::from(w.is_active()),
         w.unavailable().map_or("-", |r| r.name()),
@@ -436,7 +436,8 @@ fn show_records_header(state: &State, m: &SeqFile) {
         w.nmi_sent.load(Relaxed),
         w.nmi_answered.load(Relaxed),
         w.nmi_stale.load(Relaxed),
-        w.nmi_missed.load(Relaxed)
+        w.nmi_missed.load(Relaxed),
+        w.stuck_unconfirmed.load(Relaxed)
     );
     let n = state.namer.stats();
     seq_print!(m, "namer passes={} named={} max_wait_ns={} wait_sum_ns={}\n", n.passes, n.named, n.max_wait_ns, n.wait_sum_ns);
@@ -449,7 +450,7 @@ fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
     let [bh, ksd] = &cpu.cause_counts;
     seq_print!(
         m,
-        "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={} late_timer_gaps={} hard_sum_ns={} soft_sum_ns={} soft_bh_off_sum_ns={} soft_ksoftirqd_wait_sum_ns={}\n",
+        "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={} late_timer_gaps={} steal_gaps={} hard_sum_ns={} soft_sum_ns={} soft_bh_off_sum_ns={} soft_ksoftirqd_wait_sum_ns={}\n",
         cpu.cpu,
         u8::from(ffi::cpu_online(cpu.cpu)),
         cpu.hard_counts.total(),
@@ -462,6 +463,7 @@ fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
         sr,
         cpu.idle_gaps.load(Relaxed),
         cpu.late_timer_gaps.load(Relaxed),
+        cpu.steal_gaps.load(Relaxed),
         cpu.hard_counts.sum(),
         cpu.soft_counts.sum(),
         bh.sum(),

@@ -208,6 +208,34 @@ pub(crate) const fn trusted(since: u32, slow: u32) -> bool {
     slow == 0 || since >= 1u32 << (if slow < 31 { slow } else { 31 })
 }
 
+/// What the watcher does about a window open for `length_ns` once it reaches the stuck
+/// length (`stuck_ns`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stuck {
+    /// Shorter, or logged already.
+    Nothing,
+    /// Log the stuck line (and fire the stuck tracepoint).
+    Log,
+    /// Overdue past the stuck length, but no NMI of the window has shown the CPU running
+    /// anything but the idle loop: not logged, counted once (a vCPU the hypervisor is not
+    /// running, or a VM frozen with its clock running, answers no NMI).
+    Unconfirmed,
+}
+
+/// The stuck decision: `logged` (the stuck line is out for this window already),
+/// `busy_seen` (an NMI of this window found the CPU outside the idle loop), `nmi_usable`
+/// (NMIs can be asked at all; where they cannot, nothing can confirm the window, and the
+/// line is logged as it stands).
+pub(crate) const fn stuck_step(length_ns: u64, stuck_ns: u64, logged: bool, busy_seen: bool, nmi_usable: bool) -> Stuck {
+    if length_ns < stuck_ns || logged {
+        Stuck::Nothing
+    } else if busy_seen || !nmi_usable {
+        Stuck::Log
+    } else {
+        Stuck::Unconfirmed
+    }
+}
+
 /// The (up to two) CPUs that `cpu` watches: its next two online CPUs in the ring. O(nr):
 /// the reference for [`rings`], which the module uses.
 #[cfg(test)]
@@ -220,6 +248,27 @@ fn watched(cpu: u32, nr: u32, online: impl Fn(u32) -> bool) -> [Option<u32>; 2] 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stuck line only once an NMI of the window found code other than the idle loop
+    /// (or where NMIs cannot be used at all); once per window.
+    #[test]
+    fn stuck_needs_a_busy_sample() {
+        let (ms, stuck) = (1_000_000, 1_000_000_000);
+        // Not yet stuck.
+        assert_eq!(stuck_step(stuck - 1, stuck, false, true, true), Stuck::Nothing);
+        // Stuck, a sample showed the culprit: logged.
+        assert_eq!(stuck_step(stuck, stuck, false, true, true), Stuck::Log);
+        // Stuck, no NMI answered (a frozen vCPU) or only the idle loop seen: not logged.
+        assert_eq!(stuck_step(stuck + 500 * ms, stuck, false, false, true), Stuck::Unconfirmed);
+        // A sample comes in later in the same window: logged then.
+        assert_eq!(stuck_step(stuck + 600 * ms, stuck, false, true, true), Stuck::Log);
+        // Logged already for this window: nothing more.
+        assert_eq!(stuck_step(stuck + 700 * ms, stuck, true, true, true), Stuck::Nothing);
+        assert_eq!(stuck_step(stuck + 700 * ms, stuck, true, false, true), Stuck::Nothing);
+        // NMIs unusable (watch=0 aside: not x86_64, registration failed): logged as it
+        // stands, without an in-window stack.
+        assert_eq!(stuck_step(stuck, stuck, false, false, false), Stuck::Log);
+    }
 
     /// A CPU whose NMIs come late is asked at most every 2^slow watcher runs, never less
     /// often than every 64th, and a trusted one every run.

@@ -18,7 +18,7 @@ use crate::context_cell::ContextCell;
 use crate::counts::Counts;
 use crate::ffi::{self, softtimer, SoftirqThread, COMM_LEN};
 use crate::frame_cache::FrameCache;
-use crate::gap::{self, Verdict, Window};
+use crate::gap::{self, Decision, Steal, Verdict, Window};
 use crate::peers::{Peer, Peers, WindowCell};
 use crate::profile;
 use crate::records::{Header, Kind, LiveProfile, Pending, RecordStore, Which, Writer, MAX_FRAMES};
@@ -131,6 +131,13 @@ pub(crate) struct CpuSampler {
     /// free to run (`cause::timer_gap_held`): the timer came late, softirqs were not held
     /// off. Not events; counted so that they are not hidden.
     pub(crate) late_timer_gaps: Atomic<u64>,
+    /// Gaps, of either sampler, that were long only because of steal time the kernel
+    /// accounted over them (`Verdict::Steal`): the hypervisor did not run the vCPU. Not
+    /// events; counted so that they are not hidden.
+    pub(crate) steal_gaps: Atomic<u64>,
+    /// The late part of the hrtimer's last steal gap: the hrtimer's look at an open
+    /// softirq window does not take it for softirqs held off.
+    steal_late: WindowCell,
     /// Time spent in the samplers' handlers: what sampling costs this CPU.
     pub(crate) hard_cost: Cost,
     pub(crate) soft_cost: Cost,
@@ -226,7 +233,7 @@ impl CpuSampler {
                 timer <- HrTimer::new(),
                 running <- new_mutex!(None),
                 hard_local: ContextCell::new(HardLocal::new()),
-                soft_local: ContextCell::new(SoftLocal { rules: RulesCache::new(), runs: 0 }),
+                soft_local: ContextCell::new(SoftLocal { rules: RulesCache::new(), runs: 0, steal: 0, steal_at: 0 }),
                 threaded,
                 bh_lock: ffi::has_bh_lock(),
                 soft_running: Atomic::new(false),
@@ -262,6 +269,8 @@ impl CpuSampler {
                 cause_counts: [const { Counts::new() }; 2],
                 idle_gaps: Atomic::new(0),
                 late_timer_gaps: Atomic::new(0),
+                steal_gaps: Atomic::new(0),
+                steal_late: WindowCell::new(),
                 hard_cost: Cost::new(),
                 soft_cost: Cost::new(),
                 capture_cost: Cost::new(),
@@ -293,8 +302,12 @@ impl CpuSampler {
         this.soft_starved_seen.store(false, Relaxed);
         // SAFETY: `start` owns `hard_local` here: the hrtimer is not running (it starts
         // below; `stop` cancelled it and waited for its callback), and nothing else uses it.
-        unsafe { this.hard_local.get() }.watch_next = 0;
+        let local = unsafe { this.hard_local.get() };
+        local.watch_next = 0;
+        // A gap held at the last stop is dropped (its CPU stopped sampling).
+        local.look.held.end = 0;
         this.idle_late.set(Window::EMPTY);
+        this.steal_late.set(Window::EMPTY);
         this.probe_window.set(Window::EMPTY);
         this.timer_window.set(Window::EMPTY);
         this.probe_armed.store(0, Relaxed);
@@ -371,6 +384,18 @@ impl CpuSampler {
         let interrupted = ffi::interrupted();
         let prev = me.last_hard_ns.xchg(now, Relaxed);
         let evidence = self.sleep_evidence(&mut local.sleep, interrupted, prev, now);
+        // The steal count at this run and at the previous one (if that one read it). Where
+        // the kernel accounts no steal it stays 0, and nothing below waits.
+        let steal_now = ffi::steal_ns();
+        let steal_prev = core::mem::replace(&mut local.steal, steal_now);
+        let steal = Steal { before: if core::mem::replace(&mut local.steal_at, now) == prev { steal_prev } else { steal_now }, now: steal_now };
+        if local.held.end != 0 {
+            // A gap held for the tick's steal accounting: decided now, at the latest
+            // before a new gap, with the count from before that one.
+            let new_gap = prev != 0 && rules.hard_latency(now.saturating_sub(prev)).is_some();
+            let count = if new_gap { steal.before } else { steal.now };
+            self.decide_held(&mut local.held, rules, me, count, now, new_gap);
+        }
         if prev == 0 {
             return;
         }
@@ -382,25 +407,27 @@ impl CpuSampler {
             // timer_list, if due earlier, may have been late by more.
             self.idle_late.set(rules.late_window(prev, now));
         }
-        let verdict = rules.hard_verdict(gap, asleep);
-        match verdict {
-            Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
-            Verdict::Event(latency) => {
-                let window = rules.late_window(prev, now);
-                me.hard_off.set(window);
-                self.hard_counts.add(latency);
-                // The stack here shows no culprit where the window was an interrupt
-                // handler, hrtimer callback or IPI function that has returned (the NMI
-                // found it in one, or this interrupt came into the idle loop or user
-                // space, which never keep interrupts off): the watcher's stack names it.
-                let returned = interrupted.idle_loop() || interrupted.user() || self.watch.saw_handler(self.cpu, prev, now, rules.period_ns);
-                self.hard_event(rules, latency, window, prev, now, !returned);
+        let decision = rules.hard_decision(gap, asleep, steal, false);
+        match decision {
+            Decision::Now(Verdict::IdleLate) => self.idle_gaps.add(1, Relaxed),
+            Decision::Now(Verdict::Steal) => {
+                self.steal_gaps.add(1, Relaxed);
+                self.steal_late.set(rules.late_window(prev, now));
             }
-            Verdict::Ordinary => {}
+            Decision::Now(Verdict::Event(latency)) => {
+                let returned = self.returned(interrupted, prev, now, rules);
+                self.hard_report(rules, me, latency, rules.late_window(prev, now), prev, now, !returned, EndStack::Here);
+            }
+            Decision::Wait => {
+                let returned = self.returned(interrupted, prev, now, rules);
+                self.hold(&mut local.held, rules, me, prev, now, steal.before, !returned);
+            }
+            Decision::Now(Verdict::Ordinary) => {}
         }
+        let after_gap = !matches!(decision, Decision::Now(Verdict::Ordinary | Verdict::IdleLate));
         let bh_held = !asleep && self.bh_held(interrupted);
         if !asleep {
-            self.probe_look(&mut local.probe_queued, &mut local.loop_ip, rules, interrupted, bh_held, prev, now, matches!(verdict, Verdict::Event(_)));
+            self.probe_look(&mut local.probe_queued, &mut local.loop_ip, rules, interrupted, bh_held, prev, now, after_gap);
         }
         let last_soft = self.last_soft_ns.load(Relaxed);
         // The timer_list ran lately (the common case): no softirq window to look into.
@@ -412,7 +439,7 @@ impl CpuSampler {
         // time in idle while the timer_list stays away is itself worth a look.
         if !self.soft_starved_seen.load(Relaxed) {
             let idle_late = gap::idle_until(self.idle_late.get(), prev, now);
-            let explained = gap::covered(last_soft, now, me.hard_off.get(), idle_late);
+            let explained = gap::covered_all(last_soft, now, [me.hard_off.get(), idle_late, self.steal_late.get()]);
             if let Some(latency) = rules.soft_starved(now.saturating_sub(last_soft), explained) {
                 self.soft_starved_seen.store(true, Relaxed);
                 self.open_soft_window(latency, last_soft, now);
@@ -694,16 +721,22 @@ impl CpuSampler {
     pub(crate) fn soft_sample(&self) -> u64 {
         // SAFETY: This is the timer_list callback, `soft_local`'s owner; its one timer never
         // runs concurrently with itself.
-        let SoftLocal { rules, runs } = unsafe { self.soft_local.get() };
+        let SoftLocal { rules, runs, steal, steal_at } = unsafe { self.soft_local.get() };
         let now = ffi::now_ns();
-        let next = self.soft_check(rules, now);
+        // The steal accounted since its last run (0 where none is): the tick that raised
+        // this timer softirq accounted it first.
+        let steal_now = ffi::steal_ns();
+        let known = core::mem::replace(steal_at, now) == self.last_soft_ns.load(Relaxed);
+        let steal_prev = core::mem::replace(steal, steal_now);
+        let stolen = if known { Steal { before: steal_prev, now: steal_now }.delta() } else { 0 };
+        let next = self.soft_check(rules, now, stolen);
         if self.soft_cost.run_counted(runs) {
             self.soft_cost.timed(ffi::now_ns().saturating_sub(now));
         }
         next
     }
 
-    fn soft_check(&self, cache: &mut RulesCache, now: u64) -> u64 {
+    fn soft_check(&self, cache: &mut RulesCache, now: u64, stolen: u64) -> u64 {
         // Softirqs run: a window the probe is open for ends here, before the gap's verdict.
         // Not where timers run in their own thread (ktimers/N): that they run says
         // nothing of the other softirqs, which a task with bottom halves off still holds
@@ -725,8 +758,9 @@ impl CpuSampler {
             let probe = self.probe_window.get();
             let hard = gap::covered(prev, now, hard_off, probe);
             let hard_or_idle = gap::covered_all(prev, now, [hard_off, probe, idle_late]);
-            match rules.soft_verdict(gap, hard, hard_or_idle) {
+            match rules.soft_verdict_steal(gap, hard, hard_or_idle, stolen) {
                 Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
+                Verdict::Steal => self.steal_gaps.add(1, Relaxed),
                 Verdict::Event(latency) => {
                     let mut comm = [0u8; COMM_LEN];
                     let pid = ffi::current_task(&mut comm);
@@ -773,15 +807,91 @@ impl CpuSampler {
         self.win_of.load(Relaxed) == key && self.win_waiting_since.load(Relaxed) != 0
     }
 
-    /// Reports a hardirq-off window (`prev` is the hrtimer run before it: the id under
-    /// which the watcher sampled it): the tracepoint always, a record at the threshold,
-    /// with the window's profile if the watcher took one.
-    /// `end_shows_culprit`: the stack where the window ended is the culprit's (not the
-    /// idle loop it returned to).
+    /// Whether the stack at this hrtimer run, which ends a gap from `prev`, shows no
+    /// culprit: the window was an interrupt handler, hrtimer callback or IPI function that
+    /// has returned (the NMI found it in one, or this interrupt came into the idle loop or
+    /// user space, which never keep interrupts off); the watcher's stack names it.
+    fn returned(&self, interrupted: ffi::Interrupted, prev: u64, now: u64, rules: &gap::Rules) -> bool {
+        interrupted.idle_loop() || interrupted.user() || self.watch.saw_handler(self.cpu, prev, now, rules.period_ns)
+    }
+
+    /// Counts and reports a hardirq-off event of `latency_ns` in `window`, which ended at
+    /// `end` (see [`CpuSampler::hard_event`]).
+    #[allow(clippy::too_many_arguments)]
+    fn hard_report(&self, rules: &gap::Rules, me: &Peer, latency_ns: u64, window: Window, prev: u64, end: u64, end_shows_culprit: bool, stack: EndStack<'_>) {
+        me.hard_off.set(window);
+        self.hard_counts.add(latency_ns);
+        self.hard_event(rules, latency_ns, window, prev, end, end_shows_culprit, stack);
+    }
+
+    /// Holds a gap from `prev` to `now` whose verdict waits for the tick's steal
+    /// accounting (`gap::Decision::Wait`): what its event needs from now (the task, and
+    /// the stack if it may be recorded) is kept, and its window is set as a hardirq-off
+    /// window meanwhile, so that the timer_list, which may run first, does not count it
+    /// again as softirqs held off. `steal_before`: the steal count at `prev`.
+    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn hard_event(&self, rules: &gap::Rules, latency_ns: u64, window: Window, prev: u64, now: u64, end_shows_culprit: bool) {
-        let mut comm = [0u8; COMM_LEN];
-        let pid = ffi::current_task(&mut comm);
+    fn hold(&self, held: &mut Held, rules: &gap::Rules, me: &Peer, prev: u64, now: u64, steal_before: u64, end_shows_culprit: bool) {
+        held.before = me.hard_off.get();
+        me.hard_off.set(rules.late_window(prev, now));
+        held.end = now;
+        held.prev = prev;
+        held.steal_before = steal_before;
+        held.end_shows_culprit = end_shows_culprit;
+        held.pid = ffi::current_task(&mut held.comm);
+        held.nr_frames = 0;
+        // The remaining latency is at most this: below the threshold, no record needs it.
+        if rules.hard_latency(now.saturating_sub(prev)).is_some_and(|l| rules.is_recorded(l)) {
+            let t0 = ffi::now_ns();
+            let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
+            let kept = capture_raw(&mut raw, ffi::irq_regs_ip());
+            for (to, &from) in held.frames.iter_mut().zip(kept) {
+                *to = from;
+            }
+            held.nr_frames = kept.len().min(MAX_FRAMES);
+            self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
+        }
+    }
+
+    /// The held gap's verdict, with the steal count `count` read at `now`, if the count is
+    /// settled by then (or `force`: a new gap begins, and its steal is not this one's).
+    fn decide_held(&self, held: &mut Held, rules: &gap::Rules, me: &Peer, count: u64, now: u64, force: bool) {
+        let settled = force || rules.steal_settled(held.end, now);
+        let gap = held.end.saturating_sub(held.prev);
+        match rules.hard_decision(gap, false, Steal { before: held.steal_before, now: count }, settled) {
+            Decision::Wait => return,
+            Decision::Now(Verdict::Event(latency)) => {
+                let window = Window { start: held.end.saturating_sub(latency), end: held.end };
+                let stack = EndStack::Held { pid: held.pid, comm: held.comm, frames: held.frames.get(..held.nr_frames).unwrap_or(&[]) };
+                self.hard_report(rules, me, latency, window, held.prev, held.end, held.end_shows_culprit, stack);
+            }
+            Decision::Now(v) => {
+                // Not an irq-off window: the one before it is this CPU's last again.
+                me.hard_off.set(held.before);
+                if v == Verdict::Steal {
+                    self.steal_gaps.add(1, Relaxed);
+                    self.steal_late.set(rules.late_window(held.prev, held.end));
+                }
+            }
+        }
+        held.end = 0;
+    }
+
+    /// Reports a hardirq-off window (`prev` is the hrtimer run before it: the id under
+    /// which the watcher sampled it) that ended at `now`: the tracepoint always, a record
+    /// at the threshold, with the window's profile if the watcher took one.
+    /// `end_shows_culprit`: the stack where the window ended is the culprit's (not the
+    /// idle loop it returned to). `stack`: that stack, here or held since.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn hard_event(&self, rules: &gap::Rules, latency_ns: u64, window: Window, prev: u64, now: u64, end_shows_culprit: bool, stack: EndStack<'_>) {
+        let (pid, comm) = match stack {
+            EndStack::Here => {
+                let mut comm = [0u8; COMM_LEN];
+                (ffi::current_task(&mut comm), comm)
+            }
+            EndStack::Held { pid, comm, .. } => (pid, comm),
+        };
         tracepoints::hardirq_off(self.cpu, latency_ns, pid, &comm);
         if !rules.is_recorded(latency_ns) {
             return;
@@ -794,7 +904,10 @@ impl CpuSampler {
         };
         let live = self.watch.get(self.cpu).map(|w| &w.profile);
         self.hard.offer(&header, self.settings.generation(), |w| {
-            capture(w, Which::End);
+            match stack {
+                EndStack::Here => capture(w, Which::End),
+                EndStack::Held { frames, .. } => put_frames(w, Which::End, frames),
+            }
             if let Some(live) = live {
                 w.profile_from(live, prev);
             }
@@ -867,6 +980,9 @@ struct SoftLocal {
     rules: RulesCache,
     /// The timer_list's runs (`Cost::run_counted`).
     runs: u64,
+    /// The steal count (`ffi::steal_ns`) at its last run, and when that was.
+    steal: u64,
+    steal_at: u64,
 }
 
 /// What only the hrtimer callback of a CPU uses (`CpuSampler::hard_local`).
@@ -884,6 +1000,11 @@ struct HardLocal {
 /// What the hrtimer's look at its CPU keeps from run to run.
 struct LookLocal {
     sleep: SleepCounts,
+    /// The steal count (`ffi::steal_ns`) at the last run, and when that was.
+    steal: u64,
+    steal_at: u64,
+    /// A gap whose verdict waits for the tick's steal accounting.
+    held: Held,
     /// This hrtimer queued the softirq probe, and has not yet seen it closed.
     probe_queued: bool,
     /// The interrupted instruction last found in the softirq loop (0: none yet).
@@ -908,11 +1029,57 @@ impl HardLocal {
             runs: 0,
             look: LookLocal {
                 sleep: SleepCounts { last_irq_events: 0, last_retries: 0, counts_at: 0 },
+                steal: 0,
+                steal_at: 0,
+                held: Held::new(),
                 probe_queued: false,
                 loop_ip: 0,
             },
         }
     }
+}
+
+/// A gap whose verdict waits for the tick's steal accounting (`gap::Decision::Wait`), with
+/// what its event needs from the time it ended (`CpuSampler::hold`).
+struct Held {
+    /// When it ended (0: none held), and the hrtimer run before it.
+    end: u64,
+    prev: u64,
+    /// The steal count at `prev`.
+    steal_before: u64,
+    /// This CPU's hardirq-off window before it, restored if it is no event.
+    before: Window,
+    end_shows_culprit: bool,
+    pid: i32,
+    comm: [u8; COMM_LEN],
+    /// The stack where it ended (`capture_raw`), if it may be recorded.
+    frames: [u64; MAX_FRAMES],
+    nr_frames: usize,
+}
+
+impl Held {
+    const fn new() -> Self {
+        Self {
+            end: 0,
+            prev: 0,
+            steal_before: 0,
+            before: Window::EMPTY,
+            end_shows_culprit: false,
+            pid: 0,
+            comm: [0; COMM_LEN],
+            frames: [0; MAX_FRAMES],
+            nr_frames: 0,
+        }
+    }
+}
+
+/// Where a hardirq-off record's end stack comes from.
+#[derive(Clone, Copy)]
+enum EndStack<'a> {
+    /// Taken now: the window ends at this run.
+    Here,
+    /// Taken when the window ended, held while its verdict waited (`Held`).
+    Held { pid: i32, comm: [u8; COMM_LEN], frames: &'a [u64] },
 }
 
 /// A softirq-off window as its reporter (the timer_list or the probe) saw it.
@@ -952,6 +1119,20 @@ fn capture(w: &mut Writer<'_>, which: Which) {
     let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
     let kept = capture_raw(&mut raw, ffi::irq_regs_ip());
     w.frames(which, kept);
+}
+
+/// Puts a stack taken earlier with [`capture_raw`] into `which` of the record being
+/// written, naming the frames in code that can be unloaded (as `capture` does for a stack
+/// taken now). A module unloaded since leaves its frames unnamed.
+fn put_frames(w: &mut Writer<'_>, which: Which, frames: &[u64]) {
+    w.frames(which, frames);
+    let mut buf = [0u8; NAME_BUF];
+    for (i, &addr) in frames.iter().enumerate() {
+        if ffi::text_can_vanish(addr) {
+            let len = ffi::format_symbol(&mut buf, addr);
+            w.name(which, i, &buf[..len]);
+        }
+    }
 }
 
 impl HrTimerCallback for CpuSampler {

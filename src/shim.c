@@ -256,6 +256,18 @@ int tio_nmi_interrupted_hardirq(void)
 	return in_nmi() && hardirq_count() > HARDIRQ_OFFSET;
 }
 
+int tio_nmi_interrupted_idle_loop(void)
+{
+	/* NMI entry adds one NMI and one hardirq level of its own. */
+	return in_nmi() && is_idle_task(current) && irq_count() == NMI_OFFSET + HARDIRQ_OFFSET;
+}
+
+unsigned long long tio_steal_ns(void)
+{
+	/* One per-CPU load: no torn read against this CPU's tick, also if preemptible. */
+	return this_cpu_read(kernel_cpustat.cpustat[CPUTIME_STEAL]);
+}
+
 unsigned long long tio_irq_events(void)
 {
 	unsigned long long n = __this_cpu_read(kstat.irqs_sum);

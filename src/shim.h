@@ -88,6 +88,20 @@ unsigned long long tio_irq_events(void);
 int tio_nmi_interrupted_hardirq(void);
 
 /*
+ * In NMI context: whether the NMI interrupted the idle loop itself (the idle task, with no
+ * hard interrupt or softirq level below the NMI).
+ */
+int tio_nmi_interrupted_idle_loop(void);
+
+/*
+ * Steal time the kernel has accounted on this CPU since boot, in ns
+ * (kcpustat_this_cpu->cpustat[CPUTIME_STEAL]); 0 where it accounts none (no paravirt steal
+ * clock: bare metal, QEMU TCG). Updated only by this CPU (at its tick, and at idle exit);
+ * any context on the CPU to read. In C: this_cpu_read is a per-CPU accessor macro.
+ */
+unsigned long long tio_steal_ns(void);
+
+/*
  * hrtimer interrupt retries on the CPU whose hrtimer interrupt is running timer's callback:
  * a retry means callbacks of that interrupt ran past the next expiry. timer is the running
  * struct hrtimer; 0 without high-resolution timers.

@@ -189,6 +189,7 @@ impl State {
                     }
                     cpu.idle_gaps.store(0, Relaxed);
                     cpu.late_timer_gaps.store(0, Relaxed);
+                    cpu.steal_gaps.store(0, Relaxed);
                 }
                 self.tag_wait.clear();
             }

@@ -13,11 +13,16 @@
 //! takes the stack it interrupted into that CPU's live profile, but only for an NMI the
 //! module asked for and only while the window it was sent for is still open. The claimer
 //! also fires `irqoff_ongoing` when the window passes the threshold and again, with a
-//! rate-limited line in the kernel log, when it passes the stuck length. When the window
+//! rate-limited line in the kernel log, when it passes the stuck length, but only once an
+//! NMI of the window has found the CPU running something other than the idle loop: a vCPU
+//! the hypervisor is not running (or a VM frozen with its clock running) answers no NMI
+//! and is not "stuck"; such windows are counted (`stuck_unconfirmed`). When the window
 //! ends, the CPU's own hrtimer links the profile into the window's record.
 //!
 //! Where NMIs cannot be sent (not x86_64) or do not arrive, the feature says so in the
 //! `records` file and does nothing else; ongoing windows are still shown, without stacks.
+//! Where they cannot be sent, nothing can confirm a window, and the stuck line is logged
+//! at the stuck length as it stands.
 
 use kernel::prelude::*;
 use kernel::sync::atomic::{Acquire, Atomic, Full, Relaxed, Release};
@@ -26,7 +31,7 @@ use kernel::time::{delay::fsleep, Delta};
 use crate::ffi::{self, Symbol, COMM_LEN};
 use crate::gap::{Rules, NSEC_PER_MSEC};
 use crate::peers::Peers;
-use crate::profile::{self, ClaimStep};
+use crate::profile::{self, ClaimStep, Stuck};
 use crate::records::{comm_str, LiveProfile, MAX_FRAMES};
 use crate::sampler::{self, Cost};
 use crate::stack;
@@ -114,6 +119,10 @@ pub(crate) struct Watched {
     /// when the first such NMI came.
     handler_window: Atomic<u64>,
     handler_at: Atomic<u64>,
+    /// The last window in which an NMI found this CPU outside the idle loop (running the
+    /// window's culprit), and the last one counted as stuck without such a sample.
+    busy_window: Atomic<u64>,
+    unconfirmed: Atomic<u64>,
     /// The CPUs this one watches (`NO_CPU`: none), worked out in process context by
     /// [`Watch::ring_changed`]; its hrtimer copies them when the ring version moved.
     ring: [Atomic<u32>; 2],
@@ -142,6 +151,8 @@ impl Watched {
             profile: LiveProfile::new(),
             handler_window: Atomic::new(0),
             handler_at: Atomic::new(0),
+            busy_window: Atomic::new(0),
+            unconfirmed: Atomic::new(0),
             ring: [const { Atomic::new(NO_CPU) }; 2],
             nmi_cost: Cost::new(),
             nmi_rtt: Cost::new(),
@@ -260,6 +271,9 @@ pub(crate) struct Watch {
     /// Answered after their window ended: nothing taken.
     pub(crate) nmi_stale: Atomic<u64>,
     pub(crate) nmi_missed: Atomic<u64>,
+    /// Windows overdue past the stuck length with no NMI sample outside the idle loop
+    /// (`profile::Stuck::Unconfirmed`): not logged.
+    pub(crate) stuck_unconfirmed: Atomic<u64>,
     /// Bumped whenever a CPU's sampler starts or stops: the ring of watched CPUs may have
     /// changed ([`Ring`]).
     ring_version: Atomic<u64>,
@@ -302,6 +316,7 @@ impl Watch {
             nmi_answered: Atomic::new(0),
             nmi_stale: Atomic::new(0),
             nmi_missed: Atomic::new(0),
+            stuck_unconfirmed: Atomic::new(0),
             ring_version: Atomic::new(1),
         })
     }
@@ -491,14 +506,28 @@ impl Watch {
             w.announced.store(o.window, Relaxed);
             tracepoints::irqoff_ongoing(t, o.length_ns, pid, &comm, false);
         }
-        if o.length_ns >= self.stuck_ns && w.stuck.load(Relaxed) != o.window {
-            w.stuck.store(o.window, Relaxed);
-            tracepoints::irqoff_ongoing(t, o.length_ns, pid, &comm, true);
-            // Logged by the namer, in process context: naming a module frame walks the
-            // module's symbol table, never done here in hard interrupt context.
-            if w.stuck_line.post(&StuckLine { ms: o.length_ns / NSEC_PER_MSEC, pid, comm, top, module }) {
-                ffi::namer_kick();
+        let busy_seen = w.busy_window.load(Relaxed) == o.window;
+        match profile::stuck_step(o.length_ns, self.stuck_ns, w.stuck.load(Relaxed) == o.window, busy_seen, self.nmi_usable()) {
+            Stuck::Nothing => {}
+            Stuck::Unconfirmed => {
+                if w.unconfirmed.load(Relaxed) != o.window {
+                    w.unconfirmed.store(o.window, Relaxed);
+                    self.stuck_unconfirmed.add(1, Relaxed);
+                }
             }
+            Stuck::Log => self.log_stuck(w, t, o, pid, &comm, top, module),
+        }
+    }
+
+    /// The stuck tracepoint for `t`'s window `o`, once, and its log line, which the namer
+    /// writes in process context: naming a module frame walks the module's symbol table,
+    /// never done here in hard interrupt context.
+    #[allow(clippy::too_many_arguments)]
+    fn log_stuck(&self, w: &Watched, t: u32, o: Ongoing, pid: i32, comm: &[u8; COMM_LEN], top: u64, module: u64) {
+        w.stuck.store(o.window, Relaxed);
+        tracepoints::irqoff_ongoing(t, o.length_ns, pid, comm, true);
+        if w.stuck_line.post(&StuckLine { ms: o.length_ns / NSEC_PER_MSEC, pid, comm: *comm, top, module }) {
+            ffi::namer_kick();
         }
     }
 
@@ -592,6 +621,9 @@ impl Watch {
         let pid = ffi::current_task(&mut comm);
         let now = ffi::now_ns_nmi();
         w.profile.sample(window, w.nmi_weight.load(Relaxed), frames, pid, &comm, now);
+        if w.busy_window.load(Relaxed) != window && !ffi::nmi_interrupted_idle_loop() {
+            w.busy_window.store(window, Relaxed);
+        }
         if ffi::nmi_interrupted_hardirq() && w.handler_window.load(Relaxed) != window {
             w.handler_at.store(now, Relaxed);
             w.handler_window.store(window, Relaxed);

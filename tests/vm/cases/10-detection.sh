@@ -151,6 +151,18 @@ check "the hardirq_off event fires with cpu and latency" grep -qE 'hardirq_off: 
 echo 0 > $T/events/trace_irqoff/enable
 grep -E 'hardirq_off|softirq_off' $T/trace | head -n 3 | sed 's/^/#   /'
 
+# Steal gaps: the emulator (QEMU TCG) has no steal clock, so the kernel accounts no steal
+# (the steal column of /proc/stat stays 0) and every gap above was judged as without steal
+# accounting: all the windows were events, none a steal gap. The count is shown, as 0, in
+# records, in the CLI's snapshot (status --json) and in its metrics, for every CPU.
+stolen=$(awk '$1 ~ /^cpu[0-9]+$/ { s += $9 } END { print s + 0 }' /proc/stat)
+echo "# measured: steal accounted by the guest kernel: $stolen (USER_HZ ticks)"
+check "the guest kernel accounts no steal (the premise: no steal clock under TCG)" test "$stolen" = 0
+ncpu=$(grep -c '^cpu [0-9]* ' $TIO/records)
+check "records: every cpu line counts steal_gaps=0" sh -c "test \$(grep -c '^cpu [0-9]* .* steal_gaps=0 ' $TIO/records) = $ncpu"
+check "status --json: steal_gaps 0 for every CPU" sh -c "trace-irqoff status --json | grep -E '\"steal_gaps\": *0,?\$' | wc -l | grep -qx $ncpu && ! trace-irqoff status --json | grep -qE '\"steal_gaps\": *[1-9]'"
+check "metrics: trace_irqoff_steal_gaps_total 0 for every CPU" sh -c "test \$(trace-irqoff metrics | grep -cE '^trace_irqoff_steal_gaps_total\{cpu=\"[0-9]+\"\} 0\$') = $ncpu"
+
 echo 0 > $TIO/enable
 rmmod irqoff_sample
 rmmod trace_irqoff

@@ -269,6 +269,7 @@ impl<B: Backend> Module<B> {
                 replaced: 0,
                 idle_gaps: 0,
                 late_timer_gaps: 0,
+                steal_gaps: 0,
                 soft_bh_off_events: 0,
                 soft_ksoftirqd_wait_events: 0,
                 hard_hist: Vec::new(),

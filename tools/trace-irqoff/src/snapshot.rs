@@ -92,6 +92,11 @@ pub struct Cpu {
     /// a softirq-off window; not events); 0 before the module counted them.
     #[serde(default)]
     pub late_timer_gaps: u64,
+    /// Gaps long only because of steal time the kernel accounted over them (the
+    /// hypervisor did not run the vCPU; not events); 0 where it accounts none, and before
+    /// the module counted them.
+    #[serde(default)]
+    pub steal_gaps: u64,
     /// Softirq events by cause (they add up to `soft_events`); 0 before format v2.
     #[serde(default)]
     pub soft_bh_off_events: u64,
@@ -237,6 +242,10 @@ pub struct Watcher {
     pub nmi_answered: u64,
     pub nmi_stale: u64,
     pub nmi_missed: u64,
+    /// Windows overdue past the stuck length that no NMI found running anything but the
+    /// idle loop (a vCPU not run, a frozen VM): no stuck line; 0 before the module counted.
+    #[serde(default)]
+    pub stuck_unconfirmed: u64,
 }
 
 /// A hardirq-off window still open when the file was read.
@@ -328,6 +337,7 @@ pub fn delta(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {
                 replaced: sub(a.replaced, b.map(|b| b.replaced)),
                 idle_gaps: sub(a.idle_gaps, b.map(|b| b.idle_gaps)),
                 late_timer_gaps: sub(a.late_timer_gaps, b.map(|b| b.late_timer_gaps)),
+                steal_gaps: sub(a.steal_gaps, b.map(|b| b.steal_gaps)),
                 hard_hist: subv(&a.hard_hist, b.map(|b| &b.hard_hist)),
                 soft_hist: subv(&a.soft_hist, b.map(|b| &b.soft_hist)),
                 soft_bh_off_hist: subv(&a.soft_bh_off_hist, b.map(|b| &b.soft_bh_off_hist)),
@@ -624,6 +634,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     replaced: f.num::<u64>("hard_replaced")? + f.num::<u64>("soft_replaced")?,
                     idle_gaps: f.num_or("idle_gaps", 0)?,
                     late_timer_gaps: f.num_or("late_timer_gaps", 0)?,
+                    steal_gaps: f.num_or("steal_gaps", 0)?,
                     soft_bh_off_events: bh_off,
                     soft_ksoftirqd_wait_events: ksoftirqd_wait,
                     hard_hist: vec![0; NR_BUCKETS],
@@ -732,6 +743,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     nmi_answered: f.num_or("nmi_answered", 0)?,
                     nmi_stale: f.num_or("nmi_stale", 0)?,
                     nmi_missed: f.num_or("nmi_missed", 0)?,
+                    stuck_unconfirmed: f.num_or("stuck_unconfirmed", 0)?,
                 });
             }
             "ongoing" => {

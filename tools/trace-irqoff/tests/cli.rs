@@ -507,8 +507,8 @@ softirq-off  ksoftirqd-wait      1      52.004 ms      52.004 ms  ksoftirqd/2   
 fn v2_status_and_hist_split_softirqs_by_cause() {
     let root = ours_v2();
     let text = stdout(root.path(), &["status"]);
-    assert!(text.contains("\n CPU  online   hardirq-off  softirq-off   bh-off ksoftirqd-wait  dropped  replaced  idle gaps\n"), "{text}");
-    assert!(text.contains("\n   2  yes                0            4        2              2        0         0          0\n"), "{text}");
+    assert!(text.contains("\n CPU  online   hardirq-off  softirq-off   bh-off ksoftirqd-wait  dropped  replaced  idle gaps  steal gaps\n"), "{text}");
+    assert!(text.contains("\n   2  yes                0            4        2              2        0         0          0           0\n"), "{text}");
     let v: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["status", "--json"])).unwrap();
     let c2 = &v["cpus"][2];
     assert_eq!((&c2["soft_events"], &c2["soft_bh_off_events"], &c2["soft_ksoftirqd_wait_events"]), (&4.into(), &2.into(), &2.into()));

@@ -351,6 +351,7 @@ fn add(into: &mut Vec<Cpu>, more: &[Cpu]) {
         t.replaced += c.replaced;
         t.idle_gaps += c.idle_gaps;
         t.late_timer_gaps += c.late_timer_gaps;
+        t.steal_gaps += c.steal_gaps;
         addv(&mut t.hard_hist, &c.hard_hist);
         addv(&mut t.soft_hist, &c.soft_hist);
         addv(&mut t.soft_bh_off_hist, &c.soft_bh_off_hist);

@@ -176,6 +176,10 @@ fn ours(o: &mut String, s: &Snapshot) {
     for c in &s.cpus {
         let _ = writeln!(o, "trace_irqoff_late_timer_gaps_total{{cpu=\"{}\"}} {}", c.cpu, c.late_timer_gaps);
     }
+    family(o, "trace_irqoff_steal_gaps_total", "counter", "Sampler gaps long only because of steal time (the vCPU not run, not windows).");
+    for c in &s.cpus {
+        let _ = writeln!(o, "trace_irqoff_steal_gaps_total{{cpu=\"{}\"}} {}", c.cpu, c.steal_gaps);
+    }
     worst(o, s, series.iter().map(|(_, se)| se));
 }
 

@@ -70,9 +70,13 @@ pub fn open_windows(s: &Snapshot) -> Vec<OpenWindow> {
 pub fn watcher_sentence(w: &Watcher) -> String {
     if w.available {
         return if w.active {
+            let unconfirmed = match w.stuck_unconfirmed {
+                0 => String::new(),
+                n => format!("; {n} overdue past the stuck length with no NMI sample outside the idle loop, not logged as stuck"),
+            };
             format!(
-                "on: stacks of hardirq-off windows still open, by NMI from another CPU ({} NMIs sent, {} answered, {} late, {} missed)",
-                w.nmi_sent, w.nmi_answered, w.nmi_stale, w.nmi_missed
+                "on: stacks of hardirq-off windows still open, by NMI from another CPU ({} NMIs sent, {} answered, {} late, {} missed{})",
+                w.nmi_sent, w.nmi_answered, w.nmi_stale, w.nmi_missed, unconfirmed
             )
         } else {
             "available, starts when sampling is enabled".to_string()
@@ -187,7 +191,7 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
     let split = |bh: &str, ksw: &str| if by_cause { format!(" {bh:>8} {ksw:>14}") } else { String::new() };
     let _ = writeln!(
         o,
-        "{:>4}  {:<7} {:>12} {:>12}{} {:>8} {:>9} {:>10}",
+        "{:>4}  {:<7} {:>12} {:>12}{} {:>8} {:>9} {:>10} {:>11}",
         "CPU",
         "online",
         "hardirq-off",
@@ -195,12 +199,13 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
         split("bh-off", "ksoftirqd-wait"),
         "dropped",
         "replaced",
-        "idle gaps"
+        "idle gaps",
+        "steal gaps"
     );
     for c in &s.cpus {
         let _ = writeln!(
             o,
-            "{:>4}  {:<7} {:>12} {:>12}{} {:>8} {:>9} {:>10}",
+            "{:>4}  {:<7} {:>12} {:>12}{} {:>8} {:>9} {:>10} {:>11}",
             c.cpu,
             if c.online { "yes" } else { "no" },
             c.hard_events,
@@ -208,7 +213,8 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
             split(&c.soft_bh_off_events.to_string(), &c.soft_ksoftirqd_wait_events.to_string()),
             c.dropped,
             c.replaced,
-            c.idle_gaps
+            c.idle_gaps,
+            c.steal_gaps
         );
     }
     if let Some(w) = &s.watcher {
