@@ -1122,17 +1122,10 @@ fn capture(w: &mut Writer<'_>, which: Which) {
 }
 
 /// Puts a stack taken earlier with [`capture_raw`] into `which` of the record being
-/// written, naming the frames in code that can be unloaded (as `capture` does for a stack
-/// taken now). A module unloaded since leaves its frames unnamed.
+/// written (addresses only, as `capture`: the namer names them). A module unloaded between
+/// the capture and the record leaves its frames unnamed.
 fn put_frames(w: &mut Writer<'_>, which: Which, frames: &[u64]) {
     w.frames(which, frames);
-    let mut buf = [0u8; NAME_BUF];
-    for (i, &addr) in frames.iter().enumerate() {
-        if ffi::text_can_vanish(addr) {
-            let len = ffi::format_symbol(&mut buf, addr);
-            w.name(which, i, &buf[..len]);
-        }
-    }
 }
 
 impl HrTimerCallback for CpuSampler {
