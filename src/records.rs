@@ -1309,7 +1309,8 @@ mod kunit {
             40
         });
         let named = job.named[0];
-        assert!(named & (1 << (MAX_FRAMES - 1)) != 0, "the module frame is named");
+        // The module frame is named.
+        assert!(named & (1 << (MAX_FRAMES - 1)) != 0);
         // The rest: as many core frames as fit beside it, the first ones.
         let fit = (REGION_LEN - 41) / 41;
         assert_eq!(named, (1u32 << (MAX_FRAMES - 1)) | ((1u32 << fit) - 1));
