@@ -742,6 +742,9 @@ pub(crate) struct NameJob {
     frames: [[u64; MAX_FRAMES]; NAME_JOB_STACKS],
     named: [u32; NAME_JOB_STACKS],
     names: [[u8; REGION_LEN]; NAME_JOB_STACKS],
+    /// One stack's module frame names, each formatted once: where each is, and its length.
+    scratch: [u8; REGION_LEN],
+    scratch_at: [(u16, u16); MAX_FRAMES],
 }
 
 const NAME_JOB_STACKS: usize = 2 + PROFILE_EXTRA;
@@ -762,6 +765,8 @@ impl NameJob {
             frames: [[0; MAX_FRAMES]; NAME_JOB_STACKS],
             named: [0; NAME_JOB_STACKS],
             names: [[0; REGION_LEN]; NAME_JOB_STACKS],
+            scratch: [0; REGION_LEN],
+            scratch_at: [(0, 0); MAX_FRAMES],
         }
     }
 
@@ -775,24 +780,34 @@ impl NameJob {
         for k in 0..NAME_JOB_STACKS {
             let len = if k < 2 { REGION_LEN } else { PROFILE_NAME_LEN };
             let frames = &self.frames[k][..self.nr[k].min(MAX_FRAMES)];
-            // The room the frames that must be named take, then which others fit.
-            let mut sizes = [0usize; MAX_FRAMES];
-            let mut used = 0;
-            for (size, &addr) in sizes.iter_mut().zip(frames) {
-                *size = format(addr, &mut buf).min(NAME_BUF);
-                if vanishing(addr) {
-                    used += *size + 1;
-                }
-            }
+            // The module frames, each formatted once (a lookup walks the module's symbol
+            // table) into the scratch region, as far as the region has room.
             let mut chosen = 0u32;
-            for (i, (&size, &addr)) in sizes.iter().zip(frames).enumerate() {
-                if vanishing(addr) {
-                    chosen |= 1 << i;
-                } else if used + size < len {
-                    used += size + 1;
+            let mut used = 0;
+            for (i, &addr) in frames.iter().enumerate() {
+                if !vanishing(addr) {
+                    continue;
+                }
+                let n = format(addr, &mut buf).min(NAME_BUF);
+                if n > 0 && used + n < len {
+                    self.scratch[used..used + n].copy_from_slice(&buf[..n]);
+                    self.scratch_at[i] = (used as u16, n as u16);
+                    used += n + 1;
                     chosen |= 1 << i;
                 }
             }
+            // Then the core-kernel frames that fit, in frame order.
+            for (i, &addr) in frames.iter().enumerate() {
+                if vanishing(addr) {
+                    continue;
+                }
+                let n = format(addr, &mut buf).min(NAME_BUF);
+                if n > 0 && used + n < len {
+                    used += n + 1;
+                    chosen |= 1 << i;
+                }
+            }
+            // Packed in frame order (`names::Packer`).
             let mut packer = if k < 2 { Packer::new() } else { Packer::with_len(len) };
             let region = &mut self.names[k];
             region.fill(0);
@@ -800,9 +815,15 @@ impl NameJob {
                 if chosen & (1 << i) == 0 {
                     continue;
                 }
-                let n = format(addr, &mut buf).min(NAME_BUF);
-                if let Some(at) = packer.place(i, n) {
-                    region[at..at + n].copy_from_slice(&buf[..n]);
+                let name = if vanishing(addr) {
+                    let (at, n) = self.scratch_at[i];
+                    &self.scratch[usize::from(at)..usize::from(at) + usize::from(n)]
+                } else {
+                    let n = format(addr, &mut buf).min(NAME_BUF);
+                    &buf[..n]
+                };
+                if let Some(at) = packer.place(i, name.len()) {
+                    region[at..at + name.len()].copy_from_slice(name);
                 }
             }
             self.named[k] = packer.named();

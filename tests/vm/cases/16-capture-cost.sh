@@ -43,13 +43,16 @@ case "$small$big" in
 *) if [ "$big" -le $((2 * small)) ]; then ok "$d"; else not_ok "$d"; fi ;;
 esac
 
-# The names: the namer's pass came within milliseconds of each window's end.
+# The names: the namer's pass came within milliseconds of each window's end (naming
+# included: on the KASAN kernel a mean of 40 ms and at most 86 ms were seen, naming frames
+# of the 20 000-symbol module twice, as the namer then did; 250 ms leaves room for slower
+# guests).
 nl=$(grep '^namer ' $TIO/records)
 named=$(field named "$nl")
 echo "# measured: $nl (mean wait $(( $(field wait_sum_ns "$nl") / (${named:-0} > 0 ? ${named:-0} : 1) )) ns)"
 wait_ns=$(field max_wait_ns "$nl")
-check "the namer named the records ($(field named "$nl") of them), the longest wait $wait_ns ns (under 100 ms)" \
-	sh -c "test $(field named "$nl") -ge $N_WINDOWS && test ${wait_ns:-999999999999} -lt 100000000"
+check "the namer named the records ($(field named "$nl") of them), the longest wait $wait_ns ns (under 250 ms)" \
+	sh -c "test $(field named "$nl") -ge $N_WINDOWS && test ${wait_ns:-999999999999} -lt 250000000"
 # An rmmod right after the window: named before the module's symbols were gone.
 echo 0 > $TIO/trace_latency
 taskset -c 1 sh -c 'echo hardirq 100 > /dev/irqoff_sample_big'
