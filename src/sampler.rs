@@ -387,7 +387,7 @@ impl CpuSampler {
             Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
             Verdict::Event(latency) => {
                 let window = rules.late_window(prev, now);
-                me.hard_off.set(window);
+                self.peers.hard_off(self.cpu, window, rules.threshold_ns);
                 self.hard_counts.add(latency);
                 // The stack here shows no culprit where the window was an interrupt
                 // handler, hrtimer callback or IPI function that has returned (the NMI

@@ -23,6 +23,7 @@ mod frame_cache;
 mod gap;
 mod histogram;
 mod names;
+mod overlap;
 mod parse;
 mod peers;
 mod phase;
