@@ -184,7 +184,7 @@ impl Peers {
         if let Some(p) = self.get(cpu) {
             p.hard_off.set(w);
         }
-        if 2 * w.end.saturating_sub(w.start) >= threshold_ns {
+        if w.end.saturating_sub(w.start).saturating_mul(2) >= threshold_ns {
             self.board.post(Posted { cpu, start: w.start, end: w.end });
         }
     }
