@@ -829,20 +829,16 @@ impl RecordStore {
         self.used(generation)
     }
 
-    /// Copies record `i` (< `len`) into `out`; false if there is none, or it could not be
-    /// read consistently (its writer stayed inside it for 100 ms, which a writer that
-    /// cannot be preempted never does). Process context only: it may sleep.
-    pub(crate) fn read(&self, i: usize, out: &mut Record) -> bool {
-        self.slots.get(i).is_some_and(|slot| slot.read(out))
-    }
-
     /// Copies the header of record `i` (< `len`), without its stacks; the sequence count
-    /// of its slot it was read at, `None` as [`RecordStore::read`] says false.
+    /// of its slot it was read at, `None` as for [`RecordStore::read_at`].
     pub(crate) fn read_header(&self, i: usize, out: &mut Header) -> Option<u32> {
         self.slots.get(i).and_then(|slot| slot.read_header(out))
     }
 
-    /// [`RecordStore::read`], with the sequence count of its slot it was read at.
+    /// Copies record `i` (< `len`) into `out`; the sequence count of its slot it was read
+    /// at, `None` if there is none, or it could not be read consistently (its writer stayed
+    /// inside it for 100 ms, which a writer that cannot be preempted never does). Process
+    /// context only: it may sleep.
     pub(crate) fn read_at(&self, i: usize, out: &mut Record) -> Option<u32> {
         self.slots.get(i).and_then(|slot| slot.read_at(out))
     }
@@ -1159,7 +1155,7 @@ mod kunit {
         let mut r = KBox::new(Record::empty(), GFP_KERNEL)?;
         let mut v = KVec::new();
         for i in 0..store.len(generation) {
-            assert!(store.read(i, &mut r));
+            assert!(store.read_at(i, &mut r).is_some());
             v.push(r.header.latency_ns, GFP_KERNEL)?;
         }
         v.sort_unstable();
@@ -1199,7 +1195,7 @@ mod kunit {
         // The replacing writer starts from a clean slot: no frame of the old record stays.
         store.offer(&header(20, 2), 1, |w| w.frames(Which::Window, &[0x3000]));
         let mut r = KBox::new(Record::empty(), GFP_KERNEL)?;
-        assert!(store.read(0, &mut r));
+        assert!(store.read_at(0, &mut r).is_some());
         assert_eq!(r.header.latency_ns, 20);
         assert_eq!(r.header.pid, 7);
         assert_eq!(r.stack(Which::End).frames().len(), 0);
