@@ -439,6 +439,9 @@ struct Slot {
     jiffies: Atomic<u64>,
     /// CPU + 1 of an overlapping hardirq-off window, 0 for none.
     overlap: Atomic<u32>,
+    /// What readers resolved of its record (`overlap::Resolved`; 0: nothing). Written by
+    /// readers only, outside the sequence count; each word names the count it is for.
+    resolved: Atomic<u64>,
     comm: [Atomic<u64>; 2],
     window_comm: [Atomic<u64>; 2],
     stacks: [SlotStack; 2],
@@ -499,6 +502,7 @@ impl Slot {
             samples: Atomic::new(0),
             jiffies: Atomic::new(0),
             overlap: Atomic::new(0),
+            resolved: Atomic::new(0),
             comm: [const { Atomic::new(0) }; 2],
             window_comm: [const { Atomic::new(0) }; 2],
             stacks: [SlotStack::new(), SlotStack::new()],
@@ -768,9 +772,6 @@ pub(crate) struct RecordStore {
     replaced: Atomic<u64>,
     /// Non-zero when a record was written with frames the namer has to name.
     unnamed: Atomic<u32>,
-    /// Per slot, what readers resolved of its record (`overlap::Resolved`; 0: nothing).
-    /// Written by readers only; each word is checked against the slot's sequence count.
-    resolved: VVec<Atomic<u64>>,
 }
 
 /// What the namer takes from one slot and gives back: the frames of its stacks (the two
@@ -873,14 +874,11 @@ impl NameJob {
 impl RecordStore {
     pub(crate) fn new(capacity: usize) -> Result<Self> {
         let mut slots = VVec::with_capacity(capacity, GFP_KERNEL)?;
-        let mut resolved = VVec::with_capacity(capacity, GFP_KERNEL)?;
         for _ in 0..capacity {
             slots.push(Slot::new(), GFP_KERNEL)?;
-            resolved.push(Atomic::new(0), GFP_KERNEL)?;
         }
         Ok(Self {
             slots,
-            resolved,
             used: Atomic::new(0),
             generation: Atomic::new(0),
             dropped: Atomic::new(0),
@@ -964,10 +962,9 @@ impl RecordStore {
         crate::ffi::namer_kick();
     }
 
-    /// Bytes of the slot array and of the readers' words beside it.
+    /// Bytes of the slot array.
     pub(crate) fn allocated_bytes(&self) -> usize {
         crate::sizes::vmalloc_bytes(self.slots.capacity() * core::mem::size_of::<Slot>())
-            + crate::sizes::vmalloc_bytes(self.resolved.capacity() * core::mem::size_of::<Atomic<u64>>())
     }
 
     /// Number of records a reader of `generation` sees.
@@ -994,14 +991,14 @@ impl RecordStore {
         self.slots.get(i).map(|s| s.seq.load(Acquire))
     }
 
-    /// The readers' word of slot `i` (see `resolved`).
+    /// The readers' word of slot `i` (see `Slot::resolved`).
     pub(crate) fn resolved(&self, i: usize) -> u64 {
-        self.resolved.get(i).map_or(0, |w| w.load(Relaxed))
+        self.slots.get(i).map_or(0, |s| s.resolved.load(Relaxed))
     }
 
     pub(crate) fn set_resolved(&self, i: usize, w: u64) {
-        if let Some(r) = self.resolved.get(i) {
-            r.store(w, Relaxed);
+        if let Some(s) = self.slots.get(i) {
+            s.resolved.store(w, Relaxed);
         }
     }
 

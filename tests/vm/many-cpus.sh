@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Booted with many CPUs (tests/run: --cpus 16 on debian-7.3), or with few online and many
-# possible (--cpus 2 --possible-cpus 255). Claim: the module loads with a sampler for
+# possible (--cpus 2 --possible-cpus M, which it checks the guest counts). Claim: the module loads with a sampler for
 # every possible CPU and samples every online one, a window on the highest online CPU is
 # a record with its in-window stack, every file reads whole in well under a second, and
 # the memory line grows by the per-CPU figure Documentation gives.
@@ -11,6 +11,10 @@ last=$((n - 1))
 possible=$(cat /sys/devices/system/cpu/possible)
 np=$(echo "$possible" | awk -F- '{ print ($2 == "" ? 1 : $2 + 1) }')
 echo "# $n CPUs online, possible $possible ($np): nr_cpu_ids $np"
+# With --possible-cpus M the runner asked QEMU for M: the guest must count them.
+if [ -f /tests/possible-cpus ]; then
+	check "the guest counts the $(cat /tests/possible-cpus) possible CPUs QEMU was given ($np)" test "$np" = "$(cat /tests/possible-cpus)"
+fi
 tio_load
 modprobe irqoff_sample
 check "cpus lists every possible CPU" test "$(cat $TIO/cpus)" = "$possible"
