@@ -24,7 +24,6 @@ mod gap;
 mod histogram;
 mod namer;
 mod names;
-mod overlap;
 mod parse;
 mod peers;
 mod phase;
