@@ -104,9 +104,9 @@ impl Peers {
         }
     }
 
-    /// Empties the selection (then `select`). Only while sampling is off.
-    pub(crate) fn select_none(&self) {
-        for p in self.cpus.iter() {
+    /// Takes `cpu` out of the selection. Only while sampling is off.
+    pub(crate) fn deselect(&self, cpu: u32) {
+        if let Some(p) = self.get(cpu) {
             p.selected.store(false, Relaxed);
         }
     }

@@ -169,8 +169,26 @@ impl State {
         if control.hotplug.is_some() {
             return Err(EBUSY);
         }
-        self.peers.select_none();
-        parse::cpulist(buf, nr, |first, last| self.peers.select(first, last))?;
+        // New CPUs in first, then the others out: a reader (who takes no lock) sees a
+        // selection that holds the old or the new list, never an empty one. A write of
+        // at most 64 bytes has at most 32 ranges.
+        let mut ranges = [(0u32, 0u32); 32];
+        let mut n = 0;
+        parse::cpulist(buf, nr, |first, last| {
+            if let Some(r) = ranges.get_mut(n) {
+                *r = (first, last);
+                n += 1;
+            }
+        })?;
+        let ranges = &ranges[..n];
+        for &(first, last) in ranges {
+            self.peers.select(first, last);
+        }
+        for cpu in 0..nr {
+            if !ranges.iter().any(|&(first, last)| (first..=last).contains(&cpu)) {
+                self.peers.deselect(cpu);
+            }
+        }
         Ok(())
     }
 
