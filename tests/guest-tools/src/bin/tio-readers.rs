@@ -4,17 +4,19 @@
 //! that stays free, before the window (a process created during it may need the stuck CPU
 //! for a TLB-flush IPI; threads and `posix_spawn` do not).
 //!
-//! Creates FILE once it runs (its exec, which may need every CPU its parent's memory ran
-//! on, is over: open the window only then). Waits (at most 10 s) until `DIR/records`
-//! shows an open window (an `ongoing` line), then
-//! starts one writer thread per `--write` (`VALUE > DIR/NAME`; on CPU N with
-//! `--writer-cpu`: a writer that makes the kernel wait for every CPU may spin on its own
-//! CPU meanwhile), and for SECONDS reads every file of DIR to its end and runs every
-//! COMMAND (split at spaces), timing each. Prints, one line each:
+//! First times each file read and each COMMAND three times with no CPU stuck (the
+//! baseline: the fastest of the three, what the same read costs on this kernel once warm,
+//! KASAN's included), then creates FILE (its exec, which may need every CPU its parent's
+//! memory ran on, is over: open the window only then). Waits (at most 10 s) until
+//! `DIR/records` shows an open window (an `ongoing` line), then starts one writer thread
+//! per `--write` (`VALUE > DIR/NAME`; on CPU N with `--writer-cpu`: a writer that makes
+//! the kernel wait for every CPU may spin on its own CPU meanwhile), and for SECONDS
+//! reads every file of DIR to its end and runs every COMMAND (split at spaces), timing
+//! each. Prints, one line each:
 //!
-//! - `read NAME n=N max_ms=X` per file;
-//! - `run COMMAND n=N max_ms=X busy=0|1` per command (`busy`: its output once said
-//!   `enabling` or `disabling`);
+//! - `read NAME n=N max_ms=X base_ms=B` per file (`B`: the baseline);
+//! - `run COMMAND n=N max_ms=X base_ms=B busy=0|1` per command (`busy`: its output once
+//!   said `enabling` or `disabling`);
 //! - `stack COMMAND after X ms: ...`: the kernel stack of a command still running after
 //!   200 ms;
 //! - `write NAME=VALUE ms=X result=ok|ERRNO` per writer, once it returned;
@@ -135,6 +137,28 @@ fn main() -> ExitCode {
             _ => commands.push(a),
         }
     }
+    let mut files: Vec<String> = fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    files.sort();
+    let mut base_reads: BTreeMap<String, Duration> = BTreeMap::new();
+    let mut base_runs: Vec<Duration> = vec![Duration::MAX; commands.len()];
+    let mut base_stacks: Vec<String> = Vec::new();
+    for _ in 0..3 {
+        for f in &files {
+            let t0 = Instant::now();
+            let _ = fs::read(format!("{dir}/{f}"));
+            let d = t0.elapsed();
+            base_reads.entry(f.clone()).and_modify(|b| *b = (*b).min(d)).or_insert(d);
+        }
+        for (i, c) in commands.iter().enumerate() {
+            let mut words = c.split(' ');
+            let Some(prog) = words.next() else { continue };
+            let t0 = Instant::now();
+            run(prog, words, &mut base_stacks);
+            base_runs[i] = base_runs[i].min(t0.elapsed());
+        }
+    }
     if let Some(f) = &ready {
         if let Err(e) = fs::write(f, b"ready\n") {
             eprintln!("tio-readers: {f}: {e}");
@@ -151,10 +175,6 @@ fn main() -> ExitCode {
         thread::sleep(Duration::from_millis(10));
     }
     let writers: Vec<_> = writes.into_iter().map(|(n, v)| writer(format!("{dir}/{n}"), n, v, writer_cpu)).collect();
-    let mut files: Vec<String> = fs::read_dir(dir)
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
-    files.sort();
     let mut reads: BTreeMap<String, (u32, Duration)> = BTreeMap::new();
     let mut runs: Vec<(u32, Duration, bool)> = vec![(0, Duration::ZERO, false); commands.len()];
     let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -193,10 +213,11 @@ fn main() -> ExitCode {
         println!("{st}");
     }
     for (f, (n, d)) in &reads {
-        println!("read {f} n={n} max_ms={:.1}", ms(*d));
+        let base = base_reads.get(f).copied().unwrap_or_default();
+        println!("read {f} n={n} max_ms={:.1} base_ms={:.1}", ms(*d), ms(base));
     }
-    for (c, (n, d, busy)) in commands.iter().zip(&runs) {
-        println!("run {c} n={n} max_ms={:.1} busy={}", ms(*d), u8::from(*busy));
+    for ((c, (n, d, busy)), base) in commands.iter().zip(&runs).zip(&base_runs) {
+        println!("run {c} n={n} max_ms={:.1} base_ms={:.1} busy={}", ms(*d), ms(*base), u8::from(*busy));
     }
     for (f, v) in &seen {
         println!("seen {f}={}", v.join(","));
