@@ -27,7 +27,7 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub raw_symbols: bool,
 
-    /// When to colour the output (never with NO_COLOR set, or when not a terminal in auto).
+    /// When to colour the output (auto: on a terminal, unless NO_COLOR is set).
     #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
 
@@ -91,10 +91,10 @@ pub enum Command {
 #[derive(Args, Debug)]
 pub struct EnableArgs {
     /// Sampling period in ms (1..1000).
-    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    #[arg(long, value_name = "MS", value_parser = parse_whole_ms)]
     pub period: Option<u64>,
     /// Record stacks for latencies of at least this many ms (2 x period..10000).
-    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    #[arg(long, value_name = "MS", value_parser = parse_whole_ms)]
     pub threshold: Option<u64>,
     /// Sample only these CPUs: a CPU list as the kernel writes one (0-3,8). Default: every
     /// CPU but the nohz_full ones.
@@ -106,7 +106,7 @@ pub struct EnableArgs {
 pub struct SetArgs {
     pub what: Tunable,
     /// Value in ms (a trailing "ms" is accepted).
-    #[arg(value_parser = parse_ms_arg)]
+    #[arg(value_parser = parse_whole_ms)]
     pub value: u64,
 }
 
@@ -127,10 +127,10 @@ pub struct RecordsArgs {
     #[arg(long, value_enum)]
     pub kind: Option<Kind>,
     /// Only latencies of at least this many ms (decimals allowed: 1.5).
-    #[arg(long = "min", value_name = "MS", value_parser = parse_ms_decimal)]
+    #[arg(long = "min", value_name = "MS", value_parser = parse_ns)]
     pub min_ns: Option<u64>,
     /// Only events of the last DURATION (e.g. 10m, 1h).
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(long, value_parser = parse_positive)]
     pub since: Option<Duration>,
     /// Order: worst first, or newest first.
     #[arg(long, value_enum, default_value_t = Sort::Worst)]
@@ -172,7 +172,7 @@ pub struct TopArgs {
     #[arg(long, conflicts_with_all = ["stack", "limit"])]
     pub live: bool,
     /// With --live: time between refreshes.
-    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration, requires = "live")]
+    #[arg(long, default_value = "1s", value_parser = parse_positive, requires = "live")]
     pub interval: Duration,
     /// With --live: stop after this many refreshes (default: until Ctrl-C; 1 when not on a terminal).
     #[arg(long, requires = "live")]
@@ -181,30 +181,30 @@ pub struct TopArgs {
 
 #[derive(Args, Debug)]
 pub struct WatchArgs {
-    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = parse_positive)]
     pub interval: Duration,
     /// Stop after this many refreshes (default: until Ctrl-C).
     #[arg(long)]
     pub count: Option<u64>,
     /// End as soon as a window of at least MS ms is recorded (exit status 3).
-    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    #[arg(long, value_name = "MS", value_parser = parse_whole_ms)]
     pub until: Option<u64>,
 }
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
     /// How long to record (e.g. 30s, 5m) [default: 30s; with --until, no limit].
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(long, value_parser = parse_positive)]
     pub duration: Option<Duration>,
     /// End as soon as a window of at least MS ms is recorded, save and restore (exit
     /// status 3); lowers the threshold to MS while recording if it is higher.
-    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    #[arg(long, value_name = "MS", value_parser = parse_whole_ms)]
     pub until: Option<u64>,
     /// Sampling period in ms while recording.
-    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    #[arg(long, value_name = "MS", value_parser = parse_whole_ms)]
     pub period: Option<u64>,
     /// Threshold in ms while recording.
-    #[arg(long, value_name = "MS", value_parser = parse_ms_arg)]
+    #[arg(long, value_name = "MS", value_parser = parse_whole_ms)]
     pub threshold: Option<u64>,
     /// Where to write the JSON result.
     #[arg(short, long, default_value = "trace-irqoff-record.json")]
@@ -259,38 +259,128 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-/// "10", "10ms" -> 10.
-fn parse_ms_arg(s: &str) -> Result<u64, String> {
-    let v = s.strip_suffix("ms").unwrap_or(s);
-    v.parse().map_err(|_| format!("'{s}' is not a whole number of milliseconds"))
-}
-
-/// "80", "1.5", "1.5ms" -> ns.
-fn parse_ms_decimal(s: &str) -> Result<u64, String> {
-    let bad = || format!("'{s}' is not a number of milliseconds (e.g. 80 or 1.5)");
-    let v = s.strip_suffix("ms").unwrap_or(s);
-    let (whole, frac) = v.split_once('.').unwrap_or((v, ""));
-    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
-    let frac_ok = if v.contains('.') { digits(frac) } else { frac.is_empty() };
-    if !digits(whole) || !frac_ok || frac.len() > 6 {
+/// The one duration syntax of every option: a number with a unit (`ns`, `us`, `ms`, `s`,
+/// `m`, `min`, `h`; decimals allowed: `1.5s`), or a bare number, which is milliseconds, or
+/// several parts (`1m30s`).
+pub fn parse_span(s: &str) -> Result<Duration, String> {
+    let bad = || format!("'{s}' is not a duration (e.g. 10, 1.5ms, 2s, 5m: a bare number is milliseconds)");
+    let t = s.trim();
+    if t.is_empty() {
         return Err(bad());
     }
-    let frac_ns: u64 = format!("{frac:0<6}").parse().map_err(|_| bad())?;
-    whole.parse::<u64>().ok().and_then(|w| w.checked_mul(1_000_000)).and_then(|w| w.checked_add(frac_ns)).ok_or_else(bad)
+    let mut rest = t;
+    let mut total: u128 = 0;
+    while !rest.is_empty() {
+        let num_len = rest.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
+        let (num, tail) = rest.split_at(num_len);
+        let unit_len = tail.bytes().take_while(|b| !b.is_ascii_digit() && *b != b'.').count();
+        let (unit, tail) = tail.split_at(unit_len);
+        let ns_per: u128 = match unit.trim() {
+            "" if rest.len() == t.len() => 1_000_000,
+            "ns" => 1,
+            "us" | "µs" => 1_000,
+            "ms" => 1_000_000,
+            "s" | "sec" => 1_000_000_000,
+            "m" | "min" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return Err(bad()),
+        };
+        // A bare number is one part only: "1m30" is refused.
+        if unit.trim().is_empty() && !tail.is_empty() {
+            return Err(bad());
+        }
+        total = total.checked_add(decimal_times(num, ns_per).ok_or_else(bad)?).ok_or_else(bad)?;
+        rest = tail;
+    }
+    let secs = u64::try_from(total / 1_000_000_000).map_err(|_| bad())?;
+    Ok(Duration::new(secs, (total % 1_000_000_000) as u32))
+}
+
+/// `num` (digits with at most one '.', a digit on each side) times `scale`, if whole.
+fn decimal_times(num: &str, scale: u128) -> Option<u128> {
+    let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
+    let digits = |d: &str| !d.is_empty() && d.len() <= 20 && d.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || (num.contains('.') && !digits(frac)) {
+        return None;
+    }
+    let mut v = whole.parse::<u128>().ok()?.checked_mul(scale)?;
+    let mut unit = scale;
+    for b in frac.bytes() {
+        let d = u128::from(b - b'0');
+        if unit % 10 != 0 {
+            // Finer than a nanosecond: refused rather than rounded.
+            if d != 0 {
+                return None;
+            }
+            continue;
+        }
+        unit /= 10;
+        v = v.checked_add(d * unit)?;
+    }
+    Some(v)
+}
+
+/// A duration that must be a whole number of milliseconds (the module's unit): period,
+/// threshold, `--until`. Returns the milliseconds.
+fn parse_whole_ms(s: &str) -> Result<u64, String> {
+    let d = parse_span(s)?;
+    if d.subsec_nanos() % 1_000_000 != 0 {
+        return Err(format!("'{s}' is not a whole number of milliseconds"));
+    }
+    u64::try_from(d.as_millis()).map_err(|_| format!("'{s}' is too long"))
+}
+
+/// A duration in nanoseconds (`--min`: 80, 1.5, 1.5ms, 2s).
+fn parse_ns(s: &str) -> Result<u64, String> {
+    u64::try_from(parse_span(s)?.as_nanos()).map_err(|_| format!("'{s}' is too long"))
+}
+
+/// A duration that must not be zero: `--interval`, `--duration`, `--since`.
+fn parse_positive(s: &str) -> Result<Duration, String> {
+    let d = parse_span(s)?;
+    if d.is_zero() {
+        return Err(format!("'{s}' is zero: give a duration longer than that (e.g. 1s)"));
+    }
+    Ok(d)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// One syntax for every duration: a bare number is ms, units and decimals are accepted,
+    /// anything else is refused with the same sentence.
     #[test]
-    fn decimal_milliseconds() {
-        assert_eq!(parse_ms_decimal("80"), Ok(80_000_000));
-        assert_eq!(parse_ms_decimal("1.5"), Ok(1_500_000));
-        assert_eq!(parse_ms_decimal("1.5ms"), Ok(1_500_000));
-        assert_eq!(parse_ms_decimal("0.000001"), Ok(1));
-        for bad in ["", "-1", "1.", ".5", "1.2.3", "abc", "1.0000001", "1e3", "99999999999999999999"] {
-            assert_eq!(parse_ms_decimal(bad), Err(format!("'{bad}' is not a number of milliseconds (e.g. 80 or 1.5)")), "{bad}");
+    fn one_duration_syntax() {
+        let ms = |v: u64| Ok(Duration::from_millis(v));
+        assert_eq!(parse_span("10"), ms(10));
+        assert_eq!(parse_span("10ms"), ms(10));
+        assert_eq!(parse_span("1.5"), Ok(Duration::from_micros(1500)));
+        assert_eq!(parse_span("1.5s"), ms(1500));
+        assert_eq!(parse_span("2m"), ms(120_000));
+        assert_eq!(parse_span("1.5m"), ms(90_000));
+        assert_eq!(parse_span("1m30s"), ms(90_000));
+        assert_eq!(parse_span("1h"), ms(3_600_000));
+        assert_eq!(parse_span("250us"), Ok(Duration::from_micros(250)));
+        assert_eq!(parse_span("0.000001"), Ok(Duration::from_nanos(1)));
+        assert_eq!(parse_span("1.0000000s"), ms(1000));
+        for bad in ["", " ", "-1", "1.", ".5", "1.2.3", "abc", "1e3", "10 parsecs", "1m30", "1.0000001", "99999999999999999999999h"] {
+            assert_eq!(parse_span(bad), Err(format!("'{bad}' is not a duration (e.g. 10, 1.5ms, 2s, 5m: a bare number is milliseconds)")), "{bad}");
+        }
+    }
+
+    /// The module's values are whole ms; zero is refused where it would mean nothing.
+    #[test]
+    fn whole_ms_nanoseconds_and_positive() {
+        assert_eq!(parse_whole_ms("1s"), Ok(1000));
+        assert_eq!(parse_whole_ms("20"), Ok(20));
+        assert_eq!(parse_whole_ms("1.5"), Err("'1.5' is not a whole number of milliseconds".to_string()));
+        assert_eq!(parse_ns("1.5"), Ok(1_500_000));
+        assert_eq!(parse_ns("80"), Ok(80_000_000));
+        assert_eq!(parse_ns("1.5s"), Ok(1_500_000_000));
+        assert_eq!(parse_positive("1"), Ok(Duration::from_millis(1)));
+        for zero in ["0", "0s", "0.0ms"] {
+            assert_eq!(parse_positive(zero), Err(format!("'{zero}' is zero: give a duration longer than that (e.g. 1s)")));
         }
     }
 

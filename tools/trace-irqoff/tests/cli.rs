@@ -112,6 +112,17 @@ fn records_json_names_the_culprit_and_filters() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
 }
 
+/// A CPU the module does not report is refused, not answered with "no records".
+#[test]
+fn records_refuses_a_cpu_that_is_not_there() {
+    let root = ours_v2();
+    cli(root.path())
+        .args(["records", "--cpu", "1", "--cpu", "7"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("there is no CPU 7 here: the module reports CPUs 0-3").and(predicate::str::contains("hint: pick one of those")));
+}
+
 #[test]
 fn latency_alias_and_human_records() {
     let root = ours();
@@ -182,7 +193,7 @@ fn validation_happens_before_writing() {
         .failure()
         .stderr(predicate::str::contains("at least twice the period (20 ms)"));
     assert_eq!(read(root.path(), "trace_latency"), "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n");
-    cli(root.path()).args(["set", "period", "ten"]).assert().code(2).stderr(predicate::str::contains("not a whole number"));
+    cli(root.path()).args(["set", "period", "ten"]).assert().code(2).stderr(predicate::str::contains("is not a duration"));
 }
 
 #[test]
@@ -249,9 +260,11 @@ fn completions_and_man_pages() {
     let dir = TempDir::new().unwrap();
     cli(dir.path()).args(["completions", "bash"]).assert().success().stdout(predicate::str::contains("trace-irqoff"));
     cli(dir.path()).arg("man").assert().success().stdout(predicate::str::contains(".TH trace-irqoff 1").and(predicate::str::contains(".SH \"EXIT STATUS\"\n")));
-    // Every page the main page refers to exists, with its options and the exit status.
-    cli(dir.path()).args(["man", "--dir"]).arg(dir.path()).assert().success();
-    let main = fs::read_to_string(dir.path().join("trace-irqoff.1")).unwrap();
+    // Every page the main page refers to exists, with its options and the exit status;
+    // the directory is created if it does not exist yet.
+    let man1 = dir.path().join("share/man/man1");
+    cli(dir.path()).args(["man", "--dir"]).arg(&man1).assert().success();
+    let main = fs::read_to_string(man1.join("trace-irqoff.1")).unwrap();
     let refs: Vec<&str> = main
         .match_indices("trace\\-irqoff\\-")
         .map(|(i, _)| &main[i..i + main[i..].find(|c: char| !(c.is_ascii_lowercase() || c == '\\' || c == '-')).unwrap()])
@@ -259,11 +272,43 @@ fn completions_and_man_pages() {
         .collect();
     assert!(refs.len() >= 14, "{refs:?}");
     for r in refs {
-        let page = fs::read_to_string(dir.path().join(format!("{}.1", r.replace("\\-", "-")))).unwrap_or_else(|_| panic!("{r}(1) is missing"));
+        let page = fs::read_to_string(man1.join(format!("{}.1", r.replace("\\-", "-")))).unwrap_or_else(|_| panic!("{r}(1) is missing"));
         assert!(page.contains(".SH \"EXIT STATUS\""), "{r}");
     }
-    let record = fs::read_to_string(dir.path().join("trace-irqoff-record.1")).unwrap();
+    let record = fs::read_to_string(man1.join("trace-irqoff-record.1")).unwrap();
     assert!(record.contains("\\fB\\-\\-until\\fR \\fI<MS>\\fR") && record.contains("\\fB3\\fR"), "{record}");
+}
+
+/// Completes `words` (the last one being typed) with the generated bash script, in a real
+/// bash, and returns the candidates.
+fn complete_in_bash(script: &Path, words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let prog = format!(
+        "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD=$((${{#COMP_WORDS[@]}} - 1))\nCOMP_LINE=\"${{COMP_WORDS[*]}}\"\nCOMP_POINT=${{#COMP_LINE}}\n\
+         _trace__irqoff trace-irqoff \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        script.display(),
+        quoted.join(" ")
+    );
+    let out = std::process::Command::new("bash").arg("--norc").arg("-c").arg(prog).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).lines().filter(|l| !l.is_empty()).map(str::to_string).collect()
+}
+
+/// Bash completes subcommands, their options and the options' values (clap_complete's
+/// script for a hyphenated binary completed subcommand names only).
+#[test]
+fn bash_completes_options_and_values() {
+    let dir = TempDir::new().unwrap();
+    let script = dir.path().join("trace-irqoff.bash");
+    fs::write(&script, stdout(dir.path(), &["completions", "bash"])).unwrap();
+    assert_eq!(complete_in_bash(&script, &["trace-irqoff", "reco"]), ["records", "record"]);
+    let opts = complete_in_bash(&script, &["trace-irqoff", "records", "--"]);
+    for o in ["--kind", "--min", "--since", "--sort", "--depth"] {
+        assert!(opts.iter().any(|c| c == o), "{o} in {opts:?}");
+    }
+    assert_eq!(complete_in_bash(&script, &["trace-irqoff", "--json", "records", "--kind", ""]), ["hard", "soft"]);
+    assert_eq!(complete_in_bash(&script, &["trace-irqoff", "tagwait", "o"]), ["on", "off"]);
+    assert_eq!(complete_in_bash(&script, &["trace-irqoff", "set", "th"]), ["threshold"]);
 }
 
 #[test]
@@ -272,6 +317,36 @@ fn every_command_has_help_with_an_example() {
     for c in ["status", "enable", "disable", "clear", "set", "records", "hist", "top", "watch", "record", "tagwait", "metrics", "completions", "man"] {
         cli(dir.path()).args([c, "--help"]).assert().success().stdout(predicate::str::contains("Example: trace-irqoff"));
     }
+}
+
+/// `watch` on a disabled module says that nothing new will come, instead of waiting
+/// silently.
+#[test]
+fn watch_says_when_sampling_is_disabled() {
+    let root = ours();
+    fs::write(root.path().join("trace_irqoff/enable"), "disabled\n").unwrap();
+    cli(root.path())
+        .args(["watch", "--interval", "10ms", "--count", "1"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("sampling is disabled: no new window will be recorded until `trace-irqoff enable`"));
+    cli(ours().path()).args(["watch", "--interval", "10ms", "--count", "1"]).assert().success().stderr(predicate::str::contains("disabled").not());
+}
+
+/// One duration syntax for every option: units everywhere, a bare number is ms, zero is
+/// refused where it means nothing; the module's values are whole ms.
+#[test]
+fn durations_share_one_syntax() {
+    let root = ours();
+    for args in [&["watch", "--interval", "0"][..], &["record", "--duration", "0s"], &["top", "--live", "--interval", "0ms"], &["records", "--since", "0"]] {
+        cli(root.path()).args(args).assert().code(2).stderr(predicate::str::contains("is zero: give a duration longer than that"));
+    }
+    cli(root.path()).args(["set", "period", "1.5"]).assert().code(2).stderr(predicate::str::contains("'1.5' is not a whole number of milliseconds"));
+    cli(root.path()).args(["set", "threshold", "1s"]).assert().success();
+    assert_eq!(read(root.path(), "trace_latency"), "1000\n");
+    cli(root.path()).args(["watch", "--interval", "1", "--count", "2"]).assert().success();
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--min", "0.066989s"])).unwrap();
+    assert_eq!(v.len(), 1);
 }
 
 #[test]
@@ -1068,11 +1143,11 @@ fn color_always_colours_through_a_pipe() {
     let root = ours();
     let out = cli(root.path()).env_remove("NO_COLOR").args(["--color", "always", "records", "--kind", "hard", "--limit", "1"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("\x1b[1mhardirq-off\x1b[0m cpu 1"), "{:?}", String::from_utf8_lossy(&out.stdout));
-    // auto on a pipe, and NO_COLOR even with always: none.
+    // auto on a pipe: none. An explicit always beats NO_COLOR (cli() sets it).
     let out = cli(root.path()).env_remove("NO_COLOR").args(["records", "--limit", "1"]).output().unwrap();
     assert!(!out.stdout.contains(&0x1b));
     let out = cli(root.path()).args(["--color", "always", "records", "--limit", "1"]).output().unwrap();
-    assert!(!out.stdout.contains(&0x1b));
+    assert!(out.stdout.contains(&0x1b));
     // On a terminal, auto colours; never does not.
     let (_, text) = on_a_terminal(root.path(), &["records", "--limit", "1"]);
     assert!(text.starts_with("\x1b[1msoftirq-off"), "{text:?}");
@@ -1087,7 +1162,7 @@ fn records_min_takes_decimals() {
     assert_eq!(v.iter().map(|r| r["latency_ns"].as_u64().unwrap()).collect::<Vec<_>>(), [78_986_472, 66_988_296]);
     let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--min", "66.989ms"])).unwrap();
     assert_eq!(v.len(), 1);
-    cli(root.path()).args(["records", "--min", "1,5"]).assert().code(2).stderr(predicate::str::contains("'1,5' is not a number of milliseconds (e.g. 80 or 1.5)"));
+    cli(root.path()).args(["records", "--min", "1,5"]).assert().code(2).stderr(predicate::str::contains("'1,5' is not a duration (e.g. 10, 1.5ms, 2s, 5m: a bare number is milliseconds)"));
 }
 
 #[test]

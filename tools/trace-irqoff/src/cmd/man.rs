@@ -39,6 +39,7 @@ pub fn run(a: &ManArgs) -> Result<Outcome> {
     match &a.dir {
         None => output::print(&page(&cmd)?)?,
         Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             write(dir, &cmd)?;
             for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
                 write(dir, sub)?;

@@ -70,14 +70,15 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
     }
 }
 
-/// Whether to colour stdout.
+/// Whether to colour stdout: an explicit `always` or `never` wins; `auto` colours a
+/// terminal unless `NO_COLOR` is set (no-color.org: it sets the default, which an option
+/// overrides).
 fn use_color(when: ColorWhen) -> bool {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     match when {
-        _ if no_color => false,
         ColorWhen::Always => true,
         ColorWhen::Never => false,
-        ColorWhen::Auto => std::io::stdout().is_terminal(),
+        ColorWhen::Auto => !no_color && std::io::stdout().is_terminal(),
     }
 }
 

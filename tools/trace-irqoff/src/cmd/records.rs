@@ -5,6 +5,7 @@ use anyhow::Result;
 
 use super::{Ctx, Outcome};
 use crate::cli::{RecordsArgs, Sort};
+use crate::error::Problem;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
@@ -12,6 +13,7 @@ use crate::snapshot::{Record, Snapshot};
 
 pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let s = m.snapshot()?;
+    check_cpus(&a.cpu, &s)?;
     let v = select(&s, a, crate::clock::monotonic_ns());
     if ctx.json {
         output::print_json(&v)?;
@@ -19,6 +21,37 @@ pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outc
         output::print(&render::records(&v, &s, a.depth, ctx.color))?;
     }
     Ok(Outcome::Done)
+}
+
+/// Refuses a `--cpu` the module does not report (a typo would otherwise read as "no
+/// records"). The original module reports no CPUs: nothing to check against then.
+fn check_cpus(wanted: &[u32], s: &Snapshot) -> Result<(), Problem> {
+    let known: Vec<u32> = s.cpus.iter().map(|c| c.cpu).collect();
+    match wanted.iter().find(|c| !known.is_empty() && !known.contains(c)) {
+        Some(c) => Err(Problem::usage(
+            format!("there is no CPU {c} here: the module reports CPUs {}", cpu_list(&known)),
+            "pick one of those, or leave --cpu out for every CPU",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// CPU numbers in the kernel's list syntax: 0-3,8.
+fn cpu_list(cpus: &[u32]) -> String {
+    let mut v = cpus.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        out.push(if j == i { v[i].to_string() } else { format!("{}-{}", v[i], v[j]) });
+        i = j + 1;
+    }
+    out.join(",")
 }
 
 /// Records after the filters, in the chosen order.
@@ -40,4 +73,18 @@ pub fn select(s: &Snapshot, a: &RecordsArgs, now_ns: u64) -> Vec<Record> {
         v.truncate(n);
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cpu_list;
+
+    /// CPU lists read as the kernel writes them.
+    #[test]
+    fn cpu_lists_in_the_kernel_syntax() {
+        assert_eq!(cpu_list(&[0, 1, 2, 3, 8]), "0-3,8");
+        assert_eq!(cpu_list(&[5]), "5");
+        assert_eq!(cpu_list(&[3, 1, 2, 7, 9, 10]), "1-3,7,9-10");
+        assert_eq!(cpu_list(&[]), "");
+    }
 }

@@ -19,8 +19,13 @@ use crate::render;
 use crate::snapshot::{self, Record, RecordKey};
 
 pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+    let settings = m.settings()?;
+    if !settings.enabled {
+        // Not an error (the kept records are still shown), but nothing new will come.
+        output::note("sampling is disabled: no new window will be recorded until `trace-irqoff enable`");
+    }
     if let Some(ms) = a.until {
-        let threshold = m.settings()?.threshold_ms;
+        let threshold = settings.threshold_ms;
         if ms < threshold {
             return Err(Problem::usage(
                 format!("--until {ms} is below the threshold ({threshold} ms): such a window would not be recorded"),
