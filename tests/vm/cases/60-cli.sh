@@ -25,7 +25,8 @@ echo "# top: $top1"
 check "top ranks the sample first" sh -c "echo '$top1' | grep -q 'irqoff_sample_hardirq_window'"
 check "status shows per-CPU events" sh -c "trace-irqoff status | grep -qE '^ +1  yes +[1-9]'"
 check "metrics expose the events of cpu 1" sh -c "trace-irqoff metrics | grep -qE '^trace_irqoff_events_total\{cpu=\"1\",kind=\"hard\",cause=\"\"\} [1-9]'"
-check "metrics: the latency histogram of cpu 1 counts the 100 ms windows below le=0.128" sh -c "trace-irqoff metrics | grep -qE '^trace_irqoff_latency_seconds_bucket\{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"0.128\"\} [2-9]'"
+check "metrics --per-cpu: the latency histogram of cpu 1 counts the 100 ms windows below le=0.128" sh -c "trace-irqoff metrics --per-cpu | grep -qE '^trace_irqoff_latency_seconds_bucket\{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"0.128\"\} [2-9]'"
+check "metrics: the machine's histogram (cpu empty) counts them too, and no CPU has one of its own" sh -c "trace-irqoff metrics > /tmp/node.prom && grep -qE '^trace_irqoff_latency_seconds_bucket\{cpu=\"\",kind=\"hard\",cause=\"\",le=\"0.128\"\} [2-9]' /tmp/node.prom && ! grep -qE '^trace_irqoff_latency_seconds_bucket\{cpu=\"[0-9]' /tmp/node.prom"
 # top --live on a terminal (tio-pty: busybox has no script): redrawn in place, with the
 # row of the CPU the windows were injected on (events, then recorded windows).
 live_row() { grep -qE ' 1  hardirq-off +[1-9][0-9]* +[1-9]' /tmp/live.out; }

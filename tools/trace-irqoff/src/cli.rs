@@ -231,6 +231,10 @@ pub struct MetricsArgs {
     /// directory), instead of printing.
     #[arg(long, value_name = "DIR")]
     pub textfile: Option<PathBuf>,
+    /// One latency histogram per CPU (about 80 series each) instead of one summed over
+    /// CPUs; counters are per CPU either way.
+    #[arg(long)]
+    pub per_cpu: bool,
 }
 
 #[derive(Args, Debug)]

@@ -958,7 +958,7 @@ fn bucket(h: &openmetrics_parser::HistogramValue, le: f64) -> u64 {
 #[test]
 fn metrics_are_real_prometheus_histograms() {
     for (root, version) in [(ours(), 1.0), (ours_v2(), 2.0)] {
-        let m = scrape(&stdout(root.path(), &["metrics"]));
+        let m = scrape(&stdout(root.path(), &["metrics", "--per-cpu"]));
         assert_eq!(value(&m, "trace_irqoff_loaded", &[]), 1.0);
         assert_eq!(value(&m, "trace_irqoff_records_format", &[]), version);
         assert_eq!(value(&m, "trace_irqoff_threshold_seconds", &[]), 0.05);
@@ -984,6 +984,19 @@ fn metrics_are_real_prometheus_histograms() {
         assert_eq!(value(&m, "trace_irqoff_events_total", &[("cpu", "1"), ("kind", "hard")]), h.count.unwrap() as f64);
         assert_eq!(value(&m, "trace_irqoff_records_dropped_total", &[("cpu", "0")]), 0.0);
         assert_eq!(m.families["trace_irqoff_events_total"].family_type, openmetrics_parser::PrometheusType::Counter);
+        // By default the histogram is the node's: every CPU's windows in one series.
+        let node = scrape(&stdout(root.path(), &["metrics"]));
+        let all = histogram(&node, "trace_irqoff_latency_seconds", &[("kind", "hard")]);
+        let per_cpu: u64 = m.families["trace_irqoff_latency_seconds"]
+            .iter_samples()
+            .filter(|s| s.get_labelset().unwrap().get_label_value("kind") == Some("hard"))
+            .map(|s| match &s.value {
+                openmetrics_parser::PrometheusValue::Histogram(h) => h.count.unwrap(),
+                v => panic!("{v:?}"),
+            })
+            .sum();
+        assert_eq!(all.count, Some(per_cpu));
+        assert!(per_cpu >= 1);
     }
 }
 

@@ -106,10 +106,12 @@ fn round(v: f64) -> f64 {
     (v * 1e9).round() / 1e9
 }
 
-const LATENCY_HELP: &str = "Windows with hard interrupts (kind=hard) or softirqs (kind=soft; cause=bh-off|ksoftirqd-wait from records format v2) off, by length, since the last clear. _sum is the module's exact sum; only from modules that do not give one (older ones, the original tool) each window stands at its bucket's midpoint.";
+const LATENCY_HELP: &str = "Windows with hard interrupts (kind=hard) or softirqs (kind=soft; cause=bh-off|ksoftirqd-wait from records format v2) off, by length, since the last clear, summed over CPUs (cpu empty) or per CPU (metrics --per-cpu). _sum is the module's exact sum; only from modules that do not give one (older ones, the original tool) each window stands at its bucket's midpoint.";
 
-/// The exposition of a loaded module.
-pub fn exposition(s: &Snapshot) -> String {
+/// The exposition of a loaded module: latency histograms summed over CPUs (`cpu=""`), or
+/// one per CPU with `per_cpu` (24 buckets for each kind and cause: ~80 series per CPU).
+/// Counters are per CPU either way.
+pub fn exposition(s: &Snapshot, per_cpu: bool) -> String {
     let mut o = String::new();
     family(&mut o, "trace_irqoff_loaded", "gauge", "1 when the trace_irqoff module is loaded.");
     let _ = writeln!(o, "trace_irqoff_loaded 1");
@@ -125,7 +127,7 @@ pub fn exposition(s: &Snapshot) -> String {
     if let Some(orig) = &s.original_hist {
         original(&mut o, s, orig);
     } else {
-        ours(&mut o, s);
+        ours(&mut o, s, per_cpu);
     }
     if let Some(tw) = &s.tag_wait {
         tag_wait(&mut o, tw);
@@ -141,7 +143,21 @@ pub fn unloaded() -> String {
     o
 }
 
-fn ours(o: &mut String, s: &Snapshot) {
+/// The histogram of `kind` and `cause` summed over `cpus`, with the exact sum if every CPU
+/// gives one.
+fn summed(cpus: &[Cpu], kind: Kind, cause: Option<Cause>) -> (Vec<u64>, Option<u64>) {
+    let mut counts = vec![0u64; cpus.iter().map(|c| c.hist(kind, cause).len()).max().unwrap_or(0)];
+    let mut sum = Some(0u64);
+    for c in cpus {
+        for (t, v) in counts.iter_mut().zip(c.hist(kind, cause)) {
+            *t += v;
+        }
+        sum = sum.zip(c.sum_ns(kind, cause)).map(|(a, b)| a + b);
+    }
+    (counts, sum)
+}
+
+fn ours(o: &mut String, s: &Snapshot, per_cpu: bool) {
     let series: Vec<(&Cpu, Series)> = s
         .cpus
         .iter()
@@ -152,9 +168,17 @@ fn ours(o: &mut String, s: &Snapshot) {
         let _ = writeln!(o, "trace_irqoff_cpu_online{{cpu=\"{}\"}} {}", c.cpu, u8::from(c.online));
     }
     family(o, "trace_irqoff_latency_seconds", "histogram", LATENCY_HELP);
-    for (c, se) in &series {
-        let exact = c.sum_ns(se.kind, se.cause).map(secs);
-        histogram(o, "trace_irqoff_latency_seconds", &se.labels(), &log2_buckets(c.hist(se.kind, se.cause), 1e-3), exact);
+    if per_cpu {
+        for (c, se) in &series {
+            let exact = c.sum_ns(se.kind, se.cause).map(secs);
+            histogram(o, "trace_irqoff_latency_seconds", &se.labels(), &log2_buckets(c.hist(se.kind, se.cause), 1e-3), exact);
+        }
+    } else {
+        for (kind, cause) in kinds(s) {
+            let (counts, sum) = summed(&s.cpus, kind, cause);
+            let se = Series { cpu: String::new(), kind, cause };
+            histogram(o, "trace_irqoff_latency_seconds", &se.labels(), &log2_buckets(&counts, 1e-3), sum.map(secs));
+        }
     }
     family(o, "trace_irqoff_events_total", "counter", "Windows counted since the last clear (the histogram's _count).");
     for (c, se) in &series {
@@ -253,7 +277,7 @@ mod tests {
 
     #[test]
     fn histograms_are_cumulative_in_seconds_with_every_bucket() {
-        let text = exposition(&parse("v2"));
+        let text = exposition(&parse("v2"), true);
         // CPU 1: one hardirq window of 99.8 ms, in [64, 128) ms.
         let h: Vec<&str> = text.lines().filter(|l| l.starts_with("trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",")).collect();
         assert_eq!(h.len(), NR_BUCKETS);
@@ -271,9 +295,38 @@ mod tests {
         assert!(text.contains("\ntrace_irqoff_latency_seconds_count{cpu=\"3\",kind=\"hard\",cause=\"\"} 0\n"));
         // v2 softirq series by cause; v1 without.
         assert!(text.contains("\ntrace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\"} 2\n"));
-        let v1 = exposition(&parse("v1"));
+        let v1 = exposition(&parse("v1"), true);
         assert!(v1.contains("\ntrace_irqoff_events_total{cpu=\"1\",kind=\"soft\",cause=\"\"} 1\n"), "{v1}");
         assert!(!v1.contains("cause=\"bh-off\""));
+    }
+
+    /// By default one histogram per kind and cause, summed over CPUs, with the module's
+    /// exact sum only where every CPU gives one; counters stay per CPU.
+    #[test]
+    fn histograms_are_summed_over_cpus_by_default() {
+        let s = parse("v2");
+        let text = exposition(&s, false);
+        assert!(!text.contains("trace_irqoff_latency_seconds_bucket{cpu=\"1\""), "{text}");
+        let hard: Vec<&str> = text.lines().filter(|l| l.starts_with("trace_irqoff_latency_seconds_bucket{cpu=\"\",kind=\"hard\",cause=\"\",")).collect();
+        assert_eq!(hard.len(), NR_BUCKETS);
+        let per_cpu = exposition(&s, true);
+        for (kind, cause) in kinds(&s) {
+            let labels = Series { cpu: String::new(), kind, cause }.labels();
+            let count = |t: &str, cpu: &str| -> u64 {
+                let key = format!("trace_irqoff_latency_seconds_count{{{}}} ", labels.replacen("cpu=\"\"", &format!("cpu=\"{cpu}\""), 1));
+                t.lines().find_map(|l| l.strip_prefix(&key)).map_or(0, |v| v.parse().unwrap_or(0))
+            };
+            let total: u64 = s.cpus.iter().map(|c| count(&per_cpu, &c.cpu.to_string())).sum();
+            assert_eq!(count(&text, ""), total, "{labels}");
+        }
+        // CPU 0's bh-off sum is not in the file (midpoint there): no exact sum for the node.
+        let (_, sum) = summed(&s.cpus, Kind::Soft, Some(Cause::BhOff));
+        assert_eq!(sum, None);
+        assert!(text.contains("\ntrace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\"} 2\n"));
+        // What each CPU adds: its counters and worst-window gauges, not ~80 bucket series.
+        let of_cpu_1 = |t: &str| t.lines().filter(|l| l.contains("{cpu=\"1\"")).count();
+        assert_eq!(of_cpu_1(&text), 12, "{text}");
+        assert!(of_cpu_1(&per_cpu) > 80, "{per_cpu}");
     }
 
     #[test]
