@@ -744,10 +744,12 @@ fn record_notices_an_outside_disable_and_says_so() {
     assert_eq!(changes.len(), 1, "{changes:?}");
     assert_eq!(changes[0]["what"], "the module was disabled: no events were seen after this");
     assert!(changes[0]["at_ms"].as_u64().unwrap() <= 3000);
-    // Restored exactly: enabled again, threshold 50.
-    assert_eq!(read(root.path(), "enable"), "1\n");
+    // The operator's disable stays (record does not enable behind their back); the
+    // threshold record changed goes back to 50.
+    assert_eq!(read(root.path(), "enable"), "0\n");
     assert_eq!(read(root.path(), "trace_latency"), "50\n");
-    assert!(summary.contains("module restored: enabled, period 10 ms, threshold 50 ms"), "{summary}");
+    assert!(summary.contains("module restored: disabled, period 10 ms, threshold 50 ms (sampling left as someone else set it)"), "{summary}");
+    assert_eq!(v["kept_outside"], serde_json::json!(["enabled"]));
 }
 
 #[test]

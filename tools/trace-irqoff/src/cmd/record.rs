@@ -43,6 +43,9 @@ pub struct Recording {
     pub restored: Settings,
     /// Changes someone else made to the module while it recorded, in order.
     pub outside_changes: Vec<OutsideChange>,
+    /// The settings left as someone else set them during the recording instead of being
+    /// restored: `enabled`, `period_ms`, `threshold_ms`.
+    pub kept_outside: Vec<&'static str>,
     /// `--until`: the length that ends the recording, and the window that did.
     pub until_ms: Option<u64>,
     pub caught: Option<Caught>,
@@ -183,6 +186,9 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
     if tracker.observe(m.snapshot()?) {
         changes.push(OutsideChange { at_ms: took.as_millis() as u64, what: CLEARED.into() });
     }
+    // What someone else set meanwhile stays: their disable is not undone by ours ending.
+    let (restore_to, kept) = keep_outside(prior, used, m.settings()?);
+    let guard = guard.to(restore_to);
     guard.finish()?;
     let (cpus, records) = tracker.total();
     let uname = rustix::system::uname();
@@ -196,7 +202,8 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
         duration_ms: took.as_millis() as u64,
         interrupted: stop.load(Ordering::SeqCst),
         settings: used,
-        restored: prior,
+        restored: restore_to,
+        kept_outside: kept,
         outside_changes: changes,
         until_ms: a.until,
         caught: a.until.and_then(|ms| caught(&cpus, &records, ms, version)),
@@ -243,6 +250,23 @@ fn caught(cpus: &[Cpu], records: &[Record], ms: u64, version: u32) -> Option<Cau
     })
 }
 
+/// The settings to put back at the end: those found at the start, except what someone
+/// else changed from what `record` had set (`used`, found `now`): their value stays. The
+/// period and threshold go together (the threshold's bound is twice the period).
+fn keep_outside(prior: Settings, used: Settings, now: Settings) -> (Settings, Vec<&'static str>) {
+    let mut to = prior;
+    let mut kept = Vec::new();
+    if now.enabled != used.enabled {
+        to.enabled = now.enabled;
+        kept.push("enabled");
+    }
+    if now.period_ms != used.period_ms || now.threshold_ms != used.threshold_ms {
+        (to.period_ms, to.threshold_ms) = (now.period_ms, now.threshold_ms);
+        kept.extend(["period_ms", "threshold_ms"]);
+    }
+    (to, kept)
+}
+
 const CLEARED: &str = "the records and counters were cleared (events just before that may be missing)";
 
 /// What differs between the settings `record` expects and the ones found, as sentences.
@@ -267,7 +291,13 @@ struct Restore<'a, B: Backend> {
     armed: bool,
 }
 
-impl<B: Backend> Restore<'_, B> {
+impl<'a, B: Backend> Restore<'a, B> {
+    /// The same guard, restoring `to` instead.
+    fn to(mut self, to: Settings) -> Restore<'a, B> {
+        self.to = to;
+        self
+    }
+
     fn finish(mut self) -> Result<()> {
         self.armed = false;
         Ok(self.m.restore(self.to)?)
@@ -431,6 +461,21 @@ mod tests {
             ["the sampling period changed from 10 to 20 ms", "the threshold changed from 60 to 80 ms"]
         );
         assert!(describe(&e, &e).is_empty());
+    }
+
+    /// At the end, what someone else changed stays; the rest goes back to what was found.
+    #[test]
+    fn outside_changes_are_kept_at_the_end() {
+        let prior = Settings { enabled: false, period_ms: 10, threshold_ms: 50, switching: None };
+        let used = Settings { enabled: true, threshold_ms: 60, ..prior };
+        assert_eq!(keep_outside(prior, used, used), (prior, vec![]));
+        let (to, kept) = keep_outside(prior, used, Settings { enabled: false, ..used });
+        assert_eq!((to, kept), (prior, vec!["enabled"]));
+        let (to, kept) = keep_outside(prior, used, Settings { period_ms: 20, threshold_ms: 80, ..used });
+        assert_eq!((to, kept), (Settings { period_ms: 20, threshold_ms: 80, ..prior }, vec!["period_ms", "threshold_ms"]));
+        let prior_on = Settings { enabled: true, ..prior };
+        let (to, kept) = keep_outside(prior_on, used, Settings { enabled: false, ..used });
+        assert_eq!((to.enabled, kept), (false, vec!["enabled"]));
     }
 
     #[test]

@@ -48,10 +48,16 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
     }
     let _ = writeln!(
         o,
-        "module restored: {}, period {} ms, threshold {} ms",
+        "module restored: {}, period {} ms, threshold {} ms{}",
         if rec.restored.enabled { "enabled" } else { "disabled" },
         rec.restored.period_ms,
-        rec.restored.threshold_ms
+        rec.restored.threshold_ms,
+        match (rec.kept_outside.contains(&"enabled"), rec.kept_outside.contains(&"period_ms")) {
+            (true, true) => " (sampling and its settings left as someone else set them)",
+            (true, false) => " (sampling left as someone else set it)",
+            (false, true) => " (period and threshold left as someone else set them)",
+            (false, false) => "",
+        }
     );
     o
 }
