@@ -31,8 +31,56 @@ use output::ClosedPipe;
 use procfs::ProcError;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return ExitCode::from(command_line_error(&e)),
+    };
     ExitCode::from(exit_status(cmd::run(&cli)))
+}
+
+/// A command line clap refused: in the one error style of every other failure (a sentence,
+/// then a hint), exit status 2. Help and version (and the help shown when the command is
+/// missing) print as clap prints them.
+fn command_line_error(e: &clap::Error) -> u8 {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            e.exit_code() as u8
+        }
+        _ => {
+            eprint!("{}", clap_error_text(&e.render().to_string()));
+            2
+        }
+    }
+}
+
+/// Turns clap's error text ("error: ...", indented details, "  tip: ...", "Usage: ...",
+/// "For more information...") into "trace-irqoff: SENTENCE\nhint: HINT\n".
+fn clap_error_text(text: &str) -> String {
+    let mut lines = text.lines();
+    let mut sentence = lines.next().unwrap_or("").trim_start_matches("error: ").trim_end().to_string();
+    let (mut tips, mut usage) = (Vec::new(), None);
+    let mut details = Vec::new();
+    for l in lines {
+        if let Some(t) = l.trim_start().strip_prefix("tip: ") {
+            tips.push(t.trim().to_string());
+        } else if let Some(u) = l.strip_prefix("Usage: ") {
+            usage = Some(u.trim().to_string());
+        } else if l.starts_with("  ") && usage.is_none() && tips.is_empty() && !l.trim().is_empty() {
+            details.push(l.trim().to_string());
+        }
+    }
+    if !details.is_empty() {
+        sentence = format!("{} {}", sentence.trim_end_matches(':').to_string() + ":", details.join(", "));
+    }
+    let hint = match (tips.is_empty(), usage) {
+        (false, Some(u)) => format!("{}; usage: {u}", tips.join("; ")),
+        (false, None) => tips.join("; "),
+        (true, Some(u)) => format!("usage: {u} (see --help)"),
+        (true, None) => "see trace-irqoff --help".to_string(),
+    };
+    format!("trace-irqoff: {sentence}\nhint: {hint}\n")
 }
 
 /// The exit status of a command's result (Documentation/trace-irqoff-cli.rst, EXIT STATUS),
@@ -59,4 +107,26 @@ fn exit_status(result: anyhow::Result<Outcome>) -> u8 {
         eprintln!("hint: {hint}");
     }
     code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clap_error_text;
+
+    /// clap's refusals read like every other error: one sentence and a hint.
+    #[test]
+    fn clap_errors_in_the_one_error_style() {
+        assert_eq!(
+            clap_error_text("error: unexpected argument '--kynd' found\n\n  tip: a similar argument exists: '--kind'\n\nUsage: trace-irqoff records --kind <KIND>\n\nFor more information, try '--help'.\n"),
+            "trace-irqoff: unexpected argument '--kynd' found\nhint: a similar argument exists: '--kind'; usage: trace-irqoff records --kind <KIND>\n"
+        );
+        assert_eq!(
+            clap_error_text("error: the following required arguments were not provided:\n  <WHAT>\n  <VALUE>\n\nUsage: trace-irqoff set <WHAT> <VALUE>\n\nFor more information, try '--help'.\n"),
+            "trace-irqoff: the following required arguments were not provided: <WHAT>, <VALUE>\nhint: usage: trace-irqoff set <WHAT> <VALUE> (see --help)\n"
+        );
+        assert_eq!(
+            clap_error_text("error: invalid value '0' for '--interval <INTERVAL>': '0' is zero: give a duration longer than that (e.g. 1s)\n\nFor more information, try '--help'.\n"),
+            "trace-irqoff: invalid value '0' for '--interval <INTERVAL>': '0' is zero: give a duration longer than that (e.g. 1s)\nhint: see trace-irqoff --help\n"
+        );
+    }
 }

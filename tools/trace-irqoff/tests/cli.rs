@@ -349,6 +349,20 @@ fn durations_share_one_syntax() {
     assert_eq!(v.len(), 1);
 }
 
+/// A command line that does not parse gets the same style as every other error: one
+/// sentence, a hint, exit status 2.
+#[test]
+fn command_line_errors_are_one_sentence_and_a_hint() {
+    let dir = TempDir::new().unwrap();
+    cli(dir.path())
+        .args(["records", "--kynd", "hard"])
+        .assert()
+        .code(2)
+        .stderr("trace-irqoff: unexpected argument '--kynd' found\nhint: a similar argument exists: '--kind'; usage: trace-irqoff records --kind <KIND>\n");
+    cli(dir.path()).arg("bogus").assert().code(2).stderr(predicate::str::starts_with("trace-irqoff: unrecognized subcommand 'bogus'\nhint: "));
+    cli(dir.path()).arg("--version").assert().success().stdout(predicate::str::starts_with("trace-irqoff "));
+}
+
 #[test]
 fn watch_on_a_pipe_prints_each_record_once() {
     let root = ours();
