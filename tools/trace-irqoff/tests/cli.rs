@@ -363,6 +363,23 @@ fn command_line_errors_are_one_sentence_and_a_hint() {
     cli(dir.path()).arg("--version").assert().success().stdout(predicate::str::starts_with("trace-irqoff "));
 }
 
+/// On a pipe, a window still open is not printed: its record changes at every refresh,
+/// and the window is printed once, when it has ended.
+#[test]
+fn watch_on_a_pipe_prints_ended_windows_only() {
+    let root = ours_v2();
+    let text = stdout(root.path(), &["watch", "--interval", "10ms", "--count", "1"]);
+    assert!(!text.contains("window still open") && !text.contains("kworker/3:1"), "{text}");
+    assert!(text.contains("softirq-off"), "{text}");
+    let json = stdout(root.path(), &["watch", "--json", "--interval", "10ms", "--count", "1"]);
+    assert!(!json.is_empty() && !json.contains("kworker/3:1"), "{json}");
+    // It ends: its record comes, once.
+    let ended = RECORDS_V2.replace("lower_bound=1 latency_ns=57000000", "lower_bound=0 latency_ns=61000000");
+    let root = with_records(&ended);
+    let text = stdout(root.path(), &["watch", "--interval", "10ms", "--count", "1"]);
+    assert_eq!(text.matches("kworker/3:1 (pid 140)").count(), 1, "{text}");
+}
+
 #[test]
 fn watch_on_a_pipe_prints_each_record_once() {
     let root = ours();
@@ -1346,8 +1363,10 @@ hardirq-off cpu 1     195.096 ms  irq_test (pid 64)  at 2026-05-07T10:00:02.8806
 
 #[test]
 fn watch_shows_the_top_profile_stacks() {
+    // A window still open is on the terminal's view (a pipe gets it once it has ended).
     let root = with_records(RECORDS_WATCHER);
-    let text = stdout(root.path(), &["watch", "--interval", "10ms", "--count", "1"]);
+    let (_, text) = on_a_terminal(root.path(), &["--color", "never", "watch", "--interval", "10ms", "--count", "1"]);
+    let text = text.replace("\r\n", "\n");
     assert!(text.contains("  (window still open)\n  where it was so far: sh-63, 107 samples over 172 periods, 3 distinct stacks\n    70% (120 of 172 periods):\n"), "{text}");
     // At most 3 stacks per record; the rest summed.
     assert!(text.contains("\n    15% (2 of 13 periods) in 2 more stacks\n"), "{text}");

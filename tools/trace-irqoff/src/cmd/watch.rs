@@ -40,7 +40,15 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
     let mut n = 0u64;
     while !stop.load(Ordering::SeqCst) && a.count.is_none_or(|c| n < c) {
         let s = m.snapshot()?;
-        let mut new: Vec<Record> = s.records.iter().filter(|r| seen.as_ref().is_none_or(|sn| !sn.contains(&r.key()))).cloned().collect();
+        // On a pipe each window is printed once, when it has ended: a window still open
+        // has a record whose length grows at every refresh (the terminal view shows it).
+        let mut new: Vec<Record> = s
+            .records
+            .iter()
+            .filter(|r| redraw || !r.ongoing)
+            .filter(|r| seen.as_ref().is_none_or(|sn| !sn.contains(&r.key())))
+            .cloned()
+            .collect();
         new.sort_by_key(|r| r.timestamp_ns);
         if redraw {
             output::print(&(render::CLEAR_SCREEN.to_string() + &render::watch::refresh(&s, seen.as_ref(), a.interval, ctx.color)))?;
