@@ -31,7 +31,9 @@ The command line is wrong (an unknown option, a value out of range), the module 
 \fBrecord\fR was interrupted (SIGINT, SIGTERM or SIGHUP); what it saw is saved, and the module restored.
 "#;
 
-const SEE_ALSO: &str = ".SH \"SEE ALSO\"\nDocumentation/trace\\-irqoff\\-cli.rst and Documentation/trace\\-irqoff.rst in the trace_irqoff sources; rtla\\-timerlat(1)\n";
+/// The SEE ALSO section: the reference documents, where the Debian package installs them
+/// (`tools/debian/build-debs`) and in the sources.
+const SEE_ALSO: &str = ".SH \"SEE ALSO\"\n/usr/share/doc/trace\\-irqoff/trace\\-irqoff\\-cli.rst.gz (this command's reference: the views, the causes, JSON, metrics), trace\\-irqoff.rst.gz (the module and its /proc files) and tag\\-wait.rst.gz, as the Debian package installs them; Documentation/ in the trace_irqoff sources; rtla\\-timerlat(1)\n";
 
 pub fn run(a: &ManArgs) -> Result<Outcome> {
     let mut cmd = Cli::command().disable_help_subcommand(true);
