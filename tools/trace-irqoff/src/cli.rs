@@ -279,6 +279,7 @@ pub fn parse_span(s: &str) -> Result<Duration, String> {
         let (num, tail) = rest.split_at(num_len);
         let unit_len = tail.bytes().take_while(|b| !b.is_ascii_digit() && *b != b'.').count();
         let (unit, tail) = tail.split_at(unit_len);
+        // A bare number is milliseconds only as the whole value: in "1m30" the "30" is refused.
         let ns_per: u128 = match unit.trim() {
             "" if rest.len() == t.len() => 1_000_000,
             "ns" => 1,
@@ -289,10 +290,6 @@ pub fn parse_span(s: &str) -> Result<Duration, String> {
             "h" => 3_600_000_000_000,
             _ => return Err(bad()),
         };
-        // A bare number is one part only: "1m30" is refused.
-        if unit.trim().is_empty() && !tail.is_empty() {
-            return Err(bad());
-        }
         total = total.checked_add(decimal_times(num, ns_per).ok_or_else(bad)?).ok_or_else(bad)?;
         rest = tail;
     }
