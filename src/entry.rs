@@ -36,9 +36,8 @@ macro_rules! same_prototype {
 }
 
 same_prototype!(
-    trace_irqoff_rs_show(_, _),
-    trace_irqoff_rs_records_count(),
-    trace_irqoff_rs_records_show(_, _),
+    trace_irqoff_rs_elements(_),
+    trace_irqoff_rs_show(_, _, _),
     trace_irqoff_rs_write(_, _, _),
     trace_irqoff_rs_softirq_sample(_),
     trace_irqoff_rs_probe_ran(_),
@@ -122,43 +121,29 @@ fn errno(r: Result) -> c_int {
     }
 }
 
-/// Called by the shim's seq_file `show`.
+/// Number of elements of `file` (the shim's seq_file iterator), 0 without a state.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_elements(file: c_uint) -> c_ulong {
+    match (instance(), ProcFile::from_id(file)) {
+        (Some(state), Some(file)) => procfs::elements(state, file) as c_ulong,
+        _ => 0,
+    }
+}
+
+/// Called by the shim's seq_file `show` for element `index` of `file`.
 ///
 /// # Safety
 ///
 /// `seq` must be the live `struct seq_file` of the current show call, used by no one else
 /// until this returns.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn trace_irqoff_rs_show(file: c_uint, seq: *mut c_void) -> c_int {
+pub(crate) unsafe extern "C" fn trace_irqoff_rs_show(file: c_uint, seq: *mut c_void, index: c_ulong) -> c_int {
     let (Some(state), Some(file)) = (instance(), ProcFile::from_id(file)) else {
         return ENODEV.to_errno();
     };
     // SAFETY: Guaranteed by this function's safety contract.
     let m = unsafe { SeqFile::from_raw(seq.cast()) };
-    errno(procfs::show(state, file, m))
-}
-
-/// Number of elements of the `records` file (the shim's seq_file iterator), 0 without a
-/// state.
-#[no_mangle]
-pub(crate) extern "C" fn trace_irqoff_rs_records_count() -> c_ulong {
-    instance().map_or(0, |state| procfs::records_elements(state) as c_ulong)
-}
-
-/// Called by the shim's `records` seq_file `show` for element `index`.
-///
-/// # Safety
-///
-/// `seq` must be the live `struct seq_file` of the current show call, used by no one else
-/// until this returns.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn trace_irqoff_rs_records_show(seq: *mut c_void, index: c_ulong) -> c_int {
-    let Some(state) = instance() else {
-        return ENODEV.to_errno();
-    };
-    // SAFETY: Guaranteed by this function's safety contract.
-    let m = unsafe { SeqFile::from_raw(seq.cast()) };
-    procfs::show_records_element(state, m, index as usize);
+    procfs::show(state, file, m, index as usize);
     0
 }
 

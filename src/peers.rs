@@ -6,13 +6,16 @@
 //! answer, say).
 //!
 //! Only the owning CPU's hrtimer writes its entry; other CPUs read it only when they
-//! record an event, so the common path shares no cache line for writing.
+//! record an event, so the common path shares no cache line for writing. Long windows
+//! are also posted on a small board (`overlap`), which a record joins with instead of
+//! looking at every CPU.
 
 use kernel::prelude::*;
-use kernel::sync::atomic::{Atomic, Relaxed};
+use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
 
 use crate::ffi;
-use crate::gap::{self, Window};
+use crate::gap::Window;
+use crate::overlap::{self, PeerNow, Posted, BOARD_SLOTS, OPEN};
 
 /// A window written by one CPU's hrtimer and read by anyone.
 ///
@@ -61,11 +64,59 @@ pub(crate) struct Peer {
     /// Its samplers run: set before a start, cleared after a stop, each time before the
     /// watchers' rings are worked out again (`Watch::ring_changed`).
     sampling: Atomic<bool>,
+    /// The hrtimer run after which a watcher last posted its window as open (once per
+    /// window).
+    open_posted: Atomic<u64>,
+}
+
+/// One post of the board: `end` is written last, 0 while being written.
+struct BoardSlot {
+    cpu: Atomic<u32>,
+    start: Atomic<u64>,
+    end: Atomic<u64>,
+}
+
+/// The latest long hardirq-off windows of all CPUs (`overlap`): what a record joins with
+/// to name an overlapping window on another CPU, in [`BOARD_SLOTS`] looks.
+struct Board {
+    slots: [BoardSlot; BOARD_SLOTS],
+    next: Atomic<u32>,
+}
+
+impl Board {
+    const fn new() -> Self {
+        Self {
+            slots: [const { BoardSlot { cpu: Atomic::new(0), start: Atomic::new(0), end: Atomic::new(0) } }; BOARD_SLOTS],
+            next: Atomic::new(0),
+        }
+    }
+
+    /// Posts a window in the next slot, over the oldest post. Any context; never waits.
+    fn post(&self, p: Posted) {
+        let i = self.next.fetch_add(1, Relaxed) as usize % BOARD_SLOTS;
+        let Some(slot) = self.slots.get(i) else { return };
+        slot.end.store(0, Relaxed);
+        slot.cpu.store(p.cpu, Relaxed);
+        slot.start.store(p.start, Relaxed);
+        slot.end.store(p.end, Release);
+    }
+
+    /// The posts that read whole (the same `end` before and after). Two writers racing
+    /// for one slot (more than [`BOARD_SLOTS`] posts at once) may leave it mixed, which
+    /// only a heuristic reads.
+    fn posts(&self) -> impl Iterator<Item = Posted> + '_ {
+        self.slots.iter().filter_map(|s| {
+            let end = s.end.load(Acquire);
+            let (cpu, start) = (s.cpu.load(Relaxed), s.start.load(Relaxed));
+            (end != 0 && s.end.load(Relaxed) == end).then_some(Posted { cpu, start, end })
+        })
+    }
 }
 
 /// Every possible CPU's entry, indexed by CPU number.
 pub(crate) struct Peers {
     cpus: VVec<Peer>,
+    board: Board,
 }
 
 impl Peers {
@@ -76,11 +127,17 @@ impl Peers {
             // tick for a reason: our timers and NMIs would be their jitter.
             let selected = Atomic::new(!ffi::cpu_nohz_full(cpus.len() as u32));
             cpus.push(
-                Peer { last_hard_ns: Atomic::new(0), hard_off: WindowCell::new(), selected, sampling: Atomic::new(false) },
+                Peer {
+                    last_hard_ns: Atomic::new(0),
+                    hard_off: WindowCell::new(),
+                    selected,
+                    sampling: Atomic::new(false),
+                    open_posted: Atomic::new(0),
+                },
                 GFP_KERNEL,
             )?;
         }
-        Ok(Self { cpus })
+        Ok(Self { cpus, board: Board::new() })
     }
 
     pub(crate) fn get(&self, cpu: u32) -> Option<&Peer> {
@@ -120,28 +177,38 @@ impl Peers {
         }
     }
 
+    /// `cpu`'s hrtimer measured a hardirq-off window (its own hrtimer only): its last
+    /// window for the softirq side, and if it is half the threshold long (shorter ones
+    /// cannot cover most of a record) a post on the board for records on other CPUs.
+    pub(crate) fn hard_off(&self, cpu: u32, w: Window, threshold_ns: u64) {
+        if let Some(p) = self.get(cpu) {
+            p.hard_off.set(w);
+        }
+        if w.end.saturating_sub(w.start).saturating_mul(2) >= threshold_ns {
+            self.board.post(Posted { cpu, start: w.start, end: w.end });
+        }
+    }
+
+    /// A watcher found `cpu`'s window open since its hrtimer's run `last` for
+    /// `length_ns`: posted once per window, from a quarter of the threshold on (a window
+    /// that covers most of a record is at least half the threshold long by then).
+    pub(crate) fn open_seen(&self, cpu: u32, last: u64, length_ns: u64, threshold_ns: u64) {
+        let Some(p) = self.get(cpu) else { return };
+        if length_ns < threshold_ns / 4 || p.open_posted.load(Relaxed) == last || p.open_posted.xchg(last, Relaxed) == last {
+            return;
+        }
+        self.board.post(Posted { cpu, start: last, end: OPEN });
+    }
+
     /// Another CPU whose hardirq-off window covers most of `ours` (on `cpu`, ending now):
     /// one that ended already, or one still open (its hrtimer overdue by `period_ns` or
-    /// more). The one covering most wins.
+    /// more). The one covering most wins. Joins the board's [`BOARD_SLOTS`] posts, not
+    /// every CPU: fine in hard interrupt context.
     pub(crate) fn hardirq_overlap(&self, cpu: u32, ours: Window, period_ns: u64) -> Option<u32> {
-        let mut best: Option<(u32, u64)> = None;
-        for (other, peer) in (0u32..).zip(self.cpus.iter()) {
-            if other == cpu || !ffi::cpu_online(other) {
-                continue;
-            }
-            let last = peer.last_hard_ns.load(Relaxed);
-            let open = Window { start: last.saturating_add(period_ns), end: ours.end };
-            let candidates = [peer.hard_off.get(), if last != 0 && ours.end > open.start { open } else { Window::EMPTY }];
-            for theirs in candidates {
-                if gap::overlaps_most(ours, theirs) {
-                    let covered = theirs.overlap(ours.start, ours.end);
-                    if best.is_none_or(|(_, b)| covered > b) {
-                        best = Some((other, covered));
-                    }
-                }
-            }
-        }
-        best.map(|(c, _)| c)
+        overlap::best(cpu, ours, period_ns, self.board.posts(), |c| PeerNow {
+            online: ffi::cpu_online(c),
+            last_hard_ns: self.get(c).map_or(0, |p| p.last_hard_ns.load(Relaxed)),
+        })
     }
 
     pub(crate) fn allocated_bytes(&self) -> usize {

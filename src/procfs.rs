@@ -17,14 +17,18 @@ use crate::escape::{Escaped, Printable};
 use crate::ffi::{self, file_id, Symbol};
 use crate::gap::{self, Window, NSEC_PER_MSEC};
 use crate::histogram::{self, NR_BUCKETS};
+use crate::overlap::Resolved;
 use crate::parse;
-use crate::records::{comm_str, Kind, LiveView, Profile, Record, RecordStore, Stack, Which, MAX_RECORDS};
+use crate::ffi::COMM_LEN;
+use crate::records::{comm_str, Header, Kind, LiveView, Profile, Record, RecordStore, Stack, Which, MAX_RECORDS};
 use crate::sampler::CpuSampler;
 use crate::state::State;
 use crate::watch::Ongoing;
 
 /// Version of the `records` format; bumped on any incompatible change.
 const RECORDS_VERSION: u32 = 2;
+/// Version of the `counters` format; bumped on any incompatible change.
+const COUNTERS_VERSION: u32 = 1;
 
 /// The files under `/proc/trace_irqoff`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -36,6 +40,7 @@ pub(crate) enum ProcFile {
     Records,
     TagWait,
     Cpus,
+    Counters,
 }
 
 impl ProcFile {
@@ -49,29 +54,46 @@ impl ProcFile {
             file_id::RECORDS => Self::Records,
             file_id::TAG_WAIT => Self::TagWait,
             file_id::CPUS => Self::Cpus,
+            file_id::COUNTERS => Self::Counters,
             _ => return None,
         })
     }
 }
 
-/// Renders one file.
-pub(crate) fn show(state: &State, file: ProcFile, m: &SeqFile) -> Result {
+/// The number of elements of a file, each shown by one seq_file `show` call (the shim's
+/// iterator). A read holds one element at a time in the kernel, and a seq_file buffer that
+/// overflows makes seq_file show that one element again with a buffer twice as large, not
+/// the whole file: a read costs O(its output). The files that grow with the CPUs have an
+/// element per CPU and part; the others have one.
+pub(crate) fn elements(state: &State, file: ProcFile) -> usize {
     match file {
-        ProcFile::Enable => {
+        ProcFile::TraceLatency => trace_latency_elements(state),
+        ProcFile::Distribute => DISTRIBUTE_ELEMENTS,
+        ProcFile::Records => records_elements(state),
+        ProcFile::Counters => counters_elements(state),
+        ProcFile::Enable | ProcFile::SamplingPeriod | ProcFile::TagWait | ProcFile::Cpus => 1,
+    }
+}
+
+/// Renders element `index` of a file (see [`elements`]); nothing past the end.
+pub(crate) fn show(state: &State, file: ProcFile, m: &SeqFile, index: usize) {
+    match file {
+        ProcFile::Enable if index == 0 => {
             seq_print!(m, "{}\n", state.phase().name());
         }
-        ProcFile::SamplingPeriod => {
+        ProcFile::SamplingPeriod if index == 0 => {
             seq_print!(m, "{}ms\n", state.settings.period_ns() / NSEC_PER_MSEC);
         }
-        ProcFile::TraceLatency => show_trace_latency(state, m),
-        ProcFile::Distribute => show_distribute(state, m),
-        ProcFile::Records => (0..records_elements(state)).for_each(|i| show_records_element(state, m, i)),
-        ProcFile::TagWait => show_tag_wait(state, m),
-        ProcFile::Cpus => {
+        ProcFile::TraceLatency => show_trace_latency_element(state, m, index),
+        ProcFile::Distribute => show_distribute_element(state, m, index),
+        ProcFile::Records => show_records_element(state, m, index),
+        ProcFile::Counters => show_counters_element(state, m, index),
+        ProcFile::TagWait if index == 0 => show_tag_wait(state, m),
+        ProcFile::Cpus if index == 0 => {
             seq_print!(m, "{}\n", CpuList(nr_cpus(state), |c| state.peers.selected(c)));
         }
+        _ => {}
     }
-    Ok(())
 }
 
 /// Applies a write to one file.
@@ -82,21 +104,14 @@ pub(crate) fn write(state: &State, file: ProcFile, buf: &[u8]) -> Result {
         ProcFile::TraceLatency => state.write_trace_latency(buf),
         ProcFile::TagWait => state.write_tag_wait(buf),
         ProcFile::Cpus => state.write_cpus(buf),
-        ProcFile::Distribute | ProcFile::Records => Err(EPERM),
+        ProcFile::Distribute | ProcFile::Records | ProcFile::Counters => Err(EPERM),
     }
 }
 
-/// Calls `f` for each record of `store`, oldest first. May sleep (seq_file show holds no
-/// spinning lock).
-fn for_each_record(store: &RecordStore, generation: u64, mut f: impl FnMut(&Record)) {
-    for_each_record_while(store, generation, |r| {
-        f(r);
-        true
-    });
-}
-
-/// [`for_each_record`] until `f` returns false.
-fn for_each_record_while(store: &RecordStore, generation: u64, mut f: impl FnMut(&Record) -> bool) {
+/// Calls `f` for each record of `store`, oldest first, until it returns false. May sleep
+/// (seq_file show holds no spinning lock).
+/// `f` also gets the record's slot and the sequence count it was read at.
+fn for_each_record_while(store: &RecordStore, generation: u64, mut f: impl FnMut(&Record, Slot) -> bool) {
     let n = store.len(generation);
     let mut order = [0usize; MAX_RECORDS];
     for (i, o) in order.iter_mut().enumerate().take(n) {
@@ -106,10 +121,19 @@ fn for_each_record_while(store: &RecordStore, generation: u64, mut f: impl FnMut
     // Records are a few KB: on the heap, not on the stack of a seq_file show.
     let Ok(mut r) = KBox::new(Record::empty(), GFP_KERNEL) else { return };
     for &i in &order[..n] {
-        if store.read(i, &mut r) && !f(&r) {
-            return;
+        if let Some(seq) = store.read_at(i, &mut r) {
+            if !f(&r, Slot { index: i, seq }) {
+                return;
+            }
         }
     }
+}
+
+/// Where a record was read: its slot in its store, and the slot's sequence count then.
+#[derive(Clone, Copy)]
+struct Slot {
+    index: usize,
+    seq: u32,
 }
 
 /// Calls `f` with the CPU's open softirq window, if it has one.
@@ -119,6 +143,13 @@ fn with_pending(cpu: &CpuSampler, generation: u64, f: impl FnOnce(&Record)) {
         f(&r);
     }
 }
+
+// The readers' copies (one record, one live profile) are kmalloc'd: no block above order 1.
+// A record's overlap resolution names the other record by its index in one byte.
+const _: () = assert!(MAX_RECORDS <= Resolved::MAX_INDEX);
+const _: () = assert!(
+    crate::sizes::fits_order1(core::mem::size_of::<Record>()) && crate::sizes::fits_order1(core::mem::size_of::<LiveView>())
+);
 
 /// The number of possible CPUs (the samplers' count).
 fn nr_cpus(state: &State) -> u32 {
@@ -276,97 +307,141 @@ impl fmt::Display for Seconds {
     }
 }
 
-fn show_trace_latency(state: &State, m: &SeqFile) {
-    let generation = state.settings.generation();
-    seq_print!(m, "trace_irqoff_latency: {}ms\n\n", state.settings.threshold_ns() / NSEC_PER_MSEC);
-    let print = |r: &Record| {
-        let h = &r.header;
-        seq_print!(
-            m,
-            "     COMMAND: {} PID: {} LATENCY: {} LATENCY_NS: {} TIME: {}{}\n",
-            Show(Printable(r.comm())),
-            h.pid,
-            Millis(r),
-            h.latency_ns,
-            Seconds(h.timestamp_ns),
-            CauseSuffix(h.cause)
-        );
-        let stack = main_stack(r);
-        for i in 0..stack.frames().len() {
-            seq_print!(m, "     {}\n", Frame(stack, i));
+/// Elements of `trace_latency`: the heading with the `hardirq:` line, then per CPU its
+/// hardirq-off records and open window, the `softirq:` line, then per CPU its softirq-off
+/// records and open window. The text is the original tool's, byte for byte.
+fn trace_latency_elements(state: &State) -> usize {
+    2 * state.cpus.len() + 2
+}
+
+/// Shows element `index` of `trace_latency` (see [`trace_latency_elements`]).
+fn show_trace_latency_element(state: &State, m: &SeqFile, index: usize) {
+    let n = state.cpus.len();
+    match index {
+        0 => {
+            seq_print!(m, "trace_irqoff_latency: {}ms\n\n", state.settings.threshold_ns() / NSEC_PER_MSEC);
+            seq_print!(m, " hardirq:\n");
         }
-        seq_print!(m, "\n");
-    };
-    seq_print!(m, " hardirq:\n");
-    for cpu in state.cpus.iter() {
-        let kept = cpu.hard.len(generation) != 0;
-        if kept {
-            seq_print!(m, " cpu: {}\n", cpu.cpu);
-            for_each_record(&cpu.hard, generation, print);
-        }
-        // A window still open: its length so far and the latest in-window stack.
-        with_ongoing_hard(state, cpu, |o, v, now| {
-            if !kept {
-                seq_print!(m, " cpu: {}\n", cpu.cpu);
-            }
-            seq_print!(
-                m,
-                "     COMMAND: {} PID: {} LATENCY: {}+ms LATENCY_NS: {} TIME: {}\n",
-                Show(Printable(comm_str(&v.comm))),
-                v.pid,
-                o.length_ns / NSEC_PER_MSEC,
-                o.length_ns,
-                Seconds(now)
-            );
-            for i in 0..v.latest.frames().len() {
-                seq_print!(m, "     {}\n", Frame(&v.latest, i));
-            }
-            seq_print!(m, "\n");
-        });
-    }
-    seq_print!(m, "\n softirq:\n");
-    for cpu in state.cpus.iter() {
-        let mut header = false;
-        let mut heading = || {
-            if !header {
-                seq_print!(m, " cpu: {}\n", cpu.cpu);
-                header = true;
-            }
-        };
-        if cpu.soft.len(generation) != 0 {
-            heading();
-            for_each_record(&cpu.soft, generation, print);
-        }
-        with_pending(cpu, generation, |r| {
-            heading();
-            print(r);
-        });
+        i if i <= n => show_latency_hard(state, m, &state.cpus[i - 1]),
+        i if i == n + 1 => seq_print!(m, "\n softirq:\n"),
+        i if i <= 2 * n + 1 => show_latency_soft(state, m, &state.cpus[i - n - 2]),
+        _ => {}
     }
 }
 
-fn show_distribute(state: &State, m: &SeqFile) {
-    for (kind, header) in [(Kind::Hardirq, "hardirq-off:"), (Kind::Softirq, "softirq-off:")] {
-        let mut sum = [0u64; NR_BUCKETS];
-        for cpu in state.cpus.iter() {
-            cpu.counts(kind).add_to(&mut sum);
-        }
-        // seq_file grows its buffer and retries on overflow; a formatting error cannot
-        // happen short of that.
-        let _ = histogram::render(&mut SeqWriter(m), header, &sum);
+/// One record of `trace_latency`, as the original printed it.
+fn show_latency_record(m: &SeqFile, r: &Record) {
+    let h = &r.header;
+    seq_print!(
+        m,
+        "     COMMAND: {} PID: {} LATENCY: {} LATENCY_NS: {} TIME: {}{}\n",
+        Show(Printable(r.comm())),
+        h.pid,
+        Millis(r),
+        h.latency_ns,
+        Seconds(h.timestamp_ns),
+        CauseSuffix(h.cause)
+    );
+    let stack = main_stack(r);
+    for i in 0..stack.frames().len() {
+        seq_print!(m, "     {}\n", Frame(stack, i));
     }
-    for cause in Cause::ALL {
-        let mut sum = [0u64; NR_BUCKETS];
-        for cpu in state.cpus.iter() {
-            if let Some(c) = cpu.cause_counts.get(cause.index()) {
-                c.add_to(&mut sum);
+    seq_print!(m, "\n");
+}
+
+/// One CPU's hardirq-off records, oldest first, then its window still open. Stops early
+/// once the seq_file buffer has overflowed (seq_file shows this element again with a
+/// larger buffer), so a pass on a too-small buffer costs at most that buffer.
+fn show_latency_hard(state: &State, m: &SeqFile, cpu: &CpuSampler) {
+    let generation = state.settings.generation();
+    let kept = cpu.hard.len(generation) != 0;
+    if kept {
+        seq_print!(m, " cpu: {}\n", cpu.cpu);
+        for_each_record_while(&cpu.hard, generation, |r, _| {
+            show_latency_record(m, r);
+            !ffi::seq_overflowed(m)
+        });
+        if ffi::seq_overflowed(m) {
+            return;
+        }
+    }
+    // A window still open: its length so far and the latest in-window stack.
+    with_ongoing_hard(state, cpu, |o, v, now| {
+        if !kept {
+            seq_print!(m, " cpu: {}\n", cpu.cpu);
+        }
+        seq_print!(
+            m,
+            "     COMMAND: {} PID: {} LATENCY: {}+ms LATENCY_NS: {} TIME: {}\n",
+            Show(Printable(comm_str(&v.comm))),
+            v.pid,
+            o.length_ns / NSEC_PER_MSEC,
+            o.length_ns,
+            Seconds(now)
+        );
+        for i in 0..v.latest.frames().len() {
+            seq_print!(m, "     {}\n", Frame(&v.latest, i));
+        }
+        seq_print!(m, "\n");
+    });
+}
+
+/// One CPU's softirq-off records, oldest first, then its window still open.
+fn show_latency_soft(state: &State, m: &SeqFile, cpu: &CpuSampler) {
+    let generation = state.settings.generation();
+    let mut header = false;
+    let mut heading = || {
+        if !header {
+            seq_print!(m, " cpu: {}\n", cpu.cpu);
+            header = true;
+        }
+    };
+    if cpu.soft.len(generation) != 0 {
+        heading();
+        for_each_record_while(&cpu.soft, generation, |r, _| {
+            show_latency_record(m, r);
+            !ffi::seq_overflowed(m)
+        });
+        if ffi::seq_overflowed(m) {
+            return;
+        }
+    }
+    with_pending(cpu, generation, |r| {
+        heading();
+        show_latency_record(m, r);
+    });
+}
+
+/// Elements of `distribute`: one per histogram (hardirq-off, softirq-off, then softirq-off
+/// by cause), each summed over the CPUs.
+const DISTRIBUTE_ELEMENTS: usize = 2 + Cause::ALL.len();
+
+fn show_distribute_element(state: &State, m: &SeqFile, index: usize) {
+    let mut sum = [0u64; NR_BUCKETS];
+    let header: &str = match index {
+        0 | 1 => {
+            let (kind, header) = if index == 0 { (Kind::Hardirq, "hardirq-off:") } else { (Kind::Softirq, "softirq-off:") };
+            for cpu in state.cpus.iter() {
+                cpu.counts(kind).add_to(&mut sum);
+            }
+            header
+        }
+        i => {
+            let Some(&cause) = Cause::ALL.get(i - 2) else { return };
+            for cpu in state.cpus.iter() {
+                if let Some(c) = cpu.cause_counts.get(cause.index()) {
+                    c.add_to(&mut sum);
+                }
+            }
+            match cause {
+                Cause::BhOff => "softirq-off, bh-off:",
+                Cause::KsoftirqdWait => "softirq-off, ksoftirqd-wait:",
             }
         }
-        let header: &str = match cause {
-            Cause::BhOff => "softirq-off, bh-off:",
-            Cause::KsoftirqdWait => "softirq-off, ksoftirqd-wait:",
-        };
-        let _ = histogram::render(&mut SeqWriter(m), header, &sum);
-    }
+    };
+    // seq_file grows its buffer and shows the element again on overflow; a formatting
+    // error cannot happen short of that.
+    let _ = histogram::render(&mut SeqWriter(m), header, &sum);
 }
 
 /// `fmt::Write` over a seq_file.
@@ -392,7 +467,7 @@ pub(crate) fn records_elements(state: &State) -> usize {
 pub(crate) fn show_records_element(state: &State, m: &SeqFile, index: usize) {
     let n = state.cpus.len();
     match index {
-        0 => show_records_header(state, m),
+        0 => show_header(state, m, "records", RECORDS_VERSION),
         i if i <= n => show_cpu_counters(state, m, &state.cpus[i - 1]),
         i if i <= 2 * n => show_cpu_ongoing(state, m, &state.cpus[i - n - 1]),
         i if i <= 3 * n => show_cpu_records(state, m, &state.cpus[i - 2 * n - 1]),
@@ -404,9 +479,11 @@ pub(crate) fn show_records_element(state: &State, m: &SeqFile, index: usize) {
     }
 }
 
-fn show_records_header(state: &State, m: &SeqFile) {
+/// The first lines of `records` and `counters`: the file's name and format version, the
+/// configuration, the memory line and the watcher.
+fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) {
     let rules = state.settings.rules();
-    seq_print!(m, "trace_irqoff records v{}\n", RECORDS_VERSION);
+    seq_print!(m, "trace_irqoff {} v{}\n", name, version);
     seq_print!(
         m,
         "config enabled={} state={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={} cpus={} nohz_full={}\n",
@@ -441,6 +518,71 @@ fn show_records_header(state: &State, m: &SeqFile) {
     );
     let n = state.namer.stats();
     seq_print!(m, "namer passes={} named={} max_wait_ns={} wait_sum_ns={}\n", n.passes, n.named, n.max_wait_ns, n.wait_sum_ns);
+}
+
+/// Elements of `counters`: the header (as in `records`), then per CPU its counters (as in
+/// `records`) and its `worst` line, then the tag-wait lines and `end`. O(CPUs) output and
+/// no stack: what a metrics scrape needs.
+fn counters_elements(state: &State) -> usize {
+    state.cpus.len() + 2
+}
+
+fn show_counters_element(state: &State, m: &SeqFile, index: usize) {
+    let n = state.cpus.len();
+    match index {
+        0 => show_header(state, m, "counters", COUNTERS_VERSION),
+        i if i <= n => {
+            let cpu = &state.cpus[i - 1];
+            show_cpu_counters(state, m, cpu);
+            show_cpu_worst(state, m, cpu);
+        }
+        i if i == n + 1 => {
+            show_tag_wait_records(state, m);
+            seq_print!(m, "end\n");
+        }
+        _ => {}
+    }
+}
+
+/// The longest window of a CPU that `records` shows, per kind and cause (0: none): its
+/// records, its hardirq-off window still open, its softirq-off window still open. Reads
+/// the records' headers only.
+fn show_cpu_worst(state: &State, m: &SeqFile, cpu: &CpuSampler) {
+    let generation = state.settings.generation();
+    let mut hard = 0u64;
+    let mut soft = [0u64; Cause::ALL.len()];
+    let mut h = Header::new(0, 0, 0, [0; COMM_LEN]);
+    let soft_max = |h: &Header, soft: &mut [u64; Cause::ALL.len()]| {
+        if let Some(w) = h.cause.and_then(|c| soft.get_mut(c.index())) {
+            *w = (*w).max(h.latency_ns);
+        }
+    };
+    for i in 0..cpu.hard.len(generation) {
+        if cpu.hard.read_header(i, &mut h).is_some() {
+            hard = hard.max(h.latency_ns);
+        }
+    }
+    if let Some(o) = state.watch.ongoing(&state.peers, cpu.cpu, ffi::now_ns(), &state.settings.rules()) {
+        hard = hard.max(o.length_ns);
+    }
+    for i in 0..cpu.soft.len(generation) {
+        if cpu.soft.read_header(i, &mut h).is_some() {
+            soft_max(&h, &mut soft);
+        }
+    }
+    if cpu.pending.read_header(generation, &mut h) {
+        soft_max(&h, &mut soft);
+    }
+    let [bh, ksd] = soft;
+    seq_print!(
+        m,
+        "worst {} hard_ns={} soft_ns={} soft_bh_off_ns={} soft_ksoftirqd_wait_ns={}\n",
+        cpu.cpu,
+        hard,
+        bh.max(ksd),
+        bh,
+        ksd
+    );
 }
 
 fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
@@ -526,8 +668,8 @@ fn show_cpu_ongoing(state: &State, m: &SeqFile, cpu: &CpuSampler) {
 fn show_cpu_records(state: &State, m: &SeqFile, cpu: &CpuSampler) {
     let generation = state.settings.generation();
     for (kind, store) in [(Kind::Hardirq, &cpu.hard), (Kind::Softirq, &cpu.soft)] {
-        for_each_record_while(store, generation, |r| {
-            show_record(state, m, cpu.cpu, kind, r);
+        for_each_record_while(store, generation, |r, slot| {
+            show_record(state, m, cpu.cpu, kind, r, Some((store, slot)));
             show_profile(m, &r.profile, r.stack(Which::Window), r.stack(Which::End));
             !ffi::seq_overflowed(m)
         });
@@ -539,15 +681,16 @@ fn show_cpu_records(state: &State, m: &SeqFile, cpu: &CpuSampler) {
         }
     }
     with_pending(cpu, generation, |r| {
-        show_record(state, m, cpu.cpu, Kind::Softirq, r);
+        show_record(state, m, cpu.cpu, Kind::Softirq, r, None);
         if let Some(v) = soft_live(cpu, cpu.pending.window_start()) {
             show_live_profile(m, &v);
         }
     });
 }
 
-/// One record of the `records` file, with its stacks.
-fn show_record(state: &State, m: &SeqFile, cpu: u32, kind: Kind, r: &Record) {
+/// One record of the `records` file, with its stacks; `at`: where it was read, if from a
+/// store (its overlap's resolution is kept beside it).
+fn show_record(state: &State, m: &SeqFile, cpu: u32, kind: Kind, r: &Record, at: Option<(&RecordStore, Slot)>) {
     let h = &r.header;
     let (end, window) = (r.stack(Which::End), r.stack(Which::Window));
     seq_print!(
@@ -571,15 +714,15 @@ fn show_record(state: &State, m: &SeqFile, cpu: u32, kind: Kind, r: &Record) {
     let (start, end_ns) = r.window();
     match h.overlap_cpu {
         Some(other) => {
-            let found = overlapping_hard(state, other, Window { start, end: end_ns });
+            let found = overlapping_hard(state, other, Window { start, end: end_ns }, at);
             match found {
                 Some(o) => seq_print!(
                     m,
                     " overlap_cpu={} overlap_kind=hard overlap_latency_ns={} overlap_pid={} overlap_comm={}",
                     other,
-                    o.header.latency_ns,
-                    o.header.pid,
-                    Show(Escaped(o.comm()))
+                    o.latency_ns,
+                    o.pid,
+                    Show(Escaped(comm_str(&o.comm)))
                 ),
                 None => seq_print!(m, " overlap_cpu={} overlap_kind=hard overlap_latency_ns=0 overlap_pid=0 overlap_comm=", other),
             }
@@ -624,27 +767,52 @@ fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView, now: u64) 
     show_live_profile(m, v);
 }
 
+/// What `records` shows of an overlapping hardirq-off record.
+struct Overlap {
+    latency_ns: u64,
+    pid: i32,
+    comm: [u8; COMM_LEN],
+}
+
 /// The hardirq-off record of `cpu` that covers most of `ours`, if one covers most of it.
-fn overlapping_hard(state: &State, cpu: u32, ours: Window) -> Option<KBox<Record>> {
+/// Resolved once per record: the join compares the headers of `cpu`'s records (a few
+/// words each, no stacks copied), and the one it found is kept beside our record (`at`),
+/// so that later reads look at that one record only, while both records stay in their
+/// slots (`overlap::Resolved`). Nothing found is not kept: that window may still be open,
+/// its record still to come.
+fn overlapping_hard(state: &State, cpu: u32, ours: Window, at: Option<(&RecordStore, Slot)>) -> Option<Overlap> {
     let sampler = state.cpu(cpu)?;
     let generation = state.settings.generation();
-    let mut best: Option<(KBox<Record>, u64)> = None;
-    let mut r = KBox::new(Record::empty(), GFP_KERNEL).ok()?;
-    for i in 0..sampler.hard.len(generation) {
-        if !sampler.hard.read(i, &mut r) {
-            continue;
-        }
-        let (start, end) = r.window();
-        let theirs = Window { start, end };
-        if gap::overlaps_most(ours, theirs) {
-            let covered = theirs.overlap(ours.start, ours.end);
-            if best.as_ref().is_none_or(|(_, b)| covered > *b) {
-                let next = KBox::new(Record::empty(), GFP_KERNEL).ok()?;
-                best = Some((core::mem::replace(&mut r, next), covered));
+    let theirs = &sampler.hard;
+    let n = theirs.len(generation);
+    let mut h = Header::new(0, 0, 0, [0; COMM_LEN]);
+    if let Some((store, slot)) = at {
+        let word = store.resolved(slot.index);
+        let known = Resolved::still(word, slot.seq, |i| if i < n { theirs.seq(i) } else { None });
+        if let Some(i) = known {
+            if let Some(seq) = theirs.read_header(i, &mut h) {
+                if Resolved::still(word, slot.seq, |_| Some(seq)).is_some() {
+                    return Some(Overlap { latency_ns: h.latency_ns, pid: h.pid, comm: h.comm });
+                }
             }
         }
     }
-    best.map(|(r, _)| r)
+    let mut best: Option<(Overlap, u64, usize, u32)> = None;
+    for i in 0..n {
+        let Some(seq) = theirs.read_header(i, &mut h) else { continue };
+        let w = Window { start: h.timestamp_ns.saturating_sub(h.latency_ns), end: h.timestamp_ns };
+        if gap::overlaps_most(ours, w) {
+            let covered = w.overlap(ours.start, ours.end);
+            if best.as_ref().is_none_or(|b| covered > b.1) {
+                best = Some((Overlap { latency_ns: h.latency_ns, pid: h.pid, comm: h.comm }, covered, i, seq));
+            }
+        }
+    }
+    let (found, _, i, seq) = best?;
+    if let (Some((store, slot)), Ok(index)) = (at, u8::try_from(i)) {
+        store.set_resolved(slot.index, Resolved { own: slot.seq, index, theirs: seq }.pack());
+    }
+    Some(found)
 }
 
 fn show_tag_wait(state: &State, m: &SeqFile) {

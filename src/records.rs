@@ -439,6 +439,9 @@ struct Slot {
     jiffies: Atomic<u64>,
     /// CPU + 1 of an overlapping hardirq-off window, 0 for none.
     overlap: Atomic<u32>,
+    /// What readers resolved of its record (`overlap::Resolved`; 0: nothing). Written by
+    /// readers only, outside the sequence count; each word names the count it is for.
+    resolved: Atomic<u64>,
     comm: [Atomic<u64>; 2],
     window_comm: [Atomic<u64>; 2],
     stacks: [SlotStack; 2],
@@ -499,6 +502,7 @@ impl Slot {
             samples: Atomic::new(0),
             jiffies: Atomic::new(0),
             overlap: Atomic::new(0),
+            resolved: Atomic::new(0),
             comm: [const { Atomic::new(0) }; 2],
             window_comm: [const { Atomic::new(0) }; 2],
             stacks: [SlotStack::new(), SlotStack::new()],
@@ -550,15 +554,51 @@ impl Slot {
     ///
     /// Process context only: it may sleep.
     fn read(&self, out: &mut Record) -> bool {
-        retry_read(|| self.try_read(out))
+        self.read_at(out).is_some()
     }
 
-    /// One attempt of [`Slot::read`]: false if the writer was inside the slot.
-    fn try_read(&self, out: &mut Record) -> bool {
+    /// [`Slot::read`], with the sequence count it was read at.
+    fn read_at(&self, out: &mut Record) -> Option<u32> {
+        let mut at = 0;
+        retry_read(|| self.try_read(out).map(|s| at = s).is_some()).then_some(at)
+    }
+
+    /// Copies the header only (no stacks): what a reader needs to compare records. May
+    /// sleep, like [`Slot::read`].
+    /// The sequence count it was read at, if it was.
+    fn read_header(&self, out: &mut Header) -> Option<u32> {
+        let mut at = 0;
+        let ok = retry_read(|| {
+            let s1 = self.seq.load(Acquire);
+            if s1 & 1 != 0 {
+                return false;
+            }
+            at = s1;
+            out.latency_ns = self.latency_ns.load(Relaxed);
+            out.timestamp_ns = self.timestamp_ns.load(Relaxed);
+            out.pid = self.pid.load(Relaxed);
+            let flags = self.flags.load(Relaxed);
+            out.ongoing = flags & 1 != 0;
+            out.cause = cause_of(flags);
+            out.end_shows_culprit = flags & 8 == 0;
+            out.runnable_ns = self.runnable_ns.load(Relaxed);
+            out.samples = unpack_samples(self.samples.load(Relaxed));
+            out.jiffies = self.jiffies.load(Relaxed);
+            out.overlap_cpu = self.overlap.load(Relaxed).checked_sub(1);
+            out.comm = unpack_comm([self.comm[0].load(Relaxed), self.comm[1].load(Relaxed)]);
+            smp_rmb();
+            self.seq.load(Relaxed) == s1
+        });
+        ok.then_some(at)
+    }
+
+    /// One attempt of [`Slot::read`]: the sequence count it read at, `None` if the writer
+    /// was inside the slot.
+    fn try_read(&self, out: &mut Record) -> Option<u32> {
         let s1 = self.seq.load(Acquire);
         let n1 = self.name_seq.load(Acquire);
         if s1 & 1 != 0 || n1 & 1 != 0 {
-            return false;
+            return None;
         }
         let names = self.named_for.load(Relaxed) == s1.wrapping_add(1);
         let h = &mut out.header;
@@ -581,7 +621,7 @@ impl Slot {
         }
         self.profile.read(&mut out.profile, names);
         smp_rmb();
-        self.seq.load(Relaxed) == s1 && self.name_seq.load(Relaxed) == n1
+        (self.seq.load(Relaxed) == s1 && self.name_seq.load(Relaxed) == n1).then_some(s1)
     }
 }
 
@@ -932,11 +972,34 @@ impl RecordStore {
         self.used(generation)
     }
 
-    /// Copies record `i` (< `len`) into `out`; false if there is none, or it could not be
-    /// read consistently (its writer stayed inside it for 100 ms, which a writer that
-    /// cannot be preempted never does). Process context only: it may sleep.
-    pub(crate) fn read(&self, i: usize, out: &mut Record) -> bool {
-        self.slots.get(i).is_some_and(|slot| slot.read(out))
+    /// Copies the header of record `i` (< `len`), without its stacks; the sequence count
+    /// of its slot it was read at, `None` as for [`RecordStore::read_at`].
+    pub(crate) fn read_header(&self, i: usize, out: &mut Header) -> Option<u32> {
+        self.slots.get(i).and_then(|slot| slot.read_header(out))
+    }
+
+    /// Copies record `i` (< `len`) into `out`; the sequence count of its slot it was read
+    /// at, `None` if there is none, or it could not be read consistently (its writer stayed
+    /// inside it for 100 ms, which a writer that cannot be preempted never does). Process
+    /// context only: it may sleep.
+    pub(crate) fn read_at(&self, i: usize, out: &mut Record) -> Option<u32> {
+        self.slots.get(i).and_then(|slot| slot.read_at(out))
+    }
+
+    /// The sequence count of slot `i` now (odd while its writer is inside).
+    pub(crate) fn seq(&self, i: usize) -> Option<u32> {
+        self.slots.get(i).map(|s| s.seq.load(Acquire))
+    }
+
+    /// The readers' word of slot `i` (see `Slot::resolved`).
+    pub(crate) fn resolved(&self, i: usize) -> u64 {
+        self.slots.get(i).map_or(0, |s| s.resolved.load(Relaxed))
+    }
+
+    pub(crate) fn set_resolved(&self, i: usize, w: u64) {
+        if let Some(s) = self.slots.get(i) {
+            s.resolved.store(w, Relaxed);
+        }
     }
 
     /// Timestamp of record `i`, for ordering without copying whole records.
@@ -989,6 +1052,16 @@ impl Pending {
     /// Closes the window (the timer_list, after it ended).
     pub(crate) fn close(&self) {
         self.window.store(0, Release);
+    }
+
+    /// Copies the header of the open window of `generation` into `out`; false if none.
+    /// May sleep.
+    pub(crate) fn read_header(&self, generation: u64, out: &mut Header) -> bool {
+        let w = self.window.load(Acquire);
+        w != 0
+            && self.generation.load(Relaxed) == generation
+            && self.slot.read_header(out).is_some()
+            && self.window.load(Acquire) == w
     }
 
     /// Copies the open window of `generation` into `out`; false if none. May sleep.
@@ -1225,7 +1298,7 @@ mod kunit {
         let mut r = KBox::new(Record::empty(), GFP_KERNEL)?;
         let mut v = KVec::new();
         for i in 0..store.len(generation) {
-            assert!(store.read(i, &mut r));
+            assert!(store.read_at(i, &mut r).is_some());
             v.push(r.header.latency_ns, GFP_KERNEL)?;
         }
         v.sort_unstable();
@@ -1265,7 +1338,7 @@ mod kunit {
         // The replacing writer starts from a clean slot: no frame of the old record stays.
         store.offer(&header(20, 2), 1, |w| w.frames(Which::Window, &[0x3000]));
         let mut r = KBox::new(Record::empty(), GFP_KERNEL)?;
-        assert!(store.read(0, &mut r));
+        assert!(store.read_at(0, &mut r).is_some());
         assert_eq!(r.header.latency_ns, 20);
         assert_eq!(r.header.pid, 7);
         assert_eq!(r.stack(Which::End).frames().len(), 0);
@@ -1288,10 +1361,10 @@ mod kunit {
         let mut job = KBox::new(NameJob::new(), GFP_KERNEL)?;
         let mut r = KBox::new(Record::empty(), GFP_KERNEL)?;
         store.offer(&header(10, 1), 1, |w| w.frames(Which::End, &[0x1000, module]));
-        assert!(store.read(0, &mut r));
+        assert!(store.read_at(0, &mut r).is_some());
         assert_eq!(r.stack(Which::End).name(1), None);
         assert_eq!(store.name_records(1, &mut job, &vanishing, &mut format, || 5), Waits { named: 1, max_ns: 4, sum_ns: 4 });
-        assert!(store.read(0, &mut r));
+        assert!(store.read_at(0, &mut r).is_some());
         assert_eq!(r.stack(Which::End).name(0), Some(&b"core"[..]));
         assert_eq!(r.stack(Which::End).name(1), Some(&b"mine"[..]));
         // Nothing new: the next pass names nothing.
@@ -1304,12 +1377,12 @@ mod kunit {
         job.name_frames(&vanishing, &mut format);
         store.offer(&header(30, 3), 1, |w| w.frames(Which::End, &[0x2000, module]));
         slot.put_names(&job);
-        assert!(store.read(0, &mut r));
+        assert!(store.read_at(0, &mut r).is_some());
         assert_eq!(r.header.latency_ns, 30);
         assert_eq!(r.stack(Which::End).name(0), None);
         assert_eq!(r.stack(Which::End).name(1), None);
         assert_eq!(store.name_records(1, &mut job, &vanishing, &mut format, || 5), Waits { named: 1, max_ns: 2, sum_ns: 2 });
-        assert!(store.read(0, &mut r));
+        assert!(store.read_at(0, &mut r).is_some());
         assert_eq!(r.stack(Which::End).name(1), Some(&b"mine"[..]));
         Ok(())
     }

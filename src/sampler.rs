@@ -818,8 +818,9 @@ impl CpuSampler {
     /// Counts and reports a hardirq-off event of `latency_ns` in `window`, which ended at
     /// `end` (see [`CpuSampler::hard_event`]).
     #[allow(clippy::too_many_arguments)]
-    fn hard_report(&self, rules: &gap::Rules, me: &Peer, latency_ns: u64, window: Window, prev: u64, end: u64, end_shows_culprit: bool, stack: EndStack<'_>) {
-        me.hard_off.set(window);
+    fn hard_report(&self, rules: &gap::Rules, _me: &Peer, latency_ns: u64, window: Window, prev: u64, end: u64, end_shows_culprit: bool, stack: EndStack<'_>) {
+        // Published for the other CPUs' overlap joins (`Peers::hard_off`).
+        self.peers.hard_off(self.cpu, window, rules.threshold_ns);
         self.hard_counts.add(latency_ns);
         self.hard_event(rules, latency_ns, window, prev, end, end_shows_culprit, stack);
     }

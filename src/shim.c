@@ -49,14 +49,49 @@ static_assert(TIO_COMM_LEN == TASK_COMM_LEN);
 
 static struct proc_dir_entry *tio_dir;
 
-static int tio_show(struct seq_file *m, void *v)
+/*
+ * Every file is a seq_file iterator over the elements Rust defines for it (one for a
+ * control file; for trace_latency, distribute, records and counters one per CPU and
+ * part), so that a read holds one element at a time and a buffer that overflows costs a
+ * second pass over one element, not over the whole file. The element index + 1 is the
+ * iterator; m->private is the file's id.
+ */
+static void *tio_seq_start(struct seq_file *m, loff_t *pos)
 {
-	return trace_irqoff_rs_show((unsigned long)m->private, m);
+	if (*pos < 0 || *pos >= trace_irqoff_rs_elements((unsigned long)m->private))
+		return NULL;
+	return (void *)(unsigned long)(*pos + 1);
 }
+
+static void *tio_seq_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return tio_seq_start(m, pos);
+}
+
+static void tio_seq_stop(struct seq_file *m, void *v)
+{
+}
+
+static int tio_seq_show(struct seq_file *m, void *v)
+{
+	return trace_irqoff_rs_show((unsigned long)m->private, m, (unsigned long)v - 1);
+}
+
+static const struct seq_operations tio_seq_ops = {
+	.start = tio_seq_start,
+	.next = tio_seq_next,
+	.stop = tio_seq_stop,
+	.show = tio_seq_show,
+};
 
 static int tio_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, tio_show, pde_data(inode));
+	int ret = seq_open(file, &tio_seq_ops);
+
+	if (!ret)
+		((struct seq_file *)file->private_data)->private = pde_data(inode);
+	return ret;
 }
 
 static ssize_t tio_write(struct file *file, const char __user *ubuf, size_t count,
@@ -74,49 +109,6 @@ static ssize_t tio_write(struct file *file, const char __user *ubuf, size_t coun
 	return ret < 0 ? ret : count;
 }
 
-/*
- * records: a seq_file iterator over the elements Rust defines (header, then per-CPU
- * parts, then the tag-wait lines), so that a read holds one element at a time instead of
- * the whole file. The element index + 1 is the iterator.
- */
-static void *tio_rec_start(struct seq_file *m, loff_t *pos)
-{
-	if (*pos < 0 || *pos >= trace_irqoff_rs_records_count())
-		return NULL;
-	return (void *)(unsigned long)(*pos + 1);
-}
-
-static void *tio_rec_next(struct seq_file *m, void *v, loff_t *pos)
-{
-	++*pos;
-	return tio_rec_start(m, pos);
-}
-
-static void tio_rec_stop(struct seq_file *m, void *v)
-{
-}
-
-static int tio_rec_show(struct seq_file *m, void *v)
-{
-	return trace_irqoff_rs_records_show(m, (unsigned long)v - 1);
-}
-
-static const struct seq_operations tio_rec_seq_ops = {
-	.start = tio_rec_start,
-	.next = tio_rec_next,
-	.stop = tio_rec_stop,
-	.show = tio_rec_show,
-};
-
-static int tio_rec_open(struct inode *inode, struct file *file)
-{
-	int ret = seq_open(file, &tio_rec_seq_ops);
-
-	if (!ret)
-		((struct seq_file *)file->private_data)->private = pde_data(inode);
-	return ret;
-}
-
 int tio_seq_overflowed(void *m)
 {
 	return seq_has_overflowed(m);
@@ -125,14 +117,6 @@ int tio_seq_overflowed(void *m)
 /* Read-only files have a write handler too: Rust answers EPERM (root bypasses the mode). */
 static const struct proc_ops tio_ops = {
 	.proc_open = tio_open,
-	.proc_read = seq_read,
-	.proc_write = tio_write,
-	.proc_lseek = seq_lseek,
-	.proc_release = single_release,
-};
-
-static const struct proc_ops tio_rec_ops = {
-	.proc_open = tio_rec_open,
 	.proc_read = seq_read,
 	.proc_write = tio_write,
 	.proc_lseek = seq_lseek,
@@ -150,6 +134,7 @@ static const struct {
 	[TIO_FILE_RECORDS] = { "records", 0400 },
 	[TIO_FILE_TAG_WAIT] = { "tag_wait", 0600 },
 	[TIO_FILE_CPUS] = { "cpus", 0600 },
+	[TIO_FILE_COUNTERS] = { "counters", 0400 },
 };
 
 int tio_proc_create(void)
@@ -161,7 +146,7 @@ int tio_proc_create(void)
 		return -ENOMEM;
 	for (i = 0; i < TIO_FILE_COUNT; i++) {
 		if (!proc_create_data(tio_files[i].name, tio_files[i].mode, tio_dir,
-				      i == TIO_FILE_RECORDS ? &tio_rec_ops : &tio_ops, (void *)i)) {
+				      &tio_ops, (void *)i)) {
 			proc_remove(tio_dir);
 			return -ENOMEM;
 		}

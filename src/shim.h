@@ -16,7 +16,8 @@ enum tio_file {
 	TIO_FILE_RECORDS = 4,
 	TIO_FILE_TAG_WAIT = 5,
 	TIO_FILE_CPUS = 6,
-	TIO_FILE_COUNT = 7,
+	TIO_FILE_COUNTERS = 7,
+	TIO_FILE_COUNT = 8,
 };
 
 /* Longest write accepted by any control file; longer writes are -EINVAL. */
@@ -244,10 +245,9 @@ void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigne
  * Implemented in Rust (src/entry.rs), called by the shim. bindgen declares them for Rust
  * too, and entry.rs checks at compile time that its definitions have these types.
  */
-int trace_irqoff_rs_show(unsigned int file, void *seq);
-/* records: how many elements it has (one show call each), and showing element index. */
-unsigned long trace_irqoff_rs_records_count(void);
-int trace_irqoff_rs_records_show(void *seq, unsigned long index);
+/* A file's number of elements (one show call each), and showing its element index. */
+unsigned long trace_irqoff_rs_elements(unsigned int file);
+int trace_irqoff_rs_show(unsigned int file, void *seq, unsigned long index);
 int trace_irqoff_rs_write(unsigned int file, const char *buf, unsigned long len);
 unsigned long trace_irqoff_rs_softirq_sample(unsigned int cpu);
 void trace_irqoff_rs_probe_ran(unsigned int cpu);

@@ -31,6 +31,23 @@ pub(crate) const fn page_order(n: usize) -> u32 {
     (n.div_ceil(PAGE)).next_power_of_two().trailing_zeros()
 }
 
+/// The largest kmalloc the module makes: its slab cache needs pages of order 1 at least
+/// (8 KiB), which a fragmented machine still has; above it kmalloc needs a block of
+/// order 2 or more. Larger memory comes from vmalloc (pages of order 0) or is split.
+pub(crate) const KMALLOC_MAX: usize = SLAB_MAX;
+
+/// Whether a kmalloc of `n` bytes needs no block above order 1.
+pub(crate) const fn fits_order1(n: usize) -> bool {
+    n <= KMALLOC_MAX && page_order(n) <= 1
+}
+
+/// The kmalloc request of an `Arc` of a value of `size` bytes aligned to `align`: the
+/// refcount (4 bytes) padded to the alignment, then the value, padded to the alignment.
+pub(crate) const fn arc_bytes(size: usize, align: usize) -> usize {
+    let header = 4usize.next_multiple_of(align);
+    (header + size).next_multiple_of(align)
+}
+
 /// The bytes vmalloc maps for a request of `n`: whole pages, each of order 0.
 pub(crate) const fn vmalloc_bytes(n: usize) -> usize {
     n.div_ceil(PAGE) * PAGE
@@ -52,6 +69,17 @@ mod tests {
         assert_eq!(kmalloc_bytes(40 * 1024), 64 * 1024);
         assert_eq!(page_order(40 * 1024), 4);
         assert_eq!(page_order(8192), 1);
+    }
+
+    #[test]
+    fn order1_is_8k() {
+        assert!(fits_order1(8192) && fits_order1(4097) && fits_order1(1));
+        assert!(!fits_order1(8193));
+        assert_eq!(page_order(8193), 2);
+        // The refcount padded to the value's alignment, then the value.
+        assert_eq!(arc_bytes(100, 8), 112);
+        assert_eq!(arc_bytes(100, 64), 192);
+        assert_eq!(arc_bytes(0, 8), 8);
     }
 
     /// The per-CPU tables scale with the CPUs as vmalloc'd pages, never one high-order

@@ -216,14 +216,19 @@ impl State {
     }
 
     /// Bytes the module allocated: per CPU (its sampler with two record stores) and in
-    /// total (also the state, the peers table, the tag-wait table and the namer's
-    /// buffer).
+    /// total (also the state, the settings, the peers and watcher tables, the tag-wait
+    /// tables and the namer's buffer), as the allocators round them.
     pub(crate) fn memory(&self) -> (usize, usize) {
+        use crate::sizes::{arc_bytes, kmalloc_bytes, vmalloc_bytes};
+        use core::mem::{align_of, size_of};
         let per_cpu = self.cpus.first().map_or(0, |c| c.allocated_bytes());
         let total = per_cpu * self.cpus.len()
-            + crate::sizes::vmalloc_bytes(self.cpus.capacity() * core::mem::size_of::<Arc<CpuSampler>>())
-            + core::mem::size_of::<Self>()
+            + vmalloc_bytes(self.cpus.capacity() * size_of::<Arc<CpuSampler>>())
+            + kmalloc_bytes(size_of::<Self>())
+            + kmalloc_bytes(arc_bytes(size_of::<Settings>(), align_of::<Settings>()))
+            + kmalloc_bytes(arc_bytes(size_of::<Peers>(), align_of::<Peers>()))
             + self.peers.allocated_bytes()
+            + kmalloc_bytes(arc_bytes(size_of::<Watch>(), align_of::<Watch>()))
             + self.watch.allocated_bytes()
             + self.tag_wait.allocated_bytes()
             + self.namer.allocated_bytes();
@@ -271,3 +276,16 @@ impl State {
         self.watch.log_stuck_lines();
     }
 }
+
+// No allocation above order 1: every object the module takes from kmalloc fits in 8 KiB
+// (`sizes::fits_order1`); what is larger (record stores, tables indexed by CPU) comes from
+// vmalloc. Checked at build time, for the kernel built against.
+const _: () = {
+    use crate::sizes::{arc_bytes, fits_order1};
+    use core::mem::{align_of, size_of};
+    assert!(fits_order1(arc_bytes(size_of::<CpuSampler>(), align_of::<CpuSampler>())));
+    assert!(fits_order1(size_of::<State>()));
+    assert!(fits_order1(arc_bytes(size_of::<Settings>(), align_of::<Settings>())));
+    assert!(fits_order1(arc_bytes(size_of::<Peers>(), align_of::<Peers>())));
+    assert!(fits_order1(arc_bytes(size_of::<Watch>(), align_of::<Watch>())));
+};

@@ -24,6 +24,7 @@ mod gap;
 mod histogram;
 mod namer;
 mod names;
+mod overlap;
 mod parse;
 mod peers;
 mod phase;

@@ -465,6 +465,7 @@ impl Watch {
                 continue;
             }
             let length_ns = now.saturating_sub(last).saturating_sub(rules.period_ns);
+            peers.open_seen(t, last, length_ns, rules.threshold_ns);
             if length_ns >= rules.threshold_ns {
                 busy = true;
                 self.overdue(me, t, Ongoing { window: last, length_ns }, now, rules);

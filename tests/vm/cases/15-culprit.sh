@@ -73,6 +73,10 @@ if has bh-lock; then
 	check "... its in-window stack shows the wait in irqoff_sample_ipi_wait" \
 		sh -c "test $(frame_at "$(window_block 0 soft)" irqoff_sample_ipi_wait) -ge 1"
 	check "... and the CLI says so" sh -c "trace-irqoff records --cpu 0 | grep -qE 'overlaps hardirq-off on CPU 1, [0-9.]+ ms, sh'"
+	# The first read resolved the overlap and kept it beside the record; later reads show
+	# the same (from that one record of cpu 1, while both records stay).
+	again=$(grep '^record cpu=0 kind=soft ' $TIO/records | head -n1)
+	check "... a later read shows the same overlap (resolved once, kept with the record)" test "$again" = "$c0"
 	window_block 0 soft | head -n 4 | sed 's/^/#   /'
 else
 	echo "# ipiwait on PREEMPT_RT without the BH lock: not checked (cpu 0: ${c0:-no softirq record})"

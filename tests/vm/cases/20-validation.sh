@@ -33,6 +33,7 @@ expect EINVAL enable 'yes' "enable yes"
 expect EINVAL enable '' "enable empty write"
 expect EPERM distribute "1" "write to read-only distribute (root bypasses the mode)"
 expect EPERM records "1" "write to read-only records"
+expect EPERM counters "1" "write to read-only counters"
 check "sampling_period 5 is accepted" test "$(tio-write $TIO/sampling_period '5\n')" = ok
 check "sampling_period reads 5ms" test "$(cat $TIO/sampling_period)" = 5ms
 check "threshold 10 (= 2P) is accepted" test "$(tio-write $TIO/trace_latency 10)" = ok
@@ -45,7 +46,7 @@ check "enable is idempotent" sh -c "echo 1 > $TIO/enable && test \$(cat $TIO/ena
 echo 0 > $TIO/enable
 check "echo works as users type it (echo 10 > sampling_period)" sh -c "echo 10 > $TIO/sampling_period"
 check "the files are root-only: mode 0600" sh -c "ls -l $TIO/enable | grep -q '^-rw-------'"
-check "distribute and records are read-only: mode 0400" sh -c "ls -l $TIO/distribute $TIO/records | grep -c '^-r--------' | grep -qx 2"
+check "distribute, records and counters are read-only: mode 0400" sh -c "ls -l $TIO/distribute $TIO/records $TIO/counters | grep -c '^-r--------' | grep -qx 3"
 check "a non-root user gets EACCES" test "$(su -s /bin/sh nobody -c "tio-write $TIO/enable 1")" = EACCES
 rmmod trace_irqoff
 check "records_per_cpu=0 is refused at load" sh -c "! modprobe trace_irqoff records_per_cpu=0"

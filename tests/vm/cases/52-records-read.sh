@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# The records file at its largest: records_per_cpu=64 on every CPU, full of hardirq and
+# The records file (and trace_latency, counters) at its largest: records_per_cpu=64 on every CPU, full of hardirq and
 # softirq records. Read in small chunks it gives exactly what one large read gives, and a
 # reader holds one element (one CPU's part) in the kernel, not the whole file.
 rmmod trace_irqoff 2>/dev/null
@@ -67,7 +67,65 @@ for try in 1 2 3; do
 done
 echo "# measured: 6 readers holding records open after 4 KiB each: MemFree fell by$falls kB in three tries (file: $((size / 1024)) kB)"
 check "records: 6 half-read files pin less than one copy of the file ($held kB < $((size / 1024)) kB)" test "$held" -lt $((size / 1024))
-rm -f /tmp/rec-cat /tmp/rec-dd /tmp/rec-odd
+
+# trace_latency, the original tool's format, from the same full stores: one element per
+# CPU and kind too, so chunked reads agree with one read, half-read files pin only their
+# buffer, and the CLI's parser of the original format reads every record of it.
+cat $TIO/trace_latency > /tmp/tl-cat
+dd if=$TIO/trace_latency of=/tmp/tl-dd bs=4096 2>/dev/null
+dd if=$TIO/trace_latency of=/tmp/tl-odd bs=333 2>/dev/null
+tl_size=$(wc -c < /tmp/tl-cat)
+cat $TIO/counters > /tmp/cn-cat
+tio-time $TIO/trace_latency $TIO/records $TIO/counters $TIO/distribute |
+	sed "s|^$TIO/\([^ ]*\) \([0-9]*\) \([0-9]*\) \([0-9]*\)|# measured: \1 read whole: \2 bytes in \3 us (\4 reads)|"
+check "trace_latency: read in 4096-byte chunks it equals one large read" cmp /tmp/tl-cat /tmp/tl-dd
+check "trace_latency: read in 333-byte chunks it equals one large read" cmp /tmp/tl-cat /tmp/tl-odd
+nrec=$(grep -c '^record .* lower_bound=0 ' /tmp/rec-cat)
+ncmd=$(grep -c '^     COMMAND: .* LATENCY: [0-9]*ms ' /tmp/tl-cat)
+check "trace_latency: one COMMAND line per record of records ($ncmd, $nrec)" test "$ncmd" = "$nrec"
+check "trace_latency: the original's layout (heading, hardirq:, softirq:, one cpu: line per CPU and kind)" sh -c "
+	head -n3 /tmp/tl-cat | tr '\n' '|' | grep -qx 'trace_irqoff_latency: 20ms|| hardirq:|' &&
+	grep -qx ' softirq:' /tmp/tl-cat &&
+	test \$(grep -c '^ cpu: ' /tmp/tl-cat) = $((ncpu * nk))"
+mkdir -p /tmp/orig/trace_irqoff
+# (Not our distribute: its histograms by cause are not in the original's format.)
+for f in enable sampling_period trace_latency; do cat $TIO/$f > /tmp/orig/trace_irqoff/$f; done
+: > /tmp/orig/trace_irqoff/distribute
+parsed=$(trace-irqoff --proc-root /tmp/orig records --json --limit 100000 2>&1 | grep -c '"latency_ns"')
+nall=$(grep -c '^     COMMAND: ' /tmp/tl-cat)
+check "trace_latency: the CLI's parser of the original format reads all $nall records ($parsed)" test "$parsed" = "$nall"
+rm -rf /tmp/orig
+held= falls=
+for try in 1 2 3; do
+	sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
+	before=$(free_kb)
+	exec 3< $TIO/trace_latency 4< $TIO/trace_latency 5< $TIO/trace_latency 6< $TIO/trace_latency 7< $TIO/trace_latency 8< $TIO/trace_latency
+	for fd in 3 4 5 6 7 8; do dd bs=4096 count=1 <&$fd > /dev/null 2>&1; done
+	after=$(free_kb)
+	exec 3<&- 4<&- 5<&- 6<&- 7<&- 8<&-
+	fall=$((before - after))
+	falls="$falls $fall"
+	[ -n "$held" ] && [ "$held" -le "$fall" ] || held=$fall
+done
+echo "# measured: 6 readers holding trace_latency open after 4 KiB each: MemFree fell by$falls kB in three tries (file: $((tl_size / 1024)) kB)"
+check "trace_latency: 6 half-read files pin less than one copy of the file ($held kB < $((tl_size / 1024)) kB)" test "$held" -lt $((tl_size / 1024))
+
+# counters: the counters of records without a record, and per CPU the longest window of
+# each kind that records shows: what a metrics scrape reads, whatever the records hold.
+check "counters: its cpu and hist lines are those of records" sh -c "
+	grep -E '^(cpu|hist) ' /tmp/rec-cat > /tmp/rc-lines; grep -E '^(cpu|hist) ' /tmp/cn-cat > /tmp/cn-lines; cmp /tmp/rc-lines /tmp/cn-lines"
+check "counters: no record or frame line, one worst line per CPU, and end" sh -c "
+	! grep -qE '^(record|frame|window_frame|profile)' /tmp/cn-cat && test \$(grep -c '^worst ' /tmp/cn-cat) = $ncpu && tail -n1 /tmp/cn-cat | grep -qx end"
+bad=
+for cpu in $(seq 0 $((ncpu - 1))); do
+	want=$(sed -n "s/^record cpu=$cpu kind=hard .* latency_ns=\([0-9]*\) .*/\1/p" /tmp/rec-cat | sort -n | tail -n1)
+	got=$(sed -n "s/^worst $cpu hard_ns=\([0-9]*\) .*/\1/p" /tmp/cn-cat)
+	[ "${want:-0}" = "$got" ] || bad="$bad cpu $cpu: worst $got, records ${want:-0};"
+done
+check "counters: each CPU's worst hardirq-off window is the longest of its records${bad:+ ($bad)}" test -z "$bad"
+check "counters: trace-irqoff metrics reads it and gives the same worst windows" sh -c "
+	trace-irqoff metrics > /tmp/m-cn && grep -q '^trace_irqoff_worst_latency_seconds{cpu=\"0\",kind=\"hard\",cause=\"\"} ' /tmp/m-cn"
+rm -f /tmp/rec-cat /tmp/rec-dd /tmp/rec-odd /tmp/tl-cat /tmp/tl-dd /tmp/tl-odd /tmp/cn-cat /tmp/rc-lines /tmp/cn-lines /tmp/m-cn
 
 # Files held open across rmmod: proc_remove waited for running operations; later ones
 # fail with EIO (fs/proc/inode.c), and closing them is fine.

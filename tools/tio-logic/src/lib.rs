@@ -23,6 +23,8 @@ mod gap;
 mod histogram;
 #[path = "../../../src/names.rs"]
 mod names;
+#[path = "../../../src/overlap.rs"]
+mod overlap;
 #[path = "../../../src/parse.rs"]
 mod parse;
 #[path = "../../../src/profile.rs"]

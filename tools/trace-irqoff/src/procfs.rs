@@ -251,6 +251,17 @@ impl<B: Backend> Module<B> {
         Ok(s)
     }
 
+    /// The counters without the records, from `counters` (O(CPUs) to read, whatever the
+    /// records hold); from `records` when the module has no `counters` file (older
+    /// versions, the original trace-irqoff).
+    pub fn counters(&self) -> Result<Snapshot, ProcError> {
+        match self.backend.read("counters") {
+            Ok(text) => Ok(snapshot::parse(&text)?),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => self.snapshot(),
+            Err(e) => Err(self.io_error("cannot read", "counters", e, "")),
+        }
+    }
+
     fn snapshot_original(&self) -> Result<Snapshot, ProcError> {
         let settings = self.settings()?;
         let latency = original::parse_trace_latency(&self.read("trace_latency")?)?;
@@ -299,6 +310,7 @@ impl<B: Backend> Module<B> {
             ongoing: Vec::new(),
             tag_wait: None,
             original_hist: Some(hist),
+            worst: None,
         })
     }
 

@@ -7,6 +7,10 @@ use serde::{Deserialize, Serialize};
 /// Oldest and newest format versions this parser understands.
 pub const MIN_RECORDS_VERSION: u32 = 1;
 pub const RECORDS_VERSION: u32 = 2;
+/// The `counters` format version this parser understands, and the `records` format of the
+/// modules that have it (its `config`, `cpu` and `hist` lines are those of that format).
+pub const COUNTERS_VERSION: u32 = 1;
+const COUNTERS_RECORDS_VERSION: u32 = 2;
 
 /// Number of log2 buckets; bucket k holds [2^k, 2^(k+1)) ms.
 pub const NR_BUCKETS: usize = tio_logic::hist::NR_BUCKETS;
@@ -428,6 +432,33 @@ pub struct Snapshot {
     /// was read from a module without a `records` file (per-CPU counts are then unknown).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub original_hist: Option<Vec<(Kind, Vec<crate::original::Row>)>>,
+    /// The longest window per CPU, kind and cause, when the snapshot was read from the
+    /// `counters` file (which has no records to take it from).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub worst: Option<Vec<Worst>>,
+}
+
+/// A `worst` line of the `counters` file: the longest window of a CPU that `records`
+/// shows (its records and its windows still open), per kind and softirq cause; 0: none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Worst {
+    pub cpu: u32,
+    pub hard_ns: u64,
+    pub soft_ns: u64,
+    pub soft_bh_off_ns: u64,
+    pub soft_ksoftirqd_wait_ns: u64,
+}
+
+impl Worst {
+    /// The longest window of `kind`, narrowed to `cause` for softirqs.
+    pub fn of(&self, kind: Kind, cause: Option<Cause>) -> u64 {
+        match (kind, cause) {
+            (Kind::Hard, _) => self.hard_ns,
+            (Kind::Soft, None) => self.soft_ns,
+            (Kind::Soft, Some(Cause::BhOff)) => self.soft_bh_off_ns,
+            (Kind::Soft, Some(Cause::KsoftirqdWait)) => self.soft_ksoftirqd_wait_ns,
+        }
+    }
 }
 
 /// Why the records file could not be read.
@@ -435,6 +466,8 @@ pub struct Snapshot {
 pub enum ParseError {
     #[error("unsupported records format version {0} (this trace-irqoff reads versions {MIN_RECORDS_VERSION} to {RECORDS_VERSION})")]
     Version(String),
+    #[error("unsupported counters format version {0} (this trace-irqoff reads version {COUNTERS_VERSION})")]
+    CountersVersion(String),
     #[error("line {line}: {what}")]
     Malformed { line: usize, what: String },
     #[error("the records file ends early (no 'end' line)")]
@@ -558,16 +591,24 @@ fn record_v2(f: &Fields, r: &mut Record) -> Result<(), ParseError> {
     Ok(())
 }
 
-/// Parses the whole records file.
+/// Parses the whole records file, or the counters file (the same lines without records,
+/// and a `worst` line per CPU).
 pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
     let (_, first) = lines.next().ok_or(ParseError::Truncated)?;
-    let version = first
-        .strip_prefix("trace_irqoff records v")
-        .ok_or_else(|| ParseError::Version(first.to_string()))?;
-    let version = match version.parse::<u32>() {
-        Ok(v) if (MIN_RECORDS_VERSION..=RECORDS_VERSION).contains(&v) => v,
-        _ => return Err(ParseError::Version(version.to_string())),
+    let (version, mut worst) = if let Some(v) = first.strip_prefix("trace_irqoff counters v") {
+        match v.parse::<u32>() {
+            Ok(COUNTERS_VERSION) => (COUNTERS_RECORDS_VERSION, Some(Vec::new())),
+            _ => return Err(ParseError::CountersVersion(v.to_string())),
+        }
+    } else {
+        let version = first
+            .strip_prefix("trace_irqoff records v")
+            .ok_or_else(|| ParseError::Version(first.to_string()))?;
+        match version.parse::<u32>() {
+            Ok(v) if (MIN_RECORDS_VERSION..=RECORDS_VERSION).contains(&v) => (v, None),
+            _ => return Err(ParseError::Version(version.to_string())),
+        }
     };
     let v2 = version >= 2;
     let mut config = None;
@@ -797,6 +838,18 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                 let tw = tag_wait.as_mut().ok_or_else(|| malformed(n, "tagwait_hist_us before tagwait"))?;
                 tw.duration_hist_us = counts(n, words)?;
             }
+            "worst" => {
+                let Some(worst) = worst.as_mut() else { continue };
+                let cpu: u32 = words.next().and_then(|w| w.parse().ok()).ok_or_else(|| malformed(n, "worst cpu"))?;
+                let f = Fields::new(n, words)?;
+                worst.push(Worst {
+                    cpu,
+                    hard_ns: f.num("hard_ns")?,
+                    soft_ns: f.num("soft_ns")?,
+                    soft_bh_off_ns: f.num("soft_bh_off_ns")?,
+                    soft_ksoftirqd_wait_ns: f.num("soft_ksoftirqd_wait_ns")?,
+                });
+            }
             "end" => {
                 ended = true;
                 break;
@@ -810,7 +863,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
         return Err(ParseError::Truncated);
     }
     let config = config.ok_or_else(|| malformed(1, "no config line"))?;
-    Ok(Snapshot { version, config, cpus, records, watcher, ongoing, tag_wait, original_hist: None })
+    Ok(Snapshot { version, config, cpus, records, watcher, ongoing, tag_wait, original_hist: None, worst })
 }
 
 #[cfg(test)]

@@ -1033,6 +1033,30 @@ fn metrics_are_real_prometheus_histograms() {
     }
 }
 
+/// `metrics` reads the counters file where the module has one, not `records`: a proc root
+/// whose `records` cannot be parsed still scrapes, and says what the counters say, worst
+/// windows included (the same exposition as from the records of the same state).
+#[test]
+fn metrics_read_the_counters_file() {
+    let from_records = stdout(ours_v2().path(), &["metrics"]);
+    let root = proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("records", "not the records format\n"),
+        ("counters", include_str!("fixtures/counters-v1.txt")),
+    ]);
+    let from_counters = stdout(root.path(), &["metrics"]);
+    assert_eq!(from_counters, from_records);
+    let m = scrape(&from_counters);
+    assert_eq!(value(&m, "trace_irqoff_worst_latency_seconds", &[("cpu", "1"), ("kind", "hard")]), 0.099800123);
+    assert_eq!(value(&m, "trace_irqoff_worst_latency_seconds", &[("cpu", "2"), ("kind", "soft"), ("cause", "ksoftirqd-wait")]), 0.06425);
+    // The window still open on CPU 3 counts, as in records.
+    assert_eq!(value(&m, "trace_irqoff_worst_latency_seconds", &[("cpu", "3"), ("kind", "soft"), ("cause", "bh-off")]), 0.057);
+    // A counters file of another version is an error that says so, not a guess.
+    let root = proc_root(&[("enable", "enabled\n"), ("counters", "trace_irqoff counters v9\nend\n")]);
+    cli(root.path()).arg("metrics").assert().failure().stderr(predicate::str::contains("unsupported counters format version 9"));
+}
+
 #[test]
 fn metrics_of_the_original_module_count_its_histograms() {
     let root = proc_root(&[

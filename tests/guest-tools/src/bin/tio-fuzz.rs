@@ -470,6 +470,7 @@ impl Fuzzer {
                         "sampling_period" => first_ms(&text, "").is_some_and(|p| (1..=PERIOD_MAX).contains(&p)),
                         "trace_latency" => first_ms(&text, "trace_irqoff_latency: ").is_some_and(|t| (2..=THRESHOLD_MAX).contains(&t)),
                         "records" => text.starts_with("trace_irqoff records v2\n") && text.ends_with("end\n"),
+                        "counters" => text.starts_with("trace_irqoff counters v1\n") && text.ends_with("end\n"),
                         "tag_wait" => text.starts_with("tag_wait: "),
                         _ => true,
                     };

@@ -19,7 +19,7 @@ pub fn run<B: Backend>(a: &MetricsArgs, m: Result<Module<B>, ProcError>) -> Resu
     // Checked before reading anything, like every output path.
     let file = a.textfile.as_ref().map(|dir| AtomicFile::create(&dir.join(TEXTFILE_NAME))).transpose()?;
     let text = match m {
-        Ok(m) => render::metrics::exposition(&m.snapshot()?, a.per_cpu),
+        Ok(m) => render::metrics::exposition(&m.counters()?, a.per_cpu),
         Err(ProcError::NotLoaded(_)) => render::metrics::unloaded(),
         Err(e) => return Err(e.into()),
     };

@@ -231,13 +231,17 @@ fn original(o: &mut String, s: &Snapshot, rows: &[(Kind, Vec<Row>)]) {
 fn worst<'a>(o: &mut String, s: &Snapshot, series: impl Iterator<Item = &'a Series>) {
     family(o, "trace_irqoff_worst_latency_seconds", "gauge", "Longest recorded window per CPU and kind since the last clear (0: none recorded).");
     for se in series {
-        let worst = s
-            .records
-            .iter()
-            .filter(|r| r.cpu.to_string() == se.cpu && r.kind == se.kind && (se.kind == Kind::Hard || r.cause == se.cause))
-            .map(|r| r.latency_ns)
-            .max()
-            .unwrap_or(0);
+        // From the counters file's worst lines, else from the records.
+        let worst = match &s.worst {
+            Some(w) => w.iter().filter(|w| w.cpu.to_string() == se.cpu).map(|w| w.of(se.kind, se.cause)).max().unwrap_or(0),
+            None => s
+                .records
+                .iter()
+                .filter(|r| r.cpu.to_string() == se.cpu && r.kind == se.kind && (se.kind == Kind::Hard || r.cause == se.cause))
+                .map(|r| r.latency_ns)
+                .max()
+                .unwrap_or(0),
+        };
         let _ = writeln!(o, "trace_irqoff_worst_latency_seconds{{{}}} {}", se.labels(), secs(worst));
     }
 }
