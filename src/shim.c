@@ -32,6 +32,7 @@
 #include <linux/timekeeping.h>
 #include <linux/timer.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 #include <linux/workqueue.h>
 #include <asm/irq_regs.h>
 #ifdef CONFIG_X86_64
@@ -524,10 +525,20 @@ int tio_namer_start(void)
 	return err;
 }
 
+/*
+ * The unbound system workqueue: system_dfl_wq from 6.18 on, where queueing on its old name
+ * (system_unbound_wq, now marked deprecated) logs "enqueued on deprecated workqueue".
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#define TIO_UNBOUND_WQ system_dfl_wq
+#else
+#define TIO_UNBOUND_WQ system_unbound_wq
+#endif
+
 void tio_namer_kick(void)
 {
 	if (READ_ONCE(tio_namer_on))
-		queue_work(system_unbound_wq, &tio_namer_work);
+		queue_work(TIO_UNBOUND_WQ, &tio_namer_work);
 }
 
 void tio_namer_stop(void)
