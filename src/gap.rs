@@ -188,6 +188,16 @@ impl Rules {
     }
 }
 
+/// A window still open, as of `now`: its length `latency_ns` was measured at `measured_at`
+/// and has grown since by the time that passed (its start stays where it was). Returns the
+/// length and the time it is measured at; a `now` before `measured_at` changes nothing.
+pub(crate) const fn open_as_of(latency_ns: u64, measured_at: u64, now: u64) -> (u64, u64) {
+    if now <= measured_at {
+        return (latency_ns, measured_at);
+    }
+    (latency_ns.saturating_add(now - measured_at), now)
+}
+
 /// Overlap of the interval [a_start, a_end) with [b_start, b_end), in ns.
 pub(crate) const fn overlap(a_start: u64, a_end: u64, b_start: u64, b_end: u64) -> u64 {
     let start = if a_start > b_start { a_start } else { b_start };
@@ -512,6 +522,20 @@ mod tests {
         assert!(!overlaps_most(ours, Window { start: 0, end: 149 }));
         assert!(!overlaps_most(ours, Window { start: 200, end: 300 }));
         assert!(!overlaps_most(Window::EMPTY, Window { start: 0, end: 300 }));
+    }
+
+    #[test]
+    fn an_open_window_grows_with_the_time_since_it_was_measured() {
+        // Measured 60 ms long at t = 1 s: 600 ms later it is 660 ms long, measured then, so
+        // that its start (t - length) stays at 940 ms.
+        let (len, at) = open_as_of(60 * NSEC_PER_MSEC, 1_000 * NSEC_PER_MSEC, 1_600 * NSEC_PER_MSEC);
+        assert_eq!((len, at), (660 * NSEC_PER_MSEC, 1_600 * NSEC_PER_MSEC));
+        assert_eq!(at - len, 1_000 * NSEC_PER_MSEC - 60 * NSEC_PER_MSEC);
+        // A reader whose clock read is older than the measurement changes nothing.
+        assert_eq!(open_as_of(5, 100, 90), (5, 100));
+        assert_eq!(open_as_of(5, 100, 100), (5, 100));
+        // No overflow at the clock's end.
+        assert_eq!(open_as_of(u64::MAX - 1, 1, u64::MAX).0, u64::MAX);
     }
 
     #[test]

@@ -139,7 +139,7 @@ struct Slot {
 /// Calls `f` with the CPU's open softirq window, if it has one.
 fn with_pending(cpu: &CpuSampler, generation: u64, f: impl FnOnce(&Record)) {
     let Ok(mut r) = KBox::new(Record::empty(), GFP_KERNEL) else { return };
-    if cpu.pending.read(generation, &mut r) {
+    if cpu.pending.read(generation, ffi::now_ns(), &mut r) {
         f(&r);
     }
 }
@@ -570,7 +570,7 @@ fn show_cpu_worst(state: &State, m: &SeqFile, cpu: &CpuSampler) {
             soft_max(&h, &mut soft);
         }
     }
-    if cpu.pending.read_header(generation, &mut h) {
+    if cpu.pending.read_header(generation, ffi::now_ns(), &mut h) {
         soft_max(&h, &mut soft);
     }
     let [bh, ksd] = soft;

@@ -38,6 +38,7 @@ use crate::backoff::{Backoff, Step};
 use crate::cause::{Cause, Samples};
 use crate::compat::{smp_rmb, smp_wmb};
 use crate::ffi::{NoPreempt, COMM_LEN};
+use crate::gap;
 use crate::names::{self, Packer, REGION_LEN};
 use crate::profile::{self, PROFILE_STACKS};
 use crate::retention::{self, Decision};
@@ -1054,23 +1055,34 @@ impl Pending {
         self.window.store(0, Release);
     }
 
-    /// Copies the header of the open window of `generation` into `out`; false if none.
-    /// May sleep.
-    pub(crate) fn read_header(&self, generation: u64, out: &mut Header) -> bool {
+    /// Copies the header of the open window of `generation` into `out`, its length as of
+    /// `now` (the hrtimer wrote it when the window passed the threshold; it has been open
+    /// since); false if none. May sleep.
+    pub(crate) fn read_header(&self, generation: u64, now: u64, out: &mut Header) -> bool {
         let w = self.window.load(Acquire);
-        w != 0
+        let open = w != 0
             && self.generation.load(Relaxed) == generation
             && self.slot.read_header(out).is_some()
-            && self.window.load(Acquire) == w
+            && self.window.load(Acquire) == w;
+        if open {
+            (out.latency_ns, out.timestamp_ns) = gap::open_as_of(out.latency_ns, out.timestamp_ns, now);
+        }
+        open
     }
 
-    /// Copies the open window of `generation` into `out`; false if none. May sleep.
-    pub(crate) fn read(&self, generation: u64, out: &mut Record) -> bool {
+    /// Copies the open window of `generation` into `out`, its length as of `now` (as
+    /// [`Self::read_header`]); false if none. May sleep.
+    pub(crate) fn read(&self, generation: u64, now: u64, out: &mut Record) -> bool {
         let w = self.window.load(Acquire);
-        w != 0
+        let open = w != 0
             && self.generation.load(Relaxed) == generation
             && self.slot.read(out)
-            && self.window.load(Acquire) == w
+            && self.window.load(Acquire) == w;
+        if open {
+            let h = &mut out.header;
+            (h.latency_ns, h.timestamp_ns) = gap::open_as_of(h.latency_ns, h.timestamp_ns, now);
+        }
+        open
     }
 }
 

@@ -106,6 +106,24 @@ if has bh-lock; then
 	echo "$fin" | grep -E '^(record|profile )' | cut -c1-160 | sed 's/^/#   /'
 	check "softirq: the window's record carries a profile naming irqoff_sample_softirq_window" \
 		sh -c "echo '$fin' | grep -qE '^profile samples=[1-9]' && echo '$fin' | grep -q '^profile_frame irqoff_sample_softirq_window+'"
+	# While a softirq-off window is open, each read gives its length up to that read (it
+	# used to stay at the length it had when it passed the threshold). Softirq-off keeps
+	# hard interrupts on: readers on CPU 0 need nothing from CPU 1.
+	inject 1 softirq 1500 &
+	inj=$!
+	sleep 0.5
+	a=$(grep '^record cpu=1 kind=soft lower_bound=1 ' $TIO/records); ta=$(date +%s%N)
+	sleep 0.5
+	b=$(grep '^record cpu=1 kind=soft lower_bound=1 ' $TIO/records); tb=$(date +%s%N)
+	trace-irqoff status > /tmp/on-soft-status 2>&1
+	wait $inj
+	la=$(field latency_ns "$a"); lb=$(field latency_ns "$b")
+	echo "# open softirq window read twice, $(((tb - ta) / 1000000)) ms apart: ${la:-none} ns, then ${lb:-none} ns"
+	grep '^CPU 1: ' /tmp/on-soft-status | sed 's/^/#   /'
+	check "softirq: an open window's length grows between two reads by at least half the time between them" \
+		test -n "$la" -a -n "$lb" -a $(( ${lb:-0} - ${la:-0} )) -ge $(( (tb - ta) / 2 ))
+	check "... and status, 1 s into it, says it has been open for more than half a second" \
+		grep -qE '^CPU 1: softirqs held off for ([5-9][0-9]{2}(\.[0-9]+)? ms|[0-9.]+ s) and counting' /tmp/on-soft-status
 fi
 
 # --- NMIs that are not ours --------------------------------------------------------------
