@@ -68,7 +68,8 @@ pub enum Command {
     /// Who keeps doing this: records grouped by culprit; or, with --live, per CPU and kind.
     #[command(after_help = "Example: trace-irqoff top --stack\nExample: trace-irqoff top --live   (per CPU: events, last, min, avg, max; like rtla timerlat top)")]
     Top(TopArgs),
-    /// Live view, refreshed every --interval; new events are highlighted.
+    /// Live view, refreshed every --interval: on a terminal one line per window, newest
+    /// first (new ones starred), fitted to the screen; on a pipe each window once, as it ends.
     #[command(after_help = "Example: trace-irqoff watch --interval 2s --until 100")]
     Watch(WatchArgs),
     /// Enable for a while, then save what happened to JSON and restore the previous state.
@@ -189,6 +190,10 @@ pub struct WatchArgs {
     /// End as soon as a window of at least MS ms is recorded (exit status 3).
     #[arg(long, value_name = "MS", value_parser = parse_whole_ms)]
     pub until: Option<u64>,
+    /// On a terminal, each window with its stacks (default: one line per window, newest
+    /// first, as many as the screen holds).
+    #[arg(long)]
+    pub stacks: bool,
 }
 
 #[derive(Args, Debug)]

@@ -28,3 +28,18 @@ pub fn print_json<T: Serialize>(v: &T) -> Result<()> {
 pub fn note(text: &str) {
     eprintln!("note: {text}");
 }
+
+/// The terminal's size on stdout as (rows, columns), if stdout is a terminal that says;
+/// `LINES` and `COLUMNS` override it, as for other tools.
+pub fn terminal_size() -> Option<(usize, usize)> {
+    use std::io::IsTerminal;
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok()).filter(|n| *n > 0);
+    let stdout = std::io::stdout();
+    let (rows, cols) = match rustix::termios::tcgetwinsize(&stdout) {
+        Ok(ws) if stdout.is_terminal() => (usize::from(ws.ws_row), usize::from(ws.ws_col)),
+        _ => (0, 0),
+    };
+    let rows = env("LINES").unwrap_or(rows);
+    let cols = env("COLUMNS").unwrap_or(cols);
+    (rows > 0 && cols > 0).then_some((rows, cols))
+}

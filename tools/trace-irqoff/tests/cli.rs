@@ -1146,6 +1146,11 @@ fn shipped_alerts_and_dashboard_use_exported_series() {
 /// Runs the CLI with a pseudo-terminal as stdin, stdout and stderr (colour `auto`, no
 /// NO_COLOR), as a person at a terminal does, and returns its exit status and what it wrote.
 fn on_a_terminal(root: &Path, args: &[&str]) -> (Option<i32>, String) {
+    on_a_terminal_sized(root, args, (50, 200))
+}
+
+/// [`on_a_terminal`] with a terminal of `rows` x `cols`.
+fn on_a_terminal_sized(root: &Path, args: &[&str], (rows, cols): (u16, u16)) -> (Option<i32>, String) {
     use std::io::Read;
     use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
     let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
@@ -1153,7 +1158,7 @@ fn on_a_terminal(root: &Path, args: &[&str]) -> (Option<i32>, String) {
     unlockpt(&master).unwrap();
     let name = ptsname(&master, Vec::new()).unwrap();
     let slave = fs::File::options().read(true).write(true).open(name.to_str().unwrap()).unwrap();
-    rustix::termios::tcsetwinsize(&slave, rustix::termios::Winsize { ws_row: 50, ws_col: 200, ws_xpixel: 0, ws_ypixel: 0 }).unwrap();
+    rustix::termios::tcsetwinsize(&slave, rustix::termios::Winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 }).unwrap();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trace-irqoff"))
         .arg("--proc-root")
         .arg(root)
@@ -1389,11 +1394,37 @@ hardirq-off cpu 1     195.096 ms  irq_test (pid 64)  at 2026-05-07T10:00:02.8806
 fn watch_shows_the_top_profile_stacks() {
     // A window still open is on the terminal's view (a pipe gets it once it has ended).
     let root = with_records(RECORDS_WATCHER);
-    let (_, text) = on_a_terminal(root.path(), &["--color", "never", "watch", "--interval", "10ms", "--count", "1"]);
+    let (_, text) = on_a_terminal(root.path(), &["--color", "never", "watch", "--stacks", "--interval", "10ms", "--count", "1"]);
     let text = text.replace("\r\n", "\n");
     assert!(text.contains("  (window still open)\n  where it was so far: sh-63, 107 samples over 172 periods, 3 distinct stacks\n    70% (120 of 172 periods):\n"), "{text}");
     // At most 3 stacks per record; the rest summed.
     assert!(text.contains("\n    15% (2 of 13 periods) in 2 more stacks\n"), "{text}");
+}
+
+/// Claim: on an 80x24 terminal, `watch` fits: no line wider than 80 columns, at most 23
+/// lines, the header on top and the newest window first (one line per window), an open
+/// window marked open; what did not fit is counted.
+#[test]
+fn watch_on_80x24_keeps_the_header_and_the_newest_window_on_screen() {
+    let root = with_records(RECORDS_WATCHER);
+    let (code, text) = on_a_terminal_sized(root.path(), &["--color", "never", "watch", "--interval", "10ms", "--count", "1"], (24, 80));
+    assert_eq!(code, Some(0), "{text}");
+    let screen = text.replace("\r\n", "\n").replace("\x1b[H\x1b[2J", "");
+    let lines: Vec<&str> = screen.lines().collect();
+    assert!(lines.len() <= 23, "{} lines:\n{screen}", lines.len());
+    for l in &lines {
+        assert!(l.chars().count() <= 80, "{} wide: {l}", l.chars().count());
+    }
+    assert!(lines[0].starts_with("trace-irqoff watch: "), "{screen}");
+    assert!(lines[1].starts_with(" START (UTC)  END          CPU KIND"), "{screen}");
+    // The newest first: the window still open, on CPU 1 (its end is the read).
+    assert!(lines[2].contains(" open ") && lines[2].contains("   1 hardirq-off"), "{screen}");
+    // On a 10-line terminal the rest is counted, not scrolled.
+    let (_, small) = on_a_terminal_sized(root.path(), &["--color", "never", "watch", "--interval", "10ms", "--count", "1"], (5, 80));
+    let small = small.replace("\r\n", "\n").replace("\x1b[H\x1b[2J", "");
+    assert!(small.lines().count() <= 4, "{small}");
+    assert!(small.lines().nth(2).is_some_and(|l| l.contains(" open ")), "{small}");
+    assert!(small.contains(" ... 2 older (trace-irqoff records; watch --stacks)"), "{small}");
 }
 
 #[test]

@@ -51,7 +51,11 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
             .collect();
         new.sort_by_key(|r| r.timestamp_ns);
         if redraw {
-            output::print(&(render::CLEAR_SCREEN.to_string() + &render::watch::refresh(&s, seen.as_ref(), a.interval, ctx.color)))?;
+            let view = match output::terminal_size() {
+                Some(size) if !a.stacks => render::watch::screen(&s, seen.as_ref(), a.interval, ctx.color, size),
+                _ => render::watch::refresh(&s, seen.as_ref(), a.interval, ctx.color),
+            };
+            output::print(&(render::CLEAR_SCREEN.to_string() + &view))?;
         } else if ctx.json {
             let mut o = String::new();
             for r in &new {

@@ -10,6 +10,7 @@ use anstyle::{AnsiColor, Style};
 use crate::snapshot::{Cause, Kind, Record, Snapshot, NR_BUCKETS};
 
 pub mod hist;
+pub mod line;
 pub mod live;
 pub mod metrics;
 pub mod record;

@@ -10,20 +10,57 @@ use crate::snapshot::{Record, RecordKey, Snapshot};
 /// Profile stacks `watch` shows per record (the rest are summed in one line).
 const WATCH_STACKS: usize = 3;
 
-/// The header and the 20 newest records; those not in `seen` (the previous refresh) are
-/// marked new.
+/// The header and the 20 newest records with their stacks (`watch --stacks`); those not
+/// in `seen` (the previous refresh) are marked new.
 pub fn refresh(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Duration, color: bool) -> String {
     let mut o = String::new();
     let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
     let now = crate::clock::now_rfc3339();
     let _ = writeln!(o, "trace-irqoff watch: {now}, {total} events, {} records, every {interval:?} (Ctrl-C quits)", s.records.len());
-    let mut recs = s.records.clone();
-    recs.sort_by_key(|r| std::cmp::Reverse(r.timestamp_ns));
-    for r in recs.iter().take(20) {
+    for r in newest_first(s).into_iter().take(20) {
         let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
         super::record_with(&mut o, r, color, new, 3, s.version, WATCH_STACKS);
     }
     o
+}
+
+/// The terminal view: a header, then one line per window, newest first, as many as
+/// `rows` holds (the newest always on screen), each cut to `cols` ([`super::line`]); new
+/// ones (not in `seen`) starred and bold. The last line counts what did not fit.
+pub fn screen(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Duration, color: bool, (rows, cols): (usize, usize)) -> String {
+    let width = Some(cols);
+    let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let title = format!(
+        "trace-irqoff watch: {} UTC, {total} events, {} windows kept, every {}",
+        now.get(11..19).unwrap_or("?"),
+        s.records.len(),
+        humantime::format_duration(interval)
+    );
+    let mut o = super::line::fit(&title, width) + "\n";
+    o += &(super::paint(color, super::BOLD, &super::line::header(width)) + "\n");
+    let recs = newest_first(s);
+    // The title, the header, and the line the cursor rests on.
+    let room = rows.saturating_sub(3).max(1);
+    let shown = if recs.len() > room { room - 1 } else { recs.len() };
+    for r in recs.iter().take(shown) {
+        let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
+        let l = super::line::window(r, new, width);
+        o += &(if new { super::paint(color, super::BOLD, &l) } else { l } + "\n");
+    }
+    if recs.is_empty() {
+        o += " (no window recorded yet)\n";
+    }
+    if recs.len() > shown {
+        o += &(super::line::fit(&format!(" ... {} older (trace-irqoff records; watch --stacks)", recs.len() - shown), width) + "\n");
+    }
+    o
+}
+
+fn newest_first(s: &Snapshot) -> Vec<&Record> {
+    let mut recs: Vec<&Record> = s.records.iter().collect();
+    recs.sort_by_key(|r| std::cmp::Reverse(r.timestamp_ns));
+    recs
 }
 
 /// A refresh on a pipe: the header and the records so far the first time, then only the

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+//! One line per window: when it started and ended, its CPU, kind or cause, length, task
+//! and culprit, cut to a width. What `watch` shows on a terminal, where a screen must
+//! hold the newest windows with the header (like `perf script` or criticalstat).
+
+use std::time::Duration;
+
+use crate::snapshot::{Kind, Record};
+use crate::symbols::function;
+
+/// The column header of [`window`]'s lines.
+pub fn header(width: Option<usize>) -> String {
+    let h = format!(" {:<12} {:<12} {:>3} {:<14} {:>9}  {}", "START (UTC)", "END", "CPU", "KIND", "LENGTH", "CULPRIT TASK[PID]");
+    fit(&h, width)
+}
+
+/// One window in a line: " 10:00:03.933 10:00:04.033   0 bh-off          100.1 ms
+/// irqoff_sample_softirq_window sh[79]", `*` first when `new`; a window still open
+/// ends "open" and its length is a lower bound ("+"). Times are UTC to the ms (since boot
+/// in seconds when the record has no wall time); the culprit and task are those of the
+/// stack that names the culprit (`culprit::source`), the culprit with mechanism frames
+/// skipped, as in `top`. The culprit comes before the task, so that a cut takes the task.
+pub fn window(r: &Record, new: bool, width: Option<usize>) -> String {
+    let (start, end) = times(r);
+    let kind = match (r.kind, r.cause) {
+        (Kind::Soft, Some(c)) => c.name().to_string(),
+        (k, _) => k.label().to_string(),
+    };
+    let mut length = if r.latency_ns >= 1_000_000_000 { format!("{:.2} s", r.latency_ns as f64 / 1e9) } else { super::ms_short(r.latency_ns) };
+    if r.ongoing || r.lower_bound {
+        length.push('+');
+    }
+    let (stack, comm) = crate::culprit::source(r);
+    let pid = if comm == r.window_comm && r.window_pid != 0 { r.window_pid } else { r.pid };
+    let culprit = crate::mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or("-");
+    let line = format!(
+        "{}{start:<12} {end:<12} {:>3} {kind:<14} {length:>9}  {culprit} {}[{pid}]",
+        if new { '*' } else { ' ' },
+        r.cpu,
+        if comm.is_empty() { "?" } else { comm },
+    );
+    fit(&line, width)
+}
+
+/// Start and end as "HH:MM:SS.mmm" UTC, or seconds since boot without a wall time.
+fn times(r: &Record) -> (String, String) {
+    let open = r.ongoing || r.lower_bound;
+    let start_ns = r.timestamp_ns.saturating_sub(r.latency_ns);
+    if let Some(end) = r.wall_time.as_deref().and_then(|w| humantime::parse_rfc3339(w).ok()) {
+        let start = end.checked_sub(Duration::from_nanos(r.latency_ns)).unwrap_or(end);
+        let clock = |t| humantime::format_rfc3339_millis(t).to_string().get(11..23).unwrap_or("?").to_string();
+        return (clock(start), if open { "open".into() } else { clock(end) });
+    }
+    let secs = |ns: u64| format!("{}.{:03}", ns / 1_000_000_000, (ns % 1_000_000_000) / 1_000_000);
+    (secs(start_ns), if open { "open".into() } else { secs(r.timestamp_ns) })
+}
+
+/// `line` cut to `width` characters (the last one an ellipsis when cut); as it is without
+/// a width.
+pub fn fit(line: &str, width: Option<usize>) -> String {
+    match width {
+        Some(w) if w > 0 && line.chars().count() > w => {
+            let mut s: String = line.chars().take(w - 1).collect();
+            s.push('\u{2026}');
+            s
+        }
+        _ => line.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::Cause;
+
+    fn record(kind: Kind, cause: Option<Cause>, latency_ns: u64) -> Record {
+        Record {
+            cpu: 3,
+            kind,
+            cause,
+            lower_bound: false,
+            latency_ns,
+            timestamp_ns: 4_033_490_000,
+            wall_time: Some("2026-05-07T10:00:04.033490Z".into()),
+            pid: 79,
+            comm: "sh".into(),
+            runnable_ns: 0,
+            stack: vec!["__local_bh_enable_ip+0x5e/0x80".into(), "irqoff_sample_softirq_window+0x2d/0x53 [irqoff_sample]".into()],
+            end_shows_culprit: true,
+            window_pid: 0,
+            window_comm: String::new(),
+            window_stack: vec![],
+            overlap: None,
+            ongoing: false,
+            profile: None,
+        }
+    }
+
+    /// Claim: a finished window shows start and end (end minus length), CPU, cause, length,
+    /// task and the culprit past the mechanism frame, in one line.
+    #[test]
+    fn a_window_in_one_line() {
+        let l = window(&record(Kind::Soft, Some(Cause::BhOff), 100_111_000), false, None);
+        assert_eq!(l, " 10:00:03.933 10:00:04.033   3 bh-off          100.1 ms  irqoff_sample_softirq_window sh[79]");
+    }
+
+    /// Claim: an open window says so in place of its end, its length a lower bound, and a
+    /// new one is starred.
+    #[test]
+    fn an_open_window_is_open_and_its_length_a_lower_bound() {
+        let mut r = record(Kind::Hard, None, 1_500_000_000);
+        r.ongoing = true;
+        let l = window(&r, true, None);
+        assert!(l.starts_with("*10:00:02.533 open           3 hardirq-off      1.50 s+  irqoff_sample_softirq_window sh[79]"), "{l}");
+    }
+
+    /// Claim: with a width, no line is longer, and a cut line ends in an ellipsis.
+    #[test]
+    fn lines_fit_the_width() {
+        let l = window(&record(Kind::Soft, Some(Cause::KsoftirqdWait), 52_004_000), false, Some(80));
+        assert_eq!(l.chars().count(), 80);
+        assert!(l.ends_with('\u{2026}'));
+        assert!(header(Some(40)).chars().count() <= 40);
+        assert_eq!(fit("short", Some(80)), "short");
+    }
+
+    /// Claim: without a wall time, times are seconds since boot.
+    #[test]
+    fn without_wall_time_seconds_since_boot() {
+        let mut r = record(Kind::Hard, None, 33_490_000);
+        r.wall_time = None;
+        assert!(window(&r, false, None).starts_with(" 4.000        4.033"), "{}", window(&r, false, None));
+    }
+}
