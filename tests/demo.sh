@@ -19,7 +19,8 @@ inject 1 softirq 100
 sleep 0.3
 say "What happened, where, how often"
 run trace-irqoff status
-run trace-irqoff records --depth 4
+run trace-irqoff records
+run trace-irqoff records --stacks --depth 4 --limit 2
 run trace-irqoff hist
 run trace-irqoff top
 say "The original interface is still there"

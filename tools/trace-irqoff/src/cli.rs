@@ -139,9 +139,15 @@ pub struct RecordsArgs {
     /// Show at most this many records.
     #[arg(long)]
     pub limit: Option<usize>,
-    /// Frames shown per record (all in --json).
+    /// Frames shown per record with stacks (all in --json).
     #[arg(long, default_value_t = 12)]
     pub depth: usize,
+    /// One line per window, also on a pipe (the default on a terminal).
+    #[arg(long, conflicts_with = "stacks")]
+    pub oneline: bool,
+    /// Each record with its stacks, also on a terminal (the default on a pipe).
+    #[arg(long)]
+    pub stacks: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]

@@ -1224,10 +1224,35 @@ fn color_always_colours_through_a_pipe() {
     let out = cli(root.path()).args(["--color", "always", "records", "--limit", "1"]).output().unwrap();
     assert!(out.stdout.contains(&0x1b));
     // On a terminal, auto colours; never does not.
-    let (_, text) = on_a_terminal(root.path(), &["records", "--limit", "1"]);
+    let (_, text) = on_a_terminal(root.path(), &["records", "--stacks", "--limit", "1"]);
     assert!(text.starts_with("\x1b[1msoftirq-off"), "{text:?}");
-    let (_, text) = on_a_terminal(root.path(), &["--color", "never", "records", "--limit", "1"]);
+    let (_, text) = on_a_terminal(root.path(), &["--color", "never", "records", "--stacks", "--limit", "1"]);
     assert!(!text.contains('\x1b'), "{text:?}");
+}
+
+/// Claim: `records` on a terminal is one line per window, cut to the terminal's width (80
+/// here), in the order asked for; `--stacks` gives the stacks there, `--oneline` the lines
+/// on a pipe, which otherwise keeps the stacks.
+#[test]
+fn records_on_a_terminal_is_one_line_per_window() {
+    let root = ours_v2();
+    let (code, text) = on_a_terminal_sized(root.path(), &["--color", "never", "records"], (24, 80));
+    assert_eq!(code, Some(0), "{text}");
+    let text = text.replace("\r\n", "\n");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with(" START (UTC)  END          CPU KIND"), "{text}");
+    assert_eq!(lines.len(), 1 + 5, "{text}");
+    assert!(lines.iter().all(|l| l.chars().count() <= 80), "{text}");
+    // Worst first, as with stacks.
+    assert!(lines[1].starts_with(" 10:00:03.933 10:00:04.033   0 bh-off          100.1 ms  irqoff_sample_softirq_"), "{text}");
+    assert!(!text.contains("    __local_bh_enable_ip"), "{text}");
+    let (_, stacks) = on_a_terminal_sized(root.path(), &["--color", "never", "records", "--stacks"], (24, 80));
+    assert!(stacks.contains("    __local_bh_enable_ip"), "{stacks}");
+    // On a pipe: stacks, unless --oneline (then whole lines: no width to cut to).
+    assert!(stdout(root.path(), &["records"]).contains("    __local_bh_enable_ip"));
+    let piped = stdout(root.path(), &["records", "--oneline", "--sort", "newest"]);
+    assert!(piped.lines().nth(1).is_some_and(|l| l.contains(" ksoftirqd-wait ") && l.ends_with(" call_timer_fn ksoftirqd/2[24]")), "{piped}");
+    cli(root.path()).args(["records", "--oneline", "--stacks"]).assert().code(2);
 }
 
 #[test]

@@ -18,7 +18,14 @@ pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outc
     if ctx.json {
         output::print_json(&v)?;
     } else {
-        output::print(&render::records(&v, &s, a.depth, ctx.color))?;
+        // On a terminal one line per window, cut to its width; on a pipe (scripts, files)
+        // the stacks, as before.
+        let size = output::terminal_size();
+        if a.oneline || (size.is_some() && !a.stacks) {
+            output::print(&render::line::table(&v, &s, size.map(|(_, cols)| cols), ctx.color))?;
+        } else {
+            output::print(&render::records(&v, &s, a.depth, ctx.color))?;
+        }
     }
     Ok(Outcome::Done)
 }

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::snapshot::{Kind, Record};
+use crate::snapshot::{Kind, Record, Snapshot};
 use crate::symbols::function;
 
 /// The column header of [`window`]'s lines.
@@ -40,6 +40,20 @@ pub fn window(r: &Record, new: bool, width: Option<usize>) -> String {
         if comm.is_empty() { "?" } else { comm },
     );
     fit(&line, width)
+}
+
+/// `records --oneline`: the header, then one line per record of `v` (in its order), or
+/// "no records" as [`super::records`] says it.
+pub fn table(v: &[Record], s: &Snapshot, width: Option<usize>, color: bool) -> String {
+    if v.is_empty() {
+        return super::records(v, s, 0, color);
+    }
+    let mut o = super::paint(color, super::BOLD, &header(width)) + "\n";
+    for r in v {
+        o += &window(r, false, width);
+        o.push('\n');
+    }
+    o
 }
 
 /// Start and end as "HH:MM:SS.mmm" UTC, or seconds since boot without a wall time.
