@@ -25,7 +25,12 @@ pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome>
     if ctx.json {
         output::print_json(&t)?;
     } else {
-        output::print(&render::top::text(&t, ctx.color))?;
+        // On a terminal, fitted to its width; on a pipe, the full table scripts read.
+        let text = match output::terminal_size() {
+            Some((_, cols)) => render::top::screen(&t, ctx.color, cols),
+            None => render::top::text(&t, ctx.color),
+        };
+        output::print(&text)?;
     }
     Ok(Outcome::Done)
 }

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::{paint, BOLD};
 use crate::culprit::Culprit;
-use crate::snapshot::Cause;
+use crate::snapshot::{Cause, Kind};
 
 pub fn text(t: &[Culprit], color: bool) -> String {
     let mut o = String::new();
@@ -27,4 +27,59 @@ pub fn text(t: &[Culprit], color: bool) -> String {
         );
     }
     o
+}
+
+/// On a terminal: the same groups in `cols` columns, the kind shown as its cause for
+/// softirq-off (as [`super::line`] does), lengths to 0.1 ms, the culprit before the tasks
+/// so that a cut takes the tasks.
+pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
+    if t.is_empty() {
+        return "no records\n".into();
+    }
+    let width = Some(cols);
+    let mut o = super::line::fit(&format!("{:<14} {:>6} {:>10} {:>10}  {}", "KIND", "COUNT", "WORST", "TOTAL", "CULPRIT (TASKS)"), width) + "\n";
+    for c in t {
+        let kind = match (c.kind, c.cause) {
+            (Kind::Soft, Some(cause)) => cause.name(),
+            (k, _) => k.label(),
+        };
+        let head = format!("{kind:<14} {:>6} {:>10} {:>10}  ", c.count, super::ms_short(c.worst_ns), super::ms_short(c.total_ns));
+        let line = super::line::fit(&format!("{head}{} ({})", c.culprit, c.comms.join(",")), width);
+        // Bold the culprit only where it is whole on the line.
+        let line = match line.strip_prefix(&head).and_then(|rest| rest.strip_prefix(c.culprit.as_str()).map(|tail| (rest, tail))) {
+            Some((_, tail)) if color => format!("{head}{}{tail}", paint(true, BOLD, &c.culprit)),
+            _ => line,
+        };
+        o += &line;
+        o.push('\n');
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn culprit(kind: Kind, cause: Option<Cause>, name: &str) -> Culprit {
+        Culprit { kind, cause, culprit: name.into(), count: 2, worst_ns: 99_800_000, total_ns: 199_600_000, comms: vec!["irq_test".into(), "sh".into()] }
+    }
+
+    /// Claim: on a terminal every line fits the width, the softirq-off kind is its cause,
+    /// and the culprit comes before the tasks.
+    #[test]
+    fn the_terminal_table_fits_and_names_the_culprit_first() {
+        let t = [culprit(Kind::Hard, None, "irqoff_sample_hardirq_window"), culprit(Kind::Soft, Some(Cause::BhOff), "irqoff_sample_softirq_window")];
+        let text = screen(&t, false, 100);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "KIND            COUNT      WORST      TOTAL  CULPRIT (TASKS)");
+        assert_eq!(lines[1], "hardirq-off         2    99.8 ms   199.6 ms  irqoff_sample_hardirq_window (irq_test,sh)");
+        assert!(lines[2].starts_with("bh-off "), "{text}");
+        let narrow = screen(&t, false, 60);
+        assert!(narrow.lines().all(|l| l.chars().count() <= 60), "{narrow}");
+        assert!(narrow.lines().nth(1).is_some_and(|l| l.ends_with('\u{2026}')), "{narrow}");
+        // Colour never lands inside a cut culprit.
+        assert!(screen(&t, false, 80).lines().all(|l| l.chars().count() <= 80));
+        assert!(screen(&t, true, 100).contains("\x1b[1mirqoff_sample_hardirq_window\x1b[0m (irq_test,sh)"));
+        assert!(!screen(&t, true, 60).lines().nth(1).unwrap_or("").contains('\x1b'));
+    }
 }
