@@ -1320,6 +1320,23 @@ fn status_shows_the_watcher_and_windows_still_open() {
     assert!(text.contains("\nCPU 3: softirqs held off for 57 ms and counting \u{2014} kworker/3:1 (pid 140) in irqoff_sample_bh_work\n"), "{text}");
 }
 
+/// Claim: on an 80-column terminal every line of `status` fits: the per-CPU table in short
+/// headers with the same numbers, sentences wrapped at spaces and continued two columns
+/// in, nothing lost.
+#[test]
+fn status_on_80_columns_fits() {
+    let root = with_records(RECORDS_WATCHER);
+    let (code, text) = on_a_terminal_sized(root.path(), &["--color", "never", "status"], (24, 80));
+    assert_eq!(code, Some(0), "{text}");
+    let text = text.replace("\r\n", "\n");
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    assert!(text.contains("\nCPU ON   HARDIRQ  SOFTIRQ  BH-OFF  KSOFTIRQD  DROPPED  REPLACED  IDLE  STEAL\n"), "{text}");
+    // Same words as on a pipe, in the same order, the table aside.
+    let words = |t: &str| t.lines().filter(|l| !l.contains("HARDIRQ") && !l.contains("hardirq-off  softirq-off")).flat_map(|l| l.split_whitespace()).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(words(&text), words(&stdout(root.path(), &["status"])));
+    assert!(text.contains("\nCPU 1: hard interrupts off for 1.79 s and counting \u{2014} sh (pid 63) in\n  irqoff_sample_hardirq_window"), "{text}");
+}
+
 #[test]
 fn status_says_why_the_watcher_is_unavailable() {
     // Not x86_64: open windows keep their length, without task or stack.

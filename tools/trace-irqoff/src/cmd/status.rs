@@ -14,7 +14,12 @@ pub fn run<B: Backend>(m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     if ctx.json {
         output::print_json(&render::status::json(settings, s))?;
     } else {
-        output::print(&render::status::text(&settings, &s, ctx.color))?;
+        // On a terminal, fitted to its width; on a pipe, the lines scripts read.
+        let text = match output::terminal_size() {
+            Some((_, cols)) => render::status::screen(&settings, &s, ctx.color, cols),
+            None => render::status::text(&settings, &s, ctx.color),
+        };
+        output::print(&text)?;
     }
     Ok(Outcome::Done)
 }

@@ -82,6 +82,31 @@ pub fn fit(line: &str, width: Option<usize>) -> String {
     }
 }
 
+/// `line` wrapped at spaces to `width` columns, each continuation two columns in; every
+/// line of the result ends in a newline. A word longer than a line is cut ([`fit`]).
+pub fn wrap(line: &str, width: usize) -> String {
+    let rest = line.trim_start_matches(' ');
+    let mut cur = line[..line.len() - rest.len()].to_string();
+    let mut started = false;
+    let mut o = String::new();
+    for word in rest.split(' ') {
+        if started && cur.chars().count() + 1 + word.chars().count() > width {
+            o += &fit(&cur, Some(width));
+            o.push('\n');
+            cur = format!("  {word}");
+        } else {
+            if started {
+                cur.push(' ');
+            }
+            cur += word;
+        }
+        started = true;
+    }
+    o += &fit(&cur, Some(width));
+    o.push('\n');
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +161,19 @@ mod tests {
         assert!(l.ends_with('\u{2026}'));
         assert!(header(Some(40)).chars().count() <= 40);
         assert_eq!(fit("short", Some(80)), "short");
+    }
+
+    /// Claim: a long line wraps at spaces within the width, continued two columns in; a
+    /// short one is unchanged; leading spaces stay.
+    #[test]
+    fn long_lines_wrap_at_spaces() {
+        let line = "CPU 1: hard interrupts off for 1.79 s and counting \u{2014} sh (pid 63) in irqoff_sample_hardirq_window (107 in-window samples, watched by CPU 0)";
+        let w = wrap(line, 40);
+        assert!(w.lines().all(|l| l.chars().count() <= 40), "{w}");
+        assert!(w.lines().count() >= 4 && w.lines().skip(1).all(|l| l.starts_with("  ")), "{w}");
+        assert_eq!(w.split_whitespace().collect::<Vec<_>>(), line.split_whitespace().collect::<Vec<_>>(), "{w}");
+        assert_eq!(wrap("short", 40), "short\n");
+        assert_eq!(wrap("  indented", 40), "  indented\n");
     }
 
     /// Claim: without a wall time, times are seconds since boot.

@@ -155,6 +155,62 @@ pub fn settings_line(s: &Settings) -> String {
     format!("trace_irqoff: {state}, period {} ms, threshold {} ms\n", s.period_ms, s.threshold_ms)
 }
 
+/// On a terminal `cols` wide: the same as [`text`], with the per-CPU table in short
+/// headers where the full one does not fit, and every other line wrapped at a space
+/// (continued two columns in).
+pub fn screen(settings: &Settings, s: &Snapshot, color: bool, cols: usize) -> String {
+    let full = text(settings, s, false);
+    let table_width = full.lines().find(|l| l.trim_start().starts_with("CPU  online")).map_or(0, |l| l.chars().count());
+    let mut o = String::new();
+    let mut first = true;
+    for line in full.lines() {
+        let in_table = line.trim_start().starts_with("CPU  online") || is_table_row(line);
+        if in_table && table_width > cols {
+            if let Some(short) = short_row(line, s.version >= 2) {
+                o += &super::line::fit(&short, Some(cols));
+                o.push('\n');
+                continue;
+            }
+        }
+        let wrapped = super::line::wrap(line, cols);
+        if first && color {
+            // The state, bold as in the full view.
+            let state = line.strip_prefix("trace_irqoff: ").and_then(|r| r.split(',').next()).unwrap_or("");
+            o += &wrapped.replacen(state, &paint(true, BOLD, state), 1);
+        } else {
+            o += &wrapped;
+        }
+        first = false;
+    }
+    o
+}
+
+/// A row of the per-CPU table: "   1  yes ...".
+fn is_table_row(line: &str) -> bool {
+    let mut w = line.split_whitespace();
+    w.next().is_some_and(|c| c.parse::<u32>().is_ok()) && matches!(w.next(), Some("yes" | "no"))
+}
+
+/// The per-CPU table's header or row `line` in 76 columns: the same numbers under short
+/// headers.
+fn short_row(line: &str, by_cause: bool) -> Option<String> {
+    let f: Vec<&str> = line.split_whitespace().collect();
+    if f.first() == Some(&"CPU") {
+        return Some(if by_cause {
+            format!("{:>3} {:<3} {:>8} {:>8} {:>7} {:>10} {:>8} {:>9} {:>5} {:>6}", "CPU", "ON", "HARDIRQ", "SOFTIRQ", "BH-OFF", "KSOFTIRQD", "DROPPED", "REPLACED", "IDLE", "STEAL")
+        } else {
+            format!("{:>3} {:<3} {:>8} {:>8} {:>8} {:>9} {:>5} {:>6}", "CPU", "ON", "HARDIRQ", "SOFTIRQ", "DROPPED", "REPLACED", "IDLE", "STEAL")
+        });
+    }
+    match (by_cause, f.as_slice()) {
+        (true, [cpu, on, h, so, bh, ks, d, r, i, st]) => {
+            Some(format!("{cpu:>3} {on:<3} {h:>8} {so:>8} {bh:>7} {ks:>10} {d:>8} {r:>9} {i:>5} {st:>6}"))
+        }
+        (false, [cpu, on, h, so, d, r, i, st]) => Some(format!("{cpu:>3} {on:<3} {h:>8} {so:>8} {d:>8} {r:>9} {i:>5} {st:>6}")),
+        _ => None,
+    }
+}
+
 pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
     let mut o = String::new();
     let state = match settings.switching {
