@@ -29,7 +29,7 @@ check "metrics --per-cpu: the latency histogram of cpu 1 counts the 100 ms windo
 check "metrics: the machine's histogram (cpu empty) counts them too, and no CPU has one of its own" sh -c "trace-irqoff metrics > /tmp/node.prom && grep -qE '^trace_irqoff_latency_seconds_bucket\{cpu=\"\",kind=\"hard\",cause=\"\",le=\"0.128\"\} [2-9]' /tmp/node.prom && ! grep -qE '^trace_irqoff_latency_seconds_bucket\{cpu=\"[0-9]' /tmp/node.prom"
 # top --live on a terminal (tio-pty: busybox has no script): redrawn in place, with the
 # row of the CPU the windows were injected on (events, then recorded windows).
-live_row() { grep -qE ' 1  hardirq-off +[1-9][0-9]* +[1-9]' /tmp/live.out; }
+live_row() { grep -qE ' 1 +hardirq-off +[1-9][0-9]* +[1-9]' /tmp/live.out; }
 live_redraws() { test "$(grep -o "$(printf '\033')\[H" /tmp/live.out | wc -l)" = 2; }
 taskset -c 0 tio-pty trace-irqoff top --live --interval 200ms --count 2 > /tmp/live.out 2>&1; rc=$?
 check "top --live on a terminal runs (exit 0)" test $rc = 0

@@ -48,7 +48,11 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
         if ctx.json {
             output::print(&(serde_json::to_string(&rows)? + "\n"))?;
         } else {
-            let table = render::live::text(&s, &rows, previous.as_deref(), &clock::now_rfc3339(), ctx.color);
+            let now = clock::now_rfc3339();
+            let table = match output::terminal_size().filter(|_| tty) {
+                Some(size) => render::live::screen(&s, &rows, previous.as_deref(), &now, ctx.color, size),
+                None => render::live::text(&s, &rows, previous.as_deref(), &now, ctx.color),
+            };
             output::print(&if tty { render::in_place(&table) } else { table })?;
         }
         previous = Some(rows);

@@ -88,6 +88,57 @@ pub fn text(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, col
     o
 }
 
+/// On a terminal of `rows_cols`: [`text`] in 75 columns (lengths to 0.1 ms), its two
+/// header lines wrapped, cut to the width; where the rows do not all fit the height, the
+/// rows with events (in CPU order) as many as fit, and a line counting the rest, so that
+/// an in-place redraw never scrolls.
+pub fn screen(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, color: bool, (height, cols): (usize, usize)) -> String {
+    let mut o = super::line::wrap(
+        &format!(
+            "trace-irqoff top --live: {} UTC, {}, period {} ms, threshold {} ms",
+            now.get(11..19).unwrap_or(now),
+            if s.config.enabled { "enabled" } else { "disabled" },
+            s.config.period_ns / 1_000_000,
+            s.config.threshold_ns / 1_000_000
+        ),
+        cols,
+    );
+    o += &super::line::wrap("EVENTS: all windows; LAST/MIN/AVG/MAX: the recorded (worst) ones", cols);
+    let head = format!("{:>3} {:<11} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9}", "CPU", "KIND", "EVENTS", "RECORDED", "LAST", "MIN", "AVG", "MAX");
+    o += &(paint(color, BOLD, &super::line::fit(&head, Some(cols))) + "\n");
+    // What is left of the height, keeping the line the cursor rests on.
+    let room = height.saturating_sub(o.lines().count() + 1).max(1);
+    let shown: Vec<&Row> = if rows.len() <= room {
+        rows.iter().collect()
+    } else {
+        rows.iter().filter(|r| r.events > 0).take(room - 1).collect()
+    };
+    let ms = |v: Option<u64>| v.map_or("-".to_string(), super::ms_short);
+    for r in &shown {
+        let fresh = previous.is_some_and(|p| p.iter().any(|q| q.cpu == r.cpu && q.kind == r.kind && q.events != r.events));
+        let line = format!(
+            "{:>3} {:<11} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9}{}",
+            r.cpu,
+            r.kind.label(),
+            r.events,
+            r.recorded,
+            ms(r.last_ns),
+            ms(r.min_ns),
+            ms(r.avg_ns),
+            ms(r.max_ns),
+            if r.online { "" } else { " offline" }
+        );
+        let line = super::line::fit(&line, Some(cols));
+        o += &(if fresh { paint(color, RED, &line) } else { line } + "\n");
+    }
+    if shown.len() < rows.len() {
+        let quiet = rows.iter().filter(|r| r.events == 0).count();
+        let more = format!("... {} rows not shown ({quiet} without events; --json has all)", rows.len() - shown.len());
+        o += &(super::line::fit(&more, Some(cols)) + "\n");
+    }
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,5 +161,24 @@ mod tests {
         let s2 = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v2.txt")).unwrap();
         let soft3 = rows(&s2).into_iter().find(|r| r.cpu == 3 && r.kind == Kind::Soft).unwrap();
         assert_eq!((soft3.recorded, soft3.max_ns), (0, None));
+    }
+
+    /// Claim: on a terminal the table fits the width and the height: at 80x24 every line
+    /// within 80 columns; on a terminal too short for every row, the rows with events come
+    /// first and the rest are counted, so that the whole fits.
+    #[test]
+    fn the_terminal_view_fits_width_and_height() {
+        let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap();
+        let r = rows(&s);
+        let big = screen(&s, &r, None, "2026-05-07T10:00:10Z", false, (24, 80));
+        assert!(big.lines().all(|l| l.chars().count() <= 80), "{big}");
+        assert!(big.contains("\n  1 hardirq-off       4        3     53 ms     53 ms   58.3 ms     67 ms\n"), "{big}");
+        assert_eq!(big.lines().count(), 3 + r.len(), "{big}");
+        // 4 rows, 2 of them without events, on a 6-line terminal: 3 header lines, 1 row,
+        // the count, and the cursor's line.
+        let small = screen(&s, &r, None, "2026-05-07T10:00:10Z", false, (6, 80));
+        assert!(small.lines().count() <= 5, "{small}");
+        assert!(small.contains("\n  1 hardirq-off"), "{small}");
+        assert!(small.ends_with("\n... 3 rows not shown (2 without events; --json has all)\n"), "{small}");
     }
 }
