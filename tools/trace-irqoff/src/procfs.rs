@@ -239,6 +239,7 @@ impl<B: Backend> Module<B> {
         let clock = crate::clock::Clock::now();
         for r in s.records.iter_mut().filter(|r| r.timestamp_ns != 0) {
             r.wall_time = Some(clock.rfc3339(r.timestamp_ns));
+            r.start_wall_time = Some(clock.rfc3339(r.timestamp_ns.saturating_sub(r.latency_ns)));
         }
         if self.demangle {
             for r in &mut s.records {

@@ -168,6 +168,10 @@ pub struct Record {
     /// absent when the module gives no timestamp (the original's `trace_latency`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_time: Option<String>,
+    /// When the window started (`timestamp_ns - latency_ns`), in wall-clock time the same
+    /// way; for the text views (JSON has both numbers).
+    #[serde(skip)]
+    pub start_wall_time: Option<String>,
     pub pid: i32,
     pub comm: String,
     /// For ksoftirqd-wait: how long the softirq thread was seen runnable but not running
@@ -281,6 +285,7 @@ impl Record {
             latency_ns: 0,
             timestamp_ns: 0,
             wall_time: None,
+            start_wall_time: None,
             pid: 0,
             comm: String::new(),
             runnable_ns: 0,

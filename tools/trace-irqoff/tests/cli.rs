@@ -503,7 +503,7 @@ fn v2_records_text() {
     let text = stdout(root.path(), &["records", "--cpu", "2", "--limit", "1"]);
     assert_eq!(
         text,
-        "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  at 2026-05-07T10:00:05.120000Z (5.120000 s after boot)
+        "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)
     call_timer_fn+0x2a/0x130
     __run_timers+0x21d/0x2c0
     run_timer_softirq+0x2b/0x50
@@ -521,13 +521,13 @@ fn v2_records_text() {
     );
     let text = stdout(root.path(), &["records"]);
     // Worst first: the bh-off window, both its stacks, and the hardirq-off window it overlapped.
-    assert!(text.starts_with("softirq-off (bh-off) cpu 0     100.111 ms  sh (pid 79)  at 2026-05-07T10:00:04.033490Z (4.033490 s after boot)\n    __local_bh_enable_ip+0x5e/0x80\n"), "{text}");
+    assert!(text.starts_with("softirq-off (bh-off) cpu 0     100.111 ms  sh (pid 79)  ended 2026-05-07T10:00:04.033490Z (4.033490 s after boot)\n    __local_bh_enable_ip+0x5e/0x80\n"), "{text}");
     assert!(text.contains("\n  in the window: sh-79\n    ktime_get+0x3c/0xa0\n"), "{text}");
     assert!(text.contains("\n  overlaps hardirq-off on CPU 1, 99.8 ms, irq_test\n"), "{text}");
-    assert!(text.contains("\nhardirq-off cpu 1      99.800 ms  irq_test (pid 90)  at 2026-05-07T10:00:04.033412Z (4.033412 s after boot)\n"), "{text}");
+    assert!(text.contains("\nhardirq-off cpu 1      99.800 ms  irq_test (pid 90)  ended 2026-05-07T10:00:04.033412Z (4.033412 s after boot)\n"), "{text}");
     assert!(text.contains("\n  overlaps softirq-off on CPU 0, 100.1 ms, sh\n"), "{text}");
-    assert!(text.contains("\nsoftirq-off (ksoftirqd-wait) cpu 2      52.004 ms  ksoftirqd/2 (pid 24)  at 2026-05-07T10:00:05.900000Z (5.900000 s after boot)\n"), "{text}");
-    assert!(text.contains("\nsoftirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  at 2026-05-07T10:00:05.100000Z (5.100000 s after boot)  (window still open)\n  in the window: kworker/3:1-140\n    delay_tsc+0x4a/0x80\n"), "{text}");
+    assert!(text.contains("\nsoftirq-off (ksoftirqd-wait) cpu 2      52.004 ms  ksoftirqd/2 (pid 24)  ended 2026-05-07T10:00:05.900000Z (5.900000 s after boot)\n"), "{text}");
+    assert!(text.contains("\nsoftirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  open since 2026-05-07T10:00:05.043000Z (5.043000 s after boot)  (window still open)\n  in the window: kworker/3:1-140\n    delay_tsc+0x4a/0x80\n"), "{text}");
     // A hardirq record has no window sample to show.
     assert_eq!(text.matches("in the window:").count(), 3, "{text}");
     // --depth limits both stacks.
@@ -854,7 +854,7 @@ fn record_until_ends_at_the_window_saves_and_restores() {
     assert!(start.elapsed() < std::time::Duration::from_secs(2));
     assert_eq!(done.status.code(), Some(3), "{}", String::from_utf8_lossy(&done.stderr));
     let summary = String::from_utf8(done.stdout).unwrap();
-    assert!(summary.starts_with("caught a window of at least 40 ms: hardirq-off on CPU 1, 100.123 ms, hog (pid 7)  at 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{summary}");
+    assert!(summary.starts_with("caught a window of at least 40 ms: hardirq-off on CPU 1, 100.123 ms, hog (pid 7)  ended 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{summary}");
     let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(v["until_ms"], 40);
     assert_eq!(v["caught"]["record"]["latency_ns"], 100_123_456);
@@ -887,7 +887,7 @@ fn watch_until_ends_at_a_new_window() {
     let done = w.wait_with_output().unwrap();
     assert_eq!(done.status.code(), Some(3));
     let text = String::from_utf8(done.stdout).unwrap();
-    assert!(text.ends_with("caught a window of at least 60 ms: hardirq-off on CPU 1, 70.123 ms, hog (pid 7)  at 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{text}");
+    assert!(text.ends_with("caught a window of at least 60 ms: hardirq-off on CPU 1, 70.123 ms, hog (pid 7)  ended 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{text}");
 }
 
 /// Without the test's fixed boot time, a window that ended now is shown at now: the boot
@@ -909,9 +909,9 @@ fn wall_times_follow_this_machines_clocks() {
 fn times_people_read_are_wall_clock_times() {
     let root = ours();
     let text = stdout(root.path(), &["records", "--limit", "1", "--sort", "newest"]);
-    assert!(text.starts_with("hardirq-off cpu 1      52.990 ms  my task (pid 58)  at 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
+    assert!(text.starts_with("hardirq-off cpu 1      52.990 ms  my task (pid 58)  ended 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
     let text = stdout(root.path(), &["watch", "--count", "1"]);
-    assert!(text.contains("  at 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
+    assert!(text.contains("  ended 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
     // The original module gives no time: none is made up.
     let orig = proc_root(&[
         ("enable", "enabled\n"),
@@ -1387,7 +1387,7 @@ fn records_show_where_a_window_was_and_where_it_ended() {
     let text = stdout(root.path(), &["records", "--cpu", "1", "--sort", "worst", "--depth", "2"]);
     assert_eq!(
         text,
-        "hardirq-off cpu 1   1788.373 ms+  sh (pid 63)  at 2026-05-07T10:00:11.037579Z (11.037579 s after boot)  (window still open)
+        "hardirq-off cpu 1   1788.373 ms+  sh (pid 63)  open since 2026-05-07T10:00:09.249206Z (9.249206 s after boot)  (window still open)
   where it was so far: sh-63, 107 samples over 172 periods, 3 distinct stacks
     70% (120 of 172 periods):
       read_hpet+0x36/0xe0
@@ -1401,7 +1401,7 @@ fn records_show_where_a_window_was_and_where_it_ended() {
       irqoff_sample_hardirq_window+0x24/0x4d [irqoff_sample]
       <irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x352/0x409 [irqoff_sample]
       ... 5 more frames
-hardirq-off cpu 1     195.096 ms  irq_test (pid 64)  at 2026-05-07T10:00:02.880633Z (2.880633 s after boot)
+hardirq-off cpu 1     195.096 ms  irq_test (pid 64)  ended 2026-05-07T10:00:02.880633Z (2.880633 s after boot)
   where it ended:
     irqoff_sample_hardirq_window+0x30/0x4d [irqoff_sample]
     <irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x352/0x409 [irqoff_sample]

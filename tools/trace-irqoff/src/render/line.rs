@@ -3,8 +3,6 @@
 //! and culprit, cut to a width. What `watch` shows on a terminal, where a screen must
 //! hold the newest windows with the header (like `perf script` or criticalstat).
 
-use std::time::Duration;
-
 use crate::snapshot::{Kind, Record, Snapshot};
 use crate::symbols::function;
 
@@ -59,14 +57,11 @@ pub fn table(v: &[Record], s: &Snapshot, width: Option<usize>, color: bool) -> S
 /// Start and end as "HH:MM:SS.mmm" UTC, or seconds since boot without a wall time.
 fn times(r: &Record) -> (String, String) {
     let open = r.ongoing || r.lower_bound;
-    let start_ns = r.timestamp_ns.saturating_sub(r.latency_ns);
-    if let Some(end) = r.wall_time.as_deref().and_then(|w| humantime::parse_rfc3339(w).ok()) {
-        let start = end.checked_sub(Duration::from_nanos(r.latency_ns)).unwrap_or(end);
-        let clock = |t| humantime::format_rfc3339_millis(t).to_string().get(11..23).unwrap_or("?").to_string();
-        return (clock(start), if open { "open".into() } else { clock(end) });
-    }
+    let clock = |w: &str| w.get(11..23).unwrap_or("?").to_string();
     let secs = |ns: u64| format!("{}.{:03}", ns / 1_000_000_000, (ns % 1_000_000_000) / 1_000_000);
-    (secs(start_ns), if open { "open".into() } else { secs(r.timestamp_ns) })
+    let start = r.start_wall_time.as_deref().map_or_else(|| secs(r.timestamp_ns.saturating_sub(r.latency_ns)), clock);
+    let end = r.wall_time.as_deref().map_or_else(|| secs(r.timestamp_ns), clock);
+    (start, if open { "open".into() } else { end })
 }
 
 /// `line` cut to `width` characters (the last one an ellipsis when cut); as it is without
@@ -121,6 +116,7 @@ mod tests {
             latency_ns,
             timestamp_ns: 4_033_490_000,
             wall_time: Some("2026-05-07T10:00:04.033490Z".into()),
+            start_wall_time: Some("2026-05-07T10:00:03.933379Z".into()),
             pid: 79,
             comm: "sh".into(),
             runnable_ns: 0,
@@ -148,6 +144,7 @@ mod tests {
     #[test]
     fn an_open_window_is_open_and_its_length_a_lower_bound() {
         let mut r = record(Kind::Hard, None, 1_500_000_000);
+        r.start_wall_time = Some("2026-05-07T10:00:02.533490Z".into());
         r.ongoing = true;
         let l = window(&r, true, None);
         assert!(l.starts_with("*10:00:02.533 open           3 hardirq-off      1.50 s+  irqoff_sample_softirq_window sh[79]"), "{l}");
@@ -181,6 +178,7 @@ mod tests {
     fn without_wall_time_seconds_since_boot() {
         let mut r = record(Kind::Hard, None, 33_490_000);
         r.wall_time = None;
+        r.start_wall_time = None;
         assert!(window(&r, false, None).starts_with(" 4.000        4.033"), "{}", window(&r, false, None));
     }
 }

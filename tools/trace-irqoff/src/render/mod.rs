@@ -80,12 +80,20 @@ pub fn histogram_unit(header: &str, unit: &str, counts: &[u64]) -> String {
     out
 }
 
-/// "  at 2026-05-07T10:21:33.178514Z (4.033412 s after boot)", or nothing without a time.
+/// When the window ended, "  ended 2026-05-07T10:21:33.178514Z (4.033412 s after boot)";
+/// for a window still open when it started, "  open since ..."; nothing without a time.
 pub fn when(r: &Record) -> String {
-    match (&r.wall_time, r.timestamp_ns) {
-        (_, 0) => String::new(),
-        (Some(w), ns) => format!("  at {w} ({} s after boot)", secs(ns)),
-        (None, ns) => format!("  at {} s after boot", secs(ns)),
+    if r.timestamp_ns == 0 {
+        return String::new();
+    }
+    let (what, ns, wall) = if r.ongoing {
+        ("open since", r.timestamp_ns.saturating_sub(r.latency_ns), &r.start_wall_time)
+    } else {
+        ("ended", r.timestamp_ns, &r.wall_time)
+    };
+    match wall {
+        Some(w) => format!("  {what} {w} ({} s after boot)", secs(ns)),
+        None => format!("  {what} {} s after boot", secs(ns)),
     }
 }
 
@@ -302,11 +310,11 @@ mod tests {
         record(&mut o, &s.records[2], false, false, 2, 2);
         assert_eq!(
             o,
-            "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  at 2026-05-07T10:00:05.120000Z (5.120000 s after boot)\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
+            "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
         );
         let mut o = String::new();
         record(&mut o, &s.records[4], false, false, 12, 2);
-        assert!(o.starts_with("softirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  at 5.100000 s after boot  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
+        assert!(o.starts_with("softirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  open since 5.043000 s after boot  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
         // In v1 a lower bound is the hrtimer's sample, not an open window.
         let mut o = String::new();
         record(&mut o, &s.records[4], false, false, 12, 1);
