@@ -68,24 +68,31 @@ pub fn text(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, col
     let _ = writeln!(o, "events: every window; last/min/avg/max: the recorded ones (from the threshold, the worst per CPU and kind)");
     let head = format!("{:>4}  {:<12} {:>8} {:>8} {:>12} {:>12} {:>12} {:>12}", "CPU", "KIND", "EVENTS", "RECORDED", "LAST", "MIN", "AVG", "MAX");
     let _ = writeln!(o, "{}", paint(color, BOLD, &head));
-    let ms = |v: Option<u64>| v.map_or("-".to_string(), super::ms);
     for r in rows {
-        let fresh = previous.is_some_and(|p| p.iter().any(|q| q.cpu == r.cpu && q.kind == r.kind && q.events != r.events));
-        let line = format!(
-            "{:>4}  {:<12} {:>8} {:>8} {:>12} {:>12} {:>12} {:>12}{}",
-            r.cpu,
-            r.kind.label(),
-            r.events,
-            r.recorded,
-            ms(r.last_ns),
-            ms(r.min_ns),
-            ms(r.avg_ns),
-            ms(r.max_ns),
-            if r.online { "" } else { "  (offline)" }
-        );
-        let _ = writeln!(o, "{}", if fresh { paint(color, RED, &line) } else { line });
+        let line = row_line(r, false);
+        let _ = writeln!(o, "{}", if fresh(r, previous) { paint(color, RED, &line) } else { line });
     }
     o
+}
+
+/// Whether `r`'s events grew since `previous`.
+fn fresh(r: &Row, previous: Option<&[Row]>) -> bool {
+    previous.is_some_and(|p| p.iter().any(|q| q.cpu == r.cpu && q.kind == r.kind && q.events != r.events))
+}
+
+/// A row as a line: wide (the table on a pipe) or narrow (75 columns, lengths to 0.1 ms).
+fn row_line(r: &Row, narrow: bool) -> String {
+    let length: fn(u64) -> String = if narrow { super::ms_short } else { super::ms };
+    let ms = |v: Option<u64>| v.map_or("-".to_string(), length);
+    let (cpu, kind, events, recorded) = (r.cpu, r.kind.label(), r.events, r.recorded);
+    let (last, min, avg, max) = (ms(r.last_ns), ms(r.min_ns), ms(r.avg_ns), ms(r.max_ns));
+    if narrow {
+        let off = if r.online { "" } else { " offline" };
+        format!("{cpu:>3} {kind:<11} {events:>7} {recorded:>8} {last:>9} {min:>9} {avg:>9} {max:>9}{off}")
+    } else {
+        let off = if r.online { "" } else { "  (offline)" };
+        format!("{cpu:>4}  {kind:<12} {events:>8} {recorded:>8} {last:>12} {min:>12} {avg:>12} {max:>12}{off}")
+    }
 }
 
 /// On a terminal of `rows_cols`: [`text`] in 75 columns (lengths to 0.1 ms), its two
@@ -113,23 +120,9 @@ pub fn screen(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, c
     } else {
         rows.iter().filter(|r| r.events > 0).take(room - 1).collect()
     };
-    let ms = |v: Option<u64>| v.map_or("-".to_string(), super::ms_short);
     for r in &shown {
-        let fresh = previous.is_some_and(|p| p.iter().any(|q| q.cpu == r.cpu && q.kind == r.kind && q.events != r.events));
-        let line = format!(
-            "{:>3} {:<11} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9}{}",
-            r.cpu,
-            r.kind.label(),
-            r.events,
-            r.recorded,
-            ms(r.last_ns),
-            ms(r.min_ns),
-            ms(r.avg_ns),
-            ms(r.max_ns),
-            if r.online { "" } else { " offline" }
-        );
-        let line = super::line::fit(&line, Some(cols));
-        o += &(if fresh { paint(color, RED, &line) } else { line } + "\n");
+        let line = super::line::fit(&row_line(r, true), Some(cols));
+        o += &(if fresh(r, previous) { paint(color, RED, &line) } else { line } + "\n");
     }
     if shown.len() < rows.len() {
         let quiet = rows.iter().filter(|r| r.events == 0).count();
