@@ -48,6 +48,25 @@ pub fn source(r: &Record) -> (&[String], &str) {
 }
 
 /// Groups records by kind, cause and culprit; most frequent first, then worst.
+/// Whether the window was spent waiting for a spinlock held on another CPU: the most-seen
+/// stack sampled inside it (its profile's first; the in-window stack without a profile)
+/// is in a contended lock's slow path above its culprit. The end stack does not tell:
+/// once the lock came, the window ended where interrupts came back on.
+pub fn lock_wait(r: &Record) -> bool {
+    let inside = r.profile.as_ref().and_then(|p| p.stacks.first()).map_or(r.window_stack.as_slice(), |s| s.frames.as_slice());
+    mechanism::waits_for_lock(inside.iter().map(|f| function(f)))
+}
+
+/// The culprit's name as the views show it: with " (lock wait)" after it for a window
+/// spent waiting for a lock ([`lock_wait`]).
+pub fn label(culprit: &str, r: &Record) -> String {
+    if lock_wait(r) {
+        format!("{culprit} (lock wait)")
+    } else {
+        culprit.to_string()
+    }
+}
+
 pub fn top(records: &[Record], whole_stack: bool) -> Vec<Culprit> {
     let mut groups: BTreeMap<(Kind, Option<Cause>, String), Culprit> = BTreeMap::new();
     for r in records {
@@ -55,7 +74,7 @@ pub fn top(records: &[Record], whole_stack: bool) -> Vec<Culprit> {
         let key = if whole_stack {
             stack.iter().map(|f| function(f)).collect::<Vec<_>>().join(" <- ")
         } else {
-            mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or("?").to_string()
+            label(mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or("?"), r)
         };
         let c = groups.entry((r.kind, r.cause, key.clone())).or_insert_with(|| Culprit {
             kind: r.kind,

@@ -117,9 +117,29 @@ pub fn culprit<'a>(functions: impl IntoIterator<Item = &'a str> + Clone) -> Opti
     functions.clone().into_iter().find(|f| !is_mechanism(f)).or_else(|| functions.into_iter().next())
 }
 
+/// A spinlock's contended slow path: entered only when the lock is held elsewhere.
+const LOCK_SLOWPATH: &[&str] = &["queued_spin_lock_slowpath", "native_queued_spin_lock_slowpath", "__pv_queued_spin_lock_slowpath"];
+
+/// Whether a stack (`functions`, innermost first) was waiting for a spinlock held
+/// elsewhere: a contended slow path among the mechanism frames above its culprit.
+pub fn waits_for_lock<'a>(functions: impl IntoIterator<Item = &'a str> + Clone) -> bool {
+    functions.into_iter().take_while(|f| is_mechanism(f)).any(|f| LOCK_SLOWPATH.contains(&f))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Claim: a contended slow path above the culprit is a lock wait; taking a lock
+    /// uncontended, or a slow path below the culprit, is not.
+    #[test]
+    fn lock_waits_are_the_slow_path_above_the_culprit() {
+        assert!(waits_for_lock(["native_queued_spin_lock_slowpath", "do_raw_spin_lock", "_raw_spin_lock", "irqoff_sample_spin_window"]));
+        assert!(waits_for_lock(["lock_acquire", "queued_spin_lock_slowpath", "my_driver_isr"]));
+        assert!(!waits_for_lock(["do_raw_spin_lock", "_raw_spin_lock_irqsave", "my_driver_isr"]));
+        assert!(!waits_for_lock(["_raw_spin_unlock_irqrestore", "my_driver_isr", "queued_spin_lock_slowpath"]));
+        assert!(!waits_for_lock([]));
+    }
 
     #[test]
     fn skips_enable_helpers_time_reads_and_locks() {

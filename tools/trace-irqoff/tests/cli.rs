@@ -1351,6 +1351,28 @@ fn status_on_80_columns_fits() {
     assert!(text.contains("\nCPU 1: hard interrupts off for 1.79 s and counting \u{2014} sh (pid 63) in\n  irqoff_sample_hardirq_window"), "{text}");
 }
 
+/// Claim: a window whose most-seen in-window stack spins in a contended lock's slow path
+/// is labelled a lock wait, in `top`, the one-line view and the record; the same record
+/// sampled in its own code is not.
+#[test]
+fn lock_waits_are_labelled() {
+    let plain = with_records(RECORDS_WATCHER);
+    assert!(!stdout(plain.path(), &["top"]).contains("lock wait"));
+    let waiting = RECORDS_WATCHER.replacen(
+        "profile_stack count=8 frames=8\nprofile_frame delay_tsc+0x4a/0x80\n",
+        "profile_stack count=8 frames=8\nprofile_frame native_queued_spin_lock_slowpath+0x6c/0x230\n",
+        1,
+    );
+    assert_ne!(waiting, RECORDS_WATCHER);
+    let root = with_records(&waiting);
+    let top = stdout(root.path(), &["top"]);
+    assert!(top.lines().any(|l| l.starts_with("hardirq-off") && l.ends_with("irqoff_sample_hardirq_window (lock wait)")), "{top}");
+    let rec = stdout(root.path(), &["records", "--cpu", "1", "--kind", "hard"]);
+    assert!(rec.contains("\n  a lock wait: the most-seen stack inside the window spins on a spinlock held elsewhere\n"), "{rec}");
+    let line = stdout(root.path(), &["records", "--cpu", "1", "--kind", "hard", "--oneline"]);
+    assert!(line.contains("  irqoff_sample_hardirq_window (lock wait) irq_test[64]"), "{line}");
+}
+
 #[test]
 fn status_says_why_the_watcher_is_unavailable() {
     // Not x86_64: open windows keep their length, without task or stack.

@@ -30,7 +30,7 @@ pub fn window(r: &Record, new: bool, width: Option<usize>) -> String {
     }
     let (stack, comm) = crate::culprit::source(r);
     let pid = if comm == r.window_comm && r.window_pid != 0 { r.window_pid } else { r.pid };
-    let culprit = crate::mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or("-");
+    let culprit = crate::culprit::label(crate::mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or("-"), r);
     let line = format!(
         "{}{start:<12} {end:<12} {:>3} {kind:<14} {length:>9}  {culprit} {}[{pid}]",
         if new { '*' } else { ' ' },

@@ -232,6 +232,9 @@ pub fn record_with(out: &mut String, r: &Record, color: bool, new: bool, stack_d
             let _ = writeln!(out, "    {} ({} of {}) {what}", paint(color, DIM, &share(rest, p.weight)), rest, periods(p.weight));
         }
     }
+    if crate::culprit::lock_wait(r) {
+        let _ = writeln!(out, "  a lock wait: the most-seen stack inside the window spins on a spinlock held elsewhere");
+    }
     if let Some(o) = overlap(r) {
         let _ = writeln!(out, "  {o}");
     }
