@@ -34,9 +34,11 @@ pub struct Culprit {
 /// window ended: the code that turned interrupts or bottom halves back on. Each falls back
 /// on the other when it is empty (no sample taken; a window still open has no end). A
 /// window sample of the idle task (pid 0) for ksoftirqd-wait means nothing ran instead:
-/// the end stack then.
+/// the end stack then. For a window still open the sampled stack is the one seen most so
+/// far (its profile's first), not the latest sample, which changes with every sample.
 pub fn source(r: &Record) -> (&[String], &str) {
-    let window = (r.window_stack.as_slice(), r.window_comm.as_str());
+    let most_seen = r.profile.as_ref().filter(|_| r.ongoing).and_then(|p| p.stacks.first()).map(|s| s.frames.as_slice());
+    let window = (most_seen.unwrap_or(r.window_stack.as_slice()), r.window_comm.as_str());
     let end = (r.stack.as_slice(), r.comm.as_str());
     let ran_instead = r.cause == Some(Cause::KsoftirqdWait) && r.window_pid != 0;
     let (first, second) = if ran_instead || !r.end_shows_culprit { (window, end) } else { (end, window) };

@@ -503,7 +503,7 @@ fn v2_records_text() {
     let text = stdout(root.path(), &["records", "--cpu", "2", "--limit", "1"]);
     assert_eq!(
         text,
-        "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)
+        "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)
     call_timer_fn+0x2a/0x130
     __run_timers+0x21d/0x2c0
     run_timer_softirq+0x2b/0x50
@@ -1371,6 +1371,21 @@ fn lock_waits_are_labelled() {
     assert!(rec.contains("\n  a lock wait: the most-seen stack inside the window spins on a spinlock held elsewhere\n"), "{rec}");
     let line = stdout(root.path(), &["records", "--cpu", "1", "--kind", "hard", "--oneline"]);
     assert!(line.contains("  irqoff_sample_hardirq_window (lock wait) irq_test[64]"), "{line}");
+}
+
+/// Claim: an open window's culprit in `status` is its most-seen sampled stack's, not the
+/// latest sample's (which flapped to whatever the last NMI found, `in lock_release`).
+#[test]
+fn an_open_windows_culprit_is_its_most_seen_stack() {
+    let flapped = RECORDS_WATCHER.replacen(
+        "window_frame read_hpet+0x36/0xe0\nwindow_frame ktime_get+0x11a/0x160\nwindow_frame irqoff_sample_hardirq_window+0x1e/0x4d [irqoff_sample]\n",
+        "window_frame lock_release+0x10/0x80\nwindow_frame some_other_function+0x11a/0x160\nwindow_frame irqoff_sample_hardirq_window+0x1e/0x4d [irqoff_sample]\n",
+        1,
+    );
+    assert_ne!(flapped, RECORDS_WATCHER);
+    let root = with_records(&flapped);
+    let text = stdout(root.path(), &["status"]);
+    assert!(text.contains("\nCPU 1: hard interrupts off for 1.79 s and counting \u{2014} sh (pid 63) in irqoff_sample_hardirq_window ("), "{text}");
 }
 
 #[test]

@@ -136,6 +136,17 @@ pub fn record_label(r: &Record) -> String {
     }
 }
 
+/// The task a record's headline names: "sh (pid 79)"; for ksoftirqd-wait, the task that
+/// ran instead of the softirq thread, when sampled: "my hog (pid 131) ran, ksoftirqd/2
+/// (pid 24) waited".
+pub fn who(r: &Record) -> String {
+    if r.cause == Some(Cause::KsoftirqdWait) && r.window_pid != 0 && r.window_pid != r.pid {
+        format!("{} (pid {}) ran, {} (pid {}) waited", r.window_comm, r.window_pid, r.comm, r.pid)
+    } else {
+        format!("{} (pid {})", r.comm, r.pid)
+    }
+}
+
 /// "overlaps hardirq-off on CPU 1, 99.8 ms, irq_test", or "overlaps hardirq-off on CPU 1"
 /// when that CPU's record was not found.
 pub fn overlap(r: &Record) -> Option<String> {
@@ -199,7 +210,7 @@ pub fn record(out: &mut String, r: &Record, color: bool, new: bool, stack_depth:
 pub fn record_with(out: &mut String, r: &Record, color: bool, new: bool, stack_depth: usize, version: u32, max_stacks: usize) {
     let mark = if new { paint(color, RED, "NEW ") } else { String::new() };
     let open = if r.lower_bound && version >= 2 { "  (window still open)" } else { "" };
-    let _ = writeln!(out, "{mark}{} cpu {} {:>14}  {} (pid {}){}{open}", paint(color, BOLD, &record_label(r)), r.cpu, latency(r), r.comm, r.pid, when(r));
+    let _ = writeln!(out, "{mark}{} cpu {} {:>14}  {}{}{open}", paint(color, BOLD, &record_label(r)), r.cpu, latency(r), who(r), when(r));
     let profile = r.profile.as_ref().filter(|p| !p.stacks.is_empty());
     if profile.is_some() && !r.stack.is_empty() {
         let _ = writeln!(out, "  where it ended:");
@@ -313,7 +324,7 @@ mod tests {
         record(&mut o, &s.records[2], false, false, 2, 2);
         assert_eq!(
             o,
-            "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  ksoftirqd/2 (pid 24)  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
+            "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
         );
         let mut o = String::new();
         record(&mut o, &s.records[4], false, false, 12, 2);
