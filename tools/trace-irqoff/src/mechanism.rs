@@ -26,6 +26,16 @@ const EXACT: &[&str] = &[
     "native_queued_spin_lock_slowpath",
     "do_raw_spin_lock",
     "do_raw_spin_unlock",
+    // The original trace-irqoff's own handlers, which its stacks start in, and the timer
+    // interrupt that ran them (names of older kernels too).
+    "trace_irqoff_hrtimer_handler",
+    "trace_irqoff_timer_handler",
+    "trace_irqoff_record",
+    "__hrtimer_run_queues",
+    "hrtimer_interrupt",
+    "smp_apic_timer_interrupt",
+    "apic_timer_interrupt",
+    "__sysvec_apic_timer_interrupt",
     "irq_exit",
     "irq_exit_rcu",
     "__irq_exit_rcu",

@@ -253,6 +253,15 @@ fn works_against_the_original_module() {
     assert_eq!(v.len(), 3);
     assert_eq!(v[0]["latency_ns"], 107_000_000);
     cli(root.path()).arg("hist").assert().success().stdout(predicate::str::contains("80 -> 159        : 4"));
+    // Its own handler and the timer interrupt that ran it are not the culprit: the code
+    // they interrupted is.
+    let top = stdout(root.path(), &["top"]);
+    assert!(!top.contains("trace_irqoff_hrtimer_handler") && !top.contains("hrtimer_interrupt"), "{top}");
+    assert!(top.lines().any(|l| l.starts_with("hardirq-off") && l.ends_with(" disable_hardirq")), "{top}");
+    // Counts it does not keep are n/a, not zeros.
+    let status = stdout(root.path(), &["status"]);
+    assert!(status.contains("per-CPU event counts, HZ and rules n/a"), "{status}");
+    assert!(!status.contains("HZ 0") && !status.contains("  yes  "), "{status}");
 }
 
 #[test]

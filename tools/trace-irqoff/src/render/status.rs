@@ -218,6 +218,12 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
         None if settings.enabled => "enabled".into(),
         None => "disabled".into(),
     };
+    if s.version == 0 {
+        // The original trace-irqoff: settings and records only; no counts to show as zeros.
+        let _ = writeln!(o, "trace_irqoff: {}, period {} ms, threshold {} ms", paint(color, BOLD, &state), settings.period_ms, settings.threshold_ms);
+        let _ = writeln!(o, "the original trace-irqoff module: per-CPU event counts, HZ and rules n/a (it keeps none); its histograms: trace-irqoff hist");
+        return o;
+    }
     let _ = writeln!(
         o,
         "trace_irqoff: {}, period {} ms, threshold {} ms, HZ {}, {} records per CPU and kind",
