@@ -41,17 +41,25 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let count = a.count.unwrap_or(if tty { u64::MAX } else { 1 });
     let stop = super::interrupt_flag()?;
     let mut previous = None;
+    // Counts since the first refresh: that one shows what the module has since load.
+    let mut base: Option<(render::live::Base, String)> = None;
     let mut n = 0;
     while n < count && !stop.load(Ordering::SeqCst) {
+        let taken = clock::monotonic_ns();
         let s = m.snapshot()?;
-        let rows = render::live::rows(&s);
+        let rows = render::live::rows(&s, base.as_ref().map(|b| &b.0));
+        let since = base.as_ref().map_or_else(|| "since load".to_string(), |b| format!("since {} UTC", b.1));
+        if base.is_none() {
+            let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+            base = Some((render::live::Base::new(&s, taken), started.get(11..19).unwrap_or("?").to_string()));
+        }
         if ctx.json {
             output::print(&(serde_json::to_string(&rows)? + "\n"))?;
         } else {
             let now = clock::now_rfc3339();
             let table = match output::terminal_size().filter(|_| tty) {
-                Some(size) => render::live::screen(&s, &rows, previous.as_deref(), &now, ctx.color, size),
-                None => render::live::text(&s, &rows, previous.as_deref(), &now, ctx.color),
+                Some(size) => render::live::screen(&s, &rows, previous.as_deref(), &now, &since, ctx.color, size),
+                None => render::live::text(&s, &rows, previous.as_deref(), &now, &since, ctx.color),
             };
             output::print(&if tty { render::in_place(&table) } else { table })?;
         }

@@ -8,9 +8,11 @@ use serde::Serialize;
 use super::{paint, BOLD, RED};
 use crate::snapshot::{Kind, Snapshot};
 
-/// One CPU and kind. Events counts every window (from 2P on); the latencies are those of
+/// One CPU and kind, since load or, given a [`Base`], since it was taken. Events and the
+/// average are of every window (from 2P on), from the module's exact counts and sums (the
+/// average of the recorded ones where the module has no sums); last, min and max are of
 /// the windows the module recorded (from the threshold on, the worst N per CPU and kind),
-/// ended ones only: a v2 window still open has no final length yet.
+/// ended ones only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Row {
     pub cpu: u32,
@@ -24,30 +26,77 @@ pub struct Row {
     pub min_ns: Option<u64>,
     pub avg_ns: Option<u64>,
     pub max_ns: Option<u64>,
+    /// A window of this CPU and kind still open: its length so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_ns: Option<u64>,
 }
 
-pub fn rows(s: &Snapshot) -> Vec<Row> {
+/// What `top --live` counts from: the first snapshot it read.
+#[derive(Debug, Clone)]
+pub struct Base {
+    /// CLOCK_MONOTONIC when it was read.
+    pub taken_ns: u64,
+    /// Per CPU and kind: events and the exact sum of their lengths, when known.
+    counts: Vec<(u32, Kind, u64, Option<u64>)>,
+}
+
+impl Base {
+    pub fn new(s: &Snapshot, taken_ns: u64) -> Self {
+        let mut counts = Vec::new();
+        for c in &s.cpus {
+            counts.push((c.cpu, Kind::Hard, c.hard_events, c.sum_ns(Kind::Hard, None)));
+            counts.push((c.cpu, Kind::Soft, c.soft_events, c.sum_ns(Kind::Soft, None)));
+        }
+        Self { taken_ns, counts }
+    }
+
+    fn get(&self, cpu: u32, kind: Kind) -> Option<(u64, Option<u64>)> {
+        self.counts.iter().find(|c| c.0 == cpu && c.1 == kind).map(|c| (c.2, c.3))
+    }
+}
+
+pub fn rows(s: &Snapshot, base: Option<&Base>) -> Vec<Row> {
     let mut v = Vec::new();
     for c in &s.cpus {
         for kind in [Kind::Hard, Kind::Soft] {
-            let mut recs: Vec<_> = s.records.iter().filter(|r| r.cpu == c.cpu && r.kind == kind && !(r.lower_bound && s.version >= 2)).collect();
+            let since = base.map_or(0, |b| b.taken_ns);
+            let mut recs: Vec<_> = s
+                .records
+                .iter()
+                .filter(|r| r.cpu == c.cpu && r.kind == kind && !(r.lower_bound && s.version >= 2) && (base.is_none() || r.timestamp_ns > since))
+                .collect();
             recs.sort_by_key(|r| r.timestamp_ns);
             let lat = || recs.iter().map(|r| r.latency_ns);
             let n = recs.len() as u64;
+            let (events_now, sum_now) = match kind {
+                Kind::Hard => (c.hard_events, c.sum_ns(Kind::Hard, None)),
+                Kind::Soft => (c.soft_events, c.sum_ns(Kind::Soft, None)),
+            };
+            // Counts that went down (a clear, a reload) count from there.
+            let (events, sum) = match base.and_then(|b| b.get(c.cpu, kind)) {
+                Some((e0, s0)) if events_now >= e0 => (events_now - e0, sum_now.zip(s0).map(|(a, b)| a.saturating_sub(b))),
+                _ => (events_now, sum_now),
+            };
+            let exact_avg = sum.filter(|_| events > 0).map(|total| total / events);
+            let open_ns = s
+                .ongoing
+                .iter()
+                .filter(|o| o.cpu == c.cpu && o.kind == kind)
+                .map(|o| o.latency_ns)
+                .chain(s.records.iter().filter(|r| r.ongoing && r.cpu == c.cpu && r.kind == kind && kind == Kind::Soft).map(|r| r.latency_ns))
+                .max();
             v.push(Row {
                 cpu: c.cpu,
                 kind,
                 online: c.online,
-                events: match kind {
-                    Kind::Hard => c.hard_events,
-                    Kind::Soft => c.soft_events,
-                },
+                events,
                 recorded: n,
                 last_ns: recs.last().map(|r| r.latency_ns),
                 last_time: recs.last().and_then(|r| r.wall_time.clone()),
                 min_ns: lat().min(),
-                avg_ns: (n > 0).then(|| lat().sum::<u64>() / n),
+                avg_ns: exact_avg.or((n > 0).then(|| lat().sum::<u64>() / n)),
                 max_ns: lat().max(),
+                open_ns,
             });
         }
     }
@@ -56,7 +105,8 @@ pub fn rows(s: &Snapshot) -> Vec<Row> {
 
 /// The table, headed by the time and the settings. Rows whose last window is new since
 /// `previous` are marked.
-pub fn text(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, color: bool) -> String {
+/// `since`: what the counts count from ("since load", "since 10:00:03 UTC").
+pub fn text(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, since: &str, color: bool) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -65,14 +115,25 @@ pub fn text(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, col
         s.config.period_ns / 1_000_000,
         s.config.threshold_ns / 1_000_000
     );
-    let _ = writeln!(o, "events: every window; last/min/avg/max: the recorded ones (from the threshold, the worst per CPU and kind)");
+    let _ = writeln!(o, "events, avg: every window; last/min/max: the recorded ones (from the threshold, the worst per CPU and kind); {since}");
     let head = format!("{:>4}  {:<12} {:>8} {:>8} {:>12} {:>12} {:>12} {:>12}", "CPU", "KIND", "EVENTS", "RECORDED", "LAST", "MIN", "AVG", "MAX");
     let _ = writeln!(o, "{}", paint(color, BOLD, &head));
     for r in rows {
         let line = row_line(r, false);
         let _ = writeln!(o, "{}", if fresh(r, previous) { paint(color, RED, &line) } else { line });
+        if let Some(open) = open_line(r, false) {
+            let _ = writeln!(o, "{}", paint(color, RED, &open));
+        }
     }
     o
+}
+
+/// The row of a window still open on `r`'s CPU and kind: "   1  hardirq-off   open
+/// for 1.79 s+".
+fn open_line(r: &Row, narrow: bool) -> Option<String> {
+    let ns = r.open_ns?;
+    let len = if ns >= 1_000_000_000 { format!("{:.2} s+", ns as f64 / 1e9) } else { format!("{}+", super::ms_short(ns)) };
+    Some(if narrow { format!("{:>3} {:<11} {:>7} {len}", r.cpu, r.kind.label(), "OPEN") } else { format!("{:>4}  {:<12} {:>8} open for {len}", r.cpu, r.kind.label(), "") })
 }
 
 /// Whether `r`'s events grew since `previous`.
@@ -99,7 +160,7 @@ fn row_line(r: &Row, narrow: bool) -> String {
 /// header lines wrapped, cut to the width; where the rows do not all fit the height, the
 /// rows with events (in CPU order) as many as fit, and a line counting the rest, so that
 /// an in-place redraw never scrolls.
-pub fn screen(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, color: bool, (height, cols): (usize, usize)) -> String {
+pub fn screen(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, since: &str, color: bool, (height, cols): (usize, usize)) -> String {
     let mut o = super::line::wrap(
         &format!(
             "trace-irqoff top --live: {} UTC, {}, period {} ms, threshold {} ms",
@@ -110,19 +171,30 @@ pub fn screen(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, c
         ),
         cols,
     );
-    o += &super::line::wrap("EVENTS: all windows; LAST/MIN/AVG/MAX: the recorded (worst) ones", cols);
+    o += &super::line::wrap(&format!("EVENTS, AVG: all windows; LAST/MIN/MAX: the recorded (worst) ones; {since}"), cols);
     let head = format!("{:>3} {:<11} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9}", "CPU", "KIND", "EVENTS", "RECORDED", "LAST", "MIN", "AVG", "MAX");
     o += &(paint(color, BOLD, &super::line::fit(&head, Some(cols))) + "\n");
     // What is left of the height, keeping the line the cursor rests on.
     let room = height.saturating_sub(o.lines().count() + 1).max(1);
-    let shown: Vec<&Row> = if rows.len() <= room {
-        rows.iter().collect()
-    } else {
-        rows.iter().filter(|r| r.events > 0).take(room - 1).collect()
-    };
+    // Rows and open windows (a line each) as they come; where they do not all fit, the
+    // open windows and the rows with events.
+    let lines = rows.len() + rows.iter().filter(|r| r.open_ns.is_some()).count();
+    let mut shown: Vec<&Row> = Vec::new();
+    let mut used = 0;
+    for r in rows.iter().filter(|r| lines <= room || r.events > 0 || r.open_ns.is_some()) {
+        let need = 1 + usize::from(r.open_ns.is_some());
+        if used + need > room.saturating_sub(usize::from(lines > room)) {
+            break;
+        }
+        used += need;
+        shown.push(r);
+    }
     for r in &shown {
         let line = super::line::fit(&row_line(r, true), Some(cols));
         o += &(if fresh(r, previous) { paint(color, RED, &line) } else { line } + "\n");
+        if let Some(open) = open_line(r, true) {
+            o += &(paint(color, RED, &super::line::fit(&open, Some(cols))) + "\n");
+        }
     }
     if shown.len() < rows.len() {
         let quiet = rows.iter().filter(|r| r.events == 0).count();
@@ -139,7 +211,7 @@ mod tests {
     #[test]
     fn per_cpu_and_kind_with_recorded_latencies() {
         let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap();
-        let r = rows(&s);
+        let r = rows(&s, None);
         assert_eq!(r.len(), 4);
         let hard1 = &r[2];
         assert_eq!((hard1.cpu, hard1.kind, hard1.events, hard1.recorded), (1, Kind::Hard, 4, 3));
@@ -147,13 +219,41 @@ mod tests {
         assert_eq!((hard1.last_ns, hard1.min_ns, hard1.max_ns), (Some(52_990_424), Some(52_990_424), Some(66_988_296)));
         assert_eq!(hard1.avg_ns, Some((66_988_296 + 54_990_120 + 52_990_424) / 3));
         assert_eq!((r[0].events, r[0].recorded, r[0].last_ns), (0, 0, None));
-        let text = text(&s, &r, None, "2026-05-07T10:00:10Z", false);
+        let text = text(&s, &r, None, "2026-05-07T10:00:10Z", "since load", false);
         assert!(text.contains("\n   1  hardirq-off         4        3    52.990 ms    52.990 ms    58.322 ms    66.988 ms\n"), "{text}");
         assert!(text.contains("\n   0  softirq-off         0        0            -            -            -            -\n"), "{text}");
         // v2: the open window does not count as a length.
         let s2 = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v2.txt")).unwrap();
-        let soft3 = rows(&s2).into_iter().find(|r| r.cpu == 3 && r.kind == Kind::Soft).unwrap();
+        let soft3 = rows(&s2, None).into_iter().find(|r| r.cpu == 3 && r.kind == Kind::Soft).unwrap();
         assert_eq!((soft3.recorded, soft3.max_ns), (0, None));
+    }
+
+    /// Claim: from a base, events and the average are the module's exact counts and sums
+    /// since then (every window, not only the recorded ones), last/min/max the windows
+    /// recorded since; a window still open is its own row with its running length.
+    #[test]
+    fn since_the_start_and_open_windows() {
+        let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-watcher.txt")).unwrap();
+        let mut before = s.clone();
+        // At the base, cpu 1 had one hardirq-off window fewer, of 95 ms less.
+        let c1 = before.cpus.iter_mut().find(|c| c.cpu == 1).unwrap();
+        c1.hard_events -= 1;
+        c1.sums_ns.hard = c1.sums_ns.hard.map(|v| v - 95_000_000);
+        let base = Base::new(&before, 2_000_000_000);
+        let r = rows(&s, Some(&base));
+        let hard1 = r.iter().find(|r| r.cpu == 1 && r.kind == Kind::Hard).unwrap();
+        assert_eq!((hard1.events, hard1.avg_ns), (1, Some(95_000_000)));
+        // The 195 ms window ended at 2.88 s, after the base: recorded since.
+        assert_eq!((hard1.recorded, hard1.last_ns, hard1.max_ns), (1, Some(195_096_620), Some(195_096_620)));
+        assert_eq!(hard1.open_ns, Some(1_788_332_180));
+        // Nothing new on cpu 0 since: no events, no lengths.
+        let hard0 = r.iter().find(|r| r.cpu == 0 && r.kind == Kind::Hard).unwrap();
+        assert_eq!((hard0.events, hard0.recorded, hard0.last_ns), (0, 0, None));
+        let t = text(&s, &r, None, "2026-05-07T10:00:10Z", "since 10:00:02 UTC", false);
+        assert!(t.contains("; since 10:00:02 UTC\n"), "{t}");
+        assert!(t.contains("\n   1  hardirq-off           open for 1.79 s+\n"), "{t}");
+        let narrow = screen(&s, &r, None, "2026-05-07T10:00:10Z", "since 10:00:02 UTC", false, (24, 80));
+        assert!(narrow.contains("\n  1 hardirq-off    OPEN 1.79 s+\n"), "{narrow}");
     }
 
     /// Claim: on a terminal the table fits the width and the height: at 80x24 every line
@@ -162,14 +262,14 @@ mod tests {
     #[test]
     fn the_terminal_view_fits_width_and_height() {
         let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap();
-        let r = rows(&s);
-        let big = screen(&s, &r, None, "2026-05-07T10:00:10Z", false, (24, 80));
+        let r = rows(&s, None);
+        let big = screen(&s, &r, None, "2026-05-07T10:00:10Z", "since load", false, (24, 80));
         assert!(big.lines().all(|l| l.chars().count() <= 80), "{big}");
         assert!(big.contains("\n  1 hardirq-off       4        3     53 ms     53 ms   58.3 ms     67 ms\n"), "{big}");
         assert_eq!(big.lines().count(), 3 + r.len(), "{big}");
         // 4 rows, 2 of them without events, on a 6-line terminal: 3 header lines, 1 row,
         // the count, and the cursor's line.
-        let small = screen(&s, &r, None, "2026-05-07T10:00:10Z", false, (6, 80));
+        let small = screen(&s, &r, None, "2026-05-07T10:00:10Z", "since load", false, (6, 80));
         assert!(small.lines().count() <= 5, "{small}");
         assert!(small.contains("\n  1 hardirq-off"), "{small}");
         assert!(small.ends_with("\n... 3 rows not shown (2 without events; --json has all)\n"), "{small}");
