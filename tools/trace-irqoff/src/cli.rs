@@ -174,8 +174,9 @@ pub struct TopArgs {
     /// Show at most this many culprits.
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
-    /// Per CPU and kind: events, and last, min, avg and max of the recorded windows,
-    /// refreshed in place on a terminal (once otherwise).
+    /// Per CPU and kind: events and their average length, last, min and max of the
+    /// recorded windows, and windows still open; since the command started, refreshed in
+    /// place on a terminal (once otherwise, since load).
     #[arg(long, conflicts_with_all = ["stack", "limit"])]
     pub live: bool,
     /// With --live: time between refreshes.

@@ -320,6 +320,57 @@ fn bash_completes_options_and_values() {
     assert_eq!(complete_in_bash(&script, &["trace-irqoff", "set", "th"]), ["threshold"]);
 }
 
+/// A shell the completion tests need (`make setup` installs it).
+fn shell(name: &str) -> std::process::Command {
+    let found = std::process::Command::new("sh").arg("-c").arg(format!("command -v {name}")).output().is_ok_and(|o| o.status.success());
+    assert!(found, "{name} is not installed: the completion tests run it (make setup installs it)");
+    std::process::Command::new(name)
+}
+
+/// Claim: fish completes subcommands, options and their values from the generated script,
+/// in a real fish.
+#[test]
+fn fish_completes_options_and_values() {
+    let dir = TempDir::new().unwrap();
+    let script = dir.path().join("trace-irqoff.fish");
+    fs::write(&script, stdout(dir.path(), &["completions", "fish"])).unwrap();
+    let complete = |line: &str| -> Vec<String> {
+        let out = shell("fish").arg("--no-config").arg("-c").arg(format!("source '{}'; complete -C '{line}'", script.display())).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| l.split('\t').next().unwrap_or("").to_string()).collect()
+    };
+    let subs = complete("trace-irqoff reco");
+    assert!(subs.contains(&"records".to_string()) && subs.contains(&"record".to_string()), "{subs:?}");
+    let opts = complete("trace-irqoff records --");
+    for o in ["--kind", "--min", "--since", "--sort", "--oneline", "--stacks"] {
+        assert!(opts.iter().any(|c| c == o), "{o} in {opts:?}");
+    }
+    assert_eq!(complete("trace-irqoff records --kind "), ["hard", "soft"]);
+    assert_eq!(complete("trace-irqoff records --sort "), ["newest", "worst"]);
+}
+
+/// Claim: zsh's completion system takes the generated script as `trace-irqoff`'s, and its
+/// `records` specification has the options with their values.
+#[test]
+fn zsh_registers_the_completion_with_options_and_values() {
+    let dir = TempDir::new().unwrap();
+    fs::write(dir.path().join("_trace-irqoff"), stdout(dir.path(), &["completions", "zsh"])).unwrap();
+    let prog = format!(
+        "fpath=('{}' $fpath); autoload -Uz compinit; compinit -u -D; print -r -- \"comp=$_comps[trace-irqoff]\"; autoload -Uz +X _trace-irqoff && functions _trace-irqoff",
+        dir.path().display()
+    );
+    let out = shell("zsh").arg("-f").arg("-c").arg(prog).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("comp=_trace-irqoff\n"), "{text}");
+    // The records case, up to its end (its specification spans lines).
+    let records = text.split("(records) _arguments").nth(1).and_then(|t| t.split(";;").next()).unwrap_or("");
+    for o in ["--kind=", "--min=", "--since=", "--oneline", "--stacks"] {
+        assert!(records.contains(o), "{o} in {records}");
+    }
+    assert!(records.contains(r#"--kind=[Only this kind]:KIND:((hard\:"#) && records.contains(r#"soft\:"#), "{records}");
+}
+
 #[test]
 fn every_command_has_help_with_an_example() {
     let dir = TempDir::new().unwrap();
