@@ -1485,37 +1485,21 @@ fn records_show_where_a_window_was_and_where_it_ended() {
     assert_eq!(
         text,
         "hardirq-off cpu 1   1788.373 ms+  sh (pid 63)  open since 2026-05-07T10:00:09.249206Z (9.249206 s after boot)  (window still open)
-  where it was so far: sh-63, 107 samples over 172 periods, 3 distinct stacks
-    70% (120 of 172 periods):
+  where it was so far: sh-63, 107 samples over 172 periods after the threshold, 3 distinct stacks
+    100% (172 of 172 periods):
       read_hpet+0x36/0xe0
       ktime_get+0x11a/0x160
       ... 7 more frames
-    23% (40 of 172 periods):
-      delay_tsc+0x4a/0x80
-      irqoff_sample_hardirq_window+0x1e/0x4d [irqoff_sample]
-      ... 6 more frames
-    7% (12 of 172 periods):
-      irqoff_sample_hardirq_window+0x24/0x4d [irqoff_sample]
-      <irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x352/0x409 [irqoff_sample]
-      ... 5 more frames
 hardirq-off cpu 1     195.096 ms  irq_test (pid 64)  ended 2026-05-07T10:00:02.880633Z (2.880633 s after boot)
   where it ended:
     irqoff_sample_hardirq_window+0x30/0x4d [irqoff_sample]
     <irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x352/0x409 [irqoff_sample]
     ... 5 more frames
-  where it was: irq_test-64, 13 samples over 13 periods, 5 distinct stacks
-    62% (8 of 13 periods):
+  where it was: irq_test-64, 13 samples over 13 periods after the threshold, 5 distinct stacks
+    85% (11 of 13 periods):
       delay_tsc+0x4a/0x80
       irqoff_sample_hardirq_window+0x1e/0x4d [irqoff_sample]
       ... 6 more frames
-    15% (2 of 13 periods):
-      read_tsc+0x5/0x10
-      irqoff_sample_hardirq_window+0x1e/0x4d [irqoff_sample]
-      ... 6 more frames
-    8% (1 of 13 periods):
-      irqoff_sample_hardirq_window+0x24/0x4d [irqoff_sample]
-      <irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x352/0x409 [irqoff_sample]
-      ... 5 more frames
     8% (1 of 13 periods):
       asm_sysvec_apic_timer_interrupt+0x1a/0x20
       irqoff_sample_hardirq_window+0x24/0x4d [irqoff_sample]
@@ -1549,9 +1533,11 @@ fn watch_shows_the_top_profile_stacks() {
     let root = with_records(RECORDS_WATCHER);
     let (_, text) = on_a_terminal(root.path(), &["--color", "never", "watch", "--stacks", "--interval", "10ms", "--count", "1"]);
     let text = text.replace("\r\n", "\n");
-    assert!(text.contains("  (window still open)\n  where it was so far: sh-63, 107 samples over 172 periods, 3 distinct stacks\n    70% (120 of 172 periods):\n"), "{text}");
-    // At most 3 stacks per record; the rest summed.
-    assert!(text.contains("\n    15% (2 of 13 periods) in 2 more stacks\n"), "{text}");
+    assert!(text.contains("  (window still open)\n  where it was so far: sh-63, 107 samples over 172 periods after the threshold, 3 distinct stacks\n    100% (172 of 172 periods):\n"), "{text}");
+    // Stacks of one loop merged (delay_tsc, read_tsc and no leaf above the same code); the
+    // rest summed.
+    assert!(text.contains("\n    85% (11 of 13 periods):\n      delay_tsc+0x4a/0x80\n"), "{text}");
+    assert!(text.contains("\n    8% (1 of 13 periods) in 1 more stack\n"), "{text}");
 }
 
 /// Claim: on an 80x24 terminal, `watch` fits: no line wider than 80 columns, at most 23
