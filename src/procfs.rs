@@ -484,9 +484,10 @@ pub(crate) fn show_records_element(state: &State, m: &SeqFile, index: usize) {
 fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) {
     let rules = state.settings.rules();
     seq_print!(m, "trace_irqoff {} v{}\n", name, version);
+    let (counts_since, enabled_since) = state.since();
     seq_print!(
         m,
-        "config enabled={} state={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={} cpus={} nohz_full={}\n",
+        "config enabled={} state={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={} counts_since_ns={} enabled_since_ns={} cpus={} nohz_full={}\n",
         u8::from(state.phase().is_on()),
         state.phase().name(),
         rules.period_ns,
@@ -496,6 +497,8 @@ fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) {
         rules.soft_period_ns,
         rules.soft_event_ns,
         NR_BUCKETS,
+        counts_since,
+        enabled_since,
         CpuList(nr_cpus(state), |c| state.peers.selected(c)),
         CpuList(nr_cpus(state), ffi::cpu_nohz_full)
     );

@@ -7,7 +7,7 @@
 
 use kernel::new_mutex;
 use kernel::prelude::*;
-use kernel::sync::atomic::Relaxed;
+use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::{Arc, Mutex};
 
 use crate::ffi::{self, TagSource};
@@ -75,6 +75,10 @@ pub(crate) struct State {
     control: Mutex<Control>,
     /// Sampling on or off, as readers see it (set under `control`).
     phase: PhaseCell,
+    /// When the counts and records started: the load, or the last clear (CLOCK_MONOTONIC).
+    counts_since_ns: Atomic<u64>,
+    /// When sampling was last enabled; 0 while it is off.
+    enabled_since_ns: Atomic<u64>,
     #[pin]
     pub(crate) tag_wait: TagWait,
     /// Names the frames of records in module text, off the capture path.
@@ -108,6 +112,8 @@ impl State {
             records_per_cpu,
             control <- new_mutex!(Control { hotplug: None, nmi: None }),
             phase: PhaseCell::new(),
+            counts_since_ns: Atomic::new(ffi::now_ns()),
+            enabled_since_ns: Atomic::new(0),
             tag_wait <- TagWait::new(tag_source)?,
             namer <- Namer::new()?,
         }? Error))
@@ -122,6 +128,12 @@ impl State {
         self.phase.get()
     }
 
+    /// Since when the counts run (load or last clear), and since when sampling is on (0:
+    /// off), CLOCK_MONOTONIC ns.
+    pub(crate) fn since(&self) -> (u64, u64) {
+        (self.counts_since_ns.load(Relaxed), self.enabled_since_ns.load(Relaxed))
+    }
+
     /// `echo 0|1 > enable`. Waits for every CPU (hotplug registration), showing
     /// `enabling` or `disabling` meanwhile.
     pub(crate) fn write_enable(&self, buf: &[u8]) -> Result {
@@ -131,6 +143,7 @@ impl State {
             (true, false) => {
                 self.phase.set(Phase::TurningOn);
                 let r = control.enable(&self.watch);
+                self.enabled_since_ns.store(if r.is_ok() { ffi::now_ns() } else { 0 }, Relaxed);
                 self.phase.set(if r.is_ok() { Phase::On } else { Phase::Off });
                 r?;
             }
@@ -138,6 +151,7 @@ impl State {
             (false, true) => {
                 self.phase.set(Phase::TurningOff);
                 control.disable(&self.watch);
+                self.enabled_since_ns.store(0, Relaxed);
                 self.phase.set(Phase::Off);
             }
             _ => {}
@@ -198,6 +212,7 @@ impl State {
         match parse::trace_latency(buf, self.settings.period_ns())? {
             LatencyWrite::Threshold(ns) => self.settings.set_threshold(ns),
             LatencyWrite::Clear => {
+                self.counts_since_ns.store(ffi::now_ns(), Relaxed);
                 self.settings.next_generation();
                 for cpu in self.cpus.iter() {
                     cpu.hard_counts.clear();

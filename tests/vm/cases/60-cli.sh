@@ -2,7 +2,18 @@
 # The real CLI against the real module.
 tio_load
 modprobe irqoff_sample
+# Since when: the load (or a clear) starts the counts, enabling starts sampling; both on
+# the config line in the records' clock, and status says them.
+up_ns() { read -r u _ < /proc/uptime; echo $((${u%.*} * 1000000000 + 1${u#*.} * 10000000 - 1000000000)); }
+loaded=$(config_field counts_since_ns)
+check "config: counts_since_ns is set at load (${loaded:-none}) and enabled_since_ns is 0 while disabled" \
+	test "${loaded:-0}" -gt 0 -a "$(config_field enabled_since_ns)" = 0
+t0=$(up_ns)
 check "trace-irqoff enable --threshold 60 enables" sh -c "trace-irqoff enable --threshold 60 && test \$(cat $TIO/enable) = enabled && head -n1 $TIO/trace_latency | grep -qx 'trace_irqoff_latency: 60ms'"
+on=$(config_field enabled_since_ns)
+check "config: enabled_since_ns is the enable's time (${on:-none} ns, uptime before it ${t0} ns), after the load" \
+	test "${on:-0}" -ge $((t0 - 20000000)) -a "${on:-0}" -gt "${loaded:-0}"
+check "status says since when it counts and samples" sh -c "trace-irqoff status | grep -qE '^counts and records since [0-9T:.-]+Z \(load or last clear\); sampling on since [0-9T:.-]+Z$'"
 sleep 0.2
 inject 1 hardirq 100
 sleep 0.2

@@ -237,6 +237,9 @@ impl<B: Backend> Module<B> {
             Err(e) => return Err(self.io_error("cannot read", "records", e, "")),
         };
         let clock = crate::clock::Clock::now();
+        let c = &mut s.config;
+        c.counts_since = c.counts_since_ns.map(|ns| clock.rfc3339(ns));
+        c.enabled_since = c.enabled_since_ns.filter(|ns| *ns != 0).map(|ns| clock.rfc3339(ns));
         for r in s.records.iter_mut().filter(|r| r.timestamp_ns != 0) {
             r.wall_time = Some(clock.rfc3339(r.timestamp_ns));
             r.start_wall_time = Some(clock.rfc3339(r.timestamp_ns.saturating_sub(r.latency_ns)));
@@ -304,6 +307,10 @@ impl<B: Backend> Module<B> {
                 soft_event_ns: 2 * settings.period_ms * ms,
                 cpus: None,
                 nohz_full: None,
+                counts_since_ns: None,
+                enabled_since_ns: None,
+                counts_since: None,
+                enabled_since: None,
             },
             cpus,
             records: latency.records,

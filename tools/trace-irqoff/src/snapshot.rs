@@ -77,6 +77,17 @@ pub struct Config {
     pub records_per_cpu: u32,
     pub soft_period_ns: u64,
     pub soft_event_ns: u64,
+    /// When the counts and records began (the load or the last clear), and when sampling
+    /// was last enabled (0: off), CLOCK_MONOTONIC; absent from older modules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts_since_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled_since_ns: Option<u64>,
+    /// The same two in wall-clock time (RFC 3339 UTC), set where the records' are.
+    #[serde(skip)]
+    pub counts_since: Option<String>,
+    #[serde(skip)]
+    pub enabled_since: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -664,6 +675,10 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     records_per_cpu: f.num("records_per_cpu")?,
                     soft_period_ns: f.num("soft_period_ns")?,
                     soft_event_ns: f.num("soft_event_ns")?,
+                    counts_since_ns: f.num("counts_since_ns").ok(),
+                    enabled_since_ns: f.num("enabled_since_ns").ok(),
+                    counts_since: None,
+                    enabled_since: None,
                 });
             }
             "cpu" => {

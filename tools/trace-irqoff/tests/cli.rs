@@ -1448,6 +1448,25 @@ fn an_open_windows_culprit_is_its_most_seen_stack() {
     assert!(text.contains("\nCPU 1: hard interrupts off for 1.79 s and counting \u{2014} sh (pid 63) in irqoff_sample_hardirq_window ("), "{text}");
 }
 
+/// Claim: every view says since when it counts: status names the load or last clear and
+/// when sampling was enabled, in wall-clock time; top --live's first refresh the same.
+#[test]
+fn status_and_top_live_say_since_when_they_count() {
+    let text = RECORDS_V2.replacen(" buckets=24", " buckets=24 counts_since_ns=1500000000 enabled_since_ns=2250000000", 1);
+    assert_ne!(text, RECORDS_V2);
+    let root = with_records(&text);
+    let status = stdout(root.path(), &["status"]);
+    assert!(
+        status.contains("\ncounts and records since 2026-05-07T10:00:01.500000Z (load or last clear); sampling on since 2026-05-07T10:00:02.250000Z\n"),
+        "{status}"
+    );
+    let live = stdout(root.path(), &["top", "--live"]);
+    assert!(live.contains("; since 10:00:01 UTC (load or clear)\n"), "{live}");
+    // A module without them: no such line, and top --live says since load.
+    assert!(!stdout(ours_v2().path(), &["status"]).contains("counts and records since"));
+    assert!(stdout(ours_v2().path(), &["top", "--live"]).contains("; since load\n"));
+}
+
 #[test]
 fn status_says_why_the_watcher_is_unavailable() {
     // Not x86_64: open windows keep their length, without task or stack.

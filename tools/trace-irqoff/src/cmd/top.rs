@@ -48,7 +48,11 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
         let taken = clock::monotonic_ns();
         let s = m.snapshot()?;
         let rows = render::live::rows(&s, base.as_ref().map(|b| &b.0));
-        let since = base.as_ref().map_or_else(|| "since load".to_string(), |b| format!("since {} UTC", b.1));
+        let since = match (&base, &s.config.counts_since) {
+            (Some(b), _) => format!("since {} UTC", b.1),
+            (None, Some(t)) => format!("since {} UTC (load or clear)", t.get(11..19).unwrap_or("?")),
+            (None, None) => "since load".to_string(),
+        };
         if base.is_none() {
             let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
             base = Some((render::live::Base::new(&s, taken), started.get(11..19).unwrap_or("?").to_string()));

@@ -233,6 +233,10 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
         s.config.hz,
         s.config.records_per_cpu
     );
+    if let Some(since) = &s.config.counts_since {
+        let on = s.config.enabled_since.as_deref().map(|e| format!("; sampling on since {e}")).unwrap_or_default();
+        let _ = writeln!(o, "counts and records since {since} (load or last clear){on}");
+    }
     if let Some(cpus) = &s.config.cpus {
         let nohz = s.config.nohz_full.as_deref().filter(|n| *n != "-");
         let _ = writeln!(
