@@ -575,34 +575,15 @@ impl Slot {
                 return false;
             }
             at = s1;
-            out.latency_ns = self.latency_ns.load(Relaxed);
-            out.timestamp_ns = self.timestamp_ns.load(Relaxed);
-            out.pid = self.pid.load(Relaxed);
-            let flags = self.flags.load(Relaxed);
-            out.ongoing = flags & 1 != 0;
-            out.cause = cause_of(flags);
-            out.end_shows_culprit = flags & 8 == 0;
-            out.runnable_ns = self.runnable_ns.load(Relaxed);
-            out.samples = unpack_samples(self.samples.load(Relaxed));
-            out.jiffies = self.jiffies.load(Relaxed);
-            out.overlap_cpu = self.overlap.load(Relaxed).checked_sub(1);
-            out.comm = unpack_comm([self.comm[0].load(Relaxed), self.comm[1].load(Relaxed)]);
+            self.load_header(out);
             smp_rmb();
             self.seq.load(Relaxed) == s1
         });
         ok.then_some(at)
     }
 
-    /// One attempt of [`Slot::read`]: the sequence count it read at, `None` if the writer
-    /// was inside the slot.
-    fn try_read(&self, out: &mut Record) -> Option<u32> {
-        let s1 = self.seq.load(Acquire);
-        let n1 = self.name_seq.load(Acquire);
-        if s1 & 1 != 0 || n1 & 1 != 0 {
-            return None;
-        }
-        let names = self.named_for.load(Relaxed) == s1.wrapping_add(1);
-        let h = &mut out.header;
+    /// Loads the header words into `h`; the caller checks the sequence count around it.
+    fn load_header(&self, h: &mut Header) {
         h.latency_ns = self.latency_ns.load(Relaxed);
         h.timestamp_ns = self.timestamp_ns.load(Relaxed);
         h.pid = self.pid.load(Relaxed);
@@ -615,6 +596,18 @@ impl Slot {
         h.jiffies = self.jiffies.load(Relaxed);
         h.overlap_cpu = self.overlap.load(Relaxed).checked_sub(1);
         h.comm = unpack_comm([self.comm[0].load(Relaxed), self.comm[1].load(Relaxed)]);
+    }
+
+    /// One attempt of [`Slot::read`]: the sequence count it read at, `None` if the writer
+    /// was inside the slot.
+    fn try_read(&self, out: &mut Record) -> Option<u32> {
+        let s1 = self.seq.load(Acquire);
+        let n1 = self.name_seq.load(Acquire);
+        if s1 & 1 != 0 || n1 & 1 != 0 {
+            return None;
+        }
+        let names = self.named_for.load(Relaxed) == s1.wrapping_add(1);
+        self.load_header(&mut out.header);
         out.window_pid = self.window_pid.load(Relaxed);
         out.window_comm = unpack_comm([self.window_comm[0].load(Relaxed), self.window_comm[1].load(Relaxed)]);
         for (dst, src) in out.stacks.iter_mut().zip(self.stacks.iter()) {

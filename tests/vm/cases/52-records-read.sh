@@ -53,18 +53,21 @@ check "records: it ends in 'end' and the CLI parses it" sh -c "tail -n1 /tmp/rec
 # debian-7.3-rt), so the smallest fall of three tries counts: readers that pinned the
 # whole file would pin six copies in every try.
 free_kb() { sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo; }
-held= falls=
-for try in 1 2 3; do
-	sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
-	before=$(free_kb)
-	exec 3< $TIO/records 4< $TIO/records 5< $TIO/records 6< $TIO/records 7< $TIO/records 8< $TIO/records
-	for fd in 3 4 5 6 7 8; do dd bs=4096 count=1 <&$fd > /dev/null 2>&1; done
-	after=$(free_kb)
-	exec 3<&- 4<&- 5<&- 6<&- 7<&- 8<&-
-	fall=$((before - after))
-	falls="$falls $fall"
-	[ -n "$held" ] && [ "$held" -le "$fall" ] || held=$fall
-done
+half_read() {	# half_read FILE: sets $held (the smallest MemFree fall) and $falls (each try's)
+	held= falls=
+	for try in 1 2 3; do
+		sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
+		before=$(free_kb)
+		exec 3< $1 4< $1 5< $1 6< $1 7< $1 8< $1
+		for fd in 3 4 5 6 7 8; do dd bs=4096 count=1 <&$fd > /dev/null 2>&1; done
+		after=$(free_kb)
+		exec 3<&- 4<&- 5<&- 6<&- 7<&- 8<&-
+		fall=$((before - after))
+		falls="$falls $fall"
+		[ -n "$held" ] && [ "$held" -le "$fall" ] || held=$fall
+	done
+}
+half_read $TIO/records
 echo "# measured: 6 readers holding records open after 4 KiB each: MemFree fell by$falls kB in three tries (file: $((size / 1024)) kB)"
 check "records: 6 half-read files pin less than one copy of the file ($held kB < $((size / 1024)) kB)" test "$held" -lt $((size / 1024))
 
@@ -95,18 +98,7 @@ parsed=$(trace-irqoff --proc-root /tmp/orig records --json --limit 100000 2>&1 |
 nall=$(grep -c '^     COMMAND: ' /tmp/tl-cat)
 check "trace_latency: the CLI's parser of the original format reads all $nall records ($parsed)" test "$parsed" = "$nall"
 rm -rf /tmp/orig
-held= falls=
-for try in 1 2 3; do
-	sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
-	before=$(free_kb)
-	exec 3< $TIO/trace_latency 4< $TIO/trace_latency 5< $TIO/trace_latency 6< $TIO/trace_latency 7< $TIO/trace_latency 8< $TIO/trace_latency
-	for fd in 3 4 5 6 7 8; do dd bs=4096 count=1 <&$fd > /dev/null 2>&1; done
-	after=$(free_kb)
-	exec 3<&- 4<&- 5<&- 6<&- 7<&- 8<&-
-	fall=$((before - after))
-	falls="$falls $fall"
-	[ -n "$held" ] && [ "$held" -le "$fall" ] || held=$fall
-done
+half_read $TIO/trace_latency
 echo "# measured: 6 readers holding trace_latency open after 4 KiB each: MemFree fell by$falls kB in three tries (file: $((tl_size / 1024)) kB)"
 check "trace_latency: 6 half-read files pin less than one copy of the file ($held kB < $((tl_size / 1024)) kB)" test "$held" -lt $((tl_size / 1024))
 
