@@ -138,7 +138,7 @@ fn open_line(r: &Row, narrow: bool) -> Option<String> {
 
 /// Whether `r`'s events grew since `previous`.
 fn fresh(r: &Row, previous: Option<&[Row]>) -> bool {
-    previous.is_some_and(|p| p.iter().any(|q| q.cpu == r.cpu && q.kind == r.kind && q.events != r.events))
+    previous.is_some_and(|p| p.iter().any(|q| q.cpu == r.cpu && q.kind == r.kind && q.events < r.events))
 }
 
 /// A row as a line: wide (the table on a pipe) or narrow (75 columns, lengths to 0.1 ms).
@@ -254,6 +254,19 @@ mod tests {
         assert!(t.contains("\n   1  hardirq-off           open for 1.79 s+\n"), "{t}");
         let narrow = screen(&s, &r, None, "2026-05-07T10:00:10Z", "since 10:00:02 UTC", false, (24, 80));
         assert!(narrow.contains("\n  1 hardirq-off    OPEN 1.79 s+\n"), "{narrow}");
+    }
+
+    /// Claim: a row is marked only when its events grew: not when the counts fall back to
+    /// zero as the second refresh starts counting from the command's start (seen in the
+    /// VM: every row of cpu 1 turned red with 0 events).
+    #[test]
+    fn only_rows_whose_events_grew_are_marked() {
+        let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap();
+        let since_load = rows(&s, None);
+        let since_start = rows(&s, Some(&Base::new(&s, u64::MAX)));
+        assert!(since_load.iter().any(|r| r.events > 0));
+        assert!(since_start.iter().all(|r| !fresh(r, Some(&since_load))));
+        assert!(since_load.iter().filter(|r| r.events > 0).all(|r| fresh(r, Some(&since_start))));
     }
 
     /// Claim: on a terminal the table fits the width and the height: at 80x24 every line
