@@ -3,7 +3,7 @@
 //! and culprit, cut to a width. What `watch` shows on a terminal, where a screen must
 //! hold the newest windows with the header (like `perf script` or criticalstat).
 
-use crate::snapshot::{Kind, Record, Snapshot};
+use crate::snapshot::{Record, Snapshot};
 use crate::symbols::function;
 
 /// The column header of [`window`]'s lines.
@@ -20,11 +20,8 @@ pub fn header(width: Option<usize>) -> String {
 /// skipped, as in `top`. The culprit comes before the task, so that a cut takes the task.
 pub fn window(r: &Record, new: bool, width: Option<usize>) -> String {
     let (start, end) = times(r);
-    let kind = match (r.kind, r.cause) {
-        (Kind::Soft, Some(c)) => c.name().to_string(),
-        (k, _) => k.label().to_string(),
-    };
-    let mut length = if r.latency_ns >= 1_000_000_000 { format!("{:.2} s", r.latency_ns as f64 / 1e9) } else { super::ms_short(r.latency_ns) };
+    let kind = super::kind_or_cause(r.kind, r.cause);
+    let mut length = super::length(r.latency_ns);
     if r.ongoing || r.lower_bound {
         length.push('+');
     }
@@ -105,7 +102,7 @@ pub fn wrap(line: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::Cause;
+    use crate::snapshot::{Cause, Kind};
 
     fn record(kind: Kind, cause: Option<Cause>, latency_ns: u64) -> Record {
         Record {

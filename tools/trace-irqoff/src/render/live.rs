@@ -132,7 +132,7 @@ pub fn text(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, sin
 /// for 1.79 s+".
 fn open_line(r: &Row, narrow: bool) -> Option<String> {
     let ns = r.open_ns?;
-    let len = if ns >= 1_000_000_000 { format!("{:.2} s+", ns as f64 / 1e9) } else { format!("{}+", super::ms_short(ns)) };
+    let len = format!("{}+", super::length(ns));
     Some(if narrow { format!("{:>3} {:<11} {:>7} {len}", r.cpu, r.kind.label(), "OPEN") } else { format!("{:>4}  {:<12} {:>8} open for {len}", r.cpu, r.kind.label(), "") })
 }
 

@@ -106,6 +106,24 @@ pub fn ms_short(ns: u64) -> String {
     }
 }
 
+/// A length for a sentence or a column: 1788332180 ns -> "1.79 s", 250000000 -> "250 ms".
+pub fn length(ns: u64) -> String {
+    if ns >= 1_000_000_000 {
+        format!("{:.2} s", ns as f64 / 1e9)
+    } else {
+        ms_short(ns)
+    }
+}
+
+/// The kind in one word, a softirq-off window's as its cause: "hardirq-off", "bh-off",
+/// "ksoftirqd-wait" (the columns of the one-line and terminal views).
+pub fn kind_or_cause(kind: Kind, cause: Option<Cause>) -> &'static str {
+    match (kind, cause) {
+        (Kind::Soft, Some(c)) => c.name(),
+        (k, _) => k.label(),
+    }
+}
+
 /// Per-kind counts summed over CPUs; softirqs of one cause only with `cause`.
 pub fn summed(s: &Snapshot, kind: Kind, cause: Option<Cause>) -> Vec<u64> {
     let mut sum = vec![0u64; NR_BUCKETS];

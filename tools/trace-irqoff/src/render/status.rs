@@ -92,15 +92,6 @@ pub fn watcher_sentence(w: &Watcher) -> String {
     format!("{why}; hardirq-off windows still open show their length only")
 }
 
-/// 1788332180 ns -> "1.79 s", 250000000 -> "250 ms".
-fn length(ns: u64) -> String {
-    if ns >= 1_000_000_000 {
-        format!("{:.2} s", ns as f64 / 1e9)
-    } else {
-        super::ms_short(ns)
-    }
-}
-
 /// "CPU 1: hard interrupts off for 1.79 s and counting — sh (pid 63) in
 /// irqoff_sample_hardirq_window (107 in-window samples, watched by CPU 0)".
 pub fn open_window_line(w: &OpenWindow) -> String {
@@ -109,7 +100,7 @@ pub fn open_window_line(w: &OpenWindow) -> String {
         Kind::Hard => "hard interrupts off",
         Kind::Soft => "softirqs held off",
     };
-    let mut s = format!("CPU {}: {what} for {} and counting", o.cpu, length(o.latency_ns));
+    let mut s = format!("CPU {}: {what} for {} and counting", o.cpu, super::length(o.latency_ns));
     if o.pid != 0 || !o.comm.is_empty() {
         s += &format!(" \u{2014} {} (pid {})", o.comm, o.pid);
     }

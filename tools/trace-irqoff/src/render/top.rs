@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::{paint, BOLD};
 use crate::culprit::Culprit;
-use crate::snapshot::{Cause, Kind};
+use crate::snapshot::Cause;
 
 pub fn text(t: &[Culprit], color: bool) -> String {
     let mut o = String::new();
@@ -39,10 +39,7 @@ pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
     let width = Some(cols);
     let mut o = super::line::fit(&format!("{:<14} {:>6} {:>10} {:>10}  {}", "KIND", "COUNT", "WORST", "TOTAL", "CULPRIT (TASKS)"), width) + "\n";
     for c in t {
-        let kind = match (c.kind, c.cause) {
-            (Kind::Soft, Some(cause)) => cause.name(),
-            (k, _) => k.label(),
-        };
+        let kind = super::kind_or_cause(c.kind, c.cause);
         let head = format!("{kind:<14} {:>6} {:>10} {:>10}  ", c.count, super::ms_short(c.worst_ns), super::ms_short(c.total_ns));
         let line = super::line::fit(&format!("{head}{} ({})", c.culprit, c.comms.join(",")), width);
         // Bold the culprit only where it is whole on the line.
@@ -59,6 +56,7 @@ pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::snapshot::Kind;
 
     fn culprit(kind: Kind, cause: Option<Cause>, name: &str) -> Culprit {
         Culprit { kind, cause, culprit: name.into(), count: 2, worst_ns: 99_800_000, total_ns: 199_600_000, comms: vec!["irq_test".into(), "sh".into()] }
