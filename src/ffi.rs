@@ -106,6 +106,13 @@ pub(crate) fn now_ns_nmi() -> u64 {
     unsafe { raw::tio_now_ns_nmi() }
 }
 
+/// CLOCK_REALTIME minus CLOCK_MONOTONIC now, in ns: add it to a [`now_ns`] timestamp for
+/// its wall-clock time. Negative only if the wall clock was set before 1970.
+pub(crate) fn realtime_offset_ns() -> i64 {
+    // SAFETY: No preconditions.
+    unsafe { raw::tio_realtime_offset_ns() }
+}
+
 /// The kernel's tick rate, jiffies per second.
 pub(crate) fn hz() -> u64 {
     // SAFETY: No preconditions.

@@ -487,7 +487,7 @@ fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) {
     let (counts_since, enabled_since) = state.since();
     seq_print!(
         m,
-        "config enabled={} state={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={} counts_since_ns={} enabled_since_ns={} cpus={} nohz_full={}\n",
+        "config enabled={} state={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={} counts_since_ns={} enabled_since_ns={} realtime_offset_ns={} cpus={} nohz_full={}\n",
         u8::from(state.phase().is_on()),
         state.phase().name(),
         rules.period_ns,
@@ -499,6 +499,7 @@ fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) {
         NR_BUCKETS,
         counts_since,
         enabled_since,
+        ffi::realtime_offset_ns(),
         CpuList(nr_cpus(state), |c| state.peers.selected(c)),
         CpuList(nr_cpus(state), ffi::cpu_nohz_full)
     );

@@ -361,6 +361,11 @@ unsigned long long tio_now_ns_nmi(void)
 	return ktime_get_mono_fast_ns();
 }
 
+long long tio_realtime_offset_ns(void)
+{
+	return ktime_to_ns(ktime_mono_to_real(0));
+}
+
 unsigned long tio_jiffies(void)
 {
 	return READ_ONCE(jiffies);

@@ -131,6 +131,11 @@ int tio_has_bh_lock(void);
 unsigned long long tio_now_ns(void);
 /* The same clock, readable in NMI context (ktime_get_mono_fast_ns). */
 unsigned long long tio_now_ns_nmi(void);
+/*
+ * CLOCK_REALTIME minus CLOCK_MONOTONIC now, in ns (ktime_mono_to_real(0), one read of the
+ * timekeeper's offset): the wall-clock time at which the monotonic clock was 0.
+ */
+long long tio_realtime_offset_ns(void);
 /* The jiffies counter (the timer wheel's clock). */
 unsigned long tio_jiffies(void);
 /* The tick rate. */

@@ -60,6 +60,18 @@ check "record --duration 3s runs" trace-irqoff record --duration 3s --threshold 
 wait
 check "record restored the prior state (disabled, threshold 80)" sh -c "test \$(cat $TIO/enable) = disabled && head -n1 $TIO/trace_latency | grep -qx 'trace_irqoff_latency: 80ms'"
 check "record saved the window it saw" sh -c "grep -q irqoff_sample_hardirq_window /tmp/rec.json && grep -q '\"interrupted\": false' /tmp/rec.json"
+# The clock anchor: the config line's realtime_offset_ns plus now's uptime is now's wall
+# clock (whole seconds: busybox date has no %N), so a saved copy reads right anywhere.
+anchor_right() {
+	off=$(config_field realtime_offset_ns); up=$(up_ns); wall=$(date +%s)
+	echo "# realtime_offset_ns=$off uptime_ns=$up date=$wall"
+	s=$(( (off + up) / 1000000000 ))
+	within "$s" $((wall - 2)) $((wall + 2))
+}
+check "config: realtime_offset_ns + uptime is the wall clock (within 2 s)" anchor_right
+# Read back with --from after the module is gone (below): the same window, the same times.
+trace-irqoff records --json --kind hard --limit 1 --from /tmp/rec.json > /tmp/rec-from.json
+check "records --from reads the recording back with the wall time it was saved with" sh -c "grep -q irqoff_sample_hardirq_window /tmp/rec-from.json && w=\$(grep -o '\"wall_time\": \"[^\"]*\"' /tmp/rec-from.json) && test -n \"\$w\" && grep -qF \"\$w\" /tmp/rec.json"
 check "record wrote folded stacks" grep -qE '^hardirq-off;sh;.*;irqoff_sample_hardirq_window(;[^ ]*)? [0-9]+$' /tmp/rec.folded
 trace-irqoff enable > /dev/null
 ( sleep 0.5; kill -INT $(pidof trace-irqoff) ) &
@@ -109,6 +121,7 @@ check "a record file says when, where and on which kernel" record_says_where
 trace-irqoff disable > /dev/null
 rmmod irqoff_sample
 rmmod trace_irqoff
+check "without the module, records/top/hist --from still read a recording" sh -c "trace-irqoff records --from /tmp/rec.json --oneline | grep -q 'hardirq-off' && trace-irqoff top --from /tmp/rec.json | grep -q irqoff_sample_hardirq_window && trace-irqoff hist --from /tmp/rec.json --kind hard | grep -qE ': [1-9]'"
 check "status without the module: exit 2 and the insmod hint" sh -c "trace-irqoff status 2>&1 | grep -q 'hint: load it first'; trace-irqoff status 2>/dev/null; test \$? = 2"
 check "metrics without the module: trace_irqoff_loaded 0, exit 0" sh -c "trace-irqoff metrics > /tmp/unloaded.prom && grep -qx 'trace_irqoff_loaded 0' /tmp/unloaded.prom"
 mkdir -p /tmp/textfile

@@ -148,6 +148,10 @@ pub struct RecordsArgs {
     /// Each record with its stacks, also on a terminal (the default on a pipe).
     #[arg(long)]
     pub stacks: bool,
+    /// Read a file that `trace-irqoff record -o FILE` wrote instead of the module (any
+    /// machine: its wall times come from the clock anchor saved in it).
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -164,6 +168,10 @@ pub struct HistArgs {
     /// Only this kind.
     #[arg(long, value_enum)]
     pub kind: Option<Kind>,
+    /// Read a file that `trace-irqoff record -o FILE` wrote instead of the module (any
+    /// machine: its wall times come from the clock anchor saved in it).
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -185,6 +193,10 @@ pub struct TopArgs {
     /// With --live: stop after this many refreshes (default: until Ctrl-C; 1 when not on a terminal).
     #[arg(long, requires = "live")]
     pub count: Option<u64>,
+    /// Read a file that `trace-irqoff record -o FILE` wrote instead of the module (any
+    /// machine: its wall times come from the clock anchor saved in it).
+    #[arg(long, value_name = "FILE", conflicts_with = "live")]
+    pub from: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

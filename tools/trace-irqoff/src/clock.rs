@@ -30,6 +30,24 @@ impl Clock {
         Self { boot: UNIX_EPOCH + real.saturating_sub(mono) }
     }
 
+    /// The clock a file was read with, from its anchor (CLOCK_REALTIME minus
+    /// CLOCK_MONOTONIC then, in ns): right on any machine, whatever its own boot time.
+    pub fn anchored(realtime_offset_ns: u64) -> Self {
+        Self { boot: UNIX_EPOCH + Duration::from_nanos(realtime_offset_ns) }
+    }
+
+    /// The anchor of this clock (see [`Clock::anchored`]), to save beside its timestamps.
+    pub fn realtime_offset_ns(&self) -> u64 {
+        self.boot.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+    }
+
+    /// The clock behind a wall-clock time and the monotonic timestamp it was made from
+    /// (RFC 3339, as saved files have them); `None` if it does not parse.
+    pub fn from_pair(rfc3339: &str, monotonic_ns: u64) -> Option<Self> {
+        let wall = humantime::parse_rfc3339(rfc3339).ok()?;
+        Some(Self { boot: wall.checked_sub(Duration::from_nanos(monotonic_ns))? })
+    }
+
     /// The wall-clock time of a CLOCK_MONOTONIC timestamp.
     pub fn wall(&self, monotonic_ns: u64) -> SystemTime {
         self.boot + Duration::from_nanos(monotonic_ns)
@@ -67,5 +85,17 @@ mod tests {
         let here = Clock { boot: UNIX_EPOCH + duration(clock_gettime(ClockId::Realtime)).saturating_sub(duration(clock_gettime(ClockId::Monotonic))) };
         let skew = here.wall(monotonic_ns()).duration_since(SystemTime::now()).unwrap_or_else(|e| e.duration());
         assert!(skew < Duration::from_millis(100), "{skew:?}");
+    }
+
+    /// A file's anchor gives the same wall time on every machine, and a saved pair (wall
+    /// time, timestamp) gives the anchor back to the µs the wall time has.
+    #[test]
+    fn anchors_round_trip() {
+        let c = Clock::anchored(1_778_000_000_123_456_789);
+        assert_eq!(c.rfc3339(4_033_412_345), "2026-05-05T16:53:24.156869Z");
+        assert_eq!(c.realtime_offset_ns(), 1_778_000_000_123_456_789);
+        let back = Clock::from_pair(&c.rfc3339(4_033_412_345), 4_033_412_345).expect("parses");
+        assert_eq!(back.rfc3339(9_000_000_000), c.rfc3339(9_000_000_000));
+        assert_eq!(Clock::from_pair("yesterday", 1), None);
     }
 }

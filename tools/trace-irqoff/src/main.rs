@@ -22,6 +22,7 @@ mod original;
 mod output;
 mod procfs;
 mod render;
+mod saved;
 mod snapshot;
 mod symbols;
 

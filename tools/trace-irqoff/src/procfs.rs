@@ -236,14 +236,22 @@ impl<B: Backend> Module<B> {
             Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => self.snapshot_original()?,
             Err(e) => return Err(self.io_error("cannot read", "records", e, "")),
         };
-        let clock = crate::clock::Clock::now();
-        let c = &mut s.config;
-        c.counts_since = c.counts_since_ns.map(|ns| clock.rfc3339(ns));
-        c.enabled_since = c.enabled_since_ns.filter(|ns| *ns != 0).map(|ns| clock.rfc3339(ns));
-        for r in s.records.iter_mut().filter(|r| r.timestamp_ns != 0) {
-            r.wall_time = Some(clock.rfc3339(r.timestamp_ns));
-            r.start_wall_time = Some(clock.rfc3339(r.timestamp_ns.saturating_sub(r.latency_ns)));
-        }
+        let clock = match s.config.realtime_offset_ns {
+            // The anchor the module read the file with: right wherever the file is read.
+            Some(offset) => crate::clock::Clock::anchored(offset),
+            None => {
+                static ONCE: std::sync::Once = std::sync::Once::new();
+                let saved = self.backend.root() != Path::new("/proc") && std::env::var_os(crate::clock::BOOT_TIME_ENV).is_none();
+                let timed = s.records.iter().any(|r| r.timestamp_ns != 0);
+                if saved && timed {
+                    ONCE.call_once(|| crate::output::note(
+                        "these records carry no clock anchor (an older module): wall-clock times assume they were read on this machine since its last boot",
+                    ));
+                }
+                crate::clock::Clock::now()
+            }
+        };
+        s.stamp(&clock);
         if self.demangle {
             for r in &mut s.records {
                 let profile = r.profile.iter_mut().flat_map(|p| p.stacks.iter_mut().flat_map(|s| s.frames.iter_mut()));
@@ -309,6 +317,7 @@ impl<B: Backend> Module<B> {
                 nohz_full: None,
                 counts_since_ns: None,
                 enabled_since_ns: None,
+                realtime_offset_ns: None,
                 counts_since: None,
                 enabled_since: None,
             },

@@ -83,6 +83,11 @@ pub struct Config {
     pub counts_since_ns: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled_since_ns: Option<u64>,
+    /// The clock anchor the file was read with: CLOCK_REALTIME minus CLOCK_MONOTONIC then,
+    /// so that wall-clock times are right wherever a saved file is read; absent from
+    /// older modules (this machine's is used then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub realtime_offset_ns: Option<u64>,
     /// The same two in wall-clock time (RFC 3339 UTC), set where the records' are.
     #[serde(skip)]
     pub counts_since: Option<String>,
@@ -454,6 +459,21 @@ pub struct Snapshot {
     pub worst: Option<Vec<Worst>>,
 }
 
+impl Snapshot {
+    /// Sets the wall-clock times of the config and the records from `clock`, and keeps
+    /// its anchor, so that JSON written from it carries the anchor too.
+    pub fn stamp(&mut self, clock: &crate::clock::Clock) {
+        let c = &mut self.config;
+        c.realtime_offset_ns = Some(clock.realtime_offset_ns());
+        c.counts_since = c.counts_since_ns.map(|ns| clock.rfc3339(ns));
+        c.enabled_since = c.enabled_since_ns.filter(|ns| *ns != 0).map(|ns| clock.rfc3339(ns));
+        for r in self.records.iter_mut().filter(|r| r.timestamp_ns != 0) {
+            r.wall_time = Some(clock.rfc3339(r.timestamp_ns));
+            r.start_wall_time = Some(clock.rfc3339(r.timestamp_ns.saturating_sub(r.latency_ns)));
+        }
+    }
+}
+
 /// A `worst` line of the `counters` file: the longest window of a CPU that `records`
 /// shows (its records and its windows still open), per kind and softirq cause; 0: none.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -677,6 +697,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     soft_event_ns: f.num("soft_event_ns")?,
                     counts_since_ns: f.num("counts_since_ns").ok(),
                     enabled_since_ns: f.num("enabled_since_ns").ok(),
+                    realtime_offset_ns: f.num("realtime_offset_ns").ok(),
                     counts_since: None,
                     enabled_since: None,
                 });

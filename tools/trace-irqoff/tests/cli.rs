@@ -507,6 +507,9 @@ fn record_restores_the_state_after_ctrl_c() {
     assert_eq!(v["interrupted"], true);
     assert_eq!(v["restored"]["enabled"], false);
     assert_eq!(v["restored"]["threshold_ms"], 50);
+    // The clock anchor its wall times were made with, and its end, for --from.
+    assert!(v["realtime_offset_ns"].as_u64().is_some_and(|ns| ns > 1_700_000_000_000_000_000), "{v}");
+    assert!(v["ended_monotonic_ns"].as_u64().is_some_and(|ns| ns > 0), "{v}");
 }
 
 /// The JSON of `records --json` is a stable interface: it must match the snapshot taken
@@ -1610,4 +1613,102 @@ fn record_folded_weighs_profile_stacks() {
     // Each window weighs its sampled periods: 172 + 13 + 4.
     let total: u64 = text.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap()).sum();
     assert_eq!(total, 189, "{text}");
+}
+
+/// A records file that carries its clock anchor (`realtime_offset_ns`) shows the wall times
+/// of the machine that read it, whatever the machine reading the copy: the anchor wins
+/// over this machine's boot time.
+#[test]
+fn a_saved_file_shows_the_wall_times_of_its_own_machine() {
+    // One hour after the boot time the tests pretend for this machine.
+    let anchored = RECORDS_V2.replacen(" buckets=24", " buckets=24 realtime_offset_ns=1778151600000000000", 1);
+    let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("records", &anchored)]);
+    let text = stdout(root.path(), &["records", "--cpu", "2", "--limit", "1", "--stacks"]);
+    assert!(text.contains("ended 2026-05-07T11:00:05.120000Z (5.120000 s after boot)"), "{text}");
+    // Without the anchor (an older module) and without a pretended boot time, a copy read
+    // under --proc-root says that its wall times are this machine's guess.
+    let root = ours_v2();
+    let out = Command::cargo_bin("trace-irqoff").unwrap().arg("--proc-root").arg(root.path()).args(["records", "--oneline"]).output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.matches("note: these records carry no clock anchor").count(), 1, "{err}");
+}
+
+/// A `record` file with two windows of cpu 2, a histogram count, and the clock anchor of
+/// the machine it was taken on (`offset_ns`), ended at 6 s after that machine's boot.
+fn saved_recording(dir: &Path, offset_ns: Option<u64>) -> std::path::PathBuf {
+    let root = ours_v2();
+    let records: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--cpu", "2"])).unwrap();
+    let mut v = serde_json::json!({
+        "host": "elsewhere", "kernel": "7.3.0", "cli_version": "0.1.0",
+        "module": {"records_format": 2, "hz": 1000, "records_per_cpu": 16, "soft_event_ns": 22000000},
+        "started": "2026-05-07T10:00:00Z", "ended": "2026-05-07T10:00:06Z", "duration_ms": 6000,
+        "ended_monotonic_ns": 6_000_000_000u64, "interrupted": false,
+        "settings": {"enabled": true, "period_ms": 10, "threshold_ms": 50},
+        "restored": {"enabled": false, "period_ms": 10, "threshold_ms": 50},
+        "outside_changes": [], "kept_outside": [], "until_ms": null, "caught": null,
+        "cpus": [{"cpu": 2, "online": true, "hard_events": 0, "soft_events": 2, "dropped": 0, "replaced": 0,
+                  "soft_ksoftirqd_wait_events": 2, "hard_hist": [], "soft_hist": [0, 0, 0, 0, 0, 2]}],
+        "records": records,
+    });
+    if let Some(ns) = offset_ns {
+        v["realtime_offset_ns"] = serde_json::json!(ns);
+    }
+    let path = dir.join("incident.json");
+    fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    path
+}
+
+/// `records`, `top` and `hist` read a `record` file back with --from, with no module
+/// loaded, showing what the module showed, at the wall times of the machine it came from;
+/// `--since` counts back from the recording's end.
+#[test]
+fn record_files_read_back_with_from() {
+    let dir = TempDir::new().unwrap();
+    let nowhere = dir.path().join("no-proc");
+    let file = saved_recording(dir.path(), Some(1_778_151_600_000_000_000));
+    let from = |args: &[&str]| {
+        let out = cli(&nowhere).args(args).arg("--from").arg(&file).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = from(&["records", "--stacks"]);
+    assert!(text.starts_with("softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T11:00:05.120000Z (5.120000 s after boot)\n"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("softirq-off")).count(), 2, "{text}");
+    // The same culprits as `top` on the module the records came from.
+    let live = stdout(ours_v2().path(), &["top"]);
+    let saved = from(&["top"]);
+    let culprits = |t: &str| t.lines().filter(|l| l.contains("ksoftirqd") || l.contains("call_timer_fn")).count();
+    assert!(culprits(&saved) >= 1 && culprits(&saved) <= culprits(&live), "saved:\n{saved}\nlive:\n{live}");
+    let hist = from(&["hist", "--per-cpu"]);
+    assert!(hist.contains("cpu 2"), "{hist}");
+    assert!(hist.lines().any(|l| l.trim_start().starts_with("32 -> 63") && l.contains(": 2")), "{hist}");
+    // Ended at 6 s: the last half second holds only the 5.9 s window (not the 5.12 s one).
+    let recent: Vec<serde_json::Value> = serde_json::from_str(&from(&["records", "--json", "--since", "500ms"])).unwrap();
+    assert_eq!(recent.len(), 1, "{recent:?}");
+    assert_eq!(recent[0]["timestamp_ns"], 5_900_000_000u64);
+    assert_eq!(recent[0]["wall_time"], "2026-05-07T11:00:05.900000Z");
+    // A file of trace-irqoff 0.1 has no anchor: its records' wall times give it back.
+    let old = saved_recording(dir.path(), None);
+    let out = cli(&nowhere).args(["records", "--json", "--from"]).arg(&old).output().unwrap();
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["wall_time"], "2026-05-07T10:00:05.120000Z");
+}
+
+/// --from refuses what is not a record file in one sentence with a hint (exit 2), and
+/// cannot be combined with `top --live`.
+#[test]
+fn from_refuses_other_files() {
+    let dir = TempDir::new().unwrap();
+    let bad = dir.path().join("records.txt");
+    fs::write(&bad, RECORDS_V2).unwrap();
+    let out = cli(dir.path()).args(["records", "--from"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("is not a trace-irqoff record file") && err.contains("trace-irqoff record -o FILE"), "{err}");
+    let out = cli(dir.path()).args(["records", "--from"]).arg(dir.path().join("missing.json")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+    let out = cli(dir.path()).args(["top", "--live", "--from"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -8,13 +8,18 @@ use crate::cli::HistArgs;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
+use crate::snapshot::Snapshot;
 
 pub fn run<B: Backend>(a: &HistArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
-    let s = m.snapshot()?;
+    show(a, &m.snapshot()?, ctx)
+}
+
+/// Prints the histograms of a snapshot.
+pub fn show(a: &HistArgs, s: &Snapshot, ctx: &Ctx) -> Result<Outcome> {
     if ctx.json {
-        output::print_json(&render::hist::json(&s, a.per_cpu))?;
+        output::print_json(&render::hist::json(s, a.per_cpu))?;
     } else {
-        output::print(&render::hist::text(&s, a.per_cpu, a.kind))?;
+        output::print(&render::hist::text(s, a.per_cpu, a.kind))?;
     }
     Ok(Outcome::Done)
 }

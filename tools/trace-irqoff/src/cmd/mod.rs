@@ -56,9 +56,19 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Disable => disable::run(&open()?, &ctx),
         Command::Clear => clear::run(&open()?, &ctx),
         Command::Set(a) => set::run(a, &open()?, &ctx),
-        Command::Records(a) => records::run(a, &open()?, &ctx),
-        Command::Hist(a) => hist::run(a, &open()?, &ctx),
-        Command::Top(a) => top::run(a, &open()?, &ctx),
+        // From a saved `record` file (no module needed), or from the module.
+        Command::Records(a) => match &a.from {
+            Some(f) => records::show(a, &crate::saved::load(f)?, &ctx),
+            None => records::run(a, &open()?, &ctx),
+        },
+        Command::Hist(a) => match &a.from {
+            Some(f) => hist::show(a, &crate::saved::load(f)?.snapshot, &ctx),
+            None => hist::run(a, &open()?, &ctx),
+        },
+        Command::Top(a) => match &a.from {
+            Some(f) => top::show(a, &crate::saved::load(f)?.snapshot, &ctx),
+            None => top::run(a, &open()?, &ctx),
+        },
         Command::Watch(a) => watch::run(a, &open()?, &ctx),
         Command::Record(a) => record::run(a, &open()?, &ctx),
         Command::Tagwait(a) => tagwait::run(a, &open()?, &ctx),

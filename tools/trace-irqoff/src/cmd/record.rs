@@ -37,6 +37,12 @@ pub struct Recording {
     pub started: String,
     pub ended: String,
     pub duration_ms: u64,
+    /// The clock anchor of every wall time in it (CLOCK_REALTIME minus CLOCK_MONOTONIC, in
+    /// ns; absent where the module does not give one), and CLOCK_MONOTONIC at the end:
+    /// with them `--from FILE` shows the same times on any machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub realtime_offset_ns: Option<u64>,
+    pub ended_monotonic_ns: u64,
     pub interrupted: bool,
     /// Settings while recording, and the ones restored afterwards.
     pub settings: Settings,
@@ -135,6 +141,7 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
     let snapshot_poll = if a.until.is_some() { UNTIL_POLL } else { SNAPSHOT_POLL };
     let before = m.snapshot()?;
     let version = before.version;
+    let realtime_offset_ns = before.config.realtime_offset_ns;
     let module = ModuleInfo {
         records_format: before.version,
         hz: before.config.hz,
@@ -183,6 +190,7 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
     }
     let took = start.elapsed();
     let ended = clock::now_rfc3339();
+    let ended_monotonic_ns = clock::monotonic_ns();
     if tracker.observe(m.snapshot()?) {
         changes.push(OutsideChange { at_ms: took.as_millis() as u64, what: CLEARED.into() });
     }
@@ -200,6 +208,8 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
         started,
         ended,
         duration_ms: took.as_millis() as u64,
+        realtime_offset_ns,
+        ended_monotonic_ns,
         interrupted: stop.load(Ordering::SeqCst),
         settings: used,
         restored: restore_to,

@@ -9,12 +9,19 @@ use crate::error::Problem;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
+use crate::saved::Loaded;
 use crate::snapshot::{Record, Snapshot};
 
 pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
-    let s = m.snapshot()?;
-    check_cpus(&a.cpu, &s)?;
-    let v = select(&s, a, crate::clock::monotonic_ns());
+    let snapshot = m.snapshot()?;
+    show(a, &Loaded { snapshot, now_ns: crate::clock::monotonic_ns() }, ctx)
+}
+
+/// Prints the records of a snapshot, `--since` counting back from its `now_ns`.
+pub fn show(a: &RecordsArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
+    let s = &loaded.snapshot;
+    check_cpus(&a.cpu, s)?;
+    let v = select(s, a, loaded.now_ns);
     if ctx.json {
         output::print_json(&v)?;
     } else {
@@ -22,9 +29,9 @@ pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outc
         // the stacks, as before.
         let size = output::terminal_size();
         if a.oneline || (size.is_some() && !a.stacks) {
-            output::print(&render::line::table(&v, &s, size.map(|(_, cols)| cols), ctx.color))?;
+            output::print(&render::line::table(&v, s, size.map(|(_, cols)| cols), ctx.color))?;
         } else {
-            output::print(&render::records(&v, &s, a.depth, ctx.color))?;
+            output::print(&render::records(&v, s, a.depth, ctx.color))?;
         }
     }
     Ok(Outcome::Done)

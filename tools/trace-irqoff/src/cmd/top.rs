@@ -14,12 +14,17 @@ use crate::culprit;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
+use crate::snapshot::Snapshot;
 
 pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     if a.live {
         return live(a, m, ctx);
     }
-    let s = m.snapshot()?;
+    show(a, &m.snapshot()?, ctx)
+}
+
+/// Prints the culprits of a snapshot's records.
+pub fn show(a: &TopArgs, s: &Snapshot, ctx: &Ctx) -> Result<Outcome> {
     let mut t = culprit::top(&s.records, a.stack);
     t.truncate(a.limit);
     if ctx.json {

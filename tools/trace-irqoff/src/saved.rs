@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Reading a `record` file back (`--from FILE` of `records`, `top` and `hist`): the
+//! windows and counts it saved, as a [`Snapshot`] the views take like the module's, with
+//! wall-clock times from the file's own clock anchor, right on any machine.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::clock::Clock;
+use crate::error::Problem;
+use crate::snapshot::{Config, Cpu, Record, Snapshot};
+
+/// What a view needs of a `record` file (it holds more: see `cmd::record::Recording`).
+#[derive(Deserialize)]
+struct Saved {
+    module: SavedModule,
+    settings: SavedSettings,
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC when it was taken; absent from files of
+    /// trace-irqoff 0.1 (the records' own wall times give it back then).
+    #[serde(default)]
+    realtime_offset_ns: Option<u64>,
+    /// CLOCK_MONOTONIC at its end: "now" for `--since`; absent from older files.
+    #[serde(default)]
+    ended_monotonic_ns: Option<u64>,
+    cpus: Vec<Cpu>,
+    records: Vec<Record>,
+}
+
+#[derive(Deserialize)]
+struct SavedModule {
+    records_format: u32,
+    hz: u64,
+    records_per_cpu: u32,
+    soft_event_ns: u64,
+}
+
+#[derive(Deserialize)]
+struct SavedSettings {
+    enabled: bool,
+    period_ms: u64,
+    threshold_ms: u64,
+}
+
+/// A `record` file read back.
+#[derive(Debug)]
+pub struct Loaded {
+    pub snapshot: Snapshot,
+    /// The recording's end, CLOCK_MONOTONIC: what `--since` counts back from.
+    pub now_ns: u64,
+}
+
+/// Reads the `record` file at `path`.
+pub fn load(path: &Path) -> Result<Loaded, Problem> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Problem::failure(format!("cannot read {}: {e}", path.display()), "give --from a file that trace-irqoff record -o FILE wrote")
+    })?;
+    parse(&text).map_err(|e| {
+        Problem::usage(
+            format!("{} is not a trace-irqoff record file: {e}", path.display()),
+            "give --from a file that trace-irqoff record -o FILE wrote (JSON)",
+        )
+    })
+}
+
+/// A `record` file's text read back.
+pub fn parse(text: &str) -> Result<Loaded, serde_json::Error> {
+    let saved: Saved = serde_json::from_str(text)?;
+    let ms = 1_000_000;
+    let mut snapshot = Snapshot {
+        version: saved.module.records_format,
+        config: Config {
+            enabled: saved.settings.enabled,
+            cpus: None,
+            nohz_full: None,
+            period_ns: saved.settings.period_ms * ms,
+            threshold_ns: saved.settings.threshold_ms * ms,
+            hz: saved.module.hz,
+            records_per_cpu: saved.module.records_per_cpu,
+            soft_period_ns: saved.settings.period_ms * ms,
+            soft_event_ns: saved.module.soft_event_ns,
+            counts_since_ns: None,
+            enabled_since_ns: None,
+            realtime_offset_ns: None,
+            counts_since: None,
+            enabled_since: None,
+        },
+        cpus: saved.cpus,
+        records: saved.records,
+        watcher: None,
+        ongoing: Vec::new(),
+        tag_wait: None,
+        original_hist: None,
+        worst: None,
+    };
+    let clock = saved.realtime_offset_ns.map(Clock::anchored).or_else(|| {
+        snapshot
+            .records
+            .iter()
+            .find_map(|r| r.wall_time.as_deref().and_then(|w| Clock::from_pair(w, r.timestamp_ns)))
+    });
+    if let Some(clock) = clock {
+        snapshot.stamp(&clock);
+    }
+    let last = snapshot.records.iter().map(|r| r.timestamp_ns).max().unwrap_or(0);
+    Ok(Loaded { now_ns: saved.ended_monotonic_ns.unwrap_or(last), snapshot })
+}
