@@ -24,7 +24,7 @@ use crate::profile;
 use crate::records::{Header, Kind, LiveProfile, Pending, RecordStore, Which, Writer, MAX_FRAMES};
 use crate::settings::{RulesCache, Settings};
 use crate::stack;
-use crate::tracepoints;
+use crate::tracepoints::{self, WindowEvent};
 use crate::watch::{Ring, Watch};
 
 /// Classes of the return addresses the stack cut has seen, shared by all CPUs.
@@ -135,6 +135,9 @@ pub(crate) struct CpuSampler {
     /// accounted over them (`Verdict::Steal`): the hypervisor did not run the vCPU. Not
     /// events; counted so that they are not hidden.
     pub(crate) steal_gaps: Atomic<u64>,
+    /// Windows of this CPU so far, both kinds: the last one's number in the event stream
+    /// (`seq` of the `trace_irqoff:*_off` events, so a reader sees what its ring lost).
+    events_seq: Atomic<u64>,
     /// The late part of the hrtimer's last steal gap: the hrtimer's look at an open
     /// softirq window does not take it for softirqs held off.
     steal_late: WindowCell,
@@ -270,6 +273,7 @@ impl CpuSampler {
                 idle_gaps: Atomic::new(0),
                 late_timer_gaps: Atomic::new(0),
                 steal_gaps: Atomic::new(0),
+                events_seq: Atomic::new(0),
                 steal_late: WindowCell::new(),
                 hard_cost: Cost::new(),
                 soft_cost: Cost::new(),
@@ -893,11 +897,29 @@ impl CpuSampler {
             }
             EndStack::Held { pid, comm, .. } => (pid, comm),
         };
-        tracepoints::hardirq_off(self.cpu, latency_ns, pid, &comm);
-        if !rules.is_recorded(latency_ns) {
+        let recorded = rules.is_recorded(latency_ns);
+        // The stack where it ended, for the event stream too when it is read: taken here
+        // once, whether or not the record store keeps the window.
+        let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
+        let start = ffi::now_ns();
+        let frames: &[u64] = match stack {
+            EndStack::Held { frames, .. } => frames,
+            EndStack::Here if recorded && tracepoints::windows_enabled() => capture_raw(&mut raw, ffi::irq_regs_ip()),
+            EndStack::Here => &[],
+        };
+        tracepoints::hardirq_off(&WindowEvent {
+            cpu: self.cpu,
+            latency_ns,
+            end_ns: now,
+            seq: self.events_seq.fetch_add(1, Relaxed) + 1,
+            pid,
+            comm: &comm,
+            end_shows_culprit,
+            frames: if recorded { frames } else { &[] },
+        });
+        if !recorded {
             return;
         }
-        let start = ffi::now_ns();
         let header = Header {
             overlap_cpu: self.peers.hardirq_overlap(self.cpu, window, rules.period_ns),
             end_shows_culprit,
@@ -906,8 +928,8 @@ impl CpuSampler {
         let live = self.watch.get(self.cpu).map(|w| &w.profile);
         self.hard.offer(&header, self.settings.generation(), |w| {
             match stack {
-                EndStack::Here => capture(w, Which::End),
-                EndStack::Held { frames, .. } => put_frames(w, Which::End, frames),
+                EndStack::Here if frames.is_empty() => capture(w, Which::End),
+                _ => put_frames(w, Which::End, frames),
             }
             if let Some(live) = live {
                 w.profile_from(live, prev);
@@ -950,11 +972,27 @@ impl CpuSampler {
         if let Some(c) = self.cause_counts.get(sw.cause.index()) {
             c.add(latency_ns);
         }
-        tracepoints::softirq_off(self.cpu, latency_ns, pid, &comm, sw.cause);
-        if !rules.is_recorded(latency_ns) {
+        let recorded = rules.is_recorded(latency_ns);
+        let t0 = ffi::now_ns();
+        // As for hardirq windows: the end stack once, for the stream and the record.
+        self.capturing.store(true, Relaxed);
+        let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
+        let frames: &[u64] = if recorded && tracepoints::windows_enabled() { capture_raw(&mut raw, ffi::irq_regs_ip()) } else { &[] };
+        let event = WindowEvent {
+            cpu: self.cpu,
+            latency_ns,
+            end_ns: now,
+            seq: self.events_seq.fetch_add(1, Relaxed) + 1,
+            pid,
+            comm: &comm,
+            end_shows_culprit: sw.end_shows_culprit,
+            frames,
+        };
+        tracepoints::softirq_off(&event, sw.cause);
+        if !recorded {
+            self.capturing.store(false, Relaxed);
             return;
         }
-        let t0 = ffi::now_ns();
         let window = Window { start: now.saturating_sub(latency_ns), end: now };
         let header = Header {
             end_shows_culprit: sw.end_shows_culprit,
@@ -965,9 +1003,12 @@ impl CpuSampler {
             overlap_cpu: self.peers.hardirq_overlap(self.cpu, window, rules.period_ns),
             ..Header::new(latency_ns, now, pid, comm)
         };
-        self.capturing.store(true, Relaxed);
         self.soft.offer(&header, self.settings.generation(), |w| {
-            capture(w, Which::End);
+            if frames.is_empty() {
+                capture(w, Which::End);
+            } else {
+                put_frames(w, Which::End, frames);
+            }
             w.window_from(&self.pending, sw.key);
             w.profile_from(&self.soft_profile, sw.key);
         });

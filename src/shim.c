@@ -477,10 +477,18 @@ void tio_cpuhp_remove(int state)
 	cpuhp_remove_state(state);
 }
 
-void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
-			   int pid, const char *comm)
+void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
+			   const char *comm, unsigned long long end_ns, unsigned long long seq,
+			   int end_shows_culprit, const unsigned long long *frames,
+			   unsigned int nr_frames)
 {
-	trace_hardirq_off(cpu, latency_ns, lower_bound, pid, comm, 0);
+	trace_hardirq_off(cpu, latency_ns, 0, pid, comm, 0, end_ns, seq, end_shows_culprit,
+			  frames, nr_frames);
+}
+
+int tio_trace_windows_enabled(void)
+{
+	return trace_hardirq_off_enabled() || trace_softirq_off_enabled();
 }
 
 void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned int nr_tags,
@@ -489,10 +497,13 @@ void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigne
 	trace_block_rq_tag_wait(dev, hctx_id, nr_tags, is_sched_tag, is_reserved);
 }
 
-void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
-			   int pid, const char *comm, int cause)
+void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
+			   const char *comm, int cause, unsigned long long end_ns,
+			   unsigned long long seq, int end_shows_culprit,
+			   const unsigned long long *frames, unsigned int nr_frames)
 {
-	trace_softirq_off(cpu, latency_ns, lower_bound, pid, comm, cause);
+	trace_softirq_off(cpu, latency_ns, 0, pid, comm, cause, end_ns, seq, end_shows_culprit,
+			  frames, nr_frames);
 }
 
 void tio_trace_irqoff_ongoing(unsigned int cpu, unsigned long long length_ns, int pid,

@@ -192,11 +192,21 @@ enum tio_cause {
 	TIO_CAUSE_KSOFTIRQD_WAIT = 2,
 };
 
-/* Tracepoints trace_irqoff:hardirq_off and trace_irqoff:softirq_off. */
-void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
-			   int pid, const char *comm);
-void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int lower_bound,
-			   int pid, const char *comm, int cause);
+/*
+ * Tracepoints trace_irqoff:hardirq_off and trace_irqoff:softirq_off (the event stream): the
+ * window's CPU, length and end (CLOCK_MONOTONIC), task, its number on the CPU, and up to 8
+ * culprit frames (addresses, culprit first; nr_frames may be 0).
+ */
+void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
+			   const char *comm, unsigned long long end_ns, unsigned long long seq,
+			   int end_shows_culprit, const unsigned long long *frames,
+			   unsigned int nr_frames);
+void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
+			   const char *comm, int cause, unsigned long long end_ns,
+			   unsigned long long seq, int end_shows_culprit,
+			   const unsigned long long *frames, unsigned int nr_frames);
+/* Whether either of the two is being traced (a static key: no cost when not). */
+int tio_trace_windows_enabled(void);
 
 /* Tracepoint trace_irqoff:irqoff_ongoing: a hardirq-off window on cpu still open, seen by
  * another CPU (stuck: it passed the stuck length). */

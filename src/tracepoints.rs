@@ -8,21 +8,74 @@ use kernel::ffi::{c_char, c_int};
 use crate::cause::Cause;
 use crate::ffi::{raw, COMM_LEN};
 
+/// How many culprit frames an event carries (`TIO_TRACE_FRAMES`).
+pub(crate) const FRAMES: usize = 8;
+
+/// A window as the event stream carries it (`trace_irqoff:hardirq_off`, `softirq_off`).
+pub(crate) struct WindowEvent<'a> {
+    pub(crate) cpu: u32,
+    pub(crate) latency_ns: u64,
+    /// When it ended, CLOCK_MONOTONIC.
+    pub(crate) end_ns: u64,
+    /// Its number among the windows of its CPU, from 1.
+    pub(crate) seq: u64,
+    pub(crate) pid: i32,
+    pub(crate) comm: &'a [u8; COMM_LEN],
+    pub(crate) end_shows_culprit: bool,
+    /// The culprit's frames, culprit first (at most [`FRAMES`] are sent; may be empty).
+    pub(crate) frames: &'a [u64],
+}
+
+/// Whether either window event is being traced: only then are frames worth capturing
+/// for a window the record store does not keep.
+pub(crate) fn windows_enabled() -> bool {
+    // SAFETY: No preconditions (reads two static keys).
+    unsafe { raw::tio_trace_windows_enabled() != 0 }
+}
+
 /// Fires `trace_irqoff:hardirq_off`.
-pub(crate) fn hardirq_off(cpu: u32, latency_ns: u64, pid: i32, comm: &[u8; COMM_LEN]) {
+pub(crate) fn hardirq_off(e: &WindowEvent<'_>) {
+    let frames = &e.frames[..e.frames.len().min(FRAMES)];
     // SAFETY: `comm` is COMM_LEN bytes; the tracepoint copies at most that many (strscpy
-    // stops at the array end and always terminates its copy).
-    unsafe { raw::tio_trace_hardirq_off(cpu, latency_ns, 0, pid, comm.as_ptr().cast::<c_char>()) };
+    // stops at the array end and always terminates its copy). `frames` holds `len()`
+    // addresses, and the tracepoint reads at most that many.
+    unsafe {
+        raw::tio_trace_hardirq_off(
+            e.cpu,
+            e.latency_ns,
+            e.pid,
+            e.comm.as_ptr().cast::<c_char>(),
+            e.end_ns,
+            e.seq,
+            c_int::from(e.end_shows_culprit),
+            frames.as_ptr(),
+            frames.len() as u32,
+        )
+    };
 }
 
 /// Fires `trace_irqoff:softirq_off`, once per window, when it ends.
-pub(crate) fn softirq_off(cpu: u32, latency_ns: u64, pid: i32, comm: &[u8; COMM_LEN], cause: Cause) {
+pub(crate) fn softirq_off(e: &WindowEvent<'_>, cause: Cause) {
     let cause = match cause {
         Cause::BhOff => raw::TIO_CAUSE_BH_OFF,
         Cause::KsoftirqdWait => raw::TIO_CAUSE_KSOFTIRQD_WAIT,
     } as c_int;
+    let frames = &e.frames[..e.frames.len().min(FRAMES)];
     // SAFETY: As in `hardirq_off`.
-    unsafe { raw::tio_trace_softirq_off(cpu, latency_ns, 0, pid, comm.as_ptr().cast::<c_char>(), cause) };
+    unsafe {
+        raw::tio_trace_softirq_off(
+            e.cpu,
+            e.latency_ns,
+            e.pid,
+            e.comm.as_ptr().cast::<c_char>(),
+            cause,
+            e.end_ns,
+            e.seq,
+            c_int::from(e.end_shows_culprit),
+            frames.as_ptr(),
+            frames.len() as u32,
+        )
+    };
 }
 
 /// Fires `trace_irqoff:irqoff_ongoing`: a hardirq-off window on `cpu` still open.

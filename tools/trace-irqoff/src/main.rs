@@ -24,6 +24,7 @@ mod procfs;
 mod render;
 mod saved;
 mod snapshot;
+mod stream;
 mod symbols;
 
 use cmd::Outcome;

@@ -405,6 +405,12 @@ impl<B: Backend> Module<B> {
         self.backend.try_lock().map_err(|e| self.io_error("cannot lock", "", e, ""))
     }
 
+    /// Whether this is the running kernel's module (proc root `/proc`), whose event
+    /// stream can be read; not a copy of its files under another root, nor a test's.
+    pub fn is_live(&self) -> bool {
+        self.backend.root() == Path::new("/proc")
+    }
+
     /// Whether a `record` holds the lock now (it restores its own settings at the end).
     pub fn recording_elsewhere(&self) -> bool {
         matches!(self.backend.try_lock(), Ok(None))

@@ -111,6 +111,21 @@ fn confirm<B: Backend>(m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     Ok(Outcome::Done)
 }
 
+/// This machine's event stream, where there is one (the running kernel's module, tracefs,
+/// root); says once why not otherwise.
+fn open_stream<B: Backend>(m: &Module<B>) -> Option<crate::stream::Stream> {
+    if !m.is_live() {
+        return None;
+    }
+    match crate::stream::Stream::open() {
+        Ok(s) => Some(s),
+        Err(why) => {
+            output::note(&format!("no event stream ({why}): windows the module's record store does not keep are missed"));
+            None
+        }
+    }
+}
+
 /// Warns that a `record` is running, before a change it will notice (and undo at its end).
 fn note_recording<B: Backend>(m: &Module<B>) {
     if m.recording_elsewhere() {

@@ -24,6 +24,7 @@ use crate::output;
 use crate::procfs::{Backend, Module, Settings};
 use crate::render;
 use crate::snapshot::{self, Cpu, Kind, Record, Snapshot};
+use crate::stream;
 
 /// What `record` saves.
 #[derive(Serialize)]
@@ -57,8 +58,26 @@ pub struct Recording {
     pub caught: Option<Caught>,
     /// Events per CPU and histograms counted during the recording.
     pub cpus: Vec<Cpu>,
-    /// Records that appeared during the recording.
+    /// Records that appeared during the recording: the module's, and, from its event
+    /// stream, the windows at the threshold its store did not keep (with their end stack,
+    /// without in-window samples).
     pub records: Vec<Record>,
+    /// The event stream the recording read (absent where there was none: no tracefs, not
+    /// root, a copy of the files).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<StreamSummary>,
+}
+
+/// What the event stream gave a recording.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StreamSummary {
+    /// Windows it carried (every one the module counted, above and below the threshold).
+    pub windows: u64,
+    /// Of those at the threshold, the ones the module's store did not keep (their records
+    /// come from the stream).
+    pub not_kept: u64,
+    /// Windows its ring lost (gaps in their numbers).
+    pub lost: u64,
 }
 
 /// The module's constants a recording was taken with (its settings are beside them).
@@ -149,6 +168,10 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
         soft_event_ns: before.config.soft_event_ns,
     };
     let mut tracker = Tracker::new(before);
+    // The stream starts before sampling does, so that it sees every window.
+    let mut stream = super::open_stream(m);
+    let mut streamed: Vec<stream::Event> = Vec::new();
+    let clock = realtime_offset_ns.map_or_else(clock::Clock::now, clock::Clock::anchored);
     let guard = Restore { m, to: prior, armed: true };
     super::apply(m, a.period, threshold)?;
     // As the module has them (it raises the threshold to 2P when the period grows).
@@ -170,7 +193,11 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
             if tracker.observe(m.snapshot()?) {
                 changes.push(OutsideChange { at_ms, what: CLEARED.into() });
             }
-            let (cpus, records) = tracker.total();
+            if let Some(st) = stream.as_mut() {
+                streamed.extend(st.poll());
+            }
+            let (cpus, mut records) = tracker.total();
+            records.extend(stream::missing(&records, &stream::records(&streamed, used.threshold_ms * 1_000_000, &clock)));
             if progress {
                 let ev: u64 = cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
                 let end = match (limit, a.until) {
@@ -195,10 +222,20 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
         changes.push(OutsideChange { at_ms: took.as_millis() as u64, what: CLEARED.into() });
     }
     // What someone else set meanwhile stays: their disable is not undone by ours ending.
-    let (restore_to, kept) = keep_outside(prior, used, m.settings()?);
+    let (restore_to, kept_outside) = keep_outside(prior, used, m.settings()?);
     let guard = guard.to(restore_to);
     guard.finish()?;
-    let (cpus, records) = tracker.total();
+    let (cpus, mut records) = tracker.total();
+    if let Some(st) = stream.as_mut() {
+        streamed.extend(st.poll());
+    }
+    let kept = records.len();
+    records.extend(stream::missing(&records, &stream::records(&streamed, used.threshold_ms * 1_000_000, &clock)));
+    let stream = stream.map(|st| StreamSummary {
+        windows: streamed.len() as u64,
+        not_kept: (records.len() - kept) as u64,
+        lost: st.gaps.lost,
+    });
     let uname = rustix::system::uname();
     Ok(Recording {
         host: uname.nodename().to_string_lossy().into_owned(),
@@ -213,12 +250,13 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
         interrupted: stop.load(Ordering::SeqCst),
         settings: used,
         restored: restore_to,
-        kept_outside: kept,
+        kept_outside,
         outside_changes: changes,
         until_ms: a.until,
         caught: a.until.and_then(|ms| caught(&cpus, &records, ms, version)),
         cpus,
         records,
+        stream,
     })
 }
 

@@ -3,7 +3,7 @@
 //! (a log, a collector) the records are printed once each, as they come, as text or as
 //! NDJSON with `--json`.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::io::IsTerminal;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -16,7 +16,8 @@ use crate::error::Problem;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
-use crate::snapshot::{self, Record, RecordKey};
+use crate::snapshot::{self, Record, RecordKey, Snapshot};
+use crate::stream;
 
 pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let settings = m.settings()?;
@@ -37,9 +38,15 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
     let stop = super::interrupt_flag()?;
     let redraw = std::io::stdout().is_terminal() && !ctx.json;
     let mut seen: Option<HashSet<RecordKey>> = None;
+    // Every window at the threshold, also those the module's store does not keep.
+    let mut stream = super::open_stream(m);
+    let mut streamed: VecDeque<Record> = VecDeque::new();
     let mut n = 0u64;
     while !stop.load(Ordering::SeqCst) && a.count.is_none_or(|c| n < c) {
-        let s = m.snapshot()?;
+        // The stream first: the store is then at least as new as what it carried.
+        let events = stream.as_mut().map(|st| st.poll()).unwrap_or_default();
+        let mut s = m.snapshot()?;
+        add_streamed(&mut s, &mut streamed, &events);
         // On a pipe each window is printed once, when it has ended: a window still open
         // has a record whose length grows at every refresh (the terminal view shows it).
         let mut new: Vec<Record> = s
@@ -82,4 +89,19 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         }
     }
     Ok(Outcome::Done)
+}
+
+/// Streamed windows kept for the views (the newest ones).
+const STREAMED_KEPT: usize = 256;
+
+/// Adds to the snapshot's records the streamed windows at its threshold that its store
+/// does not hold (kept in `streamed` across refreshes, the newest [`STREAMED_KEPT`]).
+fn add_streamed(s: &mut Snapshot, streamed: &mut VecDeque<Record>, events: &[stream::Event]) {
+    let clock = s.config.realtime_offset_ns.map_or_else(crate::clock::Clock::now, crate::clock::Clock::anchored);
+    streamed.extend(stream::records(events, s.config.threshold_ns, &clock));
+    while streamed.len() > STREAMED_KEPT {
+        streamed.pop_front();
+    }
+    let extra = stream::missing(&s.records, streamed.iter());
+    s.records.extend(extra);
 }

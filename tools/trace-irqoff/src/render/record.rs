@@ -35,6 +35,14 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
         rec.records.len(),
         output.display()
     );
+    if let Some(st) = rec.stream.as_ref().filter(|st| st.not_kept + st.lost > 0) {
+        let _ = writeln!(
+            o,
+            "{} of the records came from the module's event stream (its record store kept worse ones){}",
+            st.not_kept,
+            if st.lost > 0 { format!("; the stream lost {} windows (its ring was full)", st.lost) } else { String::new() }
+        );
+    }
     if !rec.outside_changes.is_empty() {
         let _ = writeln!(o, "warning: someone else changed the module during the recording:");
         for c in &rec.outside_changes {
