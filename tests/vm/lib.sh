@@ -83,6 +83,9 @@ has() {	# has FEATURE: the kernel has FEATURE (tests/vm/run: test-kernel, stock,
 	case " $(cat /tests/features 2>/dev/null) " in *" $1 "*) return 0 ;; esac
 	return 1
 }
+up_ns() {	# up_ns: the time since boot in ns, to /proc/uptime's 10 ms (busybox date has no %N)
+	read -r u _ < /proc/uptime; echo $((${u%.*} * 1000000000 + 1${u#*.} * 10000000 - 1000000000))
+}
 config_field() {	# config_field NAME: a value of the module's config line (period_ns, hz, soft_period_ns...)
 	field "$1" "$(grep '^config ' $TIO/records)"
 }

@@ -4,7 +4,6 @@ tio_load
 modprobe irqoff_sample
 # Since when: the load (or a clear) starts the counts, enabling starts sampling; both on
 # the config line in the records' clock, and status says them.
-up_ns() { read -r u _ < /proc/uptime; echo $((${u%.*} * 1000000000 + 1${u#*.} * 10000000 - 1000000000)); }
 loaded=$(config_field counts_since_ns)
 check "config: counts_since_ns is set at load (${loaded:-none}) and enabled_since_ns is 0 while disabled" \
 	test "${loaded:-0}" -gt 0 -a "$(config_field enabled_since_ns)" = 0
@@ -112,7 +111,7 @@ until_names_it() {
 }
 record_says_where() {
 	grep -q "\"host\": \"$(uname -n)\"" /tmp/until.json && grep -q "\"kernel\": \"$(uname -r)\"" /tmp/until.json &&
-		grep -qE '"started": "20[0-9-]+T[0-9:.]+Z"' /tmp/until.json
+		grep -qE '"start_time": "20[0-9-]+T[0-9:.]+Z"' /tmp/until.json
 }
 check "record --until names the window in its file" until_names_it
 check "record --until's summary names it" grep -q '^caught a window of at least 50 ms: hardirq-off on CPU 1, ' /tmp/until.out

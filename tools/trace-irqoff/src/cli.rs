@@ -220,6 +220,10 @@ pub struct RecordArgs {
     /// How long to record (e.g. 30s, 5m) [default: 30s; with --until, no limit].
     #[arg(long, value_parser = parse_positive)]
     pub duration: Option<Duration>,
+    /// Hindsight: save the windows of the last DURATION (e.g. 10m) that the module's event
+    /// ring still holds, and the module's records of that time, without recording anew.
+    #[arg(long, value_parser = parse_positive, conflicts_with_all = ["duration", "until", "period", "threshold"])]
+    pub last: Option<Duration>,
     /// End as soon as a window of at least MS ms is recorded, save and restore (exit
     /// status 3); lowers the threshold to MS while recording if it is higher.
     #[arg(long, value_name = "MS", value_parser = parse_whole_ms)]

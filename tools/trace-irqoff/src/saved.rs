@@ -21,7 +21,7 @@ struct Saved {
     #[serde(default)]
     realtime_offset_ns: Option<u64>,
     /// CLOCK_MONOTONIC at its end: "now" for `--since`; absent from older files.
-    #[serde(default)]
+    #[serde(default, rename = "end_ns")]
     ended_monotonic_ns: Option<u64>,
     cpus: Vec<Cpu>,
     records: Vec<Record>,

@@ -1,30 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The module's event stream: every window as it ends, read from the module's tracepoints
-//! (`trace_irqoff:hardirq_off` and `softirq_off`) in a tracefs instance of this process's
-//! own, so that `watch` and `--until` see each window whatever the module's record store
-//! keeps (its 16 worst per CPU and kind), with the culprit's frames, and a lost window
-//! shows as a gap in its CPU's `seq`.
+//! The module's event stream: every window as it ends, from the module's tracepoints
+//! (`trace_irqoff:hardirq_off` and `softirq_off`) in one tracefs instance,
+//! `instances/trace_irqoff`, so that `watch`, `top --live` and `--until` see each window
+//! whatever the module's record store keeps (its 16 worst per CPU and kind), with the
+//! culprit's frames, and `record --last` finds the windows of the last minutes.
 //!
-//! The instance (`instances/trace-irqoff-PID`) is a per-CPU ring of [`BUFFER_KB`] KB that
-//! only these two events write to; it is removed when the [`Stream`] is dropped, and one
-//! left by a process that was killed is removed by the next one.
+//! The instance is made once (by `enable`, or the first reader) and stays: a per-CPU ring
+//! of [`BUFFER_KB`] KB that only these two events write to, holding the newest windows.
+//! Readers never consume it: each reads its `trace` file and takes the windows numbered
+//! after the ones it saw (`seq`, per CPU), so any number of them read at once, and none
+//! waits for another CPU (enabling the events patches kernel text, which waits for every
+//! CPU: that happens once, not at each command).
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{self, Read};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::PathBuf;
 
 use crate::clock::Clock;
-use crate::snapshot::{Cause, Kind, Record};
+use crate::snapshot::{Cause, Cpu, Kind, Record, Sums, NR_BUCKETS};
 
 /// Test only: the tracefs directory to use instead of the mounted one.
 pub const TRACEFS_ENV: &str = "TRACE_IRQOFF_TRACEFS";
 
-/// Each CPU's ring in the instance: about 170 windows (an event is about 190 bytes).
-const BUFFER_KB: u32 = 32;
+/// Each CPU's ring in the instance: about 80 windows (an event is about 190 bytes).
+const BUFFER_KB: u32 = 16;
 
-/// The prefix of this tool's instances: `trace-irqoff-PID`.
-const PREFIX: &str = "trace-irqoff-";
+/// The instance's name.
+pub const INSTANCE: &str = "trace_irqoff";
 
 /// A window as the stream carries it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +87,96 @@ pub fn missing<'a>(store: &[Record], streamed: impl IntoIterator<Item = &'a Reco
     streamed.into_iter().filter(|r| !kept.contains(&r.key())).cloned().collect()
 }
 
+/// Per-CPU counts and histograms of `events` (what a hindsight recording counts).
+pub fn counts(events: &[Event]) -> Vec<Cpu> {
+    let mut per: BTreeMap<u32, Cpu> = BTreeMap::new();
+    for e in events {
+        let c = per.entry(e.cpu).or_insert_with(|| Cpu {
+            cpu: e.cpu,
+            online: true,
+            hard_events: 0,
+            soft_events: 0,
+            dropped: 0,
+            replaced: 0,
+            idle_gaps: 0,
+            late_timer_gaps: 0,
+            steal_gaps: 0,
+            soft_bh_off_events: 0,
+            soft_ksoftirqd_wait_events: 0,
+            hard_hist: vec![0; NR_BUCKETS],
+            soft_hist: vec![0; NR_BUCKETS],
+            soft_bh_off_hist: vec![0; NR_BUCKETS],
+            soft_ksoftirqd_wait_hist: vec![0; NR_BUCKETS],
+            sums_ns: Sums::default(),
+        });
+        let k = tio_logic::hist::bucket(e.latency_ns);
+        match (e.kind, e.cause) {
+            (Kind::Hard, _) => {
+                c.hard_events += 1;
+                c.hard_hist[k] += 1;
+            }
+            (Kind::Soft, cause) => {
+                c.soft_events += 1;
+                c.soft_hist[k] += 1;
+                match cause {
+                    Some(Cause::BhOff) => {
+                        c.soft_bh_off_events += 1;
+                        c.soft_bh_off_hist[k] += 1;
+                    }
+                    Some(Cause::KsoftirqdWait) => {
+                        c.soft_ksoftirqd_wait_events += 1;
+                        c.soft_ksoftirqd_wait_hist[k] += 1;
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+    per.into_values().collect()
+}
+
+/// Per CPU and kind, the windows a stream carried that ended after `from_ns` (every
+/// window the module counted, above and below the threshold): what `top --live` shows as
+/// last, min and max since it started.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    from_ns: u64,
+    per: BTreeMap<(u32, Kind), Agg>,
+}
+
+/// The windows of one CPU and kind in a [`Tally`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Agg {
+    pub count: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    /// The newest window's length, and when it ended (CLOCK_MONOTONIC).
+    pub last_ns: u64,
+    pub last_end_ns: u64,
+}
+
+impl Tally {
+    pub fn new(from_ns: u64) -> Self {
+        Self { from_ns, per: BTreeMap::new() }
+    }
+
+    pub fn add(&mut self, events: &[Event]) {
+        for e in events.iter().filter(|e| e.end_ns > self.from_ns) {
+            let a = self.per.entry((e.cpu, e.kind)).or_insert(Agg { min_ns: u64::MAX, ..Agg::default() });
+            a.count += 1;
+            a.min_ns = a.min_ns.min(e.latency_ns);
+            a.max_ns = a.max_ns.max(e.latency_ns);
+            if e.end_ns >= a.last_end_ns {
+                (a.last_ns, a.last_end_ns) = (e.latency_ns, e.end_ns);
+            }
+        }
+    }
+
+    pub fn get(&self, cpu: u32, kind: Kind) -> Option<&Agg> {
+        self.per.get(&(cpu, kind))
+    }
+}
+
 /// One line of `trace_pipe`, if it is one of the two events (the module's format since
 /// it numbers them; older modules give `seq` 0 and no frames).
 pub fn parse_line(line: &str) -> Option<Event> {
@@ -137,104 +230,106 @@ pub fn parse_line(line: &str) -> Option<Event> {
     })
 }
 
-/// The windows lost between what a reader saw and the numbers it sees now: per CPU, the
-/// gaps in `seq`.
+/// Where a reader is in the ring: per CPU, the number and end of the newest window it has
+/// taken, and the windows it found missing.
 #[derive(Debug, Default)]
-pub struct Gaps {
-    last: BTreeMap<u32, u64>,
+pub struct Cursor {
+    last: BTreeMap<u32, (u64, u64)>,
+    /// Windows numbered between two it took, which the ring had lost (overwritten) first.
     pub lost: u64,
 }
 
-impl Gaps {
-    /// Notes `e`; counts the windows of its CPU numbered between the last one and it.
-    pub fn see(&mut self, e: &Event) {
-        if e.seq == 0 {
-            return;
+impl Cursor {
+    /// A cursor after every window of `events` (what the ring holds when reading starts).
+    pub fn after(events: &[Event]) -> Self {
+        let mut c = Cursor::default();
+        for e in events {
+            let l = c.last.entry(e.cpu).or_insert((0, 0));
+            *l = (l.0.max(e.seq), l.1.max(e.end_ns));
         }
-        if let Some(&last) = self.last.get(&e.cpu) {
-            self.lost += e.seq.saturating_sub(last + 1);
+        c
+    }
+
+    /// The windows of `events` (a read of the whole ring, in its order) after the cursor,
+    /// which moves past them. A window is new when its number is higher than the last one
+    /// taken on its CPU, or when it ended later (the module was loaded again and counts
+    /// from 1).
+    pub fn take(&mut self, events: Vec<Event>) -> Vec<Event> {
+        let mut new = Vec::new();
+        for e in events {
+            let (seq, end) = self.last.get(&e.cpu).copied().unwrap_or((0, 0));
+            let reloaded = e.seq <= seq && e.end_ns > end;
+            if e.seq > seq || reloaded {
+                if !reloaded && seq > 0 && e.seq > seq + 1 {
+                    self.lost += e.seq - seq - 1;
+                }
+                self.last.insert(e.cpu, (e.seq, end.max(e.end_ns)));
+                new.push(e);
+            }
         }
-        self.last.insert(e.cpu, e.seq);
+        new
     }
 }
 
-/// This process's instance, reading as the windows come.
+/// The ring, as a reader sees it.
 pub struct Stream {
-    dir: PathBuf,
-    pipe: fs::File,
-    partial: String,
-    pub gaps: Gaps,
+    trace: PathBuf,
+    pub cursor: Cursor,
 }
 
 impl Stream {
-    /// Creates the instance and starts it, before the windows it should see. `None`, and
-    /// why in a sentence, where there is no stream: no tracefs, not root, or a module
-    /// without the tracepoints.
+    /// Opens the instance, making and starting it if need be, with the cursor after what
+    /// it holds now. An error sentence where there is no stream: no tracefs, not root, or
+    /// a module without the events.
     pub fn open() -> Result<Stream, String> {
-        let root = tracefs().ok_or("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)")?;
-        let instances = root.join("instances");
-        remove_stale(&instances);
-        let dir = instances.join(format!("{PREFIX}{}", std::process::id()));
-        fs::create_dir(&dir).map_err(|e| format!("cannot create the tracefs instance {}: {e}", dir.display()))?;
-        // From here on, a failure removes it again (Drop).
-        let pipe = fs::File::open(dir.join("trace_pipe"));
-        let mut s = match pipe {
-            Ok(pipe) => Stream { dir, pipe, partial: String::new(), gaps: Gaps::default() },
-            Err(e) => {
-                let _ = fs::remove_dir(&dir);
-                return Err(format!("cannot open {}: {e}", dir.join("trace_pipe").display()));
-            }
-        };
-        s.start().map_err(|e| format!("cannot start the module's events in {}: {e}", s.dir.display()))?;
+        let dir = prepare()?;
+        let trace = dir.join("trace");
+        let mut s = Stream { trace, cursor: Cursor::default() };
+        s.cursor = Cursor::after(&s.read()?);
         Ok(s)
     }
 
-    fn start(&mut self) -> io::Result<()> {
-        let events = self.dir.join("events/trace_irqoff");
-        if !events.join("hardirq_off").is_dir() {
-            return Err(io::Error::new(io::ErrorKind::NotFound, "the module has no trace_irqoff events"));
-        }
-        fs::write(self.dir.join("buffer_size_kb"), BUFFER_KB.to_string())?;
-        fs::write(events.join("hardirq_off/enable"), "1")?;
-        fs::write(events.join("softirq_off/enable"), "1")?;
-        set_nonblocking(&self.pipe)
+    /// Every window the ring holds, in its order.
+    pub fn read(&self) -> Result<Vec<Event>, String> {
+        let text = fs::read_to_string(&self.trace).map_err(|e| format!("cannot read {}: {e}", self.trace.display()))?;
+        Ok(text.lines().filter_map(parse_line).collect())
     }
 
-    /// The windows that ended since the last call, oldest first per CPU.
+    /// The windows that ended since the last call (none if the ring cannot be read).
     pub fn poll(&mut self) -> Vec<Event> {
-        let mut buf = vec![0u8; 64 * 1024];
-        let mut text = std::mem::take(&mut self.partial);
-        loop {
-            match self.pipe.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => text.push_str(&String::from_utf8_lossy(&buf[..n])),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            }
-        }
-        let complete = text.rfind('\n').map_or(0, |i| i + 1);
-        self.partial = text[complete..].to_string();
-        let events: Vec<Event> = text[..complete].lines().filter_map(parse_line).collect();
-        for e in &events {
-            self.gaps.see(e);
-        }
-        events
+        self.read().map(|v| self.cursor.take(v)).unwrap_or_default()
     }
 }
 
-impl Drop for Stream {
-    fn drop(&mut self) {
-        let events = self.dir.join("events/trace_irqoff");
-        let _ = fs::write(events.join("hardirq_off/enable"), "0");
-        let _ = fs::write(events.join("softirq_off/enable"), "0");
-        // The pipe must be closed before the instance can go: rmdir refuses a busy one.
-        let pipe = std::mem::replace(&mut self.pipe, match fs::File::open("/dev/null") {
-            Ok(f) => f,
-            Err(_) => return,
-        });
-        drop(pipe);
-        let _ = fs::remove_dir(&self.dir);
+/// Makes the instance where there is none (and shrinks its rings: tracefs gives a new one
+/// its default size, 1.4 MB per CPU, until then), and turns the two events on where they
+/// are off (after a load of the module). Returns its directory.
+pub fn prepare() -> Result<PathBuf, String> {
+    let root = tracefs().ok_or("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)")?;
+    let dir = root.join("instances").join(INSTANCE);
+    let fail = |what: &str, e: io::Error| format!("cannot {what} the tracefs instance {}: {e}", dir.display());
+    if !dir.is_dir() {
+        match fs::create_dir(&dir) {
+            Ok(()) => {
+                fs::write(dir.join("buffer_size_kb"), BUFFER_KB.to_string()).map_err(|e| fail("size", e))?;
+                // Reading `trace` must not pause the ring (kernels that have the option).
+                let _ = fs::write(dir.join("options/pause-on-trace"), "0");
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(fail("create", e)),
+        }
     }
+    let events = dir.join("events/trace_irqoff");
+    if !events.join("hardirq_off").is_dir() {
+        return Err("the loaded trace_irqoff module has no window events".into());
+    }
+    for name in ["hardirq_off", "softirq_off"] {
+        let enable = events.join(name).join("enable");
+        if fs::read_to_string(&enable).map(|v| v.trim() != "1").unwrap_or(true) {
+            fs::write(&enable, "1").map_err(|e| fail("start", e))?;
+        }
+    }
+    Ok(dir)
 }
 
 /// Where tracefs is: the env override (tests), else its own mount, else under debugfs.
@@ -243,25 +338,6 @@ fn tracefs() -> Option<PathBuf> {
         return Some(PathBuf::from(d));
     }
     ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"].into_iter().map(PathBuf::from).find(|d| d.join("instances").is_dir())
-}
-
-/// Removes the instances of processes that are gone (killed before their Drop ran).
-fn remove_stale(instances: &Path) {
-    let Ok(dir) = fs::read_dir(instances) else { return };
-    for e in dir.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(PREFIX)).and_then(|p| p.parse::<u32>().ok()) else { continue };
-        if !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = fs::remove_dir(e.path());
-        }
-    }
-}
-
-fn set_nonblocking(f: &fs::File) -> io::Result<()> {
-    use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
-    let flags = fcntl_getfl(f)?;
-    fcntl_setfl(f, flags | OFlags::NONBLOCK)?;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -319,16 +395,50 @@ mod tests {
         assert_eq!(m[0].timestamp_ns, 9_000_000_000);
     }
 
-    /// Gaps in a CPU's numbers are the windows the ring lost; CPUs count apart.
+    /// Counts per CPU add up by kind and cause, in the module's log2 buckets.
     #[test]
-    fn gaps_count_lost_windows() {
-        let mut g = Gaps::default();
-        let e = |cpu: u32, seq: u64| Event { cpu, seq, ..parse_line(OLD).unwrap() };
-        for (cpu, seq) in [(1, 3), (1, 4), (2, 10), (1, 8), (2, 11), (1, 9)] {
-            g.see(&e(cpu, seq));
-        }
-        assert_eq!(g.lost, 3);
-        g.see(&e(3, 0));
-        assert_eq!(g.lost, 3);
+    fn counts_per_cpu_kind_and_cause() {
+        let c = counts(&[parse_line(HARD).unwrap(), parse_line(SOFT).unwrap(), Event { latency_ns: 70_000_000, ..parse_line(SOFT).unwrap() }]);
+        assert_eq!(c.len(), 2);
+        assert_eq!((c[0].cpu, c[0].hard_events, c[0].soft_events), (1, 1, 0));
+        assert_eq!(c[0].hard_hist[6], 1);
+        assert_eq!((c[1].cpu, c[1].soft_events, c[1].soft_ksoftirqd_wait_events, c[1].soft_bh_off_events), (2, 2, 2, 0));
+        assert_eq!(c[1].soft_ksoftirqd_wait_hist[6], 2);
+    }
+
+    /// A tally counts each CPU and kind apart, from its start on: the last window is the
+    /// one that ended last, min and max over all of them.
+    #[test]
+    fn tally_since_start() {
+        let e = |cpu: u32, kind: Kind, latency_ns: u64, end_ns: u64| Event { cpu, kind, latency_ns, end_ns, ..parse_line(OLD).unwrap() };
+        let mut t = Tally::new(100);
+        t.add(&[e(1, Kind::Hard, 9, 50), e(1, Kind::Hard, 30, 200), e(1, Kind::Hard, 20, 300), e(1, Kind::Soft, 5, 250)]);
+        t.add(&[e(0, Kind::Hard, 7, 400)]);
+        assert_eq!(t.get(1, Kind::Hard), Some(&Agg { count: 2, min_ns: 20, max_ns: 30, last_ns: 20, last_end_ns: 300 }));
+        assert_eq!(t.get(1, Kind::Soft).map(|a| a.count), Some(1));
+        assert_eq!(t.get(0, Kind::Hard).map(|a| a.last_ns), Some(7));
+        assert!(t.get(0, Kind::Soft).is_none());
+    }
+
+    /// A reader takes each window once: those in the ring when it started are not new;
+    /// later ones are, per CPU, in any order of CPUs; a gap in a CPU's numbers counts as
+    /// lost; a module loaded again (numbers from 1, later ends) is seen as new.
+    #[test]
+    fn cursor_takes_each_window_once() {
+        let e = |cpu: u32, seq: u64, end_ns: u64| Event { cpu, seq, end_ns, ..parse_line(OLD).unwrap() };
+        let ring = vec![e(1, 3, 300), e(1, 4, 400), e(2, 10, 350)];
+        let mut c = Cursor::after(&ring);
+        assert!(c.take(ring.clone()).is_empty());
+        let mut more = ring.clone();
+        more.extend([e(1, 5, 500), e(2, 11, 510), e(0, 1, 520)]);
+        let got: Vec<_> = c.take(more.clone()).iter().map(|e| (e.cpu, e.seq)).collect();
+        assert_eq!(got, [(1, 5), (2, 11), (0, 1)]);
+        assert!(c.take(more).is_empty());
+        // The ring overwrote 6 and 7 of CPU 1 before this read.
+        assert_eq!(c.take(vec![e(1, 8, 800)]).len(), 1);
+        assert_eq!(c.lost, 2);
+        // Reloaded: CPU 1 counts from 1 again, at a later time.
+        assert_eq!(c.take(vec![e(1, 8, 800), e(1, 1, 900)]).iter().map(|e| e.seq).collect::<Vec<_>>(), [1]);
+        assert_eq!(c.lost, 2);
     }
 }

@@ -509,7 +509,7 @@ fn record_restores_the_state_after_ctrl_c() {
     assert_eq!(v["restored"]["threshold_ms"], 50);
     // The clock anchor its wall times were made with, and its end, for --from.
     assert!(v["realtime_offset_ns"].as_u64().is_some_and(|ns| ns > 1_700_000_000_000_000_000), "{v}");
-    assert!(v["ended_monotonic_ns"].as_u64().is_some_and(|ns| ns > 0), "{v}");
+    assert!(v["end_ns"].as_u64().is_some_and(|ns| ns > 0), "{v}");
 }
 
 /// The JSON of `records --json` is a stable interface: it must match the snapshot taken
@@ -1001,8 +1001,8 @@ fn a_record_file_says_when_where_and_with_what() {
     assert_eq!(v["cli_version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(v["module"], serde_json::json!({"records_format": 1, "hz": 1000, "records_per_cpu": 16, "soft_event_ns": 22000000}));
     assert_eq!(v["settings"], serde_json::json!({"enabled": true, "period_ms": 10, "threshold_ms": 60}));
-    let started = humantime::parse_rfc3339(v["started"].as_str().unwrap()).unwrap();
-    let ended = humantime::parse_rfc3339(v["ended"].as_str().unwrap()).unwrap();
+    let started = humantime::parse_rfc3339(v["start_time"].as_str().unwrap()).unwrap();
+    let ended = humantime::parse_rfc3339(v["end_time"].as_str().unwrap()).unwrap();
     assert!(before.duration_since(started).unwrap_or_default() < std::time::Duration::from_millis(1));
     let took = ended.duration_since(started).unwrap();
     assert!(took >= std::time::Duration::from_millis(200) && took < std::time::Duration::from_secs(5), "{took:?}");
@@ -1642,8 +1642,8 @@ fn saved_recording(dir: &Path, offset_ns: Option<u64>) -> std::path::PathBuf {
     let mut v = serde_json::json!({
         "host": "elsewhere", "kernel": "7.3.0", "cli_version": "0.1.0",
         "module": {"records_format": 2, "hz": 1000, "records_per_cpu": 16, "soft_event_ns": 22000000},
-        "started": "2026-05-07T10:00:00Z", "ended": "2026-05-07T10:00:06Z", "duration_ms": 6000,
-        "ended_monotonic_ns": 6_000_000_000u64, "interrupted": false,
+        "start_time": "2026-05-07T10:00:00Z", "end_time": "2026-05-07T10:00:06Z", "duration_ms": 6000,
+        "end_ns": 6_000_000_000u64, "interrupted": false,
         "settings": {"enabled": true, "period_ms": 10, "threshold_ms": 50},
         "restored": {"enabled": false, "period_ms": 10, "threshold_ms": 50},
         "outside_changes": [], "kept_outside": [], "until_ms": null, "caught": null,
@@ -1710,5 +1710,21 @@ fn from_refuses_other_files() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
     let out = cli(dir.path()).args(["top", "--live", "--from"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// record --last reads the event ring of the running kernel only: on a copy of the files it
+/// says there is none (exit 1, a sentence and a hint); it cannot be combined with the
+/// options of a new recording (exit 2).
+#[test]
+fn record_last_needs_the_live_ring() {
+    let root = ours_v2();
+    let out_file = root.path().join("last.json");
+    let out = cli(root.path()).args(["record", "--last", "10m", "-o"]).arg(&out_file).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("there is no event ring to look back in") && err.contains("hint: the ring starts with trace-irqoff enable"), "{err}");
+    assert!(!out_file.exists());
+    let out = cli(root.path()).args(["record", "--last", "10m", "--duration", "5s"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }

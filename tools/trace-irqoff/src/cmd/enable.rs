@@ -13,5 +13,11 @@ pub fn run<B: Backend>(a: &EnableArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
         super::select_cpus(m, list)?;
     }
     super::apply(m, a.period, a.threshold)?;
+    // The event ring, from now on: what watch, top --live, --until and record --last read.
+    if m.is_live() {
+        if let Err(why) = crate::stream::prepare() {
+            crate::output::note(&format!("no event ring ({why}): record --last will have no history"));
+        }
+    }
     super::confirm(m, ctx)
 }

@@ -35,7 +35,9 @@ pub struct Recording {
     pub cli_version: &'static str,
     pub module: ModuleInfo,
     /// Wall-clock start and end, RFC 3339 UTC.
+    #[serde(rename = "start_time")]
     pub started: String,
+    #[serde(rename = "end_time")]
     pub ended: String,
     pub duration_ms: u64,
     /// The clock anchor of every wall time in it (CLOCK_REALTIME minus CLOCK_MONOTONIC, in
@@ -43,6 +45,7 @@ pub struct Recording {
     /// with them `--from FILE` shows the same times on any machine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub realtime_offset_ns: Option<u64>,
+    #[serde(rename = "end_ns")]
     pub ended_monotonic_ns: u64,
     pub interrupted: bool,
     /// Settings while recording, and the ones restored afterwards.
@@ -78,6 +81,10 @@ pub struct StreamSummary {
     pub not_kept: u64,
     /// Windows its ring lost (gaps in their numbers).
     pub lost: u64,
+    /// `--last`: the end of the oldest window the ring still held (RFC 3339): it holds
+    /// nothing from before then; absent when it held none.
+    #[serde(rename = "history_start_time", skip_serializing_if = "Option::is_none")]
+    pub history_from: Option<String>,
 }
 
 /// The module's constants a recording was taken with (its settings are beside them).
@@ -125,6 +132,16 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
     // Before touching the module: where the results go, and whether it is ours to drive.
     let json_file = AtomicFile::create(&a.output)?;
     let folded_file = a.folded.as_deref().map(AtomicFile::create).transpose()?;
+    if let Some(last) = a.last {
+        // Hindsight reads only: no lock, no settings to restore.
+        let rec = hindsight(m, last)?;
+        json_file.commit((serde_json::to_string_pretty(&rec)? + "\n").as_bytes())?;
+        if let Some(f) = folded_file {
+            f.commit(culprit::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
+        }
+        output::print(&render::record::summary(&rec, &a.output, ctx.color))?;
+        return Ok(Outcome::Done);
+    }
     let lock = m.try_lock()?.ok_or_else(|| {
         Problem::failure(
             "another trace-irqoff record is running on this module",
@@ -234,7 +251,8 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
     let stream = stream.map(|st| StreamSummary {
         windows: streamed.len() as u64,
         not_kept: (records.len() - kept) as u64,
-        lost: st.gaps.lost,
+        lost: st.cursor.lost,
+        history_from: None,
     });
     let uname = rustix::system::uname();
     Ok(Recording {
@@ -257,6 +275,64 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
         cpus,
         records,
         stream,
+    })
+}
+
+/// `--last`: the windows of the last `last` that the event ring holds, with the module's
+/// records of that time (those the store kept have their in-window samples); the module
+/// is only read.
+fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
+    let s = m.snapshot()?;
+    let settings = m.settings()?;
+    let st = if m.is_live() { stream::Stream::open().map_err(Some) } else { Err(None) };
+    let st = st.map_err(|why| {
+        Problem::failure(
+            format!("there is no event ring to look back in{}", why.map(|w| format!(": {w}")).unwrap_or_default()),
+            "the ring starts with trace-irqoff enable, watch or record on this machine; record --last finds what came after",
+        )
+    })?;
+    let now = clock::monotonic_ns();
+    let from = now.saturating_sub(u64::try_from(last.as_nanos()).unwrap_or(u64::MAX));
+    let ring = st.read().map_err(|why| Problem::failure(why, "run as root"))?;
+    let clock = s.config.realtime_offset_ns.map_or_else(clock::Clock::now, clock::Clock::anchored);
+    let history_from = ring.iter().map(|e| e.end_ns).min().map(|ns| clock.rfc3339(ns));
+    let events: Vec<stream::Event> = ring.into_iter().filter(|e| e.end_ns >= from && e.end_ns <= now).collect();
+    let mut records: Vec<Record> = s.records.iter().filter(|r| !r.ongoing && r.timestamp_ns >= from).cloned().collect();
+    let kept = records.len();
+    records.extend(stream::missing(&records, &stream::records(&events, s.config.threshold_ns, &clock)));
+    let mut cursor = stream::Cursor::default();
+    cursor.take(events.clone());
+    let uname = rustix::system::uname();
+    Ok(Recording {
+        host: uname.nodename().to_string_lossy().into_owned(),
+        kernel: uname.release().to_string_lossy().into_owned(),
+        cli_version: env!("CARGO_PKG_VERSION"),
+        module: ModuleInfo {
+            records_format: s.version,
+            hz: s.config.hz,
+            records_per_cpu: s.config.records_per_cpu,
+            soft_event_ns: s.config.soft_event_ns,
+        },
+        started: clock.rfc3339(from),
+        ended: clock.rfc3339(now),
+        duration_ms: (now - from) / 1_000_000,
+        realtime_offset_ns: s.config.realtime_offset_ns,
+        ended_monotonic_ns: now,
+        interrupted: false,
+        settings,
+        restored: settings,
+        outside_changes: Vec::new(),
+        kept_outside: Vec::new(),
+        until_ms: None,
+        caught: None,
+        cpus: stream::counts(&events),
+        stream: Some(StreamSummary {
+            windows: events.len() as u64,
+            not_kept: (records.len() - kept) as u64,
+            lost: cursor.lost,
+            history_from,
+        }),
+        records,
     })
 }
 
@@ -448,6 +524,7 @@ mod tests {
 
     fn args(duration_ms: u64) -> RecordArgs {
         RecordArgs {
+            last: None,
             duration: Some(Duration::from_millis(duration_ms)),
             until: None,
             period: Some(5),
@@ -563,7 +640,7 @@ mod until_tests {
     const V2: &str = include_str!("../../tests/fixtures/records-v2.txt");
 
     fn args(until: u64, threshold: Option<u64>) -> RecordArgs {
-        RecordArgs { duration: None, until: Some(until), period: None, threshold, output: PathBuf::from("/dev/null"), folded: None, weight: Weight::Count }
+        RecordArgs { last: None, duration: None, until: Some(until), period: None, threshold, output: PathBuf::from("/dev/null"), folded: None, weight: Weight::Count }
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::culprit;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
+use crate::stream::Tally;
 use crate::snapshot::Snapshot;
 
 pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
@@ -48,11 +49,18 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let mut previous = None;
     // Counts since the first refresh: that one shows what the module has since load.
     let mut base: Option<(render::live::Base, String)> = None;
+    // Every window since the first refresh, for last, min and max (where it can be read).
+    let mut stream = if count > 1 { super::open_stream(m) } else { None };
+    let mut tally: Option<Tally> = None;
     let mut n = 0;
     while n < count && !stop.load(Ordering::SeqCst) {
+        let events = stream.as_mut().map(|st| st.poll()).unwrap_or_default();
         let taken = clock::monotonic_ns();
         let s = m.snapshot()?;
-        let rows = render::live::rows(&s, base.as_ref().map(|b| &b.0));
+        if let Some(t) = tally.as_mut() {
+            t.add(&events);
+        }
+        let rows = render::live::rows(&s, base.as_ref().map(|b| &b.0), tally.as_ref());
         let since = match (&base, &s.config.counts_since) {
             (Some(b), _) => format!("since {} UTC", b.1),
             (None, Some(t)) => format!("since {} UTC (load or clear)", t.get(11..19).unwrap_or("?")),
@@ -61,6 +69,7 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
         if base.is_none() {
             let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
             base = Some((render::live::Base::new(&s, taken), started.get(11..19).unwrap_or("?").to_string()));
+            tally = stream.as_ref().map(|_| Tally::new(taken));
         }
         if ctx.json {
             output::print(&(serde_json::to_string(&rows)? + "\n"))?;

@@ -6,11 +6,14 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::{paint, BOLD, RED};
+use crate::clock::Clock;
 use crate::snapshot::{Kind, Snapshot};
+use crate::stream::Tally;
 
 /// One CPU and kind, since load or, given a [`Base`], since it was taken. Events and the
 /// average are of every window (from 2P on), from the module's exact counts and sums (the
 /// average of the recorded ones where the module has no sums); last, min and max are of
+/// every window too where the event stream was read since the base ([`Tally`]), else of
 /// the windows the module recorded (from the threshold on, the worst N per CPU and kind),
 /// ended ones only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -55,7 +58,9 @@ impl Base {
     }
 }
 
-pub fn rows(s: &Snapshot, base: Option<&Base>) -> Vec<Row> {
+pub fn rows(s: &Snapshot, base: Option<&Base>, tally: Option<&Tally>) -> Vec<Row> {
+    let clock = s.config.realtime_offset_ns.map_or_else(Clock::now, Clock::anchored);
+    let tally = tally.filter(|_| base.is_some());
     let mut v = Vec::new();
     for c in &s.cpus {
         for kind in [Kind::Hard, Kind::Soft] {
@@ -85,19 +90,34 @@ pub fn rows(s: &Snapshot, base: Option<&Base>) -> Vec<Row> {
                 .map(|o| o.latency_ns)
                 .chain(s.records.iter().filter(|r| r.ongoing && r.cpu == c.cpu && r.kind == kind && kind == Kind::Soft).map(|r| r.latency_ns))
                 .max();
-            v.push(Row {
-                cpu: c.cpu,
-                kind,
-                online: c.online,
-                events,
-                recorded: n,
-                last_ns: recs.last().map(|r| r.latency_ns),
-                last_time: recs.last().and_then(|r| r.wall_time.clone()),
-                min_ns: lat().min(),
-                avg_ns: exact_avg.or((n > 0).then(|| lat().sum::<u64>() / n)),
-                max_ns: lat().max(),
-                open_ns,
-            });
+            let avg_ns = exact_avg.or((n > 0).then(|| lat().sum::<u64>() / n));
+            let row = match tally {
+                // Every window since the base, from the stream.
+                Some(t) => {
+                    let a = t.get(c.cpu, kind);
+                    Row {
+                        last_ns: a.map(|a| a.last_ns),
+                        last_time: a.map(|a| clock.rfc3339(a.last_end_ns)),
+                        min_ns: a.map(|a| a.min_ns),
+                        max_ns: a.map(|a| a.max_ns),
+                        ..Row { cpu: c.cpu, kind, online: c.online, events, recorded: n, last_ns: None, last_time: None, min_ns: None, avg_ns, max_ns: None, open_ns }
+                    }
+                }
+                None => Row {
+                    cpu: c.cpu,
+                    kind,
+                    online: c.online,
+                    events,
+                    recorded: n,
+                    last_ns: recs.last().map(|r| r.latency_ns),
+                    last_time: recs.last().and_then(|r| r.wall_time.clone()),
+                    min_ns: lat().min(),
+                    avg_ns,
+                    max_ns: lat().max(),
+                    open_ns,
+                },
+            };
+            v.push(row);
         }
     }
     v
@@ -211,7 +231,7 @@ mod tests {
     #[test]
     fn per_cpu_and_kind_with_recorded_latencies() {
         let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap();
-        let r = rows(&s, None);
+        let r = rows(&s, None, None);
         assert_eq!(r.len(), 4);
         let hard1 = &r[2];
         assert_eq!((hard1.cpu, hard1.kind, hard1.events, hard1.recorded), (1, Kind::Hard, 4, 3));
@@ -224,7 +244,7 @@ mod tests {
         assert!(text.contains("\n   0  softirq-off         0        0            -            -            -            -\n"), "{text}");
         // v2: the open window does not count as a length.
         let s2 = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v2.txt")).unwrap();
-        let soft3 = rows(&s2, None).into_iter().find(|r| r.cpu == 3 && r.kind == Kind::Soft).unwrap();
+        let soft3 = rows(&s2, None, None).into_iter().find(|r| r.cpu == 3 && r.kind == Kind::Soft).unwrap();
         assert_eq!((soft3.recorded, soft3.max_ns), (0, None));
     }
 
@@ -240,7 +260,7 @@ mod tests {
         c1.hard_events -= 1;
         c1.sums_ns.hard = c1.sums_ns.hard.map(|v| v - 95_000_000);
         let base = Base::new(&before, 2_000_000_000);
-        let r = rows(&s, Some(&base));
+        let r = rows(&s, Some(&base), None);
         let hard1 = r.iter().find(|r| r.cpu == 1 && r.kind == Kind::Hard).unwrap();
         assert_eq!((hard1.events, hard1.avg_ns), (1, Some(95_000_000)));
         // The 195 ms window ended at 2.88 s, after the base: recorded since.
@@ -256,14 +276,42 @@ mod tests {
         assert!(narrow.contains("\n  1 hardirq-off    OPEN 1.79 s+\n"), "{narrow}");
     }
 
+    /// Claim: with the event stream, last, min and max since the start are of every
+    /// window it carried (a 60 ms one the store never kept is LAST), not of the kept
+    /// records; the events and the average still come from the module's exact counts.
+    #[test]
+    fn the_stream_gives_last_min_max_of_every_window() {
+        let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-watcher.txt")).unwrap();
+        let base = Base::new(&s, 2_000_000_000);
+        let line = |lat: u64, end: u64| {
+            format!("sh-1 [001] d.h1. 1.0: hardirq_off: cpu=1 latency_ns={lat} lower_bound=0 pid=1 comm=sh cause=- end_ns={end} seq=1 end_shows_culprit=1 frames=0x0")
+        };
+        let events: Vec<_> = [line(92_700_000, 2_500_000_000), line(60_000_000, 3_000_000_000), line(10, 1_000)]
+            .iter()
+            .filter_map(|l| crate::stream::parse_line(l))
+            .collect();
+        let mut t = Tally::new(base.taken_ns);
+        t.add(&events);
+        let r = rows(&s, Some(&base), Some(&t));
+        let hard1 = r.iter().find(|r| r.cpu == 1 && r.kind == Kind::Hard).unwrap();
+        assert_eq!((hard1.last_ns, hard1.min_ns, hard1.max_ns), (Some(60_000_000), Some(60_000_000), Some(92_700_000)));
+        let from_records = rows(&s, Some(&base), None);
+        let rec1 = from_records.iter().find(|r| r.cpu == 1 && r.kind == Kind::Hard).unwrap();
+        assert_eq!((hard1.events, hard1.avg_ns), (rec1.events, rec1.avg_ns));
+        // Nothing streamed for cpu 0: no lengths.
+        assert!(r.iter().filter(|r| r.cpu == 0).all(|r| r.last_ns.is_none()));
+        // Before a base (the first refresh, since load), the stream is not used.
+        assert_eq!(rows(&s, None, Some(&t)), rows(&s, None, None));
+    }
+
     /// Claim: a row is marked only when its events grew: not when the counts fall back to
     /// zero as the second refresh starts counting from the command's start (seen in the
     /// VM: every row of cpu 1 turned red with 0 events).
     #[test]
     fn only_rows_whose_events_grew_are_marked() {
         let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap();
-        let since_load = rows(&s, None);
-        let since_start = rows(&s, Some(&Base::new(&s, u64::MAX)));
+        let since_load = rows(&s, None, None);
+        let since_start = rows(&s, Some(&Base::new(&s, u64::MAX)), None);
         assert!(since_load.iter().any(|r| r.events > 0));
         assert!(since_start.iter().all(|r| !fresh(r, Some(&since_load))));
         assert!(since_load.iter().filter(|r| r.events > 0).all(|r| fresh(r, Some(&since_start))));
@@ -275,7 +323,7 @@ mod tests {
     #[test]
     fn the_terminal_view_fits_width_and_height() {
         let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap();
-        let r = rows(&s, None);
+        let r = rows(&s, None, None);
         let big = screen(&s, &r, None, "2026-05-07T10:00:10Z", "since load", false, (24, 80));
         assert!(big.lines().all(|l| l.chars().count() <= 80), "{big}");
         assert!(big.contains("\n  1 hardirq-off       4        3     53 ms     53 ms   58.3 ms     67 ms\n"), "{big}");

@@ -35,6 +35,9 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
         rec.records.len(),
         output.display()
     );
+    if let Some(from) = rec.stream.as_ref().and_then(|st| st.history_from.as_deref()).filter(|from| **from > *rec.started) {
+        let _ = writeln!(o, "the event ring's oldest window ended at {from}: it cannot show windows before then, if there were any");
+    }
     if let Some(st) = rec.stream.as_ref().filter(|st| st.not_kept + st.lost > 0) {
         let _ = writeln!(
             o,
