@@ -9,8 +9,9 @@ tio_load
 modprobe irqoff_sample
 trace-irqoff enable --period 10 --threshold 50 > /dev/null
 T=/sys/kernel/tracing
-check "enable made the event ring: instances/trace_irqoff, both window events on, 16 KB per CPU" \
-	sh -c "test \$(cat $T/instances/trace_irqoff/events/trace_irqoff/hardirq_off/enable) = 1 && test \$(cat $T/instances/trace_irqoff/events/trace_irqoff/softirq_off/enable) = 1 && test \$(cat $T/instances/trace_irqoff/buffer_size_kb) = 16"
+kb=$(cat $T/instances/trace_irqoff/buffer_size_kb)
+check "enable made the event ring: instances/trace_irqoff, both window events on, 16 KB per CPU asked ($kb KB in whole pages)" \
+	sh -c "test \$(cat $T/instances/trace_irqoff/events/trace_irqoff/hardirq_off/enable) = 1 && test \$(cat $T/instances/trace_irqoff/events/trace_irqoff/softirq_off/enable) = 1 && test $kb -ge 16 -a $kb -le 32"
 check "the window events carry end_ns, seq and frames" sh -c "grep -q 'end_ns=%llu seq=%llu end_shows_culprit=%d frames=' $T/events/trace_irqoff/hardirq_off/format"
 # Fill CPU 1's hardirq store with windows of 120 ms: worse than any below.
 per_cpu=$(config_field records_per_cpu)
@@ -82,5 +83,14 @@ wait
 echo "# watch --count 1 during the window: $(( (t1 - t0) / 1000000 )) ms"
 check "watch reads the ring without waiting for the CPU with interrupts off (exit 0, under 1 s)" sh -c "test $rc = 0 && test $(( (t1 - t0) / 1000000 )) -lt 1000"
 trace-irqoff disable > /dev/null
+# After a load the events are off again; a pure reader does not turn them on (that waits
+# for every CPU): it says so and reads the records file alone.
+rmmod trace_irqoff
+tio_load
+echo 1 > $TIO/enable
+taskset -c 0 trace-irqoff watch --count 1 > /dev/null 2> /tmp/watch-off.err; rc=$?
+check "after a reload, watch reads without the ring and says how to start it (exit 0, events still off)" \
+	sh -c "test $rc = 0 && grep -q 'the event ring is off (trace-irqoff enable starts it)' /tmp/watch-off.err && test \$(cat $T/instances/trace_irqoff/events/trace_irqoff/hardirq_off/enable) = 0"
+echo 0 > $TIO/enable
 rmmod irqoff_sample
 rmmod trace_irqoff

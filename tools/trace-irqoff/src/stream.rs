@@ -282,7 +282,17 @@ impl Stream {
     /// it holds now. An error sentence where there is no stream: no tracefs, not root, or
     /// a module without the events.
     pub fn open() -> Result<Stream, String> {
-        let dir = prepare()?;
+        Self::at(prepare()?)
+    }
+
+    /// Opens the instance only where it runs already: what a pure reader does, since
+    /// turning the events on waits for every CPU, and one may have interrupts off.
+    pub fn open_running() -> Result<Stream, String> {
+        let dir = running().ok_or("the event ring is off (trace-irqoff enable starts it)")?;
+        Self::at(dir)
+    }
+
+    fn at(dir: PathBuf) -> Result<Stream, String> {
         let trace = dir.join("trace");
         let mut s = Stream { trace, cursor: Cursor::default() };
         s.cursor = Cursor::after(&s.read()?);
@@ -330,6 +340,13 @@ pub fn prepare() -> Result<PathBuf, String> {
         }
     }
     Ok(dir)
+}
+
+/// The instance's directory if it exists with both events on.
+fn running() -> Option<PathBuf> {
+    let dir = tracefs()?.join("instances").join(INSTANCE);
+    let on = |name: &str| fs::read_to_string(dir.join("events/trace_irqoff").join(name).join("enable")).is_ok_and(|v| v.trim() == "1");
+    (on("hardirq_off") && on("softirq_off")).then_some(dir)
 }
 
 /// Where tracefs is: the env override (tests), else its own mount, else under debugfs.

@@ -112,15 +112,18 @@ fn confirm<B: Backend>(m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
 }
 
 /// This machine's event stream, where there is one (the running kernel's module, tracefs,
-/// root); says once why not otherwise.
-fn open_stream<B: Backend>(m: &Module<B>) -> Option<crate::stream::Stream> {
+/// root); says once why not otherwise. `start`: turn it on where it is off, which waits
+/// for every CPU (for commands that drive the module, which wait for them anyway); pure
+/// readers only read a ring that runs.
+fn open_stream<B: Backend>(m: &Module<B>, start: bool) -> Option<crate::stream::Stream> {
     if !m.is_live() {
         return None;
     }
-    match crate::stream::Stream::open() {
+    let opened = if start { crate::stream::Stream::open() } else { crate::stream::Stream::open_running() };
+    match opened {
         Ok(s) => Some(s),
         Err(why) => {
-            output::note(&format!("no event stream ({why}): windows the module's record store does not keep are missed"));
+            output::note(&format!("no event ring: {why}; windows the module's record store does not keep are missed"));
             None
         }
     }

@@ -186,7 +186,7 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
     };
     let mut tracker = Tracker::new(before);
     // The stream starts before sampling does, so that it sees every window.
-    let mut stream = super::open_stream(m);
+    let mut stream = super::open_stream(m, true);
     let mut streamed: Vec<stream::Event> = Vec::new();
     let clock = realtime_offset_ns.map_or_else(clock::Clock::now, clock::Clock::anchored);
     let guard = Restore { m, to: prior, armed: true };
@@ -284,7 +284,7 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
 fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
     let s = m.snapshot()?;
     let settings = m.settings()?;
-    let st = if m.is_live() { stream::Stream::open().map_err(Some) } else { Err(None) };
+    let st = if m.is_live() { stream::Stream::open_running().map_err(Some) } else { Err(None) };
     let st = st.map_err(|why| {
         Problem::failure(
             format!("there is no event ring to look back in{}", why.map(|w| format!(": {w}")).unwrap_or_default()),

@@ -50,7 +50,7 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     // Counts since the first refresh: that one shows what the module has since load.
     let mut base: Option<(render::live::Base, String)> = None;
     // Every window since the first refresh, for last, min and max (where it can be read).
-    let mut stream = if count > 1 { super::open_stream(m) } else { None };
+    let mut stream = if count > 1 { super::open_stream(m, false) } else { None };
     let mut tally: Option<Tally> = None;
     let mut n = 0;
     while n < count && !stop.load(Ordering::SeqCst) {

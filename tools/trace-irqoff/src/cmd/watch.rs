@@ -39,7 +39,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
     let redraw = std::io::stdout().is_terminal() && !ctx.json;
     let mut seen: Option<HashSet<RecordKey>> = None;
     // Every window at the threshold, also those the module's store does not keep.
-    let mut stream = super::open_stream(m);
+    let mut stream = super::open_stream(m, false);
     let mut streamed: VecDeque<Record> = VecDeque::new();
     let mut n = 0u64;
     while !stop.load(Ordering::SeqCst) && a.count.is_none_or(|c| n < c) {
@@ -83,6 +83,9 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         }
         seen = Some(s.records.iter().map(|r| r.key()).collect());
         n += 1;
+        if a.count.is_some_and(|c| n >= c) {
+            break;
+        }
         let until = Instant::now() + a.interval;
         while Instant::now() < until && !stop.load(Ordering::SeqCst) {
             std::thread::sleep(Duration::from_millis(50));
