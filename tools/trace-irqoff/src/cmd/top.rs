@@ -76,8 +76,8 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
         } else {
             let now = clock::now_rfc3339();
             let table = match output::terminal_size().filter(|_| tty) {
-                Some(size) => render::live::screen(&s, &rows, previous.as_deref(), &now, &since, ctx.color, size),
-                None => render::live::text(&s, &rows, previous.as_deref(), &now, &since, ctx.color),
+                Some(size) => render::live::screen(&s, &rows, previous.as_deref(), &now, (&since, tally.is_some()), ctx.color, size),
+                None => render::live::text(&s, &rows, previous.as_deref(), &now, (&since, tally.is_some()), ctx.color),
             };
             output::print(&if tty { render::in_place(&table) } else { table })?;
         }

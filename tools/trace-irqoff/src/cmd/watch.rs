@@ -41,10 +41,13 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
     // Every window at the threshold, also those the module's store does not keep.
     let mut stream = super::open_stream(m, false);
     let mut streamed: VecDeque<Record> = VecDeque::new();
+    // What the ring holds already shows with the first refresh, beside the kept records.
+    let mut held = stream.as_ref().and_then(|st| st.read().ok()).unwrap_or_default();
     let mut n = 0u64;
     while !stop.load(Ordering::SeqCst) && a.count.is_none_or(|c| n < c) {
         // The stream first: the store is then at least as new as what it carried.
-        let events = stream.as_mut().map(|st| st.poll()).unwrap_or_default();
+        let mut events = std::mem::take(&mut held);
+        events.extend(stream.as_mut().map(|st| st.poll()).unwrap_or_default());
         let mut s = m.snapshot()?;
         add_streamed(&mut s, &mut streamed, &events);
         // On a pipe each window is printed once, when it has ended: a window still open

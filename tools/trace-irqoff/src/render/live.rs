@@ -125,8 +125,9 @@ pub fn rows(s: &Snapshot, base: Option<&Base>, tally: Option<&Tally>) -> Vec<Row
 
 /// The table, headed by the time and the settings. Rows whose last window is new since
 /// `previous` are marked.
-/// `since`: what the counts count from ("since load", "since 10:00:03 UTC").
-pub fn text(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, since: &str, color: bool) -> String {
+/// `since`: what the counts count from ("since load", "since 10:00:03 UTC"); `ring`: last,
+/// min and max come from the event ring (every window), not the records.
+pub fn text(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, (since, ring): (&str, bool), color: bool) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -135,7 +136,8 @@ pub fn text(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, sin
         s.config.period_ns / 1_000_000,
         s.config.threshold_ns / 1_000_000
     );
-    let _ = writeln!(o, "events, avg: every window; last/min/max: the recorded ones (from the threshold, the worst per CPU and kind); {since}");
+    let lengths = if ring { "every window (the event ring)" } else { "the recorded ones (from the threshold, the worst per CPU and kind)" };
+    let _ = writeln!(o, "events, avg: every window; last/min/max: {lengths}; {since}");
     let head = format!("{:>4}  {:<12} {:>8} {:>8} {:>12} {:>12} {:>12} {:>12}", "CPU", "KIND", "EVENTS", "RECORDED", "LAST", "MIN", "AVG", "MAX");
     let _ = writeln!(o, "{}", paint(color, BOLD, &head));
     for r in rows {
@@ -180,7 +182,7 @@ fn row_line(r: &Row, narrow: bool) -> String {
 /// header lines wrapped, cut to the width; where the rows do not all fit the height, the
 /// rows with events (in CPU order) as many as fit, and a line counting the rest, so that
 /// an in-place redraw never scrolls.
-pub fn screen(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, since: &str, color: bool, (height, cols): (usize, usize)) -> String {
+pub fn screen(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, (since, ring): (&str, bool), color: bool, (height, cols): (usize, usize)) -> String {
     let mut o = super::line::wrap(
         &format!(
             "trace-irqoff top --live: {} UTC, {}, period {} ms, threshold {} ms",
@@ -191,7 +193,8 @@ pub fn screen(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, s
         ),
         cols,
     );
-    o += &super::line::wrap(&format!("EVENTS, AVG: all windows; LAST/MIN/MAX: the recorded (worst) ones; {since}"), cols);
+    let lengths = if ring { "all windows (event ring)" } else { "the recorded (worst) ones" };
+    o += &super::line::wrap(&format!("EVENTS, AVG: all windows; LAST/MIN/MAX: {lengths}; {since}"), cols);
     let head = format!("{:>3} {:<11} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9}", "CPU", "KIND", "EVENTS", "RECORDED", "LAST", "MIN", "AVG", "MAX");
     o += &(paint(color, BOLD, &super::line::fit(&head, Some(cols))) + "\n");
     // What is left of the height, keeping the line the cursor rests on.
@@ -239,7 +242,7 @@ mod tests {
         assert_eq!((hard1.last_ns, hard1.min_ns, hard1.max_ns), (Some(52_990_424), Some(52_990_424), Some(66_988_296)));
         assert_eq!(hard1.avg_ns, Some((66_988_296 + 54_990_120 + 52_990_424) / 3));
         assert_eq!((r[0].events, r[0].recorded, r[0].last_ns), (0, 0, None));
-        let text = text(&s, &r, None, "2026-05-07T10:00:10Z", "since load", false);
+        let text = text(&s, &r, None, "2026-05-07T10:00:10Z", ("since load", false), false);
         assert!(text.contains("\n   1  hardirq-off         4        3    52.990 ms    52.990 ms    58.322 ms    66.988 ms\n"), "{text}");
         assert!(text.contains("\n   0  softirq-off         0        0            -            -            -            -\n"), "{text}");
         // v2: the open window does not count as a length.
@@ -269,10 +272,10 @@ mod tests {
         // Nothing new on cpu 0 since: no events, no lengths.
         let hard0 = r.iter().find(|r| r.cpu == 0 && r.kind == Kind::Hard).unwrap();
         assert_eq!((hard0.events, hard0.recorded, hard0.last_ns), (0, 0, None));
-        let t = text(&s, &r, None, "2026-05-07T10:00:10Z", "since 10:00:02 UTC", false);
+        let t = text(&s, &r, None, "2026-05-07T10:00:10Z", ("since 10:00:02 UTC", false), false);
         assert!(t.contains("; since 10:00:02 UTC\n"), "{t}");
         assert!(t.contains("\n   1  hardirq-off           open for 1.79 s+\n"), "{t}");
-        let narrow = screen(&s, &r, None, "2026-05-07T10:00:10Z", "since 10:00:02 UTC", false, (24, 80));
+        let narrow = screen(&s, &r, None, "2026-05-07T10:00:10Z", ("since 10:00:02 UTC", false), false, (24, 80));
         assert!(narrow.contains("\n  1 hardirq-off    OPEN 1.79 s+\n"), "{narrow}");
     }
 
@@ -324,13 +327,13 @@ mod tests {
     fn the_terminal_view_fits_width_and_height() {
         let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap();
         let r = rows(&s, None, None);
-        let big = screen(&s, &r, None, "2026-05-07T10:00:10Z", "since load", false, (24, 80));
+        let big = screen(&s, &r, None, "2026-05-07T10:00:10Z", ("since load", false), false, (24, 80));
         assert!(big.lines().all(|l| l.chars().count() <= 80), "{big}");
         assert!(big.contains("\n  1 hardirq-off       4        3     53 ms     53 ms   58.3 ms     67 ms\n"), "{big}");
         assert_eq!(big.lines().count(), 3 + r.len(), "{big}");
         // 4 rows, 2 of them without events, on a 6-line terminal: 3 header lines, 1 row,
         // the count, and the cursor's line.
-        let small = screen(&s, &r, None, "2026-05-07T10:00:10Z", "since load", false, (6, 80));
+        let small = screen(&s, &r, None, "2026-05-07T10:00:10Z", ("since load", false), false, (6, 80));
         assert!(small.lines().count() <= 5, "{small}");
         assert!(small.contains("\n  1 hardirq-off"), "{small}");
         assert!(small.ends_with("\n... 3 rows not shown (2 without events; --json has all)\n"), "{small}");
