@@ -61,6 +61,8 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
             t.add(&events);
         }
         let rows = render::live::rows(&s, base.as_ref().map(|b| &b.0), tally.as_ref());
+        // Whether these rows' last, min and max came from the ring (not in the first refresh).
+        let ring = base.is_some() && tally.is_some();
         let since = match (&base, &s.config.counts_since) {
             (Some(b), _) => format!("since {} UTC", b.1),
             (None, Some(t)) => format!("since {} UTC (load or clear)", t.get(11..19).unwrap_or("?")),
@@ -76,8 +78,8 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
         } else {
             let now = clock::now_rfc3339();
             let table = match output::terminal_size().filter(|_| tty) {
-                Some(size) => render::live::screen(&s, &rows, previous.as_deref(), &now, (&since, tally.is_some()), ctx.color, size),
-                None => render::live::text(&s, &rows, previous.as_deref(), &now, (&since, tally.is_some()), ctx.color),
+                Some(size) => render::live::screen(&s, &rows, previous.as_deref(), &now, (&since, ring), ctx.color, size),
+                None => render::live::text(&s, &rows, previous.as_deref(), &now, (&since, ring), ctx.color),
             };
             output::print(&if tty { render::in_place(&table) } else { table })?;
         }

@@ -32,7 +32,7 @@ pub fn screen(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Duratio
     let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
     let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let title = format!(
-        "trace-irqoff watch: {} UTC, {total} events, {} windows kept, every {}",
+        "trace-irqoff watch: {} UTC, {total} events, {} windows with stacks, every {}",
         now.get(11..19).unwrap_or("?"),
         s.records.len(),
         humantime::format_duration(interval)
