@@ -882,6 +882,12 @@ impl CpuSampler {
         held.end = 0;
     }
 
+    /// The event-stream form of a window of this CPU that ended at `end_ns`, numbered
+    /// after the CPU's last one.
+    fn window_event<'a>(&self, latency_ns: u64, end_ns: u64, pid: i32, comm: &'a [u8; COMM_LEN], end_shows_culprit: bool, frames: &'a [u64]) -> WindowEvent<'a> {
+        WindowEvent { cpu: self.cpu, latency_ns, end_ns, seq: self.events_seq.fetch_add(1, Relaxed) + 1, pid, comm, end_shows_culprit, frames }
+    }
+
     /// Reports a hardirq-off window (`prev` is the hrtimer run before it: the id under
     /// which the watcher sampled it) that ended at `now`: the tracepoint always, a record
     /// at the threshold, with the window's profile if the watcher took one.
@@ -907,16 +913,7 @@ impl CpuSampler {
             EndStack::Here if recorded && tracepoints::windows_enabled() => capture_raw(&mut raw, ffi::irq_regs_ip()),
             EndStack::Here => &[],
         };
-        tracepoints::hardirq_off(&WindowEvent {
-            cpu: self.cpu,
-            latency_ns,
-            end_ns: now,
-            seq: self.events_seq.fetch_add(1, Relaxed) + 1,
-            pid,
-            comm: &comm,
-            end_shows_culprit,
-            frames: if recorded { frames } else { &[] },
-        });
+        tracepoints::hardirq_off(&self.window_event(latency_ns, now, pid, &comm, end_shows_culprit, if recorded { frames } else { &[] }));
         if !recorded {
             return;
         }
@@ -978,17 +975,7 @@ impl CpuSampler {
         self.capturing.store(true, Relaxed);
         let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
         let frames: &[u64] = if recorded && tracepoints::windows_enabled() { capture_raw(&mut raw, ffi::irq_regs_ip()) } else { &[] };
-        let event = WindowEvent {
-            cpu: self.cpu,
-            latency_ns,
-            end_ns: now,
-            seq: self.events_seq.fetch_add(1, Relaxed) + 1,
-            pid,
-            comm: &comm,
-            end_shows_culprit: sw.end_shows_culprit,
-            frames,
-        };
-        tracepoints::softirq_off(&event, sw.cause);
+        tracepoints::softirq_off(&self.window_event(latency_ns, now, pid, &comm, sw.end_shows_culprit, frames), sw.cause);
         if !recorded {
             self.capturing.store(false, Relaxed);
             return;

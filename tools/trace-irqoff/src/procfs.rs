@@ -283,24 +283,7 @@ impl<B: Backend> Module<B> {
         cpu_ids.dedup();
         let cpus = cpu_ids
             .into_iter()
-            .map(|cpu| snapshot::Cpu {
-                cpu,
-                online: true,
-                hard_events: 0,
-                soft_events: 0,
-                dropped: 0,
-                replaced: 0,
-                idle_gaps: 0,
-                late_timer_gaps: 0,
-                steal_gaps: 0,
-                soft_bh_off_events: 0,
-                soft_ksoftirqd_wait_events: 0,
-                hard_hist: Vec::new(),
-                soft_hist: Vec::new(),
-                soft_bh_off_hist: Vec::new(),
-                soft_ksoftirqd_wait_hist: Vec::new(),
-                sums_ns: snapshot::Sums::default(),
-            })
+            .map(snapshot::Cpu::new)
             .collect();
         let ms = 1_000_000;
         Ok(Snapshot {

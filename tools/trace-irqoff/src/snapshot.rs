@@ -136,6 +136,30 @@ pub struct Cpu {
     pub sums_ns: Sums,
 }
 
+impl Cpu {
+    /// A CPU with nothing counted (online, no histograms).
+    pub fn new(cpu: u32) -> Self {
+        Self {
+            cpu,
+            online: true,
+            hard_events: 0,
+            soft_events: 0,
+            dropped: 0,
+            replaced: 0,
+            idle_gaps: 0,
+            late_timer_gaps: 0,
+            steal_gaps: 0,
+            soft_bh_off_events: 0,
+            soft_ksoftirqd_wait_events: 0,
+            hard_hist: Vec::new(),
+            soft_hist: Vec::new(),
+            soft_bh_off_hist: Vec::new(),
+            soft_ksoftirqd_wait_hist: Vec::new(),
+            sums_ns: Sums::default(),
+        }
+    }
+}
+
 /// The exact sums of a CPU's histograms, in ns, where the module gives them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sums {

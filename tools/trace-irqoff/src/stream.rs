@@ -18,7 +18,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::clock::Clock;
-use crate::snapshot::{Cause, Cpu, Kind, Record, Sums, NR_BUCKETS};
+use crate::snapshot::{Cause, Cpu, Kind, Record, NR_BUCKETS};
 
 /// Test only: the tracefs directory to use instead of the mounted one.
 pub const TRACEFS_ENV: &str = "TRACE_IRQOFF_TRACEFS";
@@ -51,25 +51,16 @@ impl Event {
     /// The event as a record, with wall-clock times from `clock`.
     pub fn record(&self, clock: &Clock) -> Record {
         Record {
-            cpu: self.cpu,
-            kind: self.kind,
             cause: self.cause,
-            lower_bound: false,
             latency_ns: self.latency_ns,
             timestamp_ns: self.end_ns,
             wall_time: Some(clock.rfc3339(self.end_ns)),
             start_wall_time: Some(clock.rfc3339(self.end_ns.saturating_sub(self.latency_ns))),
             pid: self.pid,
             comm: self.comm.clone(),
-            runnable_ns: 0,
             stack: self.frames.clone(),
             end_shows_culprit: self.end_shows_culprit,
-            window_pid: 0,
-            window_comm: String::new(),
-            window_stack: Vec::new(),
-            overlap: None,
-            ongoing: false,
-            profile: None,
+            ..Record::new(self.cpu, self.kind)
         }
     }
 }
@@ -92,22 +83,11 @@ pub fn counts(events: &[Event]) -> Vec<Cpu> {
     let mut per: BTreeMap<u32, Cpu> = BTreeMap::new();
     for e in events {
         let c = per.entry(e.cpu).or_insert_with(|| Cpu {
-            cpu: e.cpu,
-            online: true,
-            hard_events: 0,
-            soft_events: 0,
-            dropped: 0,
-            replaced: 0,
-            idle_gaps: 0,
-            late_timer_gaps: 0,
-            steal_gaps: 0,
-            soft_bh_off_events: 0,
-            soft_ksoftirqd_wait_events: 0,
             hard_hist: vec![0; NR_BUCKETS],
             soft_hist: vec![0; NR_BUCKETS],
             soft_bh_off_hist: vec![0; NR_BUCKETS],
             soft_ksoftirqd_wait_hist: vec![0; NR_BUCKETS],
-            sums_ns: Sums::default(),
+            ..Cpu::new(e.cpu)
         });
         let k = tio_logic::hist::bucket(e.latency_ns);
         match (e.kind, e.cause) {
