@@ -36,6 +36,11 @@ impl Clock {
         Self { boot: UNIX_EPOCH + Duration::from_nanos(realtime_offset_ns) }
     }
 
+    /// The clock of a file's anchor where it has one, else this machine's as of now.
+    pub fn of_anchor(realtime_offset_ns: Option<u64>) -> Self {
+        realtime_offset_ns.map_or_else(Self::now, Self::anchored)
+    }
+
     /// The anchor of this clock (see [`Clock::anchored`]), to save beside its timestamps.
     pub fn realtime_offset_ns(&self) -> u64 {
         self.boot.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)

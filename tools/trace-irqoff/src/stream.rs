@@ -157,6 +157,13 @@ impl Tally {
     }
 }
 
+/// Adds to `store` (the module's records) the windows of `events` at `threshold_ns` or
+/// more that it does not hold.
+pub fn add_missing(store: &mut Vec<Record>, events: &[Event], threshold_ns: u64, clock: &Clock) {
+    let extra = missing(store, &records(events, threshold_ns, clock));
+    store.extend(extra);
+}
+
 /// One line of `trace_pipe`, if it is one of the two events (the module's format since
 /// it numbers them; older modules give `seq` 0 and no frames).
 pub fn parse_line(line: &str) -> Option<Event> {

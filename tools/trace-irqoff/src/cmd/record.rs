@@ -188,7 +188,7 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
     // The stream starts before sampling does, so that it sees every window.
     let mut stream = super::open_stream(m, true);
     let mut streamed: Vec<stream::Event> = Vec::new();
-    let clock = realtime_offset_ns.map_or_else(clock::Clock::now, clock::Clock::anchored);
+    let clock = clock::Clock::of_anchor(realtime_offset_ns);
     let guard = Restore { m, to: prior, armed: true };
     super::apply(m, a.period, threshold)?;
     // As the module has them (it raises the threshold to 2P when the period grows).
@@ -214,7 +214,7 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
                 streamed.extend(st.poll());
             }
             let (cpus, mut records) = tracker.total();
-            records.extend(stream::missing(&records, &stream::records(&streamed, used.threshold_ms * 1_000_000, &clock)));
+            stream::add_missing(&mut records, &streamed, used.threshold_ms * 1_000_000, &clock);
             if progress {
                 let ev: u64 = cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
                 let end = match (limit, a.until) {
@@ -247,7 +247,7 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
         streamed.extend(st.poll());
     }
     let kept = records.len();
-    records.extend(stream::missing(&records, &stream::records(&streamed, used.threshold_ms * 1_000_000, &clock)));
+    stream::add_missing(&mut records, &streamed, used.threshold_ms * 1_000_000, &clock);
     let stream = stream.map(|st| StreamSummary {
         windows: streamed.len() as u64,
         not_kept: (records.len() - kept) as u64,
@@ -294,12 +294,12 @@ fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
     let now = clock::monotonic_ns();
     let from = now.saturating_sub(u64::try_from(last.as_nanos()).unwrap_or(u64::MAX));
     let ring = st.read().map_err(|why| Problem::failure(why, "run as root"))?;
-    let clock = s.config.realtime_offset_ns.map_or_else(clock::Clock::now, clock::Clock::anchored);
+    let clock = clock::Clock::of_anchor(s.config.realtime_offset_ns);
     let history_from = ring.iter().map(|e| e.end_ns).min().map(|ns| clock.rfc3339(ns));
     let events: Vec<stream::Event> = ring.into_iter().filter(|e| e.end_ns >= from && e.end_ns <= now).collect();
     let mut records: Vec<Record> = s.records.iter().filter(|r| !r.ongoing && r.timestamp_ns >= from).cloned().collect();
     let kept = records.len();
-    records.extend(stream::missing(&records, &stream::records(&events, s.config.threshold_ns, &clock)));
+    stream::add_missing(&mut records, &events, s.config.threshold_ns, &clock);
     let mut cursor = stream::Cursor::default();
     cursor.take(events.clone());
     let uname = rustix::system::uname();

@@ -103,7 +103,7 @@ const STREAMED_KEPT: usize = 256;
 /// Adds to the snapshot's records the streamed windows at its threshold that its store
 /// does not hold (kept in `streamed` across refreshes, the newest [`STREAMED_KEPT`]).
 fn add_streamed(s: &mut Snapshot, streamed: &mut VecDeque<Record>, events: &[stream::Event]) {
-    let clock = s.config.realtime_offset_ns.map_or_else(crate::clock::Clock::now, crate::clock::Clock::anchored);
+    let clock = crate::clock::Clock::of_anchor(s.config.realtime_offset_ns);
     streamed.extend(stream::records(events, s.config.threshold_ns, &clock));
     while streamed.len() > STREAMED_KEPT {
         streamed.pop_front();

@@ -59,7 +59,7 @@ impl Base {
 }
 
 pub fn rows(s: &Snapshot, base: Option<&Base>, tally: Option<&Tally>) -> Vec<Row> {
-    let clock = s.config.realtime_offset_ns.map_or_else(Clock::now, Clock::anchored);
+    let clock = Clock::of_anchor(s.config.realtime_offset_ns);
     let tally = tally.filter(|_| base.is_some());
     let mut v = Vec::new();
     for c in &s.cpus {
