@@ -20,8 +20,24 @@ inject 1 hardirq 100
 sleep 0.2
 # A softirq delay: bottom halves off, or on PREEMPT_RT without the BH lock (where bh-off
 # delays nothing) preemption off, which starves the softirq threads.
-if has bh-lock; then inject 1 softirq 100; else inject 1 preempt 100; fi
+if has bh-lock; then soft_mode=softirq; else soft_mode=preempt; fi
+inject 1 $soft_mode 100
 sleep 0.2
+# Lengths come with their resolution: the window's true length (the sample's own
+# measurement) lies within the bounds the CLI gives the record it made.
+bounds_of() {	# bounds_of KIND MODE: "TRUE LO HI LATENCY" in ns for cpu 1's newest KIND record
+	j=$(trace-irqoff records --json --kind $1 --cpu 1 --sort newest --limit 1)
+	echo "$(true_ns $2) $(echo "$j" | sed -n 's/.*"true_latency_min_ns": \([0-9]*\).*/\1/p') $(echo "$j" | sed -n 's/.*"true_latency_max_ns": \([0-9]*\).*/\1/p') $(echo "$j" | sed -n 's/^    "latency_ns": \([0-9]*\).*/\1/p')"
+}
+for kind_mode in hard:hardirq soft:$soft_mode; do
+	bounds_of ${kind_mode%:*} ${kind_mode#*:} > /tmp/bounds
+	read -r b_true b_lo b_hi b_lat < /tmp/bounds
+	echo "# measured: ${kind_mode#*:} window of ${b_true:-?} ns reported as ${b_lat:-?} ns, the CLI's bounds [${b_lo:-?}, ${b_hi:-?}] ns"
+	check "records --json: the ${kind_mode#*:} window's true length lies within its ${kind_mode%:*} record's bounds" \
+		sh -c "test -n '$b_true' && test -n '$b_lo' && test -n '$b_hi' && test '$b_lo' -le '$b_true' && test '$b_true' -le '$b_hi'"
+done
+p_ms=$(( $(config_field period_ns) / 1000000 ))
+check "records says what its lengths mean: hardirq-off +0..$p_ms ms (one period)" sh -c "trace-irqoff records | grep -q '^true length = LENGTH +0..$p_ms ms (hardirq-off)'"
 json=$(trace-irqoff records --json --kind hard --limit 1)
 check "records --json names the sample's function on the right CPU" sh -c "echo '$json' | grep -q '\"cpu\": 1,' && echo '$json' | grep -A2 '\"stack\"' | grep -q irqoff_sample_hardirq_window"
 check "records demangles the sample's Rust frames" sh -c "trace-irqoff records --kind hard | grep -qF '<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x' && ! trace-irqoff records --kind hard | grep -q '_RNv'"
@@ -45,7 +61,7 @@ taskset -c 0 tio-pty trace-irqoff top --live --interval 200ms --count 2 > /tmp/l
 check "top --live on a terminal runs (exit 0)" test $rc = 0
 check "top --live on a terminal shows cpu 1's hardirq-off row with its windows" live_row
 check "top --live on a terminal redraws in place" live_redraws
-grep 'hardirq-off' /tmp/live.out | tr -d '\033\r' | head -n 2 | sed 's/^/# live: /'
+grep 'hardirq-off' /tmp/live.out | grep -v 'true length' | tr -d '\033\r' | head -n 2 | sed 's/^/# live: /'
 check "top --live on a pipe prints one table" sh -c "trace-irqoff top --live | grep -c '^trace-irqoff top --live:' | grep -qx 1"
 out=$(trace-irqoff set period 20 2>&1); rc=$?
 check "EBUSY becomes a sentence with a hint" sh -c "test $rc = 1 && echo '$out' | grep -q 'cannot change while tracing is enabled' && echo '$out' | grep -q '^hint: disable first'"

@@ -20,6 +20,7 @@ mod files;
 mod mechanism;
 mod original;
 mod output;
+mod precision;
 mod procfs;
 mod render;
 mod saved;

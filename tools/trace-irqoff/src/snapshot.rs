@@ -244,6 +244,12 @@ pub struct Record {
     /// counts (module with the watcher; none before, or without samples).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<Profile>,
+    /// The range the true length lies in, from the module's period and HZ (see
+    /// `precision`); absent for a window still open and for the original module.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub true_latency_min_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub true_latency_max_ns: Option<u64>,
 }
 
 /// A window's in-window profile: the stacks sampled while it was open, most-seen first.
@@ -337,6 +343,8 @@ impl Record {
             overlap: None,
             ongoing: false,
             profile: None,
+            true_latency_min_ns: None,
+            true_latency_max_ns: None,
         }
     }
 }
@@ -495,6 +503,7 @@ impl Snapshot {
             r.wall_time = Some(clock.rfc3339(r.timestamp_ns));
             r.start_wall_time = Some(clock.rfc3339(r.timestamp_ns.saturating_sub(r.latency_ns)));
         }
+        crate::precision::annotate(&self.config, &mut self.records);
     }
 }
 

@@ -450,8 +450,8 @@ fn watch_on_a_pipe_prints_each_record_once() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.matches("trace-irqoff watch:").count(), 1, "{text}");
-    assert_eq!(text.matches("hardirq-off cpu 1      66.988 ms").count(), 1, "{text}");
-    assert_eq!(text.matches("hardirq-off cpu 1      70.123 ms  hog (pid 7)").count(), 1, "{text}");
+    assert_eq!(text.matches("hardirq-off cpu 1    67 ms").count(), 1, "{text}");
+    assert_eq!(text.matches("hardirq-off cpu 1    70 ms  hog (pid 7)").count(), 1, "{text}");
     assert!(text.trim_end().ends_with("hog_fn+0x1/0x2"), "the new record comes last: {text}");
     assert!(!text.contains('\x1b'));
 }
@@ -566,7 +566,7 @@ fn v2_records_text() {
     let text = stdout(root.path(), &["records", "--cpu", "2", "--limit", "1"]);
     assert_eq!(
         text,
-        "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)
+        "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2    64 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)
     call_timer_fn+0x2a/0x130
     __run_timers+0x21d/0x2c0
     run_timer_softirq+0x2b/0x50
@@ -580,17 +580,18 @@ fn v2_records_text() {
     vfs_write+0x1d7/0x210
     ksys_write+0x75/0xc0
   overlaps softirq-off on CPU 3
+true length = LENGTH -5..+11 ms (ksoftirqd-wait)
 "
     );
     let text = stdout(root.path(), &["records"]);
     // Worst first: the bh-off window, both its stacks, and the hardirq-off window it overlapped.
-    assert!(text.starts_with("softirq-off (bh-off) cpu 0     100.111 ms  sh (pid 79)  ended 2026-05-07T10:00:04.033490Z (4.033490 s after boot)\n    __local_bh_enable_ip+0x5e/0x80\n"), "{text}");
+    assert!(text.starts_with("softirq-off (bh-off) cpu 0   100 ms  sh (pid 79)  ended 2026-05-07T10:00:04.033490Z (4.033490 s after boot)\n    __local_bh_enable_ip+0x5e/0x80\n"), "{text}");
     assert!(text.contains("\n  in the window: sh-79\n    ktime_get+0x3c/0xa0\n"), "{text}");
-    assert!(text.contains("\n  overlaps hardirq-off on CPU 1, 99.8 ms, irq_test\n"), "{text}");
-    assert!(text.contains("\nhardirq-off cpu 1      99.800 ms  irq_test (pid 90)  ended 2026-05-07T10:00:04.033412Z (4.033412 s after boot)\n"), "{text}");
-    assert!(text.contains("\n  overlaps softirq-off on CPU 0, 100.1 ms, sh\n"), "{text}");
-    assert!(text.contains("\nsoftirq-off (ksoftirqd-wait) cpu 2      52.004 ms  ksoftirqd/2 (pid 24)  ended 2026-05-07T10:00:05.900000Z (5.900000 s after boot)\n"), "{text}");
-    assert!(text.contains("\nsoftirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  open since 2026-05-07T10:00:05.043000Z (5.043000 s after boot)  (window still open)\n  in the window: kworker/3:1-140\n    delay_tsc+0x4a/0x80\n"), "{text}");
+    assert!(text.contains("\n  overlaps hardirq-off on CPU 1, 100 ms, irq_test\n"), "{text}");
+    assert!(text.contains("\nhardirq-off cpu 1   100 ms  irq_test (pid 90)  ended 2026-05-07T10:00:04.033412Z (4.033412 s after boot)\n"), "{text}");
+    assert!(text.contains("\n  overlaps softirq-off on CPU 0, 100 ms, sh\n"), "{text}");
+    assert!(text.contains("\nsoftirq-off (ksoftirqd-wait) cpu 2    52 ms  ksoftirqd/2 (pid 24)  ended 2026-05-07T10:00:05.900000Z (5.900000 s after boot)\n"), "{text}");
+    assert!(text.contains("\nsoftirq-off (bh-off) cpu 3   57 ms+  kworker/3:1 (pid 140)  open since 2026-05-07T10:00:05.043000Z (5.043000 s after boot)  (window still open)\n  in the window: kworker/3:1-140\n    delay_tsc+0x4a/0x80\n"), "{text}");
     // A hardirq record has no window sample to show.
     assert_eq!(text.matches("in the window:").count(), 3, "{text}");
     // --depth limits both stacks.
@@ -652,15 +653,16 @@ fn v2_top_groups_by_cause() {
     assert_eq!(
         text,
         "kind         cause           count          worst          total  tasks                    culprit
-softirq-off  bh-off              1     100.111 ms     100.111 ms  sh                       irqoff_sample_softirq_window
-hardirq-off  -                   1      99.800 ms      99.800 ms  irq_test                 irqoff_sample_hardirq_window
-softirq-off  ksoftirqd-wait      1      64.250 ms      64.250 ms  my hog                   irqoff_sample_busy
-softirq-off  bh-off              1      57.000 ms      57.000 ms  kworker/3:1              irqoff_sample_bh_work
-softirq-off  ksoftirqd-wait      1      52.004 ms      52.004 ms  ksoftirqd/2              call_timer_fn
+softirq-off  bh-off              1         100 ms         100 ms  sh                       irqoff_sample_softirq_window
+hardirq-off  -                   1         100 ms         100 ms  irq_test                 irqoff_sample_hardirq_window
+softirq-off  ksoftirqd-wait      1          64 ms          64 ms  my hog                   irqoff_sample_busy
+softirq-off  bh-off              1          57 ms          57 ms  kworker/3:1              irqoff_sample_bh_work
+softirq-off  ksoftirqd-wait      1          52 ms          52 ms  ksoftirqd/2              call_timer_fn
+true length = LENGTH +0..10 ms (hardirq-off), -5..+10 ms (bh-off), -5..+11 ms (ksoftirqd-wait)
 "
     );
     let text = stdout(root.path(), &["top", "--stack"]);
-    assert!(text.contains("ksoftirqd-wait      1      64.250 ms      64.250 ms  my hog                   delay_tsc <- irqoff_sample_busy <- "), "{text}");
+    assert!(text.contains("ksoftirqd-wait      1          64 ms          64 ms  my hog                   delay_tsc <- irqoff_sample_busy <- "), "{text}");
     let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["top", "--json"])).unwrap();
     assert_eq!(v.len(), 5);
     assert_eq!((&v[0]["kind"], &v[0]["cause"], &v[0]["culprit"]), (&"soft".into(), &"bh-off".into(), &"irqoff_sample_softirq_window".into()));
@@ -715,7 +717,7 @@ fn v2_watch_shows_causes_and_overlaps() {
         .success()
         .stdout(predicate::str::contains("softirq-off (ksoftirqd-wait) cpu 2"))
         .stdout(predicate::str::contains("  in the window: my hog-131\n"))
-        .stdout(predicate::str::contains("  overlaps hardirq-off on CPU 1, 99.8 ms, irq_test\n"));
+        .stdout(predicate::str::contains("  overlaps hardirq-off on CPU 1, 100 ms, irq_test\n"));
 }
 
 /// A proc root with the module disabled, period 10 ms, threshold 50 ms.
@@ -917,7 +919,7 @@ fn record_until_ends_at_the_window_saves_and_restores() {
     assert!(start.elapsed() < std::time::Duration::from_secs(2));
     assert_eq!(done.status.code(), Some(3), "{}", String::from_utf8_lossy(&done.stderr));
     let summary = String::from_utf8(done.stdout).unwrap();
-    assert!(summary.starts_with("caught a window of at least 40 ms: hardirq-off on CPU 1, 100.123 ms, hog (pid 7)  ended 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{summary}");
+    assert!(summary.starts_with("caught a window of at least 40 ms: hardirq-off on CPU 1, 100 ms, hog (pid 7)  ended 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{summary}");
     let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(v["until_ms"], 40);
     assert_eq!(v["caught"]["record"]["latency_ns"], 100_123_456);
@@ -950,7 +952,7 @@ fn watch_until_ends_at_a_new_window() {
     let done = w.wait_with_output().unwrap();
     assert_eq!(done.status.code(), Some(3));
     let text = String::from_utf8(done.stdout).unwrap();
-    assert!(text.ends_with("caught a window of at least 60 ms: hardirq-off on CPU 1, 70.123 ms, hog (pid 7)  ended 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{text}");
+    assert!(text.ends_with("caught a window of at least 60 ms: hardirq-off on CPU 1, 70 ms, hog (pid 7)  ended 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{text}");
 }
 
 /// Without the test's fixed boot time, a window that ended now is shown at now: the boot
@@ -972,7 +974,7 @@ fn wall_times_follow_this_machines_clocks() {
 fn times_people_read_are_wall_clock_times() {
     let root = ours();
     let text = stdout(root.path(), &["records", "--limit", "1", "--sort", "newest"]);
-    assert!(text.starts_with("hardirq-off cpu 1      52.990 ms  my task (pid 58)  ended 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
+    assert!(text.starts_with("hardirq-off cpu 1    53 ms  my task (pid 58)  ended 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
     let text = stdout(root.path(), &["watch", "--count", "1"]);
     assert!(text.contains("  ended 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
     // The original module gives no time: none is made up.
@@ -983,7 +985,7 @@ fn times_people_read_are_wall_clock_times() {
         ("distribute", include_str!("fixtures/original-distribute.txt")),
     ]);
     let text = stdout(orig.path(), &["records", "--limit", "1"]);
-    assert_eq!(text.lines().next().unwrap(), "hardirq-off cpu 17     107.000 ms  bash (pid 22840)");
+    assert_eq!(text.lines().next().unwrap(), "hardirq-off cpu 17   107 ms  bash (pid 22840)");
     let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(orig.path(), &["records", "--json"])).unwrap();
     assert!(v[0].get("wall_time").is_none());
 }
@@ -1254,8 +1256,8 @@ fn top_live_is_one_table_per_cpu_and_kind() {
     let text = stdout(root.path(), &["top", "--live"]);
     assert!(text.starts_with("trace-irqoff top --live: "), "{text}");
     assert!(text.contains("\n CPU  KIND           EVENTS RECORDED         LAST          MIN          AVG          MAX\n"), "{text}");
-    assert!(text.contains("\n   1  hardirq-off         4        3    52.990 ms    52.990 ms    58.322 ms    66.988 ms\n"), "{text}");
-    assert!(text.contains("\n   1  softirq-off         1        2    78.986 ms    50.990 ms    64.988 ms    78.986 ms\n"), "{text}");
+    assert!(text.contains("\n   1  hardirq-off         4        3        53 ms        53 ms        58 ms        67 ms\n"), "{text}");
+    assert!(text.contains("\n   1  softirq-off         1        2        79 ms        51 ms        65 ms        79 ms\n"), "{text}");
     assert_eq!(text.matches("top --live:").count(), 1);
     assert!(!text.contains('\x1b'));
     let rows: Vec<serde_json::Value> = serde_json::from_str(stdout(root.path(), &["top", "--live", "--json"]).trim()).unwrap();
@@ -1273,7 +1275,7 @@ fn top_live_redraws_in_place_on_a_terminal() {
     assert_eq!(text.matches("\x1b[H").count(), 3, "{text:?}");
     assert_eq!(text.matches("trace-irqoff top --live:").count(), 3);
     assert!(text.contains("\x1b[1mCPU KIND "), "{text:?}");
-    assert!(text.contains("  1 hardirq-off       4        3     53 ms     53 ms   58.3 ms     67 ms\x1b[K"), "{text:?}");
+    assert!(text.contains("  1 hardirq-off       4        3     53 ms     53 ms     58 ms     67 ms\x1b[K"), "{text:?}");
 }
 
 /// Claim: `top --live` on an 80x24 terminal fits: no line over 80 columns, and a redraw
@@ -1318,10 +1320,12 @@ fn records_on_a_terminal_is_one_line_per_window() {
     let text = text.replace("\r\n", "\n");
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with(" START (UTC)  END          CPU KIND"), "{text}");
-    assert_eq!(lines.len(), 1 + 5, "{text}");
+    // The header, 5 windows, and what their lengths mean (wrapped to 80 columns).
+    assert_eq!(lines.len(), 1 + 5 + 2, "{text}");
     assert!(lines.iter().all(|l| l.chars().count() <= 80), "{text}");
+    assert_eq!(lines[6..], ["true length = LENGTH +0..10 ms (hardirq-off), -5..+10 ms (bh-off), -5..+11 ms", "  (ksoftirqd-wait)"], "{text}");
     // Worst first, as with stacks.
-    assert!(lines[1].starts_with(" 10:00:03.933 10:00:04.033   0 bh-off          100.1 ms  irqoff_sample_softirq_"), "{text}");
+    assert!(lines[1].starts_with(" 10:00:03.933 10:00:04.033   0 bh-off            100 ms  irqoff_sample_softirq_"), "{text}");
     assert!(!text.contains("    __local_bh_enable_ip"), "{text}");
     let (_, stacks) = on_a_terminal_sized(root.path(), &["--color", "never", "records", "--stacks"], (24, 80));
     assert!(stacks.contains("    __local_bh_enable_ip"), "{stacks}");
@@ -1506,13 +1510,13 @@ fn records_show_where_a_window_was_and_where_it_ended() {
     let text = stdout(root.path(), &["records", "--cpu", "1", "--sort", "worst", "--depth", "2"]);
     assert_eq!(
         text,
-        "hardirq-off cpu 1   1788.373 ms+  sh (pid 63)  open since 2026-05-07T10:00:09.249206Z (9.249206 s after boot)  (window still open)
+        "hardirq-off cpu 1  1.79 s+  sh (pid 63)  open since 2026-05-07T10:00:09.249206Z (9.249206 s after boot)  (window still open)
   where it was so far: sh-63, 107 samples over 172 periods after the threshold, 3 distinct stacks
     100% (172 of 172 periods):
       read_hpet+0x36/0xe0
       ktime_get+0x11a/0x160
       ... 7 more frames
-hardirq-off cpu 1     195.096 ms  irq_test (pid 64)  ended 2026-05-07T10:00:02.880633Z (2.880633 s after boot)
+hardirq-off cpu 1   195 ms  irq_test (pid 64)  ended 2026-05-07T10:00:02.880633Z (2.880633 s after boot)
   where it ended:
     irqoff_sample_hardirq_window+0x30/0x4d [irqoff_sample]
     <irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x352/0x409 [irqoff_sample]
@@ -1527,6 +1531,7 @@ hardirq-off cpu 1     195.096 ms  irq_test (pid 64)  ended 2026-05-07T10:00:02.8
       irqoff_sample_hardirq_window+0x24/0x4d [irqoff_sample]
       ... 1 more frames
     8% (1 of 13 periods) in 1 more stack
+true length = LENGTH +0..10 ms (hardirq-off)
 "
     );
     // Profile frames are raw with --raw-symbols.
@@ -1577,14 +1582,16 @@ fn watch_on_80x24_keeps_the_header_and_the_newest_window_on_screen() {
         assert!(l.chars().count() <= 80, "{} wide: {l}", l.chars().count());
     }
     assert!(lines[0].starts_with("trace-irqoff watch: "), "{screen}");
-    assert!(lines[1].starts_with(" START (UTC)  END          CPU KIND"), "{screen}");
+    // What the lengths mean, for the kinds on screen.
+    assert_eq!(lines[1], "true length = LENGTH +0..10 ms (hardirq-off), -5..+11 ms (ksoftirqd-wait)", "{screen}");
+    assert!(lines[2].starts_with(" START (UTC)  END          CPU KIND"), "{screen}");
     // The newest first: the window still open, on CPU 1 (its end is the read).
-    assert!(lines[2].contains(" open ") && lines[2].contains("   1 hardirq-off"), "{screen}");
-    // On a 10-line terminal the rest is counted, not scrolled.
-    let (_, small) = on_a_terminal_sized(root.path(), &["--color", "never", "watch", "--interval", "10ms", "--count", "1"], (5, 80));
+    assert!(lines[3].contains(" open ") && lines[3].contains("   1 hardirq-off"), "{screen}");
+    // On a 6-line terminal the rest is counted, not scrolled.
+    let (_, small) = on_a_terminal_sized(root.path(), &["--color", "never", "watch", "--interval", "10ms", "--count", "1"], (6, 80));
     let small = small.replace("\r\n", "\n").replace("\x1b[H\x1b[2J", "");
-    assert!(small.lines().count() <= 4, "{small}");
-    assert!(small.lines().nth(2).is_some_and(|l| l.contains(" open ")), "{small}");
+    assert!(small.lines().count() <= 5, "{small}");
+    assert!(small.lines().nth(3).is_some_and(|l| l.contains(" open ")), "{small}");
     assert!(small.contains(" ... 2 older (trace-irqoff records; watch --stacks)"), "{small}");
 }
 
@@ -1673,7 +1680,7 @@ fn record_files_read_back_with_from() {
         String::from_utf8(out.stdout).unwrap()
     };
     let text = from(&["records", "--stacks"]);
-    assert!(text.starts_with("softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T11:00:05.120000Z (5.120000 s after boot)\n"), "{text}");
+    assert!(text.starts_with("softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2    64 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T11:00:05.120000Z (5.120000 s after boot)\n"), "{text}");
     assert_eq!(text.lines().filter(|l| l.starts_with("softirq-off")).count(), 2, "{text}");
     // The same culprits as `top` on the module the records came from.
     let live = stdout(ours_v2().path(), &["top"]);

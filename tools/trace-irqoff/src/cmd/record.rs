@@ -193,6 +193,8 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
     super::apply(m, a.period, threshold)?;
     // As the module has them (it raises the threshold to 2P when the period grows).
     let used = m.settings()?;
+    // The configuration the lengths are measured with (their bounds: `precision`).
+    let used_config = m.counters()?.config;
     let mut expected = used;
     let mut changes = Vec::new();
     let started = clock::now_rfc3339();
@@ -248,6 +250,7 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
     }
     let kept = records.len();
     stream::add_missing(&mut records, &streamed, used.threshold_ms * 1_000_000, &clock);
+    crate::precision::annotate(&used_config, &mut records);
     let stream = stream.map(|st| StreamSummary {
         windows: streamed.len() as u64,
         not_kept: (records.len() - kept) as u64,
@@ -300,6 +303,7 @@ fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
     let mut records: Vec<Record> = s.records.iter().filter(|r| !r.ongoing && r.timestamp_ns >= from).cloned().collect();
     let kept = records.len();
     stream::add_missing(&mut records, &events, s.config.threshold_ns, &clock);
+    crate::precision::annotate(&s.config, &mut records);
     let mut cursor = stream::Cursor::default();
     cursor.take(events.clone());
     let uname = rustix::system::uname();

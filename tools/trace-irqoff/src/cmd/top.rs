@@ -33,8 +33,8 @@ pub fn show(a: &TopArgs, s: &Snapshot, ctx: &Ctx) -> Result<Outcome> {
     } else {
         // On a terminal, fitted to its width; on a pipe, the full table scripts read.
         let text = match output::terminal_size() {
-            Some((_, cols)) => render::top::screen(&t, ctx.color, cols),
-            None => render::top::text(&t, ctx.color),
+            Some((_, cols)) => render::top::screen(&t, ctx.color, cols) + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), Some(cols)),
+            None => render::top::text(&t, ctx.color) + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), None),
         };
         output::print(&text)?;
     }

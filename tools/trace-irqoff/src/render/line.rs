@@ -12,7 +12,7 @@ pub fn header(width: Option<usize>) -> String {
     fit(&h, width)
 }
 
-/// One window in a line: " 10:00:03.933 10:00:04.033   0 bh-off          100.1 ms
+/// One window in a line: " 10:00:03.933 10:00:04.033   0 bh-off            100 ms
 /// irqoff_sample_softirq_window sh[79]", `*` first when `new`; a window still open
 /// ends "open" and its length is a lower bound ("+"). Times are UTC to the ms (since boot
 /// in seconds when the record has no wall time); the culprit and task are those of the
@@ -48,7 +48,7 @@ pub fn table(v: &[Record], s: &Snapshot, width: Option<usize>, color: bool) -> S
         o += &window(r, false, width);
         o.push('\n');
     }
-    o
+    o + &super::resolution_of(s, v, width)
 }
 
 /// Start and end as "HH:MM:SS.mmm" UTC, or seconds since boot without a wall time.
@@ -125,6 +125,8 @@ mod tests {
             overlap: None,
             ongoing: false,
             profile: None,
+            true_latency_min_ns: None,
+            true_latency_max_ns: None,
         }
     }
 
@@ -133,7 +135,7 @@ mod tests {
     #[test]
     fn a_window_in_one_line() {
         let l = window(&record(Kind::Soft, Some(Cause::BhOff), 100_111_000), false, None);
-        assert_eq!(l, " 10:00:03.933 10:00:04.033   3 bh-off          100.1 ms  irqoff_sample_softirq_window sh[79]");
+        assert_eq!(l, " 10:00:03.933 10:00:04.033   3 bh-off            100 ms  irqoff_sample_softirq_window sh[79]");
     }
 
     /// Claim: an open window says so in place of its end, its length a lower bound, and a

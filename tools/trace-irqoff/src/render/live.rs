@@ -138,6 +138,7 @@ pub fn text(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, (si
     );
     let lengths = if ring { "every window (the event ring)" } else { "the recorded ones (from the threshold, the worst per CPU and kind)" };
     let _ = writeln!(o, "events, avg: every window; last/min/max: {lengths}; {since}");
+    o += &super::resolution(s, [(Kind::Hard, None), (Kind::Soft, None)], None);
     let head = format!("{:>4}  {:<12} {:>8} {:>8} {:>12} {:>12} {:>12} {:>12}", "CPU", "KIND", "EVENTS", "RECORDED", "LAST", "MIN", "AVG", "MAX");
     let _ = writeln!(o, "{}", paint(color, BOLD, &head));
     for r in rows {
@@ -163,9 +164,9 @@ fn fresh(r: &Row, previous: Option<&[Row]>) -> bool {
     previous.is_some_and(|p| p.iter().any(|q| q.cpu == r.cpu && q.kind == r.kind && q.events < r.events))
 }
 
-/// A row as a line: wide (the table on a pipe) or narrow (75 columns, lengths to 0.1 ms).
+/// A row as a line: wide (the table on a pipe) or narrow (75 columns).
 fn row_line(r: &Row, narrow: bool) -> String {
-    let length: fn(u64) -> String = if narrow { super::ms_short } else { super::ms };
+    let length: fn(u64) -> String = super::length;
     let ms = |v: Option<u64>| v.map_or("-".to_string(), length);
     let (cpu, kind, events, recorded) = (r.cpu, r.kind.label(), r.events, r.recorded);
     let (last, min, avg, max) = (ms(r.last_ns), ms(r.min_ns), ms(r.avg_ns), ms(r.max_ns));
@@ -178,7 +179,7 @@ fn row_line(r: &Row, narrow: bool) -> String {
     }
 }
 
-/// On a terminal of `rows_cols`: [`text`] in 75 columns (lengths to 0.1 ms), its two
+/// On a terminal of `rows_cols`: [`text`] in 75 columns, its two
 /// header lines wrapped, cut to the width; where the rows do not all fit the height, the
 /// rows with events (in CPU order) as many as fit, and a line counting the rest, so that
 /// an in-place redraw never scrolls.
@@ -195,6 +196,7 @@ pub fn screen(s: &Snapshot, rows: &[Row], previous: Option<&[Row]>, now: &str, (
     );
     let lengths = if ring { "all windows (event ring)" } else { "the recorded (worst) ones" };
     o += &super::line::wrap(&format!("EVENTS, AVG: all windows; LAST/MIN/MAX: {lengths}; {since}"), cols);
+    o += &super::resolution(s, [(Kind::Hard, None), (Kind::Soft, None)], Some(cols));
     let head = format!("{:>3} {:<11} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9}", "CPU", "KIND", "EVENTS", "RECORDED", "LAST", "MIN", "AVG", "MAX");
     o += &(paint(color, BOLD, &super::line::fit(&head, Some(cols))) + "\n");
     // What is left of the height, keeping the line the cursor rests on.
@@ -243,7 +245,7 @@ mod tests {
         assert_eq!(hard1.avg_ns, Some((66_988_296 + 54_990_120 + 52_990_424) / 3));
         assert_eq!((r[0].events, r[0].recorded, r[0].last_ns), (0, 0, None));
         let text = text(&s, &r, None, "2026-05-07T10:00:10Z", ("since load", false), false);
-        assert!(text.contains("\n   1  hardirq-off         4        3    52.990 ms    52.990 ms    58.322 ms    66.988 ms\n"), "{text}");
+        assert!(text.contains("\n   1  hardirq-off         4        3        53 ms        53 ms        58 ms        67 ms\n"), "{text}");
         assert!(text.contains("\n   0  softirq-off         0        0            -            -            -            -\n"), "{text}");
         // v2: the open window does not count as a length.
         let s2 = crate::snapshot::parse(include_str!("../../tests/fixtures/records-v2.txt")).unwrap();
@@ -329,12 +331,13 @@ mod tests {
         let r = rows(&s, None, None);
         let big = screen(&s, &r, None, "2026-05-07T10:00:10Z", ("since load", false), false, (24, 80));
         assert!(big.lines().all(|l| l.chars().count() <= 80), "{big}");
-        assert!(big.contains("\n  1 hardirq-off       4        3     53 ms     53 ms   58.3 ms     67 ms\n"), "{big}");
-        assert_eq!(big.lines().count(), 3 + r.len(), "{big}");
-        // 4 rows, 2 of them without events, on a 6-line terminal: 3 header lines, 1 row,
+        assert!(big.contains("\n  1 hardirq-off       4        3     53 ms     53 ms     58 ms     67 ms\n"), "{big}");
+        assert!(big.contains("\ntrue length = LENGTH +0..10 ms (hardirq-off), "), "{big}");
+        assert_eq!(big.lines().count(), 4 + r.len(), "{big}");
+        // 4 rows, 2 of them without events, on a 7-line terminal: 4 header lines, 1 row,
         // the count, and the cursor's line.
-        let small = screen(&s, &r, None, "2026-05-07T10:00:10Z", ("since load", false), false, (6, 80));
-        assert!(small.lines().count() <= 5, "{small}");
+        let small = screen(&s, &r, None, "2026-05-07T10:00:10Z", ("since load", false), false, (7, 80));
+        assert!(small.lines().count() <= 6, "{small}");
         assert!(small.contains("\n  1 hardirq-off"), "{small}");
         assert!(small.ends_with("\n... 3 rows not shown (2 without events; --json has all)\n"), "{small}");
     }

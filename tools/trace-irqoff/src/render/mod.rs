@@ -97,22 +97,37 @@ pub fn when(r: &Record) -> String {
     }
 }
 
-/// Short form for sentences, to 0.1 ms: 99800123 ns -> "99.8 ms", 48000000 ns -> "48 ms".
+/// Short form for sentences and columns, to the ms (what the samplers can tell: see
+/// `precision`): 99800123 ns -> "100 ms", 48000000 ns -> "48 ms".
 pub fn ms_short(ns: u64) -> String {
-    let tenths = ns.saturating_add(50_000) / 100_000;
-    match tenths % 10 {
-        0 => format!("{} ms", tenths / 10),
-        t => format!("{}.{t} ms", tenths / 10),
-    }
+    format!("{} ms", ns.saturating_add(500_000) / 1_000_000)
 }
 
-/// A length for a sentence or a column: 1788332180 ns -> "1.79 s", 250000000 -> "250 ms".
+/// A length for a sentence or a column: 1788332180 ns -> "1.79 s", 250400000 -> "250 ms".
 pub fn length(ns: u64) -> String {
-    if ns >= 1_000_000_000 {
+    if ns >= 999_500_000 {
         format!("{:.2} s", ns as f64 / 1e9)
     } else {
         ms_short(ns)
     }
+}
+
+/// The line that says how exactly the lengths of a view are known (`precision`), for
+/// windows of `kinds`, wrapped to `cols` (as it is without); empty for the original
+/// module or no finished window.
+pub fn resolution(s: &Snapshot, kinds: impl IntoIterator<Item = (Kind, Option<Cause>)>, cols: Option<usize>) -> String {
+    let Some(line) = crate::precision::Resolution::of(&s.config).and_then(|r| r.legend_of(kinds)) else {
+        return String::new();
+    };
+    match cols {
+        Some(w) => line::wrap(&line, w),
+        None => line + "\n",
+    }
+}
+
+/// [`resolution`] for the finished windows among `v`.
+pub fn resolution_of(s: &Snapshot, v: &[Record], cols: Option<usize>) -> String {
+    resolution(s, v.iter().filter(|r| !r.ongoing && !r.lower_bound).map(|r| (r.kind, r.cause)), cols)
 }
 
 /// The kind in one word, a softirq-off window's as its cause: "hardirq-off", "bh-off",
@@ -165,7 +180,7 @@ pub fn who(r: &Record) -> String {
     }
 }
 
-/// "overlaps hardirq-off on CPU 1, 99.8 ms, irq_test", or "overlaps hardirq-off on CPU 1"
+/// "overlaps hardirq-off on CPU 1, 100 ms, irq_test", or "overlaps hardirq-off on CPU 1"
 /// when that CPU's record was not found.
 pub fn overlap(r: &Record) -> Option<String> {
     let o = r.overlap.as_ref()?;
@@ -179,10 +194,10 @@ pub fn overlap(r: &Record) -> Option<String> {
     Some(s)
 }
 
-/// Latency as the original printed it: "107 ms", or "57+ ms" for a lower bound.
+/// A record's length: "107 ms", or "57 ms+" for a lower bound (a window still open).
 pub fn latency(r: &Record) -> String {
     let plus = if r.lower_bound { "+" } else { "" };
-    format!("{}{plus}", ms(r.latency_ns))
+    format!("{}{plus}", length(r.latency_ns))
 }
 
 fn frames(out: &mut String, stack: &[String], color: bool, depth: usize) {
@@ -252,7 +267,7 @@ pub fn record(out: &mut String, r: &Record, color: bool, new: bool, stack_depth:
 pub fn record_with(out: &mut String, r: &Record, color: bool, new: bool, stack_depth: usize, version: u32, max_stacks: usize) {
     let mark = if new { paint(color, RED, "NEW ") } else { String::new() };
     let open = if r.lower_bound && version >= 2 { "  (window still open)" } else { "" };
-    let _ = writeln!(out, "{mark}{} cpu {} {:>14}  {}{}{open}", paint(color, BOLD, &record_label(r)), r.cpu, latency(r), who(r), when(r));
+    let _ = writeln!(out, "{mark}{} cpu {} {:>8}  {}{}{open}", paint(color, BOLD, &record_label(r)), r.cpu, latency(r), who(r), when(r));
     let profile = r.profile.as_ref().filter(|p| !p.stacks.is_empty());
     if profile.is_some() && !r.stack.is_empty() {
         let _ = writeln!(out, "  where it ended:");
@@ -303,7 +318,7 @@ pub fn records(v: &[Record], s: &Snapshot, depth: usize, color: bool) -> String 
     for r in v {
         record(&mut o, r, color, false, depth, s.version);
     }
-    o
+    o + &resolution_of(s, v, None)
 }
 
 #[cfg(test)]
@@ -345,7 +360,11 @@ mod tests {
     fn durations() {
         assert_eq!(ms(107_234_567), "107.234 ms");
         assert_eq!(secs(4_033_490_648), "4.033490");
-        assert_eq!(ms_short(99_800_123), "99.8 ms");
+        assert_eq!(ms_short(99_800_123), "100 ms");
+        assert_eq!(ms_short(99_499_999), "99 ms");
+        assert_eq!(length(999_499_999), "999 ms");
+        assert_eq!(length(999_500_000), "1.00 s");
+        assert_eq!(length(2_504_000_000), "2.50 s");
         assert_eq!(ms_short(48_000_000), "48 ms");
         assert_eq!(ms_short(48_960_000), "49 ms");
         assert_eq!(ms_short(0), "0 ms");
@@ -374,7 +393,7 @@ mod tests {
     #[test]
     fn overlap_sentences() {
         let s = v2();
-        assert_eq!(overlap(&s.records[0]).as_deref(), Some("overlaps hardirq-off on CPU 1, 99.8 ms, irq_test"));
+        assert_eq!(overlap(&s.records[0]).as_deref(), Some("overlaps hardirq-off on CPU 1, 100 ms, irq_test"));
         assert_eq!(overlap(&s.records[2]).as_deref(), Some("overlaps softirq-off on CPU 3"));
         assert_eq!(overlap(&s.records[3]), None);
     }
@@ -387,11 +406,11 @@ mod tests {
         record(&mut o, &s.records[2], false, false, 2, 2);
         assert_eq!(
             o,
-            "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2      64.250 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
+            "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2    64 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
         );
         let mut o = String::new();
         record(&mut o, &s.records[4], false, false, 12, 2);
-        assert!(o.starts_with("softirq-off (bh-off) cpu 3     57.000 ms+  kworker/3:1 (pid 140)  open since 5.043000 s after boot  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
+        assert!(o.starts_with("softirq-off (bh-off) cpu 3   57 ms+  kworker/3:1 (pid 140)  open since 5.043000 s after boot  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
         // In v1 a lower bound is the hrtimer's sample, not an open window.
         let mut o = String::new();
         record(&mut o, &s.records[4], false, false, 12, 1);

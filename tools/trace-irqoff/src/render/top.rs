@@ -20,8 +20,8 @@ pub fn text(t: &[Culprit], color: bool) -> String {
             c.kind.label(),
             c.cause.map_or("-", Cause::name),
             c.count,
-            super::ms(c.worst_ns),
-            super::ms(c.total_ns),
+            super::length(c.worst_ns),
+            super::length(c.total_ns),
             c.comms.join(","),
             paint(color, BOLD, &c.culprit)
         );
@@ -30,7 +30,7 @@ pub fn text(t: &[Culprit], color: bool) -> String {
 }
 
 /// On a terminal: the same groups in `cols` columns, the kind shown as its cause for
-/// softirq-off (as [`super::line`] does), lengths to 0.1 ms, the culprit before the tasks
+/// softirq-off (as [`super::line`] does), the culprit before the tasks
 /// so that a cut takes the tasks.
 pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
     if t.is_empty() {
@@ -40,7 +40,7 @@ pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
     let mut o = super::line::fit(&format!("{:<14} {:>6} {:>10} {:>10}  {}", "KIND", "COUNT", "WORST", "TOTAL", "CULPRIT (TASKS)"), width) + "\n";
     for c in t {
         let kind = super::kind_or_cause(c.kind, c.cause);
-        let head = format!("{kind:<14} {:>6} {:>10} {:>10}  ", c.count, super::ms_short(c.worst_ns), super::ms_short(c.total_ns));
+        let head = format!("{kind:<14} {:>6} {:>10} {:>10}  ", c.count, super::length(c.worst_ns), super::length(c.total_ns));
         let line = super::line::fit(&format!("{head}{} ({})", c.culprit, c.comms.join(",")), width);
         // Bold the culprit only where it is whole on the line.
         let line = match line.strip_prefix(&head).and_then(|rest| rest.strip_prefix(c.culprit.as_str()).map(|tail| (rest, tail))) {
@@ -70,7 +70,7 @@ mod tests {
         let text = screen(&t, false, 100);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "KIND            COUNT      WORST      TOTAL  CULPRIT (TASKS)");
-        assert_eq!(lines[1], "hardirq-off         2    99.8 ms   199.6 ms  irqoff_sample_hardirq_window (irq_test,sh)");
+        assert_eq!(lines[1], "hardirq-off         2     100 ms     200 ms  irqoff_sample_hardirq_window (irq_test,sh)");
         assert!(lines[2].starts_with("bh-off "), "{text}");
         let narrow = screen(&t, false, 60);
         assert!(narrow.lines().all(|l| l.chars().count() <= 60), "{narrow}");

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::snapshot::{Record, RecordKey, Snapshot};
+use crate::snapshot::{Cause, Kind, Record, RecordKey, Snapshot};
 
 /// Profile stacks `watch` shows per record (the rest are summed in one line).
 const WATCH_STACKS: usize = 3;
@@ -17,6 +17,7 @@ pub fn refresh(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Durati
     let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
     let now = crate::clock::now_rfc3339();
     let _ = writeln!(o, "trace-irqoff watch: {now}, {total} events, {} records, every {interval:?} (Ctrl-C quits)", s.records.len());
+    o += &super::resolution(s, [(Kind::Hard, None), (Kind::Soft, Some(Cause::BhOff)), (Kind::Soft, Some(Cause::KsoftirqdWait))], None);
     for r in newest_first(s).into_iter().take(20) {
         let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
         super::record_with(&mut o, r, color, new, 3, s.version, WATCH_STACKS);
@@ -38,10 +39,11 @@ pub fn screen(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Duratio
         humantime::format_duration(interval)
     );
     let mut o = super::line::fit(&title, width) + "\n";
-    o += &(super::paint(color, super::BOLD, &super::line::header(width)) + "\n");
     let recs = newest_first(s);
-    // The title, the header, and the line the cursor rests on.
-    let room = rows.saturating_sub(3).max(1);
+    o += &super::resolution_of(s, &s.records, width);
+    o += &(super::paint(color, super::BOLD, &super::line::header(width)) + "\n");
+    // The lines so far, and the line the cursor rests on.
+    let room = rows.saturating_sub(o.lines().count() + 1).max(1);
     let shown = if recs.len() > room { room - 1 } else { recs.len() };
     for r in recs.iter().take(shown) {
         let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
@@ -70,6 +72,7 @@ pub fn appended(s: &Snapshot, new: &[Record], first: bool, interval: Duration, c
     if first {
         let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
         let _ = writeln!(o, "trace-irqoff watch: {}, {total} events, {} records, every {interval:?} (Ctrl-C quits)", crate::clock::now_rfc3339(), s.records.len());
+        o += &super::resolution(s, [(Kind::Hard, None), (Kind::Soft, Some(Cause::BhOff)), (Kind::Soft, Some(Cause::KsoftirqdWait))], None);
     }
     for r in new {
         super::record_with(&mut o, r, color, false, 3, s.version, WATCH_STACKS);
@@ -79,5 +82,5 @@ pub fn appended(s: &Snapshot, new: &[Record], first: bool, interval: Duration, c
 
 /// The last line of `watch --until`.
 pub fn caught(r: &Record, ms: u64) -> String {
-    format!("caught a window of at least {ms} ms: {} on CPU {}, {}, {} (pid {}){}\n", super::record_label(r), r.cpu, super::ms(r.latency_ns), r.comm, r.pid, super::when(r))
+    format!("caught a window of at least {ms} ms: {} on CPU {}, {}, {} (pid {}){}\n", super::record_label(r), r.cpu, super::length(r.latency_ns), r.comm, r.pid, super::when(r))
 }
