@@ -18,6 +18,7 @@ mod culprit;
 mod error;
 mod files;
 mod mechanism;
+mod model;
 mod original;
 mod output;
 mod precision;

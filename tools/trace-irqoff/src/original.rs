@@ -3,7 +3,7 @@
 //! ByteDance module also has. The CLI falls back on them when the module has no `records`
 //! file (the original module), so `records`, `top` and `hist` work against it too.
 
-use crate::snapshot::{Kind, ParseError, Record};
+use crate::snapshot::{Kind, ParseError, Record, Row};
 
 fn malformed(line: usize, what: impl Into<String>) -> ParseError {
     ParseError::Malformed { line, what: what.into() }
@@ -81,14 +81,6 @@ fn parse_command_line(n: usize, rest: &str, kind: Kind, cpu: u32) -> Result<Reco
         }
     }
     Ok(Record { lower_bound, latency_ns, timestamp_ns, pid, comm: comm.to_string(), ..Record::new(cpu, kind) })
-}
-
-/// One histogram row: [lo, hi] ms and its count.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Row {
-    pub lo_ms: u64,
-    pub hi_ms: u64,
-    pub count: u64,
 }
 
 /// Parses `distribute`: "hardirq-off:" / "softirq-off:" headers, a "msecs : count" line,

@@ -74,39 +74,6 @@ impl Resolution {
         let b = self.bounds(r.kind, r.cause);
         Some((r.latency_ns.saturating_sub(b.below_ns), r.latency_ns + b.above_ns))
     }
-
-    /// The line that goes with a view of lengths of `kinds` (each once, in this order):
-    /// "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off)". The bounds
-    /// are rounded outwards to whole ms, as lengths are shown.
-    pub fn legend(&self, kinds: &[(Kind, Option<Cause>)]) -> String {
-        let ms = |ns: u64| ns.div_ceil(1_000_000);
-        let parts: Vec<String> = kinds
-            .iter()
-            .map(|&(k, c)| {
-                let b = self.bounds(k, c);
-                let name = crate::render::kind_or_cause(k, c);
-                match b.below_ns {
-                    0 => format!("+0..{} ms ({name})", ms(b.above_ns)),
-                    n => format!("-{}..+{} ms ({name})", ms(n), ms(b.above_ns)),
-                }
-            })
-            .collect();
-        format!("true length = LENGTH {}", parts.join(", "))
-    }
-
-    /// [`Self::legend`] for `kinds` as they come (repeats and order do not matter; a
-    /// softirq kind without a cause stands for both causes); none for no kind.
-    pub fn legend_of(&self, kinds: impl IntoIterator<Item = (Kind, Option<Cause>)>) -> Option<String> {
-        let mut v: Vec<(Kind, Option<Cause>)> = Vec::new();
-        for k in kinds {
-            let k = if k.0 == Kind::Hard { (Kind::Hard, None) } else { k };
-            if !v.contains(&k) {
-                v.push(k);
-            }
-        }
-        v.sort_by_key(|&(k, c)| (k == Kind::Soft, c.map(|c| c == Cause::KsoftirqdWait)));
-        (!v.is_empty()).then(|| self.legend(&v))
-    }
 }
 
 /// Sets each record's `true_latency_min_ns`/`true_latency_max_ns` from `c` (for JSON).
@@ -121,10 +88,10 @@ pub fn annotate(c: &Config, records: &mut [Record]) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn config(period_ms: u64, hz: u64) -> Config {
+    pub(crate) fn config(period_ms: u64, hz: u64) -> Config {
         let ms = 1_000_000;
         let jiffy = 1_000_000_000 / hz;
         let ps = (period_ms * ms).div_ceil(jiffy) * jiffy;
@@ -185,20 +152,15 @@ mod tests {
         }
     }
 
-    /// Claim: the legend names each kind present once, hardirq first, in whole ms rounded
-    /// outwards; no kind, no line; the original module's configuration (no HZ)
-    /// has no bounds.
+    /// Claim: a finished window's range is its length minus below to plus above; a window
+    /// still open has none; the original module's configuration (no HZ) has no bounds.
     #[test]
-    fn legend_of_present_kinds() {
+    fn ranges_of_records() {
         let r = Resolution::of(&config(10, 250)).expect("ours");
         let rec = |kind, cause, open| Record { kind, cause, lower_bound: open, latency_ns: 57_000_000, ..Record::new(1, kind) };
-        let v = [rec(Kind::Soft, Some(Cause::KsoftirqdWait), false), rec(Kind::Hard, None, false), rec(Kind::Soft, Some(Cause::BhOff), false), rec(Kind::Hard, None, false)];
-        let finished = |v: &[Record]| v.iter().filter(|r| !r.lower_bound).map(|r| (r.kind, r.cause)).collect::<Vec<_>>();
-        let l = r.legend_of(finished(&v)).expect("a line");
-        assert_eq!(l, "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms (ksoftirqd-wait)");
-        assert!(r.legend_of(finished(&[rec(Kind::Hard, None, true)])).is_none());
-        assert_eq!(r.range(&v[1]), Some((57_000_000, 67_000_000)));
-        assert_eq!(r.range(&v[2]), Some((49_000_000, 69_000_000)));
+        assert_eq!(r.range(&rec(Kind::Hard, None, false)), Some((57_000_000, 67_000_000)));
+        assert_eq!(r.range(&rec(Kind::Soft, Some(Cause::BhOff), false)), Some((49_000_000, 69_000_000)));
+        assert_eq!(r.range(&rec(Kind::Hard, None, true)), None);
         let mut orig = config(10, 250);
         orig.hz = 0;
         assert!(Resolution::of(&orig).is_none());

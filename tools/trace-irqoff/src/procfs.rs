@@ -11,6 +11,7 @@ use rustix::io::Errno;
 use tio_logic::limits::{PERIOD_MS_MAX, PERIOD_MS_MIN, THRESHOLD_MS_MAX};
 
 use crate::original;
+use crate::model::settings::{Settings, Switching};
 use crate::snapshot::{self, Snapshot};
 
 /// What can go wrong talking to the module.
@@ -143,44 +144,6 @@ impl Backend for Dir {
     }
 }
 
-/// Period, threshold and the enable switch: what `record` restores.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct Settings {
-    pub enabled: bool,
-    pub period_ms: u64,
-    pub threshold_ms: u64,
-    /// A writer is turning the switch and waits for every CPU (one may have interrupts
-    /// off); `enabled` is the state until it is done.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub switching: Option<Switching>,
-}
-
-/// Which way a writer is turning a switch while it waits for the CPUs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Switching {
-    Enabling,
-    Disabling,
-}
-
-impl Switching {
-    /// From the module's name of a switch's state (`enable`, `state=`).
-    pub fn parse(state: &str) -> Option<Self> {
-        match state {
-            "enabling" => Some(Switching::Enabling),
-            "disabling" => Some(Switching::Disabling),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Switching::Enabling => "enabling",
-            Switching::Disabling => "disabling",
-        }
-    }
-}
-
 /// The module, through a backend.
 pub struct Module<B: Backend> {
     backend: B,
@@ -252,6 +215,7 @@ impl<B: Backend> Module<B> {
             }
         };
         s.stamp(&clock);
+        crate::precision::annotate(&s.config, &mut s.records);
         if self.demangle {
             for r in &mut s.records {
                 let profile = r.profile.iter_mut().flat_map(|p| p.stacks.iter_mut().flat_map(|s| s.frames.iter_mut()));

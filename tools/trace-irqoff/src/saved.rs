@@ -9,13 +9,15 @@ use serde::Deserialize;
 
 use crate::clock::Clock;
 use crate::error::Problem;
+use crate::model::recording::ModuleInfo;
+use crate::model::settings::Settings;
 use crate::snapshot::{Config, Cpu, Record, Snapshot};
 
-/// What a view needs of a `record` file (it holds more: see `cmd::record::Recording`).
+/// What a view needs of a `record` file (it holds more: see `model::recording::Recording`).
 #[derive(Deserialize)]
 struct Saved {
-    module: SavedModule,
-    settings: SavedSettings,
+    module: ModuleInfo,
+    settings: Settings,
     /// CLOCK_REALTIME minus CLOCK_MONOTONIC when it was taken; absent from files of
     /// trace-irqoff 0.1 (the records' own wall times give it back then).
     #[serde(default)]
@@ -25,21 +27,6 @@ struct Saved {
     ended_monotonic_ns: Option<u64>,
     cpus: Vec<Cpu>,
     records: Vec<Record>,
-}
-
-#[derive(Deserialize)]
-struct SavedModule {
-    records_format: u32,
-    hz: u64,
-    records_per_cpu: u32,
-    soft_event_ns: u64,
-}
-
-#[derive(Deserialize)]
-struct SavedSettings {
-    enabled: bool,
-    period_ms: u64,
-    threshold_ms: u64,
 }
 
 /// A `record` file read back.
@@ -77,7 +64,11 @@ pub fn parse(text: &str) -> Result<Loaded, serde_json::Error> {
             threshold_ns: saved.settings.threshold_ms * ms,
             hz: saved.module.hz,
             records_per_cpu: saved.module.records_per_cpu,
-            soft_period_ns: saved.settings.period_ms * ms,
+            // Files that predate it: P itself (short of whole jiffies by less than one).
+            soft_period_ns: match saved.module.soft_period_ns {
+                0 => saved.settings.period_ms * ms,
+                ns => ns,
+            },
             soft_event_ns: saved.module.soft_event_ns,
             counts_since_ns: None,
             enabled_since_ns: None,

@@ -484,7 +484,7 @@ pub struct Snapshot {
     /// Histograms as the original module's `distribute` printed them, when the snapshot
     /// was read from a module without a `records` file (per-CPU counts are then unknown).
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub original_hist: Option<Vec<(Kind, Vec<crate::original::Row>)>>,
+    pub original_hist: Option<Vec<(Kind, Vec<Row>)>>,
     /// The longest window per CPU, kind and cause, when the snapshot was read from the
     /// `counters` file (which has no records to take it from).
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -503,8 +503,15 @@ impl Snapshot {
             r.wall_time = Some(clock.rfc3339(r.timestamp_ns));
             r.start_wall_time = Some(clock.rfc3339(r.timestamp_ns.saturating_sub(r.latency_ns)));
         }
-        crate::precision::annotate(&self.config, &mut self.records);
     }
+}
+
+/// One row of the original module's `distribute` histogram: [lo, hi] ms and its count.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Row {
+    pub lo_ms: u64,
+    pub hi_ms: u64,
+    pub count: u64,
 }
 
 /// A `worst` line of the `counters` file: the longest window of a CPU that `records`

@@ -1001,7 +1001,7 @@ fn a_record_file_says_when_where_and_with_what() {
     assert_eq!(v["host"], uname.nodename().to_str().unwrap());
     assert_eq!(v["kernel"], uname.release().to_str().unwrap());
     assert_eq!(v["cli_version"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(v["module"], serde_json::json!({"records_format": 1, "hz": 1000, "records_per_cpu": 16, "soft_event_ns": 22000000}));
+    assert_eq!(v["module"], serde_json::json!({"records_format": 1, "hz": 1000, "records_per_cpu": 16, "soft_period_ns": 10000000, "soft_event_ns": 22000000}));
     assert_eq!(v["settings"], serde_json::json!({"enabled": true, "period_ms": 10, "threshold_ms": 60}));
     let started = humantime::parse_rfc3339(v["start_time"].as_str().unwrap()).unwrap();
     let ended = humantime::parse_rfc3339(v["end_time"].as_str().unwrap()).unwrap();

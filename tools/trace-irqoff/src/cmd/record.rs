@@ -12,7 +12,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use serde::Serialize;
 
 use super::{Ctx, Outcome};
 use crate::cli::{RecordArgs, Weight};
@@ -21,103 +20,12 @@ use crate::culprit;
 use crate::error::Problem;
 use crate::files::AtomicFile;
 use crate::output;
-use crate::procfs::{Backend, Module, Settings};
+use crate::model::recording::{Caught, ModuleInfo, OutsideChange, Recording, StreamSummary};
+use crate::model::settings::Settings;
+use crate::procfs::{Backend, Module};
 use crate::render;
 use crate::snapshot::{self, Cpu, Kind, Record, Snapshot};
 use crate::stream;
-
-/// What `record` saves.
-#[derive(Serialize)]
-pub struct Recording {
-    /// Where and with what it was taken.
-    pub host: String,
-    pub kernel: String,
-    pub cli_version: &'static str,
-    pub module: ModuleInfo,
-    /// Wall-clock start and end, RFC 3339 UTC.
-    #[serde(rename = "start_time")]
-    pub started: String,
-    #[serde(rename = "end_time")]
-    pub ended: String,
-    pub duration_ms: u64,
-    /// The clock anchor of every wall time in it (CLOCK_REALTIME minus CLOCK_MONOTONIC, in
-    /// ns; absent where the module does not give one), and CLOCK_MONOTONIC at the end:
-    /// with them `--from FILE` shows the same times on any machine.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub realtime_offset_ns: Option<u64>,
-    #[serde(rename = "end_ns")]
-    pub ended_monotonic_ns: u64,
-    pub interrupted: bool,
-    /// Settings while recording, and the ones restored afterwards.
-    pub settings: Settings,
-    pub restored: Settings,
-    /// Changes someone else made to the module while it recorded, in order.
-    pub outside_changes: Vec<OutsideChange>,
-    /// The settings left as someone else set them during the recording instead of being
-    /// restored: `enabled`, `period_ms`, `threshold_ms`.
-    pub kept_outside: Vec<&'static str>,
-    /// `--until`: the length that ends the recording, and the window that did.
-    pub until_ms: Option<u64>,
-    pub caught: Option<Caught>,
-    /// Events per CPU and histograms counted during the recording.
-    pub cpus: Vec<Cpu>,
-    /// Records that appeared during the recording: the module's, and, from its event
-    /// stream, the windows at the threshold its store did not keep (with their end stack,
-    /// without in-window samples).
-    pub records: Vec<Record>,
-    /// The event stream the recording read (absent where there was none: no tracefs, not
-    /// root, a copy of the files).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream: Option<StreamSummary>,
-}
-
-/// What the event stream gave a recording.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct StreamSummary {
-    /// Windows it carried (every one the module counted, above and below the threshold).
-    pub windows: u64,
-    /// Of those at the threshold, the ones the module's store did not keep (their records
-    /// come from the stream).
-    pub not_kept: u64,
-    /// Windows its ring lost (gaps in their numbers).
-    pub lost: u64,
-    /// `--last`: the end of the oldest window the ring still held (RFC 3339): it holds
-    /// nothing from before then; absent when it held none.
-    #[serde(rename = "history_start_time", skip_serializing_if = "Option::is_none")]
-    pub history_from: Option<String>,
-}
-
-/// The module's constants a recording was taken with (its settings are beside them).
-#[derive(Debug, Clone, Serialize)]
-pub struct ModuleInfo {
-    /// Version of its records file (0: the original module, which has none).
-    pub records_format: u32,
-    pub hz: u64,
-    pub records_per_cpu: u32,
-    /// Smallest softirq-off window it reports.
-    pub soft_event_ns: u64,
-}
-
-/// A change to the module that `record` did not make.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct OutsideChange {
-    /// When it was noticed, from the start of the recording.
-    pub at_ms: u64,
-    /// What changed, as a sentence: "the module was disabled".
-    pub what: String,
-}
-
-/// The window that ended a recording with `--until`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Caught {
-    pub cpu: u32,
-    pub kind: Kind,
-    /// Its latency bucket, [lo, hi] ms.
-    pub bucket_ms: [u64; 2],
-    /// Its record; none when the module counted the window but did not keep it (its
-    /// buffer held only worse ones).
-    pub record: Option<Record>,
-}
 
 /// How often the settings are compared with the ones `record` set.
 const SETTINGS_POLL: Duration = Duration::from_millis(100);
@@ -182,6 +90,7 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
         records_format: before.version,
         hz: before.config.hz,
         records_per_cpu: before.config.records_per_cpu,
+        soft_period_ns: before.config.soft_period_ns,
         soft_event_ns: before.config.soft_event_ns,
     };
     let mut tracker = Tracker::new(before);
@@ -315,6 +224,7 @@ fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
             records_format: s.version,
             hz: s.config.hz,
             records_per_cpu: s.config.records_per_cpu,
+            soft_period_ns: s.config.soft_period_ns,
             soft_event_ns: s.config.soft_event_ns,
         },
         started: clock.rfc3339(from),

@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use crate::original::Row;
+use crate::snapshot::Row;
 use crate::snapshot::{Cause, Cpu, Kind, Snapshot, TagWait, NR_BUCKETS};
 
 /// The labels of a latency series: CPU (empty for the original module, which only sums),

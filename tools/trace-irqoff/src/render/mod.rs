@@ -113,12 +113,39 @@ pub fn length(ns: u64) -> String {
 }
 
 /// The line that says how exactly the lengths of a view are known (`precision`), for
-/// windows of `kinds`, wrapped to `cols` (as it is without); empty for the original
-/// module or no finished window.
+/// windows of `kinds` (repeats and order do not matter; a softirq kind without a cause
+/// stands for both causes), hardirq first, the bounds in whole ms rounded outwards as
+/// lengths are shown: "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms
+/// (bh-off)"; wrapped to `cols` (as it is without); empty for the original module or no
+/// kind.
 pub fn resolution(s: &Snapshot, kinds: impl IntoIterator<Item = (Kind, Option<Cause>)>, cols: Option<usize>) -> String {
-    let Some(line) = crate::precision::Resolution::of(&s.config).and_then(|r| r.legend_of(kinds)) else {
+    let Some(res) = crate::precision::Resolution::of(&s.config) else {
         return String::new();
     };
+    let mut v: Vec<(Kind, Option<Cause>)> = Vec::new();
+    for k in kinds {
+        let k = if k.0 == Kind::Hard { (Kind::Hard, None) } else { k };
+        if !v.contains(&k) {
+            v.push(k);
+        }
+    }
+    if v.is_empty() {
+        return String::new();
+    }
+    v.sort_by_key(|&(k, c)| (k == Kind::Soft, c.map(|c| c == Cause::KsoftirqdWait)));
+    let ms = |ns: u64| ns.div_ceil(1_000_000);
+    let parts: Vec<String> = v
+        .iter()
+        .map(|&(k, c)| {
+            let b = res.bounds(k, c);
+            let name = kind_or_cause(k, c);
+            match b.below_ns {
+                0 => format!("+0..{} ms ({name})", ms(b.above_ns)),
+                n => format!("-{}..+{} ms ({name})", ms(n), ms(b.above_ns)),
+            }
+        })
+        .collect();
+    let line = format!("true length = LENGTH {}", parts.join(", "));
     match cols {
         Some(w) => line::wrap(&line, w),
         None => line + "\n",
@@ -354,6 +381,21 @@ mod tests {
         assert_eq!(histogram("hardirq-off:", &c), expected);
         assert_eq!(histogram("x", &[0; 3]), "");
         assert!(histogram_unit("d:", "usecs", &c).contains("         usecs "));
+    }
+
+    /// Claim: the resolution line names each kind present once, hardirq first, in whole ms
+    /// rounded outwards (P = 10 ms at HZ 250), wraps to a width, and is empty without a
+    /// kind or for the original module (no HZ).
+    #[test]
+    fn resolution_line_of_present_kinds() {
+        let mut s = v2();
+        s.config = crate::precision::tests::config(10, 250);
+        let kinds = [(Kind::Soft, Some(Cause::KsoftirqdWait)), (Kind::Hard, None), (Kind::Soft, Some(Cause::BhOff)), (Kind::Hard, None)];
+        assert_eq!(resolution(&s, kinds, None), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms (ksoftirqd-wait)\n");
+        assert_eq!(resolution(&s, kinds, Some(80)), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms\n  (ksoftirqd-wait)\n");
+        assert_eq!(resolution(&s, [], None), "");
+        s.config.hz = 0;
+        assert_eq!(resolution(&s, kinds, None), "");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use crate::cmd::record::Recording;
+use crate::model::recording::Recording;
 use crate::culprit;
 
 pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {

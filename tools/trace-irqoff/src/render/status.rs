@@ -6,7 +6,7 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::{paint, BOLD};
-use crate::procfs::Settings;
+use crate::model::settings::Settings;
 use crate::snapshot::{Cpu, Kind, Ongoing, Record, Snapshot, TagWait, Watcher};
 use crate::symbols::function;
 
