@@ -23,7 +23,11 @@ fn median(v: &mut [f64]) -> f64 {
     }
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 /// Distribution-free 95% confidence interval of the median: order statistics x(k) and
@@ -34,8 +38,16 @@ fn median_ci(v: &[f64]) -> Option<(f64, f64)> {
     let mut s = v.to_vec();
     s.sort_by(|a, b| a.total_cmp(b));
     // P(B <= j) for B ~ Bin(n, 1/2), summed in logs to stay exact enough for n in the hundreds.
-    let ln_c = |n: usize, i: usize| -> f64 { (1..=i).map(|j| ((n - i + j) as f64).ln() - (j as f64).ln()).sum() };
-    let cdf = |j: usize| -> f64 { (0..=j).map(|i| (ln_c(n, i) - n as f64 * std::f64::consts::LN_2).exp()).sum() };
+    let ln_c = |n: usize, i: usize| -> f64 {
+        (1..=i)
+            .map(|j| ((n - i + j) as f64).ln() - (j as f64).ln())
+            .sum()
+    };
+    let cdf = |j: usize| -> f64 {
+        (0..=j)
+            .map(|i| (ln_c(n, i) - n as f64 * std::f64::consts::LN_2).exp())
+            .sum()
+    };
     let mut k = 0;
     for cand in 1..=n / 2 {
         if cdf(cand - 1) <= 0.025 {
@@ -50,9 +62,20 @@ fn median_ci(v: &[f64]) -> Option<(f64, f64)> {
 
 fn table(out: &mut String, head: &[&str], rows: &[Vec<String>]) {
     let widths: Vec<usize> = (0..head.len())
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([head[i].chars().count()]).max().unwrap_or(1).max(1))
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([head[i].chars().count()])
+                .max()
+                .unwrap_or(1)
+                .max(1)
+        })
         .collect();
-    let sep: String = widths.iter().map(|w| "=".repeat(*w)).collect::<Vec<_>>().join("  ");
+    let sep: String = widths
+        .iter()
+        .map(|w| "=".repeat(*w))
+        .collect::<Vec<_>>()
+        .join("  ");
     let line = |cells: Vec<String>| {
         cells
             .iter()
@@ -64,21 +87,42 @@ fn table(out: &mut String, head: &[&str], rows: &[Vec<String>]) {
             .to_string()
     };
     let _ = writeln!(out, "{sep}");
-    let _ = writeln!(out, "{}", line(head.iter().map(|s| s.to_string()).collect()));
+    let _ = writeln!(
+        out,
+        "{}",
+        line(head.iter().map(|s| s.to_string()).collect())
+    );
     let _ = writeln!(out, "{sep}");
     for r in rows {
-        let cells: Vec<String> = r.iter().map(|c| if c.is_empty() { "..".to_string() } else { c.clone() }).collect();
+        let cells: Vec<String> = r
+            .iter()
+            .map(|c| {
+                if c.is_empty() {
+                    "..".to_string()
+                } else {
+                    c.clone()
+                }
+            })
+            .collect();
         let _ = writeln!(out, "{}", line(cells));
     }
     let _ = writeln!(out, "{sep}\n");
 }
 
 fn heading(o: &mut String, title: &str, ch: char) {
-    let _ = writeln!(o, "{title}\n{}\n", ch.to_string().repeat(title.chars().count()));
+    let _ = writeln!(
+        o,
+        "{title}\n{}\n",
+        ch.to_string().repeat(title.chars().count())
+    );
 }
 
 fn verdict(ok: bool) -> &'static str {
-    if ok { "met" } else { "missed" }
+    if ok {
+        "met"
+    } else {
+        "missed"
+    }
 }
 
 struct Window {
@@ -106,7 +150,9 @@ fn windows(doc: &Value) -> Vec<Window> {
                     kind: w["kind"].as_str().unwrap_or("").to_string(),
                     d_us: w["d_us"].as_u64().unwrap_or(0),
                     true_ms: f(&w["true_ns"]) / 1e6,
-                    detected: w["detected"].as_bool().unwrap_or(w["reported_ns"].is_number()),
+                    detected: w["detected"]
+                        .as_bool()
+                        .unwrap_or(w["reported_ns"].is_number()),
                     reported_ms: w["reported_ns"].as_f64().map(|v| v / 1e6),
                     lower_bound: w["lower_bound"] == true,
                     first_frame: w["first_frame"].as_str().map(str::to_string),
@@ -120,7 +166,9 @@ fn windows(doc: &Value) -> Vec<Window> {
 
 /// `key=value` from the module's records `config` line.
 fn config_num(line: &str, key: &str) -> Option<f64> {
-    line.split(' ').find_map(|w| w.strip_prefix(key)).and_then(|v| v.parse().ok())
+    line.split(' ')
+        .find_map(|w| w.strip_prefix(key))
+        .and_then(|v| v.parse().ok())
 }
 
 /// Detection the sampling theory predicts for a window of d (ms) at period p (ms): the
@@ -139,7 +187,10 @@ fn expected_detection(_kind: &str, d: f64, p: f64, _soft: Option<(f64, f64)>) ->
 
 fn soft_rule(k: &Value, p: u64) -> Option<(f64, f64)> {
     let line = k["guest"][if p == 10 { "config_p10" } else { "config_p1" }].as_str()?;
-    Some((config_num(line, "soft_period_ns=")? / 1e6, config_num(line, "soft_event_ns=")? / 1e6))
+    Some((
+        config_num(line, "soft_period_ns=")? / 1e6,
+        config_num(line, "soft_event_ns=")? / 1e6,
+    ))
 }
 
 fn fmt_err(err: &mut [f64]) -> String {
@@ -167,17 +218,32 @@ fn outcome(ws: &[Window], tool: &str, k: &Value) -> AccOutcome {
     let soft: BTreeMap<u64, Option<(f64, f64, f64)>> = [10u64, 1]
         .iter()
         .map(|&p| {
-            let line = k["guest"][if p == 10 { "config_p10" } else { "config_p1" }].as_str().unwrap_or("");
-            let v = soft_rule(k, p).zip(config_num(line, "hz=")).map(|((ps, ev), hz)| (ps, ev, 1000.0 / hz));
+            let line = k["guest"][if p == 10 { "config_p10" } else { "config_p1" }]
+                .as_str()
+                .unwrap_or("");
+            let v = soft_rule(k, p)
+                .zip(config_num(line, "hz="))
+                .map(|((ps, ev), hz)| (ps, ev, 1000.0 / hz));
             (p, v)
         })
         .collect();
-    let mut o = AccOutcome { all_detected: true, within_p: true, ..Default::default() };
-    let mut keys: Vec<(u64, String, u64)> = ws.iter().filter(|w| w.tool == tool).map(|w| (w.period_ms, w.kind.clone(), w.d_us)).collect();
+    let mut o = AccOutcome {
+        all_detected: true,
+        within_p: true,
+        ..Default::default()
+    };
+    let mut keys: Vec<(u64, String, u64)> = ws
+        .iter()
+        .filter(|w| w.tool == tool)
+        .map(|w| (w.period_ms, w.kind.clone(), w.d_us))
+        .collect();
     keys.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
     keys.dedup();
     for (p, kind, d) in keys {
-        let sel: Vec<&Window> = ws.iter().filter(|w| w.tool == tool && w.period_ms == p && w.kind == kind && w.d_us == d).collect();
+        let sel: Vec<&Window> = ws
+            .iter()
+            .filter(|w| w.tool == tool && w.period_ms == p && w.kind == kind && w.d_us == d)
+            .collect();
         let n = sel.len();
         let det = sel.iter().filter(|w| w.detected).count();
         let d_ms = d as f64 / 1000.0;
@@ -187,17 +253,36 @@ fn outcome(ws: &[Window], tool: &str, k: &Value) -> AccOutcome {
             e.1 += n;
             if det < n {
                 o.all_detected = false;
-                o.missed.push(format!("{kind} D = {d_ms} ms at P = {p} ms: {det}/{n}"));
+                o.missed
+                    .push(format!("{kind} D = {d_ms} ms at P = {p} ms: {det}/{n}"));
             }
         }
-        let err: Vec<f64> = sel.iter().filter_map(|w| w.reported_ms.map(|r| r - w.true_ms)).collect();
+        let err: Vec<f64> = sel
+            .iter()
+            .filter_map(|w| w.reported_ms.map(|r| r - w.true_ms))
+            .collect();
         o.abs_err.extend(err.iter().map(|e| e.abs()));
-        if let Some(worst) = err.iter().copied().filter(|e| e.abs() > p as f64).max_by(|a, b| a.abs().total_cmp(&b.abs())) {
+        if let Some(worst) = err
+            .iter()
+            .copied()
+            .filter(|e| e.abs() > p as f64)
+            .max_by(|a, b| a.abs().total_cmp(&b.abs()))
+        {
             o.within_p = false;
             // The softirq sampler's own bound: its period (P rounded up to jiffies) + 1 jiffy.
-            let bound = (kind == "soft").then(|| soft.get(&p).copied().flatten()).flatten().map(|(ps, _, jiffy)| ps + jiffy);
-            let note = bound.map_or(String::new(), |b| format!(" ({} the softirq sampler's bound Ps + 1 jiffy = {b} ms)", if worst.abs() <= b { "within" } else { "beyond" }));
-            o.outside.push(format!("{kind} D = {d_ms} ms at P = {p} ms: {worst:+.2} ms{note}"));
+            let bound = (kind == "soft")
+                .then(|| soft.get(&p).copied().flatten())
+                .flatten()
+                .map(|(ps, _, jiffy)| ps + jiffy);
+            let note = bound.map_or(String::new(), |b| {
+                format!(
+                    " ({} the softirq sampler's bound Ps + 1 jiffy = {b} ms)",
+                    if worst.abs() <= b { "within" } else { "beyond" }
+                )
+            });
+            o.outside.push(format!(
+                "{kind} D = {d_ms} ms at P = {p} ms: {worst:+.2} ms{note}"
+            ));
         }
     }
     o
@@ -211,26 +296,39 @@ fn irqsoff_state(k: &Value) -> std::result::Result<(), String> {
     } else if pc.is_null() {
         Err("not measured (no precheck in these results)".into())
     } else {
-        Err(pc["reason"].as_str().unwrap_or("precheck failed").to_string())
+        Err(pc["reason"]
+            .as_str()
+            .unwrap_or("precheck failed")
+            .to_string())
     }
 }
 
 fn accuracy_table(o: &mut String, k: &Value, ws: &[Window], has_peer: bool) {
     let irq_ok = irqsoff_state(k).is_ok();
-    let mut keys: Vec<(u64, String, u64)> = ws.iter().map(|w| (w.period_ms, w.kind.clone(), w.d_us)).collect();
+    let mut keys: Vec<(u64, String, u64)> = ws
+        .iter()
+        .map(|w| (w.period_ms, w.kind.clone(), w.d_us))
+        .collect();
     keys.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
     keys.dedup();
     let mut rows = Vec::new();
     for (p, kind, d) in keys {
         let d_ms = d as f64 / 1000.0;
-        let sel = |tool: &str| -> Vec<&Window> { ws.iter().filter(|w| w.tool == tool && w.period_ms == p && w.kind == kind && w.d_us == d).collect() };
+        let sel = |tool: &str| -> Vec<&Window> {
+            ws.iter()
+                .filter(|w| w.tool == tool && w.period_ms == p && w.kind == kind && w.d_us == d)
+                .collect()
+        };
         let cell = |tool: &str| -> (String, String) {
             let s = sel(tool);
             if s.is_empty() {
                 return ("-".into(), "-".into());
             }
             let det = s.iter().filter(|w| w.detected).count();
-            let mut err: Vec<f64> = s.iter().filter_map(|w| w.reported_ms.map(|r| r - w.true_ms)).collect();
+            let mut err: Vec<f64> = s
+                .iter()
+                .filter_map(|w| w.reported_ms.map(|r| r - w.true_ms))
+                .collect();
             let lb = s.iter().filter(|w| w.lower_bound).count();
             let mut e = fmt_err(&mut err);
             if lb > 0 {
@@ -239,22 +337,49 @@ fn accuracy_table(o: &mut String, k: &Value, ws: &[Window], has_peer: bool) {
             (format!("{det}/{}", s.len()), e)
         };
         let (od, oe) = cell("ours");
-        let mut row = vec![format!("{p}"), kind.clone(), format!("{d_ms}"), format!("{:.0}%", expected_detection(&kind, d_ms, p as f64, soft_rule(k, p)) * 100.0), od, oe];
+        let mut row = vec![
+            format!("{p}"),
+            kind.clone(),
+            format!("{d_ms}"),
+            format!(
+                "{:.0}%",
+                expected_detection(&kind, d_ms, p as f64, soft_rule(k, p)) * 100.0
+            ),
+            od,
+            oe,
+        ];
         if has_peer {
             let (pd, pe) = cell("peer");
             row.extend([pd, pe]);
         }
         if kind == "hard" && irq_ok {
-            let all: Vec<&Window> = ws.iter().filter(|w| w.period_ms == p && w.kind == kind && w.d_us == d).collect();
-            let mut irq: Vec<f64> = all.iter().filter_map(|w| w.irqsoff_ms.map(|i| i - w.true_ms)).collect();
+            let all: Vec<&Window> = ws
+                .iter()
+                .filter(|w| w.period_ms == p && w.kind == kind && w.d_us == d)
+                .collect();
+            let mut irq: Vec<f64> = all
+                .iter()
+                .filter_map(|w| w.irqsoff_ms.map(|i| i - w.true_ms))
+                .collect();
             let n_read = irq.len();
-            row.push(if irq.is_empty() { format!("- (0/{} read)", all.len()) } else { format!("{:+.3} ({n_read}/{} read)", median(&mut irq), all.len()) });
+            row.push(if irq.is_empty() {
+                format!("- (0/{} read)", all.len())
+            } else {
+                format!("{:+.3} ({n_read}/{} read)", median(&mut irq), all.len())
+            });
         } else {
             row.push("-".into());
         }
         rows.push(row);
     }
-    let mut head = vec!["P ms", "kind", "D ms", "theory", "ours detected", "ours err median (min..max)"];
+    let mut head = vec![
+        "P ms",
+        "kind",
+        "D ms",
+        "theory",
+        "ours detected",
+        "ours err median (min..max)",
+    ];
     if has_peer {
         head.extend(["peer detected", "peer err median (min..max)"]);
     }
@@ -267,25 +392,58 @@ fn accuracy_plot(path: &Path, ws: &[Window], title: &str) -> Result<()> {
     root.fill(&WHITE)?;
     let panels = root.split_evenly((1, 2));
     for (area, p) in panels.iter().zip([10u64, 1]) {
-        let max = ws.iter().filter(|w| w.period_ms == p).map(|w| w.true_ms.max(w.reported_ms.unwrap_or(0.0))).fold(1.0, f64::max) * 1.05;
+        let max = ws
+            .iter()
+            .filter(|w| w.period_ms == p)
+            .map(|w| w.true_ms.max(w.reported_ms.unwrap_or(0.0)))
+            .fold(1.0, f64::max)
+            * 1.05;
         let mut chart = ChartBuilder::on(area)
-            .caption(format!("{title}: reported vs true, P = {p} ms"), ("sans-serif", 16))
+            .caption(
+                format!("{title}: reported vs true, P = {p} ms"),
+                ("sans-serif", 16),
+            )
             .margin(10)
             .x_label_area_size(35)
             .y_label_area_size(45)
             .build_cartesian_2d(0.0..max, 0.0..max)?;
-        chart.configure_mesh().x_desc("true window (ms)").y_desc("reported (ms)").draw()?;
-        let pf = p as f64;
-        chart.draw_series(LineSeries::new([(0.0, 0.0), (max, max)], BLACK.stroke_width(1)))?.label("reported = true");
         chart
-            .draw_series(LineSeries::new([(0.0, pf), (max, max + pf)], RGBColor(150, 150, 150).stroke_width(1)))?
+            .configure_mesh()
+            .x_desc("true window (ms)")
+            .y_desc("reported (ms)")
+            .draw()?;
+        let pf = p as f64;
+        chart
+            .draw_series(LineSeries::new(
+                [(0.0, 0.0), (max, max)],
+                BLACK.stroke_width(1),
+            ))?
+            .label("reported = true");
+        chart
+            .draw_series(LineSeries::new(
+                [(0.0, pf), (max, max + pf)],
+                RGBColor(150, 150, 150).stroke_width(1),
+            ))?
             .label("true +/- P");
-        chart.draw_series(LineSeries::new([(pf, 0.0), (max, max - pf)], RGBColor(150, 150, 150).stroke_width(1)))?;
+        chart.draw_series(LineSeries::new(
+            [(pf, 0.0), (max, max - pf)],
+            RGBColor(150, 150, 150).stroke_width(1),
+        ))?;
         for (tool, kind, color, label) in [
             ("ours", "hard", BLUE, "ours hardirq-off"),
             ("ours", "soft", RED, "ours softirq-off"),
-            ("peer", "hard", RGBColor(0, 150, 0), "original (C) hardirq-off"),
-            ("peer", "soft", RGBColor(230, 140, 0), "original (C) softirq-off"),
+            (
+                "peer",
+                "hard",
+                RGBColor(0, 150, 0),
+                "original (C) hardirq-off",
+            ),
+            (
+                "peer",
+                "soft",
+                RGBColor(230, 140, 0),
+                "original (C) softirq-off",
+            ),
         ] {
             let pts: Vec<(f64, f64)> = ws
                 .iter()
@@ -302,12 +460,20 @@ fn accuracy_plot(path: &Path, ws: &[Window], title: &str) -> Result<()> {
                     .legend(move |(x, y)| Circle::new((x, y), 3, color.filled()));
             } else {
                 chart
-                    .draw_series(pts.iter().map(|&xy| TriangleMarker::new(xy, 4, color.filled())))?
+                    .draw_series(
+                        pts.iter()
+                            .map(|&xy| TriangleMarker::new(xy, 4, color.filled())),
+                    )?
                     .label(label)
                     .legend(move |(x, y)| TriangleMarker::new((x, y), 4, color.filled()));
             }
         }
-        chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).border_style(BLACK).background_style(WHITE).draw()?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .draw()?;
     }
     root.present()?;
     Ok(())
@@ -323,10 +489,20 @@ struct Overhead {
 }
 
 fn overhead(k: &Value) -> Vec<Overhead> {
-    let cfgs = k["overhead"]["configs"].as_array().cloned().unwrap_or_default();
-    let series = |c: &Value, key: &str| -> Vec<f64> { c[key].as_array().map(|a| a.iter().map(f).collect()).unwrap_or_default() };
+    let cfgs = k["overhead"]["configs"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let series = |c: &Value, key: &str| -> Vec<f64> {
+        c[key]
+            .as_array()
+            .map(|a| a.iter().map(f).collect())
+            .unwrap_or_default()
+    };
     let base = cfgs.iter().find(|c| c["config"] == "not_loaded");
-    let (bs, bh) = base.map(|b| (series(b, "spin_iterations"), series(b, "seconds"))).unwrap_or_default();
+    let (bs, bh) = base
+        .map(|b| (series(b, "spin_iterations"), series(b, "seconds")))
+        .unwrap_or_default();
     cfgs.iter()
         .map(|c| {
             let (s, h) = (series(c, "spin_iterations"), series(c, "seconds"));
@@ -334,8 +510,18 @@ fn overhead(k: &Value) -> Vec<Overhead> {
             // baseline. Spin: iterations lost = time per iteration gained (base / config).
             Overhead {
                 config: c["config"].as_str().unwrap_or("?").to_string(),
-                spin: s.iter().zip(&bs).filter(|(a, _)| **a > 0.0).map(|(a, b)| b / a).collect(),
-                hack: h.iter().zip(&bh).filter(|(_, b)| **b > 0.0).map(|(a, b)| a / b).collect(),
+                spin: s
+                    .iter()
+                    .zip(&bs)
+                    .filter(|(a, _)| **a > 0.0)
+                    .map(|(a, b)| b / a)
+                    .collect(),
+                hack: h
+                    .iter()
+                    .zip(&bh)
+                    .filter(|(_, b)| **b > 0.0)
+                    .map(|(a, b)| a / b)
+                    .collect(),
                 hack_median_s: median(&mut h.clone()),
                 spin_median_iters: median(&mut s.clone()),
             }
@@ -356,9 +542,16 @@ fn ratio_cell(v: &[f64]) -> (String, String) {
 /// Target verdict of an overhead ratio from its 95% interval.
 fn target_verdict(v: &[f64], limit: f64) -> String {
     match median_ci(v) {
-        Some((_, hi)) if hi <= limit => format!("**met** (95% interval {} at most {limit})", fmt_ci(v)),
-        Some((lo, _)) if lo > limit => format!("**missed** (95% interval {} above {limit})", fmt_ci(v)),
-        Some(_) => format!("**not decided** (95% interval {} contains {limit})", fmt_ci(v)),
+        Some((_, hi)) if hi <= limit => {
+            format!("**met** (95% interval {} at most {limit})", fmt_ci(v))
+        }
+        Some((lo, _)) if lo > limit => {
+            format!("**missed** (95% interval {} above {limit})", fmt_ci(v))
+        }
+        Some(_) => format!(
+            "**not decided** (95% interval {} contains {limit})",
+            fmt_ci(v)
+        ),
         None => "**not decided** (too few runs for an interval)".into(),
     }
 }
@@ -371,7 +564,10 @@ fn overhead_plot(path: &Path, rows: &[Overhead], title: &str) -> Result<()> {
     let root = SVGBackend::new(path, (1000, 420)).into_drawing_area();
     root.fill(&WHITE)?;
     let halves = root.split_evenly((1, 2));
-    for (area, (name, pick)) in halves.iter().zip([("CPU-bound loop", 0), ("hackbench-like", 1)]) {
+    for (area, (name, pick)) in halves
+        .iter()
+        .zip([("CPU-bound loop", 0), ("hackbench-like", 1)])
+    {
         let data: Vec<(String, f64, f64, f64)> = rows
             .iter()
             .map(|r| {
@@ -385,7 +581,10 @@ fn overhead_plot(path: &Path, rows: &[Overhead], title: &str) -> Result<()> {
         let top = data.iter().map(|d| d.3).fold(1.02, f64::max) * 1.03;
         let bottom = data.iter().map(|d| d.2).fold(0.98, f64::min) * 0.97;
         let mut chart = ChartBuilder::on(area)
-            .caption(format!("{title}: {name}, ratio to not loaded (median, 95% CI)"), ("sans-serif", 14))
+            .caption(
+                format!("{title}: {name}, ratio to not loaded (median, 95% CI)"),
+                ("sans-serif", 14),
+            )
             .margin(10)
             .x_label_area_size(60)
             .y_label_area_size(55)
@@ -408,10 +607,24 @@ fn overhead_plot(path: &Path, rows: &[Overhead], title: &str) -> Result<()> {
             } else {
                 RGBColor(200, 120, 0)
             };
-            Rectangle::new([(SegmentValue::Exact(i), bottom), (SegmentValue::Exact(i + 1), r.1)], color.mix(0.6).filled())
+            Rectangle::new(
+                [
+                    (SegmentValue::Exact(i), bottom),
+                    (SegmentValue::Exact(i + 1), r.1),
+                ],
+                color.mix(0.6).filled(),
+            )
         }))?;
-        chart.draw_series(data.iter().enumerate().map(|(i, r)| ErrorBar::new_vertical(SegmentValue::CenterOf(i), r.2, r.1, r.3, BLACK.filled(), 10)))?;
-        chart.draw_series(LineSeries::new([(SegmentValue::Exact(0), 1.0), (SegmentValue::Exact(data.len()), 1.0)], BLACK))?;
+        chart.draw_series(data.iter().enumerate().map(|(i, r)| {
+            ErrorBar::new_vertical(SegmentValue::CenterOf(i), r.2, r.1, r.3, BLACK.filled(), 10)
+        }))?;
+        chart.draw_series(LineSeries::new(
+            [
+                (SegmentValue::Exact(0), 1.0),
+                (SegmentValue::Exact(data.len()), 1.0),
+            ],
+            BLACK,
+        ))?;
     }
     root.present()?;
     Ok(())
@@ -432,12 +645,18 @@ fn log2_percentile(hist: &[u64], q: f64) -> u64 {
 }
 
 fn short_kernel(k: &Value) -> String {
-    let v = k["guest"]["kernel"].as_str().or(k["kernel"].as_str()).unwrap_or("?");
+    let v = k["guest"]["kernel"]
+        .as_str()
+        .or(k["kernel"].as_str())
+        .unwrap_or("?");
     v.split_whitespace().nth(2).unwrap_or(v).to_string()
 }
 
 fn hz(k: &Value) -> String {
-    k["guest"]["config_p10"].as_str().and_then(|l| config_num(l, "hz=")).map_or("?".into(), |v| format!("{v:.0}"))
+    k["guest"]["config_p10"]
+        .as_str()
+        .and_then(|l| config_num(l, "hz="))
+        .map_or("?".into(), |v| format!("{v:.0}"))
 }
 
 fn kernel_title(k: &Value) -> String {
@@ -459,7 +678,12 @@ fn frames_rows(ws: &[Window], tool: &str, label: &str) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for p in [10u64, 1] {
         for kind in ["hard", "soft"] {
-            let sel: Vec<&Window> = ws.iter().filter(|w| w.tool == tool && w.period_ms == p && w.kind == kind && w.first_frame.is_some()).collect();
+            let sel: Vec<&Window> = ws
+                .iter()
+                .filter(|w| {
+                    w.tool == tool && w.period_ms == p && w.kind == kind && w.first_frame.is_some()
+                })
+                .collect();
             if sel.is_empty() {
                 continue;
             }
@@ -469,12 +693,21 @@ fn frames_rows(ws: &[Window], tool: &str, label: &str) -> Vec<Vec<String>> {
                 let fr = w.first_frame.as_deref().unwrap_or("");
                 let name = fr.split('+').next().unwrap_or(fr);
                 let module = fr.split_whitespace().nth(1).unwrap_or("");
-                *counts.entry(format!("{name} {module}").trim().to_string()).or_default() += 1;
+                *counts
+                    .entry(format!("{name} {module}").trim().to_string())
+                    .or_default() += 1;
             }
-            let (top, c) = counts.iter().max_by_key(|(_, c)| **c).map(|(f, c)| (f.clone(), *c)).unwrap_or_default();
+            let (top, c) = counts
+                .iter()
+                .max_by_key(|(_, c)| **c)
+                .map(|(f, c)| (f.clone(), *c))
+                .unwrap_or_default();
             let first = sel.iter().filter(|w| w.window_fn_at == Some(0)).count();
             let named = sel.iter().filter(|w| w.window_fn_at.is_some()).count();
-            let mut depth: Vec<f64> = sel.iter().filter_map(|w| w.window_fn_at.map(|d| d as f64)).collect();
+            let mut depth: Vec<f64> = sel
+                .iter()
+                .filter_map(|w| w.window_fn_at.map(|d| d as f64))
+                .collect();
             rows.push(vec![
                 label.to_string(),
                 format!("{p}"),
@@ -483,7 +716,11 @@ fn frames_rows(ws: &[Window], tool: &str, label: &str) -> Vec<Vec<String>> {
                 format!("``{top}`` ({c}/{})", sel.len()),
                 format!("{first}/{}", sel.len()),
                 format!("{named}/{}", sel.len()),
-                if depth.is_empty() { "-".into() } else { format!("{:.0}", median(&mut depth)) },
+                if depth.is_empty() {
+                    "-".into()
+                } else {
+                    format!("{:.0}", median(&mut depth))
+                },
             ]);
         }
     }
@@ -500,16 +737,44 @@ fn false_rows(k: &Value) -> Vec<Vec<String>> {
             let peer = r["tool"] == "peer";
             let num = |key: &str| r[key].as_u64().map_or("-".to_string(), |v| v.to_string());
             vec![
-                if peer { "original (C)".into() } else { "ours".into() },
+                if peer {
+                    "original (C)".into()
+                } else {
+                    "ours".into()
+                },
                 format!("{}", r["period_ms"]),
                 format!("{}", r["threshold_ms"]),
-                if r["stress"] == true { "CPU+I/O stress".into() } else { "idle".into() },
+                if r["stress"] == true {
+                    "CPU+I/O stress".into()
+                } else {
+                    "idle".into()
+                },
                 format!("{}", r["seconds"]),
                 num("hard_events"),
-                if peer { "-".into() } else { num("soft_bh_off_events") },
-                if peer { "-".into() } else { num("soft_ksoftirqd_wait_events") },
-                if peer { format!("{} (no cause)", num("soft_events")) } else { num("soft_events") },
-                if peer { format!("{} ({} lower bound)", num("records_above_threshold"), num("lower_bound_records")) } else { num("records_above_threshold") },
+                if peer {
+                    "-".into()
+                } else {
+                    num("soft_bh_off_events")
+                },
+                if peer {
+                    "-".into()
+                } else {
+                    num("soft_ksoftirqd_wait_events")
+                },
+                if peer {
+                    format!("{} (no cause)", num("soft_events"))
+                } else {
+                    num("soft_events")
+                },
+                if peer {
+                    format!(
+                        "{} ({} lower bound)",
+                        num("records_above_threshold"),
+                        num("lower_bound_records")
+                    )
+                } else {
+                    num("records_above_threshold")
+                },
                 num("idle_gaps"),
                 num("late_timer_gaps"),
                 num("events_while_reading_records"),
@@ -540,11 +805,21 @@ fn kernel_section(o: &mut String, k: &Value, outdir: &Path) -> Result<Vec<String
     heading(o, &title, '=');
     let ws = windows(k);
     let has_peer = ws.iter().any(|w| w.tool == "peer");
-    let peer_note = k["peer_note"].as_str().map(str::to_string).unwrap_or_else(|| {
-        if has_peer || k["guest"]["peer"] == true { String::new() } else { "not available (no peer module in this run)".into() }
-    });
+    let peer_note = k["peer_note"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            if has_peer || k["guest"]["peer"] == true {
+                String::new()
+            } else {
+                "not available (no peer module in this run)".into()
+            }
+        });
     if !peer_note.is_empty() {
-        let _ = writeln!(o, "The original (C) trace-irqoff: {peer_note}; its rows say so.\n");
+        let _ = writeln!(
+            o,
+            "The original (C) trace-irqoff: {peer_note}; its rows say so.\n"
+        );
     }
     let mut targets = Vec::new();
 
@@ -552,15 +827,46 @@ fn kernel_section(o: &mut String, k: &Value, outdir: &Path) -> Result<Vec<String
     let pc = &k["precheck"];
     match irqsoff_state(k) {
         Ok(()) => {
-            let rd: Vec<String> = pc["readings_us"].as_array().map(|a| a.iter().map(|v| v.as_u64().map_or("not this window".into(), |u| u.to_string())).collect()).unwrap_or_default();
-            let read = rd.iter().filter(|r| r.as_str() != "not this window").count();
-            let notes: Vec<String> = pc["notes"].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default();
+            let rd: Vec<String> = pc["readings_us"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|v| {
+                            v.as_u64()
+                                .map_or("not this window".into(), |u| u.to_string())
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let read = rd
+                .iter()
+                .filter(|r| r.as_str() != "not this window")
+                .count();
+            let notes: Vec<String> = pc["notes"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
             let _ = writeln!(o, "``preemptirq_delay_test test_mode=irq delay=100000 cpu_affinity=1``, triggered {} times, each\nwith ``tracing_max_latency`` set to 50000 us first (the floor method, see *Reading these\nnumbers*). Readings in us (the window is 100000 us): {}. {read} of {} were the window's\n(header naming CPU 1 and a start in the test), all within 1%: **passed**; the irqsoff column\nbelow is filled, with the same method per window (floor D/2).{}\n", rd.len(), rd.join(", "), rd.len(),
                 if notes.is_empty() { String::new() } else { format!(" The others: {} (another CPU's section passed the floor first, and the tracer then discards the window).", notes.join("; ")) });
             targets.push(format!("irqsoff tracer precheck (100 ms windows read within 1%): **met** ({read}/{} windows read, all within 1%)", rd.len()));
         }
         Err(why) => {
-            let readings = pc["readings_us"].as_array().map(|a| a.iter().map(|v| v.as_u64().map_or("not this window".into(), |u| u.to_string())).collect::<Vec<_>>().join(", ")).unwrap_or_default();
+            let readings = pc["readings_us"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|v| {
+                            v.as_u64()
+                                .map_or("not this window".into(), |u| u.to_string())
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
             let _ = writeln!(o, "Not passed: {why}{}. The irqsoff column is therefore empty on this kernel; the exact reference\nthat stands in is the sample's own measured window length (*true* below: each window function\ntimes itself between disable and enable).\n", if readings.is_empty() { String::new() } else { format!(" (readings in us: {readings})") });
             targets.push(format!("irqsoff tracer precheck: not passed ({why}); the sample's own measurement is the reference"));
         }
@@ -583,25 +889,77 @@ fn kernel_section(o: &mut String, k: &Value, outdir: &Path) -> Result<Vec<String
     if !ours.missed.is_empty() || !ours.outside.is_empty() {
         let _ = writeln!(o, "\nSee *Reading these numbers* for why.\n");
     }
-    targets.push(format!("Detection 100% for D >= 2P: **{}**; abs(err) <= P: **{}**{}", verdict(ours.all_detected), verdict(ours.within_p), if ours.missed.is_empty() && ours.outside.is_empty() { String::new() } else { format!(" ({})", ours.missed.iter().chain(&ours.outside).cloned().collect::<Vec<_>>().join("; ")) }));
+    targets.push(format!(
+        "Detection 100% for D >= 2P: **{}**; abs(err) <= P: **{}**{}",
+        verdict(ours.all_detected),
+        verdict(ours.within_p),
+        if ours.missed.is_empty() && ours.outside.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({})",
+                ours.missed
+                    .iter()
+                    .chain(&ours.outside)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        }
+    ));
 
     heading(o, "Which frame the records name first", '-');
     let _ = writeln!(o, "For each window with a record on CPU 1 (ours: from 50 ms, its records threshold; the\noriginal: its largest record), the record's first frame and where the sample's window\nfunction (``irqoff_sample_hardirq_window`` / ``irqoff_sample_softirq_window``) stands.\n");
     let mut fr = frames_rows(&ws, "ours", "ours");
     fr.extend(frames_rows(&ws, "peer", "original (C)"));
-    table(o, &["tool", "P ms", "kind", "records", "first frame (most common)", "window fn first", "window fn in stack", "its depth (median)"], &fr);
+    table(
+        o,
+        &[
+            "tool",
+            "P ms",
+            "kind",
+            "records",
+            "first frame (most common)",
+            "window fn first",
+            "window fn in stack",
+            "its depth (median)",
+        ],
+        &fr,
+    );
 
     heading(o, "Timer floor of the guest", '-');
     let tf = &k["timer_floor"];
     if tf["available"] == false {
-        let _ = writeln!(o, "Not measured: {}.\n", tf["reason"].as_str().unwrap_or("?"));
+        let _ = writeln!(
+            o,
+            "Not measured: {}.\n",
+            tf["reason"].as_str().unwrap_or("?")
+        );
     } else {
         let _ = writeln!(o, "timerlat at a 1 ms period for {} s: {} samples, IRQ latency median {} ns, p99 {} ns, max {} ns, {} samples over 1 ms.\n", tf["seconds"], tf["samples"], tf["irq_latency_ns"]["median"], tf["irq_latency_ns"]["p99"], tf["irq_latency_ns"]["max"], tf["over_1ms"]);
     }
 
     heading(o, "False events", '-');
     let _ = writeln!(o, "Events counted over both CPUs while nothing injected windows. Ours splits softirq events by\ncause (``bh-off``: code ran with bottom halves disabled; ``ksoftirqd-wait``: softirqs were\nleft to ksoftirqd, which did not get the CPU: a real softirq delay, not a false event). Counts come\nfrom ``distribute``, read first; the last column counts our events that came while the bench\nthen read ``records`` three times (not included in the other columns). The original gives no\ncause; its counts come from its ``distribute``, its records (at most 8 per CPU and kind) from\n``trace_latency``.\n");
-    table(o, &["tool", "P ms", "threshold ms", "load", "seconds", "hardirq", "softirq bh-off", "softirq ksoftirqd-wait", "softirq total", "records", "idle gaps (not events)", "late timer gaps (not events)", "events while reading records"], &false_rows(k));
+    table(
+        o,
+        &[
+            "tool",
+            "P ms",
+            "threshold ms",
+            "load",
+            "seconds",
+            "hardirq",
+            "softirq bh-off",
+            "softirq ksoftirqd-wait",
+            "softirq total",
+            "records",
+            "idle gaps (not events)",
+            "late timer gaps (not events)",
+            "events while reading records",
+        ],
+        &false_rows(k),
+    );
     let tops: Vec<(String, Vec<String>)> = k["false_events"]
         .as_array()
         .cloned()
@@ -609,7 +967,25 @@ fn kernel_section(o: &mut String, k: &Value, outdir: &Path) -> Result<Vec<String
         .iter()
         .filter(|r| r["top_records"].as_array().is_some_and(|a| !a.is_empty()))
         .map(|r| {
-            (format!("P = {} ms, {}", r["period_ms"], if r["stress"] == true { "stress" } else { "idle" }), r["top_records"].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default())
+            (
+                format!(
+                    "P = {} ms, {}",
+                    r["period_ms"],
+                    if r["stress"] == true {
+                        "stress"
+                    } else {
+                        "idle"
+                    }
+                ),
+                r["top_records"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            )
         })
         .collect();
     if !tops.is_empty() {
@@ -629,12 +1005,43 @@ fn kernel_section(o: &mut String, k: &Value, outdir: &Path) -> Result<Vec<String
     for r in k["false_events"].as_array().cloned().unwrap_or_default() {
         for t in r["top_records"].as_array().cloned().unwrap_or_default() {
             let t = t.as_str().unwrap_or("");
-            let kind = if t.contains("cause=bh-off") { "bh-off" } else if t.contains("kind=hard") { "hardirq" } else { continue };
-            let wf = t.split("window_frame=").nth(1).unwrap_or("").split('+').next().unwrap_or("");
-            *seen.entry(format!("{kind}: {}", if wf.is_empty() { "no in-window stack".to_string() } else { format!("``{wf}``") })).or_default() += 1;
+            let kind = if t.contains("cause=bh-off") {
+                "bh-off"
+            } else if t.contains("kind=hard") {
+                "hardirq"
+            } else {
+                continue;
+            };
+            let wf = t
+                .split("window_frame=")
+                .nth(1)
+                .unwrap_or("")
+                .split('+')
+                .next()
+                .unwrap_or("");
+            *seen
+                .entry(format!(
+                    "{kind}: {}",
+                    if wf.is_empty() {
+                        "no in-window stack".to_string()
+                    } else {
+                        format!("``{wf}``")
+                    }
+                ))
+                .or_default() += 1;
         }
     }
-    let what = if seen.is_empty() { String::new() } else { format!("; in-window stacks of the worst such records (up to 8 per run) start in {}", seen.iter().map(|(f, n)| format!("{f} ({n})")).collect::<Vec<_>>().join(", ")) };
+    let what = if seen.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; in-window stacks of the worst such records (up to 8 per run) start in {}",
+            seen.iter()
+                .map(|(f, n)| format!("{f} ({n})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     targets.push(format!("0 false events (hardirq or bh-off) in the idle and stress runs: **{}** ({h} hardirq, {bh} bh-off{what}; plus {wait} ksoftirqd-wait events: real softirq delays, not false)", verdict(h + bh == 0)));
 
     heading(o, "Overhead", '-');
@@ -646,17 +1053,47 @@ fn kernel_section(o: &mut String, k: &Value, outdir: &Path) -> Result<Vec<String
         .map(|r| {
             let (sm, sci) = ratio_cell(&r.spin);
             let (hm, hci) = ratio_cell(&r.hack);
-            vec![r.config.clone(), format!("{:.0}", r.spin_median_iters), sm, sci, format!("{:.3}", r.hack_median_s), hm, hci]
+            vec![
+                r.config.clone(),
+                format!("{:.0}", r.spin_median_iters),
+                sm,
+                sci,
+                format!("{:.3}", r.hack_median_s),
+                hm,
+                hci,
+            ]
         })
         .collect();
-    table(o, &["configuration", "loop iterations", "loop ratio", "95% CI", "hackbench s", "hackbench ratio", "95% CI"], &rows);
+    table(
+        o,
+        &[
+            "configuration",
+            "loop iterations",
+            "loop ratio",
+            "95% CI",
+            "hackbench s",
+            "hackbench ratio",
+            "95% CI",
+        ],
+        &rows,
+    );
     let svg = format!("bench-overhead{}.svg", suffix(k));
     overhead_plot(&outdir.join(&svg), &ov, &title)?;
-    let _ = writeln!(o, ".. image:: {svg}\n   :alt: overhead ratios with 95% intervals\n");
+    let _ = writeln!(
+        o,
+        ".. image:: {svg}\n   :alt: overhead ratios with 95% intervals\n"
+    );
     let get = |c: &str| ov.iter().find(|r| r.config == c);
-    for (cfg, limit, label) in [("ours_p10", 1.005, "P = 10 ms <= 0.5%"), ("ours_p1", 1.02, "P = 1 ms <= 2%")] {
+    for (cfg, limit, label) in [
+        ("ours_p10", 1.005, "P = 10 ms <= 0.5%"),
+        ("ours_p1", 1.02, "P = 1 ms <= 2%"),
+    ] {
         if let Some(r) = get(cfg) {
-            targets.push(format!("Overhead at {label} (CPU-bound loop): {}; hackbench-like: {}", target_verdict(&r.spin, limit), target_verdict(&r.hack, limit)));
+            targets.push(format!(
+                "Overhead at {label} (CPU-bound loop): {}; hackbench-like: {}",
+                target_verdict(&r.spin, limit),
+                target_verdict(&r.hack, limit)
+            ));
         }
     }
 
@@ -671,15 +1108,46 @@ fn kernel_section(o: &mut String, k: &Value, outdir: &Path) -> Result<Vec<String
         for kind in ["hard", "soft"] {
             let runs = f(&c[kind]["runs"]);
             let mean = f(&c[kind]["total_ns"]) / runs.max(1.0);
-            let hist: Vec<u64> = c[kind]["hist_ns_log2"].as_array().map(|a| a.iter().map(|v| v.as_u64().unwrap_or(0)).collect()).unwrap_or_default();
+            let hist: Vec<u64> = c[kind]["hist_ns_log2"]
+                .as_array()
+                .map(|a| a.iter().map(|v| v.as_u64().unwrap_or(0)).collect())
+                .unwrap_or_default();
             worst_mean_ns = worst_mean_ns.max(mean);
             share += runs * mean / (f(&c["seconds"]).max(1.0) * 1e9) / 2.0;
-            rows.push(vec![format!("{p}"), kind.into(), format!("{runs}"), format!("{mean:.0}"), format!("{}", log2_percentile(&hist, 0.5)), format!("{}", log2_percentile(&hist, 0.99))]);
+            rows.push(vec![
+                format!("{p}"),
+                kind.into(),
+                format!("{runs}"),
+                format!("{mean:.0}"),
+                format!("{}", log2_percentile(&hist, 0.5)),
+                format!("{}", log2_percentile(&hist, 0.99)),
+            ]);
         }
-        rows.push(vec![format!("{p}"), "both".into(), String::new(), String::new(), String::new(), format!("CPU share {:.4}%", share * 100.0)]);
+        rows.push(vec![
+            format!("{p}"),
+            "both".into(),
+            String::new(),
+            String::new(),
+            String::new(),
+            format!("CPU share {:.4}%", share * 100.0),
+        ]);
     }
-    table(o, &["P ms", "sampler", "runs", "mean ns", "median ns <=", "p99 ns <=", ], &rows);
-    targets.push(format!("Handler cost <= 2 us per sample: **{}** (worst mean {worst_mean_ns:.0} ns)", verdict(worst_mean_ns <= 2000.0)));
+    table(
+        o,
+        &[
+            "P ms",
+            "sampler",
+            "runs",
+            "mean ns",
+            "median ns <=",
+            "p99 ns <=",
+        ],
+        &rows,
+    );
+    targets.push(format!(
+        "Handler cost <= 2 us per sample: **{}** (worst mean {worst_mean_ns:.0} ns)",
+        verdict(worst_mean_ns <= 2000.0)
+    ));
     let _ = writeln!(o, "Memory: ``{}`` (Rust allocations at the default 16 records per CPU and kind, {} CPUs;\nplus one static per-CPU ``timer_list`` in the C shim).\n", k["cost_p10"]["memory"].as_str().unwrap_or("?"), k["guest"]["cpus"]);
 
     heading(o, "Side by side with the original", '-');
@@ -695,34 +1163,81 @@ fn side_by_side(o: &mut String, k: &Value, ws: &[Window], ov: &[Overhead], peer_
     let mut rows = Vec::new();
     let (ours, peer) = (outcome(ws, "ours", k), outcome(ws, "peer", k));
     for key in ["hard P=10", "soft P=10", "hard P=1", "soft P=1"] {
-        let cell = |oc: &AccOutcome| oc.det_2p.get(key).map_or("-".into(), |(d, n)| format!("{d}/{n}"));
-        rows.push(vec![format!("detected, D >= 2P, {key} ms"), cell(&ours), if has_peer { cell(&peer) } else { na() }]);
+        let cell = |oc: &AccOutcome| {
+            oc.det_2p
+                .get(key)
+                .map_or("-".into(), |(d, n)| format!("{d}/{n}"))
+        };
+        rows.push(vec![
+            format!("detected, D >= 2P, {key} ms"),
+            cell(&ours),
+            if has_peer { cell(&peer) } else { na() },
+        ]);
     }
     let err = |oc: &AccOutcome| -> String {
         let mut v = oc.abs_err.clone();
-        if v.is_empty() { "-".into() } else { format!("{:.2} / {:.2}", median(&mut v), v.iter().copied().fold(0.0, f64::max)) }
+        if v.is_empty() {
+            "-".into()
+        } else {
+            format!(
+                "{:.2} / {:.2}",
+                median(&mut v),
+                v.iter().copied().fold(0.0, f64::max)
+            )
+        }
     };
-    rows.push(vec!["abs(err) ms, median / max".into(), err(&ours), if has_peer { err(&peer) } else { na() }]);
+    rows.push(vec![
+        "abs(err) ms, median / max".into(),
+        err(&ours),
+        if has_peer { err(&peer) } else { na() },
+    ]);
     let fs = |tool: &str| {
         let (h, bh, wait, soft) = false_sums(k, tool);
-        if tool == "ours" { format!("{h} hardirq, {bh} bh-off, {wait} ksoftirqd-wait") } else { format!("{h} hardirq, {soft} softirq (no cause)") }
+        if tool == "ours" {
+            format!("{h} hardirq, {bh} bh-off, {wait} ksoftirqd-wait")
+        } else {
+            format!("{h} hardirq, {soft} softirq (no cause)")
+        }
     };
-    rows.push(vec!["events in the idle + stress runs".into(), fs("ours"), if has_peer { fs("peer") } else { na() }]);
+    rows.push(vec![
+        "events in the idle + stress runs".into(),
+        fs("ours"),
+        if has_peer { fs("peer") } else { na() },
+    ]);
     for (p, ocfg, pcfg) in [(10, "ours_p10", "peer_p10"), (1, "ours_p1", "peer_p1")] {
-        let cell = |c: &str| ov.iter().find(|r| r.config == c).map_or("-".into(), |r| {
-            let (m, ci) = ratio_cell(&r.spin);
-            format!("{m} ({ci})")
-        });
-        rows.push(vec![format!("loop overhead ratio at P = {p} ms (95% CI)"), cell(ocfg), if has_peer { cell(pcfg) } else { na() }]);
+        let cell = |c: &str| {
+            ov.iter().find(|r| r.config == c).map_or("-".into(), |r| {
+                let (m, ci) = ratio_cell(&r.spin);
+                format!("{m} ({ci})")
+            })
+        };
+        rows.push(vec![
+            format!("loop overhead ratio at P = {p} ms (95% CI)"),
+            cell(ocfg),
+            if has_peer { cell(pcfg) } else { na() },
+        ]);
     }
     let first = |tool: &str| {
-        let sel: Vec<&Window> = ws.iter().filter(|w| w.tool == tool && w.first_frame.is_some()).collect();
+        let sel: Vec<&Window> = ws
+            .iter()
+            .filter(|w| w.tool == tool && w.first_frame.is_some())
+            .collect();
         if sel.is_empty() {
             return "-".to_string();
         }
-        format!("{}/{} first, {}/{} anywhere", sel.iter().filter(|w| w.window_fn_at == Some(0)).count(), sel.len(), sel.iter().filter(|w| w.window_fn_at.is_some()).count(), sel.len())
+        format!(
+            "{}/{} first, {}/{} anywhere",
+            sel.iter().filter(|w| w.window_fn_at == Some(0)).count(),
+            sel.len(),
+            sel.iter().filter(|w| w.window_fn_at.is_some()).count(),
+            sel.len()
+        )
     };
-    rows.push(vec!["records naming the window function".into(), first("ours"), if has_peer { first("peer") } else { na() }]);
+    rows.push(vec![
+        "records naming the window function".into(),
+        first("ours"),
+        if has_peer { first("peer") } else { na() },
+    ]);
     table(o, &["", "ours", "original (C)"], &rows);
 }
 
@@ -820,36 +1335,71 @@ fn main() -> Result<()> {
     if args.len() < 3 {
         bail!("usage: bench-report RESULTS.json OUTDIR [COMMAND...]");
     }
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&args[1]).with_context(|| args[1].clone())?)?;
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&args[1]).with_context(|| args[1].clone())?)?;
     let outdir = Path::new(&args[2]);
-    let command = if args.len() > 3 { args[3..].join(" ") } else { "make bench".into() };
+    let command = if args.len() > 3 {
+        args[3..].join(" ")
+    } else {
+        "make bench".into()
+    };
     let kernels: Vec<Value> = match doc["kernels"].as_array() {
         Some(ks) => ks.clone(),
         None => vec![doc.clone()],
     };
     let mut o = String::new();
     let title = "trace_irqoff benchmarks: accuracy and overhead, next to the original";
-    let _ = writeln!(o, ".. SPDX-License-Identifier: GPL-2.0\n\n{}\n{title}\n{}\n", "=".repeat(title.len()), "=".repeat(title.len()));
-    let secs = doc["host_seconds"].as_u64().map_or(String::new(), |s| format!(" It took {} min {} s of host time", s / 60, s % 60));
+    let _ = writeln!(
+        o,
+        ".. SPDX-License-Identifier: GPL-2.0\n\n{}\n{title}\n{}\n",
+        "=".repeat(title.len()),
+        "=".repeat(title.len())
+    );
+    let secs = doc["host_seconds"].as_u64().map_or(String::new(), |s| {
+        format!(" It took {} min {} s of host time", s / 60, s % 60)
+    });
     let _ = writeln!(o, "Produced by ``{command}`` (results: ``bench/results.json``), all figures from one run: one\nVM boot per kernel.{secs}{}\n", if secs.is_empty() { "" } else { "." });
     heading(&mut o, "Machines", '=');
     let rows: Vec<Vec<String>> = kernels
         .iter()
         .map(|k| {
             let g = &k["guest"];
-            let unstable = g["tsc_unstable"].as_array().map_or("?".into(), |a| if a.is_empty() { "no".to_string() } else { format!("yes: {}", a[0].as_str().unwrap_or("")) });
+            let unstable = g["tsc_unstable"].as_array().map_or("?".into(), |a| {
+                if a.is_empty() {
+                    "no".to_string()
+                } else {
+                    format!("yes: {}", a[0].as_str().unwrap_or(""))
+                }
+            });
             vec![
                 k["name"].as_str().unwrap_or("bench").to_string(),
-                format!("``{}``", g["kernel"].as_str().or(k["kernel"].as_str()).unwrap_or("?")),
+                format!(
+                    "``{}``",
+                    g["kernel"].as_str().or(k["kernel"].as_str()).unwrap_or("?")
+                ),
                 hz(k),
                 g["clocksource"].as_str().unwrap_or("?").to_string(),
                 unstable,
                 format!("{}", g["cpus"]),
-                k["host_seconds"].as_u64().map_or("?".into(), |s| format!("{:.1}", s as f64 / 60.0)),
+                k["host_seconds"]
+                    .as_u64()
+                    .map_or("?".into(), |s| format!("{:.1}", s as f64 / 60.0)),
             ]
         })
         .collect();
-    table(&mut o, &["boot", "kernel (/proc/version)", "HZ", "clocksource", "TSC marked unstable", "CPUs", "host min"], &rows);
+    table(
+        &mut o,
+        &[
+            "boot",
+            "kernel (/proc/version)",
+            "HZ",
+            "clocksource",
+            "TSC marked unstable",
+            "CPUs",
+            "host min",
+        ],
+        &rows,
+    );
     for k in &kernels {
         if let Some(q) = k["qemu"].as_str() {
             // Drop -kernel, -initrd and -append with their values (paths, the command line).
@@ -857,11 +1407,23 @@ fn main() -> Result<()> {
                 (Some(a), Some(b)) if a < b => format!("{}{}", &q[..a], &q[b..]),
                 _ => q.to_string(),
             };
-            let _ = writeln!(o, "- {}: ``{q}`` (plus ``-kernel``, ``-initrd``, ``-append``)", k["name"].as_str().unwrap_or("?"));
+            let _ = writeln!(
+                o,
+                "- {}: ``{q}`` (plus ``-kernel``, ``-initrd``, ``-append``)",
+                k["name"].as_str().unwrap_or("?")
+            );
         }
     }
-    let _ = writeln!(o, "\nQEMU TCG (software emulation; no KVM) on a 2-core host; {} clock: {}\n", doc["clock"].as_str().or(kernels[0]["clock"].as_str()).unwrap_or("icount"),
-        "every guest instruction takes 1 ns of guest time and idle time is skipped, so guest time\nis a count of the work the guest did: repeatable and free of host noise, but blind to what\nhardware adds (caches, interrupt entry, SMIs).");
+    const ICOUNT_NOTE: &str = "every guest instruction takes 1 ns of guest time and idle time is skipped, so guest time\nis a count of the work the guest did: repeatable and free of host noise, but blind to what\nhardware adds (caches, interrupt entry, SMIs).";
+    let _ = writeln!(
+        o,
+        "\nQEMU TCG (software emulation; no KVM) on a 2-core host; {} clock: {}\n",
+        doc["clock"]
+            .as_str()
+            .or(kernels[0]["clock"].as_str())
+            .unwrap_or("icount"),
+        ICOUNT_NOTE
+    );
     let mut all_targets = Vec::new();
     for k in &kernels {
         let t = kernel_section(&mut o, k, outdir)?;

@@ -60,29 +60,40 @@ pub enum Command {
     #[command(after_help = "Example: trace-irqoff set threshold 100")]
     Set(SetArgs),
     /// The recorded events with their stacks, worst or newest first.
-    #[command(visible_alias = "latency", after_help = "Example: trace-irqoff records --kind hard --cpu 3 --min 80 --since 10m")]
+    #[command(
+        visible_alias = "latency",
+        after_help = "Example: trace-irqoff records --kind hard --cpu 3 --min 80 --since 10m"
+    )]
     Records(RecordsArgs),
     /// Log2 latency histograms per kind, summed over CPUs or per CPU.
     #[command(after_help = "Example: trace-irqoff hist --per-cpu")]
     Hist(HistArgs),
     /// Who keeps doing this: records grouped by culprit; or, with --live, per CPU and kind.
-    #[command(after_help = "Example: trace-irqoff top --stack\nExample: trace-irqoff top --live   (per CPU: events, last, min, avg, max; like rtla timerlat top)")]
+    #[command(
+        after_help = "Example: trace-irqoff top --stack\nExample: trace-irqoff top --live   (per CPU: events, last, min, avg, max; like rtla timerlat top)"
+    )]
     Top(TopArgs),
     /// Live view, refreshed every --interval: on a terminal one line per window, newest
     /// first (new ones starred), fitted to the screen; on a pipe each window once, as it ends.
     #[command(after_help = "Example: trace-irqoff watch --interval 2s --until 100")]
     Watch(WatchArgs),
     /// Enable for a while, then save what happened to JSON and restore the previous state.
-    #[command(after_help = "Example: trace-irqoff record --duration 30s -o incident.json --folded incident.folded\nExample: trace-irqoff record --until 50 -o caught.json   (ends at the next window of 50 ms or more, exit status 3)")]
+    #[command(
+        after_help = "Example: trace-irqoff record --duration 30s -o incident.json --folded incident.folded\nExample: trace-irqoff record --until 50 -o caught.json   (ends at the next window of 50 ms or more, exit status 3)"
+    )]
     Record(RecordArgs),
     /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
     Tagwait(TagwaitArgs),
     /// Counters and latency histograms in the Prometheus text format (node_exporter).
-    #[command(after_help = "Example: trace-irqoff metrics --textfile /var/lib/prometheus/node-exporter")]
+    #[command(
+        after_help = "Example: trace-irqoff metrics --textfile /var/lib/prometheus/node-exporter"
+    )]
     Metrics(MetricsArgs),
     /// Shell completion script.
-    #[command(after_help = "Example: trace-irqoff completions bash > /etc/bash_completion.d/trace-irqoff")]
+    #[command(
+        after_help = "Example: trace-irqoff completions bash > /etc/bash_completion.d/trace-irqoff"
+    )]
     Completions(CompletionsArgs),
     /// The man pages (roff), generated from these definitions.
     #[command(after_help = "Example: trace-irqoff man --dir /usr/local/share/man/man1")]
@@ -295,7 +306,9 @@ pub struct CompletionsArgs {
 /// `m`, `min`, `h`; decimals allowed: `1.5s`), or a bare number, which is milliseconds, or
 /// several parts (`1m30s`).
 pub fn parse_span(s: &str) -> Result<Duration, String> {
-    let bad = || format!("'{s}' is not a duration (e.g. 10, 1.5ms, 2s, 5m: a bare number is milliseconds)");
+    let bad = || {
+        format!("'{s}' is not a duration (e.g. 10, 1.5ms, 2s, 5m: a bare number is milliseconds)")
+    };
     let t = s.trim();
     if t.is_empty() {
         return Err(bad());
@@ -303,9 +316,15 @@ pub fn parse_span(s: &str) -> Result<Duration, String> {
     let mut rest = t;
     let mut total: u128 = 0;
     while !rest.is_empty() {
-        let num_len = rest.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
+        let num_len = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b'.')
+            .count();
         let (num, tail) = rest.split_at(num_len);
-        let unit_len = tail.bytes().take_while(|b| !b.is_ascii_digit() && *b != b'.').count();
+        let unit_len = tail
+            .bytes()
+            .take_while(|b| !b.is_ascii_digit() && *b != b'.')
+            .count();
         let (unit, tail) = tail.split_at(unit_len);
         // A bare number is milliseconds only as the whole value: in "1m30" the "30" is refused.
         let ns_per: u128 = match unit.trim() {
@@ -318,7 +337,9 @@ pub fn parse_span(s: &str) -> Result<Duration, String> {
             "h" => 3_600_000_000_000,
             _ => return Err(bad()),
         };
-        total = total.checked_add(decimal_times(num, ns_per).ok_or_else(bad)?).ok_or_else(bad)?;
+        total = total
+            .checked_add(decimal_times(num, ns_per).ok_or_else(bad)?)
+            .ok_or_else(bad)?;
         rest = tail;
     }
     let secs = u64::try_from(total / 1_000_000_000).map_err(|_| bad())?;
@@ -368,7 +389,9 @@ fn parse_ns(s: &str) -> Result<u64, String> {
 fn parse_positive(s: &str) -> Result<Duration, String> {
     let d = parse_span(s)?;
     if d.is_zero() {
-        return Err(format!("'{s}' is zero: give a duration longer than that (e.g. 1s)"));
+        return Err(format!(
+            "'{s}' is zero: give a duration longer than that (e.g. 1s)"
+        ));
     }
     Ok(d)
 }
@@ -393,7 +416,20 @@ mod tests {
         assert_eq!(parse_span("250us"), Ok(Duration::from_micros(250)));
         assert_eq!(parse_span("0.000001"), Ok(Duration::from_nanos(1)));
         assert_eq!(parse_span("1.0000000s"), ms(1000));
-        for bad in ["", " ", "-1", "1.", ".5", "1.2.3", "abc", "1e3", "10 parsecs", "1m30", "1.0000001", "99999999999999999999999h"] {
+        for bad in [
+            "",
+            " ",
+            "-1",
+            "1.",
+            ".5",
+            "1.2.3",
+            "abc",
+            "1e3",
+            "10 parsecs",
+            "1m30",
+            "1.0000001",
+            "99999999999999999999999h",
+        ] {
             assert_eq!(parse_span(bad), Err(format!("'{bad}' is not a duration (e.g. 10, 1.5ms, 2s, 5m: a bare number is milliseconds)")), "{bad}");
         }
     }
@@ -403,13 +439,21 @@ mod tests {
     fn whole_ms_nanoseconds_and_positive() {
         assert_eq!(parse_whole_ms("1s"), Ok(1000));
         assert_eq!(parse_whole_ms("20"), Ok(20));
-        assert_eq!(parse_whole_ms("1.5"), Err("'1.5' is not a whole number of milliseconds".to_string()));
+        assert_eq!(
+            parse_whole_ms("1.5"),
+            Err("'1.5' is not a whole number of milliseconds".to_string())
+        );
         assert_eq!(parse_ns("1.5"), Ok(1_500_000));
         assert_eq!(parse_ns("80"), Ok(80_000_000));
         assert_eq!(parse_ns("1.5s"), Ok(1_500_000_000));
         assert_eq!(parse_positive("1"), Ok(Duration::from_millis(1)));
         for zero in ["0", "0s", "0.0ms"] {
-            assert_eq!(parse_positive(zero), Err(format!("'{zero}' is zero: give a duration longer than that (e.g. 1s)")));
+            assert_eq!(
+                parse_positive(zero),
+                Err(format!(
+                    "'{zero}' is zero: give a duration longer than that (e.g. 1s)"
+                ))
+            );
         }
     }
 

@@ -22,18 +22,25 @@ impl Clock {
     /// also runs during suspend, when CLOCK_MONOTONIC (the module's clock) stops. Read
     /// anew for each snapshot, it follows changes of the wall clock (NTP steps) too.
     pub fn now() -> Self {
-        if let Some(boot) = std::env::var(BOOT_TIME_ENV).ok().and_then(|v| humantime::parse_rfc3339(&v).ok()) {
+        if let Some(boot) = std::env::var(BOOT_TIME_ENV)
+            .ok()
+            .and_then(|v| humantime::parse_rfc3339(&v).ok())
+        {
             return Self { boot };
         }
         let mono = duration(clock_gettime(ClockId::Monotonic));
         let real = duration(clock_gettime(ClockId::Realtime));
-        Self { boot: UNIX_EPOCH + real.saturating_sub(mono) }
+        Self {
+            boot: UNIX_EPOCH + real.saturating_sub(mono),
+        }
     }
 
     /// The clock a file was read with, from its anchor (CLOCK_REALTIME minus
     /// CLOCK_MONOTONIC then, in ns): right on any machine, whatever its own boot time.
     pub fn anchored(realtime_offset_ns: u64) -> Self {
-        Self { boot: UNIX_EPOCH + Duration::from_nanos(realtime_offset_ns) }
+        Self {
+            boot: UNIX_EPOCH + Duration::from_nanos(realtime_offset_ns),
+        }
     }
 
     /// The clock of a file's anchor where it has one, else this machine's as of now.
@@ -43,14 +50,18 @@ impl Clock {
 
     /// The anchor of this clock (see [`Clock::anchored`]), to save beside its timestamps.
     pub fn realtime_offset_ns(&self) -> u64 {
-        self.boot.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+        self.boot
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
     }
 
     /// The clock behind a wall-clock time and the monotonic timestamp it was made from
     /// (RFC 3339, as saved files have them); `None` if it does not parse.
     pub fn from_pair(rfc3339: &str, monotonic_ns: u64) -> Option<Self> {
         let wall = humantime::parse_rfc3339(rfc3339).ok()?;
-        Some(Self { boot: wall.checked_sub(Duration::from_nanos(monotonic_ns))? })
+        Some(Self {
+            boot: wall.checked_sub(Duration::from_nanos(monotonic_ns))?,
+        })
     }
 
     /// The wall-clock time of a CLOCK_MONOTONIC timestamp.
@@ -84,11 +95,20 @@ mod tests {
 
     #[test]
     fn boot_time_is_realtime_less_monotonic() {
-        let c = Clock { boot: UNIX_EPOCH + Duration::from_secs(1_778_000_000) };
+        let c = Clock {
+            boot: UNIX_EPOCH + Duration::from_secs(1_778_000_000),
+        };
         assert_eq!(c.rfc3339(4_033_412_345), "2026-05-05T16:53:24.033412Z");
         // This machine's: a monotonic timestamp of now is now.
-        let here = Clock { boot: UNIX_EPOCH + duration(clock_gettime(ClockId::Realtime)).saturating_sub(duration(clock_gettime(ClockId::Monotonic))) };
-        let skew = here.wall(monotonic_ns()).duration_since(SystemTime::now()).unwrap_or_else(|e| e.duration());
+        let here = Clock {
+            boot: UNIX_EPOCH
+                + duration(clock_gettime(ClockId::Realtime))
+                    .saturating_sub(duration(clock_gettime(ClockId::Monotonic))),
+        };
+        let skew = here
+            .wall(monotonic_ns())
+            .duration_since(SystemTime::now())
+            .unwrap_or_else(|e| e.duration());
         assert!(skew < Duration::from_millis(100), "{skew:?}");
     }
 

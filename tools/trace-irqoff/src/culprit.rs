@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::mechanism;
-use crate::symbols::function;
 use crate::snapshot::{Cause, Kind, Record};
+use crate::symbols::function;
 
 /// One culprit: how often, how bad.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -37,11 +37,23 @@ pub struct Culprit {
 /// the end stack then. For a window still open the sampled stack is the one seen most so
 /// far (its profile's first), not the latest sample, which changes with every sample.
 pub fn source(r: &Record) -> (&[String], &str) {
-    let most_seen = r.profile.as_ref().filter(|_| r.ongoing).and_then(|p| p.stacks.first()).map(|s| s.frames.as_slice());
-    let window = (most_seen.unwrap_or(r.window_stack.as_slice()), r.window_comm.as_str());
+    let most_seen = r
+        .profile
+        .as_ref()
+        .filter(|_| r.ongoing)
+        .and_then(|p| p.stacks.first())
+        .map(|s| s.frames.as_slice());
+    let window = (
+        most_seen.unwrap_or(r.window_stack.as_slice()),
+        r.window_comm.as_str(),
+    );
     let end = (r.stack.as_slice(), r.comm.as_str());
     let ran_instead = r.cause == Some(Cause::KsoftirqdWait) && r.window_pid != 0;
-    let (first, second) = if ran_instead || !r.end_shows_culprit { (window, end) } else { (end, window) };
+    let (first, second) = if ran_instead || !r.end_shows_culprit {
+        (window, end)
+    } else {
+        (end, window)
+    };
     if first.0.is_empty() {
         second
     } else {
@@ -55,7 +67,11 @@ pub fn source(r: &Record) -> (&[String], &str) {
 /// is in a contended lock's slow path above its culprit. The end stack does not tell:
 /// once the lock came, the window ended where interrupts came back on.
 pub fn lock_wait(r: &Record) -> bool {
-    let inside = r.profile.as_ref().and_then(|p| p.stacks.first()).map_or(r.window_stack.as_slice(), |s| s.frames.as_slice());
+    let inside = r
+        .profile
+        .as_ref()
+        .and_then(|p| p.stacks.first())
+        .map_or(r.window_stack.as_slice(), |s| s.frames.as_slice());
     mechanism::waits_for_lock(inside.iter().map(|f| function(f)))
 }
 
@@ -74,19 +90,28 @@ pub fn top(records: &[Record], whole_stack: bool) -> Vec<Culprit> {
     for r in records {
         let (stack, comm) = source(r);
         let key = if whole_stack {
-            stack.iter().map(|f| function(f)).collect::<Vec<_>>().join(" <- ")
+            stack
+                .iter()
+                .map(|f| function(f))
+                .collect::<Vec<_>>()
+                .join(" <- ")
         } else {
-            label(mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or("?"), r)
+            label(
+                mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or("?"),
+                r,
+            )
         };
-        let c = groups.entry((r.kind, r.cause, key.clone())).or_insert_with(|| Culprit {
-            kind: r.kind,
-            cause: r.cause,
-            culprit: key,
-            count: 0,
-            worst_ns: 0,
-            total_ns: 0,
-            comms: Vec::new(),
-        });
+        let c = groups
+            .entry((r.kind, r.cause, key.clone()))
+            .or_insert_with(|| Culprit {
+                kind: r.kind,
+                cause: r.cause,
+                culprit: key,
+                count: 0,
+                worst_ns: 0,
+                total_ns: 0,
+                comms: Vec::new(),
+            });
         c.count += 1;
         c.worst_ns = c.worst_ns.max(r.latency_ns);
         c.total_ns += r.latency_ns;
@@ -96,7 +121,12 @@ pub fn top(records: &[Record], whole_stack: bool) -> Vec<Culprit> {
         }
     }
     let mut v: Vec<Culprit> = groups.into_values().collect();
-    v.sort_by(|a, b| b.count.cmp(&a.count).then(b.worst_ns.cmp(&a.worst_ns)).then(a.culprit.cmp(&b.culprit)));
+    v.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then(b.worst_ns.cmp(&a.worst_ns))
+            .then(a.culprit.cmp(&b.culprit))
+    });
     v
 }
 
@@ -115,15 +145,26 @@ pub fn folded(records: &[Record], by_latency: bool) -> String {
     let mut stacks: BTreeMap<String, u64> = BTreeMap::new();
     let ms = |ns: u128| (((ns + 500_000) / 1_000_000) as u64).max(1);
     for r in records {
-        let profile = r.profile.as_ref().filter(|p| p.weight > 0 && !p.stacks.is_empty());
+        let profile = r
+            .profile
+            .as_ref()
+            .filter(|p| p.weight > 0 && !p.stacks.is_empty());
         let Some(p) = profile else {
             let mut parts = vec![r.kind.label().to_string(), r.comm.replace([';', ' '], "_")];
             parts.extend(r.stack.iter().rev().map(|f| function(f).to_string()));
-            let weight = if by_latency { ms(u128::from(r.latency_ns)) } else { 1 };
+            let weight = if by_latency {
+                ms(u128::from(r.latency_ns))
+            } else {
+                1
+            };
             *stacks.entry(parts.join(";")).or_default() += weight;
             continue;
         };
-        let comm = if r.window_comm.is_empty() { &r.comm } else { &r.window_comm };
+        let comm = if r.window_comm.is_empty() {
+            &r.comm
+        } else {
+            &r.window_comm
+        };
         let root = [r.kind.label().to_string(), comm.replace([';', ' '], "_")];
         let weight = |count: u64| {
             if by_latency {
@@ -138,10 +179,15 @@ pub fn folded(records: &[Record], by_latency: bool) -> String {
             *stacks.entry(parts.join(";")).or_default() += weight(st.count);
         }
         if p.unkept() > 0 {
-            *stacks.entry(format!("{};[other stacks]", root.join(";"))).or_default() += weight(p.unkept());
+            *stacks
+                .entry(format!("{};[other stacks]", root.join(";")))
+                .or_default() += weight(p.unkept());
         }
     }
-    stacks.into_iter().map(|(k, n)| format!("{k} {n}\n")).collect()
+    stacks
+        .into_iter()
+        .map(|(k, n)| format!("{k} {n}\n"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -153,7 +199,14 @@ mod tests {
     }
 
     fn rec(kind: Kind, lat: u64, stack: &[&str]) -> Record {
-        Record { latency_ns: lat, timestamp_ns: 1, pid: 7, comm: "sh".into(), stack: frames(stack), ..Record::new(1, kind) }
+        Record {
+            latency_ns: lat,
+            timestamp_ns: 1,
+            pid: 7,
+            comm: "sh".into(),
+            stack: frames(stack),
+            ..Record::new(1, kind)
+        }
     }
 
     fn soft(cause: Cause, lat: u64, stack: &[&str], window: &[&str]) -> Record {
@@ -184,15 +237,26 @@ mod tests {
 
     #[test]
     fn folded_is_root_first_and_merged() {
-        let rs = [rec(Kind::Soft, 1, &["leaf+0x1/0x2", "root+0x0/0x1"]), rec(Kind::Soft, 2, &["leaf+0x3/0x2", "root"])];
+        let rs = [
+            rec(Kind::Soft, 1, &["leaf+0x1/0x2", "root+0x0/0x1"]),
+            rec(Kind::Soft, 2, &["leaf+0x3/0x2", "root"]),
+        ];
         assert_eq!(folded(&rs, false), "softirq-off;sh;root;leaf 2\n");
-        let rs = [rec(Kind::Hard, 99_800_123, &["leaf+0x1/0x2"]), rec(Kind::Hard, 52_400_000, &["leaf+0x3/0x2"]), rec(Kind::Hard, 1, &["x"])];
-        assert_eq!(folded(&rs, true), "hardirq-off;sh;leaf 152\nhardirq-off;sh;x 1\n");
+        let rs = [
+            rec(Kind::Hard, 99_800_123, &["leaf+0x1/0x2"]),
+            rec(Kind::Hard, 52_400_000, &["leaf+0x3/0x2"]),
+            rec(Kind::Hard, 1, &["x"]),
+        ];
+        assert_eq!(
+            folded(&rs, true),
+            "hardirq-off;sh;leaf 152\nhardirq-off;sh;x 1\n"
+        );
     }
 
     #[test]
     fn folded_weighs_profile_stacks_by_their_counts() {
-        let s = crate::snapshot::parse(include_str!("../tests/fixtures/records-watcher.txt")).unwrap();
+        let s =
+            crate::snapshot::parse(include_str!("../tests/fixtures/records-watcher.txt")).unwrap();
         let tail = "entry_SYSCALL_64_after_hwframe;do_syscall_64;ksys_write;vfs_write;_RNvMs2_NtCs1EKtwoKEMO2_6kernel10miscdeviceINtB5_16MiscdeviceVTableNtCsfhKZwEwFlVQ_18irqoff_sample_main12SampleDeviceE10write_iterB14_;_RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_mainNtB5_12SampleDeviceNtNtCs1EKtwoKEMO2_6kernel10miscdevice10MiscDevice10write_iter;irqoff_sample_hardirq_window";
         let f = folded(&s.records, false);
         // Sorted, as merged (`[` and `_` sort before letters).
@@ -211,7 +275,10 @@ mod tests {
         assert_eq!(f.lines().collect::<Vec<_>>(), want);
         // By latency: each window's length split by the counts (whole ms, at least 1).
         let f = folded(&s.records, true);
-        let weights: Vec<u64> = f.lines().map(|l| l.rsplit(' ').next().unwrap().parse().unwrap()).collect();
+        let weights: Vec<u64> = f
+            .lines()
+            .map(|l| l.rsplit(' ').next().unwrap().parse().unwrap())
+            .collect();
         assert_eq!(weights, [15, 15, 15, 120, 30, 125, 416, 1248, 66, 22]);
         // Records without a profile: as before.
         let mut plain = s.records[1].clone();
@@ -222,9 +289,19 @@ mod tests {
     #[test]
     fn culprit_skips_an_irq_enable_helper() {
         // A GCC-built sample keeps its C helper as a frame above the window function.
-        let rs = [rec(Kind::Hard, 10, &["sample_irq_enable+0xf/0x20 [s]", "irqoff_sample_hardirq_window+0x30/0x60 [s]"])];
+        let rs = [rec(
+            Kind::Hard,
+            10,
+            &[
+                "sample_irq_enable+0xf/0x20 [s]",
+                "irqoff_sample_hardirq_window+0x30/0x60 [s]",
+            ],
+        )];
         assert_eq!(top(&rs, false)[0].culprit, "irqoff_sample_hardirq_window");
-        assert_eq!(top(&rs, true)[0].culprit, "sample_irq_enable <- irqoff_sample_hardirq_window");
+        assert_eq!(
+            top(&rs, true)[0].culprit,
+            "sample_irq_enable <- irqoff_sample_hardirq_window"
+        );
     }
 
     /// An IPI function spun with interrupts off on an idle CPU: the hrtimer ran when it
@@ -236,15 +313,36 @@ mod tests {
             end_shows_culprit: false,
             comm: "swapper/1".into(),
             window_comm: "swapper/1".into(),
-            window_stack: frames(&["delay_tsc+0x4a/0x80", "irqoff_sample_ipi_window+0x30/0x60 [s]", "__flush_smp_call_function_queue+0x9f/0x420"]),
-            ..rec(Kind::Hard, 120, &["default_idle+0x16/0x20", "default_idle_call+0x2c/0x50", "do_idle+0x1f4/0x240"])
+            window_stack: frames(&[
+                "delay_tsc+0x4a/0x80",
+                "irqoff_sample_ipi_window+0x30/0x60 [s]",
+                "__flush_smp_call_function_queue+0x9f/0x420",
+            ]),
+            ..rec(
+                Kind::Hard,
+                120,
+                &[
+                    "default_idle+0x16/0x20",
+                    "default_idle_call+0x2c/0x50",
+                    "do_idle+0x1f4/0x240",
+                ],
+            )
         };
-        assert_eq!(top(std::slice::from_ref(&ipi), false)[0].culprit, "irqoff_sample_ipi_window");
+        assert_eq!(
+            top(std::slice::from_ref(&ipi), false)[0].culprit,
+            "irqoff_sample_ipi_window"
+        );
         // Without an in-window stack (no watcher), the end stack is all there is.
-        let bare = Record { window_stack: Vec::new(), ..ipi.clone() };
+        let bare = Record {
+            window_stack: Vec::new(),
+            ..ipi.clone()
+        };
         assert_eq!(top(&[bare], false)[0].culprit, "default_idle");
         // A task's window: the end stack, as before.
-        let task = Record { window_stack: frames(&["cpu_relax+0x1/0x2"]), ..rec(Kind::Hard, 80, &["irq_user+0x1/0x2"]) };
+        let task = Record {
+            window_stack: frames(&["cpu_relax+0x1/0x2"]),
+            ..rec(Kind::Hard, 80, &["irq_user+0x1/0x2"])
+        };
         assert_eq!(top(&[task], false)[0].culprit, "irq_user");
     }
 
@@ -252,23 +350,54 @@ mod tests {
     fn ksoftirqd_wait_names_what_ran_instead() {
         let thread = ["call_timer_fn+0x2a/0x130", "run_ksoftirqd+0x2b/0x40"];
         let rs = [
-            soft(Cause::KsoftirqdWait, 60, &thread, &["delay_tsc+0x4a/0x80", "hog_loop+0x22/0x40 [m]"]),
-            soft(Cause::KsoftirqdWait, 70, &thread, &["hog_loop+0x30/0x40 [m]"]),
+            soft(
+                Cause::KsoftirqdWait,
+                60,
+                &thread,
+                &["delay_tsc+0x4a/0x80", "hog_loop+0x22/0x40 [m]"],
+            ),
+            soft(
+                Cause::KsoftirqdWait,
+                70,
+                &thread,
+                &["hog_loop+0x30/0x40 [m]"],
+            ),
             // The idle task was sampled: nothing ran instead, the end stack it is.
-            Record { window_pid: 0, ..soft(Cause::KsoftirqdWait, 75, &thread, &["default_idle+0x16/0x20"]) },
+            Record {
+                window_pid: 0,
+                ..soft(
+                    Cause::KsoftirqdWait,
+                    75,
+                    &thread,
+                    &["default_idle+0x16/0x20"],
+                )
+            },
             // No sample in the window: the end stack it is.
             soft(Cause::KsoftirqdWait, 80, &thread, &[]),
             // bh-off: where bottom halves came back on, not the sample.
-            soft(Cause::BhOff, 90, &["__local_bh_enable_ip+0x5e/0x80", "bh_user+0x1/0x2"], &["hog_loop+0x1/0x2"]),
+            soft(
+                Cause::BhOff,
+                90,
+                &["__local_bh_enable_ip+0x5e/0x80", "bh_user+0x1/0x2"],
+                &["hog_loop+0x1/0x2"],
+            ),
             // Same culprit, other cause: its own row.
             soft(Cause::BhOff, 95, &["hog_loop+0x1/0x2"], &[]),
         ];
         let t = top(&rs, false);
-        let rows: Vec<_> = t.iter().map(|c| (c.cause, c.culprit.as_str(), c.count, c.comms.join(","))).collect();
+        let rows: Vec<_> = t
+            .iter()
+            .map(|c| (c.cause, c.culprit.as_str(), c.count, c.comms.join(",")))
+            .collect();
         assert_eq!(
             rows,
             [
-                (Some(Cause::KsoftirqdWait), "call_timer_fn", 2, "sh".to_string()),
+                (
+                    Some(Cause::KsoftirqdWait),
+                    "call_timer_fn",
+                    2,
+                    "sh".to_string()
+                ),
                 (Some(Cause::KsoftirqdWait), "hog_loop", 2, "hog".to_string()),
                 (Some(Cause::BhOff), "hog_loop", 1, "sh".to_string()),
                 (Some(Cause::BhOff), "bh_user", 1, "sh".to_string()),
@@ -280,8 +409,14 @@ mod tests {
 
     #[test]
     fn an_open_window_without_an_end_stack_uses_its_sample() {
-        let r = Record { lower_bound: true, ..soft(Cause::BhOff, 57, &[], &["bh_work+0x30/0x60 [m]"]) };
+        let r = Record {
+            lower_bound: true,
+            ..soft(Cause::BhOff, 57, &[], &["bh_work+0x30/0x60 [m]"])
+        };
         let t = top(&[r], false);
-        assert_eq!((t[0].culprit.as_str(), t[0].comms.join(",")), ("bh_work", "hog".to_string()));
+        assert_eq!(
+            (t[0].culprit.as_str(), t[0].comms.join(",")),
+            ("bh_work", "hog".to_string())
+        );
     }
 }

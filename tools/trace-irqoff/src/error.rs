@@ -16,11 +16,19 @@ pub struct Problem {
 impl Problem {
     /// A value or combination of options that cannot work.
     pub fn usage(sentence: impl Into<String>, hint: impl Into<String>) -> Self {
-        Self { sentence: sentence.into(), hint: hint.into(), usage: true }
+        Self {
+            sentence: sentence.into(),
+            hint: hint.into(),
+            usage: true,
+        }
     }
 
     /// Something that failed although the command line was fine.
     pub fn failure(sentence: impl Into<String>, hint: impl Into<String>) -> Self {
-        Self { sentence: sentence.into(), hint: hint.into(), usage: false }
+        Self {
+            sentence: sentence.into(),
+            hint: hint.into(),
+            usage: false,
+        }
     }
 }

@@ -22,7 +22,11 @@ impl AtomicFile {
     /// Checks that `path` can be written, by creating the temporary file beside it.
     pub fn create(path: &Path) -> Result<Self> {
         if path.is_dir() {
-            return Err(Problem::usage(format!("{} is a directory", path.display()), "give a file name inside it").into());
+            return Err(Problem::usage(
+                format!("{} is a directory", path.display()),
+                "give a file name inside it",
+            )
+            .into());
         }
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
@@ -30,7 +34,11 @@ impl AtomicFile {
         };
         if !dir.is_dir() {
             return Err(Problem::usage(
-                format!("cannot write {}: the directory {} does not exist", path.display(), dir.display()),
+                format!(
+                    "cannot write {}: the directory {} does not exist",
+                    path.display(),
+                    dir.display()
+                ),
                 "create it first, or choose another path",
             )
             .into());
@@ -41,14 +49,23 @@ impl AtomicFile {
             .permissions(std::fs::Permissions::from_mode(0o666))
             .tempfile_in(dir)
             .map_err(|e| match e.kind() {
-                io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => Problem::failure(
-                    format!("cannot write {}: no permission to create files in {}", path.display(), dir.display()),
-                    "choose a directory you can write to, e.g. /tmp",
-                )
-                .into(),
+                io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
+                    Problem::failure(
+                        format!(
+                            "cannot write {}: no permission to create files in {}",
+                            path.display(),
+                            dir.display()
+                        ),
+                        "choose a directory you can write to, e.g. /tmp",
+                    )
+                    .into()
+                }
                 _ => anyhow::Error::new(e).context(format!("cannot write {}", path.display())),
             })?;
-        Ok(Self { path: path.to_path_buf(), tmp })
+        Ok(Self {
+            path: path.to_path_buf(),
+            tmp,
+        })
     }
 
     /// Writes `data` and puts the file in place.
@@ -57,7 +74,10 @@ impl AtomicFile {
         self.tmp.write_all(data).with_context(what)?;
         self.tmp.as_file().sync_all().with_context(what)?;
         let path = self.path.clone();
-        self.tmp.persist(&path).map_err(|e| e.error).with_context(|| format!("writing {}", path.display()))?;
+        self.tmp
+            .persist(&path)
+            .map_err(|e| e.error)
+            .with_context(|| format!("writing {}", path.display()))?;
         Ok(())
     }
 }
@@ -76,16 +96,25 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
         f.commit(b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, ["out.json"]);
     }
 
     #[test]
     fn unusable_paths_are_refused_up_front() {
         let dir = tempfile::tempdir().unwrap();
-        let e = AtomicFile::create(&dir.path().join("nope/x.json")).err().unwrap();
+        let e = AtomicFile::create(&dir.path().join("nope/x.json"))
+            .err()
+            .unwrap();
         let p = e.downcast_ref::<Problem>().unwrap();
-        assert!(p.sentence.ends_with("nope does not exist"), "{}", p.sentence);
+        assert!(
+            p.sentence.ends_with("nope does not exist"),
+            "{}",
+            p.sentence
+        );
         let e = AtomicFile::create(dir.path()).err().unwrap();
         assert!(e.to_string().ends_with("is a directory"));
     }

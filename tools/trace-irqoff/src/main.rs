@@ -48,7 +48,9 @@ fn main() -> ExitCode {
 fn command_line_error(e: &clap::Error) -> u8 {
     use clap::error::ErrorKind;
     match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let _ = e.print();
             e.exit_code() as u8
         }
@@ -63,7 +65,12 @@ fn command_line_error(e: &clap::Error) -> u8 {
 /// "For more information...") into "trace-irqoff: SENTENCE\nhint: HINT\n".
 fn clap_error_text(text: &str) -> String {
     let mut lines = text.lines();
-    let mut sentence = lines.next().unwrap_or("").trim_start_matches("error: ").trim_end().to_string();
+    let mut sentence = lines
+        .next()
+        .unwrap_or("")
+        .trim_start_matches("error: ")
+        .trim_end()
+        .to_string();
     let (mut tips, mut usage) = (Vec::new(), None);
     let mut details = Vec::new();
     for l in lines {
@@ -71,12 +78,17 @@ fn clap_error_text(text: &str) -> String {
             tips.push(t.trim().to_string());
         } else if let Some(u) = l.strip_prefix("Usage: ") {
             usage = Some(u.trim().to_string());
-        } else if l.starts_with("  ") && usage.is_none() && tips.is_empty() && !l.trim().is_empty() {
+        } else if l.starts_with("  ") && usage.is_none() && tips.is_empty() && !l.trim().is_empty()
+        {
             details.push(l.trim().to_string());
         }
     }
     if !details.is_empty() {
-        sentence = format!("{} {}", sentence.trim_end_matches(':').to_string() + ":", details.join(", "));
+        sentence = format!(
+            "{} {}",
+            sentence.trim_end_matches(':').to_string() + ":",
+            details.join(", ")
+        );
     }
     let hint = match (tips.is_empty(), usage) {
         (false, Some(u)) => format!("{}; usage: {u}", tips.join("; ")),
@@ -100,7 +112,14 @@ fn exit_status(result: anyhow::Result<Outcome>) -> u8 {
         return 0;
     }
     let (hint, code) = if let Some(pe) = e.downcast_ref::<ProcError>() {
-        (pe.hint(), if matches!(pe, ProcError::NotLoaded(_) | ProcError::ProcRootMissing(_)) { 2 } else { 1 })
+        (
+            pe.hint(),
+            if matches!(pe, ProcError::NotLoaded(_) | ProcError::ProcRootMissing(_)) {
+                2
+            } else {
+                1
+            },
+        )
     } else if let Some(p) = e.downcast_ref::<Problem>() {
         (Some(p.hint.clone()), if p.usage { 2 } else { 1 })
     } else {

@@ -109,31 +109,53 @@ const PREFIX: &[&str] = &[
 /// Name suffixes: helpers that wrap an irq or bh enable (e.g. a driver's `foo_irq_enable`),
 /// and busy-wait loops (`busy_wait`, a Rust path's `...::busy_wait`), which an in-window
 /// stack often shows as its leaf.
-const SUFFIX: &[&str] = &["_irq_enable", "_irq_restore", "_irqrestore", "_bh_enable", "busy_wait"];
+const SUFFIX: &[&str] = &[
+    "_irq_enable",
+    "_irq_restore",
+    "_irqrestore",
+    "_bh_enable",
+    "busy_wait",
+];
 
 /// Whether `function` (a bare symbol name) is mechanism rather than a culprit.
 pub fn is_mechanism(function: &str) -> bool {
     let matches = |f: &str| {
-        EXACT.contains(&f) || PREFIX.iter().any(|p| f.starts_with(p)) || SUFFIX.iter().any(|s| f.ends_with(s))
+        EXACT.contains(&f)
+            || PREFIX.iter().any(|p| f.starts_with(p))
+            || SUFFIX.iter().any(|s| f.ends_with(s))
     };
     // A Rust path (`<kernel::time::Monotonic as kernel::time::ClockSource>::ktime_get`)
     // is judged by its last segment too.
-    matches(function) || function.rsplit_once("::").is_some_and(|(_, last)| matches(last))
+    matches(function)
+        || function
+            .rsplit_once("::")
+            .is_some_and(|(_, last)| matches(last))
 }
 
 /// The culprit among `functions` (innermost first): the first that is not mechanism, or
 /// the first of all when every frame is.
 pub fn culprit<'a>(functions: impl IntoIterator<Item = &'a str> + Clone) -> Option<&'a str> {
-    functions.clone().into_iter().find(|f| !is_mechanism(f)).or_else(|| functions.into_iter().next())
+    functions
+        .clone()
+        .into_iter()
+        .find(|f| !is_mechanism(f))
+        .or_else(|| functions.into_iter().next())
 }
 
 /// A spinlock's contended slow path: entered only when the lock is held elsewhere.
-const LOCK_SLOWPATH: &[&str] = &["queued_spin_lock_slowpath", "native_queued_spin_lock_slowpath", "__pv_queued_spin_lock_slowpath"];
+const LOCK_SLOWPATH: &[&str] = &[
+    "queued_spin_lock_slowpath",
+    "native_queued_spin_lock_slowpath",
+    "__pv_queued_spin_lock_slowpath",
+];
 
 /// Whether a stack (`functions`, innermost first) was waiting for a spinlock held
 /// elsewhere: a contended slow path among the mechanism frames above its culprit.
 pub fn waits_for_lock<'a>(functions: impl IntoIterator<Item = &'a str> + Clone) -> bool {
-    functions.into_iter().take_while(|f| is_mechanism(f)).any(|f| LOCK_SLOWPATH.contains(&f))
+    functions
+        .into_iter()
+        .take_while(|f| is_mechanism(f))
+        .any(|f| LOCK_SLOWPATH.contains(&f))
 }
 
 #[cfg(test)]
@@ -144,36 +166,95 @@ mod tests {
     /// uncontended, or a slow path below the culprit, is not.
     #[test]
     fn lock_waits_are_the_slow_path_above_the_culprit() {
-        assert!(waits_for_lock(["native_queued_spin_lock_slowpath", "do_raw_spin_lock", "_raw_spin_lock", "irqoff_sample_spin_window"]));
-        assert!(waits_for_lock(["lock_acquire", "queued_spin_lock_slowpath", "my_driver_isr"]));
-        assert!(!waits_for_lock(["do_raw_spin_lock", "_raw_spin_lock_irqsave", "my_driver_isr"]));
-        assert!(!waits_for_lock(["_raw_spin_unlock_irqrestore", "my_driver_isr", "queued_spin_lock_slowpath"]));
+        assert!(waits_for_lock([
+            "native_queued_spin_lock_slowpath",
+            "do_raw_spin_lock",
+            "_raw_spin_lock",
+            "irqoff_sample_spin_window"
+        ]));
+        assert!(waits_for_lock([
+            "lock_acquire",
+            "queued_spin_lock_slowpath",
+            "my_driver_isr"
+        ]));
+        assert!(!waits_for_lock([
+            "do_raw_spin_lock",
+            "_raw_spin_lock_irqsave",
+            "my_driver_isr"
+        ]));
+        assert!(!waits_for_lock([
+            "_raw_spin_unlock_irqrestore",
+            "my_driver_isr",
+            "queued_spin_lock_slowpath"
+        ]));
         assert!(!waits_for_lock([]));
     }
 
     #[test]
     fn skips_enable_helpers_time_reads_and_locks() {
-        for f in ["sample_irq_enable", "_raw_spin_unlock_irqrestore", "ktime_get_mono_fast_ns", "delay_tsc",
-                  "native_queued_spin_lock_slowpath", "__local_bh_enable_ip", "sysvec_apic_timer_interrupt",
-                  "busy_wait", "irqoff_sample_main::busy_wait", "read_hpet", "kvm_clock_get_cycles"] {
+        for f in [
+            "sample_irq_enable",
+            "_raw_spin_unlock_irqrestore",
+            "ktime_get_mono_fast_ns",
+            "delay_tsc",
+            "native_queued_spin_lock_slowpath",
+            "__local_bh_enable_ip",
+            "sysvec_apic_timer_interrupt",
+            "busy_wait",
+            "irqoff_sample_main::busy_wait",
+            "read_hpet",
+            "kvm_clock_get_cycles",
+        ] {
             assert!(is_mechanism(f), "{f}");
         }
-        for f in ["irqoff_sample_hardirq_window", "preemptirq_delay_run", "vfs_write", "ktime", "enable_irq"] {
+        for f in [
+            "irqoff_sample_hardirq_window",
+            "preemptirq_delay_run",
+            "vfs_write",
+            "ktime",
+            "enable_irq",
+        ] {
             assert!(!is_mechanism(f), "{f}");
         }
     }
 
     #[test]
     fn culprit_is_first_non_mechanism_frame_or_first() {
-        let s = ["sample_irq_enable", "irqoff_sample_hardirq_window", "vfs_write"];
-        assert_eq!(culprit(s.iter().copied()), Some("irqoff_sample_hardirq_window"));
+        let s = [
+            "sample_irq_enable",
+            "irqoff_sample_hardirq_window",
+            "vfs_write",
+        ];
+        assert_eq!(
+            culprit(s.iter().copied()),
+            Some("irqoff_sample_hardirq_window")
+        );
         // An in-window sample of a debug kernel: lockdep and RCU checks inside the clock
         // read of the culprit's busy loop (seen on the test kernel).
-        let w = ["find_held_lock", "__lock_release", "rcu_is_watching", "lock_acquire", "ktime_get", "irqoff_sample_main::busy_wait", "irqoff_sample_hrtimer_window"];
-        assert_eq!(culprit(w.iter().copied()), Some("irqoff_sample_hrtimer_window"));
-        let k = ["__asan_load8", "kasan_check_range", "irqoff_sample_ipi_window"];
+        let w = [
+            "find_held_lock",
+            "__lock_release",
+            "rcu_is_watching",
+            "lock_acquire",
+            "ktime_get",
+            "irqoff_sample_main::busy_wait",
+            "irqoff_sample_hrtimer_window",
+        ];
+        assert_eq!(
+            culprit(w.iter().copied()),
+            Some("irqoff_sample_hrtimer_window")
+        );
+        let k = [
+            "__asan_load8",
+            "kasan_check_range",
+            "irqoff_sample_ipi_window",
+        ];
         assert_eq!(culprit(k.iter().copied()), Some("irqoff_sample_ipi_window"));
-        let r = ["<kernel::time::Monotonic as kernel::time::ClockSource>::ktime_get", "irqoff_sample_main::busy_wait", "irqoff_sample_ipi_window"];
+        let r = [
+            "<kernel::time::Monotonic as kernel::time::ClockSource>::ktime_get",
+            "irqoff_sample_main::busy_wait",
+            "irqoff_sample_ipi_window",
+        ];
         assert_eq!(culprit(r.iter().copied()), Some("irqoff_sample_ipi_window"));
         let m = ["ktime_get", "delay_tsc"];
         assert_eq!(culprit(m.iter().copied()), Some("ktime_get"));

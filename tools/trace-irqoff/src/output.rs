@@ -15,7 +15,9 @@ pub struct ClosedPipe;
 /// too, with `--color always`).
 pub fn print(text: &str) -> Result<()> {
     let mut o = std::io::stdout().lock();
-    o.write_all(text.as_bytes()).and_then(|_| o.flush()).map_err(|_| ClosedPipe)?;
+    o.write_all(text.as_bytes())
+        .and_then(|_| o.flush())
+        .map_err(|_| ClosedPipe)?;
     Ok(())
 }
 
@@ -33,7 +35,12 @@ pub fn note(text: &str) {
 /// `LINES` and `COLUMNS` override it, as for other tools.
 pub fn terminal_size() -> Option<(usize, usize)> {
     use std::io::IsTerminal;
-    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok()).filter(|n| *n > 0);
+    let env = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|n| *n > 0)
+    };
     let stdout = std::io::stdout();
     let (rows, cols) = match rustix::termios::tcgetwinsize(&stdout) {
         Ok(ws) if stdout.is_terminal() => (usize::from(ws.ws_row), usize::from(ws.ws_col)),

@@ -56,11 +56,19 @@ impl Resolution {
     /// The bounds for windows of `kind` (and softirq `cause`).
     pub fn bounds(&self, kind: Kind, cause: Option<Cause>) -> Bounds {
         match (kind, cause) {
-            (Kind::Hard, _) => Bounds { below_ns: 0, above_ns: self.period_ns },
+            (Kind::Hard, _) => Bounds {
+                below_ns: 0,
+                above_ns: self.period_ns,
+            },
             (Kind::Soft, c) => Bounds {
                 below_ns: (self.period_ns / 2).max(self.slack_ns),
                 // Without a cause (both together): the wider, ksoftirqd-wait's.
-                above_ns: self.soft_period_ns + if c == Some(Cause::BhOff) { 0 } else { self.jiffy_ns },
+                above_ns: self.soft_period_ns
+                    + if c == Some(Cause::BhOff) {
+                        0
+                    } else {
+                        self.jiffy_ns
+                    },
             },
         }
     }
@@ -72,7 +80,10 @@ impl Resolution {
             return None;
         }
         let b = self.bounds(r.kind, r.cause);
-        Some((r.latency_ns.saturating_sub(b.below_ns), r.latency_ns + b.above_ns))
+        Some((
+            r.latency_ns.saturating_sub(b.below_ns),
+            r.latency_ns + b.above_ns,
+        ))
     }
 }
 
@@ -121,14 +132,50 @@ pub(crate) mod tests {
     fn bounds_follow_period_and_hz() {
         let ms = 1_000_000;
         let r = Resolution::of(&config(10, 250)).expect("ours");
-        assert_eq!(r.bounds(Kind::Hard, None), Bounds { below_ns: 0, above_ns: 10 * ms });
-        assert_eq!(r.bounds(Kind::Soft, Some(Cause::BhOff)), Bounds { below_ns: 8 * ms, above_ns: 12 * ms });
-        assert_eq!(r.bounds(Kind::Soft, Some(Cause::KsoftirqdWait)), Bounds { below_ns: 8 * ms, above_ns: 16 * ms });
+        assert_eq!(
+            r.bounds(Kind::Hard, None),
+            Bounds {
+                below_ns: 0,
+                above_ns: 10 * ms
+            }
+        );
+        assert_eq!(
+            r.bounds(Kind::Soft, Some(Cause::BhOff)),
+            Bounds {
+                below_ns: 8 * ms,
+                above_ns: 12 * ms
+            }
+        );
+        assert_eq!(
+            r.bounds(Kind::Soft, Some(Cause::KsoftirqdWait)),
+            Bounds {
+                below_ns: 8 * ms,
+                above_ns: 16 * ms
+            }
+        );
         let r = Resolution::of(&config(10, 1000)).expect("ours");
-        assert_eq!(r.bounds(Kind::Soft, Some(Cause::BhOff)), Bounds { below_ns: 5 * ms, above_ns: 10 * ms });
+        assert_eq!(
+            r.bounds(Kind::Soft, Some(Cause::BhOff)),
+            Bounds {
+                below_ns: 5 * ms,
+                above_ns: 10 * ms
+            }
+        );
         let r = Resolution::of(&config(1, 1000)).expect("ours");
-        assert_eq!(r.bounds(Kind::Hard, None), Bounds { below_ns: 0, above_ns: ms });
-        assert_eq!(r.bounds(Kind::Soft, Some(Cause::KsoftirqdWait)), Bounds { below_ns: 2 * ms, above_ns: 2 * ms });
+        assert_eq!(
+            r.bounds(Kind::Hard, None),
+            Bounds {
+                below_ns: 0,
+                above_ns: ms
+            }
+        );
+        assert_eq!(
+            r.bounds(Kind::Soft, Some(Cause::KsoftirqdWait)),
+            Bounds {
+                below_ns: 2 * ms,
+                above_ns: 2 * ms
+            }
+        );
     }
 
     /// Claim: the measured errors the documentation reports fall inside the bounds:
@@ -142,11 +189,23 @@ pub(crate) mod tests {
             (10, 250, Cause::BhOff, [-4900, 4900]),
             (1, 1000, Cause::KsoftirqdWait, [-1800, 900]),
         ] {
-            let b = Resolution::of(&config(p, hz)).expect("ours").bounds(Kind::Soft, Some(cause));
-        assert!(b.above_ns <= Resolution::of(&config(p, hz)).expect("ours").bounds(Kind::Soft, None).above_ns);
+            let b = Resolution::of(&config(p, hz))
+                .expect("ours")
+                .bounds(Kind::Soft, Some(cause));
+            assert!(
+                b.above_ns
+                    <= Resolution::of(&config(p, hz))
+                        .expect("ours")
+                        .bounds(Kind::Soft, None)
+                        .above_ns
+            );
             for e in errs {
                 // true = reported - err: err > 0 needs below >= err, err < 0 above >= -err.
-                let ok = if e > 0 { b.below_ns >= e as u64 * us } else { b.above_ns >= (-e) as u64 * us };
+                let ok = if e > 0 {
+                    b.below_ns >= e as u64 * us
+                } else {
+                    b.above_ns >= (-e) as u64 * us
+                };
                 assert!(ok, "P {p} HZ {hz} {cause:?} err {e} us outside {b:?}");
             }
         }
@@ -157,9 +216,21 @@ pub(crate) mod tests {
     #[test]
     fn ranges_of_records() {
         let r = Resolution::of(&config(10, 250)).expect("ours");
-        let rec = |kind, cause, open| Record { kind, cause, lower_bound: open, latency_ns: 57_000_000, ..Record::new(1, kind) };
-        assert_eq!(r.range(&rec(Kind::Hard, None, false)), Some((57_000_000, 67_000_000)));
-        assert_eq!(r.range(&rec(Kind::Soft, Some(Cause::BhOff), false)), Some((49_000_000, 69_000_000)));
+        let rec = |kind, cause, open| Record {
+            kind,
+            cause,
+            lower_bound: open,
+            latency_ns: 57_000_000,
+            ..Record::new(1, kind)
+        };
+        assert_eq!(
+            r.range(&rec(Kind::Hard, None, false)),
+            Some((57_000_000, 67_000_000))
+        );
+        assert_eq!(
+            r.range(&rec(Kind::Soft, Some(Cause::BhOff), false)),
+            Some((49_000_000, 69_000_000))
+        );
         assert_eq!(r.range(&rec(Kind::Hard, None, true)), None);
         let mut orig = config(10, 250);
         orig.hz = 0;

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use rustix::io::Errno;
 use tio_logic::limits::{PERIOD_MS_MAX, PERIOD_MS_MIN, THRESHOLD_MS_MAX};
 
-use crate::original;
 use crate::model::settings::{Settings, Switching};
+use crate::original;
 use crate::snapshot::{self, Snapshot};
 
 /// What can go wrong talking to the module.
@@ -32,7 +32,11 @@ pub enum ProcError {
     #[error("could not read the module's records: {0}")]
     Format(#[from] snapshot::ParseError),
     #[error("{what} {path}: {source}")]
-    Io { what: &'static str, path: PathBuf, source: io::Error },
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
 }
 
 impl ProcError {
@@ -99,7 +103,10 @@ pub struct Dir {
 
 impl Dir {
     pub fn new(proc_root: &Path) -> Self {
-        Self { root: proc_root.to_path_buf(), dir: proc_root.join("trace_irqoff") }
+        Self {
+            root: proc_root.to_path_buf(),
+            dir: proc_root.join("trace_irqoff"),
+        }
     }
 }
 
@@ -127,13 +134,20 @@ impl Backend for Dir {
     fn write(&self, name: &str, data: &str) -> io::Result<()> {
         use std::io::Write;
         // One write(2), as `echo` does: the module parses each write as a whole.
-        let mut f = std::fs::OpenOptions::new().write(true).truncate(true).open(self.dir.join(name))?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(self.dir.join(name))?;
         f.write_all(data.as_bytes())
     }
 
     fn try_lock(&self) -> io::Result<Option<Lock>> {
         use rustix::fs::{flock, open, FlockOperation, Mode, OFlags};
-        let fd = open(&self.dir, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+        let fd = open(
+            &self.dir,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
         match flock(&fd, FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => Ok(Some(Lock { fd: Some(fd) })),
             Err(Errno::WOULDBLOCK) => Ok(None),
@@ -160,7 +174,10 @@ impl<B: Backend> Module<B> {
         if !backend.present() {
             return Err(ProcError::NotLoaded(backend.path("")));
         }
-        Ok(Self { backend, demangle: true })
+        Ok(Self {
+            backend,
+            demangle: true,
+        })
     }
 
     /// Stacks as the kernel printed them (`--raw-symbols`), not demangled.
@@ -170,7 +187,9 @@ impl<B: Backend> Module<B> {
     }
 
     fn read(&self, name: &str) -> Result<String, ProcError> {
-        self.backend.read(name).map_err(|e| self.io_error("cannot read", name, e, ""))
+        self.backend
+            .read(name)
+            .map_err(|e| self.io_error("cannot read", name, e, ""))
     }
 
     fn write(&self, name: &str, value: &str) -> Result<(), ProcError> {
@@ -186,8 +205,15 @@ impl<B: Backend> Module<B> {
             (io::ErrorKind::NotFound, _) => ProcError::NotLoaded(self.backend.path("")),
             (_, Some(Errno::BUSY)) => ProcError::Busy,
             (_, Some(Errno::OPNOTSUPP)) => ProcError::Unsupported,
-            (_, Some(Errno::INVAL)) => ProcError::Invalid { file: name.to_string(), value: value.to_string() },
-            _ => ProcError::Io { what, path, source: e },
+            (_, Some(Errno::INVAL)) => ProcError::Invalid {
+                file: name.to_string(),
+                value: value.to_string(),
+            },
+            _ => ProcError::Io {
+                what,
+                path,
+                source: e,
+            },
         }
     }
 
@@ -196,7 +222,9 @@ impl<B: Backend> Module<B> {
     pub fn snapshot(&self) -> Result<Snapshot, ProcError> {
         let mut s = match self.backend.read("records") {
             Ok(text) => snapshot::parse(&text)?,
-            Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => self.snapshot_original()?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => {
+                self.snapshot_original()?
+            }
             Err(e) => return Err(self.io_error("cannot read", "records", e, "")),
         };
         let clock = match s.config.realtime_offset_ns {
@@ -204,7 +232,8 @@ impl<B: Backend> Module<B> {
             Some(offset) => crate::clock::Clock::anchored(offset),
             None => {
                 static ONCE: std::sync::Once = std::sync::Once::new();
-                let saved = self.backend.root() != Path::new("/proc") && std::env::var_os(crate::clock::BOOT_TIME_ENV).is_none();
+                let saved = self.backend.root() != Path::new("/proc")
+                    && std::env::var_os(crate::clock::BOOT_TIME_ENV).is_none();
                 let timed = s.records.iter().any(|r| r.timestamp_ns != 0);
                 if saved && timed {
                     ONCE.call_once(|| crate::output::note(
@@ -218,7 +247,10 @@ impl<B: Backend> Module<B> {
         crate::precision::annotate(&s.config, &mut s.records);
         if self.demangle {
             for r in &mut s.records {
-                let profile = r.profile.iter_mut().flat_map(|p| p.stacks.iter_mut().flat_map(|s| s.frames.iter_mut()));
+                let profile = r
+                    .profile
+                    .iter_mut()
+                    .flat_map(|p| p.stacks.iter_mut().flat_map(|s| s.frames.iter_mut()));
                 for f in r.stack.iter_mut().chain(&mut r.window_stack).chain(profile) {
                     *f = crate::symbols::demangle_frame(f);
                 }
@@ -233,7 +265,9 @@ impl<B: Backend> Module<B> {
     pub fn counters(&self) -> Result<Snapshot, ProcError> {
         match self.backend.read("counters") {
             Ok(text) => Ok(snapshot::parse(&text)?),
-            Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => self.snapshot(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => {
+                self.snapshot()
+            }
             Err(e) => Err(self.io_error("cannot read", "counters", e, "")),
         }
     }
@@ -245,10 +279,7 @@ impl<B: Backend> Module<B> {
         let mut cpu_ids: Vec<u32> = latency.records.iter().map(|r| r.cpu).collect();
         cpu_ids.sort_unstable();
         cpu_ids.dedup();
-        let cpus = cpu_ids
-            .into_iter()
-            .map(snapshot::Cpu::new)
-            .collect();
+        let cpus = cpu_ids.into_iter().map(snapshot::Cpu::new).collect();
         let ms = 1_000_000;
         Ok(Snapshot {
             version: 0,
@@ -287,7 +318,9 @@ impl<B: Backend> Module<B> {
         let enabled = matches!(enable.trim(), "enabled" | "1" | "disabling");
         let switching = Switching::parse(enable.trim());
         let period = self.read("sampling_period")?;
-        let period_ms = parse_ms(period.trim()).or_else(|| period.trim().parse().ok()).ok_or_else(|| self.unexpected("sampling_period", &period))?;
+        let period_ms = parse_ms(period.trim())
+            .or_else(|| period.trim().parse().ok())
+            .ok_or_else(|| self.unexpected("sampling_period", &period))?;
         let latency = self.read("trace_latency")?;
         let first = latency.lines().next().unwrap_or("");
         let threshold_ms = first
@@ -295,11 +328,19 @@ impl<B: Backend> Module<B> {
             .and_then(parse_ms)
             .or_else(|| first.trim().parse().ok().filter(|&t| t != 0))
             .ok_or_else(|| self.unexpected("trace_latency", first))?;
-        Ok(Settings { enabled, period_ms, threshold_ms, switching })
+        Ok(Settings {
+            enabled,
+            period_ms,
+            threshold_ms,
+            switching,
+        })
     }
 
     fn unexpected(&self, name: &str, text: &str) -> ProcError {
-        ProcError::Format(snapshot::ParseError::Malformed { line: 1, what: format!("{name}: unexpected '{}'", text.trim()) })
+        ProcError::Format(snapshot::ParseError::Malformed {
+            line: 1,
+            what: format!("{name}: unexpected '{}'", text.trim()),
+        })
     }
 
     pub fn set_enabled(&self, on: bool) -> Result<(), ProcError> {
@@ -349,7 +390,9 @@ impl<B: Backend> Module<B> {
 
     /// The lock `record` holds; `None` while another `record` runs.
     pub fn try_lock(&self) -> Result<Option<Lock>, ProcError> {
-        self.backend.try_lock().map_err(|e| self.io_error("cannot lock", "", e, ""))
+        self.backend
+            .try_lock()
+            .map_err(|e| self.io_error("cannot lock", "", e, ""))
     }
 
     /// Whether this is the running kernel's module (proc root `/proc`), whose event
@@ -396,9 +439,20 @@ pub mod fake {
             let mut files = HashMap::new();
             files.insert("enable".into(), "disabled\n".into());
             files.insert("sampling_period".into(), "10ms\n".into());
-            files.insert("trace_latency".into(), "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n".into());
+            files.insert(
+                "trace_latency".into(),
+                "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n".into(),
+            );
             files.insert("records".into(), records.into());
-            Self { files: RefCell::new(files), fail_writes: None, loaded: true, locked: false, writes: RefCell::new(Vec::new()), records_reads_left: Cell::new(None), records_script: RefCell::new(Vec::new()) }
+            Self {
+                files: RefCell::new(files),
+                fail_writes: None,
+                loaded: true,
+                locked: false,
+                writes: RefCell::new(Vec::new()),
+                records_reads_left: Cell::new(None),
+                records_script: RefCell::new(Vec::new()),
+            }
         }
     }
 
@@ -425,34 +479,51 @@ pub mod fake {
                 let text = self.files.borrow()["records"].clone();
                 let mut script = self.records_script.borrow_mut();
                 if !script.is_empty() {
-                    self.files.borrow_mut().insert("records".into(), script.remove(0));
+                    self.files
+                        .borrow_mut()
+                        .insert("records".into(), script.remove(0));
                 }
                 return Ok(text);
             }
-            self.files.borrow().get(name).cloned().ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
+            self.files
+                .borrow()
+                .get(name)
+                .cloned()
+                .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
         }
         fn write(&self, name: &str, data: &str) -> io::Result<()> {
             if let Some(errno) = self.fail_writes {
                 return Err(errno.into());
             }
             let v = data.trim_end();
-            self.writes.borrow_mut().push((name.to_string(), v.to_string()));
+            self.writes
+                .borrow_mut()
+                .push((name.to_string(), v.to_string()));
             let mut files = self.files.borrow_mut();
             let enabled = files["enable"].trim() == "enabled";
             match name {
                 "enable" => {
-                    files.insert(name.into(), if v == "1" { "enabled\n" } else { "disabled\n" }.into());
+                    files.insert(
+                        name.into(),
+                        if v == "1" { "enabled\n" } else { "disabled\n" }.into(),
+                    );
                 }
                 "sampling_period" if enabled => return Err(Errno::BUSY.into()),
                 "sampling_period" => {
                     files.insert(name.into(), format!("{v}ms\n"));
                 }
                 "trace_latency" if v != "0" => {
-                    files.insert(name.into(), format!("trace_irqoff_latency: {v}ms\n\n hardirq:\n\n softirq:\n"));
+                    files.insert(
+                        name.into(),
+                        format!("trace_irqoff_latency: {v}ms\n\n hardirq:\n\n softirq:\n"),
+                    );
                 }
                 "cpus" if enabled => return Err(Errno::BUSY.into()),
                 // A machine of four possible CPUs.
-                "cpus" if v.is_empty() || !v.bytes().all(|b| matches!(b, b'0'..=b'3' | b',' | b'-')) => {
+                "cpus"
+                    if v.is_empty()
+                        || !v.bytes().all(|b| matches!(b, b'0'..=b'3' | b',' | b'-')) =>
+                {
                     return Err(Errno::INVAL.into());
                 }
                 "cpus" => {
@@ -481,13 +552,22 @@ mod tests {
         fake.fail_writes = Some(Errno::BUSY);
         let m = Module::open(&fake).unwrap();
         let e = m.set_period(20).unwrap_err();
-        assert_eq!(e.to_string(), "the sampling period cannot change while tracing is enabled");
+        assert_eq!(
+            e.to_string(),
+            "the sampling period cannot change while tracing is enabled"
+        );
         assert!(e.hint().unwrap().contains("disable first"));
         fake.fail_writes = Some(Errno::INVAL);
         let m = Module::open(&fake).unwrap();
         let e = m.set_threshold(7).unwrap_err();
-        assert_eq!(e.to_string(), "the module refused '7' for trace_latency: malformed or out of range");
-        assert_eq!(e.hint().unwrap(), "the period is 1..1000 ms; the threshold is 2 x period..10000 ms");
+        assert_eq!(
+            e.to_string(),
+            "the module refused '7' for trace_latency: malformed or out of range"
+        );
+        assert_eq!(
+            e.hint().unwrap(),
+            "the period is 1..1000 ms; the threshold is 2 x period..10000 ms"
+        );
         fake.fail_writes = Some(Errno::ACCESS);
         let m = Module::open(&fake).unwrap();
         let e = m.set_enabled(true).unwrap_err();

@@ -40,7 +40,10 @@ pub struct Loaded {
 /// Reads the `record` file at `path`.
 pub fn load(path: &Path) -> Result<Loaded, Problem> {
     let text = std::fs::read_to_string(path).map_err(|e| {
-        Problem::failure(format!("cannot read {}: {e}", path.display()), "give --from a file that trace-irqoff record -o FILE wrote")
+        Problem::failure(
+            format!("cannot read {}: {e}", path.display()),
+            "give --from a file that trace-irqoff record -o FILE wrote",
+        )
     })?;
     parse(&text).map_err(|e| {
         Problem::usage(
@@ -85,14 +88,23 @@ pub fn parse(text: &str) -> Result<Loaded, serde_json::Error> {
         worst: None,
     };
     let clock = saved.realtime_offset_ns.map(Clock::anchored).or_else(|| {
-        snapshot
-            .records
-            .iter()
-            .find_map(|r| r.wall_time.as_deref().and_then(|w| Clock::from_pair(w, r.timestamp_ns)))
+        snapshot.records.iter().find_map(|r| {
+            r.wall_time
+                .as_deref()
+                .and_then(|w| Clock::from_pair(w, r.timestamp_ns))
+        })
     });
     if let Some(clock) = clock {
         snapshot.stamp(&clock);
     }
-    let last = snapshot.records.iter().map(|r| r.timestamp_ns).max().unwrap_or(0);
-    Ok(Loaded { now_ns: saved.ended_monotonic_ns.unwrap_or(last), snapshot })
+    let last = snapshot
+        .records
+        .iter()
+        .map(|r| r.timestamp_ns)
+        .max()
+        .unwrap_or(0);
+    Ok(Loaded {
+        now_ns: saved.ended_monotonic_ns.unwrap_or(last),
+        snapshot,
+    })
 }

@@ -15,7 +15,19 @@ const COUNTERS_RECORDS_VERSION: u32 = 2;
 /// Number of log2 buckets; bucket k holds [2^k, 2^(k+1)) ms.
 pub const NR_BUCKETS: usize = tio_logic::hist::NR_BUCKETS;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    Hash,
+    PartialOrd,
+    Ord,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// Hard interrupts were off.
@@ -270,7 +282,8 @@ pub struct Profile {
 impl Profile {
     /// The weight of the stacks not kept (and `other`): `weight` minus the kept counts.
     pub fn unkept(&self) -> u64 {
-        self.weight.saturating_sub(self.stacks.iter().map(|s| s.count).sum())
+        self.weight
+            .saturating_sub(self.stacks.iter().map(|s| s.count).sum())
     }
 }
 
@@ -366,14 +379,22 @@ impl Record {
 /// The first of `records` (in their order) that is a window of at least `ms`, ended: in
 /// format v2 a lower bound is a window still open, whose own record follows when it ends.
 pub fn first_at_least(records: &[Record], ms: u64, version: u32) -> Option<&Record> {
-    records.iter().find(|r| r.latency_ns >= ms.saturating_mul(1_000_000) && !(r.lower_bound && version >= 2))
+    records
+        .iter()
+        .find(|r| r.latency_ns >= ms.saturating_mul(1_000_000) && !(r.lower_bound && version >= 2))
 }
 
 /// What happened between two snapshots: per-CPU counts and histograms counted in between,
 /// and the records that appeared.
 pub fn delta(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {
-    let old: std::collections::HashSet<RecordKey> = before.records.iter().map(Record::key).collect();
-    let records = after.records.iter().filter(|r| !old.contains(&r.key())).cloned().collect();
+    let old: std::collections::HashSet<RecordKey> =
+        before.records.iter().map(Record::key).collect();
+    let records = after
+        .records
+        .iter()
+        .filter(|r| !old.contains(&r.key()))
+        .cloned()
+        .collect();
     let cpus = after
         .cpus
         .iter()
@@ -381,7 +402,10 @@ pub fn delta(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {
             let b = before.cpus.iter().find(|b| b.cpu == a.cpu);
             let sub = |x: u64, y: Option<u64>| x.saturating_sub(y.unwrap_or(0));
             let subv = |x: &Vec<u64>, y: Option<&Vec<u64>>| {
-                x.iter().enumerate().map(|(i, v)| v.saturating_sub(y.and_then(|y| y.get(i).copied()).unwrap_or(0))).collect()
+                x.iter()
+                    .enumerate()
+                    .map(|(i, v)| v.saturating_sub(y.and_then(|y| y.get(i).copied()).unwrap_or(0)))
+                    .collect()
             };
             Cpu {
                 cpu: a.cpu,
@@ -389,7 +413,10 @@ pub fn delta(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {
                 hard_events: sub(a.hard_events, b.map(|b| b.hard_events)),
                 soft_events: sub(a.soft_events, b.map(|b| b.soft_events)),
                 soft_bh_off_events: sub(a.soft_bh_off_events, b.map(|b| b.soft_bh_off_events)),
-                soft_ksoftirqd_wait_events: sub(a.soft_ksoftirqd_wait_events, b.map(|b| b.soft_ksoftirqd_wait_events)),
+                soft_ksoftirqd_wait_events: sub(
+                    a.soft_ksoftirqd_wait_events,
+                    b.map(|b| b.soft_ksoftirqd_wait_events),
+                ),
                 dropped: sub(a.dropped, b.map(|b| b.dropped)),
                 replaced: sub(a.replaced, b.map(|b| b.replaced)),
                 idle_gaps: sub(a.idle_gaps, b.map(|b| b.idle_gaps)),
@@ -398,14 +425,22 @@ pub fn delta(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {
                 hard_hist: subv(&a.hard_hist, b.map(|b| &b.hard_hist)),
                 soft_hist: subv(&a.soft_hist, b.map(|b| &b.soft_hist)),
                 soft_bh_off_hist: subv(&a.soft_bh_off_hist, b.map(|b| &b.soft_bh_off_hist)),
-                soft_ksoftirqd_wait_hist: subv(&a.soft_ksoftirqd_wait_hist, b.map(|b| &b.soft_ksoftirqd_wait_hist)),
+                soft_ksoftirqd_wait_hist: subv(
+                    &a.soft_ksoftirqd_wait_hist,
+                    b.map(|b| &b.soft_ksoftirqd_wait_hist),
+                ),
                 sums_ns: {
-                    let d = |x: Option<u64>, y: Option<Option<u64>>| x.map(|x| x.saturating_sub(y.flatten().unwrap_or(0)));
+                    let d = |x: Option<u64>, y: Option<Option<u64>>| {
+                        x.map(|x| x.saturating_sub(y.flatten().unwrap_or(0)))
+                    };
                     Sums {
                         hard: d(a.sums_ns.hard, b.map(|b| b.sums_ns.hard)),
                         soft: d(a.sums_ns.soft, b.map(|b| b.sums_ns.soft)),
                         soft_bh_off: d(a.sums_ns.soft_bh_off, b.map(|b| b.sums_ns.soft_bh_off)),
-                        soft_ksoftirqd_wait: d(a.sums_ns.soft_ksoftirqd_wait, b.map(|b| b.sums_ns.soft_ksoftirqd_wait)),
+                        soft_ksoftirqd_wait: d(
+                            a.sums_ns.soft_ksoftirqd_wait,
+                            b.map(|b| b.sums_ns.soft_ksoftirqd_wait),
+                        ),
                     }
                 },
             }
@@ -498,7 +533,10 @@ impl Snapshot {
         let c = &mut self.config;
         c.realtime_offset_ns = Some(clock.realtime_offset_ns());
         c.counts_since = c.counts_since_ns.map(|ns| clock.rfc3339(ns));
-        c.enabled_since = c.enabled_since_ns.filter(|ns| *ns != 0).map(|ns| clock.rfc3339(ns));
+        c.enabled_since = c
+            .enabled_since_ns
+            .filter(|ns| *ns != 0)
+            .map(|ns| clock.rfc3339(ns));
         for r in self.records.iter_mut().filter(|r| r.timestamp_ns != 0) {
             r.wall_time = Some(clock.rfc3339(r.timestamp_ns));
             r.start_wall_time = Some(clock.rfc3339(r.timestamp_ns.saturating_sub(r.latency_ns)));
@@ -551,7 +589,10 @@ pub enum ParseError {
 }
 
 fn malformed(line: usize, what: impl Into<String>) -> ParseError {
-    ParseError::Malformed { line, what: what.into() }
+    ParseError::Malformed {
+        line,
+        what: what.into(),
+    }
 }
 
 /// `key=value` fields of a line after its first word.
@@ -563,7 +604,10 @@ struct Fields<'a> {
 impl<'a> Fields<'a> {
     fn new(line: usize, words: impl Iterator<Item = &'a str>) -> Result<Self, ParseError> {
         let pairs = words
-            .map(|w| w.split_once('=').ok_or_else(|| malformed(line, format!("expected key=value, got '{w}'"))))
+            .map(|w| {
+                w.split_once('=')
+                    .ok_or_else(|| malformed(line, format!("expected key=value, got '{w}'")))
+            })
             .collect::<Result<_, _>>()?;
         Ok(Self { line, pairs })
     }
@@ -578,7 +622,8 @@ impl<'a> Fields<'a> {
 
     fn num<T: std::str::FromStr>(&self, key: &str) -> Result<T, ParseError> {
         let v = self.str(key)?;
-        v.parse().map_err(|_| malformed(self.line, format!("'{key}' is not a number: '{v}'")))
+        v.parse()
+            .map_err(|_| malformed(self.line, format!("'{key}' is not a number: '{v}'")))
     }
 
     /// A number that older module versions do not print, `None` then.
@@ -603,7 +648,10 @@ impl<'a> Fields<'a> {
         match self.str(key)? {
             "0" => Ok(false),
             "1" => Ok(true),
-            v => Err(malformed(self.line, format!("'{key}' must be 0 or 1, got '{v}'"))),
+            v => Err(malformed(
+                self.line,
+                format!("'{key}' must be 0 or 1, got '{v}'"),
+            )),
         }
     }
 }
@@ -615,7 +663,11 @@ pub fn unescape(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'\\' && b.get(i + 1) == Some(&b'x') {
-            if let Some(v) = b.get(i + 2..i + 4).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            if let Some(v) = b
+                .get(i + 2..i + 4)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            {
                 out.push(v);
                 i += 4;
                 continue;
@@ -636,7 +688,12 @@ fn kind(n: usize, s: &str) -> Result<Kind, ParseError> {
 }
 
 fn counts<'a>(n: usize, words: impl Iterator<Item = &'a str>) -> Result<Vec<u64>, ParseError> {
-    words.map(|w| w.parse::<u64>().map_err(|_| malformed(n, format!("count '{w}'")))).collect()
+    words
+        .map(|w| {
+            w.parse::<u64>()
+                .map_err(|_| malformed(n, format!("count '{w}'")))
+        })
+        .collect()
 }
 
 /// The v2 keys of a `record` line, filled into `r`.
@@ -656,7 +713,8 @@ fn record_v2(f: &Fields, r: &mut Record) -> Result<(), ParseError> {
     } else {
         let latency_ns: u64 = f.num("overlap_latency_ns")?;
         Some(Overlap {
-            cpu: u32::try_from(overlap_cpu).map_err(|_| malformed(n, format!("overlap_cpu {overlap_cpu}")))?,
+            cpu: u32::try_from(overlap_cpu)
+                .map_err(|_| malformed(n, format!("overlap_cpu {overlap_cpu}")))?,
             kind: kind(n, f.str("overlap_kind")?)?,
             // A kept record is never 0 ns long: 0 means the other record was not found.
             latency_ns: (latency_ns != 0).then_some(latency_ns),
@@ -706,16 +764,28 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
         let mut words = line.split(' ');
         let head = words.next().unwrap_or("");
         if pending_frames > 0 && head != "frame" {
-            return Err(malformed(n, format!("expected {pending_frames} more frame lines")));
+            return Err(malformed(
+                n,
+                format!("expected {pending_frames} more frame lines"),
+            ));
         }
         if pending_frames == 0 && pending_window > 0 && head != "window_frame" {
-            return Err(malformed(n, format!("expected {pending_window} more window_frame lines")));
+            return Err(malformed(
+                n,
+                format!("expected {pending_window} more window_frame lines"),
+            ));
         }
         if pending_profile_frames > 0 && head != "profile_frame" {
-            return Err(malformed(n, format!("expected {pending_profile_frames} more profile_frame lines")));
+            return Err(malformed(
+                n,
+                format!("expected {pending_profile_frames} more profile_frame lines"),
+            ));
         }
         if pending_profile_frames == 0 && pending_stacks > 0 && head != "profile_stack" {
-            return Err(malformed(n, format!("expected {pending_stacks} more profile_stack lines")));
+            return Err(malformed(
+                n,
+                format!("expected {pending_stacks} more profile_stack lines"),
+            ));
         }
         in_record = match head {
             "record" => true,
@@ -743,10 +813,19 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                 });
             }
             "cpu" => {
-                let cpu: u32 = words.next().and_then(|w| w.parse().ok()).ok_or_else(|| malformed(n, "cpu number"))?;
+                let cpu: u32 = words
+                    .next()
+                    .and_then(|w| w.parse().ok())
+                    .ok_or_else(|| malformed(n, "cpu number"))?;
                 let f = Fields::new(n, words)?;
-                let (bh_off, ksoftirqd_wait) =
-                    if v2 { (f.num("soft_bh_off_events")?, f.num("soft_ksoftirqd_wait_events")?) } else { (0, 0) };
+                let (bh_off, ksoftirqd_wait) = if v2 {
+                    (
+                        f.num("soft_bh_off_events")?,
+                        f.num("soft_ksoftirqd_wait_events")?,
+                    )
+                } else {
+                    (0, 0)
+                };
                 cpus.push(Cpu {
                     cpu,
                     online: f.flag("online")?,
@@ -773,9 +852,15 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                 });
             }
             "hist" => {
-                let cpu: u32 = words.next().and_then(|w| w.parse().ok()).ok_or_else(|| malformed(n, "hist cpu"))?;
+                let cpu: u32 = words
+                    .next()
+                    .and_then(|w| w.parse().ok())
+                    .ok_or_else(|| malformed(n, "hist cpu"))?;
                 let which = words.next().ok_or_else(|| malformed(n, "hist kind"))?;
-                let c = cpus.iter_mut().find(|c| c.cpu == cpu).ok_or_else(|| malformed(n, "hist of an unknown cpu"))?;
+                let c = cpus
+                    .iter_mut()
+                    .find(|c| c.cpu == cpu)
+                    .ok_or_else(|| malformed(n, "hist of an unknown cpu"))?;
                 let slot = match which {
                     "hard" => &mut c.hard_hist,
                     "soft" => &mut c.soft_hist,
@@ -808,18 +893,29 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                 records.push(r);
             }
             "frame" => {
-                let rec = records.last_mut().filter(|_| pending_frames > 0).ok_or_else(|| malformed(n, "frame outside a record"))?;
-                rec.stack.push(line["frame ".len().min(line.len())..].to_string());
+                let rec = records
+                    .last_mut()
+                    .filter(|_| pending_frames > 0)
+                    .ok_or_else(|| malformed(n, "frame outside a record"))?;
+                rec.stack
+                    .push(line["frame ".len().min(line.len())..].to_string());
                 pending_frames -= 1;
             }
             "window_frame" => {
-                let rec = records.last_mut().filter(|_| pending_window > 0).ok_or_else(|| malformed(n, "window_frame outside a record"))?;
-                rec.window_stack.push(line["window_frame ".len().min(line.len())..].to_string());
+                let rec = records
+                    .last_mut()
+                    .filter(|_| pending_window > 0)
+                    .ok_or_else(|| malformed(n, "window_frame outside a record"))?;
+                rec.window_stack
+                    .push(line["window_frame ".len().min(line.len())..].to_string());
                 pending_window -= 1;
             }
             "profile" => {
                 let f = Fields::new(n, words)?;
-                let rec = records.last_mut().filter(|r| in_record && r.profile.is_none()).ok_or_else(|| malformed(n, "profile outside a record"))?;
+                let rec = records
+                    .last_mut()
+                    .filter(|r| in_record && r.profile.is_none())
+                    .ok_or_else(|| malformed(n, "profile outside a record"))?;
                 pending_stacks = f.num("stacks")?;
                 rec.profile = Some(Profile {
                     samples: f.num("samples")?,
@@ -837,7 +933,10 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     .filter(|_| pending_stacks > 0)
                     .ok_or_else(|| malformed(n, "profile_stack outside a profile"))?;
                 pending_profile_frames = f.num("frames")?;
-                p.stacks.push(ProfileStack { count: f.num("count")?, frames: Vec::with_capacity(pending_profile_frames) });
+                p.stacks.push(ProfileStack {
+                    count: f.num("count")?,
+                    frames: Vec::with_capacity(pending_profile_frames),
+                });
                 pending_stacks -= 1;
             }
             "profile_frame" => {
@@ -847,7 +946,8 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     .and_then(|p| p.stacks.last_mut())
                     .filter(|_| pending_profile_frames > 0)
                     .ok_or_else(|| malformed(n, "profile_frame outside a profile stack"))?;
-                st.frames.push(line["profile_frame ".len().min(line.len())..].to_string());
+                st.frames
+                    .push(line["profile_frame ".len().min(line.len())..].to_string());
                 pending_profile_frames -= 1;
             }
             "watcher" => {
@@ -886,7 +986,11 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                 let f = Fields::new(n, words)?;
                 tag_wait = Some(TagWait {
                     enabled: f.flag("enabled")?,
-                    switching: f.str("state").ok().filter(|s| matches!(*s, "enabling" | "disabling")).map(str::to_string),
+                    switching: f
+                        .str("state")
+                        .ok()
+                        .filter(|s| matches!(*s, "enabling" | "disabling"))
+                        .map(str::to_string),
                     source: f.str("source")?.to_string(),
                     overflow: f.num("overflow")?,
                     unattributed: f.num("unattributed")?,
@@ -900,28 +1004,47 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
             }
             "tagwait_count" => {
                 let f = Fields::new(n, words)?;
-                let tw = tag_wait.as_mut().ok_or_else(|| malformed(n, "tagwait_count before tagwait"))?;
+                let tw = tag_wait
+                    .as_mut()
+                    .ok_or_else(|| malformed(n, "tagwait_count before tagwait"))?;
                 tw.counts.push(TagCount {
                     major: f.num("major")?,
                     minor: f.num("minor")?,
                     hctx: f.num("hctx")?,
-                    pool: if f.flag("sched")? { "scheduler" } else { "hardware" }.to_string(),
+                    pool: if f.flag("sched")? {
+                        "scheduler"
+                    } else {
+                        "hardware"
+                    }
+                    .to_string(),
                     reserved: f.flag("reserved")?,
                     waits: f.num("waits")?,
                 });
             }
             "tagwait_sum_us" => {
-                let tw = tag_wait.as_mut().ok_or_else(|| malformed(n, "tagwait_sum_us before tagwait"))?;
+                let tw = tag_wait
+                    .as_mut()
+                    .ok_or_else(|| malformed(n, "tagwait_sum_us before tagwait"))?;
                 let v = words.next().unwrap_or("");
-                tw.duration_sum_us = Some(v.parse().map_err(|_| malformed(n, format!("tagwait_sum_us is not a number: '{v}'")))?);
+                tw.duration_sum_us =
+                    Some(v.parse().map_err(|_| {
+                        malformed(n, format!("tagwait_sum_us is not a number: '{v}'"))
+                    })?);
             }
             "tagwait_hist_us" => {
-                let tw = tag_wait.as_mut().ok_or_else(|| malformed(n, "tagwait_hist_us before tagwait"))?;
+                let tw = tag_wait
+                    .as_mut()
+                    .ok_or_else(|| malformed(n, "tagwait_hist_us before tagwait"))?;
                 tw.duration_hist_us = counts(n, words)?;
             }
             "worst" => {
-                let Some(worst) = worst.as_mut() else { continue };
-                let cpu: u32 = words.next().and_then(|w| w.parse().ok()).ok_or_else(|| malformed(n, "worst cpu"))?;
+                let Some(worst) = worst.as_mut() else {
+                    continue;
+                };
+                let cpu: u32 = words
+                    .next()
+                    .and_then(|w| w.parse().ok())
+                    .ok_or_else(|| malformed(n, "worst cpu"))?;
                 let f = Fields::new(n, words)?;
                 worst.push(Worst {
                     cpu,
@@ -940,11 +1063,26 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
             _ => {}
         }
     }
-    if !ended || pending_frames > 0 || pending_window > 0 || pending_stacks > 0 || pending_profile_frames > 0 {
+    if !ended
+        || pending_frames > 0
+        || pending_window > 0
+        || pending_stacks > 0
+        || pending_profile_frames > 0
+    {
         return Err(ParseError::Truncated);
     }
     let config = config.ok_or_else(|| malformed(1, "no config line"))?;
-    Ok(Snapshot { version, config, cpus, records, watcher, ongoing, tag_wait, original_hist: None, worst })
+    Ok(Snapshot {
+        version,
+        config,
+        cpus,
+        records,
+        watcher,
+        ongoing,
+        tag_wait,
+        original_hist: None,
+        worst,
+    })
 }
 
 #[cfg(test)]
@@ -984,11 +1122,27 @@ mod tests {
         assert_eq!(s.version, 1);
         assert_eq!(s.records.len(), 5);
         for r in &s.records {
-            assert_eq!((r.cause, r.runnable_ns, r.window_pid, r.window_comm.as_str(), r.overlap.as_ref()), (None, 0, 0, "", None));
+            assert_eq!(
+                (
+                    r.cause,
+                    r.runnable_ns,
+                    r.window_pid,
+                    r.window_comm.as_str(),
+                    r.overlap.as_ref()
+                ),
+                (None, 0, 0, "", None)
+            );
             assert!(r.window_stack.is_empty());
         }
         let c = &s.cpus[1];
-        assert_eq!((c.soft_events, c.soft_bh_off_events, c.soft_ksoftirqd_wait_events), (1, 0, 0));
+        assert_eq!(
+            (
+                c.soft_events,
+                c.soft_bh_off_events,
+                c.soft_ksoftirqd_wait_events
+            ),
+            (1, 0, 0)
+        );
         // The split is unknown, not zero.
         assert!(c.soft_bh_off_hist.is_empty() && c.soft_ksoftirqd_wait_hist.is_empty());
     }
@@ -996,7 +1150,10 @@ mod tests {
     #[test]
     fn cause_names_match_the_json() {
         for c in [Cause::BhOff, Cause::KsoftirqdWait] {
-            assert_eq!(serde_json::to_string(&c).unwrap(), format!("\"{}\"", c.name()));
+            assert_eq!(
+                serde_json::to_string(&c).unwrap(),
+                format!("\"{}\"", c.name())
+            );
             assert_eq!(Cause::parse(c.name()), Some(c));
         }
     }
@@ -1007,11 +1164,25 @@ mod tests {
         assert_eq!(s.version, 2);
         assert_eq!(s.cpus.len(), 4);
         let c = &s.cpus[2];
-        assert_eq!((c.soft_events, c.soft_bh_off_events, c.soft_ksoftirqd_wait_events, c.idle_gaps), (4, 2, 2, 0));
+        assert_eq!(
+            (
+                c.soft_events,
+                c.soft_bh_off_events,
+                c.soft_ksoftirqd_wait_events,
+                c.idle_gaps
+            ),
+            (4, 2, 2, 0)
+        );
         assert_eq!((c.soft_hist[4], c.soft_hist[5], c.soft_hist[6]), (2, 1, 1));
         assert_eq!(c.soft_bh_off_hist[4], 2);
-        assert_eq!((c.soft_ksoftirqd_wait_hist[5], c.soft_ksoftirqd_wait_hist[6]), (1, 1));
-        assert_eq!(c.hist(Kind::Soft, Some(Cause::KsoftirqdWait)), c.soft_ksoftirqd_wait_hist.as_slice());
+        assert_eq!(
+            (c.soft_ksoftirqd_wait_hist[5], c.soft_ksoftirqd_wait_hist[6]),
+            (1, 1)
+        );
+        assert_eq!(
+            c.hist(Kind::Soft, Some(Cause::KsoftirqdWait)),
+            c.soft_ksoftirqd_wait_hist.as_slice()
+        );
         assert_eq!(s.cpus[1].hard_hist[6], 1);
     }
 
@@ -1022,31 +1193,84 @@ mod tests {
         assert_eq!(r.len(), 5);
 
         // bh-off, with the stack sampled in the window and a found overlap.
-        assert_eq!((r[0].kind, r[0].cause, r[0].lower_bound, r[0].latency_ns), (Kind::Soft, Some(Cause::BhOff), false, 100_111_000));
+        assert_eq!(
+            (r[0].kind, r[0].cause, r[0].lower_bound, r[0].latency_ns),
+            (Kind::Soft, Some(Cause::BhOff), false, 100_111_000)
+        );
         assert_eq!(r[0].stack.len(), 5);
         assert_eq!(r[0].stack[0], "__local_bh_enable_ip+0x5e/0x80");
         assert_eq!(r[0].window_stack.len(), 6);
-        assert_eq!(r[0].window_stack[2], "irqoff_sample_softirq_window+0x20/0x53 [irqoff_sample]");
+        assert_eq!(
+            r[0].window_stack[2],
+            "irqoff_sample_softirq_window+0x20/0x53 [irqoff_sample]"
+        );
         assert_eq!((r[0].window_pid, r[0].window_comm.as_str()), (79, "sh"));
         assert_eq!(
             r[0].overlap,
-            Some(Overlap { cpu: 1, kind: Kind::Hard, latency_ns: Some(99_800_123), pid: 90, comm: "irq_test".into() })
+            Some(Overlap {
+                cpu: 1,
+                kind: Kind::Hard,
+                latency_ns: Some(99_800_123),
+                pid: 90,
+                comm: "irq_test".into()
+            })
         );
 
         // hard: no cause, no window stack.
-        assert_eq!((r[1].kind, r[1].cause, r[1].stack.len(), r[1].window_stack.len(), r[1].window_pid), (Kind::Hard, None, 7, 0, 0));
-        assert_eq!(r[1].overlap.as_ref().map(|o| (o.cpu, o.kind, o.latency_ns)), Some((0, Kind::Soft, Some(100_111_000))));
+        assert_eq!(
+            (
+                r[1].kind,
+                r[1].cause,
+                r[1].stack.len(),
+                r[1].window_stack.len(),
+                r[1].window_pid
+            ),
+            (Kind::Hard, None, 7, 0, 0)
+        );
+        assert_eq!(
+            r[1].overlap.as_ref().map(|o| (o.cpu, o.kind, o.latency_ns)),
+            Some((0, Kind::Soft, Some(100_111_000)))
+        );
 
         // ksoftirqd-wait: how long the thread waited, what ran instead (escaped comm), and an
         // overlap whose record was not found.
-        assert_eq!((r[2].cause, r[2].runnable_ns, r[2].comm.as_str()), (Some(Cause::KsoftirqdWait), 48_000_000, "ksoftirqd/2"));
-        assert_eq!((r[2].window_pid, r[2].window_comm.as_str(), r[2].window_stack.len()), (131, "my hog", 5));
-        assert_eq!(r[2].overlap, Some(Overlap { cpu: 3, kind: Kind::Soft, latency_ns: None, pid: 0, comm: String::new() }));
-        assert_eq!((r[3].runnable_ns, r[3].window_stack.len(), r[3].overlap.as_ref()), (0, 0, None));
+        assert_eq!(
+            (r[2].cause, r[2].runnable_ns, r[2].comm.as_str()),
+            (Some(Cause::KsoftirqdWait), 48_000_000, "ksoftirqd/2")
+        );
+        assert_eq!(
+            (
+                r[2].window_pid,
+                r[2].window_comm.as_str(),
+                r[2].window_stack.len()
+            ),
+            (131, "my hog", 5)
+        );
+        assert_eq!(
+            r[2].overlap,
+            Some(Overlap {
+                cpu: 3,
+                kind: Kind::Soft,
+                latency_ns: None,
+                pid: 0,
+                comm: String::new()
+            })
+        );
+        assert_eq!(
+            (
+                r[3].runnable_ns,
+                r[3].window_stack.len(),
+                r[3].overlap.as_ref()
+            ),
+            (0, 0, None)
+        );
 
         // A window still open: latency so far, no end stack yet.
         assert!(r[4].lower_bound);
-        assert_eq!((r[4].stack.len(), r[4].window_stack.len(), r[4].cause), (0, 4, Some(Cause::BhOff)));
+        assert_eq!(
+            (r[4].stack.len(), r[4].window_stack.len(), r[4].cause),
+            (0, 4, Some(Cause::BhOff))
+        );
     }
 
     const WATCHER: &str = include_str!("../tests/fixtures/records-watcher.txt");
@@ -1055,10 +1279,29 @@ mod tests {
     fn watcher_ongoing_and_profiles_are_parsed() {
         let s = parse(WATCHER).unwrap();
         let w = s.watcher.as_ref().unwrap();
-        assert_eq!((w.available, w.active, w.reason.as_deref(), w.max_window_samples, w.nmi_sent, w.nmi_answered), (true, true, None, 64, 132, 132));
+        assert_eq!(
+            (
+                w.available,
+                w.active,
+                w.reason.as_deref(),
+                w.max_window_samples,
+                w.nmi_sent,
+                w.nmi_answered
+            ),
+            (true, true, None, 64, 132, 132)
+        );
         assert_eq!(
             s.ongoing,
-            [Ongoing { cpu: 1, kind: Kind::Hard, latency_ns: 1_788_332_180, start_ns: 9_249_206_285, pid: 63, comm: "sh".into(), samples: 107, watcher_cpu: Some(0) }]
+            [Ongoing {
+                cpu: 1,
+                kind: Kind::Hard,
+                latency_ns: 1_788_332_180,
+                start_ns: 9_249_206_285,
+                pid: 63,
+                comm: "sh".into(),
+                samples: 107,
+                watcher_cpu: Some(0)
+            }]
         );
         let r = &s.records;
         assert_eq!(r.len(), 3);
@@ -1066,19 +1309,38 @@ mod tests {
         let hard = &r[1];
         assert!(!hard.ongoing && !hard.lower_bound);
         let p = hard.profile.as_ref().unwrap();
-        assert_eq!((p.samples, p.weight, p.distinct, p.other, p.stacks.len()), (13, 13, 5, 0, 4));
-        assert_eq!(p.stacks.iter().map(|s| s.count).collect::<Vec<_>>(), [8, 2, 1, 1]);
+        assert_eq!(
+            (p.samples, p.weight, p.distinct, p.other, p.stacks.len()),
+            (13, 13, 5, 0, 4)
+        );
+        assert_eq!(
+            p.stacks.iter().map(|s| s.count).collect::<Vec<_>>(),
+            [8, 2, 1, 1]
+        );
         assert_eq!(p.stacks[0].frames, hard.window_stack);
         assert_eq!(p.stacks[3].frames.len(), 3);
         assert_eq!(p.unkept(), 1);
         // The window still open: a lower bound, ongoing, its latest stack and profile so far.
         let open = &r[2];
         assert!(open.ongoing && open.lower_bound);
-        assert_eq!((open.stack.len(), open.window_stack.len(), open.window_stack[0].as_str()), (0, 9, "read_hpet+0x36/0xe0"));
+        assert_eq!(
+            (
+                open.stack.len(),
+                open.window_stack.len(),
+                open.window_stack[0].as_str()
+            ),
+            (0, 9, "read_hpet+0x36/0xe0")
+        );
         let p = open.profile.as_ref().unwrap();
-        assert_eq!((p.samples, p.weight, p.stacks.len(), p.unkept()), (107, 172, 3, 0));
+        assert_eq!(
+            (p.samples, p.weight, p.stacks.len(), p.unkept()),
+            (107, 172, 3, 0)
+        );
         // A softirq record's profile.
-        assert_eq!(r[0].profile.as_ref().unwrap().stacks[1].frames, ["handle_softirqs+0xa7/0x3b0"]);
+        assert_eq!(
+            r[0].profile.as_ref().unwrap().stacks[1].frames,
+            ["handle_softirqs+0xa7/0x3b0"]
+        );
         // Serialised and back.
         let json = serde_json::to_string(&s).unwrap();
         assert_eq!(serde_json::from_str::<Snapshot>(&json).unwrap(), s);
@@ -1100,9 +1362,15 @@ mod tests {
 
     #[test]
     fn an_unavailable_watcher_says_why() {
-        let text = WATCHER.replace("available=1 active=1 reason=-", "available=0 active=0 reason=arch");
+        let text = WATCHER.replace(
+            "available=1 active=1 reason=-",
+            "available=0 active=0 reason=arch",
+        );
         let w = parse(&text).unwrap().watcher.unwrap();
-        assert_eq!((w.available, w.active, w.reason.as_deref()), (false, false, Some("arch")));
+        assert_eq!(
+            (w.available, w.active, w.reason.as_deref()),
+            (false, false, Some("arch"))
+        );
         let text = WATCHER.replace("samples=107 watcher_cpu=0", "samples=0 watcher_cpu=-1");
         assert_eq!(parse(&text).unwrap().ongoing[0].watcher_cpu, None);
     }
@@ -1111,15 +1379,31 @@ mod tests {
     fn broken_profiles_are_rejected() {
         // A profile_frame owed.
         let text = WATCHER.replacen("profile_frame handle_softirqs+0xa7/0x3b0\n", "", 1);
-        assert!(matches!(parse(&text), Err(ParseError::Malformed { .. })), "{:?}", parse(&text));
+        assert!(
+            matches!(parse(&text), Err(ParseError::Malformed { .. })),
+            "{:?}",
+            parse(&text)
+        );
         // A profile_stack owed: at the end, or when the file is cut there.
-        let text = WATCHER.replace("profile samples=107 weight=172 stacks=3", "profile samples=107 weight=172 stacks=4");
+        let text = WATCHER.replace(
+            "profile samples=107 weight=172 stacks=3",
+            "profile samples=107 weight=172 stacks=4",
+        );
         assert!(matches!(parse(&text), Err(ParseError::Malformed { .. })));
-        assert_eq!(parse(&text.replace("\nend\n", "\n")), Err(ParseError::Truncated));
+        assert_eq!(
+            parse(&text.replace("\nend\n", "\n")),
+            Err(ParseError::Truncated)
+        );
         // A profile that follows no record, or a second one.
-        let text = WATCHER.replace("ongoing cpu=1", "profile samples=1 weight=1 stacks=0 distinct=0 other=0\nongoing cpu=1");
+        let text = WATCHER.replace(
+            "ongoing cpu=1",
+            "profile samples=1 weight=1 stacks=0 distinct=0 other=0\nongoing cpu=1",
+        );
         assert!(matches!(parse(&text), Err(ParseError::Malformed { .. })));
-        let text = WATCHER.replace("\nend\n", "\nprofile samples=1 weight=1 stacks=0 distinct=0 other=0\nend\n");
+        let text = WATCHER.replace(
+            "\nend\n",
+            "\nprofile samples=1 weight=1 stacks=0 distinct=0 other=0\nend\n",
+        );
         assert!(matches!(parse(&text), Err(ParseError::Malformed { .. })));
         let text = WATCHER.replace("\nend\n", "\nprofile_frame x+0x1/0x2\nend\n");
         assert!(matches!(parse(&text), Err(ParseError::Malformed { .. })));
@@ -1128,30 +1412,58 @@ mod tests {
     #[test]
     fn v2_unknown_keys_and_lines_are_ignored() {
         let text = V2
-            .replace(" window_frames=0 window_pid=0", " window_frames=0 future=7 window_pid=0")
-            .replace("\nend\n", "\nfuture_line a=b\nhist 0 soft-future 1 2 3\nend\n");
+            .replace(
+                " window_frames=0 window_pid=0",
+                " window_frames=0 future=7 window_pid=0",
+            )
+            .replace(
+                "\nend\n",
+                "\nfuture_line a=b\nhist 0 soft-future 1 2 3\nend\n",
+            );
         assert_eq!(parse(&text).unwrap(), parse(V2).unwrap());
     }
 
     #[test]
     fn v2_overlap_comm_is_unescaped() {
         let text = V2.replace("overlap_comm=irq_test", "overlap_comm=irq\\x20test");
-        assert_eq!(parse(&text).unwrap().records[0].overlap.as_ref().unwrap().comm, "irq test");
+        assert_eq!(
+            parse(&text).unwrap().records[0]
+                .overlap
+                .as_ref()
+                .unwrap()
+                .comm,
+            "irq test"
+        );
     }
 
     #[test]
     fn v2_rejects_what_it_cannot_read() {
         // A v2 record line without its v2 keys.
         let text = "trace_irqoff records v2\nconfig enabled=1 period_ns=1 threshold_ns=1 hz=1 records_per_cpu=1 soft_period_ns=1 soft_event_ns=1\nrecord cpu=0 kind=hard lower_bound=0 latency_ns=1 timestamp_ns=1 pid=1 comm=x frames=0\nend\n";
-        assert!(matches!(parse(text), Err(ParseError::Malformed { line: 3, .. })));
-        assert!(matches!(parse(&V2.replace("cause=bh-off", "cause=nmi")), Err(ParseError::Malformed { .. })));
+        assert!(matches!(
+            parse(text),
+            Err(ParseError::Malformed { line: 3, .. })
+        ));
+        assert!(matches!(
+            parse(&V2.replace("cause=bh-off", "cause=nmi")),
+            Err(ParseError::Malformed { .. })
+        ));
         // Window frames owed, or out of place.
-        assert_eq!(parse(&V2.replace("window_frame worker_thread+0x256/0x3b0\nend\n", "")), Err(ParseError::Truncated));
+        assert_eq!(
+            parse(&V2.replace("window_frame worker_thread+0x256/0x3b0\nend\n", "")),
+            Err(ParseError::Truncated)
+        );
         let missing_window_frame = V2.replacen("window_frame ksys_write+0x75/0xc0\n", "", 1);
-        assert!(matches!(parse(&missing_window_frame), Err(ParseError::Malformed { .. })));
+        assert!(matches!(
+            parse(&missing_window_frame),
+            Err(ParseError::Malformed { .. })
+        ));
         let stray = V2.replace("\nend\n", "\nwindow_frame x+0x1/0x2\nend\n");
         assert!(matches!(parse(&stray), Err(ParseError::Malformed { .. })));
-        assert_eq!(parse("trace_irqoff records v3\nend\n"), Err(ParseError::Version("3".into())));
+        assert_eq!(
+            parse("trace_irqoff records v3\nend\n"),
+            Err(ParseError::Version("3".into()))
+        );
         assert_eq!(
             ParseError::Version("3".into()).to_string(),
             "unsupported records format version 3 (this trace-irqoff reads versions 1 to 2)"

@@ -68,14 +68,25 @@ impl Event {
 /// The windows of `events` at `threshold_ns` or more, as records with wall-clock times
 /// from `clock`.
 pub fn records(events: &[Event], threshold_ns: u64, clock: &Clock) -> Vec<Record> {
-    events.iter().filter(|e| e.latency_ns >= threshold_ns).map(|e| e.record(clock)).collect()
+    events
+        .iter()
+        .filter(|e| e.latency_ns >= threshold_ns)
+        .map(|e| e.record(clock))
+        .collect()
 }
 
 /// Of `streamed`, the windows that `store` (the module's records) does not hold: the same
 /// window has the same CPU, kind, end and length in both.
-pub fn missing<'a>(store: &[Record], streamed: impl IntoIterator<Item = &'a Record>) -> Vec<Record> {
+pub fn missing<'a>(
+    store: &[Record],
+    streamed: impl IntoIterator<Item = &'a Record>,
+) -> Vec<Record> {
     let kept: std::collections::HashSet<_> = store.iter().map(|r| r.key()).collect();
-    streamed.into_iter().filter(|r| !kept.contains(&r.key())).cloned().collect()
+    streamed
+        .into_iter()
+        .filter(|r| !kept.contains(&r.key()))
+        .cloned()
+        .collect()
 }
 
 /// Per-CPU counts and histograms of `events` (what a hindsight recording counts).
@@ -137,12 +148,18 @@ pub struct Agg {
 
 impl Tally {
     pub fn new(from_ns: u64) -> Self {
-        Self { from_ns, per: BTreeMap::new() }
+        Self {
+            from_ns,
+            per: BTreeMap::new(),
+        }
     }
 
     pub fn add(&mut self, events: &[Event]) {
         for e in events.iter().filter(|e| e.end_ns > self.from_ns) {
-            let a = self.per.entry((e.cpu, e.kind)).or_insert(Agg { min_ns: u64::MAX, ..Agg::default() });
+            let a = self.per.entry((e.cpu, e.kind)).or_insert(Agg {
+                min_ns: u64::MAX,
+                ..Agg::default()
+            });
             a.count += 1;
             a.min_ns = a.min_ns.min(e.latency_ns);
             a.max_ns = a.max_ns.max(e.latency_ns);
@@ -212,7 +229,12 @@ pub fn parse_line(line: &str) -> Option<Event> {
         comm: comm.to_string(),
         end_shows_culprit: num("end_shows_culprit").is_none_or(|v| v != 0),
         frames: frames
-            .map(|f| f.split(';').filter(|f| !f.is_empty() && *f != "0x0" && *f != "(null)").map(str::to_string).collect())
+            .map(|f| {
+                f.split(';')
+                    .filter(|f| !f.is_empty() && *f != "0x0" && *f != "(null)")
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default(),
     })
 }
@@ -281,14 +303,18 @@ impl Stream {
 
     fn at(dir: PathBuf) -> Result<Stream, String> {
         let trace = dir.join("trace");
-        let mut s = Stream { trace, cursor: Cursor::default() };
+        let mut s = Stream {
+            trace,
+            cursor: Cursor::default(),
+        };
         s.cursor = Cursor::after(&s.read()?);
         Ok(s)
     }
 
     /// Every window the ring holds, in its order.
     pub fn read(&self) -> Result<Vec<Event>, String> {
-        let text = fs::read_to_string(&self.trace).map_err(|e| format!("cannot read {}: {e}", self.trace.display()))?;
+        let text = fs::read_to_string(&self.trace)
+            .map_err(|e| format!("cannot read {}: {e}", self.trace.display()))?;
         Ok(text.lines().filter_map(parse_line).collect())
     }
 
@@ -302,13 +328,17 @@ impl Stream {
 /// its default size, 1.4 MB per CPU, until then), and turns the two events on where they
 /// are off (after a load of the module). Returns its directory.
 pub fn prepare() -> Result<PathBuf, String> {
-    let root = tracefs().ok_or("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)")?;
+    let root =
+        tracefs().ok_or("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)")?;
     let dir = root.join("instances").join(INSTANCE);
-    let fail = |what: &str, e: io::Error| format!("cannot {what} the tracefs instance {}: {e}", dir.display());
+    let fail = |what: &str, e: io::Error| {
+        format!("cannot {what} the tracefs instance {}: {e}", dir.display())
+    };
     if !dir.is_dir() {
         match fs::create_dir(&dir) {
             Ok(()) => {
-                fs::write(dir.join("buffer_size_kb"), BUFFER_KB.to_string()).map_err(|e| fail("size", e))?;
+                fs::write(dir.join("buffer_size_kb"), BUFFER_KB.to_string())
+                    .map_err(|e| fail("size", e))?;
                 // Reading `trace` must not pause the ring (kernels that have the option).
                 let _ = fs::write(dir.join("options/pause-on-trace"), "0");
             }
@@ -322,7 +352,10 @@ pub fn prepare() -> Result<PathBuf, String> {
     }
     for name in ["hardirq_off", "softirq_off"] {
         let enable = events.join(name).join("enable");
-        if fs::read_to_string(&enable).map(|v| v.trim() != "1").unwrap_or(true) {
+        if fs::read_to_string(&enable)
+            .map(|v| v.trim() != "1")
+            .unwrap_or(true)
+        {
             fs::write(&enable, "1").map_err(|e| fail("start", e))?;
         }
     }
@@ -332,7 +365,10 @@ pub fn prepare() -> Result<PathBuf, String> {
 /// The instance's directory if it exists with both events on.
 fn running() -> Option<PathBuf> {
     let dir = tracefs()?.join("instances").join(INSTANCE);
-    let on = |name: &str| fs::read_to_string(dir.join("events/trace_irqoff").join(name).join("enable")).is_ok_and(|v| v.trim() == "1");
+    let on = |name: &str| {
+        fs::read_to_string(dir.join("events/trace_irqoff").join(name).join("enable"))
+            .is_ok_and(|v| v.trim() == "1")
+    };
     (on("hardirq_off") && on("softirq_off")).then_some(dir)
 }
 
@@ -341,7 +377,10 @@ fn tracefs() -> Option<PathBuf> {
     if let Some(d) = std::env::var_os(TRACEFS_ENV) {
         return Some(PathBuf::from(d));
     }
-    ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"].into_iter().map(PathBuf::from).find(|d| d.join("instances").is_dir())
+    ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|d| d.join("instances").is_dir())
 }
 
 #[cfg(test)]
@@ -358,27 +397,44 @@ mod tests {
     #[test]
     fn trace_pipe_lines() {
         let h = parse_line(HARD).expect("hard");
-        assert_eq!((h.cpu, h.kind, h.cause, h.latency_ns, h.end_ns, h.seq, h.pid), (1, Kind::Hard, None, 99_800_123, 4_033_412_000, 7, 90));
+        assert_eq!(
+            (h.cpu, h.kind, h.cause, h.latency_ns, h.end_ns, h.seq, h.pid),
+            (1, Kind::Hard, None, 99_800_123, 4_033_412_000, 7, 90)
+        );
         assert_eq!(h.comm, "irq test");
         assert!(h.end_shows_culprit);
         assert_eq!(h.frames.len(), 3);
-        assert_eq!(h.frames[0], "irqoff_sample_hardirq_window+0x3c/0x90 [irqoff_sample]");
+        assert_eq!(
+            h.frames[0],
+            "irqoff_sample_hardirq_window+0x3c/0x90 [irqoff_sample]"
+        );
         let s = parse_line(SOFT).expect("soft");
-        assert_eq!((s.cpu, s.kind, s.cause, s.seq, s.end_shows_culprit), (2, Kind::Soft, Some(Cause::KsoftirqdWait), 9, false));
+        assert_eq!(
+            (s.cpu, s.kind, s.cause, s.seq, s.end_shows_culprit),
+            (2, Kind::Soft, Some(Cause::KsoftirqdWait), 9, false)
+        );
         assert!(s.frames.is_empty());
         let o = parse_line(OLD).expect("old");
         assert_eq!((o.latency_ns, o.seq, o.end_ns), (5_000_000, 0, 0));
-        assert!(parse_line("  sh-1 [000] ..... 1.0: irqoff_ongoing: cpu=1 length_ns=5 pid=1 comm=sh stuck=0").is_none());
+        assert!(parse_line(
+            "  sh-1 [000] ..... 1.0: irqoff_ongoing: cpu=1 length_ns=5 pid=1 comm=sh stuck=0"
+        )
+        .is_none());
         assert!(parse_line("garbage").is_none());
     }
 
     /// A record made from an event has its times, task and frames, and no profile.
     #[test]
     fn events_become_records() {
-        let r = parse_line(HARD).unwrap().record(&Clock::anchored(1_778_148_000_000_000_000));
+        let r = parse_line(HARD)
+            .unwrap()
+            .record(&Clock::anchored(1_778_148_000_000_000_000));
         assert_eq!(r.timestamp_ns, 4_033_412_000);
         assert_eq!(r.wall_time.as_deref(), Some("2026-05-07T10:00:04.033412Z"));
-        assert_eq!(r.start_wall_time.as_deref(), Some("2026-05-07T10:00:03.933611Z"));
+        assert_eq!(
+            r.start_wall_time.as_deref(),
+            Some("2026-05-07T10:00:03.933611Z")
+        );
         assert_eq!(r.stack.len(), 3);
         assert!(!r.ongoing && !r.lower_bound && r.profile.is_none());
     }
@@ -388,9 +444,15 @@ mod tests {
     #[test]
     fn streamed_windows_the_store_missed() {
         let clock = Clock::anchored(0);
-        let short = Event { latency_ns: 1_000_000, ..parse_line(HARD).unwrap() };
+        let short = Event {
+            latency_ns: 1_000_000,
+            ..parse_line(HARD).unwrap()
+        };
         let kept = parse_line(HARD).unwrap();
-        let missed = Event { end_ns: 9_000_000_000, ..parse_line(HARD).unwrap() };
+        let missed = Event {
+            end_ns: 9_000_000_000,
+            ..parse_line(HARD).unwrap()
+        };
         let streamed = records(&[short, kept.clone(), missed], 50_000_000, &clock);
         assert_eq!(streamed.len(), 2);
         let store = vec![kept.record(&clock)];
@@ -402,11 +464,26 @@ mod tests {
     /// Counts per CPU add up by kind and cause, in the module's log2 buckets.
     #[test]
     fn counts_per_cpu_kind_and_cause() {
-        let c = counts(&[parse_line(HARD).unwrap(), parse_line(SOFT).unwrap(), Event { latency_ns: 70_000_000, ..parse_line(SOFT).unwrap() }]);
+        let c = counts(&[
+            parse_line(HARD).unwrap(),
+            parse_line(SOFT).unwrap(),
+            Event {
+                latency_ns: 70_000_000,
+                ..parse_line(SOFT).unwrap()
+            },
+        ]);
         assert_eq!(c.len(), 2);
         assert_eq!((c[0].cpu, c[0].hard_events, c[0].soft_events), (1, 1, 0));
         assert_eq!(c[0].hard_hist[6], 1);
-        assert_eq!((c[1].cpu, c[1].soft_events, c[1].soft_ksoftirqd_wait_events, c[1].soft_bh_off_events), (2, 2, 2, 0));
+        assert_eq!(
+            (
+                c[1].cpu,
+                c[1].soft_events,
+                c[1].soft_ksoftirqd_wait_events,
+                c[1].soft_bh_off_events
+            ),
+            (2, 2, 2, 0)
+        );
         assert_eq!(c[1].soft_ksoftirqd_wait_hist[6], 2);
     }
 
@@ -414,11 +491,31 @@ mod tests {
     /// one that ended last, min and max over all of them.
     #[test]
     fn tally_since_start() {
-        let e = |cpu: u32, kind: Kind, latency_ns: u64, end_ns: u64| Event { cpu, kind, latency_ns, end_ns, ..parse_line(OLD).unwrap() };
+        let e = |cpu: u32, kind: Kind, latency_ns: u64, end_ns: u64| Event {
+            cpu,
+            kind,
+            latency_ns,
+            end_ns,
+            ..parse_line(OLD).unwrap()
+        };
         let mut t = Tally::new(100);
-        t.add(&[e(1, Kind::Hard, 9, 50), e(1, Kind::Hard, 30, 200), e(1, Kind::Hard, 20, 300), e(1, Kind::Soft, 5, 250)]);
+        t.add(&[
+            e(1, Kind::Hard, 9, 50),
+            e(1, Kind::Hard, 30, 200),
+            e(1, Kind::Hard, 20, 300),
+            e(1, Kind::Soft, 5, 250),
+        ]);
         t.add(&[e(0, Kind::Hard, 7, 400)]);
-        assert_eq!(t.get(1, Kind::Hard), Some(&Agg { count: 2, min_ns: 20, max_ns: 30, last_ns: 20, last_end_ns: 300 }));
+        assert_eq!(
+            t.get(1, Kind::Hard),
+            Some(&Agg {
+                count: 2,
+                min_ns: 20,
+                max_ns: 30,
+                last_ns: 20,
+                last_end_ns: 300
+            })
+        );
         assert_eq!(t.get(1, Kind::Soft).map(|a| a.count), Some(1));
         assert_eq!(t.get(0, Kind::Hard).map(|a| a.last_ns), Some(7));
         assert!(t.get(0, Kind::Soft).is_none());
@@ -429,20 +526,35 @@ mod tests {
     /// lost; a module loaded again (numbers from 1, later ends) is seen as new.
     #[test]
     fn cursor_takes_each_window_once() {
-        let e = |cpu: u32, seq: u64, end_ns: u64| Event { cpu, seq, end_ns, ..parse_line(OLD).unwrap() };
+        let e = |cpu: u32, seq: u64, end_ns: u64| Event {
+            cpu,
+            seq,
+            end_ns,
+            ..parse_line(OLD).unwrap()
+        };
         let ring = vec![e(1, 3, 300), e(1, 4, 400), e(2, 10, 350)];
         let mut c = Cursor::after(&ring);
         assert!(c.take(ring.clone()).is_empty());
         let mut more = ring.clone();
         more.extend([e(1, 5, 500), e(2, 11, 510), e(0, 1, 520)]);
-        let got: Vec<_> = c.take(more.clone()).iter().map(|e| (e.cpu, e.seq)).collect();
+        let got: Vec<_> = c
+            .take(more.clone())
+            .iter()
+            .map(|e| (e.cpu, e.seq))
+            .collect();
         assert_eq!(got, [(1, 5), (2, 11), (0, 1)]);
         assert!(c.take(more).is_empty());
         // The ring overwrote 6 and 7 of CPU 1 before this read.
         assert_eq!(c.take(vec![e(1, 8, 800)]).len(), 1);
         assert_eq!(c.lost, 2);
         // Reloaded: CPU 1 counts from 1 again, at a later time.
-        assert_eq!(c.take(vec![e(1, 8, 800), e(1, 1, 900)]).iter().map(|e| e.seq).collect::<Vec<_>>(), [1]);
+        assert_eq!(
+            c.take(vec![e(1, 8, 800), e(1, 1, 900)])
+                .iter()
+                .map(|e| e.seq)
+                .collect::<Vec<_>>(),
+            [1]
+        );
         assert_eq!(c.lost, 2);
     }
 }

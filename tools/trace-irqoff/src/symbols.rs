@@ -44,22 +44,36 @@ mod tests {
 
     #[test]
     fn legacy_symbols_are_demangled() {
-        assert_eq!(demangle_frame("_ZN4core3fmt5write17h0123456789abcdefE+0x10/0x20"), "core::fmt::write+0x10/0x20");
+        assert_eq!(
+            demangle_frame("_ZN4core3fmt5write17h0123456789abcdefE+0x10/0x20"),
+            "core::fmt::write+0x10/0x20"
+        );
     }
 
     #[test]
     fn c_symbols_and_addresses_stay_as_printed() {
-        for f in ["vfs_write+0x1d7/0x210", "irqoff_sample_hardirq_window+0x2d/0x53 [irqoff_sample]", "0xffffffffa000a15e", "_Rbogus+0x1/0x2"] {
+        for f in [
+            "vfs_write+0x1d7/0x210",
+            "irqoff_sample_hardirq_window+0x2d/0x53 [irqoff_sample]",
+            "0xffffffffa000a15e",
+            "_Rbogus+0x1/0x2",
+        ] {
             assert_eq!(demangle_frame(f), f);
         }
     }
 
     #[test]
     fn function_ends_at_offset_or_module() {
-        assert_eq!(function("irqoff_sample_hardirq_window+0x2d/0x53 [irqoff_sample]"), "irqoff_sample_hardirq_window");
+        assert_eq!(
+            function("irqoff_sample_hardirq_window+0x2d/0x53 [irqoff_sample]"),
+            "irqoff_sample_hardirq_window"
+        );
         assert_eq!(function("vfs_write+0x1d7/0x210"), "vfs_write");
         assert_eq!(function("0xffffffff81000000"), "0xffffffff81000000");
-        assert_eq!(function("<a::B as c::D>::f+0x1/0x2 [m]"), "<a::B as c::D>::f");
+        assert_eq!(
+            function("<a::B as c::D>::f+0x1/0x2 [m]"),
+            "<a::B as c::D>::f"
+        );
         assert_eq!(function("f [m]"), "f");
     }
 }

@@ -28,7 +28,10 @@ fn ours() -> TempDir {
     proc_root(&[
         ("enable", "enabled\n"),
         ("sampling_period", "10ms\n"),
-        ("trace_latency", "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n"),
+        (
+            "trace_latency",
+            "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n",
+        ),
         ("distribute", ""),
         ("records", RECORDS),
     ])
@@ -38,7 +41,10 @@ fn ours_v2() -> TempDir {
     proc_root(&[
         ("enable", "enabled\n"),
         ("sampling_period", "10ms\n"),
-        ("trace_latency", "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n"),
+        (
+            "trace_latency",
+            "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n",
+        ),
         ("distribute", ""),
         ("records", RECORDS_V2),
     ])
@@ -49,7 +55,10 @@ const BOOT_TIME: &str = "2026-05-07T10:00:00Z";
 
 fn cli(root: &Path) -> Command {
     let mut c = Command::cargo_bin("trace-irqoff").unwrap();
-    c.arg("--proc-root").arg(root).env("NO_COLOR", "1").env("TRACE_IRQOFF_BOOT_TIME", BOOT_TIME);
+    c.arg("--proc-root")
+        .arg(root)
+        .env("NO_COLOR", "1")
+        .env("TRACE_IRQOFF_BOOT_TIME", BOOT_TIME);
     c
 }
 
@@ -60,11 +69,10 @@ fn read(root: &Path, name: &str) -> String {
 #[test]
 fn missing_module_is_one_sentence_and_exit_2() {
     let dir = TempDir::new().unwrap();
-    cli(dir.path())
-        .arg("status")
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("the trace_irqoff module is not loaded").and(predicate::str::contains("hint: load it first")));
+    cli(dir.path()).arg("status").assert().code(2).stderr(
+        predicate::str::contains("the trace_irqoff module is not loaded")
+            .and(predicate::str::contains("hint: load it first")),
+    );
 }
 
 #[test]
@@ -74,21 +82,35 @@ fn status_shows_state_and_per_cpu_counts() {
         .arg("status")
         .assert()
         .success()
-        .stdout(predicate::str::contains("trace_irqoff: enabled, period 10 ms, threshold 50 ms"))
+        .stdout(predicate::str::contains(
+            "trace_irqoff: enabled, period 10 ms, threshold 50 ms",
+        ))
         .stdout(predicate::str::is_match(r"(?m)^ +1  yes +[1-9]").unwrap());
 }
 
 #[test]
 fn status_json_is_stable() {
     let root = ours();
-    let out = cli(root.path()).args(["status", "--json"]).output().unwrap();
+    let out = cli(root.path())
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["loaded"], true);
     assert_eq!(v["enabled"], true);
     assert_eq!(v["period_ms"], 10);
     assert_eq!(v["threshold_ms"], 50);
     assert!(v["cpus"].as_array().unwrap().len() >= 2);
-    for key in ["cpu", "online", "hard_events", "soft_events", "dropped", "replaced", "hard_hist", "soft_hist"] {
+    for key in [
+        "cpu",
+        "online",
+        "hard_events",
+        "soft_events",
+        "dropped",
+        "replaced",
+        "hard_hist",
+        "soft_hist",
+    ] {
         assert!(v["cpus"][0].get(key).is_some(), "{key}");
     }
 }
@@ -96,7 +118,10 @@ fn status_json_is_stable() {
 #[test]
 fn records_json_names_the_culprit_and_filters() {
     let root = ours();
-    let out = cli(root.path()).args(["records", "--json", "--kind", "hard", "--cpu", "1"]).output().unwrap();
+    let out = cli(root.path())
+        .args(["records", "--json", "--kind", "hard", "--cpu", "1"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert!(!v.is_empty());
@@ -104,11 +129,20 @@ fn records_json_names_the_culprit_and_filters() {
         assert_eq!(r["kind"], "hard");
         assert_eq!(r["cpu"], 1);
     }
-    assert!(v[0]["stack"][0].as_str().unwrap().contains("irqoff_sample_hardirq_window"));
+    assert!(v[0]["stack"][0]
+        .as_str()
+        .unwrap()
+        .contains("irqoff_sample_hardirq_window"));
     // Worst first by default.
-    let lat: Vec<u64> = v.iter().map(|r| r["latency_ns"].as_u64().unwrap()).collect();
+    let lat: Vec<u64> = v
+        .iter()
+        .map(|r| r["latency_ns"].as_u64().unwrap())
+        .collect();
     assert!(lat.windows(2).all(|w| w[0] >= w[1]));
-    let out = cli(root.path()).args(["records", "--json", "--min", "100000"]).output().unwrap();
+    let out = cli(root.path())
+        .args(["records", "--json", "--min", "100000"])
+        .output()
+        .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
 }
 
@@ -120,7 +154,10 @@ fn records_refuses_a_cpu_that_is_not_there() {
         .args(["records", "--cpu", "1", "--cpu", "7"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("there is no CPU 7 here: the module reports CPUs 0-3").and(predicate::str::contains("hint: pick one of those")));
+        .stderr(
+            predicate::str::contains("there is no CPU 7 here: the module reports CPUs 0-3")
+                .and(predicate::str::contains("hint: pick one of those")),
+        );
 }
 
 #[test]
@@ -141,9 +178,14 @@ fn hist_matches_the_module_layout() {
         .arg("hist")
         .assert()
         .success()
-        .stdout(predicate::str::contains("hardirq-off:\n         msecs           : count     distribution\n"))
+        .stdout(predicate::str::contains(
+            "hardirq-off:\n         msecs           : count     distribution\n",
+        ))
         .stdout(predicate::str::is_match(r"64 -> 127 +: [0-9]+ +\|\*+ *\|").unwrap());
-    let out = cli(root.path()).args(["hist", "--json", "--per-cpu"]).output().unwrap();
+    let out = cli(root.path())
+        .args(["hist", "--json", "--per-cpu"])
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["bucket_ms"][6], serde_json::json!([64, 127]));
     assert_eq!(v["hard"].as_array().unwrap().len(), 24);
@@ -155,8 +197,15 @@ fn top_ranks_the_sample_first() {
     let root = ours();
     let out = cli(root.path()).args(["top", "--json"]).output().unwrap();
     let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(v[0]["culprit"].as_str().unwrap().starts_with("irqoff_sample_"));
-    cli(root.path()).args(["top", "--stack"]).assert().success().stdout(predicate::str::contains(" <- "));
+    assert!(v[0]["culprit"]
+        .as_str()
+        .unwrap()
+        .starts_with("irqoff_sample_"));
+    cli(root.path())
+        .args(["top", "--stack"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(" <- "));
 }
 
 #[test]
@@ -167,15 +216,41 @@ fn enable_disable_set_clear_write_the_files() {
         ("trace_latency", "trace_irqoff_latency: 50ms\n"),
         ("records", RECORDS),
     ]);
-    cli(root.path()).args(["enable", "--threshold", "80"]).assert().success().stdout("trace_irqoff: enabled, period 10 ms, threshold 80 ms\n");
+    cli(root.path())
+        .args(["enable", "--threshold", "80"])
+        .assert()
+        .success()
+        .stdout("trace_irqoff: enabled, period 10 ms, threshold 80 ms\n");
     assert_eq!(read(root.path(), "enable"), "1\n");
     assert_eq!(read(root.path(), "trace_latency"), "80\n");
-    cli(root.path()).args(["set", "threshold", "90"]).assert().success().stdout("trace_irqoff: enabled, period 10 ms, threshold 90 ms\n");
-    cli(root.path()).arg("disable").assert().success().stdout("trace_irqoff: disabled (records stay readable), period 10 ms, threshold 90 ms\n");
+    cli(root.path())
+        .args(["set", "threshold", "90"])
+        .assert()
+        .success()
+        .stdout("trace_irqoff: enabled, period 10 ms, threshold 90 ms\n");
+    cli(root.path())
+        .arg("disable")
+        .assert()
+        .success()
+        .stdout("trace_irqoff: disabled (records stay readable), period 10 ms, threshold 90 ms\n");
     assert_eq!(read(root.path(), "enable"), "0\n");
-    let v: serde_json::Value = serde_json::from_slice(&cli(root.path()).args(["set", "period", "20", "--json"]).output().unwrap().stdout).unwrap();
-    assert_eq!(v, serde_json::json!({"enabled": false, "period_ms": 20, "threshold_ms": 90}));
-    cli(root.path()).arg("clear").assert().success().stdout("trace_irqoff: records, histograms and drop counters cleared\n");
+    let v: serde_json::Value = serde_json::from_slice(
+        &cli(root.path())
+            .args(["set", "period", "20", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"enabled": false, "period_ms": 20, "threshold_ms": 90})
+    );
+    cli(root.path())
+        .arg("clear")
+        .assert()
+        .success()
+        .stdout("trace_irqoff: records, histograms and drop counters cleared\n");
     assert_eq!(read(root.path(), "trace_latency"), "0\n");
 }
 
@@ -186,25 +261,45 @@ fn validation_happens_before_writing() {
         .args(["set", "period", "0"])
         .assert()
         .failure()
-        .stderr(predicate::str::contains("the sampling period must be 1..1000 ms, not 0 ms"));
+        .stderr(predicate::str::contains(
+            "the sampling period must be 1..1000 ms, not 0 ms",
+        ));
     cli(root.path())
         .args(["set", "threshold", "15ms"])
         .assert()
         .failure()
-        .stderr(predicate::str::contains("at least twice the period (20 ms)"));
-    assert_eq!(read(root.path(), "trace_latency"), "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n");
-    cli(root.path()).args(["set", "period", "ten"]).assert().code(2).stderr(predicate::str::contains("is not a duration"));
+        .stderr(predicate::str::contains(
+            "at least twice the period (20 ms)",
+        ));
+    assert_eq!(
+        read(root.path(), "trace_latency"),
+        "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n"
+    );
+    cli(root.path())
+        .args(["set", "period", "ten"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not a duration"));
 }
 
 #[test]
 fn malformed_records_give_a_clear_error_not_a_panic() {
-    for bad in ["", "trace_irqoff records v9\nend\n", "trace_irqoff records v1\nconfig enabled=1\nend\n", "trace_irqoff records v1\n"] {
-        let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("trace_latency", "trace_irqoff_latency: 50ms\n"), ("records", bad)]);
-        cli(root.path())
-            .arg("records")
-            .assert()
-            .code(1)
-            .stderr(predicate::str::contains("could not read the module's records").and(predicate::str::contains("panicked").not()));
+    for bad in [
+        "",
+        "trace_irqoff records v9\nend\n",
+        "trace_irqoff records v1\nconfig enabled=1\nend\n",
+        "trace_irqoff records v1\n",
+    ] {
+        let root = proc_root(&[
+            ("enable", "enabled\n"),
+            ("sampling_period", "10ms\n"),
+            ("trace_latency", "trace_irqoff_latency: 50ms\n"),
+            ("records", bad),
+        ]);
+        cli(root.path()).arg("records").assert().code(1).stderr(
+            predicate::str::contains("could not read the module's records")
+                .and(predicate::str::contains("panicked").not()),
+        );
     }
 }
 
@@ -214,29 +309,65 @@ fn tagwait_counters_and_metrics() {
         "\nend\n",
         "\ntagwait enabled=1 source=kprobe overflow=0 unattributed=1 missed=0\ntagwait_count major=252 minor=0 hctx=0 sched=0 reserved=0 waits=1284\ntagwait_count major=252 minor=0 hctx=0 sched=1 reserved=0 waits=7\ntagwait_sum_us 21000\ntagwait_hist_us 0 0 0 0 0 0 0 0 0 5 9 1 0 0 0 0 0 0 0 0 0 0 0 0\nend\n",
     );
-    let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("trace_latency", "trace_irqoff_latency: 50ms\n"), ("records", &records), ("tag_wait", "")]);
+    let root = proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n"),
+        ("records", &records),
+        ("tag_wait", ""),
+    ]);
     cli(root.path())
         .arg("tagwait")
         .assert()
         .success()
-        .stdout(predicate::str::contains("tag-wait tracking: enabled (source: kprobe)"))
+        .stdout(predicate::str::contains(
+            "tag-wait tracking: enabled (source: kprobe)",
+        ))
         .stdout(predicate::str::is_match(r"(?m)^ +252,0 +0  hardware +1284$").unwrap())
         .stdout(predicate::str::contains("usecs"))
         .stdout(predicate::str::contains("512 -> 1023"));
     let m = scrape(&stdout(root.path(), &["metrics"]));
-    assert_eq!(value(&m, "trace_irqoff_tag_waits_total", &[("dev", "252:0"), ("pool", "hardware")]), 1284.0);
-    assert_eq!(value(&m, "trace_irqoff_tag_waits_unattributed_total", &[("reason", "queue_unknown")]), 1.0);
+    assert_eq!(
+        value(
+            &m,
+            "trace_irqoff_tag_waits_total",
+            &[("dev", "252:0"), ("pool", "hardware")]
+        ),
+        1284.0
+    );
+    assert_eq!(
+        value(
+            &m,
+            "trace_irqoff_tag_waits_unattributed_total",
+            &[("reason", "queue_unknown")]
+        ),
+        1.0
+    );
     let h = histogram(&m, "trace_irqoff_tag_wait_duration_seconds", &[]);
     // 5 waits in [512, 1024) µs, 9 in [1024, 2048), 1 in [2048, 4096).
     assert_eq!(bucket(&h, 0.001024), 5);
     assert_eq!(bucket(&h, 0.002048), 14);
     assert_eq!(h.count, Some(15));
     // The module's exact sum, not bucket midpoints.
-    assert!((h.sum.as_ref().map_or(0.0, |s| s.as_f64()) - 0.021).abs() < 1e-12, "{h:?}");
-    let v: serde_json::Value = serde_json::from_slice(&cli(root.path()).args(["tagwait", "--json"]).output().unwrap().stdout).unwrap();
+    assert!(
+        (h.sum.as_ref().map_or(0.0, |s| s.as_f64()) - 0.021).abs() < 1e-12,
+        "{h:?}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(
+        &cli(root.path())
+            .args(["tagwait", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
     assert_eq!(v["counts"][1]["pool"], "scheduler");
     assert_eq!(v["unattributed"], 1);
-    cli(root.path()).args(["tagwait", "on"]).assert().success().stdout("tag-wait tracking: enabled\n");
+    cli(root.path())
+        .args(["tagwait", "on"])
+        .assert()
+        .success()
+        .stdout("tag-wait tracking: enabled\n");
     assert_eq!(read(root.path(), "tag_wait"), "1\n");
 }
 
@@ -245,47 +376,92 @@ fn works_against_the_original_module() {
     let root = proc_root(&[
         ("enable", "enabled\n"),
         ("sampling_period", "10ms\n"),
-        ("trace_latency", include_str!("fixtures/original-trace_latency.txt")),
-        ("distribute", include_str!("fixtures/original-distribute.txt")),
+        (
+            "trace_latency",
+            include_str!("fixtures/original-trace_latency.txt"),
+        ),
+        (
+            "distribute",
+            include_str!("fixtures/original-distribute.txt"),
+        ),
     ]);
-    let out = cli(root.path()).args(["records", "--json"]).output().unwrap();
+    let out = cli(root.path())
+        .args(["records", "--json"])
+        .output()
+        .unwrap();
     let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v.len(), 3);
     assert_eq!(v[0]["latency_ns"], 107_000_000);
-    cli(root.path()).arg("hist").assert().success().stdout(predicate::str::contains("80 -> 159        : 4"));
+    cli(root.path())
+        .arg("hist")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("80 -> 159        : 4"));
     // Its own handler and the timer interrupt that ran it are not the culprit: the code
     // they interrupted is.
     let top = stdout(root.path(), &["top"]);
-    assert!(!top.contains("trace_irqoff_hrtimer_handler") && !top.contains("hrtimer_interrupt"), "{top}");
-    assert!(top.lines().any(|l| l.starts_with("hardirq-off") && l.ends_with(" disable_hardirq")), "{top}");
+    assert!(
+        !top.contains("trace_irqoff_hrtimer_handler") && !top.contains("hrtimer_interrupt"),
+        "{top}"
+    );
+    assert!(
+        top.lines()
+            .any(|l| l.starts_with("hardirq-off") && l.ends_with(" disable_hardirq")),
+        "{top}"
+    );
     // Counts it does not keep are n/a, not zeros.
     let status = stdout(root.path(), &["status"]);
-    assert!(status.contains("per-CPU event counts, HZ and rules n/a"), "{status}");
-    assert!(!status.contains("HZ 0") && !status.contains("  yes  "), "{status}");
+    assert!(
+        status.contains("per-CPU event counts, HZ and rules n/a"),
+        "{status}"
+    );
+    assert!(
+        !status.contains("HZ 0") && !status.contains("  yes  "),
+        "{status}"
+    );
 }
 
 #[test]
 fn completions_and_man_pages() {
     let dir = TempDir::new().unwrap();
-    cli(dir.path()).args(["completions", "bash"]).assert().success().stdout(predicate::str::contains("trace-irqoff"));
-    cli(dir.path()).arg("man").assert().success().stdout(predicate::str::contains(".TH trace-irqoff 1").and(predicate::str::contains(".SH \"EXIT STATUS\"\n")));
+    cli(dir.path())
+        .args(["completions", "bash"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("trace-irqoff"));
+    cli(dir.path()).arg("man").assert().success().stdout(
+        predicate::str::contains(".TH trace-irqoff 1")
+            .and(predicate::str::contains(".SH \"EXIT STATUS\"\n")),
+    );
     // Every page the main page refers to exists, with its options and the exit status;
     // the directory is created if it does not exist yet.
     let man1 = dir.path().join("share/man/man1");
-    cli(dir.path()).args(["man", "--dir"]).arg(&man1).assert().success();
+    cli(dir.path())
+        .args(["man", "--dir"])
+        .arg(&man1)
+        .assert()
+        .success();
     let main = fs::read_to_string(man1.join("trace-irqoff.1")).unwrap();
     let refs: Vec<&str> = main
         .match_indices("trace\\-irqoff\\-")
-        .map(|(i, _)| &main[i..i + main[i..].find(|c: char| !(c.is_ascii_lowercase() || c == '\\' || c == '-')).unwrap()])
+        .map(|(i, _)| {
+            &main[i..i + main[i..]
+                .find(|c: char| !(c.is_ascii_lowercase() || c == '\\' || c == '-'))
+                .unwrap()]
+        })
         .filter(|r| main.contains(&format!("{r}(1)")))
         .collect();
     assert!(refs.len() >= 14, "{refs:?}");
     for r in refs {
-        let page = fs::read_to_string(man1.join(format!("{}.1", r.replace("\\-", "-")))).unwrap_or_else(|_| panic!("{r}(1) is missing"));
+        let page = fs::read_to_string(man1.join(format!("{}.1", r.replace("\\-", "-"))))
+            .unwrap_or_else(|_| panic!("{r}(1) is missing"));
         assert!(page.contains(".SH \"EXIT STATUS\""), "{r}");
     }
     let record = fs::read_to_string(man1.join("trace-irqoff-record.1")).unwrap();
-    assert!(record.contains("\\fB\\-\\-until\\fR \\fI<MS>\\fR") && record.contains("\\fB3\\fR"), "{record}");
+    assert!(
+        record.contains("\\fB\\-\\-until\\fR \\fI<MS>\\fR") && record.contains("\\fB3\\fR"),
+        "{record}"
+    );
 }
 
 /// Completes `words` (the last one being typed) with the generated bash script, in a real
@@ -298,9 +474,22 @@ fn complete_in_bash(script: &Path, words: &[&str]) -> Vec<String> {
         script.display(),
         quoted.join(" ")
     );
-    let out = std::process::Command::new("bash").arg("--norc").arg("-c").arg(prog).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).lines().filter(|l| !l.is_empty()).map(str::to_string).collect()
+    let out = std::process::Command::new("bash")
+        .arg("--norc")
+        .arg("-c")
+        .arg(prog)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Bash completes subcommands, their options and the options' values (clap_complete's
@@ -310,20 +499,42 @@ fn bash_completes_options_and_values() {
     let dir = TempDir::new().unwrap();
     let script = dir.path().join("trace-irqoff.bash");
     fs::write(&script, stdout(dir.path(), &["completions", "bash"])).unwrap();
-    assert_eq!(complete_in_bash(&script, &["trace-irqoff", "reco"]), ["records", "record"]);
+    assert_eq!(
+        complete_in_bash(&script, &["trace-irqoff", "reco"]),
+        ["records", "record"]
+    );
     let opts = complete_in_bash(&script, &["trace-irqoff", "records", "--"]);
     for o in ["--kind", "--min", "--since", "--sort", "--depth"] {
         assert!(opts.iter().any(|c| c == o), "{o} in {opts:?}");
     }
-    assert_eq!(complete_in_bash(&script, &["trace-irqoff", "--json", "records", "--kind", ""]), ["hard", "soft"]);
-    assert_eq!(complete_in_bash(&script, &["trace-irqoff", "tagwait", "o"]), ["on", "off"]);
-    assert_eq!(complete_in_bash(&script, &["trace-irqoff", "set", "th"]), ["threshold"]);
+    assert_eq!(
+        complete_in_bash(
+            &script,
+            &["trace-irqoff", "--json", "records", "--kind", ""]
+        ),
+        ["hard", "soft"]
+    );
+    assert_eq!(
+        complete_in_bash(&script, &["trace-irqoff", "tagwait", "o"]),
+        ["on", "off"]
+    );
+    assert_eq!(
+        complete_in_bash(&script, &["trace-irqoff", "set", "th"]),
+        ["threshold"]
+    );
 }
 
 /// A shell the completion tests need (`make setup` installs it).
 fn shell(name: &str) -> std::process::Command {
-    let found = std::process::Command::new("sh").arg("-c").arg(format!("command -v {name}")).output().is_ok_and(|o| o.status.success());
-    assert!(found, "{name} is not installed: the completion tests run it (make setup installs it)");
+    let found = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {name}"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "{name} is not installed: the completion tests run it (make setup installs it)"
+    );
     std::process::Command::new(name)
 }
 
@@ -335,18 +546,46 @@ fn fish_completes_options_and_values() {
     let script = dir.path().join("trace-irqoff.fish");
     fs::write(&script, stdout(dir.path(), &["completions", "fish"])).unwrap();
     let complete = |line: &str| -> Vec<String> {
-        let out = shell("fish").arg("--no-config").arg("-c").arg(format!("source '{}'; complete -C '{line}'", script.display())).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).lines().map(|l| l.split('\t').next().unwrap_or("").to_string()).collect()
+        let out = shell("fish")
+            .arg("--no-config")
+            .arg("-c")
+            .arg(format!(
+                "source '{}'; complete -C '{line}'",
+                script.display()
+            ))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.split('\t').next().unwrap_or("").to_string())
+            .collect()
     };
     let subs = complete("trace-irqoff reco");
-    assert!(subs.contains(&"records".to_string()) && subs.contains(&"record".to_string()), "{subs:?}");
+    assert!(
+        subs.contains(&"records".to_string()) && subs.contains(&"record".to_string()),
+        "{subs:?}"
+    );
     let opts = complete("trace-irqoff records --");
-    for o in ["--kind", "--min", "--since", "--sort", "--oneline", "--stacks"] {
+    for o in [
+        "--kind",
+        "--min",
+        "--since",
+        "--sort",
+        "--oneline",
+        "--stacks",
+    ] {
         assert!(opts.iter().any(|c| c == o), "{o} in {opts:?}");
     }
     assert_eq!(complete("trace-irqoff records --kind "), ["hard", "soft"]);
-    assert_eq!(complete("trace-irqoff records --sort "), ["newest", "worst"]);
+    assert_eq!(
+        complete("trace-irqoff records --sort "),
+        ["newest", "worst"]
+    );
 }
 
 /// Claim: zsh's completion system takes the generated script as `trace-irqoff`'s, and its
@@ -354,28 +593,63 @@ fn fish_completes_options_and_values() {
 #[test]
 fn zsh_registers_the_completion_with_options_and_values() {
     let dir = TempDir::new().unwrap();
-    fs::write(dir.path().join("_trace-irqoff"), stdout(dir.path(), &["completions", "zsh"])).unwrap();
+    fs::write(
+        dir.path().join("_trace-irqoff"),
+        stdout(dir.path(), &["completions", "zsh"]),
+    )
+    .unwrap();
     let prog = format!(
         "fpath=('{}' $fpath); autoload -Uz compinit; compinit -u -D; print -r -- \"comp=$_comps[trace-irqoff]\"; autoload -Uz +X _trace-irqoff && functions _trace-irqoff",
         dir.path().display()
     );
     let out = shell("zsh").arg("-f").arg("-c").arg(prog).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("comp=_trace-irqoff\n"), "{text}");
     // The records case, up to its end (its specification spans lines).
-    let records = text.split("(records) _arguments").nth(1).and_then(|t| t.split(";;").next()).unwrap_or("");
+    let records = text
+        .split("(records) _arguments")
+        .nth(1)
+        .and_then(|t| t.split(";;").next())
+        .unwrap_or("");
     for o in ["--kind=", "--min=", "--since=", "--oneline", "--stacks"] {
         assert!(records.contains(o), "{o} in {records}");
     }
-    assert!(records.contains(r#"--kind=[Only this kind]:KIND:((hard\:"#) && records.contains(r#"soft\:"#), "{records}");
+    assert!(
+        records.contains(r#"--kind=[Only this kind]:KIND:((hard\:"#)
+            && records.contains(r#"soft\:"#),
+        "{records}"
+    );
 }
 
 #[test]
 fn every_command_has_help_with_an_example() {
     let dir = TempDir::new().unwrap();
-    for c in ["status", "enable", "disable", "clear", "set", "records", "hist", "top", "watch", "record", "tagwait", "metrics", "completions", "man"] {
-        cli(dir.path()).args([c, "--help"]).assert().success().stdout(predicate::str::contains("Example: trace-irqoff"));
+    for c in [
+        "status",
+        "enable",
+        "disable",
+        "clear",
+        "set",
+        "records",
+        "hist",
+        "top",
+        "watch",
+        "record",
+        "tagwait",
+        "metrics",
+        "completions",
+        "man",
+    ] {
+        cli(dir.path())
+            .args([c, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Example: trace-irqoff"));
     }
 }
 
@@ -389,8 +663,14 @@ fn watch_says_when_sampling_is_disabled() {
         .args(["watch", "--interval", "10ms", "--count", "1"])
         .assert()
         .success()
-        .stderr(predicate::str::contains("sampling is disabled: no new window will be recorded until `trace-irqoff enable`"));
-    cli(ours().path()).args(["watch", "--interval", "10ms", "--count", "1"]).assert().success().stderr(predicate::str::contains("disabled").not());
+        .stderr(predicate::str::contains(
+            "sampling is disabled: no new window will be recorded until `trace-irqoff enable`",
+        ));
+    cli(ours().path())
+        .args(["watch", "--interval", "10ms", "--count", "1"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("disabled").not());
 }
 
 /// One duration syntax for every option: units everywhere, a bare number is ms, zero is
@@ -398,14 +678,41 @@ fn watch_says_when_sampling_is_disabled() {
 #[test]
 fn durations_share_one_syntax() {
     let root = ours();
-    for args in [&["watch", "--interval", "0"][..], &["record", "--duration", "0s"], &["top", "--live", "--interval", "0ms"], &["records", "--since", "0"]] {
-        cli(root.path()).args(args).assert().code(2).stderr(predicate::str::contains("is zero: give a duration longer than that"));
+    for args in [
+        &["watch", "--interval", "0"][..],
+        &["record", "--duration", "0s"],
+        &["top", "--live", "--interval", "0ms"],
+        &["records", "--since", "0"],
+    ] {
+        cli(root.path())
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "is zero: give a duration longer than that",
+            ));
     }
-    cli(root.path()).args(["set", "period", "1.5"]).assert().code(2).stderr(predicate::str::contains("'1.5' is not a whole number of milliseconds"));
-    cli(root.path()).args(["set", "threshold", "1s"]).assert().success();
+    cli(root.path())
+        .args(["set", "period", "1.5"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "'1.5' is not a whole number of milliseconds",
+        ));
+    cli(root.path())
+        .args(["set", "threshold", "1s"])
+        .assert()
+        .success();
     assert_eq!(read(root.path(), "trace_latency"), "1000\n");
-    cli(root.path()).args(["watch", "--interval", "1", "--count", "2"]).assert().success();
-    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--min", "0.066989s"])).unwrap();
+    cli(root.path())
+        .args(["watch", "--interval", "1", "--count", "2"])
+        .assert()
+        .success();
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(
+        root.path(),
+        &["records", "--json", "--min", "0.066989s"],
+    ))
+    .unwrap();
     assert_eq!(v.len(), 1);
 }
 
@@ -419,8 +726,18 @@ fn command_line_errors_are_one_sentence_and_a_hint() {
         .assert()
         .code(2)
         .stderr("trace-irqoff: unexpected argument '--kynd' found\nhint: a similar argument exists: '--kind'; usage: trace-irqoff records --kind <KIND>\n");
-    cli(dir.path()).arg("bogus").assert().code(2).stderr(predicate::str::starts_with("trace-irqoff: unrecognized subcommand 'bogus'\nhint: "));
-    cli(dir.path()).arg("--version").assert().success().stdout(predicate::str::starts_with("trace-irqoff "));
+    cli(dir.path())
+        .arg("bogus")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "trace-irqoff: unrecognized subcommand 'bogus'\nhint: ",
+        ));
+    cli(dir.path())
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("trace-irqoff "));
 }
 
 /// On a pipe, a window still open is not printed: its record changes at every refresh,
@@ -428,43 +745,79 @@ fn command_line_errors_are_one_sentence_and_a_hint() {
 #[test]
 fn watch_on_a_pipe_prints_ended_windows_only() {
     let root = ours_v2();
-    let text = stdout(root.path(), &["watch", "--interval", "10ms", "--count", "1"]);
-    assert!(!text.contains("window still open") && !text.contains("kworker/3:1"), "{text}");
+    let text = stdout(
+        root.path(),
+        &["watch", "--interval", "10ms", "--count", "1"],
+    );
+    assert!(
+        !text.contains("window still open") && !text.contains("kworker/3:1"),
+        "{text}"
+    );
     assert!(text.contains("softirq-off"), "{text}");
-    let json = stdout(root.path(), &["watch", "--json", "--interval", "10ms", "--count", "1"]);
+    let json = stdout(
+        root.path(),
+        &["watch", "--json", "--interval", "10ms", "--count", "1"],
+    );
     assert!(!json.is_empty() && !json.contains("kworker/3:1"), "{json}");
     // It ends: its record comes, once.
-    let ended = RECORDS_V2.replace("lower_bound=1 latency_ns=57000000", "lower_bound=0 latency_ns=61000000");
+    let ended = RECORDS_V2.replace(
+        "lower_bound=1 latency_ns=57000000",
+        "lower_bound=0 latency_ns=61000000",
+    );
     let root = with_records(&ended);
-    let text = stdout(root.path(), &["watch", "--interval", "10ms", "--count", "1"]);
+    let text = stdout(
+        root.path(),
+        &["watch", "--interval", "10ms", "--count", "1"],
+    );
     assert_eq!(text.matches("kworker/3:1 (pid 140)").count(), 1, "{text}");
 }
 
 #[test]
 fn watch_on_a_pipe_prints_each_record_once() {
     let root = ours();
-    let w = spawn(root.path(), &["watch", "--interval", "200ms", "--count", "4"]);
+    let w = spawn(
+        root.path(),
+        &["watch", "--interval", "200ms", "--count", "4"],
+    );
     std::thread::sleep(std::time::Duration::from_millis(300));
     replace(root.path(), "records", &with_window(70));
     let out = w.wait_with_output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.matches("trace-irqoff watch:").count(), 1, "{text}");
-    assert_eq!(text.matches("hardirq-off cpu 1    67 ms").count(), 1, "{text}");
-    assert_eq!(text.matches("hardirq-off cpu 1    70 ms  hog (pid 7)").count(), 1, "{text}");
-    assert!(text.trim_end().ends_with("hog_fn+0x1/0x2"), "the new record comes last: {text}");
+    assert_eq!(
+        text.matches("hardirq-off cpu 1    67 ms").count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("hardirq-off cpu 1    70 ms  hog (pid 7)")
+            .count(),
+        1,
+        "{text}"
+    );
+    assert!(
+        text.trim_end().ends_with("hog_fn+0x1/0x2"),
+        "the new record comes last: {text}"
+    );
     assert!(!text.contains('\x1b'));
 }
 
 #[test]
 fn watch_json_is_ndjson_of_records() {
     let root = ours();
-    let w = spawn(root.path(), &["--json", "watch", "--interval", "200ms", "--count", "4"]);
+    let w = spawn(
+        root.path(),
+        &["--json", "watch", "--interval", "200ms", "--count", "4"],
+    );
     std::thread::sleep(std::time::Duration::from_millis(300));
     replace(root.path(), "records", &with_window(70));
     let out = w.wait_with_output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
     // The 5 records of the file, then the new one, each once.
     assert_eq!(lines.len(), 6, "{text}");
     assert_eq!(lines[5]["latency_ns"], 70_123_456);
@@ -496,7 +849,10 @@ fn record_restores_the_state_after_ctrl_c() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert_eq!(read(root.path(), "enable"), "1\n", "record did not enable");
-    std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     // Restored: disabled, period 10, threshold 50.
@@ -508,7 +864,12 @@ fn record_restores_the_state_after_ctrl_c() {
     assert_eq!(v["restored"]["enabled"], false);
     assert_eq!(v["restored"]["threshold_ms"], 50);
     // The clock anchor its wall times were made with, and its end, for --from.
-    assert!(v["realtime_offset_ns"].as_u64().is_some_and(|ns| ns > 1_700_000_000_000_000_000), "{v}");
+    assert!(
+        v["realtime_offset_ns"]
+            .as_u64()
+            .is_some_and(|ns| ns > 1_700_000_000_000_000_000),
+        "{v}"
+    );
     assert!(v["end_ns"].as_u64().is_some_and(|ns| ns > 0), "{v}");
 }
 
@@ -518,9 +879,13 @@ fn record_restores_the_state_after_ctrl_c() {
 #[test]
 fn records_json_snapshot() {
     let root = ours();
-    let out = cli(root.path()).args(["records", "--json", "--sort", "newest", "--raw-symbols"]).output().unwrap();
+    let out = cli(root.path())
+        .args(["records", "--json", "--sort", "newest", "--raw-symbols"])
+        .output()
+        .unwrap();
     let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let want: serde_json::Value = serde_json::from_str(include_str!("fixtures/records.json")).unwrap();
+    let want: serde_json::Value =
+        serde_json::from_str(include_str!("fixtures/records.json")).unwrap();
     assert_eq!(got, want);
 }
 
@@ -529,24 +894,47 @@ fn records_json_snapshot() {
 #[test]
 fn rust_frames_are_demangled_unless_raw() {
     let root = ours();
-    let out = cli(root.path()).args(["records", "--kind", "hard", "--limit", "1"]).output().unwrap();
+    let out = cli(root.path())
+        .args(["records", "--kind", "hard", "--limit", "1"])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x352/0x409 [irqoff_sample]"), "{text}");
     assert!(!text.contains("_RNv"), "{text}");
-    assert!(text.contains("irqoff_sample_hardirq_window+0x30/0x4d [irqoff_sample]"), "{text}");
-    let out = cli(root.path()).args(["records", "--kind", "hard", "--limit", "1", "--raw-symbols"]).output().unwrap();
+    assert!(
+        text.contains("irqoff_sample_hardirq_window+0x30/0x4d [irqoff_sample]"),
+        "{text}"
+    );
+    let out = cli(root.path())
+        .args(["records", "--kind", "hard", "--limit", "1", "--raw-symbols"])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("_RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_main"), "{text}");
-    let out = cli(root.path()).args(["top", "--stack", "--json"]).output().unwrap();
+    assert!(
+        text.contains("_RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_main"),
+        "{text}"
+    );
+    let out = cli(root.path())
+        .args(["top", "--stack", "--json"])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter"), "{text}");
+    assert!(
+        text.contains(
+            "<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter"
+        ),
+        "{text}"
+    );
 }
 
 /// Likewise `hist --json --per-cpu`.
 #[test]
 fn hist_json_snapshot() {
     let root = ours();
-    let out = cli(root.path()).args(["hist", "--json", "--per-cpu"]).output().unwrap();
+    let out = cli(root.path())
+        .args(["hist", "--json", "--per-cpu"])
+        .output()
+        .unwrap();
     let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let want: serde_json::Value = serde_json::from_str(include_str!("fixtures/hist.json")).unwrap();
     assert_eq!(got, want);
@@ -554,7 +942,11 @@ fn hist_json_snapshot() {
 
 fn stdout(root: &Path, args: &[&str]) -> String {
     let out = cli(root).args(args).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -586,10 +978,19 @@ true length = LENGTH -5..+11 ms (ksoftirqd-wait)
     let text = stdout(root.path(), &["records"]);
     // Worst first: the bh-off window, both its stacks, and the hardirq-off window it overlapped.
     assert!(text.starts_with("softirq-off (bh-off) cpu 0   100 ms  sh (pid 79)  ended 2026-05-07T10:00:04.033490Z (4.033490 s after boot)\n    __local_bh_enable_ip+0x5e/0x80\n"), "{text}");
-    assert!(text.contains("\n  in the window: sh-79\n    ktime_get+0x3c/0xa0\n"), "{text}");
-    assert!(text.contains("\n  overlaps hardirq-off on CPU 1, 100 ms, irq_test\n"), "{text}");
+    assert!(
+        text.contains("\n  in the window: sh-79\n    ktime_get+0x3c/0xa0\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n  overlaps hardirq-off on CPU 1, 100 ms, irq_test\n"),
+        "{text}"
+    );
     assert!(text.contains("\nhardirq-off cpu 1   100 ms  irq_test (pid 90)  ended 2026-05-07T10:00:04.033412Z (4.033412 s after boot)\n"), "{text}");
-    assert!(text.contains("\n  overlaps softirq-off on CPU 0, 100 ms, sh\n"), "{text}");
+    assert!(
+        text.contains("\n  overlaps softirq-off on CPU 0, 100 ms, sh\n"),
+        "{text}"
+    );
     assert!(text.contains("\nsoftirq-off (ksoftirqd-wait) cpu 2    52 ms  ksoftirqd/2 (pid 24)  ended 2026-05-07T10:00:05.900000Z (5.900000 s after boot)\n"), "{text}");
     assert!(text.contains("\nsoftirq-off (bh-off) cpu 3   57 ms+  kworker/3:1 (pid 140)  open since 2026-05-07T10:00:05.043000Z (5.043000 s after boot)  (window still open)\n  in the window: kworker/3:1-140\n    delay_tsc+0x4a/0x80\n"), "{text}");
     // A hardirq record has no window sample to show.
@@ -598,7 +999,10 @@ true length = LENGTH -5..+11 ms (ksoftirqd-wait)
     let text = stdout(root.path(), &["records", "--cpu", "0", "--depth", "1"]);
     assert_eq!(text.matches("more frames").count(), 2, "{text}");
     // In-window frames are demangled like the others, unless raw.
-    let text = stdout(root.path(), &["records", "--cpu", "2", "--limit", "1", "--raw-symbols"]);
+    let text = stdout(
+        root.path(),
+        &["records", "--cpu", "2", "--limit", "1", "--raw-symbols"],
+    );
     assert!(text.contains("\n    _RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_mainNtB5_12SampleDeviceNtNtCs1EKtwoKEMO2_6kernel10miscdevice10MiscDevice10write_iter+0x3a0/0x409 [irqoff_sample]\n"), "{text}");
 }
 
@@ -607,22 +1011,35 @@ true length = LENGTH -5..+11 ms (ksoftirqd-wait)
 #[test]
 fn v2_records_json_snapshot() {
     let root = ours_v2();
-    let got: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--sort", "newest", "--raw-symbols"])).unwrap();
-    let want: serde_json::Value = serde_json::from_str(include_str!("fixtures/records-v2.json")).unwrap();
+    let got: serde_json::Value = serde_json::from_str(&stdout(
+        root.path(),
+        &["records", "--json", "--sort", "newest", "--raw-symbols"],
+    ))
+    .unwrap();
+    let want: serde_json::Value =
+        serde_json::from_str(include_str!("fixtures/records-v2.json")).unwrap();
     assert_eq!(got, want);
 }
 
 #[test]
 fn v2_records_json_fields() {
     let root = ours_v2();
-    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json"])).unwrap();
-    let by_cpu = |cpu: u64, lat: u64| v.iter().find(|r| r["cpu"] == cpu && r["latency_ns"] == lat).unwrap();
+    let v: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(root.path(), &["records", "--json"])).unwrap();
+    let by_cpu = |cpu: u64, lat: u64| {
+        v.iter()
+            .find(|r| r["cpu"] == cpu && r["latency_ns"] == lat)
+            .unwrap()
+    };
     let bh = by_cpu(0, 100_111_000);
     assert_eq!(bh["cause"], "bh-off");
     assert_eq!(bh["window_pid"], 79);
     assert_eq!(bh["window_comm"], "sh");
     assert_eq!(bh["window_stack"].as_array().unwrap().len(), 6);
-    assert_eq!(bh["overlap"], serde_json::json!({"cpu": 1, "kind": "hard", "latency_ns": 99_800_123, "pid": 90, "comm": "irq_test"}));
+    assert_eq!(
+        bh["overlap"],
+        serde_json::json!({"cpu": 1, "kind": "hard", "latency_ns": 99_800_123, "pid": 90, "comm": "irq_test"})
+    );
     let hard = by_cpu(1, 99_800_123);
     assert_eq!(hard["cause"], serde_json::Value::Null);
     assert_eq!(hard["window_stack"], serde_json::json!([]));
@@ -631,16 +1048,41 @@ fn v2_records_json_fields() {
     assert_eq!(wait["runnable_ns"], 48_000_000);
     assert_eq!(wait["window_comm"], "my hog");
     // Demangled in JSON too.
-    assert!(wait["window_stack"][2].as_str().unwrap().starts_with("<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter"));
-    assert_eq!(wait["overlap"], serde_json::json!({"cpu": 3, "kind": "soft", "latency_ns": null, "pid": 0, "comm": ""}));
+    assert!(wait["window_stack"][2].as_str().unwrap().starts_with(
+        "<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter"
+    ));
+    assert_eq!(
+        wait["overlap"],
+        serde_json::json!({"cpu": 3, "kind": "soft", "latency_ns": null, "pid": 0, "comm": ""})
+    );
     assert_eq!(by_cpu(2, 52_004_000)["overlap"], serde_json::Value::Null);
     let open = by_cpu(3, 57_000_000);
-    assert_eq!((open["lower_bound"].as_bool(), open["stack"].as_array().unwrap().len()), (Some(true), 0));
+    assert_eq!(
+        (
+            open["lower_bound"].as_bool(),
+            open["stack"].as_array().unwrap().len()
+        ),
+        (Some(true), 0)
+    );
     // v1 records carry the same fields, empty.
     let root = ours();
-    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json"])).unwrap();
+    let v: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(root.path(), &["records", "--json"])).unwrap();
     for r in &v {
-        assert_eq!((&r["cause"], &r["runnable_ns"], &r["window_stack"], &r["overlap"]), (&serde_json::Value::Null, &serde_json::json!(0), &serde_json::json!([]), &serde_json::Value::Null));
+        assert_eq!(
+            (
+                &r["cause"],
+                &r["runnable_ns"],
+                &r["window_stack"],
+                &r["overlap"]
+            ),
+            (
+                &serde_json::Value::Null,
+                &serde_json::json!(0),
+                &serde_json::json!([]),
+                &serde_json::Value::Null
+            )
+        );
     }
 }
 
@@ -663,14 +1105,30 @@ true length = LENGTH +0..10 ms (hardirq-off), -5..+10 ms (bh-off), -5..+11 ms (k
     );
     let text = stdout(root.path(), &["top", "--stack"]);
     assert!(text.contains("ksoftirqd-wait      1          64 ms          64 ms  my hog                   delay_tsc <- irqoff_sample_busy <- "), "{text}");
-    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["top", "--json"])).unwrap();
+    let v: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(root.path(), &["top", "--json"])).unwrap();
     assert_eq!(v.len(), 5);
-    assert_eq!((&v[0]["kind"], &v[0]["cause"], &v[0]["culprit"]), (&"soft".into(), &"bh-off".into(), &"irqoff_sample_softirq_window".into()));
+    assert_eq!(
+        (&v[0]["kind"], &v[0]["cause"], &v[0]["culprit"]),
+        (
+            &"soft".into(),
+            &"bh-off".into(),
+            &"irqoff_sample_softirq_window".into()
+        )
+    );
     assert_eq!(v[1]["cause"], serde_json::Value::Null);
-    assert_eq!((&v[2]["cause"], &v[2]["culprit"], &v[2]["comms"]), (&"ksoftirqd-wait".into(), &"irqoff_sample_busy".into(), &serde_json::json!(["my hog"])));
+    assert_eq!(
+        (&v[2]["cause"], &v[2]["culprit"], &v[2]["comms"]),
+        (
+            &"ksoftirqd-wait".into(),
+            &"irqoff_sample_busy".into(),
+            &serde_json::json!(["my hog"])
+        )
+    );
     // v1: no causes, as before.
     let root = ours();
-    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["top", "--json"])).unwrap();
+    let v: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(root.path(), &["top", "--json"])).unwrap();
     assert!(v.iter().all(|c| c["cause"].is_null()));
 }
 
@@ -680,16 +1138,25 @@ fn v2_status_and_hist_split_softirqs_by_cause() {
     let text = stdout(root.path(), &["status"]);
     assert!(text.contains("\n CPU  online   hardirq-off  softirq-off   bh-off ksoftirqd-wait  dropped  replaced  idle gaps  steal gaps\n"), "{text}");
     assert!(text.contains("\n   2  yes                0            4        2              2        0         0          0           0\n"), "{text}");
-    let v: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["status", "--json"])).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(root.path(), &["status", "--json"])).unwrap();
     let c2 = &v["cpus"][2];
-    assert_eq!((&c2["soft_events"], &c2["soft_bh_off_events"], &c2["soft_ksoftirqd_wait_events"]), (&4.into(), &2.into(), &2.into()));
+    assert_eq!(
+        (
+            &c2["soft_events"],
+            &c2["soft_bh_off_events"],
+            &c2["soft_ksoftirqd_wait_events"]
+        ),
+        (&4.into(), &2.into(), &2.into())
+    );
     assert_eq!(c2["soft_ksoftirqd_wait_hist"][5], 1);
     assert_eq!(c2["soft_bh_off_hist"][4], 2);
     // v1 cannot tell the causes apart: no such columns, empty split histograms.
     let root1 = ours();
     let text = stdout(root1.path(), &["status"]);
     assert!(!text.contains("bh-off"), "{text}");
-    let v: serde_json::Value = serde_json::from_str(&stdout(root1.path(), &["status", "--json"])).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(root1.path(), &["status", "--json"])).unwrap();
     assert_eq!(v["cpus"][1]["soft_bh_off_hist"], serde_json::json!([]));
 
     let text = stdout(root.path(), &["hist", "--kind", "soft"]);
@@ -698,13 +1165,18 @@ fn v2_status_and_hist_split_softirqs_by_cause() {
     assert!(text.contains("softirq-off (ksoftirqd-wait):\n         msecs           : count     distribution\n        32 -> 63         : 1 "), "{text}");
     assert!(!text.contains("hardirq-off"), "{text}");
     let text = stdout(root.path(), &["hist", "--per-cpu", "--kind", "soft"]);
-    assert!(text.contains("softirq-off (ksoftirqd-wait) cpu 2:\n"), "{text}");
-    let v: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["hist", "--json", "--per-cpu"])).unwrap();
+    assert!(
+        text.contains("softirq-off (ksoftirqd-wait) cpu 2:\n"),
+        "{text}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(root.path(), &["hist", "--json", "--per-cpu"])).unwrap();
     assert_eq!(v["soft_bh_off"][4], 2);
     assert_eq!(v["soft_ksoftirqd_wait"][6], 1);
     assert_eq!(v["per_cpu"][2]["soft_ksoftirqd_wait"][5], 1);
     // v1: the JSON stays as it was (hist_json_snapshot), without the split.
-    let v: serde_json::Value = serde_json::from_str(&stdout(root1.path(), &["hist", "--json"])).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(root1.path(), &["hist", "--json"])).unwrap();
     assert!(v.get("soft_bh_off").is_none());
 }
 
@@ -715,9 +1187,13 @@ fn v2_watch_shows_causes_and_overlaps() {
         .args(["watch", "--interval", "10ms", "--count", "1"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("softirq-off (ksoftirqd-wait) cpu 2"))
+        .stdout(predicate::str::contains(
+            "softirq-off (ksoftirqd-wait) cpu 2",
+        ))
         .stdout(predicate::str::contains("  in the window: my hog-131\n"))
-        .stdout(predicate::str::contains("  overlaps hardirq-off on CPU 1, 100 ms, irq_test\n"));
+        .stdout(predicate::str::contains(
+            "  overlaps hardirq-off on CPU 1, 100 ms, irq_test\n",
+        ));
 }
 
 /// A proc root with the module disabled, period 10 ms, threshold 50 ms.
@@ -755,11 +1231,18 @@ fn wait_for(what: &str, cond: impl Fn() -> bool) {
 }
 
 fn signal(child: &std::process::Child, sig: &str) {
-    assert!(std::process::Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap().success());
+    assert!(std::process::Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
 }
 
 fn files_in(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     v.sort();
     v
 }
@@ -768,7 +1251,10 @@ fn files_in(dir: &Path) -> Vec<String> {
 fn record_refuses_an_unusable_output_path_before_touching_the_module() {
     let root = disabled();
     for (path, sentence) in [
-        ("/nonexistent/x.json", "cannot write /nonexistent/x.json: the directory /nonexistent does not exist"),
+        (
+            "/nonexistent/x.json",
+            "cannot write /nonexistent/x.json: the directory /nonexistent does not exist",
+        ),
         ("/", "/ is a directory"),
     ] {
         let start = std::time::Instant::now();
@@ -777,37 +1263,80 @@ fn record_refuses_an_unusable_output_path_before_touching_the_module() {
             .assert()
             .code(2)
             .stderr(predicate::str::contains(sentence).and(predicate::str::contains("\nhint: ")));
-        assert!(start.elapsed() < std::time::Duration::from_secs(5), "it recorded first");
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(5),
+            "it recorded first"
+        );
     }
     // The same for --folded, and nothing was written to the module.
     let out = root.path().join("ok.json");
     cli(root.path())
-        .args(["record", "--duration", "30s", "-o", out.to_str().unwrap(), "--folded", "/nonexistent/x.folded"])
+        .args([
+            "record",
+            "--duration",
+            "30s",
+            "-o",
+            out.to_str().unwrap(),
+            "--folded",
+            "/nonexistent/x.folded",
+        ])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("/nonexistent does not exist"));
     assert!(!out.exists());
     assert_eq!(read(root.path(), "enable"), "disabled\n");
-    assert_eq!(read(root.path(), "trace_latency"), "trace_irqoff_latency: 50ms\n");
+    assert_eq!(
+        read(root.path(), "trace_latency"),
+        "trace_irqoff_latency: 50ms\n"
+    );
 }
 
 #[test]
 fn a_second_record_is_refused_while_one_runs() {
     let root = disabled();
     let first_out = root.path().join("first.json");
-    let first = spawn(root.path(), &["record", "--duration", "60s", "--threshold", "70", "-o", first_out.to_str().unwrap()]);
-    wait_for("the first record to enable", || read(root.path(), "enable") == "1\n");
+    let first = spawn(
+        root.path(),
+        &[
+            "record",
+            "--duration",
+            "60s",
+            "--threshold",
+            "70",
+            "-o",
+            first_out.to_str().unwrap(),
+        ],
+    );
+    wait_for("the first record to enable", || {
+        read(root.path(), "enable") == "1\n"
+    });
     let second_out = root.path().join("second.json");
     cli(root.path())
-        .args(["record", "--duration", "1s", "--threshold", "90", "-o", second_out.to_str().unwrap()])
+        .args([
+            "record",
+            "--duration",
+            "1s",
+            "--threshold",
+            "90",
+            "-o",
+            second_out.to_str().unwrap(),
+        ])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("trace-irqoff: another trace-irqoff record is running on this module\nhint: "));
+        .stderr(predicate::str::contains(
+            "trace-irqoff: another trace-irqoff record is running on this module\nhint: ",
+        ));
     // The second changed nothing and wrote nothing.
     assert_eq!(read(root.path(), "trace_latency"), "70\n");
     assert!(!second_out.exists());
     // A change made meanwhile comes with a note.
-    cli(root.path()).arg("disable").assert().success().stderr(predicate::str::contains("note: a trace-irqoff record is running"));
+    cli(root.path())
+        .arg("disable")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "note: a trace-irqoff record is running",
+        ));
     signal(&first, "-INT");
     let out = first.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
@@ -815,7 +1344,10 @@ fn a_second_record_is_refused_while_one_runs() {
     assert_eq!(read(root.path(), "enable"), "0\n");
     assert_eq!(read(root.path(), "trace_latency"), "50\n");
     let summary = String::from_utf8(out.stdout).unwrap();
-    assert!(summary.contains("module restored: disabled, period 10 ms, threshold 50 ms"), "{summary}");
+    assert!(
+        summary.contains("module restored: disabled, period 10 ms, threshold 50 ms"),
+        "{summary}"
+    );
 }
 
 #[test]
@@ -827,18 +1359,40 @@ fn record_notices_an_outside_disable_and_says_so() {
         ("records", RECORDS),
     ]);
     let out = root.path().join("rec.json");
-    let rec = spawn(root.path(), &["record", "--duration", "3s", "--threshold", "60", "-o", out.to_str().unwrap()]);
-    wait_for("record to set its threshold", || read(root.path(), "trace_latency") == "60\n");
+    let rec = spawn(
+        root.path(),
+        &[
+            "record",
+            "--duration",
+            "3s",
+            "--threshold",
+            "60",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    wait_for("record to set its threshold", || {
+        read(root.path(), "trace_latency") == "60\n"
+    });
     cli(root.path()).arg("disable").assert().success();
     let done = rec.wait_with_output().unwrap();
     assert_eq!(done.status.code(), Some(0));
     let summary = String::from_utf8(done.stdout).unwrap();
-    assert!(summary.contains("warning: someone else changed the module during the recording:\n  at "), "{summary}");
-    assert!(summary.contains(": the module was disabled: no events were seen after this\n"), "{summary}");
+    assert!(
+        summary.contains("warning: someone else changed the module during the recording:\n  at "),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(": the module was disabled: no events were seen after this\n"),
+        "{summary}"
+    );
     let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
     let changes = v["outside_changes"].as_array().unwrap();
     assert_eq!(changes.len(), 1, "{changes:?}");
-    assert_eq!(changes[0]["what"], "the module was disabled: no events were seen after this");
+    assert_eq!(
+        changes[0]["what"],
+        "the module was disabled: no events were seen after this"
+    );
     assert!(changes[0]["at_ms"].as_u64().unwrap() <= 3000);
     // The operator's disable stays (record does not enable behind their back); the
     // threshold record changed goes back to 50.
@@ -855,16 +1409,39 @@ fn record_files_appear_whole_or_not_at_all() {
     let out = dir.path().join("rec.json");
     let folded = dir.path().join("rec.folded");
     fs::write(&out, "old\n").unwrap();
-    let rec = spawn(root.path(), &["record", "--duration", "60s", "-o", out.to_str().unwrap(), "--folded", folded.to_str().unwrap()]);
+    let rec = spawn(
+        root.path(),
+        &[
+            "record",
+            "--duration",
+            "60s",
+            "-o",
+            out.to_str().unwrap(),
+            "--folded",
+            folded.to_str().unwrap(),
+        ],
+    );
     wait_for("record to enable", || read(root.path(), "enable") == "1\n");
     // While it records, the old file is untouched and the new ones are hidden.
     assert_eq!(fs::read_to_string(&out).unwrap(), "old\n");
-    assert!(files_in(dir.path()).iter().filter(|n| !n.starts_with('.')).eq(["rec.json"].iter()));
+    assert!(files_in(dir.path())
+        .iter()
+        .filter(|n| !n.starts_with('.'))
+        .eq(["rec.json"].iter()));
     // The records turn unreadable: record fails, restores, and leaves the old file alone.
-    fs::write(root.path().join("trace_irqoff/records"), "trace_irqoff records v1\n").unwrap();
+    fs::write(
+        root.path().join("trace_irqoff/records"),
+        "trace_irqoff records v1\n",
+    )
+    .unwrap();
     signal(&rec, "-TERM");
     let done = rec.wait_with_output().unwrap();
-    assert_eq!(done.status.code(), Some(1), "{}", String::from_utf8_lossy(&done.stderr));
+    assert_eq!(
+        done.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
     assert!(String::from_utf8_lossy(&done.stderr).contains("could not read the module's records"));
     assert_eq!(fs::read_to_string(&out).unwrap(), "old\n");
     assert_eq!(files_in(dir.path()), ["rec.json"]);
@@ -876,11 +1453,28 @@ fn record_restores_after_sigterm_too() {
     let root = disabled();
     let dir = TempDir::new().unwrap();
     let out = dir.path().join("rec.json");
-    let rec = spawn(root.path(), &["record", "--duration", "60s", "--period", "5", "-o", out.to_str().unwrap()]);
+    let rec = spawn(
+        root.path(),
+        &[
+            "record",
+            "--duration",
+            "60s",
+            "--period",
+            "5",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
     wait_for("record to enable", || read(root.path(), "enable") == "1\n");
     signal(&rec, "-TERM");
     assert_eq!(rec.wait_with_output().unwrap().status.code(), Some(130));
-    assert_eq!((read(root.path(), "enable"), read(root.path(), "sampling_period")), ("0\n".into(), "10\n".into()));
+    assert_eq!(
+        (
+            read(root.path(), "enable"),
+            read(root.path(), "sampling_period")
+        ),
+        ("0\n".into(), "10\n".into())
+    );
     let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(v["interrupted"], true);
     assert_eq!(v["settings"]["period_ms"], 5);
@@ -906,9 +1500,14 @@ fn replace(root: &Path, name: &str, text: &str) {
 fn record_until_ends_at_the_window_saves_and_restores() {
     let root = disabled();
     let out = root.path().join("caught.json");
-    let rec = spawn(root.path(), &["record", "--until", "40", "-o", out.to_str().unwrap()]);
+    let rec = spawn(
+        root.path(),
+        &["record", "--until", "40", "-o", out.to_str().unwrap()],
+    );
     // The threshold comes down to the --until length while recording.
-    wait_for("record to enable", || read(root.path(), "enable") == "1\n" && read(root.path(), "trace_latency") == "40\n");
+    wait_for("record to enable", || {
+        read(root.path(), "enable") == "1\n" && read(root.path(), "trace_latency") == "40\n"
+    });
     std::thread::sleep(std::time::Duration::from_millis(300));
     // A shorter window does not end it; a long enough one does, within a poll.
     replace(root.path(), "records", &with_window(39));
@@ -917,7 +1516,12 @@ fn record_until_ends_at_the_window_saves_and_restores() {
     replace(root.path(), "records", &with_window(100));
     let done = rec.wait_with_output().unwrap();
     assert!(start.elapsed() < std::time::Duration::from_secs(2));
-    assert_eq!(done.status.code(), Some(3), "{}", String::from_utf8_lossy(&done.stderr));
+    assert_eq!(
+        done.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
     let summary = String::from_utf8(done.stdout).unwrap();
     assert!(summary.starts_with("caught a window of at least 40 ms: hardirq-off on CPU 1, 100 ms, hog (pid 7)  ended 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{summary}");
     let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
@@ -925,20 +1529,49 @@ fn record_until_ends_at_the_window_saves_and_restores() {
     assert_eq!(v["caught"]["record"]["latency_ns"], 100_123_456);
     assert_eq!(v["caught"]["bucket_ms"], serde_json::json!([64, 127]));
     assert_eq!(v["interrupted"], false);
-    assert_eq!(v["records"].as_array().unwrap().len(), 1, "the 39 ms window was replaced by the file, not kept");
-    assert_eq!((read(root.path(), "enable"), read(root.path(), "trace_latency")), ("0\n".into(), "50\n".into()));
+    assert_eq!(
+        v["records"].as_array().unwrap().len(),
+        1,
+        "the 39 ms window was replaced by the file, not kept"
+    );
+    assert_eq!(
+        (
+            read(root.path(), "enable"),
+            read(root.path(), "trace_latency")
+        ),
+        ("0\n".into(), "50\n".into())
+    );
 }
 
 #[test]
 fn until_refuses_what_could_never_end_it() {
     let root = disabled();
     cli(root.path())
-        .args(["record", "--until", "30", "--threshold", "60", "-o", "/dev/null"])
+        .args([
+            "record",
+            "--until",
+            "30",
+            "--threshold",
+            "60",
+            "-o",
+            "/dev/null",
+        ])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--until 30 is below --threshold 60").and(predicate::str::contains("hint: ")));
-    cli(root.path()).args(["record", "--until", "15", "-o", "/dev/null"]).assert().code(2).stderr(predicate::str::contains("(20 ms)"));
-    cli(root.path()).args(["watch", "--until", "30"]).assert().code(2).stderr(predicate::str::contains("hint: lower the threshold first"));
+        .stderr(
+            predicate::str::contains("--until 30 is below --threshold 60")
+                .and(predicate::str::contains("hint: ")),
+        );
+    cli(root.path())
+        .args(["record", "--until", "15", "-o", "/dev/null"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("(20 ms)"));
+    cli(root.path())
+        .args(["watch", "--until", "30"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("hint: lower the threshold first"));
     assert_eq!(read(root.path(), "enable"), "disabled\n");
 }
 
@@ -946,7 +1579,10 @@ fn until_refuses_what_could_never_end_it() {
 fn watch_until_ends_at_a_new_window() {
     let root = ours();
     // Existing records (up to 79 ms) do not count, only new ones.
-    let w = spawn(root.path(), &["watch", "--interval", "50ms", "--until", "60"]);
+    let w = spawn(
+        root.path(),
+        &["watch", "--interval", "50ms", "--until", "60"],
+    );
     std::thread::sleep(std::time::Duration::from_millis(300));
     replace(root.path(), "records", &with_window(70));
     let done = w.wait_with_output().unwrap();
@@ -961,32 +1597,62 @@ fn watch_until_ends_at_a_new_window() {
 fn wall_times_follow_this_machines_clocks() {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
     let now_ns = t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64;
-    let records = with_window(70).replace("timestamp_ns=9000000000", &format!("timestamp_ns={now_ns}"));
-    let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("trace_latency", "trace_irqoff_latency: 50ms\n"), ("records", &records)]);
-    let out = Command::cargo_bin("trace-irqoff").unwrap().arg("--proc-root").arg(root.path()).args(["records", "--json", "--limit", "1", "--sort", "newest"]).output().unwrap();
+    let records =
+        with_window(70).replace("timestamp_ns=9000000000", &format!("timestamp_ns={now_ns}"));
+    let root = proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n"),
+        ("records", &records),
+    ]);
+    let out = Command::cargo_bin("trace-irqoff")
+        .unwrap()
+        .arg("--proc-root")
+        .arg(root.path())
+        .args(["records", "--json", "--limit", "1", "--sort", "newest"])
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let wall = humantime::parse_rfc3339(v[0]["wall_time"].as_str().unwrap()).unwrap();
-    let skew = wall.duration_since(std::time::SystemTime::now()).unwrap_or_else(|e| e.duration());
+    let skew = wall
+        .duration_since(std::time::SystemTime::now())
+        .unwrap_or_else(|e| e.duration());
     assert!(skew < std::time::Duration::from_secs(2), "{skew:?}");
 }
 
 #[test]
 fn times_people_read_are_wall_clock_times() {
     let root = ours();
-    let text = stdout(root.path(), &["records", "--limit", "1", "--sort", "newest"]);
+    let text = stdout(
+        root.path(),
+        &["records", "--limit", "1", "--sort", "newest"],
+    );
     assert!(text.starts_with("hardirq-off cpu 1    53 ms  my task (pid 58)  ended 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
     let text = stdout(root.path(), &["watch", "--count", "1"]);
-    assert!(text.contains("  ended 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"), "{text}");
+    assert!(
+        text.contains("  ended 2026-05-07T10:00:03.506551Z (3.506551 s after boot)\n"),
+        "{text}"
+    );
     // The original module gives no time: none is made up.
     let orig = proc_root(&[
         ("enable", "enabled\n"),
         ("sampling_period", "10ms\n"),
-        ("trace_latency", include_str!("fixtures/original-trace_latency.txt")),
-        ("distribute", include_str!("fixtures/original-distribute.txt")),
+        (
+            "trace_latency",
+            include_str!("fixtures/original-trace_latency.txt"),
+        ),
+        (
+            "distribute",
+            include_str!("fixtures/original-distribute.txt"),
+        ),
     ]);
     let text = stdout(orig.path(), &["records", "--limit", "1"]);
-    assert_eq!(text.lines().next().unwrap(), "hardirq-off cpu 17   107 ms  bash (pid 22840)");
-    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(orig.path(), &["records", "--json"])).unwrap();
+    assert_eq!(
+        text.lines().next().unwrap(),
+        "hardirq-off cpu 17   107 ms  bash (pid 22840)"
+    );
+    let v: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(orig.path(), &["records", "--json"])).unwrap();
     assert!(v[0].get("wall_time").is_none());
 }
 
@@ -995,32 +1661,65 @@ fn a_record_file_says_when_where_and_with_what() {
     let root = disabled();
     let out = root.path().join("rec.json");
     let before = std::time::SystemTime::now();
-    cli(root.path()).args(["record", "--duration", "200ms", "--threshold", "60", "-o", out.to_str().unwrap()]).assert().success();
+    cli(root.path())
+        .args([
+            "record",
+            "--duration",
+            "200ms",
+            "--threshold",
+            "60",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
     let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
     let uname = rustix::system::uname();
     assert_eq!(v["host"], uname.nodename().to_str().unwrap());
     assert_eq!(v["kernel"], uname.release().to_str().unwrap());
     assert_eq!(v["cli_version"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(v["module"], serde_json::json!({"records_format": 1, "hz": 1000, "records_per_cpu": 16, "soft_period_ns": 10000000, "soft_event_ns": 22000000}));
-    assert_eq!(v["settings"], serde_json::json!({"enabled": true, "period_ms": 10, "threshold_ms": 60}));
+    assert_eq!(
+        v["module"],
+        serde_json::json!({"records_format": 1, "hz": 1000, "records_per_cpu": 16, "soft_period_ns": 10000000, "soft_event_ns": 22000000})
+    );
+    assert_eq!(
+        v["settings"],
+        serde_json::json!({"enabled": true, "period_ms": 10, "threshold_ms": 60})
+    );
     let started = humantime::parse_rfc3339(v["start_time"].as_str().unwrap()).unwrap();
     let ended = humantime::parse_rfc3339(v["end_time"].as_str().unwrap()).unwrap();
-    assert!(before.duration_since(started).unwrap_or_default() < std::time::Duration::from_millis(1));
+    assert!(
+        before.duration_since(started).unwrap_or_default() < std::time::Duration::from_millis(1)
+    );
     let took = ended.duration_since(started).unwrap();
-    assert!(took >= std::time::Duration::from_millis(200) && took < std::time::Duration::from_secs(5), "{took:?}");
+    assert!(
+        took >= std::time::Duration::from_millis(200) && took < std::time::Duration::from_secs(5),
+        "{took:?}"
+    );
 }
 
-type Scrape = openmetrics_parser::MetricsExposition<openmetrics_parser::PrometheusType, openmetrics_parser::PrometheusValue>;
+type Scrape = openmetrics_parser::MetricsExposition<
+    openmetrics_parser::PrometheusType,
+    openmetrics_parser::PrometheusValue,
+>;
 
 /// The exposition as Prometheus reads it: a real parser of the text format, which also
 /// refuses what Prometheus would (non-cumulative histograms, no +Inf bucket, a sum
 /// without a count, a duplicate series, inconsistent labels in a family).
 fn scrape(text: &str) -> Scrape {
-    openmetrics_parser::prometheus::parse_prometheus(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"))
+    openmetrics_parser::prometheus::parse_prometheus(text)
+        .unwrap_or_else(|e| panic!("{e:?}\n{text}"))
 }
 
-fn sample<'a>(m: &'a Scrape, family: &str, labels: &[(&str, &str)]) -> &'a openmetrics_parser::PrometheusValue {
-    let f = m.families.get(family).unwrap_or_else(|| panic!("no family {family}"));
+fn sample<'a>(
+    m: &'a Scrape,
+    family: &str,
+    labels: &[(&str, &str)],
+) -> &'a openmetrics_parser::PrometheusValue {
+    let f = m
+        .families
+        .get(family)
+        .unwrap_or_else(|| panic!("no family {family}"));
     let s = f
         .iter_samples()
         .find(|s| {
@@ -1033,14 +1732,22 @@ fn sample<'a>(m: &'a Scrape, family: &str, labels: &[(&str, &str)]) -> &'a openm
 
 fn value(m: &Scrape, family: &str, labels: &[(&str, &str)]) -> f64 {
     match sample(m, family, labels) {
-        openmetrics_parser::PrometheusValue::Gauge(n) | openmetrics_parser::PrometheusValue::Unknown(n) => n.as_f64(),
+        openmetrics_parser::PrometheusValue::Gauge(n)
+        | openmetrics_parser::PrometheusValue::Unknown(n) => n.as_f64(),
         openmetrics_parser::PrometheusValue::Counter(c) => c.value.as_f64(),
         v => panic!("{family} is {v:?}"),
     }
 }
 
-fn histogram(m: &Scrape, family: &str, labels: &[(&str, &str)]) -> openmetrics_parser::HistogramValue {
-    assert_eq!(m.families[family].family_type, openmetrics_parser::PrometheusType::Histogram);
+fn histogram(
+    m: &Scrape,
+    family: &str,
+    labels: &[(&str, &str)],
+) -> openmetrics_parser::HistogramValue {
+    assert_eq!(
+        m.families[family].family_type,
+        openmetrics_parser::PrometheusType::Histogram
+    );
     match sample(m, family, labels) {
         openmetrics_parser::PrometheusValue::Histogram(h) => h.clone(),
         v => panic!("{family} is {v:?}"),
@@ -1049,7 +1756,11 @@ fn histogram(m: &Scrape, family: &str, labels: &[(&str, &str)]) -> openmetrics_p
 
 /// The cumulative count of the bucket with upper edge `le` seconds.
 fn bucket(h: &openmetrics_parser::HistogramValue, le: f64) -> u64 {
-    let b = h.buckets.iter().find(|b| b.upper_bound == le || (b.upper_bound - le).abs() < 1e-12).unwrap_or_else(|| panic!("no bucket {le} in {h:?}"));
+    let b = h
+        .buckets
+        .iter()
+        .find(|b| b.upper_bound == le || (b.upper_bound - le).abs() < 1e-12)
+        .unwrap_or_else(|| panic!("no bucket {le} in {h:?}"));
     b.count.as_f64() as u64
 }
 
@@ -1062,26 +1773,66 @@ fn metrics_are_real_prometheus_histograms() {
         assert_eq!(value(&m, "trace_irqoff_threshold_seconds", &[]), 0.05);
         // CPU 1's hardirq windows: v1 fixture 1 in [16, 32), 2 in [32, 64), 1 in [64, 128) ms;
         // v2 fixture one of 99.8 ms.
-        let h = histogram(&m, "trace_irqoff_latency_seconds", &[("cpu", "1"), ("kind", "hard")]);
+        let h = histogram(
+            &m,
+            "trace_irqoff_latency_seconds",
+            &[("cpu", "1"), ("kind", "hard")],
+        );
         assert_eq!(h.buckets.len(), 24, "every bucket, zeros too");
         if version == 1.0 {
-            assert_eq!((bucket(&h, 0.016), bucket(&h, 0.032), bucket(&h, 0.064), bucket(&h, 0.128), bucket(&h, f64::INFINITY)), (0, 1, 3, 4, 4));
+            assert_eq!(
+                (
+                    bucket(&h, 0.016),
+                    bucket(&h, 0.032),
+                    bucket(&h, 0.064),
+                    bucket(&h, 0.128),
+                    bucket(&h, f64::INFINITY)
+                ),
+                (0, 1, 3, 4, 4)
+            );
             // At bucket midpoints: 24 + 2 x 48 + 96 ms.
-            assert!((h.sum.as_ref().unwrap().as_f64() - 0.216).abs() < 1e-9, "{h:?}");
+            assert!(
+                (h.sum.as_ref().unwrap().as_f64() - 0.216).abs() < 1e-9,
+                "{h:?}"
+            );
             assert_eq!(h.count, Some(4));
         } else {
             assert_eq!((bucket(&h, 0.064), bucket(&h, 0.128)), (0, 1));
             // The module's exact sum (hard_sum_ns), not the bucket's midpoint (0.096).
-            assert!((h.sum.as_ref().unwrap().as_f64() - 0.0998).abs() < 1e-9, "{h:?}");
-            let bh = histogram(&m, "trace_irqoff_latency_seconds", &[("cpu", "2"), ("kind", "soft"), ("cause", "bh-off")]);
+            assert!(
+                (h.sum.as_ref().unwrap().as_f64() - 0.0998).abs() < 1e-9,
+                "{h:?}"
+            );
+            let bh = histogram(
+                &m,
+                "trace_irqoff_latency_seconds",
+                &[("cpu", "2"), ("kind", "soft"), ("cause", "bh-off")],
+            );
             assert_eq!(bh.count, Some(2));
         }
         // A CPU without windows has its series from the start.
-        let idle = histogram(&m, "trace_irqoff_latency_seconds", &[("cpu", "0"), ("kind", "hard")]);
+        let idle = histogram(
+            &m,
+            "trace_irqoff_latency_seconds",
+            &[("cpu", "0"), ("kind", "hard")],
+        );
         assert_eq!((idle.buckets.len(), idle.count), (24, Some(0)));
-        assert_eq!(value(&m, "trace_irqoff_events_total", &[("cpu", "1"), ("kind", "hard")]), h.count.unwrap() as f64);
-        assert_eq!(value(&m, "trace_irqoff_records_dropped_total", &[("cpu", "0")]), 0.0);
-        assert_eq!(m.families["trace_irqoff_events_total"].family_type, openmetrics_parser::PrometheusType::Counter);
+        assert_eq!(
+            value(
+                &m,
+                "trace_irqoff_events_total",
+                &[("cpu", "1"), ("kind", "hard")]
+            ),
+            h.count.unwrap() as f64
+        );
+        assert_eq!(
+            value(&m, "trace_irqoff_records_dropped_total", &[("cpu", "0")]),
+            0.0
+        );
+        assert_eq!(
+            m.families["trace_irqoff_events_total"].family_type,
+            openmetrics_parser::PrometheusType::Counter
+        );
         // By default the histogram is the node's: every CPU's windows in one series.
         let node = scrape(&stdout(root.path(), &["metrics"]));
         let all = histogram(&node, "trace_irqoff_latency_seconds", &[("kind", "hard")]);
@@ -1113,13 +1864,43 @@ fn metrics_read_the_counters_file() {
     let from_counters = stdout(root.path(), &["metrics"]);
     assert_eq!(from_counters, from_records);
     let m = scrape(&from_counters);
-    assert_eq!(value(&m, "trace_irqoff_worst_latency_seconds", &[("cpu", "1"), ("kind", "hard")]), 0.099800123);
-    assert_eq!(value(&m, "trace_irqoff_worst_latency_seconds", &[("cpu", "2"), ("kind", "soft"), ("cause", "ksoftirqd-wait")]), 0.06425);
+    assert_eq!(
+        value(
+            &m,
+            "trace_irqoff_worst_latency_seconds",
+            &[("cpu", "1"), ("kind", "hard")]
+        ),
+        0.099800123
+    );
+    assert_eq!(
+        value(
+            &m,
+            "trace_irqoff_worst_latency_seconds",
+            &[("cpu", "2"), ("kind", "soft"), ("cause", "ksoftirqd-wait")]
+        ),
+        0.06425
+    );
     // The window still open on CPU 3 counts, as in records.
-    assert_eq!(value(&m, "trace_irqoff_worst_latency_seconds", &[("cpu", "3"), ("kind", "soft"), ("cause", "bh-off")]), 0.057);
+    assert_eq!(
+        value(
+            &m,
+            "trace_irqoff_worst_latency_seconds",
+            &[("cpu", "3"), ("kind", "soft"), ("cause", "bh-off")]
+        ),
+        0.057
+    );
     // A counters file of another version is an error that says so, not a guess.
-    let root = proc_root(&[("enable", "enabled\n"), ("counters", "trace_irqoff counters v9\nend\n")]);
-    cli(root.path()).arg("metrics").assert().failure().stderr(predicate::str::contains("unsupported counters format version 9"));
+    let root = proc_root(&[
+        ("enable", "enabled\n"),
+        ("counters", "trace_irqoff counters v9\nend\n"),
+    ]);
+    cli(root.path())
+        .arg("metrics")
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "unsupported counters format version 9",
+        ));
 }
 
 #[test]
@@ -1127,17 +1908,44 @@ fn metrics_of_the_original_module_count_its_histograms() {
     let root = proc_root(&[
         ("enable", "enabled\n"),
         ("sampling_period", "10ms\n"),
-        ("trace_latency", include_str!("fixtures/original-trace_latency.txt")),
-        ("distribute", include_str!("fixtures/original-distribute.txt")),
+        (
+            "trace_latency",
+            include_str!("fixtures/original-trace_latency.txt"),
+        ),
+        (
+            "distribute",
+            include_str!("fixtures/original-distribute.txt"),
+        ),
     ]);
     let m = scrape(&stdout(root.path(), &["metrics"]));
     assert_eq!(value(&m, "trace_irqoff_records_format", &[]), 0.0);
     // hist shows 1 + 4 hardirq-off and 1 softirq-off windows: so must the metrics.
-    assert_eq!(value(&m, "trace_irqoff_events_total", &[("kind", "hard")]), 5.0);
-    assert_eq!(value(&m, "trace_irqoff_events_total", &[("kind", "soft")]), 1.0);
+    assert_eq!(
+        value(&m, "trace_irqoff_events_total", &[("kind", "hard")]),
+        5.0
+    );
+    assert_eq!(
+        value(&m, "trace_irqoff_events_total", &[("kind", "soft")]),
+        1.0
+    );
     let h = histogram(&m, "trace_irqoff_latency_seconds", &[("kind", "hard")]);
-    assert_eq!((bucket(&h, 0.04), bucket(&h, 0.08), bucket(&h, 0.16), h.count), (1, 1, 5, Some(5)));
-    assert_eq!(value(&m, "trace_irqoff_worst_latency_seconds", &[("cpu", "17"), ("kind", "hard")]), 0.107);
+    assert_eq!(
+        (
+            bucket(&h, 0.04),
+            bucket(&h, 0.08),
+            bucket(&h, 0.16),
+            h.count
+        ),
+        (1, 1, 5, Some(5))
+    );
+    assert_eq!(
+        value(
+            &m,
+            "trace_irqoff_worst_latency_seconds",
+            &[("cpu", "17"), ("kind", "hard")]
+        ),
+        0.107
+    );
 }
 
 #[test]
@@ -1151,9 +1959,23 @@ fn metrics_without_the_module_say_so() {
         .arg("metrics")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("the proc root ").and(predicate::str::contains("nope does not exist\nhint: --proc-root")));
-    cli(&dir.path().join("nope")).arg("status").assert().code(2).stderr(predicate::str::contains("nope does not exist"));
-    cli(dir.path()).arg("status").assert().code(2).stderr(predicate::str::contains("the trace_irqoff module is not loaded"));
+        .stderr(
+            predicate::str::contains("the proc root ").and(predicate::str::contains(
+                "nope does not exist\nhint: --proc-root",
+            )),
+        );
+    cli(&dir.path().join("nope"))
+        .arg("status")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nope does not exist"));
+    cli(dir.path())
+        .arg("status")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the trace_irqoff module is not loaded",
+        ));
 }
 
 #[test]
@@ -1162,14 +1984,30 @@ fn metrics_textfile_is_replaced_whole() {
     let dir = TempDir::new().unwrap();
     let prom = dir.path().join("trace_irqoff.prom");
     fs::write(&prom, "stale\n").unwrap();
-    cli(root.path()).args(["metrics", "--textfile"]).arg(dir.path()).assert().success().stdout("");
+    cli(root.path())
+        .args(["metrics", "--textfile"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout("");
     let text = fs::read_to_string(&prom).unwrap();
     assert_eq!(value(&scrape(&text), "trace_irqoff_enabled", &[]), 1.0);
     assert_eq!(files_in(dir.path()), ["trace_irqoff.prom"]);
     // The module gone: the file says so instead of going stale or empty.
     fs::remove_dir_all(root.path().join("trace_irqoff")).unwrap();
-    cli(root.path()).args(["metrics", "--textfile"]).arg(dir.path()).assert().success();
-    assert_eq!(value(&scrape(&fs::read_to_string(&prom).unwrap()), "trace_irqoff_loaded", &[]), 0.0);
+    cli(root.path())
+        .args(["metrics", "--textfile"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    assert_eq!(
+        value(
+            &scrape(&fs::read_to_string(&prom).unwrap()),
+            "trace_irqoff_loaded",
+            &[]
+        ),
+        0.0
+    );
     cli(root.path())
         .args(["metrics", "--textfile"])
         .arg(dir.path().join("missing"))
@@ -1182,12 +2020,23 @@ fn metrics_textfile_is_replaced_whole() {
 /// `metrics` exports (a renamed metric breaks them silently otherwise).
 #[test]
 fn shipped_alerts_and_dashboard_use_exported_series() {
-    let records = RECORDS_V2.replace("\nend\n", "\ntagwait enabled=1 source=kprobe overflow=0 unattributed=0 missed=0\nend\n");
-    let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("trace_latency", "trace_irqoff_latency: 50ms\n"), ("records", &records)]);
+    let records = RECORDS_V2.replace(
+        "\nend\n",
+        "\ntagwait enabled=1 source=kprobe overflow=0 unattributed=0 missed=0\nend\n",
+    );
+    let root = proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n"),
+        ("records", &records),
+    ]);
     let m = scrape(&stdout(root.path(), &["metrics"]));
     let exported = |name: &str| {
         m.families.contains_key(name)
-            || ["_bucket", "_sum", "_count"].iter().any(|s| name.strip_suffix(s).is_some_and(|f| m.families.contains_key(f)))
+            || ["_bucket", "_sum", "_count"].iter().any(|s| {
+                name.strip_suffix(s)
+                    .is_some_and(|f| m.families.contains_key(f))
+            })
     };
     let alerts = include_str!("../../../Documentation/trace-irqoff-alerts.yml");
     let dashboard = include_str!("../../../Documentation/trace-irqoff-grafana.json");
@@ -1197,13 +2046,18 @@ fn shipped_alerts_and_dashboard_use_exported_series() {
             .match_indices("trace_irqoff_")
             .map(|(i, _)| {
                 let rest = &text[i..];
-                &rest[..rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len())]
+                &rest[..rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len())]
             })
             .filter(|n| n.ends_with(|c: char| c.is_ascii_lowercase()) && !n.ends_with("prom"))
             .collect();
         assert!(names.len() > 5, "{file}: {names:?}");
         for n in names {
-            assert!(exported(n), "{file} uses {n}, which metrics does not export");
+            assert!(
+                exported(n),
+                "{file} uses {n}, which metrics does not export"
+            );
         }
     }
 }
@@ -1215,15 +2069,32 @@ fn on_a_terminal(root: &Path, args: &[&str]) -> (Option<i32>, String) {
 }
 
 /// [`on_a_terminal`] with a terminal of `rows` x `cols`.
-fn on_a_terminal_sized(root: &Path, args: &[&str], (rows, cols): (u16, u16)) -> (Option<i32>, String) {
-    use std::io::Read;
+fn on_a_terminal_sized(
+    root: &Path,
+    args: &[&str],
+    (rows, cols): (u16, u16),
+) -> (Option<i32>, String) {
     use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    use std::io::Read;
     let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
     grantpt(&master).unwrap();
     unlockpt(&master).unwrap();
     let name = ptsname(&master, Vec::new()).unwrap();
-    let slave = fs::File::options().read(true).write(true).open(name.to_str().unwrap()).unwrap();
-    rustix::termios::tcsetwinsize(&slave, rustix::termios::Winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 }).unwrap();
+    let slave = fs::File::options()
+        .read(true)
+        .write(true)
+        .open(name.to_str().unwrap())
+        .unwrap();
+    rustix::termios::tcsetwinsize(
+        &slave,
+        rustix::termios::Winsize {
+            ws_row: rows,
+            ws_col: cols,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        },
+    )
+    .unwrap();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trace-irqoff"))
         .arg("--proc-root")
         .arg(root)
@@ -1246,7 +2117,10 @@ fn on_a_terminal_sized(root: &Path, args: &[&str], (rows, cols): (u16, u16)) -> 
             Err(_) => break,
         }
     }
-    (child.wait().unwrap().code(), String::from_utf8_lossy(&out).into_owned())
+    (
+        child.wait().unwrap().code(),
+        String::from_utf8_lossy(&out).into_owned(),
+    )
 }
 
 #[test]
@@ -1260,22 +2134,39 @@ fn top_live_is_one_table_per_cpu_and_kind() {
     assert!(text.contains("\n   1  softirq-off         1        2        79 ms        51 ms        65 ms        79 ms\n"), "{text}");
     assert_eq!(text.matches("top --live:").count(), 1);
     assert!(!text.contains('\x1b'));
-    let rows: Vec<serde_json::Value> = serde_json::from_str(stdout(root.path(), &["top", "--live", "--json"]).trim()).unwrap();
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(stdout(root.path(), &["top", "--live", "--json"]).trim()).unwrap();
     assert_eq!(rows.len(), 4);
-    assert_eq!((&rows[2]["cpu"], &rows[2]["kind"], &rows[2]["events"], &rows[2]["max_ns"]), (&1.into(), &"hard".into(), &4.into(), &66_988_296.into()));
+    assert_eq!(
+        (
+            &rows[2]["cpu"],
+            &rows[2]["kind"],
+            &rows[2]["events"],
+            &rows[2]["max_ns"]
+        ),
+        (&1.into(), &"hard".into(), &4.into(), &66_988_296.into())
+    );
     assert_eq!(rows[2]["last_time"], "2026-05-07T10:00:03.506551Z");
 }
 
 #[test]
 fn top_live_redraws_in_place_on_a_terminal() {
     let root = ours();
-    let (code, text) = on_a_terminal(root.path(), &["top", "--live", "--interval", "50ms", "--count", "3"]);
+    let (code, text) = on_a_terminal(
+        root.path(),
+        &["top", "--live", "--interval", "50ms", "--count", "3"],
+    );
     assert_eq!(code, Some(0), "{text}");
     // Three refreshes, each from the top left, lines cleared to their end, the header bold.
     assert_eq!(text.matches("\x1b[H").count(), 3, "{text:?}");
     assert_eq!(text.matches("trace-irqoff top --live:").count(), 3);
     assert!(text.contains("\x1b[1mCPU KIND "), "{text:?}");
-    assert!(text.contains("  1 hardirq-off       4        3     53 ms     53 ms     58 ms     67 ms\x1b[K"), "{text:?}");
+    assert!(
+        text.contains(
+            "  1 hardirq-off       4        3     53 ms     53 ms     58 ms     67 ms\x1b[K"
+        ),
+        "{text:?}"
+    );
 }
 
 /// Claim: `top --live` on an 80x24 terminal fits: no line over 80 columns, and a redraw
@@ -1283,10 +2174,29 @@ fn top_live_redraws_in_place_on_a_terminal() {
 #[test]
 fn top_live_on_80x24_fits() {
     let root = ours();
-    let (code, text) = on_a_terminal_sized(root.path(), &["--color", "never", "top", "--live", "--interval", "50ms", "--count", "2"], (24, 80));
+    let (code, text) = on_a_terminal_sized(
+        root.path(),
+        &[
+            "--color",
+            "never",
+            "top",
+            "--live",
+            "--interval",
+            "50ms",
+            "--count",
+            "2",
+        ],
+        (24, 80),
+    );
     assert_eq!(code, Some(0), "{text}");
     for frame in text.split("\x1b[H").skip(1) {
-        let lines: Vec<String> = frame.replace("\x1b[K", "").replace("\x1b[J", "").replace("\r\n", "\n").lines().map(str::to_string).collect();
+        let lines: Vec<String> = frame
+            .replace("\x1b[K", "")
+            .replace("\x1b[J", "")
+            .replace("\r\n", "\n")
+            .lines()
+            .map(str::to_string)
+            .collect();
         assert!(lines.len() <= 23, "{frame:?}");
         assert!(lines.iter().all(|l| l.chars().count() <= 80), "{frame:?}");
     }
@@ -1295,17 +2205,37 @@ fn top_live_on_80x24_fits() {
 #[test]
 fn color_always_colours_through_a_pipe() {
     let root = ours();
-    let out = cli(root.path()).env_remove("NO_COLOR").args(["--color", "always", "records", "--kind", "hard", "--limit", "1"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("\x1b[1mhardirq-off\x1b[0m cpu 1"), "{:?}", String::from_utf8_lossy(&out.stdout));
+    let out = cli(root.path())
+        .env_remove("NO_COLOR")
+        .args([
+            "--color", "always", "records", "--kind", "hard", "--limit", "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("\x1b[1mhardirq-off\x1b[0m cpu 1"),
+        "{:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // auto on a pipe: none. An explicit always beats NO_COLOR (cli() sets it).
-    let out = cli(root.path()).env_remove("NO_COLOR").args(["records", "--limit", "1"]).output().unwrap();
+    let out = cli(root.path())
+        .env_remove("NO_COLOR")
+        .args(["records", "--limit", "1"])
+        .output()
+        .unwrap();
     assert!(!out.stdout.contains(&0x1b));
-    let out = cli(root.path()).args(["--color", "always", "records", "--limit", "1"]).output().unwrap();
+    let out = cli(root.path())
+        .args(["--color", "always", "records", "--limit", "1"])
+        .output()
+        .unwrap();
     assert!(out.stdout.contains(&0x1b));
     // On a terminal, auto colours; never does not.
     let (_, text) = on_a_terminal(root.path(), &["records", "--stacks", "--limit", "1"]);
     assert!(text.starts_with("\x1b[1msoftirq-off"), "{text:?}");
-    let (_, text) = on_a_terminal(root.path(), &["--color", "never", "records", "--stacks", "--limit", "1"]);
+    let (_, text) = on_a_terminal(
+        root.path(),
+        &["--color", "never", "records", "--stacks", "--limit", "1"],
+    );
     assert!(!text.contains('\x1b'), "{text:?}");
 }
 
@@ -1319,31 +2249,77 @@ fn records_on_a_terminal_is_one_line_per_window() {
     assert_eq!(code, Some(0), "{text}");
     let text = text.replace("\r\n", "\n");
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with(" START (UTC)  END          CPU KIND"), "{text}");
+    assert!(
+        lines[0].starts_with(" START (UTC)  END          CPU KIND"),
+        "{text}"
+    );
     // The header, 5 windows, and what their lengths mean (wrapped to 80 columns).
     assert_eq!(lines.len(), 1 + 5 + 2, "{text}");
     assert!(lines.iter().all(|l| l.chars().count() <= 80), "{text}");
-    assert_eq!(lines[6..], ["true length = LENGTH +0..10 ms (hardirq-off), -5..+10 ms (bh-off), -5..+11 ms", "  (ksoftirqd-wait)"], "{text}");
+    assert_eq!(
+        lines[6..],
+        [
+            "true length = LENGTH +0..10 ms (hardirq-off), -5..+10 ms (bh-off), -5..+11 ms",
+            "  (ksoftirqd-wait)"
+        ],
+        "{text}"
+    );
     // Worst first, as with stacks.
-    assert!(lines[1].starts_with(" 10:00:03.933 10:00:04.033   0 bh-off            100 ms  irqoff_sample_softirq_"), "{text}");
+    assert!(
+        lines[1].starts_with(
+            " 10:00:03.933 10:00:04.033   0 bh-off            100 ms  irqoff_sample_softirq_"
+        ),
+        "{text}"
+    );
     assert!(!text.contains("    __local_bh_enable_ip"), "{text}");
-    let (_, stacks) = on_a_terminal_sized(root.path(), &["--color", "never", "records", "--stacks"], (24, 80));
+    let (_, stacks) = on_a_terminal_sized(
+        root.path(),
+        &["--color", "never", "records", "--stacks"],
+        (24, 80),
+    );
     assert!(stacks.contains("    __local_bh_enable_ip"), "{stacks}");
     // On a pipe: stacks, unless --oneline (then whole lines: no width to cut to).
     assert!(stdout(root.path(), &["records"]).contains("    __local_bh_enable_ip"));
     let piped = stdout(root.path(), &["records", "--oneline", "--sort", "newest"]);
-    assert!(piped.lines().nth(1).is_some_and(|l| l.contains(" ksoftirqd-wait ") && l.ends_with(" call_timer_fn ksoftirqd/2[24]")), "{piped}");
-    cli(root.path()).args(["records", "--oneline", "--stacks"]).assert().code(2);
+    assert!(
+        piped.lines().nth(1).is_some_and(
+            |l| l.contains(" ksoftirqd-wait ") && l.ends_with(" call_timer_fn ksoftirqd/2[24]")
+        ),
+        "{piped}"
+    );
+    cli(root.path())
+        .args(["records", "--oneline", "--stacks"])
+        .assert()
+        .code(2);
 }
 
 #[test]
 fn records_min_takes_decimals() {
     let root = ours();
-    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--min", "66.9"])).unwrap();
-    assert_eq!(v.iter().map(|r| r["latency_ns"].as_u64().unwrap()).collect::<Vec<_>>(), [78_986_472, 66_988_296]);
-    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--min", "66.989ms"])).unwrap();
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(
+        root.path(),
+        &["records", "--json", "--min", "66.9"],
+    ))
+    .unwrap();
+    assert_eq!(
+        v.iter()
+            .map(|r| r["latency_ns"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [78_986_472, 66_988_296]
+    );
+    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(
+        root.path(),
+        &["records", "--json", "--min", "66.989ms"],
+    ))
+    .unwrap();
     assert_eq!(v.len(), 1);
-    cli(root.path()).args(["records", "--min", "1,5"]).assert().code(2).stderr(predicate::str::contains("'1,5' is not a duration (e.g. 10, 1.5ms, 2s, 5m: a bare number is milliseconds)"));
+    cli(root.path())
+        .args(["records", "--min", "1,5"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "'1,5' is not a duration (e.g. 10, 1.5ms, 2s, 5m: a bare number is milliseconds)",
+        ));
 }
 
 #[test]
@@ -1352,15 +2328,34 @@ fn folded_stacks_weighted_by_count_or_latency() {
     let dir = TempDir::new().unwrap();
     for (weight, want) in [("count", " 1\n"), ("latency", " 100\n")] {
         let folded = dir.path().join(format!("{weight}.folded"));
-        let rec = spawn(root.path(), &["record", "--until", "60", "-o", "/dev/null", "--folded", folded.to_str().unwrap(), "--weight", weight]);
+        let rec = spawn(
+            root.path(),
+            &[
+                "record",
+                "--until",
+                "60",
+                "-o",
+                "/dev/null",
+                "--folded",
+                folded.to_str().unwrap(),
+                "--weight",
+                weight,
+            ],
+        );
         wait_for("record to enable", || read(root.path(), "enable") == "1\n");
         std::thread::sleep(std::time::Duration::from_millis(300));
         replace(root.path(), "records", &with_window(100));
         assert_eq!(rec.wait_with_output().unwrap().status.code(), Some(3));
-        assert_eq!(fs::read_to_string(&folded).unwrap(), format!("hardirq-off;hog;hog_fn{want}"));
+        assert_eq!(
+            fs::read_to_string(&folded).unwrap(),
+            format!("hardirq-off;hog;hog_fn{want}")
+        );
         replace(root.path(), "records", RECORDS);
     }
-    cli(root.path()).args(["record", "--weight", "latency", "-o", "/dev/null"]).assert().code(2);
+    cli(root.path())
+        .args(["record", "--weight", "latency", "-o", "/dev/null"])
+        .assert()
+        .code(2);
 }
 
 /// Format v2 with the watcher: a hardirq-off window still open on CPU 1 (its `ongoing`
@@ -1385,13 +2380,36 @@ fn status_shows_the_watcher_and_windows_still_open() {
         text.contains("\nCPU 1: hard interrupts off for 1.79 s and counting \u{2014} sh (pid 63) in irqoff_sample_hardirq_window (107 in-window samples, watched by CPU 0)\n"),
         "{text}"
     );
-    let v: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["status", "--json"])).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(root.path(), &["status", "--json"])).unwrap();
     assert_eq!(v["watcher"]["available"], true);
     assert_eq!(v["watcher"]["reason"], serde_json::Value::Null);
     assert_eq!(v["watcher"]["nmi_sent"], 132);
     let o = &v["ongoing"][0];
-    assert_eq!((&o["cpu"], &o["kind"], &o["latency_ns"], &o["pid"], &o["comm"]), (&1.into(), &"hard".into(), &1_788_332_180u64.into(), &63.into(), &"sh".into()));
-    assert_eq!((&o["samples"], &o["watcher_cpu"], &o["culprit"]), (&107.into(), &0.into(), &"irqoff_sample_hardirq_window".into()));
+    assert_eq!(
+        (
+            &o["cpu"],
+            &o["kind"],
+            &o["latency_ns"],
+            &o["pid"],
+            &o["comm"]
+        ),
+        (
+            &1.into(),
+            &"hard".into(),
+            &1_788_332_180u64.into(),
+            &63.into(),
+            &"sh".into()
+        )
+    );
+    assert_eq!(
+        (&o["samples"], &o["watcher_cpu"], &o["culprit"]),
+        (
+            &107.into(),
+            &0.into(),
+            &"irqoff_sample_hardirq_window".into()
+        )
+    );
     assert_eq!(o["stack"][0], "read_hpet+0x36/0xe0");
     assert_eq!(v["ongoing"].as_array().unwrap().len(), 1);
 
@@ -1411,9 +2429,20 @@ fn status_on_80_columns_fits() {
     assert_eq!(code, Some(0), "{text}");
     let text = text.replace("\r\n", "\n");
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
-    assert!(text.contains("\nCPU ON   HARDIRQ  SOFTIRQ  BH-OFF  KSOFTIRQD  DROPPED  REPLACED  IDLE  STEAL\n"), "{text}");
+    assert!(
+        text.contains(
+            "\nCPU ON   HARDIRQ  SOFTIRQ  BH-OFF  KSOFTIRQD  DROPPED  REPLACED  IDLE  STEAL\n"
+        ),
+        "{text}"
+    );
     // Same words as on a pipe, in the same order, the table aside.
-    let words = |t: &str| t.lines().filter(|l| !l.contains("HARDIRQ") && !l.contains("hardirq-off  softirq-off")).flat_map(|l| l.split_whitespace()).map(str::to_string).collect::<Vec<_>>();
+    let words = |t: &str| {
+        t.lines()
+            .filter(|l| !l.contains("HARDIRQ") && !l.contains("hardirq-off  softirq-off"))
+            .flat_map(|l| l.split_whitespace())
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(words(&text), words(&stdout(root.path(), &["status"])));
     assert!(text.contains("\nCPU 1: hard interrupts off for 1.79 s and counting \u{2014} sh (pid 63) in\n  irqoff_sample_hardirq_window"), "{text}");
 }
@@ -1433,11 +2462,21 @@ fn lock_waits_are_labelled() {
     assert_ne!(waiting, RECORDS_WATCHER);
     let root = with_records(&waiting);
     let top = stdout(root.path(), &["top"]);
-    assert!(top.lines().any(|l| l.starts_with("hardirq-off") && l.ends_with("irqoff_sample_hardirq_window (lock wait)")), "{top}");
+    assert!(
+        top.lines().any(|l| l.starts_with("hardirq-off")
+            && l.ends_with("irqoff_sample_hardirq_window (lock wait)")),
+        "{top}"
+    );
     let rec = stdout(root.path(), &["records", "--cpu", "1", "--kind", "hard"]);
     assert!(rec.contains("\n  a lock wait: the most-seen stack inside the window spins on a spinlock held elsewhere\n"), "{rec}");
-    let line = stdout(root.path(), &["records", "--cpu", "1", "--kind", "hard", "--oneline"]);
-    assert!(line.contains("  irqoff_sample_hardirq_window (lock wait) irq_test[64]"), "{line}");
+    let line = stdout(
+        root.path(),
+        &["records", "--cpu", "1", "--kind", "hard", "--oneline"],
+    );
+    assert!(
+        line.contains("  irqoff_sample_hardirq_window (lock wait) irq_test[64]"),
+        "{line}"
+    );
 }
 
 /// Claim: an open window's culprit in `status` is its most-seen sampled stack's, not the
@@ -1459,7 +2498,11 @@ fn an_open_windows_culprit_is_its_most_seen_stack() {
 /// when sampling was enabled, in wall-clock time; top --live's first refresh the same.
 #[test]
 fn status_and_top_live_say_since_when_they_count() {
-    let text = RECORDS_V2.replacen(" buckets=24", " buckets=24 counts_since_ns=1500000000 enabled_since_ns=2250000000", 1);
+    let text = RECORDS_V2.replacen(
+        " buckets=24",
+        " buckets=24 counts_since_ns=1500000000 enabled_since_ns=2250000000",
+        1,
+    );
     assert_ne!(text, RECORDS_V2);
     let root = with_records(&text);
     let status = stdout(root.path(), &["status"]);
@@ -1468,7 +2511,10 @@ fn status_and_top_live_say_since_when_they_count() {
         "{status}"
     );
     let live = stdout(root.path(), &["top", "--live"]);
-    assert!(live.contains("; since 10:00:01 UTC (load or clear)\n"), "{live}");
+    assert!(
+        live.contains("; since 10:00:01 UTC (load or clear)\n"),
+        "{live}"
+    );
     // A module without them: no such line, and top --live says since load.
     assert!(!stdout(ours_v2().path(), &["status"]).contains("counts and records since"));
     assert!(stdout(ours_v2().path(), &["top", "--live"]).contains("; since load\n"));
@@ -1478,21 +2524,41 @@ fn status_and_top_live_say_since_when_they_count() {
 fn status_says_why_the_watcher_is_unavailable() {
     // Not x86_64: open windows keep their length, without task or stack.
     let records = RECORDS_WATCHER
-        .replace("available=1 active=1 reason=- ", "available=0 active=0 reason=arch ")
-        .replace("pid=63 comm=sh samples=107 watcher_cpu=0", "pid=0 comm= samples=0 watcher_cpu=-1");
+        .replace(
+            "available=1 active=1 reason=- ",
+            "available=0 active=0 reason=arch ",
+        )
+        .replace(
+            "pid=63 comm=sh samples=107 watcher_cpu=0",
+            "pid=0 comm= samples=0 watcher_cpu=-1",
+        );
     let records = {
         // Its lower-bound record has no window stack and no profile then.
-        let start = records.find("record cpu=1 kind=hard lower_bound=1").unwrap();
+        let start = records
+            .find("record cpu=1 kind=hard lower_bound=1")
+            .unwrap();
         let head = &records[..start];
         format!("{head}record cpu=1 kind=hard lower_bound=1 latency_ns=1788373390 timestamp_ns=11037579675 pid=0 comm= cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=0 window_pid=0 window_comm= ongoing=1\nend\n")
     };
     let root = with_records(&records);
     let text = stdout(root.path(), &["status"]);
     assert!(text.contains("\nwatcher: not available on this machine (arch); hardirq-off windows still open show their length only\n"), "{text}");
-    assert!(text.contains("\nCPU 1: hard interrupts off for 1.79 s and counting (no in-window sample yet)\n"), "{text}");
-    let v: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["status", "--json"])).unwrap();
-    assert_eq!((&v["watcher"]["available"], &v["watcher"]["reason"]), (&false.into(), &"arch".into()));
-    assert_eq!((&v["ongoing"][0]["culprit"], &v["ongoing"][0]["watcher_cpu"]), (&serde_json::Value::Null, &serde_json::Value::Null));
+    assert!(
+        text.contains(
+            "\nCPU 1: hard interrupts off for 1.79 s and counting (no in-window sample yet)\n"
+        ),
+        "{text}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(root.path(), &["status", "--json"])).unwrap();
+    assert_eq!(
+        (&v["watcher"]["available"], &v["watcher"]["reason"]),
+        (&false.into(), &"arch".into())
+    );
+    assert_eq!(
+        (&v["ongoing"][0]["culprit"], &v["ongoing"][0]["watcher_cpu"]),
+        (&serde_json::Value::Null, &serde_json::Value::Null)
+    );
     for (reason, sentence) in [
         ("off", "watcher: off (module parameter watch=0)"),
         ("nmi-timeout", "watcher: stopped: NMIs sent were not answered (nmi-timeout; until the module is reloaded)"),
@@ -1507,7 +2573,10 @@ fn status_says_why_the_watcher_is_unavailable() {
 #[test]
 fn records_show_where_a_window_was_and_where_it_ended() {
     let root = with_records(RECORDS_WATCHER);
-    let text = stdout(root.path(), &["records", "--cpu", "1", "--sort", "worst", "--depth", "2"]);
+    let text = stdout(
+        root.path(),
+        &["records", "--cpu", "1", "--sort", "worst", "--depth", "2"],
+    );
     assert_eq!(
         text,
         "hardirq-off cpu 1  1.79 s+  sh (pid 63)  open since 2026-05-07T10:00:09.249206Z (9.249206 s after boot)  (window still open)
@@ -1536,21 +2605,44 @@ true length = LENGTH +0..10 ms (hardirq-off)
     );
     // Profile frames are raw with --raw-symbols.
     let text = stdout(root.path(), &["records", "--cpu", "1", "--raw-symbols"]);
-    assert!(text.contains("\n      _RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_main"), "{text}");
+    assert!(
+        text.contains("\n      _RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_main"),
+        "{text}"
+    );
     // JSON: the profile, the ongoing mark.
-    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(root.path(), &["records", "--json"])).unwrap();
+    let v: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(root.path(), &["records", "--json"])).unwrap();
     let open = v.iter().find(|r| r["ongoing"] == true).unwrap();
-    assert_eq!((&open["cpu"], &open["kind"], &open["lower_bound"]), (&1.into(), &"hard".into(), &true.into()));
-    assert_eq!((&open["profile"]["samples"], &open["profile"]["weight"]), (&107.into(), &172.into()));
-    let hard = v.iter().find(|r| r["latency_ns"] == 195_096_620u64).unwrap();
+    assert_eq!(
+        (&open["cpu"], &open["kind"], &open["lower_bound"]),
+        (&1.into(), &"hard".into(), &true.into())
+    );
+    assert_eq!(
+        (&open["profile"]["samples"], &open["profile"]["weight"]),
+        (&107.into(), &172.into())
+    );
+    let hard = v
+        .iter()
+        .find(|r| r["latency_ns"] == 195_096_620u64)
+        .unwrap();
     assert!(hard.get("ongoing").is_none());
     let p = &hard["profile"];
-    assert_eq!((&p["distinct"], &p["other"], p["stacks"].as_array().unwrap().len()), (&5.into(), &0.into(), 4));
+    assert_eq!(
+        (
+            &p["distinct"],
+            &p["other"],
+            p["stacks"].as_array().unwrap().len()
+        ),
+        (&5.into(), &0.into(), 4)
+    );
     assert_eq!(p["stacks"][0]["count"], 8);
     assert_eq!(p["stacks"][0]["frames"], hard["window_stack"]);
-    assert!(p["stacks"][0]["frames"][2].as_str().unwrap().starts_with("<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter"));
+    assert!(p["stacks"][0]["frames"][2].as_str().unwrap().starts_with(
+        "<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter"
+    ));
     // Records without a profile have no such key (older readers see the JSON unchanged).
-    let v: Vec<serde_json::Value> = serde_json::from_str(&stdout(ours_v2().path(), &["records", "--json"])).unwrap();
+    let v: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(ours_v2().path(), &["records", "--json"])).unwrap();
     assert!(v.iter().all(|r| r.get("profile").is_none()));
 }
 
@@ -1558,13 +2650,31 @@ true length = LENGTH +0..10 ms (hardirq-off)
 fn watch_shows_the_top_profile_stacks() {
     // A window still open is on the terminal's view (a pipe gets it once it has ended).
     let root = with_records(RECORDS_WATCHER);
-    let (_, text) = on_a_terminal(root.path(), &["--color", "never", "watch", "--stacks", "--interval", "10ms", "--count", "1"]);
+    let (_, text) = on_a_terminal(
+        root.path(),
+        &[
+            "--color",
+            "never",
+            "watch",
+            "--stacks",
+            "--interval",
+            "10ms",
+            "--count",
+            "1",
+        ],
+    );
     let text = text.replace("\r\n", "\n");
     assert!(text.contains("  (window still open)\n  where it was so far: sh-63, 107 samples over 172 periods after the threshold, 3 distinct stacks\n    100% (172 of 172 periods):\n"), "{text}");
     // Stacks of one loop merged (delay_tsc, read_tsc and no leaf above the same code); the
     // rest summed.
-    assert!(text.contains("\n    85% (11 of 13 periods):\n      delay_tsc+0x4a/0x80\n"), "{text}");
-    assert!(text.contains("\n    8% (1 of 13 periods) in 1 more stack\n"), "{text}");
+    assert!(
+        text.contains("\n    85% (11 of 13 periods):\n      delay_tsc+0x4a/0x80\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n    8% (1 of 13 periods) in 1 more stack\n"),
+        "{text}"
+    );
 }
 
 /// Claim: on an 80x24 terminal, `watch` fits: no line wider than 80 columns, at most 23
@@ -1573,7 +2683,19 @@ fn watch_shows_the_top_profile_stacks() {
 #[test]
 fn watch_on_80x24_keeps_the_header_and_the_newest_window_on_screen() {
     let root = with_records(RECORDS_WATCHER);
-    let (code, text) = on_a_terminal_sized(root.path(), &["--color", "never", "watch", "--interval", "10ms", "--count", "1"], (24, 80));
+    let (code, text) = on_a_terminal_sized(
+        root.path(),
+        &[
+            "--color",
+            "never",
+            "watch",
+            "--interval",
+            "10ms",
+            "--count",
+            "1",
+        ],
+        (24, 80),
+    );
     assert_eq!(code, Some(0), "{text}");
     let screen = text.replace("\r\n", "\n").replace("\x1b[H\x1b[2J", "");
     let lines: Vec<&str> = screen.lines().collect();
@@ -1583,16 +2705,43 @@ fn watch_on_80x24_keeps_the_header_and_the_newest_window_on_screen() {
     }
     assert!(lines[0].starts_with("trace-irqoff watch: "), "{screen}");
     // What the lengths mean, for the kinds on screen.
-    assert_eq!(lines[1], "true length = LENGTH +0..10 ms (hardirq-off), -5..+11 ms (ksoftirqd-wait)", "{screen}");
-    assert!(lines[2].starts_with(" START (UTC)  END          CPU KIND"), "{screen}");
+    assert_eq!(
+        lines[1], "true length = LENGTH +0..10 ms (hardirq-off), -5..+11 ms (ksoftirqd-wait)",
+        "{screen}"
+    );
+    assert!(
+        lines[2].starts_with(" START (UTC)  END          CPU KIND"),
+        "{screen}"
+    );
     // The newest first: the window still open, on CPU 1 (its end is the read).
-    assert!(lines[3].contains(" open ") && lines[3].contains("   1 hardirq-off"), "{screen}");
+    assert!(
+        lines[3].contains(" open ") && lines[3].contains("   1 hardirq-off"),
+        "{screen}"
+    );
     // On a 6-line terminal the rest is counted, not scrolled.
-    let (_, small) = on_a_terminal_sized(root.path(), &["--color", "never", "watch", "--interval", "10ms", "--count", "1"], (6, 80));
+    let (_, small) = on_a_terminal_sized(
+        root.path(),
+        &[
+            "--color",
+            "never",
+            "watch",
+            "--interval",
+            "10ms",
+            "--count",
+            "1",
+        ],
+        (6, 80),
+    );
     let small = small.replace("\r\n", "\n").replace("\x1b[H\x1b[2J", "");
     assert!(small.lines().count() <= 5, "{small}");
-    assert!(small.lines().nth(3).is_some_and(|l| l.contains(" open ")), "{small}");
-    assert!(small.contains(" ... 2 older (trace-irqoff records; watch --stacks)"), "{small}");
+    assert!(
+        small.lines().nth(3).is_some_and(|l| l.contains(" open ")),
+        "{small}"
+    );
+    assert!(
+        small.contains(" ... 2 older (trace-irqoff records; watch --stacks)"),
+        "{small}"
+    );
 }
 
 #[test]
@@ -1600,12 +2749,27 @@ fn record_folded_weighs_profile_stacks() {
     let root = disabled();
     let out = root.path().join("r.json");
     let folded = root.path().join("r.folded");
-    let rec = spawn(root.path(), &["record", "--duration", "1500ms", "-o", out.to_str().unwrap(), "--folded", folded.to_str().unwrap()]);
+    let rec = spawn(
+        root.path(),
+        &[
+            "record",
+            "--duration",
+            "1500ms",
+            "-o",
+            out.to_str().unwrap(),
+            "--folded",
+            folded.to_str().unwrap(),
+        ],
+    );
     wait_for("record to enable", || read(root.path(), "enable") == "1\n");
     std::thread::sleep(std::time::Duration::from_millis(200));
     replace(root.path(), "records", RECORDS_WATCHER);
     let done = rec.wait_with_output().unwrap();
-    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
     let text = fs::read_to_string(&folded).unwrap();
     let tail = "entry_SYSCALL_64_after_hwframe;do_syscall_64;ksys_write;vfs_write;<kernel::miscdevice::MiscdeviceVTable<irqoff_sample_main::SampleDevice>>::write_iter;<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter;irqoff_sample_hardirq_window";
     for line in [
@@ -1618,7 +2782,10 @@ fn record_folded_weighs_profile_stacks() {
         assert!(text.contains(&line), "{line} not in {text}");
     }
     // Each window weighs its sampled periods: 172 + 13 + 4.
-    let total: u64 = text.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap()).sum();
+    let total: u64 = text
+        .lines()
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
     assert_eq!(total, 189, "{text}");
 }
 
@@ -1628,24 +2795,50 @@ fn record_folded_weighs_profile_stacks() {
 #[test]
 fn a_saved_file_shows_the_wall_times_of_its_own_machine() {
     // One hour after the boot time the tests pretend for this machine.
-    let anchored = RECORDS_V2.replacen(" buckets=24", " buckets=24 realtime_offset_ns=1778151600000000000", 1);
-    let root = proc_root(&[("enable", "enabled\n"), ("sampling_period", "10ms\n"), ("records", &anchored)]);
-    let text = stdout(root.path(), &["records", "--cpu", "2", "--limit", "1", "--stacks"]);
-    assert!(text.contains("ended 2026-05-07T11:00:05.120000Z (5.120000 s after boot)"), "{text}");
+    let anchored = RECORDS_V2.replacen(
+        " buckets=24",
+        " buckets=24 realtime_offset_ns=1778151600000000000",
+        1,
+    );
+    let root = proc_root(&[
+        ("enable", "enabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("records", &anchored),
+    ]);
+    let text = stdout(
+        root.path(),
+        &["records", "--cpu", "2", "--limit", "1", "--stacks"],
+    );
+    assert!(
+        text.contains("ended 2026-05-07T11:00:05.120000Z (5.120000 s after boot)"),
+        "{text}"
+    );
     // Without the anchor (an older module) and without a pretended boot time, a copy read
     // under --proc-root says that its wall times are this machine's guess.
     let root = ours_v2();
-    let out = Command::cargo_bin("trace-irqoff").unwrap().arg("--proc-root").arg(root.path()).args(["records", "--oneline"]).output().unwrap();
+    let out = Command::cargo_bin("trace-irqoff")
+        .unwrap()
+        .arg("--proc-root")
+        .arg(root.path())
+        .args(["records", "--oneline"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.matches("note: these records carry no clock anchor").count(), 1, "{err}");
+    assert_eq!(
+        err.matches("note: these records carry no clock anchor")
+            .count(),
+        1,
+        "{err}"
+    );
 }
 
 /// A `record` file with two windows of cpu 2, a histogram count, and the clock anchor of
 /// the machine it was taken on (`offset_ns`), ended at 6 s after that machine's boot.
 fn saved_recording(dir: &Path, offset_ns: Option<u64>) -> std::path::PathBuf {
     let root = ours_v2();
-    let records: serde_json::Value = serde_json::from_str(&stdout(root.path(), &["records", "--json", "--cpu", "2"])).unwrap();
+    let records: serde_json::Value =
+        serde_json::from_str(&stdout(root.path(), &["records", "--json", "--cpu", "2"])).unwrap();
     let mut v = serde_json::json!({
         "host": "elsewhere", "kernel": "7.3.0", "cli_version": "0.1.0",
         "module": {"records_format": 2, "hz": 1000, "records_per_cpu": 16, "soft_event_ns": 22000000},
@@ -1675,29 +2868,60 @@ fn record_files_read_back_with_from() {
     let nowhere = dir.path().join("no-proc");
     let file = saved_recording(dir.path(), Some(1_778_151_600_000_000_000));
     let from = |args: &[&str]| {
-        let out = cli(&nowhere).args(args).arg("--from").arg(&file).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = cli(&nowhere)
+            .args(args)
+            .arg("--from")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     let text = from(&["records", "--stacks"]);
     assert!(text.starts_with("softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2    64 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T11:00:05.120000Z (5.120000 s after boot)\n"), "{text}");
-    assert_eq!(text.lines().filter(|l| l.starts_with("softirq-off")).count(), 2, "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("softirq-off"))
+            .count(),
+        2,
+        "{text}"
+    );
     // The same culprits as `top` on the module the records came from.
     let live = stdout(ours_v2().path(), &["top"]);
     let saved = from(&["top"]);
-    let culprits = |t: &str| t.lines().filter(|l| l.contains("ksoftirqd") || l.contains("call_timer_fn")).count();
-    assert!(culprits(&saved) >= 1 && culprits(&saved) <= culprits(&live), "saved:\n{saved}\nlive:\n{live}");
+    let culprits = |t: &str| {
+        t.lines()
+            .filter(|l| l.contains("ksoftirqd") || l.contains("call_timer_fn"))
+            .count()
+    };
+    assert!(
+        culprits(&saved) >= 1 && culprits(&saved) <= culprits(&live),
+        "saved:\n{saved}\nlive:\n{live}"
+    );
     let hist = from(&["hist", "--per-cpu"]);
     assert!(hist.contains("cpu 2"), "{hist}");
-    assert!(hist.lines().any(|l| l.trim_start().starts_with("32 -> 63") && l.contains(": 2")), "{hist}");
+    assert!(
+        hist.lines()
+            .any(|l| l.trim_start().starts_with("32 -> 63") && l.contains(": 2")),
+        "{hist}"
+    );
     // Ended at 6 s: the last half second holds only the 5.9 s window (not the 5.12 s one).
-    let recent: Vec<serde_json::Value> = serde_json::from_str(&from(&["records", "--json", "--since", "500ms"])).unwrap();
+    let recent: Vec<serde_json::Value> =
+        serde_json::from_str(&from(&["records", "--json", "--since", "500ms"])).unwrap();
     assert_eq!(recent.len(), 1, "{recent:?}");
     assert_eq!(recent[0]["timestamp_ns"], 5_900_000_000u64);
     assert_eq!(recent[0]["wall_time"], "2026-05-07T11:00:05.900000Z");
     // A file of trace-irqoff 0.1 has no anchor: its records' wall times give it back.
     let old = saved_recording(dir.path(), None);
-    let out = cli(&nowhere).args(["records", "--json", "--from"]).arg(&old).output().unwrap();
+    let out = cli(&nowhere)
+        .args(["records", "--json", "--from"])
+        .arg(&old)
+        .output()
+        .unwrap();
     let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["wall_time"], "2026-05-07T10:00:05.120000Z");
 }
@@ -1709,14 +2933,30 @@ fn from_refuses_other_files() {
     let dir = TempDir::new().unwrap();
     let bad = dir.path().join("records.txt");
     fs::write(&bad, RECORDS_V2).unwrap();
-    let out = cli(dir.path()).args(["records", "--from"]).arg(&bad).output().unwrap();
+    let out = cli(dir.path())
+        .args(["records", "--from"])
+        .arg(&bad)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("is not a trace-irqoff record file") && err.contains("trace-irqoff record -o FILE"), "{err}");
-    let out = cli(dir.path()).args(["records", "--from"]).arg(dir.path().join("missing.json")).output().unwrap();
+    assert!(
+        err.contains("is not a trace-irqoff record file")
+            && err.contains("trace-irqoff record -o FILE"),
+        "{err}"
+    );
+    let out = cli(dir.path())
+        .args(["records", "--from"])
+        .arg(dir.path().join("missing.json"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
-    let out = cli(dir.path()).args(["top", "--live", "--from"]).arg(&bad).output().unwrap();
+    let out = cli(dir.path())
+        .args(["top", "--live", "--from"])
+        .arg(&bad)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -1727,11 +2967,22 @@ fn from_refuses_other_files() {
 fn record_last_needs_the_live_ring() {
     let root = ours_v2();
     let out_file = root.path().join("last.json");
-    let out = cli(root.path()).args(["record", "--last", "10m", "-o"]).arg(&out_file).output().unwrap();
+    let out = cli(root.path())
+        .args(["record", "--last", "10m", "-o"])
+        .arg(&out_file)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("there is no event ring to look back in") && err.contains("hint: the ring starts with trace-irqoff enable"), "{err}");
+    assert!(
+        err.contains("there is no event ring to look back in")
+            && err.contains("hint: the ring starts with trace-irqoff enable"),
+        "{err}"
+    );
     assert!(!out_file.exists());
-    let out = cli(root.path()).args(["record", "--last", "10m", "--duration", "5s"]).output().unwrap();
+    let out = cli(root.path())
+        .args(["record", "--last", "10m", "--duration", "5s"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }

@@ -39,8 +39,13 @@ type Res<T> = Result<T, String>;
 type Step<'a> = (&'a str, Box<dyn Fn() -> Res<Value>>);
 
 fn write(path: &str, v: &str) -> Res<()> {
-    let mut f = OpenOptions::new().write(true).truncate(true).open(path).map_err(|e| format!("{path}: {e}"))?;
-    f.write_all(v.as_bytes()).map_err(|e| format!("{path} <- {v:?}: {e}"))
+    let mut f = OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .map_err(|e| format!("{path}: {e}"))?;
+    f.write_all(v.as_bytes())
+        .map_err(|e| format!("{path} <- {v:?}: {e}"))
 }
 
 fn read(path: &str) -> Res<String> {
@@ -48,8 +53,16 @@ fn read(path: &str) -> Res<String> {
 }
 
 fn sh(cmd: &str) -> Res<()> {
-    let st = Command::new("sh").arg("-c").arg(cmd).status().map_err(|e| e.to_string())?;
-    if st.success() { Ok(()) } else { Err(format!("'{cmd}' failed: {st}")) }
+    let st = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .status()
+        .map_err(|e| e.to_string())?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("'{cmd}' failed: {st}"))
+    }
 }
 
 fn sleep_ms(ms: f64) {
@@ -107,11 +120,18 @@ fn load(period_ms: u64, threshold_ms: u64) -> Res<()> {
 
 /// One window from the sample module, on this thread's CPU; returns its true length.
 fn inject(mode: &str, us: u64) -> Res<u64> {
-    let mut f = OpenOptions::new().read(true).write(true).open("/dev/irqoff_sample").map_err(|e| e.to_string())?;
-    f.write_all(format!("{mode} {us}us").as_bytes()).map_err(|e| e.to_string())?;
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/irqoff_sample")
+        .map_err(|e| e.to_string())?;
+    f.write_all(format!("{mode} {us}us").as_bytes())
+        .map_err(|e| e.to_string())?;
     let mut s = String::new();
     f.read_to_string(&mut s).map_err(|e| e.to_string())?;
-    s.trim().parse().map_err(|_| format!("bad sample answer {s:?}"))
+    s.trim()
+        .parse()
+        .map_err(|_| format!("bad sample answer {s:?}"))
 }
 
 #[derive(Serialize)]
@@ -140,7 +160,14 @@ fn reported(event: &str) -> Res<Option<u64>> {
     Ok(text
         .lines()
         .filter(|l| l.contains(&format!("{event}: cpu=1 ")))
-        .filter_map(|l| l.split("latency_ns=").nth(1)?.split(' ').next()?.parse::<u64>().ok())
+        .filter_map(|l| {
+            l.split("latency_ns=")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
         .max())
 }
 
@@ -158,10 +185,18 @@ fn our_records(kind: &str) -> Res<Vec<Rec>> {
     let mut open = false;
     for l in text.lines() {
         if let Some(rest) = l.strip_prefix("record ") {
-            let kv = |k: &str| rest.split(' ').find_map(|w| w.strip_prefix(k)).unwrap_or("");
+            let kv = |k: &str| {
+                rest.split(' ')
+                    .find_map(|w| w.strip_prefix(k))
+                    .unwrap_or("")
+            };
             open = kv("cpu=") == "1" && kv("kind=") == kind;
             if open {
-                out.push(Rec { latency_ns: kv("latency_ns=").parse().unwrap_or(0), lower_bound: kv("lower_bound=") == "1", frames: Vec::new() });
+                out.push(Rec {
+                    latency_ns: kv("latency_ns=").parse().unwrap_or(0),
+                    lower_bound: kv("lower_bound=") == "1",
+                    frames: Vec::new(),
+                });
             }
         } else if let Some(f) = l.strip_prefix("frame ") {
             if open {
@@ -183,8 +218,15 @@ fn record_summaries(max: usize) -> Res<Vec<String>> {
     let mut out: Vec<(u64, String)> = Vec::new();
     let mut lines = text.lines().peekable();
     while let Some(l) = lines.next() {
-        let Some(rest) = l.strip_prefix("record ") else { continue };
-        let kv = |k: &str| rest.split(' ').find_map(|w| w.strip_prefix(k)).unwrap_or("").to_string();
+        let Some(rest) = l.strip_prefix("record ") else {
+            continue;
+        };
+        let kv = |k: &str| {
+            rest.split(' ')
+                .find_map(|w| w.strip_prefix(k))
+                .unwrap_or("")
+                .to_string()
+        };
         let (mut first, mut wfirst) = (String::new(), String::new());
         while let Some(n) = lines.peek() {
             if let Some(f) = n.strip_prefix("frame ") {
@@ -204,7 +246,7 @@ fn record_summaries(max: usize) -> Res<Vec<String>> {
         out.push((lat, format!("cpu={} kind={} cause={} latency_ms={:.1} comm={} window_comm={} frame={first} window_frame={wfirst}",
             kv("cpu="), kv("kind="), kv("cause="), lat as f64 / 1e6, kv("comm="), kv("window_comm="))));
     }
-    out.sort_by(|a, b| b.0.cmp(&a.0));
+    out.sort_by_key(|o| std::cmp::Reverse(o.0));
     Ok(out.into_iter().take(max).map(|x| x.1).collect())
 }
 
@@ -227,8 +269,16 @@ fn peer_records(kind: &str) -> Res<Vec<Rec>> {
             open = section == kind && cpu == 1;
             if open {
                 let lat = t.split("LATENCY: ").nth(1).unwrap_or("");
-                let ms: u64 = lat.trim_end_matches("ms").trim_end_matches('+').parse().unwrap_or(0);
-                out.push(Rec { latency_ns: ms * 1_000_000, lower_bound: lat.contains('+'), frames: Vec::new() });
+                let ms: u64 = lat
+                    .trim_end_matches("ms")
+                    .trim_end_matches('+')
+                    .parse()
+                    .unwrap_or(0);
+                out.push(Rec {
+                    latency_ns: ms * 1_000_000,
+                    lower_bound: lat.contains('+'),
+                    frames: Vec::new(),
+                });
             }
         } else if t.is_empty() {
             open = false;
@@ -258,7 +308,12 @@ fn our_counts() -> Res<[u64; 4]> {
                 _ => usize::MAX,
             };
         } else if l.contains("->") {
-            let n: u64 = l.split(':').nth(1).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok()).unwrap_or(0);
+            let n: u64 = l
+                .split(':')
+                .nth(1)
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
             if let Some(x) = c.get_mut(section) {
                 *x += n;
             }
@@ -277,8 +332,17 @@ fn peer_counts() -> Res<(u64, u64)> {
         } else if l.starts_with("softirq-off") {
             section = "soft";
         } else if l.contains("->") {
-            let n: u64 = l.split(':').nth(1).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok()).unwrap_or(0);
-            if section == "hard" { hard += n } else { soft += n }
+            let n: u64 = l
+                .split(':')
+                .nth(1)
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            if section == "hard" {
+                hard += n
+            } else {
+                soft += n
+            }
         }
     }
     Ok((hard, soft))
@@ -292,33 +356,58 @@ fn peer_counts() -> Res<(u64, u64)> {
 /// max_sequence), so with the floor at 0 the first 1 ms section on CPU 0 during a long
 /// window on CPU 1 was reported, and the window itself discarded.
 fn irqsoff_reading(floor_us: u64, cpu: usize, func: &str) -> Res<(Option<u64>, Option<String>)> {
-    let us: u64 = read(&format!("{TRACING}/tracing_max_latency"))?.trim().parse().unwrap_or(0);
+    let us: u64 = read(&format!("{TRACING}/tracing_max_latency"))?
+        .trim()
+        .parse()
+        .unwrap_or(0);
     if us <= floor_us {
-        return Ok((None, Some(format!("nothing above the floor of {floor_us} us"))));
+        return Ok((
+            None,
+            Some(format!("nothing above the floor of {floor_us} us")),
+        ));
     }
     let text = read(&format!("{TRACING}/trace"))?;
     let head: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
-    let on_cpu = head.iter().any(|l| l.contains("latency:") && l.contains(&format!("CPU#{cpu} ")));
-    let started = head.iter().find_map(|l| l.split("started at:").nth(1)).map(|s| s.trim().to_string()).unwrap_or_default();
+    let on_cpu = head
+        .iter()
+        .any(|l| l.contains("latency:") && l.contains(&format!("CPU#{cpu} ")));
+    let started = head
+        .iter()
+        .find_map(|l| l.split("started at:").nth(1))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
     if !on_cpu || !started.contains(func) {
-        let c = head.iter().find_map(|l| l.split("CPU#").nth(1)?.split(' ').next()).unwrap_or("?");
-        return Ok((None, Some(format!("{us} us on CPU {c}, started at {started}"))));
+        let c = head
+            .iter()
+            .find_map(|l| l.split("CPU#").nth(1)?.split(' ').next())
+            .unwrap_or("?");
+        return Ok((
+            None,
+            Some(format!("{us} us on CPU {c}, started at {started}")),
+        ));
     }
     Ok((Some(us * 1000), None))
 }
 
 fn irqsoff_available() -> bool {
-    read(&format!("{TRACING}/available_tracers")).is_ok_and(|t| t.split_whitespace().any(|x| x == "irqsoff"))
+    read(&format!("{TRACING}/available_tracers"))
+        .is_ok_and(|t| t.split_whitespace().any(|x| x == "irqsoff"))
 }
 
 /// 100 ms windows of `preemptirq_delay_test` (irq mode) on CPU 1, read by the irqsoff
 /// tracer with the floor method; the tracer's column is trusted only if all are within 1%.
 fn precheck(n: usize) -> Res<Value> {
     if !irqsoff_available() {
-        return Ok(json!({"passed": false, "reason": "this kernel has no irqsoff tracer (CONFIG_IRQSOFF_TRACER is not set)", "readings_us": []}));
+        return Ok(
+            json!({"passed": false, "reason": "this kernel has no irqsoff tracer (CONFIG_IRQSOFF_TRACER is not set)", "readings_us": []}),
+        );
     }
-    if sh("modprobe preemptirq_delay_test test_mode=irq delay=100000 cpu_affinity=1 2>/dev/null").is_err() {
-        return Ok(json!({"passed": false, "reason": "this kernel has no preemptirq_delay_test module", "readings_us": []}));
+    if sh("modprobe preemptirq_delay_test test_mode=irq delay=100000 cpu_affinity=1 2>/dev/null")
+        .is_err()
+    {
+        return Ok(
+            json!({"passed": false, "reason": "this kernel has no preemptirq_delay_test module", "readings_us": []}),
+        );
     }
     // Loading ran one window already; let it end.
     sleep_ms(300.0);
@@ -348,7 +437,9 @@ fn precheck(n: usize) -> Res<Value> {
     } else {
         String::new()
     };
-    Ok(json!({"passed": passed, "reason": reason, "window_us": 100_000, "readings_us": readings, "notes": notes}))
+    Ok(
+        json!({"passed": passed, "reason": reason, "window_us": 100_000, "readings_us": readings, "notes": notes}),
+    )
 }
 
 /// The window function of the sample for each kind, as named in stacks.
@@ -399,12 +490,28 @@ impl WindowRun {
                 let (h, s) = peer_counts()?;
                 let counted = if base == "hard" { h } else { s };
                 // Its final record if there is one, else its lower bound.
-                let best = recs.iter().filter(|r| !r.lower_bound).map(|r| r.latency_ns).max();
-                let lb = recs.iter().filter(|r| r.lower_bound).map(|r| r.latency_ns).max();
-                (counted > 0 || !recs.is_empty(), best.or(lb), best.is_none() && lb.is_some(), recs)
+                let best = recs
+                    .iter()
+                    .filter(|r| !r.lower_bound)
+                    .map(|r| r.latency_ns)
+                    .max();
+                let lb = recs
+                    .iter()
+                    .filter(|r| r.lower_bound)
+                    .map(|r| r.latency_ns)
+                    .max();
+                (
+                    counted > 0 || !recs.is_empty(),
+                    best.or(lb),
+                    best.is_none() && lb.is_some(),
+                    recs,
+                )
             }
         };
-        let top = recs.iter().filter(|r| !r.lower_bound || tool == Tool::Peer).max_by_key(|r| r.latency_ns);
+        let top = recs
+            .iter()
+            .filter(|r| !r.lower_bound || tool == Tool::Peer)
+            .max_by_key(|r| r.latency_ns);
         Ok(Window {
             tool: tool.name(),
             period_ms: self.period_ms,
@@ -415,7 +522,11 @@ impl WindowRun {
             reported_ns,
             lower_bound,
             first_frame: top.and_then(|r| r.frames.first().cloned()),
-            window_fn_at: top.and_then(|r| r.frames.iter().position(|f| f.contains(window_fn(self.kind)))),
+            window_fn_at: top.and_then(|r| {
+                r.frames
+                    .iter()
+                    .position(|f| f.contains(window_fn(self.kind)))
+            }),
             irqsoff_ns,
             irqsoff_not,
         })
@@ -425,23 +536,50 @@ impl WindowRun {
 fn accuracy(reps: usize, with_irqsoff: bool) -> Res<Vec<Window>> {
     let _ = fs::create_dir(INSTANCE);
     let mut out = Vec::new();
-    let tools: Vec<Tool> = if peer_available() { vec![Tool::Ours, Tool::Peer] } else { vec![Tool::Ours] };
+    let tools: Vec<Tool> = if peer_available() {
+        vec![Tool::Ours, Tool::Peer]
+    } else {
+        vec![Tool::Ours]
+    };
     for tool in tools {
         for period_ms in [10u64, 1] {
             // Ours reports every event through its tracepoint and keeps records from 50 ms;
             // the peer reports only through records, so it gets its lowest threshold (2P).
-            let threshold = if tool == Tool::Ours { 2 * period_ms.max(25) } else { 2 * period_ms };
+            let threshold = if tool == Tool::Ours {
+                2 * period_ms.max(25)
+            } else {
+                2 * period_ms
+            };
             load_tool(tool, period_ms, threshold)?;
             if tool == Tool::Ours {
                 // The module's events exist only while it is loaded.
-                write(&format!("{INSTANCE}/events/trace_irqoff/hardirq_off/enable"), "1")?;
-                write(&format!("{INSTANCE}/events/trace_irqoff/softirq_off/enable"), "1")?;
+                write(
+                    &format!("{INSTANCE}/events/trace_irqoff/hardirq_off/enable"),
+                    "1",
+                )?;
+                write(
+                    &format!("{INSTANCE}/events/trace_irqoff/softirq_off/enable"),
+                    "1",
+                )?;
             }
             let p_us = period_ms * 1000;
-            let mut ds = vec![p_us / 2, p_us, p_us * 3 / 2, 2 * p_us, 5 * p_us, 10 * p_us, 50_000, 100_000, 200_000];
+            let mut ds = vec![
+                p_us / 2,
+                p_us,
+                p_us * 3 / 2,
+                2 * p_us,
+                5 * p_us,
+                10 * p_us,
+                50_000,
+                100_000,
+                200_000,
+            ];
             ds.sort_unstable();
             ds.dedup();
-            for (kind, mode, event) in [("hard", "hardirq", "hardirq_off"), ("soft", "softirq", "softirq_off")] {
+            for (kind, mode, event) in [
+                ("hard", "hardirq", "hardirq_off"),
+                ("soft", "softirq", "softirq_off"),
+            ] {
                 let irqsoff = with_irqsoff && kind == "hard";
                 if irqsoff {
                     write(&format!("{TRACING}/current_tracer"), "irqsoff")?;
@@ -454,7 +592,10 @@ fn accuracy(reps: usize, with_irqsoff: bool) -> Res<Vec<Window>> {
                         }
                         let floor_us = d_us / 2;
                         if irqsoff {
-                            write(&format!("{TRACING}/tracing_max_latency"), &floor_us.to_string())?;
+                            write(
+                                &format!("{TRACING}/tracing_max_latency"),
+                                &floor_us.to_string(),
+                            )?;
                         }
                         // The random phase comes last: clearing the trace waits for an RCU
                         // grace period, which completes in step with the tick, and would align
@@ -463,8 +604,20 @@ fn accuracy(reps: usize, with_irqsoff: bool) -> Res<Vec<Window>> {
                         let true_ns = inject(mode, d_us)?;
                         // Let the timer_list run after the window (it may be a jiffy late).
                         sleep_ms(3.0 * period_ms as f64 + 5.0);
-                        let (irqsoff_ns, irqsoff_not) = if irqsoff { irqsoff_reading(floor_us, 1, "sample")? } else { (None, None) };
-                        let w = WindowRun { tool, period_ms, kind, base: kind, event, d_us, true_ns };
+                        let (irqsoff_ns, irqsoff_not) = if irqsoff {
+                            irqsoff_reading(floor_us, 1, "sample")?
+                        } else {
+                            (None, None)
+                        };
+                        let w = WindowRun {
+                            tool,
+                            period_ms,
+                            kind,
+                            base: kind,
+                            event,
+                            d_us,
+                            true_ns,
+                        };
                         out.push(w.observe(irqsoff_ns, irqsoff_not)?);
                     }
                 }
@@ -485,7 +638,15 @@ fn accuracy(reps: usize, with_irqsoff: bool) -> Res<Vec<Window>> {
                         sleep_ms(fastrand::f64() * period_ms as f64 + 5.0);
                         let true_ns = inject(&format!("{kind} 1"), d_us)?;
                         sleep_ms(3.0 * period_ms as f64 + 5.0);
-                        let w = WindowRun { tool, period_ms, kind, base, event, d_us, true_ns };
+                        let w = WindowRun {
+                            tool,
+                            period_ms,
+                            kind,
+                            base,
+                            event,
+                            d_us,
+                            true_ns,
+                        };
                         out.push(w.observe(None, None)?);
                     }
                 }
@@ -504,7 +665,11 @@ fn counted() -> Res<(u64, u64, u64, u64, u64)> {
     let (mut hard, mut bh, mut wait, mut idle, mut late) = (0, 0, 0, 0, 0);
     for l in text.lines().filter(|l| l.starts_with("cpu ")) {
         for w in l.split(' ') {
-            let num = |p: &str| w.strip_prefix(p).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            let num = |p: &str| {
+                w.strip_prefix(p)
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
             hard += num("hard_events=");
             bh += num("soft_bh_off_events=");
             wait += num("soft_ksoftirqd_wait_events=");
@@ -535,7 +700,9 @@ fn stress(until: Instant) -> Vec<std::thread::JoinHandle<()>> {
         while Instant::now() < until {
             let _ = fs::write("/tmp/tio-stress", &buf);
             let _ = fs::read("/tmp/tio-stress");
-            let _ = Command::new("tio-dread").args(["/dev/nullb0", "4", "0.2"]).output();
+            let _ = Command::new("tio-dread")
+                .args(["/dev/nullb0", "4", "0.2"])
+                .output();
         }
     }));
     v
@@ -544,7 +711,11 @@ fn stress(until: Instant) -> Vec<std::thread::JoinHandle<()>> {
 fn false_events(secs: u64) -> Res<Vec<Value>> {
     let _ = sh("modprobe null_blk 2>/dev/null");
     let mut out = Vec::new();
-    let tools: Vec<Tool> = if peer_available() { vec![Tool::Ours, Tool::Peer] } else { vec![Tool::Ours] };
+    let tools: Vec<Tool> = if peer_available() {
+        vec![Tool::Ours, Tool::Peer]
+    } else {
+        vec![Tool::Ours]
+    };
     for tool in tools {
         for period_ms in [10u64, 1] {
             for stressed in [false, true] {
@@ -561,7 +732,10 @@ fn false_events(secs: u64) -> Res<Vec<Value>> {
                     Tool::Ours => {
                         let [hard, soft, bh, wait] = our_counts()?;
                         let (_, _, _, idle, late) = counted()?;
-                        let records = read(&format!("{TIO}/records"))?.lines().filter(|l| l.starts_with("record ")).count();
+                        let records = read(&format!("{TIO}/records"))?
+                            .lines()
+                            .filter(|l| l.starts_with("record "))
+                            .count();
                         v["hard_events"] = json!(hard);
                         v["soft_events"] = json!(soft);
                         v["soft_bh_off_events"] = json!(bh);
@@ -572,7 +746,8 @@ fn false_events(secs: u64) -> Res<Vec<Value>> {
                         v["top_records"] = json!(record_summaries(8)?);
                         // Events that came while this program read `records` (three times).
                         let after = our_counts()?;
-                        v["events_while_reading_records"] = json!(after[0] + after[1] - hard - soft);
+                        v["events_while_reading_records"] =
+                            json!(after[0] + after[1] - hard - soft);
                     }
                     Tool::Peer => {
                         let (hard, soft) = peer_counts()?;
@@ -582,7 +757,10 @@ fn false_events(secs: u64) -> Res<Vec<Value>> {
                         v["hard_events"] = json!(hard);
                         v["soft_events"] = json!(soft);
                         v["records_above_threshold"] = json!(records);
-                        v["lower_bound_records"] = json!(text.lines().filter(|l| l.contains("COMMAND:") && l.contains("+ms")).count());
+                        v["lower_bound_records"] = json!(text
+                            .lines()
+                            .filter(|l| l.contains("COMMAND:") && l.contains("+ms"))
+                            .count());
                     }
                 }
                 out.push(v);
@@ -617,7 +795,10 @@ fn hackbench(groups: usize, loops: usize) -> f64 {
             }));
         }
         for _ in 0..10 {
-            let mut ws: Vec<_> = writers.iter().map(|w| w.try_clone().expect("dup")).collect();
+            let mut ws: Vec<_> = writers
+                .iter()
+                .map(|w| w.try_clone().expect("dup"))
+                .collect();
             handles.push(std::thread::spawn(move || {
                 let msg = [0x42u8; 100];
                 for _ in 0..loops {
@@ -699,7 +880,10 @@ fn spin(ms: u64) -> Res<Vec<u64>> {
             })
         })
         .collect();
-    workers.into_iter().map(|w| w.join().map_err(|_| "spin thread panicked".to_string())?).collect()
+    workers
+        .into_iter()
+        .map(|w| w.join().map_err(|_| "spin thread panicked".to_string())?)
+        .collect()
 }
 
 fn overhead(runs: usize, groups: usize, loops: usize, spin_ms: u64) -> Res<Value> {
@@ -722,8 +906,10 @@ fn overhead(runs: usize, groups: usize, loops: usize, spin_ms: u64) -> Res<Value
         }
     }
     set_config("not_loaded")?;
-    Ok(json!({"groups": groups, "loops": loops, "runs": runs, "spin_ms": spin_ms,
-        "configs": cfgs.iter().zip(times).zip(iters).zip(iters1).map(|(((c, t), n), n1)| json!({"config": c, "seconds": t, "spin_iterations": n, "spin_iterations_cpu1": n1})).collect::<Vec<_>>()}))
+    Ok(
+        json!({"groups": groups, "loops": loops, "runs": runs, "spin_ms": spin_ms,
+        "configs": cfgs.iter().zip(times).zip(iters).zip(iters1).map(|(((c, t), n), n1)| json!({"config": c, "seconds": t, "spin_iterations": n, "spin_iterations_cpu1": n1})).collect::<Vec<_>>()}),
+    )
 }
 
 /// Handler cost from the records file, per kind over all CPUs: runs, total, histogram.
@@ -736,24 +922,38 @@ fn cost(period_ms: u64, secs: u64) -> Res<Value> {
     let mut v = json!({"period_ms": period_ms, "seconds": secs});
     for kind in ["hard", "soft"] {
         let (mut runs, mut total, mut hist) = (0u64, 0u64, vec![0u64; 24]);
-        for l in text.lines().filter(|l| l.starts_with("cost ") && l.split(' ').nth(2) == Some(kind)) {
+        for l in text
+            .lines()
+            .filter(|l| l.starts_with("cost ") && l.split(' ').nth(2) == Some(kind))
+        {
             let w: Vec<&str> = l.split(' ').collect();
             runs += w[3].trim_start_matches("runs=").parse::<u64>().unwrap_or(0);
-            total += w[4].trim_start_matches("total_ns=").parse::<u64>().unwrap_or(0);
+            total += w[4]
+                .trim_start_matches("total_ns=")
+                .parse::<u64>()
+                .unwrap_or(0);
             for (h, c) in hist.iter_mut().zip(w[6..].iter()) {
                 *h += c.parse::<u64>().unwrap_or(0);
             }
         }
         v[kind] = json!({"runs": runs, "total_ns": total, "hist_ns_log2": hist});
     }
-    let mem = text.lines().find(|l| l.starts_with("memory ")).unwrap_or("").to_string();
+    let mem = text
+        .lines()
+        .find(|l| l.starts_with("memory "))
+        .unwrap_or("")
+        .to_string();
     v["memory"] = json!(mem);
     Ok(v)
 }
 
 /// The guest's own timer latency at a 1 ms period (timerlat), the floor under P = 1 ms.
 fn timer_floor(secs: u64) -> Res<Value> {
-    if !read(&format!("{TRACING}/available_tracers")).unwrap_or_default().split_whitespace().any(|t| t == "timerlat") {
+    if !read(&format!("{TRACING}/available_tracers"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .any(|t| t == "timerlat")
+    {
         return Ok(json!({"available": false, "reason": "this kernel has no timerlat tracer"}));
     }
     let _ = sh("rmmod trace_irqoff 2>/dev/null");
@@ -780,9 +980,15 @@ fn timer_floor(secs: u64) -> Res<Value> {
         })
         .collect();
     irq.sort_unstable();
-    let pct = |p: f64| irq.get(((irq.len() as f64 - 1.0) * p) as usize).copied().unwrap_or(0);
-    Ok(json!({"available": true, "period_us": 1000, "seconds": secs, "samples": irq.len(), "irq_latency_ns": {"median": pct(0.5), "p99": pct(0.99), "max": irq.last().copied().unwrap_or(0)},
-        "over_1ms": irq.iter().filter(|&&v| v > 1_000_000).count()}))
+    let pct = |p: f64| {
+        irq.get(((irq.len() as f64 - 1.0) * p) as usize)
+            .copied()
+            .unwrap_or(0)
+    };
+    Ok(
+        json!({"available": true, "period_us": 1000, "seconds": secs, "samples": irq.len(), "irq_latency_ns": {"median": pct(0.5), "p99": pct(0.99), "max": irq.last().copied().unwrap_or(0)},
+        "over_1ms": irq.iter().filter(|&&v| v > 1_000_000).count()}),
+    )
 }
 
 static PRECHECK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -792,18 +998,36 @@ fn precheck_passed() -> bool {
 }
 
 fn arg(args: &[String], name: &str, default: u64) -> u64 {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// What the report header states about the guest: kernel, clocksource, TSC, HZ, CPUs.
 fn guest() -> Res<Value> {
-    let dmesg = Command::new("dmesg").output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
-    let unstable: Vec<&str> = dmesg.lines().filter(|l| l.contains("TSC unstable") || l.contains("Marking TSC unstable")).collect();
+    let dmesg = Command::new("dmesg")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let unstable: Vec<&str> = dmesg
+        .lines()
+        .filter(|l| l.contains("TSC unstable") || l.contains("Marking TSC unstable"))
+        .collect();
     // Our module's config line names HZ and the softirq sampler's event rule.
     load(10, 50)?;
-    let cfg10 = read(&format!("{TIO}/records"))?.lines().find(|l| l.starts_with("config ")).unwrap_or("").to_string();
+    let cfg10 = read(&format!("{TIO}/records"))?
+        .lines()
+        .find(|l| l.starts_with("config "))
+        .unwrap_or("")
+        .to_string();
     load(1, 25)?;
-    let cfg1 = read(&format!("{TIO}/records"))?.lines().find(|l| l.starts_with("config ")).unwrap_or("").to_string();
+    let cfg1 = read(&format!("{TIO}/records"))?
+        .lines()
+        .find(|l| l.starts_with("config "))
+        .unwrap_or("")
+        .to_string();
     unload();
     Ok(json!({
         "kernel": read("/proc/version")?.trim(),
@@ -829,18 +1053,33 @@ fn main() {
     let mut doc = json!({"version": 2, "reps": reps});
     let steps: [Step; 8] = [
         ("guest", Box::new(guest)),
-        ("precheck", Box::new(move || { pin_to(0)?; precheck(checks) })),
-        ("accuracy", Box::new(move || {
-            // The irqsoff tracer's column is filled only if it passed the precheck.
-            let trusted = precheck_passed();
-            pin_to(1)?;
-            let v = accuracy(reps, trusted)?;
-            pin_to(0)?;
-            Ok(serde_json::to_value(v).unwrap_or_default())
-        })),
+        (
+            "precheck",
+            Box::new(move || {
+                pin_to(0)?;
+                precheck(checks)
+            }),
+        ),
+        (
+            "accuracy",
+            Box::new(move || {
+                // The irqsoff tracer's column is filled only if it passed the precheck.
+                let trusted = precheck_passed();
+                pin_to(1)?;
+                let v = accuracy(reps, trusted)?;
+                pin_to(0)?;
+                Ok(serde_json::to_value(v).unwrap_or_default())
+            }),
+        ),
         ("timer_floor", Box::new(|| timer_floor(10))),
-        ("false_events", Box::new(move || Ok(Value::Array(false_events(false_secs)?)))),
-        ("overhead", Box::new(move || overhead(runs, groups, loops, spin_ms))),
+        (
+            "false_events",
+            Box::new(move || Ok(Value::Array(false_events(false_secs)?))),
+        ),
+        (
+            "overhead",
+            Box::new(move || overhead(runs, groups, loops, spin_ms)),
+        ),
         ("cost_p10", Box::new(|| cost(10, 5))),
         ("cost_p1", Box::new(|| cost(1, 5))),
     ];

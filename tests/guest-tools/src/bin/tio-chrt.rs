@@ -13,8 +13,19 @@ fn set_fifo(prio: i32) -> std::io::Result<()> {
     let param: libc::c_int = prio;
     // SAFETY: `param` is a valid kernel `struct sched_param` (a single int) that outlives
     // the call; pid 0 is the calling thread; the kernel only reads `param`.
-    let r = unsafe { libc::syscall(libc::SYS_sched_setscheduler, 0, libc::SCHED_FIFO, &param as *const libc::c_int) };
-    if r == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_sched_setscheduler,
+            0,
+            libc::SCHED_FIFO,
+            &param as *const libc::c_int,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 fn main() -> ExitCode {

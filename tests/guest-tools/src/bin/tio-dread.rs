@@ -31,7 +31,12 @@ fn main() -> ExitCode {
             std::thread::spawn(move || -> std::io::Result<u64> {
                 let mut files = Vec::new();
                 for d in dev.split(',') {
-                    files.push(OpenOptions::new().read(true).custom_flags(O_DIRECT).open(d)?);
+                    files.push(
+                        OpenOptions::new()
+                            .read(true)
+                            .custom_flags(O_DIRECT)
+                            .open(d)?,
+                    );
                 }
                 let mut raw = vec![0u8; 2 * BLOCK];
                 let off = raw.as_ptr().align_offset(BLOCK);

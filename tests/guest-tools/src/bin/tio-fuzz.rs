@@ -95,7 +95,9 @@ fn parse(buf: &[u8]) -> Option<u64> {
     if d.is_empty() || !d.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    d.iter().try_fold(0u64, |v, &b| v.checked_mul(10)?.checked_add(u64::from(b - b'0')))
+    d.iter().try_fold(0u64, |v, &b| {
+        v.checked_mul(10)?.checked_add(u64::from(b - b'0'))
+    })
 }
 
 /// What the module's settings are (serial phase) or may be (concurrent phase: `None`).
@@ -114,7 +116,12 @@ fn nr_cpus() -> u32 {
     static NR: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *NR.get_or_init(|| {
         let t = read("/sys/devices/system/cpu/possible").unwrap_or_default();
-        let last = t.trim().rsplit(['-', ',']).next().and_then(|l| l.parse::<u32>().ok()).unwrap_or(0);
+        let last = t
+            .trim()
+            .rsplit(['-', ','])
+            .next()
+            .and_then(|l| l.parse::<u32>().ok())
+            .unwrap_or(0);
         (last + 1).min(128)
     })
 }
@@ -129,7 +136,13 @@ fn cpulist(buf: &[u8]) -> Option<u128> {
     if text.is_empty() {
         return None;
     }
-    let num = |s: &str| if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) { s.parse::<u32>().ok() } else { None };
+    let num = |s: &str| {
+        if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+            s.parse::<u32>().ok()
+        } else {
+            None
+        }
+    };
     let mut set = 0u128;
     for item in text.split(',') {
         let (a, b) = match item.split_once('-') {
@@ -155,13 +168,22 @@ struct Allowed {
 
 impl Allowed {
     fn ok() -> Self {
-        Allowed { ok: true, errnos: vec![] }
+        Allowed {
+            ok: true,
+            errnos: vec![],
+        }
     }
     fn err(e: i32) -> Self {
-        Allowed { ok: false, errnos: vec![e] }
+        Allowed {
+            ok: false,
+            errnos: vec![e],
+        }
     }
     fn either(e: i32) -> Self {
-        Allowed { ok: true, errnos: vec![e] }
+        Allowed {
+            ok: true,
+            errnos: vec![e],
+        }
     }
     fn admits(&self, r: Result<(), i32>) -> bool {
         match r {
@@ -175,7 +197,14 @@ impl Allowed {
 fn allowed(w: Which, buf: &[u8], m: Option<&Model>, tag_source: bool) -> Allowed {
     if w == Which::ReadOnly {
         // Both are documented: over-long writes are EINVAL, writes to read-only files EPERM.
-        return if buf.len() > WRITE_MAX { Allowed { ok: false, errnos: vec![libc::EINVAL, libc::EPERM] } } else { Allowed::err(libc::EPERM) };
+        return if buf.len() > WRITE_MAX {
+            Allowed {
+                ok: false,
+                errnos: vec![libc::EINVAL, libc::EPERM],
+            }
+        } else {
+            Allowed::err(libc::EPERM)
+        };
     }
     if w == Which::Cpus {
         return match (cpulist(buf), m) {
@@ -185,9 +214,17 @@ fn allowed(w: Which, buf: &[u8], m: Option<&Model>, tag_source: bool) -> Allowed
             (Some(_), None) => Allowed::either(libc::EBUSY),
         };
     }
-    let Some(v) = parse(buf) else { return Allowed::err(libc::EINVAL) };
+    let Some(v) = parse(buf) else {
+        return Allowed::err(libc::EINVAL);
+    };
     match w {
-        Which::Enable => if v <= 1 { Allowed::ok() } else { Allowed::err(libc::EINVAL) },
+        Which::Enable => {
+            if v <= 1 {
+                Allowed::ok()
+            } else {
+                Allowed::err(libc::EINVAL)
+            }
+        }
         Which::Period => {
             if !(1..=PERIOD_MAX).contains(&v) {
                 Allowed::err(libc::EINVAL)
@@ -207,7 +244,13 @@ fn allowed(w: Which, buf: &[u8], m: Option<&Model>, tag_source: bool) -> Allowed
                 return Allowed::err(libc::EINVAL);
             }
             match m {
-                Some(m) => if v >= 2 * m.period { Allowed::ok() } else { Allowed::err(libc::EINVAL) },
+                Some(m) => {
+                    if v >= 2 * m.period {
+                        Allowed::ok()
+                    } else {
+                        Allowed::err(libc::EINVAL)
+                    }
+                }
                 // Unknown period: 1..1000 ms, so 2P is 2..2000.
                 None if v < 2 => Allowed::err(libc::EINVAL),
                 None if v >= 2 * PERIOD_MAX => Allowed::ok(),
@@ -263,13 +306,23 @@ fn numbers(w: Which, period: u64) -> Vec<String> {
         Which::Enable | Which::TagWait => &[1],
         Which::Cpus => &[nr_cpus() as u128],
         Which::Period => &[1, PERIOD_MAX as u128],
-        Which::Latency => &[2 * period as u128, 2, 2 * PERIOD_MAX as u128, THRESHOLD_MAX as u128],
+        Which::Latency => &[
+            2 * period as u128,
+            2,
+            2 * PERIOD_MAX as u128,
+            THRESHOLD_MAX as u128,
+        ],
         Which::ReadOnly => &[1],
     };
     for &b in bounds {
         v.extend([b.saturating_sub(1), b, b + 1]);
     }
-    for lim in [u32::MAX as u128, i32::MAX as u128, i64::MAX as u128, u64::MAX as u128] {
+    for lim in [
+        u32::MAX as u128,
+        i32::MAX as u128,
+        i64::MAX as u128,
+        u64::MAX as u128,
+    ] {
         v.extend([lim - 1, lim, lim + 1]);
     }
     let mut s: Vec<String> = v.iter().map(|n| n.to_string()).collect();
@@ -286,13 +339,25 @@ fn input(rng: &mut Rng, w: Which, period: u64) -> Vec<u8> {
     match rng.below(16) {
         // Random bytes, mostly short, sometimes up to 4096.
         0 => {
-            let len = if rng.chance(4) { rng.below(4097) } else { rng.below(WRITE_MAX as u64 + 4) };
+            let len = if rng.chance(4) {
+                rng.below(4097)
+            } else {
+                rng.below(WRITE_MAX as u64 + 4)
+            };
             (0..len).map(|_| rng.next() as u8).collect()
         }
         // Random digits (and the odd newline), any length up to 80.
         1 => {
             let len = rng.below(81);
-            (0..len).map(|_| if rng.chance(20) { b'\n' } else { b'0' + rng.below(10) as u8 }).collect()
+            (0..len)
+                .map(|_| {
+                    if rng.chance(20) {
+                        b'\n'
+                    } else {
+                        b'0' + rng.below(10) as u8
+                    }
+                })
+                .collect()
         }
         // Exactly at and around the 64-byte limit: leading zeros keep the value.
         2 => {
@@ -307,7 +372,11 @@ fn input(rng: &mut Rng, w: Which, period: u64) -> Vec<u8> {
         }
         // Plain values, with or without a newline: the ones that should be accepted.
         3..=7 => {
-            let mut b = if rng.chance(2) { valid(rng, w, period).into_bytes() } else { base };
+            let mut b = if rng.chance(2) {
+                valid(rng, w, period).into_bytes()
+            } else {
+                base
+            };
             if rng.chance(2) {
                 b.push(b'\n');
             }
@@ -328,7 +397,13 @@ fn valid(rng: &mut Rng, w: Which, period: u64) -> String {
             let nr = u64::from(nr_cpus());
             let a = rng.below(nr);
             let b = a + rng.below(nr - a);
-            if a == b { a.to_string() } else if rng.chance(2) { format!("{a}-{b}") } else { format!("{a},{b}") }
+            if a == b {
+                a.to_string()
+            } else if rng.chance(2) {
+                format!("{a}-{b}")
+            } else {
+                format!("{a},{b}")
+            }
         }
         _ => rng.below(2).to_string(),
     }
@@ -349,7 +424,10 @@ fn mutate(rng: &mut Rng, mut b: Vec<u8>) -> Vec<u8> {
                 b.splice(0..0, rng.pick(&["0x", "0X", "0o", "0b", "0"]).bytes());
             }
             5 => b.extend_from_slice(b"\n\n"),
-            6 => b.extend_from_slice(rng.pick(&["abc", "ms", "k", ".5", "e3", "\u{00e9}", "\u{0661}"]).as_bytes()),
+            6 => b.extend_from_slice(
+                rng.pick(&["abc", "ms", "k", ".5", "e3", "\u{00e9}", "\u{0661}"])
+                    .as_bytes(),
+            ),
             7 if !b.is_empty() => {
                 let at = rng.below(b.len() as u64) as usize;
                 b[at] ^= 1 << rng.below(8);
@@ -373,13 +451,20 @@ fn mutate(rng: &mut Rng, mut b: Vec<u8>) -> Vec<u8> {
 
 fn read(path: &str) -> Result<String, i32> {
     let mut s = Vec::new();
-    File::open(path).and_then(|mut f| f.read_to_end(&mut s)).map_err(|e| e.raw_os_error().unwrap_or(0))?;
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut s))
+        .map_err(|e| e.raw_os_error().unwrap_or(0))?;
     Ok(String::from_utf8_lossy(&s).into_owned())
 }
 
 /// A number in "prefix Nms" from the first line of a file.
 fn first_ms(text: &str, prefix: &str) -> Option<u64> {
-    text.lines().next()?.strip_prefix(prefix)?.strip_suffix("ms")?.parse().ok()
+    text.lines()
+        .next()?
+        .strip_prefix(prefix)?
+        .strip_suffix("ms")?
+        .parse()
+        .ok()
 }
 
 struct Fuzzer {
@@ -420,10 +505,24 @@ impl Fuzzer {
                 Err(e) => return Err(e.raw_os_error().unwrap_or(0)),
             }
         }
-        let off = *self.rng.pick(&[0u64, 1, 3, 7, 63, 64, 65, 4095, 4097, 1 << 31, (1 << 40) + 1]);
+        let off = *self.rng.pick(&[
+            0u64,
+            1,
+            3,
+            7,
+            63,
+            64,
+            65,
+            4095,
+            4097,
+            1 << 31,
+            (1 << 40) + 1,
+        ]);
         let how = self.rng.below(8);
         self.pwrite = how == 0;
-        let Some(f) = self.fds.get_mut(name) else { return Err(libc::EBADF) };
+        let Some(f) = self.fds.get_mut(name) else {
+            return Err(libc::EBADF);
+        };
         let r = match how {
             // seq_file clears FMODE_PWRITE: the VFS answers ESPIPE before the module is
             // asked (checked by the caller).
@@ -435,7 +534,11 @@ impl Fuzzer {
         match r {
             Ok(n) if n == buf.len() => Ok(()),
             Ok(n) => {
-                let msg = format!("{name}: write of {} bytes returned {n}: {}", buf.len(), show(buf));
+                let msg = format!(
+                    "{name}: write of {} bytes returned {n}: {}",
+                    buf.len(),
+                    show(buf)
+                );
                 self.fail(msg);
                 Ok(())
             }
@@ -457,7 +560,11 @@ impl Fuzzer {
     /// Reads every file; each must read (no errno) and look like itself.
     fn read_all(&mut self) {
         let names: Vec<String> = fs::read_dir(&self.dir)
-            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
             .unwrap_or_default();
         for name in names {
             self.reads += 1;
@@ -465,12 +572,23 @@ impl Fuzzer {
                 Ok(text) => {
                     let good = match name.as_str() {
                         // Enabling and disabling while a concurrent writer waits for the CPUs.
-                        "enable" => matches!(text.as_str(), "enabled\n" | "disabled\n" | "enabling\n" | "disabling\n"),
+                        "enable" => matches!(
+                            text.as_str(),
+                            "enabled\n" | "disabled\n" | "enabling\n" | "disabling\n"
+                        ),
                         "cpus" => cpulist(text.as_bytes()).is_some(),
-                        "sampling_period" => first_ms(&text, "").is_some_and(|p| (1..=PERIOD_MAX).contains(&p)),
-                        "trace_latency" => first_ms(&text, "trace_irqoff_latency: ").is_some_and(|t| (2..=THRESHOLD_MAX).contains(&t)),
-                        "records" => text.starts_with("trace_irqoff records v2\n") && text.ends_with("end\n"),
-                        "counters" => text.starts_with("trace_irqoff counters v1\n") && text.ends_with("end\n"),
+                        "sampling_period" => {
+                            first_ms(&text, "").is_some_and(|p| (1..=PERIOD_MAX).contains(&p))
+                        }
+                        "trace_latency" => first_ms(&text, "trace_irqoff_latency: ")
+                            .is_some_and(|t| (2..=THRESHOLD_MAX).contains(&t)),
+                        "records" => {
+                            text.starts_with("trace_irqoff records v2\n") && text.ends_with("end\n")
+                        }
+                        "counters" => {
+                            text.starts_with("trace_irqoff counters v1\n")
+                                && text.ends_with("end\n")
+                        }
                         "tag_wait" => text.starts_with("tag_wait: "),
                         _ => true,
                     };
@@ -491,22 +609,54 @@ impl Fuzzer {
     fn observe(&mut self) -> Option<Model> {
         let en = read(&self.path("enable")).ok()?;
         let p = first_ms(&read(&self.path("sampling_period")).ok()?, "")?;
-        let t = first_ms(&read(&self.path("trace_latency")).ok()?, "trace_irqoff_latency: ")?;
+        let t = first_ms(
+            &read(&self.path("trace_latency")).ok()?,
+            "trace_irqoff_latency: ",
+        )?;
         let tw = read(&self.path("tag_wait")).ok()?;
         let cpus = cpulist(read(&self.path("cpus")).ok()?.as_bytes())?;
-        Some(Model { enabled: en == "enabled\n", period: p, threshold: t, tag_wait: tw.starts_with("tag_wait: enabled"), cpus })
+        Some(Model {
+            enabled: en == "enabled\n",
+            period: p,
+            threshold: t,
+            tag_wait: tw.starts_with("tag_wait: enabled"),
+            cpus,
+        })
     }
 
     /// Whether the file(s) an accepted write to `w` changes read back as the model says
     /// (cheaper than `observe`, which reads all four).
     fn shows(&self, w: Which, m: &Model) -> bool {
-        let threshold = || first_ms(&read(&self.path("trace_latency")).unwrap_or_default(), "trace_irqoff_latency: ") == Some(m.threshold);
+        let threshold = || {
+            first_ms(
+                &read(&self.path("trace_latency")).unwrap_or_default(),
+                "trace_irqoff_latency: ",
+            ) == Some(m.threshold)
+        };
         match w {
-            Which::Enable => read(&self.path("enable")).ok().as_deref() == Some(if m.enabled { "enabled\n" } else { "disabled\n" }),
-            Which::Period => first_ms(&read(&self.path("sampling_period")).unwrap_or_default(), "") == Some(m.period) && threshold(),
+            Which::Enable => {
+                read(&self.path("enable")).ok().as_deref()
+                    == Some(if m.enabled { "enabled\n" } else { "disabled\n" })
+            }
+            Which::Period => {
+                first_ms(&read(&self.path("sampling_period")).unwrap_or_default(), "")
+                    == Some(m.period)
+                    && threshold()
+            }
             Which::Latency => threshold(),
-            Which::TagWait => read(&self.path("tag_wait")).is_ok_and(|t| t.starts_with(if m.tag_wait { "tag_wait: enabled" } else { "tag_wait: disabled" })),
-            Which::Cpus => read(&self.path("cpus")).ok().and_then(|t| cpulist(t.as_bytes())) == Some(m.cpus),
+            Which::TagWait => read(&self.path("tag_wait")).is_ok_and(|t| {
+                t.starts_with(if m.tag_wait {
+                    "tag_wait: enabled"
+                } else {
+                    "tag_wait: disabled"
+                })
+            }),
+            Which::Cpus => {
+                read(&self.path("cpus"))
+                    .ok()
+                    .and_then(|t| cpulist(t.as_bytes()))
+                    == Some(m.cpus)
+            }
             Which::ReadOnly => true,
         }
     }
@@ -517,8 +667,18 @@ impl Fuzzer {
             self.fail("cannot read the settings".into());
             return;
         };
-        let writable: Vec<(String, Which)> = self.files.iter().filter(|f| f.1 != Which::ReadOnly).cloned().collect();
-        let readonly: Vec<(String, Which)> = self.files.iter().filter(|f| f.1 == Which::ReadOnly).cloned().collect();
+        let writable: Vec<(String, Which)> = self
+            .files
+            .iter()
+            .filter(|f| f.1 != Which::ReadOnly)
+            .cloned()
+            .collect();
+        let readonly: Vec<(String, Which)> = self
+            .files
+            .iter()
+            .filter(|f| f.1 == Which::ReadOnly)
+            .cloned()
+            .collect();
         let mut plan: Vec<(String, Which)> = Vec::new();
         for f in &writable {
             plan.extend(std::iter::repeat_n(f.clone(), count as usize));
@@ -534,11 +694,18 @@ impl Fuzzer {
         for (i, (name, w)) in plan.iter().enumerate() {
             let buf = input(&mut self.rng, *w, m.period);
             let r = self.write(name, &buf);
-            let want = if self.pwrite { Allowed::err(libc::ESPIPE) } else { allowed(*w, &buf, Some(&m), self.tag_source) };
+            let want = if self.pwrite {
+                Allowed::err(libc::ESPIPE)
+            } else {
+                allowed(*w, &buf, Some(&m), self.tag_source)
+            };
             self.count(name, r);
             if !want.admits(r) {
                 let got = r.map_or_else(errno_name, |()| "accepted".into());
-                let msg = format!("{name} <- \"{}\": got {got}, documented {want:?} (state {m:?})", show(&buf));
+                let msg = format!(
+                    "{name} <- \"{}\": got {got}, documented {want:?} (state {m:?})",
+                    show(&buf)
+                );
                 self.fail(msg);
             }
             if r.is_ok() {
@@ -560,9 +727,15 @@ impl Fuzzer {
             if i % 64 == 0 || r.is_ok() && !self.shows(*w, &m) {
                 let seen = self.observe();
                 match seen {
-                    Some(s) if (s.enabled, s.period, s.threshold, s.tag_wait) == (m.enabled, m.period, m.threshold, m.tag_wait) => {}
+                    Some(s)
+                        if (s.enabled, s.period, s.threshold, s.tag_wait)
+                            == (m.enabled, m.period, m.threshold, m.tag_wait) => {}
                     _ => {
-                        let msg = format!("after {name} <- \"{}\" ({}): the files show {seen:?}, expected {m:?}", show(&buf), if r.is_ok() { "accepted" } else { "refused" });
+                        let msg = format!(
+                            "after {name} <- \"{}\" ({}): the files show {seen:?}, expected {m:?}",
+                            show(&buf),
+                            if r.is_ok() { "accepted" } else { "refused" }
+                        );
                         self.fail(msg);
                         if let Some(s) = seen {
                             m = s;
@@ -578,7 +751,12 @@ impl Fuzzer {
 
     /// Concurrent: the outcome is checked where it does not depend on the other writers.
     fn concurrent(&mut self, count: u64) {
-        let writable: Vec<(String, Which)> = self.files.iter().filter(|f| f.1 != Which::ReadOnly).cloned().collect();
+        let writable: Vec<(String, Which)> = self
+            .files
+            .iter()
+            .filter(|f| f.1 != Which::ReadOnly)
+            .cloned()
+            .collect();
         if writable.is_empty() {
             return;
         }
@@ -593,11 +771,18 @@ impl Fuzzer {
         for (i, (name, w)) in plan.into_iter().enumerate() {
             let buf = input(&mut self.rng, w, 10);
             let r = self.write(&name, &buf);
-            let want = if self.pwrite { Allowed::err(libc::ESPIPE) } else { allowed(w, &buf, None, self.tag_source) };
+            let want = if self.pwrite {
+                Allowed::err(libc::ESPIPE)
+            } else {
+                allowed(w, &buf, None, self.tag_source)
+            };
             self.count(&name, r);
             if !want.admits(r) {
                 let got = r.map_or_else(errno_name, |()| "accepted".into());
-                let msg = format!("{name} <- \"{}\": got {got}, documented {want:?} (concurrent)", show(&buf));
+                let msg = format!(
+                    "{name} <- \"{}\": got {got}, documented {want:?} (concurrent)",
+                    show(&buf)
+                );
                 self.fail(msg);
             }
             if self.rng.chance(50) {
@@ -605,7 +790,11 @@ impl Fuzzer {
                 let on: &[u8] = if self.rng.chance(2) { b"1\n" } else { b"0\n" };
                 let r = self.write("enable", on);
                 self.count("enable", r);
-                let want = if self.pwrite { Allowed::err(libc::ESPIPE) } else { Allowed::ok() };
+                let want = if self.pwrite {
+                    Allowed::err(libc::ESPIPE)
+                } else {
+                    Allowed::ok()
+                };
                 if !want.admits(r) {
                     let got = r.map_or_else(errno_name, |()| "accepted".into());
                     let msg = format!("enable <- {}: got {got}, documented {want:?}", show(on));
@@ -623,19 +812,35 @@ impl Fuzzer {
             let e: Vec<String> = errs.iter().map(|(k, v)| format!("{k}={v}")).collect();
             println!("{who} file={name} writes={n} accepted={ok} {}", e.join(" "));
         }
-        println!("{who} reads={} failures={}", self.reads, self.failures.len());
+        println!(
+            "{who} reads={} failures={}",
+            self.reads,
+            self.failures.len()
+        );
     }
 }
 
 fn arg(args: &[String], name: &str) -> Option<String> {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned()
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let num = |name: &str, def: u64| arg(&args, name).map_or(Some(def), |v| v.parse().ok());
     let (Some(seed), Some(count), Some(workers)) = (
-        num("--seed", 0).map(|s| if s == 0 { std::process::id() as u64 ^ (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)) } else { s }),
+        num("--seed", 0).map(|s| {
+            if s == 0 {
+                std::process::id() as u64
+                    ^ (std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(1, |d| d.as_nanos() as u64))
+            } else {
+                s
+            }
+        }),
         num("--count", 10_000),
         num("--workers", 4),
     ) else {
@@ -653,7 +858,11 @@ fn main() -> ExitCode {
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let mode = e.metadata().map_or(0, |m| m.permissions().mode());
-        let w = if mode & 0o200 != 0 { which(&name) } else { Which::ReadOnly };
+        let w = if mode & 0o200 != 0 {
+            which(&name)
+        } else {
+            Which::ReadOnly
+        };
         if mode & 0o200 != 0 && w == Which::ReadOnly {
             eprintln!("tio-fuzz: {name} is writable but not documented");
             return ExitCode::FAILURE;
@@ -661,16 +870,31 @@ fn main() -> ExitCode {
         files.push((name, w));
     }
     files.sort_by(|a, b| a.0.cmp(&b.0));
-    let tag_source = read(&format!("{dir}/tag_wait")).is_ok_and(|t| !t.lines().next().unwrap_or("").contains("(source: none)"));
+    let tag_source = read(&format!("{dir}/tag_wait"))
+        .is_ok_and(|t| !t.lines().next().unwrap_or("").contains("(source: none)"));
 
-    let mut f = Fuzzer { dir: dir.clone(), files, tag_source, rng: Rng::new(seed), counts: BTreeMap::new(), reads: 0, failures: vec![], fds: BTreeMap::new(), pwrite: false };
+    let mut f = Fuzzer {
+        dir: dir.clone(),
+        files,
+        tag_source,
+        rng: Rng::new(seed),
+        counts: BTreeMap::new(),
+        reads: 0,
+        failures: vec![],
+        fds: BTreeMap::new(),
+        pwrite: false,
+    };
 
     if let Some(k) = worker {
         // One of the concurrent workers: its own stream, derived from the master seed.
         f.rng = Rng::new(seed ^ (k + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
         f.concurrent(count);
         f.report("worker");
-        return if f.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+        return if f.failures.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
     }
 
     let serial = count.div_ceil(2);
@@ -687,14 +911,26 @@ fn main() -> ExitCode {
     let children: Vec<_> = (0..workers)
         .filter_map(|k| {
             Command::new(&exe)
-                .args(["--seed", &seed.to_string(), "--count", &per_worker.to_string(), "--dir", &dir, "--worker", &k.to_string()])
+                .args([
+                    "--seed",
+                    &seed.to_string(),
+                    "--count",
+                    &per_worker.to_string(),
+                    "--dir",
+                    &dir,
+                    "--worker",
+                    &k.to_string(),
+                ])
                 .stdout(Stdio::piped())
                 .spawn()
                 .ok()
         })
         .collect();
     if children.len() as u64 != workers {
-        f.fail(format!("only {} of {workers} workers started", children.len()));
+        f.fail(format!(
+            "only {} of {workers} workers started",
+            children.len()
+        ));
     }
     // The parent reads every file while the workers write.
     let mut outs = Vec::new();
@@ -711,7 +947,9 @@ fn main() -> ExitCode {
         running = still;
     }
     for c in outs {
-        let Ok(out) = c.wait_with_output() else { continue };
+        let Ok(out) = c.wait_with_output() else {
+            continue;
+        };
         if !out.status.success() {
             f.fail(format!("a worker failed ({})", out.status));
         }
@@ -745,7 +983,16 @@ fn main() -> ExitCode {
         m => f.fail(format!("settings inconsistent at the end: {m:?}")),
     }
     f.report("tio-fuzz:");
-    println!("tio-fuzz: serial {:.1}s, concurrent {:.1}s, seed={seed}: {}", t1.as_secs_f64(), (t2 - t1).as_secs_f64(), if f.failures.is_empty() { "PASS" } else { "FAIL" });
+    println!(
+        "tio-fuzz: serial {:.1}s, concurrent {:.1}s, seed={seed}: {}",
+        t1.as_secs_f64(),
+        (t2 - t1).as_secs_f64(),
+        if f.failures.is_empty() {
+            "PASS"
+        } else {
+            "FAIL"
+        }
+    );
     let _ = std::io::stdout().flush();
     if f.failures.is_empty() {
         ExitCode::SUCCESS

@@ -41,7 +41,9 @@ fn main() -> ExitCode {
     };
     for e in entries.flatten() {
         let n = e.file_name().to_string_lossy().into_owned();
-        let writable = e.metadata().is_ok_and(|m| m.permissions().mode() & 0o200 != 0);
+        let writable = e
+            .metadata()
+            .is_ok_and(|m| m.permissions().mode() & 0o200 != 0);
         match OpenOptions::new().read(true).write(writable).open(e.path()) {
             Ok(mut f) => {
                 let mut b = [0u8; 16];

@@ -16,8 +16,19 @@ fn run(args: &[String]) -> std::io::Result<u8> {
     grantpt(&master)?;
     unlockpt(&master)?;
     let name = ptsname(&master, Vec::new())?;
-    let slave = File::options().read(true).write(true).open(name.to_str().map_err(std::io::Error::other)?)?;
-    tcsetwinsize(&slave, Winsize { ws_row: 50, ws_col: 200, ws_xpixel: 0, ws_ypixel: 0 })?;
+    let slave = File::options()
+        .read(true)
+        .write(true)
+        .open(name.to_str().map_err(std::io::Error::other)?)?;
+    tcsetwinsize(
+        &slave,
+        Winsize {
+            ws_row: 50,
+            ws_col: 200,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        },
+    )?;
     let mut child = Command::new(&args[0])
         .args(&args[1..])
         .stdin(Stdio::from(slave.try_clone()?))

@@ -47,7 +47,12 @@ fn errno(e: &std::io::Error) -> String {
 
 /// Writes `value` to `path` from a thread of its own (on `cpu` if given); returns its line
 /// once done.
-fn writer(path: String, name: String, value: String, cpu: Option<usize>) -> thread::JoinHandle<String> {
+fn writer(
+    path: String,
+    name: String,
+    value: String,
+    cpu: Option<usize>,
+) -> thread::JoinHandle<String> {
     thread::spawn(move || {
         if let Some(cpu) = cpu {
             let mut set = rustix::thread::CpuSet::new();
@@ -55,19 +60,31 @@ fn writer(path: String, name: String, value: String, cpu: Option<usize>) -> thre
             let _ = rustix::thread::sched_setaffinity(None, &set);
         }
         let t0 = Instant::now();
-        let r = fs::OpenOptions::new().write(true).open(&path).and_then(|mut f| f.write_all(value.as_bytes()));
+        let r = fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(value.as_bytes()));
         let result = match r {
             Ok(()) => "ok".to_string(),
             Err(e) => errno(&e),
         };
-        format!("write {name}={value} ms={:.1} result={result}", ms(t0.elapsed()))
+        format!(
+            "write {name}={value} ms={:.1} result={result}",
+            ms(t0.elapsed())
+        )
     })
 }
 
 /// Runs a command to its end and returns its output. One that takes over 200 ms has its
 /// kernel stack (`/proc/PID/stack`) added to `stacks`: where it waited.
 fn run<'a>(prog: &str, args: impl Iterator<Item = &'a str>, stacks: &mut Vec<String>) -> String {
-    let Ok(mut child) = Command::new(prog).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn() else {
+    let Ok(mut child) = Command::new(prog)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
         return String::new();
     };
     let t0 = Instant::now();
@@ -89,8 +106,13 @@ fn run<'a>(prog: &str, args: impl Iterator<Item = &'a str>, stacks: &mut Vec<Str
         }
         if !looked && t0.elapsed() > Duration::from_millis(200) {
             looked = true;
-            let stack = fs::read_to_string(format!("/proc/{}/stack", child.id())).unwrap_or_default();
-            stacks.push(format!("stack {prog} after {:.0} ms: {}", ms(t0.elapsed()), stack.replace('\n', " | ")));
+            let stack =
+                fs::read_to_string(format!("/proc/{}/stack", child.id())).unwrap_or_default();
+            stacks.push(format!(
+                "stack {prog} after {:.0} ms: {}",
+                ms(t0.elapsed()),
+                stack.replace('\n', " | ")
+            ));
         }
         thread::sleep(Duration::from_millis(1));
     }
@@ -102,7 +124,8 @@ fn run<'a>(prog: &str, args: impl Iterator<Item = &'a str>, stacks: &mut Vec<Str
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    let (Some(dir), Some(secs)) = (args.get(1), args.get(2).and_then(|a| a.parse::<f64>().ok())) else {
+    let (Some(dir), Some(secs)) = (args.get(1), args.get(2).and_then(|a| a.parse::<f64>().ok()))
+    else {
         eprintln!("usage: tio-readers DIR SECONDS [COMMAND]...");
         return ExitCode::from(2);
     };
@@ -138,7 +161,11 @@ fn main() -> ExitCode {
         }
     }
     let mut files: Vec<String> = fs::read_dir(dir)
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     files.sort();
     let mut base_reads: BTreeMap<String, Duration> = BTreeMap::new();
@@ -149,7 +176,10 @@ fn main() -> ExitCode {
             let t0 = Instant::now();
             let _ = fs::read(format!("{dir}/{f}"));
             let d = t0.elapsed();
-            base_reads.entry(f.clone()).and_modify(|b| *b = (*b).min(d)).or_insert(d);
+            base_reads
+                .entry(f.clone())
+                .and_modify(|b| *b = (*b).min(d))
+                .or_insert(d);
         }
         for (i, c) in commands.iter().enumerate() {
             let mut words = c.split(' ');
@@ -167,14 +197,18 @@ fn main() -> ExitCode {
     }
     let records = format!("{dir}/records");
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !fs::read_to_string(&records).is_ok_and(|t| t.lines().any(|l| l.starts_with("ongoing "))) {
+    while !fs::read_to_string(&records).is_ok_and(|t| t.lines().any(|l| l.starts_with("ongoing ")))
+    {
         if Instant::now() > deadline {
             eprintln!("tio-readers: no open window in {records} within 10 s");
             return ExitCode::FAILURE;
         }
         thread::sleep(Duration::from_millis(10));
     }
-    let writers: Vec<_> = writes.into_iter().map(|(n, v)| writer(format!("{dir}/{n}"), n, v, writer_cpu)).collect();
+    let writers: Vec<_> = writes
+        .into_iter()
+        .map(|(n, v)| writer(format!("{dir}/{n}"), n, v, writer_cpu))
+        .collect();
     let mut reads: BTreeMap<String, (u32, Duration)> = BTreeMap::new();
     let mut runs: Vec<(u32, Duration, bool)> = vec![(0, Duration::ZERO, false); commands.len()];
     let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -190,7 +224,11 @@ fn main() -> ExitCode {
             e.1 = e.1.max(d);
             if f == "enable" || f == "tag_wait" {
                 let text = String::from_utf8_lossy(&text);
-                let word = text.split_whitespace().nth(usize::from(f == "tag_wait")).unwrap_or("").to_string();
+                let word = text
+                    .split_whitespace()
+                    .nth(usize::from(f == "tag_wait"))
+                    .unwrap_or("")
+                    .to_string();
                 let v = seen.entry(f.clone()).or_default();
                 if !v.contains(&word) {
                     v.push(word);
@@ -214,16 +252,28 @@ fn main() -> ExitCode {
     }
     for (f, (n, d)) in &reads {
         let base = base_reads.get(f).copied().unwrap_or_default();
-        println!("read {f} n={n} max_ms={:.1} base_ms={:.1}", ms(*d), ms(base));
+        println!(
+            "read {f} n={n} max_ms={:.1} base_ms={:.1}",
+            ms(*d),
+            ms(base)
+        );
     }
     for ((c, (n, d, busy)), base) in commands.iter().zip(&runs).zip(&base_runs) {
-        println!("run {c} n={n} max_ms={:.1} base_ms={:.1} busy={}", ms(*d), ms(*base), u8::from(*busy));
+        println!(
+            "run {c} n={n} max_ms={:.1} base_ms={:.1} busy={}",
+            ms(*d),
+            ms(*base),
+            u8::from(*busy)
+        );
     }
     for (f, v) in &seen {
         println!("seen {f}={}", v.join(","));
     }
     for w in writers {
-        println!("{}", w.join().unwrap_or_else(|_| "write ? result=panic".into()));
+        println!(
+            "{}",
+            w.join().unwrap_or_else(|_| "write ? result=panic".into())
+        );
     }
     ExitCode::SUCCESS
 }

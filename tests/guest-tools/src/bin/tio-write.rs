@@ -14,8 +14,16 @@ fn unescape(s: &str) -> Vec<u8> {
     while i < b.len() {
         if b[i] == b'\\' && i + 1 < b.len() {
             match b[i + 1] {
-                b'n' => { out.push(b'\n'); i += 2; continue; }
-                b'0' => { out.push(0); i += 2; continue; }
+                b'n' => {
+                    out.push(b'\n');
+                    i += 2;
+                    continue;
+                }
+                b'0' => {
+                    out.push(0);
+                    i += 2;
+                    continue;
+                }
                 b'x' if i + 4 <= b.len() => {
                     let hex = std::str::from_utf8(&b[i + 2..i + 4]).unwrap_or("");
                     if let Ok(v) = u8::from_str_radix(hex, 16) {
@@ -54,7 +62,10 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let data = unescape(&args[2]);
-    let result = OpenOptions::new().write(true).open(&args[1]).and_then(|mut f| f.write(&data));
+    let result = OpenOptions::new()
+        .write(true)
+        .open(&args[1])
+        .and_then(|mut f| f.write(&data));
     match result {
         Ok(n) if n == data.len() => {
             println!("ok");

@@ -16,7 +16,9 @@ pub fn run<B: Backend>(a: &EnableArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
     // The event ring, from now on: what watch, top --live, --until and record --last read.
     if m.is_live() {
         if let Err(why) = crate::stream::prepare() {
-            crate::output::note(&format!("no event ring ({why}): record --last will have no history"));
+            crate::output::note(&format!(
+                "no event ring ({why}): record --last will have no history"
+            ));
         }
     }
     super::confirm(m, ctx)

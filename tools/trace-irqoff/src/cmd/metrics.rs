@@ -17,7 +17,11 @@ pub const TEXTFILE_NAME: &str = "trace_irqoff.prom";
 /// file must never be empty or stale.
 pub fn run<B: Backend>(a: &MetricsArgs, m: Result<Module<B>, ProcError>) -> Result<Outcome> {
     // Checked before reading anything, like every output path.
-    let file = a.textfile.as_ref().map(|dir| AtomicFile::create(&dir.join(TEXTFILE_NAME))).transpose()?;
+    let file = a
+        .textfile
+        .as_ref()
+        .map(|dir| AtomicFile::create(&dir.join(TEXTFILE_NAME)))
+        .transpose()?;
     let text = match m {
         Ok(m) => render::metrics::exposition(&m.counters()?, a.per_cpu),
         Err(ProcError::NotLoaded(_)) => render::metrics::unloaded(),

@@ -49,7 +49,10 @@ pub struct Ctx {
 /// Runs the command of `cli`.
 pub fn run(cli: &Cli) -> Result<Outcome> {
     let open = || Module::open(Dir::new(&cli.proc_root)).map(|m| m.raw_symbols(cli.raw_symbols));
-    let ctx = Ctx { json: cli.json, color: use_color(cli.color) };
+    let ctx = Ctx {
+        json: cli.json,
+        color: use_color(cli.color),
+    };
     match &cli.command {
         Command::Status => status::run(&open()?, &ctx),
         Command::Enable(a) => enable::run(a, &open()?, &ctx),
@@ -96,7 +99,8 @@ fn use_color(when: ColorWhen) -> bool {
 fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     let f = flag.clone();
-    ctrlc::set_handler(move || f.store(true, Ordering::SeqCst)).context("installing the Ctrl-C handler")?;
+    ctrlc::set_handler(move || f.store(true, Ordering::SeqCst))
+        .context("installing the Ctrl-C handler")?;
     Ok(flag)
 }
 
@@ -119,11 +123,17 @@ fn open_stream<B: Backend>(m: &Module<B>, start: bool) -> Option<crate::stream::
     if !m.is_live() {
         return None;
     }
-    let opened = if start { crate::stream::Stream::open() } else { crate::stream::Stream::open_running() };
+    let opened = if start {
+        crate::stream::Stream::open()
+    } else {
+        crate::stream::Stream::open_running()
+    };
     match opened {
         Ok(s) => Some(s),
         Err(why) => {
-            output::note(&format!("no event ring: {why}; windows the module's record store does not keep are missed"));
+            output::note(&format!(
+                "no event ring: {why}; windows the module's record store does not keep are missed"
+            ));
             None
         }
     }
@@ -138,7 +148,11 @@ fn note_recording<B: Backend>(m: &Module<B>) {
 
 /// Checks period and threshold with the module's own rules (`src/parse.rs`), so the user
 /// gets the rule instead of a bare EINVAL.
-pub fn validate(period: Option<u64>, threshold: Option<u64>, current_period: u64) -> Result<(), Problem> {
+pub fn validate(
+    period: Option<u64>,
+    threshold: Option<u64>,
+    current_period: u64,
+) -> Result<(), Problem> {
     if let Some(p) = period.filter(|&p| !limits::period_ok(p)) {
         return Err(Problem::usage(
             format!("the sampling period must be {PERIOD_MS_MIN}..{PERIOD_MS_MAX} ms, not {p} ms"),
@@ -221,7 +235,9 @@ mod tests {
     #[test]
     fn enabling_with_a_new_cpu_selection_disables_first() {
         let fake = Fake::new(include_str!("../../tests/fixtures/records-v1.txt"));
-        fake.files.borrow_mut().insert("cpus".into(), "0-3\n".into());
+        fake.files
+            .borrow_mut()
+            .insert("cpus".into(), "0-3\n".into());
         let m = Module::open(&fake).unwrap();
         m.set_enabled(true).unwrap();
         select_cpus(&m, "1,3").unwrap();
@@ -233,7 +249,10 @@ mod tests {
         assert_eq!(fake.writes.borrow().len(), n);
         // Not a list: refused before anything changes.
         let e = select_cpus(&m, "x").unwrap_err();
-        assert_eq!(e.downcast_ref::<Problem>().unwrap().sentence, "'x' is not a CPU list");
+        assert_eq!(
+            e.downcast_ref::<Problem>().unwrap().sentence,
+            "'x' is not a CPU list"
+        );
         assert_eq!(fake.writes.borrow().len(), n);
         // A CPU the machine does not have: the module's EINVAL, with a hint that names the
         // syntax, and sampling on again as it was.
@@ -248,7 +267,10 @@ mod tests {
     fn validation_uses_the_modules_rules() {
         assert!(validate(Some(1), Some(2), 10).is_ok());
         let e = validate(Some(0), None, 10).unwrap_err();
-        assert_eq!(e.sentence, "the sampling period must be 1..1000 ms, not 0 ms");
+        assert_eq!(
+            e.sentence,
+            "the sampling period must be 1..1000 ms, not 0 ms"
+        );
         assert!(e.usage);
         let e = validate(None, Some(19), 10).unwrap_err();
         assert_eq!(e.sentence, "the threshold must be at least twice the period (20 ms) and at most 10000 ms, not 19 ms");

@@ -19,9 +19,9 @@ use crate::clock;
 use crate::culprit;
 use crate::error::Problem;
 use crate::files::AtomicFile;
-use crate::output;
 use crate::model::recording::{Caught, ModuleInfo, OutsideChange, Recording, StreamSummary};
 use crate::model::settings::Settings;
+use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
 use crate::snapshot::{self, Cpu, Kind, Record, Snapshot};
@@ -77,12 +77,25 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
 
 /// Enables with the asked settings, waits for the duration or `stop`, and restores the
 /// settings found, whatever happened in between.
-pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, progress: bool) -> Result<Recording> {
+pub fn record<B: Backend>(
+    m: &Module<B>,
+    a: &RecordArgs,
+    stop: &AtomicBool,
+    progress: bool,
+) -> Result<Recording> {
     let prior = m.settings()?;
     let threshold = threshold_for(a, &prior)?;
     super::validate(a.period, threshold, prior.period_ms)?;
-    let limit = a.duration.or(if a.until.is_some() { None } else { Some(DEFAULT_DURATION) });
-    let snapshot_poll = if a.until.is_some() { UNTIL_POLL } else { SNAPSHOT_POLL };
+    let limit = a.duration.or(if a.until.is_some() {
+        None
+    } else {
+        Some(DEFAULT_DURATION)
+    });
+    let snapshot_poll = if a.until.is_some() {
+        UNTIL_POLL
+    } else {
+        SNAPSHOT_POLL
+    };
     let before = m.snapshot()?;
     let version = before.version;
     let realtime_offset_ns = before.config.realtime_offset_ns;
@@ -98,7 +111,11 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
     let mut stream = super::open_stream(m, true);
     let mut streamed: Vec<stream::Event> = Vec::new();
     let clock = clock::Clock::of_anchor(realtime_offset_ns);
-    let guard = Restore { m, to: prior, armed: true };
+    let guard = Restore {
+        m,
+        to: prior,
+        armed: true,
+    };
     super::apply(m, a.period, threshold)?;
     // As the module has them (it raises the threshold to 2P when the period grows).
     let used = m.settings()?;
@@ -114,18 +131,30 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
         std::thread::sleep(SETTINGS_POLL.min(left()));
         let at_ms = start.elapsed().as_millis() as u64;
         let now = m.settings()?;
-        changes.extend(describe(&expected, &now).into_iter().map(|what| OutsideChange { at_ms, what }));
+        changes.extend(
+            describe(&expected, &now)
+                .into_iter()
+                .map(|what| OutsideChange { at_ms, what }),
+        );
         expected = now;
         if last_snapshot.elapsed() >= snapshot_poll {
             last_snapshot = Instant::now();
             if tracker.observe(m.snapshot()?) {
-                changes.push(OutsideChange { at_ms, what: CLEARED.into() });
+                changes.push(OutsideChange {
+                    at_ms,
+                    what: CLEARED.into(),
+                });
             }
             if let Some(st) = stream.as_mut() {
                 streamed.extend(st.poll());
             }
             let (cpus, mut records) = tracker.total();
-            stream::add_missing(&mut records, &streamed, used.threshold_ms * 1_000_000, &clock);
+            stream::add_missing(
+                &mut records,
+                &streamed,
+                used.threshold_ms * 1_000_000,
+                &clock,
+            );
             if progress {
                 let ev: u64 = cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
                 let end = match (limit, a.until) {
@@ -133,9 +162,14 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
                     (None, Some(ms)) => format!(", until a window of {ms} ms"),
                     (None, None) => String::new(),
                 };
-                eprint!("\rrecording: {:>4}s{end}, {ev} events ", start.elapsed().as_secs());
+                eprint!(
+                    "\rrecording: {:>4}s{end}, {ev} events ",
+                    start.elapsed().as_secs()
+                );
             }
-            if a.until.is_some_and(|ms| caught(&cpus, &records, ms, version).is_some()) {
+            if a.until
+                .is_some_and(|ms| caught(&cpus, &records, ms, version).is_some())
+            {
                 break;
             }
         }
@@ -147,7 +181,10 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
     let ended = clock::now_rfc3339();
     let ended_monotonic_ns = clock::monotonic_ns();
     if tracker.observe(m.snapshot()?) {
-        changes.push(OutsideChange { at_ms: took.as_millis() as u64, what: CLEARED.into() });
+        changes.push(OutsideChange {
+            at_ms: took.as_millis() as u64,
+            what: CLEARED.into(),
+        });
     }
     // What someone else set meanwhile stays: their disable is not undone by ours ending.
     let (restore_to, kept_outside) = keep_outside(prior, used, m.settings()?);
@@ -158,7 +195,12 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
         streamed.extend(st.poll());
     }
     let kept = records.len();
-    stream::add_missing(&mut records, &streamed, used.threshold_ms * 1_000_000, &clock);
+    stream::add_missing(
+        &mut records,
+        &streamed,
+        used.threshold_ms * 1_000_000,
+        &clock,
+    );
     crate::precision::annotate(&used_config, &mut records);
     let stream = stream.map(|st| StreamSummary {
         windows: streamed.len() as u64,
@@ -196,7 +238,11 @@ pub fn record<B: Backend>(m: &Module<B>, a: &RecordArgs, stop: &AtomicBool, prog
 fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
     let s = m.snapshot()?;
     let settings = m.settings()?;
-    let st = if m.is_live() { stream::Stream::open_running().map_err(Some) } else { Err(None) };
+    let st = if m.is_live() {
+        stream::Stream::open_running().map_err(Some)
+    } else {
+        Err(None)
+    };
     let st = st.map_err(|why| {
         Problem::failure(
             format!("there is no event ring to look back in{}", why.map(|w| format!(": {w}")).unwrap_or_default()),
@@ -205,11 +251,25 @@ fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
     })?;
     let now = clock::monotonic_ns();
     let from = now.saturating_sub(u64::try_from(last.as_nanos()).unwrap_or(u64::MAX));
-    let ring = st.read().map_err(|why| Problem::failure(why, "run as root"))?;
+    let ring = st
+        .read()
+        .map_err(|why| Problem::failure(why, "run as root"))?;
     let clock = clock::Clock::of_anchor(s.config.realtime_offset_ns);
-    let history_from = ring.iter().map(|e| e.end_ns).min().map(|ns| clock.rfc3339(ns));
-    let events: Vec<stream::Event> = ring.into_iter().filter(|e| e.end_ns >= from && e.end_ns <= now).collect();
-    let mut records: Vec<Record> = s.records.iter().filter(|r| !r.ongoing && r.timestamp_ns >= from).cloned().collect();
+    let history_from = ring
+        .iter()
+        .map(|e| e.end_ns)
+        .min()
+        .map(|ns| clock.rfc3339(ns));
+    let events: Vec<stream::Event> = ring
+        .into_iter()
+        .filter(|e| e.end_ns >= from && e.end_ns <= now)
+        .collect();
+    let mut records: Vec<Record> = s
+        .records
+        .iter()
+        .filter(|r| !r.ongoing && r.timestamp_ns >= from)
+        .cloned()
+        .collect();
     let kept = records.len();
     stream::add_missing(&mut records, &events, s.config.threshold_ns, &clock);
     crate::precision::annotate(&s.config, &mut records);
@@ -253,7 +313,9 @@ fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
 /// The threshold to record with: with `--until`, low enough that the window it waits for
 /// is recorded (the module keeps stacks only from the threshold on).
 fn threshold_for(a: &RecordArgs, prior: &Settings) -> Result<Option<u64>, Problem> {
-    let Some(until) = a.until else { return Ok(a.threshold) };
+    let Some(until) = a.until else {
+        return Ok(a.threshold);
+    };
     let period = a.period.unwrap_or(prior.period_ms);
     if until < 2 * period {
         return Err(Problem::usage(
@@ -263,7 +325,9 @@ fn threshold_for(a: &RecordArgs, prior: &Settings) -> Result<Option<u64>, Proble
     }
     match a.threshold {
         Some(t) if t > until => Err(Problem::usage(
-            format!("--until {until} is below --threshold {t}: such a window would not be recorded"),
+            format!(
+                "--until {until} is below --threshold {t}: such a window would not be recorded"
+            ),
             format!("use --threshold {until} or less, or leave it out"),
         )),
         Some(t) => Ok(Some(t)),
@@ -277,13 +341,27 @@ fn threshold_for(a: &RecordArgs, prior: &Settings) -> Result<Option<u64>, Proble
 fn caught(cpus: &[Cpu], records: &[Record], ms: u64, version: u32) -> Option<Caught> {
     if let Some(r) = snapshot::first_at_least(records, ms, version) {
         let (lo, hi) = crate::render::bucket_range(tio_logic::hist::bucket(r.latency_ns));
-        return Some(Caught { cpu: r.cpu, kind: r.kind, bucket_ms: [lo, hi], record: Some(r.clone()) });
+        return Some(Caught {
+            cpu: r.cpu,
+            kind: r.kind,
+            bucket_ms: [lo, hi],
+            record: Some(r.clone()),
+        });
     }
     cpus.iter().find_map(|c| {
         [Kind::Hard, Kind::Soft].into_iter().find_map(|kind| {
-            let k = c.hist(kind, None).iter().enumerate().position(|(k, &n)| n > 0 && crate::render::bucket_range(k).0 >= ms)?;
+            let k = c
+                .hist(kind, None)
+                .iter()
+                .enumerate()
+                .position(|(k, &n)| n > 0 && crate::render::bucket_range(k).0 >= ms)?;
             let (lo, hi) = crate::render::bucket_range(k);
-            Some(Caught { cpu: c.cpu, kind, bucket_ms: [lo, hi], record: None })
+            Some(Caught {
+                cpu: c.cpu,
+                kind,
+                bucket_ms: [lo, hi],
+                record: None,
+            })
         })
     })
 }
@@ -305,19 +383,33 @@ fn keep_outside(prior: Settings, used: Settings, now: Settings) -> (Settings, Ve
     (to, kept)
 }
 
-const CLEARED: &str = "the records and counters were cleared (events just before that may be missing)";
+const CLEARED: &str =
+    "the records and counters were cleared (events just before that may be missing)";
 
 /// What differs between the settings `record` expects and the ones found, as sentences.
 fn describe(expected: &Settings, now: &Settings) -> Vec<String> {
     let mut v = Vec::new();
     if expected.enabled != now.enabled {
-        v.push(if now.enabled { "the module was enabled again" } else { "the module was disabled: no events were seen after this" }.to_string());
+        v.push(
+            if now.enabled {
+                "the module was enabled again"
+            } else {
+                "the module was disabled: no events were seen after this"
+            }
+            .to_string(),
+        );
     }
     if expected.period_ms != now.period_ms {
-        v.push(format!("the sampling period changed from {} to {} ms", expected.period_ms, now.period_ms));
+        v.push(format!(
+            "the sampling period changed from {} to {} ms",
+            expected.period_ms, now.period_ms
+        ));
     }
     if expected.threshold_ms != now.threshold_ms {
-        v.push(format!("the threshold changed from {} to {} ms", expected.threshold_ms, now.threshold_ms));
+        v.push(format!(
+            "the threshold changed from {} to {} ms",
+            expected.threshold_ms, now.threshold_ms
+        ));
     }
     v
 }
@@ -365,20 +457,31 @@ struct Tracker {
 
 impl Tracker {
     fn new(before: Snapshot) -> Self {
-        Self { base: before.clone(), last: before, cpus: Vec::new(), records: Vec::new() }
+        Self {
+            base: before.clone(),
+            last: before,
+            cpus: Vec::new(),
+            records: Vec::new(),
+        }
     }
 
     /// Takes a new snapshot in; true when the module was cleared since the last one.
     fn observe(&mut self, s: Snapshot) -> bool {
         let cleared = s.cpus.iter().any(|c| {
-            self.last.cpus.iter().any(|l| l.cpu == c.cpu && (c.hard_events < l.hard_events || c.soft_events < l.soft_events))
+            self.last.cpus.iter().any(|l| {
+                l.cpu == c.cpu && (c.hard_events < l.hard_events || c.soft_events < l.soft_events)
+            })
         });
         if cleared {
             let (cpus, records) = snapshot::delta(&self.base, &self.last);
             add(&mut self.cpus, &cpus);
             self.records.extend(records);
             // Counting restarted from zero: no CPU, no record.
-            self.base = Snapshot { cpus: Vec::new(), records: Vec::new(), ..s.clone() };
+            self.base = Snapshot {
+                cpus: Vec::new(),
+                records: Vec::new(),
+                ..s.clone()
+            };
         }
         self.last = s;
         cleared
@@ -455,9 +558,19 @@ mod tests {
         let m = Module::open(&fake).unwrap();
         let rec = record(&m, &args(20), &AtomicBool::new(false), false).unwrap();
         assert!(!rec.interrupted);
-        assert_eq!((rec.settings.enabled, rec.settings.period_ms, rec.settings.threshold_ms), (true, 5, 30));
+        assert_eq!(
+            (
+                rec.settings.enabled,
+                rec.settings.period_ms,
+                rec.settings.threshold_ms
+            ),
+            (true, 5, 30)
+        );
         let now = m.settings().unwrap();
-        assert_eq!((now.enabled, now.period_ms, now.threshold_ms), (false, 10, 50));
+        assert_eq!(
+            (now.enabled, now.period_ms, now.threshold_ms),
+            (false, 10, 50)
+        );
         assert!(rec.outside_changes.is_empty());
     }
 
@@ -478,8 +591,21 @@ mod tests {
         let m = Module::open(&fake).unwrap();
         let r = record(&m, &args(50), &AtomicBool::new(false), false);
         assert!(r.is_err());
-        assert!(fake.writes.borrow().contains(&("enable".into(), "1".into())), "it never enabled");
-        assert_eq!(m.settings().unwrap(), Settings { enabled: false, period_ms: 10, threshold_ms: 50, switching: None });
+        assert!(
+            fake.writes
+                .borrow()
+                .contains(&("enable".into(), "1".into())),
+            "it never enabled"
+        );
+        assert_eq!(
+            m.settings().unwrap(),
+            Settings {
+                enabled: false,
+                period_ms: 10,
+                threshold_ms: 50,
+                switching: None
+            }
+        );
     }
 
     #[test]
@@ -493,11 +619,35 @@ mod tests {
 
     #[test]
     fn outside_changes_are_sentences() {
-        let e = Settings { enabled: true, period_ms: 10, threshold_ms: 60, switching: None };
-        assert_eq!(describe(&e, &Settings { enabled: false, ..e }), ["the module was disabled: no events were seen after this"]);
+        let e = Settings {
+            enabled: true,
+            period_ms: 10,
+            threshold_ms: 60,
+            switching: None,
+        };
         assert_eq!(
-            describe(&e, &Settings { period_ms: 20, threshold_ms: 80, ..e }),
-            ["the sampling period changed from 10 to 20 ms", "the threshold changed from 60 to 80 ms"]
+            describe(
+                &e,
+                &Settings {
+                    enabled: false,
+                    ..e
+                }
+            ),
+            ["the module was disabled: no events were seen after this"]
+        );
+        assert_eq!(
+            describe(
+                &e,
+                &Settings {
+                    period_ms: 20,
+                    threshold_ms: 80,
+                    ..e
+                }
+            ),
+            [
+                "the sampling period changed from 10 to 20 ms",
+                "the threshold changed from 60 to 80 ms"
+            ]
         );
         assert!(describe(&e, &e).is_empty());
     }
@@ -505,15 +655,59 @@ mod tests {
     /// At the end, what someone else changed stays; the rest goes back to what was found.
     #[test]
     fn outside_changes_are_kept_at_the_end() {
-        let prior = Settings { enabled: false, period_ms: 10, threshold_ms: 50, switching: None };
-        let used = Settings { enabled: true, threshold_ms: 60, ..prior };
+        let prior = Settings {
+            enabled: false,
+            period_ms: 10,
+            threshold_ms: 50,
+            switching: None,
+        };
+        let used = Settings {
+            enabled: true,
+            threshold_ms: 60,
+            ..prior
+        };
         assert_eq!(keep_outside(prior, used, used), (prior, vec![]));
-        let (to, kept) = keep_outside(prior, used, Settings { enabled: false, ..used });
+        let (to, kept) = keep_outside(
+            prior,
+            used,
+            Settings {
+                enabled: false,
+                ..used
+            },
+        );
         assert_eq!((to, kept), (prior, vec!["enabled"]));
-        let (to, kept) = keep_outside(prior, used, Settings { period_ms: 20, threshold_ms: 80, ..used });
-        assert_eq!((to, kept), (Settings { period_ms: 20, threshold_ms: 80, ..prior }, vec!["period_ms", "threshold_ms"]));
-        let prior_on = Settings { enabled: true, ..prior };
-        let (to, kept) = keep_outside(prior_on, used, Settings { enabled: false, ..used });
+        let (to, kept) = keep_outside(
+            prior,
+            used,
+            Settings {
+                period_ms: 20,
+                threshold_ms: 80,
+                ..used
+            },
+        );
+        assert_eq!(
+            (to, kept),
+            (
+                Settings {
+                    period_ms: 20,
+                    threshold_ms: 80,
+                    ..prior
+                },
+                vec!["period_ms", "threshold_ms"]
+            )
+        );
+        let prior_on = Settings {
+            enabled: true,
+            ..prior
+        };
+        let (to, kept) = keep_outside(
+            prior_on,
+            used,
+            Settings {
+                enabled: false,
+                ..used
+            },
+        );
         assert_eq!((to.enabled, kept), (false, vec!["enabled"]));
     }
 
@@ -554,17 +748,37 @@ mod until_tests {
     const V2: &str = include_str!("../../tests/fixtures/records-v2.txt");
 
     fn args(until: u64, threshold: Option<u64>) -> RecordArgs {
-        RecordArgs { last: None, duration: None, until: Some(until), period: None, threshold, output: PathBuf::from("/dev/null"), folded: None, weight: Weight::Count }
+        RecordArgs {
+            last: None,
+            duration: None,
+            until: Some(until),
+            period: None,
+            threshold,
+            output: PathBuf::from("/dev/null"),
+            folded: None,
+            weight: Weight::Count,
+        }
     }
 
     #[test]
     fn the_threshold_comes_down_to_until() {
-        let prior = Settings { enabled: false, period_ms: 10, threshold_ms: 50, switching: None };
+        let prior = Settings {
+            enabled: false,
+            period_ms: 10,
+            threshold_ms: 50,
+            switching: None,
+        };
         assert_eq!(threshold_for(&args(40, None), &prior).unwrap(), Some(40));
         assert_eq!(threshold_for(&args(80, None), &prior).unwrap(), None);
-        assert_eq!(threshold_for(&args(80, Some(30)), &prior).unwrap(), Some(30));
+        assert_eq!(
+            threshold_for(&args(80, Some(30)), &prior).unwrap(),
+            Some(30)
+        );
         let e = threshold_for(&args(40, Some(60)), &prior).unwrap_err();
-        assert_eq!(e.sentence, "--until 40 is below --threshold 60: such a window would not be recorded");
+        assert_eq!(
+            e.sentence,
+            "--until 40 is below --threshold 60: such a window would not be recorded"
+        );
         let e = threshold_for(&args(15, None), &prior).unwrap_err();
         assert_eq!(e.sentence, "--until 15 is below the shortest window the module reports at a period of 10 ms (20 ms)");
     }
@@ -581,7 +795,10 @@ mod until_tests {
         assert!(caught(&[], &s.records[4..], 50, 2).is_none());
         assert!(caught(&[], &s.records[4..], 50, 1).is_some());
         // Counted in bucket [64, 127] (CPU 0 first) but not kept: still caught at 64.
-        assert_eq!(caught(&s.cpus, &[], 64, 2).map(|c| (c.cpu, c.kind, c.bucket_ms, c.record)), Some((0, Kind::Soft, [64, 127], None)));
+        assert_eq!(
+            caught(&s.cpus, &[], 64, 2).map(|c| (c.cpu, c.kind, c.bucket_ms, c.record)),
+            Some((0, Kind::Soft, [64, 127], None))
+        );
         // A bucket that holds shorter windows too proves nothing.
         assert!(caught(&s.cpus, &[], 65, 2).is_none());
     }
@@ -592,24 +809,40 @@ mod until_tests {
         let fake = Fake::new(v1);
         // After the baseline read, a 120 ms hardirq-off window on CPU 1 appears.
         let window = "record cpu=1 kind=hard lower_bound=0 latency_ns=120000000 timestamp_ns=9000000000 pid=7 comm=hog frames=1\nframe hog_fn+0x1/0x2\nend\n";
-        fake.records_script.borrow_mut().push(v1.replace("end\n", window));
+        fake.records_script
+            .borrow_mut()
+            .push(v1.replace("end\n", window));
         let m = Module::open(&fake).unwrap();
         let start = Instant::now();
         let rec = record(&m, &args(100, None), &AtomicBool::new(false), false).unwrap();
-        assert!(start.elapsed() < Duration::from_secs(2), "it did not end at the window");
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "it did not end at the window"
+        );
         let c = rec.caught.unwrap();
         assert_eq!((c.cpu, c.kind, c.bucket_ms), (1, Kind::Hard, [64, 127]));
         assert_eq!(c.record.unwrap().stack, ["hog_fn+0x1/0x2"]);
         // The threshold (50 ms) was below 100 already: kept.
         assert_eq!(rec.settings.threshold_ms, 50);
-        assert_eq!(m.settings().unwrap(), Settings { enabled: false, period_ms: 10, threshold_ms: 50, switching: None });
+        assert_eq!(
+            m.settings().unwrap(),
+            Settings {
+                enabled: false,
+                period_ms: 10,
+                threshold_ms: 50,
+                switching: None
+            }
+        );
     }
 
     #[test]
     fn without_the_window_until_runs_out_the_duration() {
         let fake = Fake::new(include_str!("../../tests/fixtures/records-v1.txt"));
         let m = Module::open(&fake).unwrap();
-        let a = RecordArgs { duration: Some(Duration::from_millis(300)), ..args(60, None) };
+        let a = RecordArgs {
+            duration: Some(Duration::from_millis(300)),
+            ..args(60, None)
+        };
         let rec = record(&m, &a, &AtomicBool::new(false), false).unwrap();
         assert!(rec.caught.is_none());
         assert!(rec.duration_ms >= 300);

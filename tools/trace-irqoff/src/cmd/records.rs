@@ -14,7 +14,14 @@ use crate::snapshot::{Record, Snapshot};
 
 pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let snapshot = m.snapshot()?;
-    show(a, &Loaded { snapshot, now_ns: crate::clock::monotonic_ns() }, ctx)
+    show(
+        a,
+        &Loaded {
+            snapshot,
+            now_ns: crate::clock::monotonic_ns(),
+        },
+        ctx,
+    )
 }
 
 /// Prints the records of a snapshot, `--since` counting back from its `now_ns`.
@@ -29,7 +36,12 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
         // the stacks, as before.
         let size = output::terminal_size();
         if a.oneline || (size.is_some() && !a.stacks) {
-            output::print(&render::line::table(&v, s, size.map(|(_, cols)| cols), ctx.color))?;
+            output::print(&render::line::table(
+                &v,
+                s,
+                size.map(|(_, cols)| cols),
+                ctx.color,
+            ))?;
         } else {
             output::print(&render::records(&v, s, a.depth, ctx.color))?;
         }
@@ -41,9 +53,15 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
 /// records"). The original module reports no CPUs: nothing to check against then.
 fn check_cpus(wanted: &[u32], s: &Snapshot) -> Result<(), Problem> {
     let known: Vec<u32> = s.cpus.iter().map(|c| c.cpu).collect();
-    match wanted.iter().find(|c| !known.is_empty() && !known.contains(c)) {
+    match wanted
+        .iter()
+        .find(|c| !known.is_empty() && !known.contains(c))
+    {
         Some(c) => Err(Problem::usage(
-            format!("there is no CPU {c} here: the module reports CPUs {}", cpu_list(&known)),
+            format!(
+                "there is no CPU {c} here: the module reports CPUs {}",
+                cpu_list(&known)
+            ),
             "pick one of those, or leave --cpu out for every CPU",
         )),
         None => Ok(()),
@@ -62,7 +80,11 @@ fn cpu_list(cpus: &[u32]) -> String {
         while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
             j += 1;
         }
-        out.push(if j == i { v[i].to_string() } else { format!("{}-{}", v[i], v[j]) });
+        out.push(if j == i {
+            v[i].to_string()
+        } else {
+            format!("{}-{}", v[i], v[j])
+        });
         i = j + 1;
     }
     out.join(",")
@@ -76,11 +98,18 @@ pub fn select(s: &Snapshot, a: &RecordsArgs, now_ns: u64) -> Vec<Record> {
         .filter(|r| a.cpu.is_empty() || a.cpu.contains(&r.cpu))
         .filter(|r| a.kind.is_none_or(|k| k == r.kind))
         .filter(|r| a.min_ns.is_none_or(|ns| r.latency_ns >= ns))
-        .filter(|r| a.since.is_none_or(|d| r.timestamp_ns >= now_ns.saturating_sub(d.as_nanos() as u64)))
+        .filter(|r| {
+            a.since
+                .is_none_or(|d| r.timestamp_ns >= now_ns.saturating_sub(d.as_nanos() as u64))
+        })
         .cloned()
         .collect();
     match a.sort {
-        Sort::Worst => v.sort_by(|x, y| y.latency_ns.cmp(&x.latency_ns).then(y.timestamp_ns.cmp(&x.timestamp_ns))),
+        Sort::Worst => v.sort_by(|x, y| {
+            y.latency_ns
+                .cmp(&x.latency_ns)
+                .then(y.timestamp_ns.cmp(&x.timestamp_ns))
+        }),
         Sort::Newest => v.sort_by_key(|r| std::cmp::Reverse(r.timestamp_ns)),
     }
     if let Some(n) = a.limit {

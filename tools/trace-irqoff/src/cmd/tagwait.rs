@@ -16,7 +16,10 @@ pub fn run<B: Backend>(a: &TagwaitArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outc
         if ctx.json {
             output::print_json(&serde_json::json!({ "tag_wait": on }))?;
         } else {
-            output::print(&format!("tag-wait tracking: {}\n", if on { "enabled" } else { "disabled" }))?;
+            output::print(&format!(
+                "tag-wait tracking: {}\n",
+                if on { "enabled" } else { "disabled" }
+            ))?;
         }
         return Ok(Outcome::Done);
     }

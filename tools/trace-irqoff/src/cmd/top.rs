@@ -14,8 +14,8 @@ use crate::culprit;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
-use crate::stream::Tally;
 use crate::snapshot::Snapshot;
+use crate::stream::Tally;
 
 pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     if a.live {
@@ -33,8 +33,14 @@ pub fn show(a: &TopArgs, s: &Snapshot, ctx: &Ctx) -> Result<Outcome> {
     } else {
         // On a terminal, fitted to its width; on a pipe, the full table scripts read.
         let text = match output::terminal_size() {
-            Some((_, cols)) => render::top::screen(&t, ctx.color, cols) + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), Some(cols)),
-            None => render::top::text(&t, ctx.color) + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), None),
+            Some((_, cols)) => {
+                render::top::screen(&t, ctx.color, cols)
+                    + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), Some(cols))
+            }
+            None => {
+                render::top::text(&t, ctx.color)
+                    + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), None)
+            }
         };
         output::print(&text)?;
     }
@@ -50,7 +56,11 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     // Counts since the first refresh: that one shows what the module has since load.
     let mut base: Option<(render::live::Base, String)> = None;
     // Every window since the first refresh, for last, min and max (where it can be read).
-    let mut stream = if count > 1 { super::open_stream(m, false) } else { None };
+    let mut stream = if count > 1 {
+        super::open_stream(m, false)
+    } else {
+        None
+    };
     let mut tally: Option<Tally> = None;
     let mut n = 0;
     while n < count && !stop.load(Ordering::SeqCst) {
@@ -65,12 +75,18 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
         let ring = base.is_some() && tally.is_some();
         let since = match (&base, &s.config.counts_since) {
             (Some(b), _) => format!("since {} UTC", b.1),
-            (None, Some(t)) => format!("since {} UTC (load or clear)", t.get(11..19).unwrap_or("?")),
+            (None, Some(t)) => {
+                format!("since {} UTC (load or clear)", t.get(11..19).unwrap_or("?"))
+            }
             (None, None) => "since load".to_string(),
         };
         if base.is_none() {
-            let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-            base = Some((render::live::Base::new(&s, taken), started.get(11..19).unwrap_or("?").to_string()));
+            let started =
+                humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+            base = Some((
+                render::live::Base::new(&s, taken),
+                started.get(11..19).unwrap_or("?").to_string(),
+            ));
             tally = stream.as_ref().map(|_| Tally::new(taken));
         }
         if ctx.json {
@@ -78,8 +94,23 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
         } else {
             let now = clock::now_rfc3339();
             let table = match output::terminal_size().filter(|_| tty) {
-                Some(size) => render::live::screen(&s, &rows, previous.as_deref(), &now, (&since, ring), ctx.color, size),
-                None => render::live::text(&s, &rows, previous.as_deref(), &now, (&since, ring), ctx.color),
+                Some(size) => render::live::screen(
+                    &s,
+                    &rows,
+                    previous.as_deref(),
+                    &now,
+                    (&since, ring),
+                    ctx.color,
+                    size,
+                ),
+                None => render::live::text(
+                    &s,
+                    &rows,
+                    previous.as_deref(),
+                    &now,
+                    (&since, ring),
+                    ctx.color,
+                ),
             };
             output::print(&if tty { render::in_place(&table) } else { table })?;
         }

@@ -23,7 +23,9 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
     let settings = m.settings()?;
     if !settings.enabled {
         // Not an error (the kept records are still shown), but nothing new will come.
-        output::note("sampling is disabled: no new window will be recorded until `trace-irqoff enable`");
+        output::note(
+            "sampling is disabled: no new window will be recorded until `trace-irqoff enable`",
+        );
     }
     if let Some(ms) = a.until {
         let threshold = settings.threshold_ms;
@@ -42,7 +44,10 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
     let mut stream = super::open_stream(m, false);
     let mut streamed: VecDeque<Record> = VecDeque::new();
     // What the ring holds already shows with the first refresh, beside the kept records.
-    let mut held = stream.as_ref().and_then(|st| st.read().ok()).unwrap_or_default();
+    let mut held = stream
+        .as_ref()
+        .and_then(|st| st.read().ok())
+        .unwrap_or_default();
     let mut n = 0u64;
     while !stop.load(Ordering::SeqCst) && a.count.is_none_or(|c| n < c) {
         // The stream first: the store is then at least as new as what it carried.
@@ -62,7 +67,9 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         new.sort_by_key(|r| r.timestamp_ns);
         if redraw {
             let view = match output::terminal_size() {
-                Some(size) if !a.stacks => render::watch::screen(&s, seen.as_ref(), a.interval, ctx.color, size),
+                Some(size) if !a.stacks => {
+                    render::watch::screen(&s, seen.as_ref(), a.interval, ctx.color, size)
+                }
                 _ => render::watch::refresh(&s, seen.as_ref(), a.interval, ctx.color),
             };
             output::print(&(render::CLEAR_SCREEN.to_string() + &view))?;
@@ -73,7 +80,13 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
             }
             output::print(&o)?;
         } else {
-            output::print(&render::watch::appended(&s, &new, seen.is_none(), a.interval, ctx.color))?;
+            output::print(&render::watch::appended(
+                &s,
+                &new,
+                seen.is_none(),
+                a.interval,
+                ctx.color,
+            ))?;
         }
         // Only windows that came after the first refresh end it.
         if let (Some(ms), Some(_)) = (a.until, &seen) {

@@ -54,7 +54,8 @@ pub fn json(s: &Snapshot, per_cpu: bool) -> HistJson {
         hard: super::summed(s, Kind::Hard, None),
         soft: super::summed(s, Kind::Soft, None),
         soft_bh_off: split.then(|| super::summed(s, Kind::Soft, Some(Cause::BhOff))),
-        soft_ksoftirqd_wait: split.then(|| super::summed(s, Kind::Soft, Some(Cause::KsoftirqdWait))),
+        soft_ksoftirqd_wait: split
+            .then(|| super::summed(s, Kind::Soft, Some(Cause::KsoftirqdWait))),
         per_cpu: per_cpu.then(|| {
             s.cpus
                 .iter()
@@ -81,10 +82,21 @@ pub fn text(s: &Snapshot, per_cpu: bool, kind: Option<Kind>) -> String {
             let _ = writeln!(o, "{}:", k.label());
             let _ = writeln!(o, "{:9}msecs{:10} : {:<9} distribution", "", "", "count");
             for r in rows {
-                let _ = writeln!(o, "{:>10} -> {:<10} : {:<8} |{:<40}|", r.lo_ms, r.hi_ms, r.count, "*".repeat((r.count * 40 / max) as usize));
+                let _ = writeln!(
+                    o,
+                    "{:>10} -> {:<10} : {:<8} |{:<40}|",
+                    r.lo_ms,
+                    r.hi_ms,
+                    r.count,
+                    "*".repeat((r.count * 40 / max) as usize)
+                );
             }
         }
-        return if o.is_empty() { "no events\n".into() } else { o };
+        return if o.is_empty() {
+            "no events\n".into()
+        } else {
+            o
+        };
     }
     // Softirqs: all of them, then each cause (format v2).
     let mut views: Vec<(Kind, Option<Cause>)> = Vec::new();

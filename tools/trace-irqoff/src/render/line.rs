@@ -8,7 +8,10 @@ use crate::symbols::function;
 
 /// The column header of [`window`]'s lines.
 pub fn header(width: Option<usize>) -> String {
-    let h = format!(" {:<12} {:<12} {:>3} {:<14} {:>9}  {}", "START (UTC)", "END", "CPU", "KIND", "LENGTH", "CULPRIT TASK[PID]");
+    let h = format!(
+        " {:<12} {:<12} {:>3} {:<14} {:>9}  {}",
+        "START (UTC)", "END", "CPU", "KIND", "LENGTH", "CULPRIT TASK[PID]"
+    );
     fit(&h, width)
 }
 
@@ -26,8 +29,15 @@ pub fn window(r: &Record, new: bool, width: Option<usize>) -> String {
         length.push('+');
     }
     let (stack, comm) = crate::culprit::source(r);
-    let pid = if comm == r.window_comm && r.window_pid != 0 { r.window_pid } else { r.pid };
-    let culprit = crate::culprit::label(crate::mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or("-"), r);
+    let pid = if comm == r.window_comm && r.window_pid != 0 {
+        r.window_pid
+    } else {
+        r.pid
+    };
+    let culprit = crate::culprit::label(
+        crate::mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or("-"),
+        r,
+    );
     let line = format!(
         "{}{start:<12} {end:<12} {:>3} {kind:<14} {length:>9}  {culprit} {}[{pid}]",
         if new { '*' } else { ' ' },
@@ -55,9 +65,21 @@ pub fn table(v: &[Record], s: &Snapshot, width: Option<usize>, color: bool) -> S
 fn times(r: &Record) -> (String, String) {
     let open = r.ongoing || r.lower_bound;
     let clock = |w: &str| w.get(11..23).unwrap_or("?").to_string();
-    let secs = |ns: u64| format!("{}.{:03}", ns / 1_000_000_000, (ns % 1_000_000_000) / 1_000_000);
-    let start = r.start_wall_time.as_deref().map_or_else(|| secs(r.timestamp_ns.saturating_sub(r.latency_ns)), clock);
-    let end = r.wall_time.as_deref().map_or_else(|| secs(r.timestamp_ns), clock);
+    let secs = |ns: u64| {
+        format!(
+            "{}.{:03}",
+            ns / 1_000_000_000,
+            (ns % 1_000_000_000) / 1_000_000
+        )
+    };
+    let start = r
+        .start_wall_time
+        .as_deref()
+        .map_or_else(|| secs(r.timestamp_ns.saturating_sub(r.latency_ns)), clock);
+    let end = r
+        .wall_time
+        .as_deref()
+        .map_or_else(|| secs(r.timestamp_ns), clock);
     (start, if open { "open".into() } else { end })
 }
 
@@ -117,7 +139,10 @@ mod tests {
             pid: 79,
             comm: "sh".into(),
             runnable_ns: 0,
-            stack: vec!["__local_bh_enable_ip+0x5e/0x80".into(), "irqoff_sample_softirq_window+0x2d/0x53 [irqoff_sample]".into()],
+            stack: vec![
+                "__local_bh_enable_ip+0x5e/0x80".into(),
+                "irqoff_sample_softirq_window+0x2d/0x53 [irqoff_sample]".into(),
+            ],
             end_shows_culprit: true,
             window_pid: 0,
             window_comm: String::new(),
@@ -134,7 +159,11 @@ mod tests {
     /// task and the culprit past the mechanism frame, in one line.
     #[test]
     fn a_window_in_one_line() {
-        let l = window(&record(Kind::Soft, Some(Cause::BhOff), 100_111_000), false, None);
+        let l = window(
+            &record(Kind::Soft, Some(Cause::BhOff), 100_111_000),
+            false,
+            None,
+        );
         assert_eq!(l, " 10:00:03.933 10:00:04.033   3 bh-off            100 ms  irqoff_sample_softirq_window sh[79]");
     }
 
@@ -152,7 +181,11 @@ mod tests {
     /// Claim: with a width, no line is longer, and a cut line ends in an ellipsis.
     #[test]
     fn lines_fit_the_width() {
-        let l = window(&record(Kind::Soft, Some(Cause::KsoftirqdWait), 52_004_000), false, Some(80));
+        let l = window(
+            &record(Kind::Soft, Some(Cause::KsoftirqdWait), 52_004_000),
+            false,
+            Some(80),
+        );
         assert_eq!(l.chars().count(), 80);
         assert!(l.ends_with('\u{2026}'));
         assert!(header(Some(40)).chars().count() <= 40);
@@ -166,8 +199,15 @@ mod tests {
         let line = "CPU 1: hard interrupts off for 1.79 s and counting \u{2014} sh (pid 63) in irqoff_sample_hardirq_window (107 in-window samples, watched by CPU 0)";
         let w = wrap(line, 40);
         assert!(w.lines().all(|l| l.chars().count() <= 40), "{w}");
-        assert!(w.lines().count() >= 4 && w.lines().skip(1).all(|l| l.starts_with("  ")), "{w}");
-        assert_eq!(w.split_whitespace().collect::<Vec<_>>(), line.split_whitespace().collect::<Vec<_>>(), "{w}");
+        assert!(
+            w.lines().count() >= 4 && w.lines().skip(1).all(|l| l.starts_with("  ")),
+            "{w}"
+        );
+        assert_eq!(
+            w.split_whitespace().collect::<Vec<_>>(),
+            line.split_whitespace().collect::<Vec<_>>(),
+            "{w}"
+        );
         assert_eq!(wrap("short", 40), "short\n");
         assert_eq!(wrap("  indented", 40), "  indented\n");
     }
@@ -178,6 +218,10 @@ mod tests {
         let mut r = record(Kind::Hard, None, 33_490_000);
         r.wall_time = None;
         r.start_wall_time = None;
-        assert!(window(&r, false, None).starts_with(" 4.000        4.033"), "{}", window(&r, false, None));
+        assert!(
+            window(&r, false, None).starts_with(" 4.000        4.033"),
+            "{}",
+            window(&r, false, None)
+        );
     }
 }

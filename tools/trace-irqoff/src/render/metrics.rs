@@ -25,7 +25,11 @@ impl Series {
             Kind::Hard => "hard",
             Kind::Soft => "soft",
         };
-        format!("cpu=\"{}\",kind=\"{kind}\",cause=\"{}\"", self.cpu, self.cause.map_or("", Cause::name))
+        format!(
+            "cpu=\"{}\",kind=\"{kind}\",cause=\"{}\"",
+            self.cpu,
+            self.cause.map_or("", Cause::name)
+        )
     }
 }
 
@@ -63,7 +67,13 @@ fn secs(ns: u64) -> f64 {
 /// +Inf, count, midpoint in seconds)`, buckets ascending.
 /// `exact_sum` (seconds) is the module's own sum where it gives one; otherwise each value
 /// stands at its bucket's midpoint.
-fn histogram(o: &mut String, name: &str, labels: &str, buckets: &[(Option<f64>, u64, f64)], exact_sum: Option<f64>) {
+fn histogram(
+    o: &mut String,
+    name: &str,
+    labels: &str,
+    buckets: &[(Option<f64>, u64, f64)],
+    exact_sum: Option<f64>,
+) {
     let sep = if labels.is_empty() { "" } else { "," };
     let mut cumulative = 0u64;
     let mut estimate = 0f64;
@@ -89,7 +99,11 @@ fn log2_buckets(counts: &[u64], unit_s: f64) -> Vec<(Option<f64>, u64, f64)> {
             let lo = if k == 0 { 0.0 } else { (1u64 << k) as f64 };
             let hi = (1u64 << (k + 1)) as f64;
             // A newer module's extra buckets go into the last (open) one.
-            let count = if k + 1 == NR_BUCKETS { counts.iter().skip(k).sum() } else { counts.get(k).copied().unwrap_or(0) };
+            let count = if k + 1 == NR_BUCKETS {
+                counts.iter().skip(k).sum()
+            } else {
+                counts.get(k).copied().unwrap_or(0)
+            };
             let le = (k + 1 < NR_BUCKETS).then(|| round(hi * unit_s));
             (le, count, (lo + hi) / 2.0 * unit_s)
         })
@@ -98,7 +112,15 @@ fn log2_buckets(counts: &[u64], unit_s: f64) -> Vec<(Option<f64>, u64, f64)> {
 
 /// The original module's rows, [lo, hi] whole ms each.
 fn original_buckets(rows: &[Row]) -> Vec<(Option<f64>, u64, f64)> {
-    rows.iter().map(|r| (Some(round((r.hi_ms + 1) as f64 / 1e3)), r.count, (r.lo_ms + r.hi_ms + 1) as f64 / 2e3)).collect()
+    rows.iter()
+        .map(|r| {
+            (
+                Some(round((r.hi_ms + 1) as f64 / 1e3)),
+                r.count,
+                (r.lo_ms + r.hi_ms + 1) as f64 / 2e3,
+            )
+        })
+        .collect()
 }
 
 /// Drops float noise (0.001 * 64 = 0.064000000000000001) from bucket edges.
@@ -113,15 +135,48 @@ const LATENCY_HELP: &str = "Windows with hard interrupts (kind=hard) or softirqs
 /// Counters are per CPU either way.
 pub fn exposition(s: &Snapshot, per_cpu: bool) -> String {
     let mut o = String::new();
-    family(&mut o, "trace_irqoff_loaded", "gauge", "1 when the trace_irqoff module is loaded.");
+    family(
+        &mut o,
+        "trace_irqoff_loaded",
+        "gauge",
+        "1 when the trace_irqoff module is loaded.",
+    );
     let _ = writeln!(o, "trace_irqoff_loaded 1");
-    family(&mut o, "trace_irqoff_enabled", "gauge", "1 while sampling is enabled.");
+    family(
+        &mut o,
+        "trace_irqoff_enabled",
+        "gauge",
+        "1 while sampling is enabled.",
+    );
     let _ = writeln!(o, "trace_irqoff_enabled {}", u8::from(s.config.enabled));
-    family(&mut o, "trace_irqoff_sampling_period_seconds", "gauge", "Sampling period P.");
-    let _ = writeln!(o, "trace_irqoff_sampling_period_seconds {}", secs(s.config.period_ns));
-    family(&mut o, "trace_irqoff_threshold_seconds", "gauge", "Latency from which windows are recorded with their stacks.");
-    let _ = writeln!(o, "trace_irqoff_threshold_seconds {}", secs(s.config.threshold_ns));
-    family(&mut o, "trace_irqoff_records_format", "gauge", "Version of the module's records file (0: the original module, which has none).");
+    family(
+        &mut o,
+        "trace_irqoff_sampling_period_seconds",
+        "gauge",
+        "Sampling period P.",
+    );
+    let _ = writeln!(
+        o,
+        "trace_irqoff_sampling_period_seconds {}",
+        secs(s.config.period_ns)
+    );
+    family(
+        &mut o,
+        "trace_irqoff_threshold_seconds",
+        "gauge",
+        "Latency from which windows are recorded with their stacks.",
+    );
+    let _ = writeln!(
+        o,
+        "trace_irqoff_threshold_seconds {}",
+        secs(s.config.threshold_ns)
+    );
+    family(
+        &mut o,
+        "trace_irqoff_records_format",
+        "gauge",
+        "Version of the module's records file (0: the original module, which has none).",
+    );
     let _ = writeln!(o, "trace_irqoff_records_format {}", s.version);
 
     if let Some(orig) = &s.original_hist {
@@ -138,7 +193,12 @@ pub fn exposition(s: &Snapshot, per_cpu: bool) -> String {
 /// The exposition without the module: still a valid file, which says so.
 pub fn unloaded() -> String {
     let mut o = String::new();
-    family(&mut o, "trace_irqoff_loaded", "gauge", "1 when the trace_irqoff module is loaded.");
+    family(
+        &mut o,
+        "trace_irqoff_loaded",
+        "gauge",
+        "1 when the trace_irqoff module is loaded.",
+    );
     let _ = writeln!(o, "trace_irqoff_loaded 0");
     o
 }
@@ -146,7 +206,13 @@ pub fn unloaded() -> String {
 /// The histogram of `kind` and `cause` summed over `cpus`, with the exact sum if every CPU
 /// gives one.
 fn summed(cpus: &[Cpu], kind: Kind, cause: Option<Cause>) -> (Vec<u64>, Option<u64>) {
-    let mut counts = vec![0u64; cpus.iter().map(|c| c.hist(kind, cause).len()).max().unwrap_or(0)];
+    let mut counts = vec![
+        0u64;
+        cpus.iter()
+            .map(|c| c.hist(kind, cause).len())
+            .max()
+            .unwrap_or(0)
+    ];
     let mut sum = Some(0u64);
     for c in cpus {
         for (t, v) in counts.iter_mut().zip(c.hist(kind, cause)) {
@@ -161,48 +227,140 @@ fn ours(o: &mut String, s: &Snapshot, per_cpu: bool) {
     let series: Vec<(&Cpu, Series)> = s
         .cpus
         .iter()
-        .flat_map(|c| kinds(s).into_iter().map(move |(kind, cause)| (c, Series { cpu: c.cpu.to_string(), kind, cause })))
+        .flat_map(|c| {
+            kinds(s).into_iter().map(move |(kind, cause)| {
+                (
+                    c,
+                    Series {
+                        cpu: c.cpu.to_string(),
+                        kind,
+                        cause,
+                    },
+                )
+            })
+        })
         .collect();
-    family(o, "trace_irqoff_cpu_online", "gauge", "1 if the CPU is online.");
+    family(
+        o,
+        "trace_irqoff_cpu_online",
+        "gauge",
+        "1 if the CPU is online.",
+    );
     for c in &s.cpus {
-        let _ = writeln!(o, "trace_irqoff_cpu_online{{cpu=\"{}\"}} {}", c.cpu, u8::from(c.online));
+        let _ = writeln!(
+            o,
+            "trace_irqoff_cpu_online{{cpu=\"{}\"}} {}",
+            c.cpu,
+            u8::from(c.online)
+        );
     }
     family(o, "trace_irqoff_latency_seconds", "histogram", LATENCY_HELP);
     if per_cpu {
         for (c, se) in &series {
             let exact = c.sum_ns(se.kind, se.cause).map(secs);
-            histogram(o, "trace_irqoff_latency_seconds", &se.labels(), &log2_buckets(c.hist(se.kind, se.cause), 1e-3), exact);
+            histogram(
+                o,
+                "trace_irqoff_latency_seconds",
+                &se.labels(),
+                &log2_buckets(c.hist(se.kind, se.cause), 1e-3),
+                exact,
+            );
         }
     } else {
         for (kind, cause) in kinds(s) {
             let (counts, sum) = summed(&s.cpus, kind, cause);
-            let se = Series { cpu: String::new(), kind, cause };
-            histogram(o, "trace_irqoff_latency_seconds", &se.labels(), &log2_buckets(&counts, 1e-3), sum.map(secs));
+            let se = Series {
+                cpu: String::new(),
+                kind,
+                cause,
+            };
+            histogram(
+                o,
+                "trace_irqoff_latency_seconds",
+                &se.labels(),
+                &log2_buckets(&counts, 1e-3),
+                sum.map(secs),
+            );
         }
     }
-    family(o, "trace_irqoff_events_total", "counter", "Windows counted since the last clear (the histogram's _count).");
+    family(
+        o,
+        "trace_irqoff_events_total",
+        "counter",
+        "Windows counted since the last clear (the histogram's _count).",
+    );
     for (c, se) in &series {
-        let _ = writeln!(o, "trace_irqoff_events_total{{{}}} {}", se.labels(), events(c, se.kind, se.cause));
+        let _ = writeln!(
+            o,
+            "trace_irqoff_events_total{{{}}} {}",
+            se.labels(),
+            events(c, se.kind, se.cause)
+        );
     }
-    family(o, "trace_irqoff_records_dropped_total", "counter", "Windows not recorded because the CPU's buffer held only worse ones.");
+    family(
+        o,
+        "trace_irqoff_records_dropped_total",
+        "counter",
+        "Windows not recorded because the CPU's buffer held only worse ones.",
+    );
     for c in &s.cpus {
-        let _ = writeln!(o, "trace_irqoff_records_dropped_total{{cpu=\"{}\"}} {}", c.cpu, c.dropped);
+        let _ = writeln!(
+            o,
+            "trace_irqoff_records_dropped_total{{cpu=\"{}\"}} {}",
+            c.cpu, c.dropped
+        );
     }
-    family(o, "trace_irqoff_records_replaced_total", "counter", "Records overwritten by a worse window.");
+    family(
+        o,
+        "trace_irqoff_records_replaced_total",
+        "counter",
+        "Records overwritten by a worse window.",
+    );
     for c in &s.cpus {
-        let _ = writeln!(o, "trace_irqoff_records_replaced_total{{cpu=\"{}\"}} {}", c.cpu, c.replaced);
+        let _ = writeln!(
+            o,
+            "trace_irqoff_records_replaced_total{{cpu=\"{}\"}} {}",
+            c.cpu, c.replaced
+        );
     }
-    family(o, "trace_irqoff_idle_gaps_total", "counter", "Sampler gaps that ended in the idle loop (late wake-ups, not windows).");
+    family(
+        o,
+        "trace_irqoff_idle_gaps_total",
+        "counter",
+        "Sampler gaps that ended in the idle loop (late wake-ups, not windows).",
+    );
     for c in &s.cpus {
-        let _ = writeln!(o, "trace_irqoff_idle_gaps_total{{cpu=\"{}\"}} {}", c.cpu, c.idle_gaps);
+        let _ = writeln!(
+            o,
+            "trace_irqoff_idle_gaps_total{{cpu=\"{}\"}} {}",
+            c.cpu, c.idle_gaps
+        );
     }
-    family(o, "trace_irqoff_late_timer_gaps_total", "counter", "Timer_list gaps in which softirqs were found free to run (a late timer, not windows).");
+    family(
+        o,
+        "trace_irqoff_late_timer_gaps_total",
+        "counter",
+        "Timer_list gaps in which softirqs were found free to run (a late timer, not windows).",
+    );
     for c in &s.cpus {
-        let _ = writeln!(o, "trace_irqoff_late_timer_gaps_total{{cpu=\"{}\"}} {}", c.cpu, c.late_timer_gaps);
+        let _ = writeln!(
+            o,
+            "trace_irqoff_late_timer_gaps_total{{cpu=\"{}\"}} {}",
+            c.cpu, c.late_timer_gaps
+        );
     }
-    family(o, "trace_irqoff_steal_gaps_total", "counter", "Sampler gaps long only because of steal time (the vCPU not run, not windows).");
+    family(
+        o,
+        "trace_irqoff_steal_gaps_total",
+        "counter",
+        "Sampler gaps long only because of steal time (the vCPU not run, not windows).",
+    );
     for c in &s.cpus {
-        let _ = writeln!(o, "trace_irqoff_steal_gaps_total{{cpu=\"{}\"}} {}", c.cpu, c.steal_gaps);
+        let _ = writeln!(
+            o,
+            "trace_irqoff_steal_gaps_total{{cpu=\"{}\"}} {}",
+            c.cpu, c.steal_gaps
+        );
     }
     worst(o, s, series.iter().map(|(_, se)| se));
 }
@@ -211,45 +369,110 @@ fn ours(o: &mut String, s: &Snapshot, per_cpu: bool) {
 fn original(o: &mut String, s: &Snapshot, rows: &[(Kind, Vec<Row>)]) {
     family(o, "trace_irqoff_latency_seconds", "histogram", LATENCY_HELP);
     for (kind, rows) in rows {
-        let se = Series { cpu: String::new(), kind: *kind, cause: None };
-        histogram(o, "trace_irqoff_latency_seconds", &se.labels(), &original_buckets(rows), None);
+        let se = Series {
+            cpu: String::new(),
+            kind: *kind,
+            cause: None,
+        };
+        histogram(
+            o,
+            "trace_irqoff_latency_seconds",
+            &se.labels(),
+            &original_buckets(rows),
+            None,
+        );
     }
-    family(o, "trace_irqoff_events_total", "counter", "Windows counted since the last clear (the histogram's _count).");
+    family(
+        o,
+        "trace_irqoff_events_total",
+        "counter",
+        "Windows counted since the last clear (the histogram's _count).",
+    );
     for (kind, rows) in rows {
-        let se = Series { cpu: String::new(), kind: *kind, cause: None };
-        let _ = writeln!(o, "trace_irqoff_events_total{{{}}} {}", se.labels(), rows.iter().map(|r| r.count).sum::<u64>());
+        let se = Series {
+            cpu: String::new(),
+            kind: *kind,
+            cause: None,
+        };
+        let _ = writeln!(
+            o,
+            "trace_irqoff_events_total{{{}}} {}",
+            se.labels(),
+            rows.iter().map(|r| r.count).sum::<u64>()
+        );
     }
     let mut series: Vec<Series> = Vec::new();
     for r in &s.records {
-        if !series.iter().any(|se| se.cpu == r.cpu.to_string() && se.kind == r.kind) {
-            series.push(Series { cpu: r.cpu.to_string(), kind: r.kind, cause: None });
+        if !series
+            .iter()
+            .any(|se| se.cpu == r.cpu.to_string() && se.kind == r.kind)
+        {
+            series.push(Series {
+                cpu: r.cpu.to_string(),
+                kind: r.kind,
+                cause: None,
+            });
         }
     }
     worst(o, s, series.iter());
 }
 
 fn worst<'a>(o: &mut String, s: &Snapshot, series: impl Iterator<Item = &'a Series>) {
-    family(o, "trace_irqoff_worst_latency_seconds", "gauge", "Longest recorded window per CPU and kind since the last clear (0: none recorded).");
+    family(
+        o,
+        "trace_irqoff_worst_latency_seconds",
+        "gauge",
+        "Longest recorded window per CPU and kind since the last clear (0: none recorded).",
+    );
     for se in series {
         // From the counters file's worst lines, else from the records.
         let worst = match &s.worst {
-            Some(w) => w.iter().filter(|w| w.cpu.to_string() == se.cpu).map(|w| w.of(se.kind, se.cause)).max().unwrap_or(0),
+            Some(w) => w
+                .iter()
+                .filter(|w| w.cpu.to_string() == se.cpu)
+                .map(|w| w.of(se.kind, se.cause))
+                .max()
+                .unwrap_or(0),
             None => s
                 .records
                 .iter()
-                .filter(|r| r.cpu.to_string() == se.cpu && r.kind == se.kind && (se.kind == Kind::Hard || r.cause == se.cause))
+                .filter(|r| {
+                    r.cpu.to_string() == se.cpu
+                        && r.kind == se.kind
+                        && (se.kind == Kind::Hard || r.cause == se.cause)
+                })
                 .map(|r| r.latency_ns)
                 .max()
                 .unwrap_or(0),
         };
-        let _ = writeln!(o, "trace_irqoff_worst_latency_seconds{{{}}} {}", se.labels(), secs(worst));
+        let _ = writeln!(
+            o,
+            "trace_irqoff_worst_latency_seconds{{{}}} {}",
+            se.labels(),
+            secs(worst)
+        );
     }
 }
 
 fn tag_wait(o: &mut String, tw: &TagWait) {
-    family(o, "trace_irqoff_tag_wait_enabled", "gauge", "1 while blk-mq tag-wait tracking is on.");
-    let _ = writeln!(o, "trace_irqoff_tag_wait_enabled{{source=\"{}\"}} {}", tw.source, u8::from(tw.enabled));
-    family(o, "trace_irqoff_tag_waits_total", "counter", "Submitters that slept for a blk-mq tag, by device, hardware queue and pool.");
+    family(
+        o,
+        "trace_irqoff_tag_wait_enabled",
+        "gauge",
+        "1 while blk-mq tag-wait tracking is on.",
+    );
+    let _ = writeln!(
+        o,
+        "trace_irqoff_tag_wait_enabled{{source=\"{}\"}} {}",
+        tw.source,
+        u8::from(tw.enabled)
+    );
+    family(
+        o,
+        "trace_irqoff_tag_waits_total",
+        "counter",
+        "Submitters that slept for a blk-mq tag, by device, hardware queue and pool.",
+    );
     for c in &tw.counts {
         let _ = writeln!(
             o,
@@ -257,14 +480,42 @@ fn tag_wait(o: &mut String, tw: &TagWait) {
             c.major, c.minor, c.hctx, c.pool, u8::from(c.reserved), c.waits
         );
     }
-    family(o, "trace_irqoff_tag_waits_unattributed_total", "counter", "Tag waits not counted per device: table full, or hardware queue unknown.");
-    let _ = writeln!(o, "trace_irqoff_tag_waits_unattributed_total{{reason=\"table_full\"}} {}", tw.overflow);
-    let _ = writeln!(o, "trace_irqoff_tag_waits_unattributed_total{{reason=\"queue_unknown\"}} {}", tw.unattributed);
-    family(o, "trace_irqoff_tag_wait_durations_missed_total", "counter", "Tag waits whose duration was not measured.");
-    let _ = writeln!(o, "trace_irqoff_tag_wait_durations_missed_total {}", tw.missed);
+    family(
+        o,
+        "trace_irqoff_tag_waits_unattributed_total",
+        "counter",
+        "Tag waits not counted per device: table full, or hardware queue unknown.",
+    );
+    let _ = writeln!(
+        o,
+        "trace_irqoff_tag_waits_unattributed_total{{reason=\"table_full\"}} {}",
+        tw.overflow
+    );
+    let _ = writeln!(
+        o,
+        "trace_irqoff_tag_waits_unattributed_total{{reason=\"queue_unknown\"}} {}",
+        tw.unattributed
+    );
+    family(
+        o,
+        "trace_irqoff_tag_wait_durations_missed_total",
+        "counter",
+        "Tag waits whose duration was not measured.",
+    );
+    let _ = writeln!(
+        o,
+        "trace_irqoff_tag_wait_durations_missed_total {}",
+        tw.missed
+    );
     family(o, "trace_irqoff_tag_wait_duration_seconds", "histogram", "How long submitters slept for a tag. _sum is the module's exact sum (older modules: each wait at its bucket's midpoint).");
     let exact = tw.duration_sum_us.map(|us| us as f64 / 1e6);
-    histogram(o, "trace_irqoff_tag_wait_duration_seconds", "", &log2_buckets(&tw.duration_hist_us, 1e-6), exact);
+    histogram(
+        o,
+        "trace_irqoff_tag_wait_duration_seconds",
+        "",
+        &log2_buckets(&tw.duration_hist_us, 1e-6),
+        exact,
+    );
 }
 
 #[cfg(test)]
@@ -283,24 +534,48 @@ mod tests {
     fn histograms_are_cumulative_in_seconds_with_every_bucket() {
         let text = exposition(&parse("v2"), true);
         // CPU 1: one hardirq window of 99.8 ms, in [64, 128) ms.
-        let h: Vec<&str> = text.lines().filter(|l| l.starts_with("trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",")).collect();
+        let h: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                l.starts_with(
+                    "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",",
+                )
+            })
+            .collect();
         assert_eq!(h.len(), NR_BUCKETS);
         assert_eq!(h[0], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"0.002\"} 0");
         assert_eq!(h[5], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"0.064\"} 0");
         assert_eq!(h[6], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"0.128\"} 1");
         assert_eq!(h[22], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"8388.608\"} 1");
-        assert_eq!(h[23], "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"+Inf\"} 1");
+        assert_eq!(
+            h[23],
+            "trace_irqoff_latency_seconds_bucket{cpu=\"1\",kind=\"hard\",cause=\"\",le=\"+Inf\"} 1"
+        );
         // The module's exact sum where it gives one (CPU 1), else bucket midpoints (CPU 0's
         // 100.111 ms bh-off window at 96 ms).
-        assert!(text.contains("\ntrace_irqoff_latency_seconds_sum{cpu=\"1\",kind=\"hard\",cause=\"\"} 0.0998\n"), "{text}");
+        assert!(
+            text.contains(
+                "\ntrace_irqoff_latency_seconds_sum{cpu=\"1\",kind=\"hard\",cause=\"\"} 0.0998\n"
+            ),
+            "{text}"
+        );
         assert!(text.contains("\ntrace_irqoff_latency_seconds_sum{cpu=\"0\",kind=\"soft\",cause=\"bh-off\"} 0.096\n"), "{text}");
-        assert!(text.contains("\ntrace_irqoff_latency_seconds_count{cpu=\"1\",kind=\"hard\",cause=\"\"} 1\n"));
+        assert!(text.contains(
+            "\ntrace_irqoff_latency_seconds_count{cpu=\"1\",kind=\"hard\",cause=\"\"} 1\n"
+        ));
         // A CPU without any window has its series too, at zero.
-        assert!(text.contains("\ntrace_irqoff_latency_seconds_count{cpu=\"3\",kind=\"hard\",cause=\"\"} 0\n"));
+        assert!(text.contains(
+            "\ntrace_irqoff_latency_seconds_count{cpu=\"3\",kind=\"hard\",cause=\"\"} 0\n"
+        ));
         // v2 softirq series by cause; v1 without.
-        assert!(text.contains("\ntrace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\"} 2\n"));
+        assert!(text.contains(
+            "\ntrace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\"} 2\n"
+        ));
         let v1 = exposition(&parse("v1"), true);
-        assert!(v1.contains("\ntrace_irqoff_events_total{cpu=\"1\",kind=\"soft\",cause=\"\"} 1\n"), "{v1}");
+        assert!(
+            v1.contains("\ntrace_irqoff_events_total{cpu=\"1\",kind=\"soft\",cause=\"\"} 1\n"),
+            "{v1}"
+        );
         assert!(!v1.contains("cause=\"bh-off\""));
     }
 
@@ -310,23 +585,49 @@ mod tests {
     fn histograms_are_summed_over_cpus_by_default() {
         let s = parse("v2");
         let text = exposition(&s, false);
-        assert!(!text.contains("trace_irqoff_latency_seconds_bucket{cpu=\"1\""), "{text}");
-        let hard: Vec<&str> = text.lines().filter(|l| l.starts_with("trace_irqoff_latency_seconds_bucket{cpu=\"\",kind=\"hard\",cause=\"\",")).collect();
+        assert!(
+            !text.contains("trace_irqoff_latency_seconds_bucket{cpu=\"1\""),
+            "{text}"
+        );
+        let hard: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                l.starts_with(
+                    "trace_irqoff_latency_seconds_bucket{cpu=\"\",kind=\"hard\",cause=\"\",",
+                )
+            })
+            .collect();
         assert_eq!(hard.len(), NR_BUCKETS);
         let per_cpu = exposition(&s, true);
         for (kind, cause) in kinds(&s) {
-            let labels = Series { cpu: String::new(), kind, cause }.labels();
+            let labels = Series {
+                cpu: String::new(),
+                kind,
+                cause,
+            }
+            .labels();
             let count = |t: &str, cpu: &str| -> u64 {
-                let key = format!("trace_irqoff_latency_seconds_count{{{}}} ", labels.replacen("cpu=\"\"", &format!("cpu=\"{cpu}\""), 1));
-                t.lines().find_map(|l| l.strip_prefix(&key)).map_or(0, |v| v.parse().unwrap_or(0))
+                let key = format!(
+                    "trace_irqoff_latency_seconds_count{{{}}} ",
+                    labels.replacen("cpu=\"\"", &format!("cpu=\"{cpu}\""), 1)
+                );
+                t.lines()
+                    .find_map(|l| l.strip_prefix(&key))
+                    .map_or(0, |v| v.parse().unwrap_or(0))
             };
-            let total: u64 = s.cpus.iter().map(|c| count(&per_cpu, &c.cpu.to_string())).sum();
+            let total: u64 = s
+                .cpus
+                .iter()
+                .map(|c| count(&per_cpu, &c.cpu.to_string()))
+                .sum();
             assert_eq!(count(&text, ""), total, "{labels}");
         }
         // CPU 0's bh-off sum is not in the file (midpoint there): no exact sum for the node.
         let (_, sum) = summed(&s.cpus, Kind::Soft, Some(Cause::BhOff));
         assert_eq!(sum, None);
-        assert!(text.contains("\ntrace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\"} 2\n"));
+        assert!(text.contains(
+            "\ntrace_irqoff_events_total{cpu=\"2\",kind=\"soft\",cause=\"ksoftirqd-wait\"} 2\n"
+        ));
         // What each CPU adds: its counters and worst-window gauges, not ~80 bucket series.
         let of_cpu_1 = |t: &str| t.lines().filter(|l| l.contains("{cpu=\"1\"")).count();
         assert_eq!(of_cpu_1(&text), 12, "{text}");

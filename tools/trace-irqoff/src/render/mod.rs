@@ -87,7 +87,11 @@ pub fn when(r: &Record) -> String {
         return String::new();
     }
     let (what, ns, wall) = if r.ongoing {
-        ("open since", r.timestamp_ns.saturating_sub(r.latency_ns), &r.start_wall_time)
+        (
+            "open since",
+            r.timestamp_ns.saturating_sub(r.latency_ns),
+            &r.start_wall_time,
+        )
     } else {
         ("ended", r.timestamp_ns, &r.wall_time)
     };
@@ -118,13 +122,21 @@ pub fn length(ns: u64) -> String {
 /// lengths are shown: "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms
 /// (bh-off)"; wrapped to `cols` (as it is without); empty for the original module or no
 /// kind.
-pub fn resolution(s: &Snapshot, kinds: impl IntoIterator<Item = (Kind, Option<Cause>)>, cols: Option<usize>) -> String {
+pub fn resolution(
+    s: &Snapshot,
+    kinds: impl IntoIterator<Item = (Kind, Option<Cause>)>,
+    cols: Option<usize>,
+) -> String {
     let Some(res) = crate::precision::Resolution::of(&s.config) else {
         return String::new();
     };
     let mut v: Vec<(Kind, Option<Cause>)> = Vec::new();
     for k in kinds {
-        let k = if k.0 == Kind::Hard { (Kind::Hard, None) } else { k };
+        let k = if k.0 == Kind::Hard {
+            (Kind::Hard, None)
+        } else {
+            k
+        };
         if !v.contains(&k) {
             v.push(k);
         }
@@ -154,7 +166,13 @@ pub fn resolution(s: &Snapshot, kinds: impl IntoIterator<Item = (Kind, Option<Ca
 
 /// [`resolution`] for the finished windows among `v`.
 pub fn resolution_of(s: &Snapshot, v: &[Record], cols: Option<usize>) -> String {
-    resolution(s, v.iter().filter(|r| !r.ongoing && !r.lower_bound).map(|r| (r.kind, r.cause)), cols)
+    resolution(
+        s,
+        v.iter()
+            .filter(|r| !r.ongoing && !r.lower_bound)
+            .map(|r| (r.kind, r.cause)),
+        cols,
+    )
 }
 
 /// The kind in one word, a softirq-off window's as its cause: "hardirq-off", "bh-off",
@@ -190,7 +208,12 @@ pub fn kind_cause(kind: Kind, cause: Option<Cause>) -> String {
 pub fn record_label(r: &Record) -> String {
     match r.cause {
         Some(Cause::KsoftirqdWait) if r.kind == Kind::Soft && r.runnable_ns > 0 => {
-            format!("{} ({}, thread runnable {})", r.kind.label(), Cause::KsoftirqdWait.name(), ms_short(r.runnable_ns))
+            format!(
+                "{} ({}, thread runnable {})",
+                r.kind.label(),
+                Cause::KsoftirqdWait.name(),
+                ms_short(r.runnable_ns)
+            )
         }
         c => kind_cause(r.kind, c),
     }
@@ -201,7 +224,10 @@ pub fn record_label(r: &Record) -> String {
 /// (pid 24) waited".
 pub fn who(r: &Record) -> String {
     if r.cause == Some(Cause::KsoftirqdWait) && r.window_pid != 0 && r.window_pid != r.pid {
-        format!("{} (pid {}) ran, {} (pid {}) waited", r.window_comm, r.window_pid, r.comm, r.pid)
+        format!(
+            "{} (pid {}) ran, {} (pid {}) waited",
+            r.window_comm, r.window_pid, r.comm, r.pid
+        )
     } else {
         format!("{} (pid {})", r.comm, r.pid)
     }
@@ -236,7 +262,15 @@ fn frames_at(out: &mut String, indent: &str, stack: &[String], color: bool, dept
         let _ = writeln!(out, "{indent}{f}");
     }
     if stack.len() > depth {
-        let _ = writeln!(out, "{indent}{}", paint(color, DIM, &format!("... {} more frames", stack.len() - depth)));
+        let _ = writeln!(
+            out,
+            "{indent}{}",
+            paint(
+                color,
+                DIM,
+                &format!("... {} more frames", stack.len() - depth)
+            )
+        );
     }
 }
 
@@ -256,8 +290,14 @@ fn merged_stacks(p: &crate::snapshot::Profile) -> Vec<crate::snapshot::ProfileSt
     use crate::symbols::function;
     let key = |frames: &[String]| -> Vec<String> {
         let names: Vec<&str> = frames.iter().map(|f| function(f)).collect();
-        let leaf = names.iter().take_while(|f| crate::mechanism::is_mechanism(f)).count();
-        names[if leaf == names.len() { 0 } else { leaf }..].iter().map(|f| f.to_string()).collect()
+        let leaf = names
+            .iter()
+            .take_while(|f| crate::mechanism::is_mechanism(f))
+            .count();
+        names[if leaf == names.len() { 0 } else { leaf }..]
+            .iter()
+            .map(|f| f.to_string())
+            .collect()
     };
     let mut out: Vec<(Vec<String>, crate::snapshot::ProfileStack)> = Vec::new();
     for st in &p.stacks {
@@ -268,7 +308,7 @@ fn merged_stacks(p: &crate::snapshot::Profile) -> Vec<crate::snapshot::ProfileSt
         }
     }
     let mut v: Vec<crate::snapshot::ProfileStack> = out.into_iter().map(|(_, st)| st).collect();
-    v.sort_by(|a, b| b.count.cmp(&a.count));
+    v.sort_by_key(|s| std::cmp::Reverse(s.count));
     v
 }
 
@@ -280,7 +320,14 @@ fn periods(n: u64) -> String {
 /// stack sampled while it was open, and the window on another CPU it overlapped.
 /// `version` is the records format the record was read in: from v2 on, a lower bound is
 /// a window still open.
-pub fn record(out: &mut String, r: &Record, color: bool, new: bool, stack_depth: usize, version: u32) {
+pub fn record(
+    out: &mut String,
+    r: &Record,
+    color: bool,
+    new: bool,
+    stack_depth: usize,
+    version: u32,
+) {
     record_with(out, r, color, new, stack_depth, version, usize::MAX);
 }
 
@@ -291,10 +338,34 @@ pub fn record(out: &mut String, r: &Record, color: bool, new: bool, stack_depth:
 /// with its share of the window's sampled periods. The window stack of a final record is
 /// the profile's first stack, so it is not shown twice; that of a window still open is
 /// its latest sample, shown as before.
-pub fn record_with(out: &mut String, r: &Record, color: bool, new: bool, stack_depth: usize, version: u32, max_stacks: usize) {
-    let mark = if new { paint(color, RED, "NEW ") } else { String::new() };
-    let open = if r.lower_bound && version >= 2 { "  (window still open)" } else { "" };
-    let _ = writeln!(out, "{mark}{} cpu {} {:>8}  {}{}{open}", paint(color, BOLD, &record_label(r)), r.cpu, latency(r), who(r), when(r));
+pub fn record_with(
+    out: &mut String,
+    r: &Record,
+    color: bool,
+    new: bool,
+    stack_depth: usize,
+    version: u32,
+    max_stacks: usize,
+) {
+    let mark = if new {
+        paint(color, RED, "NEW ")
+    } else {
+        String::new()
+    };
+    let open = if r.lower_bound && version >= 2 {
+        "  (window still open)"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "{mark}{} cpu {} {:>8}  {}{}{open}",
+        paint(color, BOLD, &record_label(r)),
+        r.cpu,
+        latency(r),
+        who(r),
+        when(r)
+    );
     let profile = r.profile.as_ref().filter(|p| !p.stacks.is_empty());
     if profile.is_some() && !r.stack.is_empty() {
         let _ = writeln!(out, "  where it ended:");
@@ -302,18 +373,45 @@ pub fn record_with(out: &mut String, r: &Record, color: bool, new: bool, stack_d
     frames(out, &r.stack, color, stack_depth);
     let window_in_profile = profile.is_some_and(|p| p.stacks[0].frames == r.window_stack);
     if (r.window_pid != 0 || !r.window_stack.is_empty()) && !window_in_profile {
-        let latest = if profile.is_some() { " (latest sample)" } else { "" };
-        let _ = writeln!(out, "  in the window: {}-{}{latest}", r.window_comm, r.window_pid);
+        let latest = if profile.is_some() {
+            " (latest sample)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "  in the window: {}-{}{latest}",
+            r.window_comm, r.window_pid
+        );
         frames(out, &r.window_stack, color, stack_depth);
     }
     if let Some(p) = profile {
-        let task = if window_in_profile && !r.window_comm.is_empty() { format!(" {}-{},", r.window_comm, r.window_pid) } else { String::new() };
+        let task = if window_in_profile && !r.window_comm.is_empty() {
+            format!(" {}-{},", r.window_comm, r.window_pid)
+        } else {
+            String::new()
+        };
         let so_far = if r.ongoing { " so far" } else { "" };
-        let distinct = if p.distinct == 1 { "1 distinct stack".to_string() } else { format!("{} distinct stacks", p.distinct) };
-        let _ = writeln!(out, "  where it was{so_far}:{task} {} samples over {} after the threshold, {distinct}", p.samples, periods(p.weight));
+        let distinct = if p.distinct == 1 {
+            "1 distinct stack".to_string()
+        } else {
+            format!("{} distinct stacks", p.distinct)
+        };
+        let _ = writeln!(
+            out,
+            "  where it was{so_far}:{task} {} samples over {} after the threshold, {distinct}",
+            p.samples,
+            periods(p.weight)
+        );
         let stacks = merged_stacks(p);
         for st in stacks.iter().take(max_stacks) {
-            let _ = writeln!(out, "    {} ({} of {}):", share(st.count, p.weight), st.count, periods(p.weight));
+            let _ = writeln!(
+                out,
+                "    {} ({} of {}):",
+                share(st.count, p.weight),
+                st.count,
+                periods(p.weight)
+            );
             frames_at(out, "      ", &st.frames, color, stack_depth);
         }
         let hidden = &stacks[stacks.len().min(max_stacks)..];
@@ -325,7 +423,13 @@ pub fn record_with(out: &mut String, r: &Record, color: bool, new: bool, stack_d
                 1 => "in 1 more stack".to_string(),
                 n => format!("in {n} more stacks"),
             };
-            let _ = writeln!(out, "    {} ({} of {}) {what}", paint(color, DIM, &share(rest, p.weight)), rest, periods(p.weight));
+            let _ = writeln!(
+                out,
+                "    {} ({} of {}) {what}",
+                paint(color, DIM, &share(rest, p.weight)),
+                rest,
+                periods(p.weight)
+            );
         }
     }
     if crate::culprit::lock_wait(r) {
@@ -340,7 +444,15 @@ pub fn record_with(out: &mut String, r: &Record, color: bool, new: bool, stack_d
 pub fn records(v: &[Record], s: &Snapshot, depth: usize, color: bool) -> String {
     let mut o = String::new();
     if v.is_empty() {
-        let _ = writeln!(o, "no records{}", if s.config.enabled { "" } else { " (sampling is disabled: trace-irqoff enable)" });
+        let _ = writeln!(
+            o,
+            "no records{}",
+            if s.config.enabled {
+                ""
+            } else {
+                " (sampling is disabled: trace-irqoff enable)"
+            }
+        );
     }
     for r in v {
         record(&mut o, r, color, false, depth, s.version);
@@ -358,18 +470,43 @@ mod tests {
     #[test]
     fn one_loop_is_one_stack_whatever_its_leaves() {
         use crate::snapshot::{Profile, ProfileStack};
-        let st = |count: u64, frames: &[&str]| ProfileStack { count, frames: frames.iter().map(|f| f.to_string()).collect() };
+        let st = |count: u64, frames: &[&str]| ProfileStack {
+            count,
+            frames: frames.iter().map(|f| f.to_string()).collect(),
+        };
         let code = ["spin_here+0x10/0x40 [drv]", "drv_ioctl+0x55/0x90 [drv]"];
         // Most-seen first, as the module keeps them.
         let mut stacks = vec![st(40, &["other_code+0x1/0x2 [drv]", code[1]])];
-        for (i, leaf) in ["lock_acquire+0x1/0x2", "lock_release+0x3/0x4", "__lock_acquire+0x5/0x6", "mark_lock+0x7/0x8", "lock_is_held_type+0x9/0xa", "ktime_get+0xb/0xc"].iter().enumerate() {
+        for (i, leaf) in [
+            "lock_acquire+0x1/0x2",
+            "lock_release+0x3/0x4",
+            "__lock_acquire+0x5/0x6",
+            "mark_lock+0x7/0x8",
+            "lock_is_held_type+0x9/0xa",
+            "ktime_get+0xb/0xc",
+        ]
+        .iter()
+        .enumerate()
+        {
             stacks.push(st(15 - i as u64, &[leaf, code[0], code[1]]));
         }
-        let p = Profile { samples: 115, weight: 115, distinct: 7, other: 0, stacks };
+        let p = Profile {
+            samples: 115,
+            weight: 115,
+            distinct: 7,
+            other: 0,
+            stacks,
+        };
         let m = merged_stacks(&p);
         assert_eq!(m.len(), 2, "{m:?}");
-        assert_eq!((m[0].count, m[0].frames[0].as_str()), (15 + 14 + 13 + 12 + 11 + 10, "lock_acquire+0x1/0x2"));
-        assert_eq!((m[1].count, m[1].frames[0].as_str()), (40, "other_code+0x1/0x2 [drv]"));
+        assert_eq!(
+            (m[0].count, m[0].frames[0].as_str()),
+            (15 + 14 + 13 + 12 + 11 + 10, "lock_acquire+0x1/0x2")
+        );
+        assert_eq!(
+            (m[1].count, m[1].frames[0].as_str()),
+            (40, "other_code+0x1/0x2 [drv]")
+        );
     }
 
     #[test]
@@ -390,7 +527,12 @@ mod tests {
     fn resolution_line_of_present_kinds() {
         let mut s = v2();
         s.config = crate::precision::tests::config(10, 250);
-        let kinds = [(Kind::Soft, Some(Cause::KsoftirqdWait)), (Kind::Hard, None), (Kind::Soft, Some(Cause::BhOff)), (Kind::Hard, None)];
+        let kinds = [
+            (Kind::Soft, Some(Cause::KsoftirqdWait)),
+            (Kind::Hard, None),
+            (Kind::Soft, Some(Cause::BhOff)),
+            (Kind::Hard, None),
+        ];
         assert_eq!(resolution(&s, kinds, None), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms (ksoftirqd-wait)\n");
         assert_eq!(resolution(&s, kinds, Some(80)), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms\n  (ksoftirqd-wait)\n");
         assert_eq!(resolution(&s, [], None), "");
@@ -435,8 +577,14 @@ mod tests {
     #[test]
     fn overlap_sentences() {
         let s = v2();
-        assert_eq!(overlap(&s.records[0]).as_deref(), Some("overlaps hardirq-off on CPU 1, 100 ms, irq_test"));
-        assert_eq!(overlap(&s.records[2]).as_deref(), Some("overlaps softirq-off on CPU 3"));
+        assert_eq!(
+            overlap(&s.records[0]).as_deref(),
+            Some("overlaps hardirq-off on CPU 1, 100 ms, irq_test")
+        );
+        assert_eq!(
+            overlap(&s.records[2]).as_deref(),
+            Some("overlaps softirq-off on CPU 3")
+        );
         assert_eq!(overlap(&s.records[3]), None);
     }
 

@@ -4,8 +4,8 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use crate::model::recording::Recording;
 use crate::culprit;
+use crate::model::recording::Recording;
 
 pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
     let hard: u64 = rec.cpus.iter().map(|c| c.hard_events).sum();
@@ -13,14 +13,36 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
     let bh_off: u64 = rec.cpus.iter().map(|c| c.soft_bh_off_events).sum();
     let ksoftirqd_wait: u64 = rec.cpus.iter().map(|c| c.soft_ksoftirqd_wait_events).sum();
     // Only a v2 module splits softirq events by cause; before, both are 0.
-    let split = if bh_off + ksoftirqd_wait > 0 { format!(" ({bh_off} bh-off, {ksoftirqd_wait} ksoftirqd-wait)") } else { String::new() };
+    let split = if bh_off + ksoftirqd_wait > 0 {
+        format!(" ({bh_off} bh-off, {ksoftirqd_wait} ksoftirqd-wait)")
+    } else {
+        String::new()
+    };
     let mut o = String::new();
     if let Some(c) = &rec.caught {
         let what = match &c.record {
-            Some(r) => format!("{} on CPU {}, {}, {} (pid {}){}", super::record_label(r), c.cpu, super::length(r.latency_ns), r.comm, r.pid, super::when(r)),
-            None => format!("{} on CPU {}, {}..{} ms (counted, not kept: the CPU's records are all worse)", c.kind.label(), c.cpu, c.bucket_ms[0], c.bucket_ms[1]),
+            Some(r) => format!(
+                "{} on CPU {}, {}, {} (pid {}){}",
+                super::record_label(r),
+                c.cpu,
+                super::length(r.latency_ns),
+                r.comm,
+                r.pid,
+                super::when(r)
+            ),
+            None => format!(
+                "{} on CPU {}, {}..{} ms (counted, not kept: the CPU's records are all worse)",
+                c.kind.label(),
+                c.cpu,
+                c.bucket_ms[0],
+                c.bucket_ms[1]
+            ),
         };
-        let _ = writeln!(o, "caught a window of at least {} ms: {what}", rec.until_ms.unwrap_or(0));
+        let _ = writeln!(
+            o,
+            "caught a window of at least {} ms: {what}",
+            rec.until_ms.unwrap_or(0)
+        );
     } else if let Some(ms) = rec.until_ms {
         let _ = writeln!(o, "no window of {ms} ms or more");
     }
@@ -28,14 +50,23 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
         o,
         "recorded {:.1} s{}: {} hardirq-off and {} softirq-off{} events, {} records -> {}",
         rec.duration_ms as f64 / 1000.0,
-        if rec.interrupted { " (interrupted)" } else { "" },
+        if rec.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        },
         hard,
         soft,
         split,
         rec.records.len(),
         output.display()
     );
-    if let Some(from) = rec.stream.as_ref().and_then(|st| st.history_from.as_deref()).filter(|from| **from > *rec.started) {
+    if let Some(from) = rec
+        .stream
+        .as_ref()
+        .and_then(|st| st.history_from.as_deref())
+        .filter(|from| **from > *rec.started)
+    {
         let _ = writeln!(o, "the event ring's oldest window ended at {from}: it cannot show windows before then, if there were any");
     }
     if let Some(st) = rec.stream.as_ref().filter(|st| st.not_kept + st.lost > 0) {
@@ -47,12 +78,19 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
         );
     }
     if !rec.outside_changes.is_empty() {
-        let _ = writeln!(o, "warning: someone else changed the module during the recording:");
+        let _ = writeln!(
+            o,
+            "warning: someone else changed the module during the recording:"
+        );
         for c in &rec.outside_changes {
             let _ = writeln!(o, "  at {:.1} s: {}", c.at_ms as f64 / 1000.0, c.what);
         }
     }
-    let _ = writeln!(o, "on {} (kernel {}), {} to {}", rec.host, rec.kernel, rec.started, rec.ended);
+    let _ = writeln!(
+        o,
+        "on {} (kernel {}), {} to {}",
+        rec.host, rec.kernel, rec.started, rec.ended
+    );
     let t = culprit::top(&rec.records, false);
     if !t.is_empty() {
         o += &super::top::text(&t[..t.len().min(5)], color);
@@ -60,10 +98,17 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
     let _ = writeln!(
         o,
         "module restored: {}, period {} ms, threshold {} ms{}",
-        if rec.restored.enabled { "enabled" } else { "disabled" },
+        if rec.restored.enabled {
+            "enabled"
+        } else {
+            "disabled"
+        },
         rec.restored.period_ms,
         rec.restored.threshold_ms,
-        match (rec.kept_outside.contains(&"enabled"), rec.kept_outside.contains(&"period_ms")) {
+        match (
+            rec.kept_outside.contains(&"enabled"),
+            rec.kept_outside.contains(&"period_ms")
+        ) {
             (true, true) => " (sampling and its settings left as someone else set them)",
             (true, false) => " (sampling left as someone else set it)",
             (false, true) => " (period and threshold left as someone else set them)",

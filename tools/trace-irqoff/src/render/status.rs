@@ -42,15 +42,38 @@ pub struct OpenWindow {
 /// The windows of `s` still open: the watcher's hardirq-off ones, then the softirq-off
 /// ones, with the culprit of the matching record's latest in-window stack.
 pub fn open_windows(s: &Snapshot) -> Vec<OpenWindow> {
-    let record = |cpu: u32, kind: Kind| s.records.iter().find(|r| r.ongoing && r.cpu == cpu && r.kind == kind);
-    let with = |window: Ongoing, r: Option<&Record>| {
-        let stack = r.map(|r| crate::culprit::source(r).0.to_vec()).unwrap_or_default();
-        let culprit = crate::mechanism::culprit(stack.iter().map(|f| function(f))).map(str::to_string);
-        OpenWindow { window, culprit, stack }
+    let record = |cpu: u32, kind: Kind| {
+        s.records
+            .iter()
+            .find(|r| r.ongoing && r.cpu == cpu && r.kind == kind)
     };
-    let mut v: Vec<OpenWindow> = s.ongoing.iter().map(|o| with(o.clone(), record(o.cpu, o.kind))).collect();
-    for r in s.records.iter().filter(|r| r.ongoing && r.kind == Kind::Soft) {
-        let (pid, comm) = if r.window_pid != 0 || !r.window_comm.is_empty() { (r.window_pid, &r.window_comm) } else { (r.pid, &r.comm) };
+    let with = |window: Ongoing, r: Option<&Record>| {
+        let stack = r
+            .map(|r| crate::culprit::source(r).0.to_vec())
+            .unwrap_or_default();
+        let culprit =
+            crate::mechanism::culprit(stack.iter().map(|f| function(f))).map(str::to_string);
+        OpenWindow {
+            window,
+            culprit,
+            stack,
+        }
+    };
+    let mut v: Vec<OpenWindow> = s
+        .ongoing
+        .iter()
+        .map(|o| with(o.clone(), record(o.cpu, o.kind)))
+        .collect();
+    for r in s
+        .records
+        .iter()
+        .filter(|r| r.ongoing && r.kind == Kind::Soft)
+    {
+        let (pid, comm) = if r.window_pid != 0 || !r.window_comm.is_empty() {
+            (r.window_pid, &r.window_comm)
+        } else {
+            (r.pid, &r.comm)
+        };
         let window = Ongoing {
             cpu: r.cpu,
             kind: Kind::Soft,
@@ -84,8 +107,13 @@ pub fn watcher_sentence(w: &Watcher) -> String {
     }
     let why = match w.reason.as_deref().unwrap_or("-") {
         "arch" => "not available on this machine (arch)".to_string(),
-        "register-failed" => "not available: its NMI handler could not be registered (register-failed)".to_string(),
-        "nmi-timeout" => "stopped: NMIs sent were not answered (nmi-timeout; until the module is reloaded)".to_string(),
+        "register-failed" => {
+            "not available: its NMI handler could not be registered (register-failed)".to_string()
+        }
+        "nmi-timeout" => {
+            "stopped: NMIs sent were not answered (nmi-timeout; until the module is reloaded)"
+                .to_string()
+        }
         "off" => "off (module parameter watch=0)".to_string(),
         r => format!("not available ({r})"),
     };
@@ -100,7 +128,11 @@ pub fn open_window_line(w: &OpenWindow) -> String {
         Kind::Hard => "hard interrupts off",
         Kind::Soft => "softirqs held off",
     };
-    let mut s = format!("CPU {}: {what} for {} and counting", o.cpu, super::length(o.latency_ns));
+    let mut s = format!(
+        "CPU {}: {what} for {} and counting",
+        o.cpu,
+        super::length(o.latency_ns)
+    );
     if o.pid != 0 || !o.comm.is_empty() {
         s += &format!(" \u{2014} {} (pid {})", o.comm, o.pid);
     }
@@ -109,7 +141,11 @@ pub fn open_window_line(w: &OpenWindow) -> String {
     }
     let mut notes = Vec::new();
     if o.samples > 0 {
-        notes.push(format!("{} in-window sample{}", o.samples, if o.samples == 1 { "" } else { "s" }));
+        notes.push(format!(
+            "{} in-window sample{}",
+            o.samples,
+            if o.samples == 1 { "" } else { "s" }
+        ));
     } else if o.kind == Kind::Hard {
         notes.push("no in-window sample yet".to_string());
     }
@@ -143,7 +179,10 @@ pub fn settings_line(s: &Settings) -> String {
         None if s.enabled => "enabled",
         None => "disabled (records stay readable)",
     };
-    format!("trace_irqoff: {state}, period {} ms, threshold {} ms\n", s.period_ms, s.threshold_ms)
+    format!(
+        "trace_irqoff: {state}, period {} ms, threshold {} ms\n",
+        s.period_ms, s.threshold_ms
+    )
 }
 
 /// On a terminal `cols` wide: the same as [`text`], with the per-CPU table in short
@@ -151,7 +190,10 @@ pub fn settings_line(s: &Settings) -> String {
 /// (continued two columns in).
 pub fn screen(settings: &Settings, s: &Snapshot, color: bool, cols: usize) -> String {
     let full = text(settings, s, false);
-    let table_width = full.lines().find(|l| l.trim_start().starts_with("CPU  online")).map_or(0, |l| l.chars().count());
+    let table_width = full
+        .lines()
+        .find(|l| l.trim_start().starts_with("CPU  online"))
+        .map_or(0, |l| l.chars().count());
     let mut o = String::new();
     let mut first = true;
     for line in full.lines() {
@@ -166,7 +208,10 @@ pub fn screen(settings: &Settings, s: &Snapshot, color: bool, cols: usize) -> St
         let wrapped = super::line::wrap(line, cols);
         if first && color {
             // The state, bold as in the full view.
-            let state = line.strip_prefix("trace_irqoff: ").and_then(|r| r.split(',').next()).unwrap_or("");
+            let state = line
+                .strip_prefix("trace_irqoff: ")
+                .and_then(|r| r.split(',').next())
+                .unwrap_or("");
             o += &wrapped.replacen(state, &paint(true, BOLD, state), 1);
         } else {
             o += &wrapped;
@@ -188,16 +233,33 @@ fn short_row(line: &str, by_cause: bool) -> Option<String> {
     let f: Vec<&str> = line.split_whitespace().collect();
     if f.first() == Some(&"CPU") {
         return Some(if by_cause {
-            format!("{:>3} {:<3} {:>8} {:>8} {:>7} {:>10} {:>8} {:>9} {:>5} {:>6}", "CPU", "ON", "HARDIRQ", "SOFTIRQ", "BH-OFF", "KSOFTIRQD", "DROPPED", "REPLACED", "IDLE", "STEAL")
+            format!(
+                "{:>3} {:<3} {:>8} {:>8} {:>7} {:>10} {:>8} {:>9} {:>5} {:>6}",
+                "CPU",
+                "ON",
+                "HARDIRQ",
+                "SOFTIRQ",
+                "BH-OFF",
+                "KSOFTIRQD",
+                "DROPPED",
+                "REPLACED",
+                "IDLE",
+                "STEAL"
+            )
         } else {
-            format!("{:>3} {:<3} {:>8} {:>8} {:>8} {:>9} {:>5} {:>6}", "CPU", "ON", "HARDIRQ", "SOFTIRQ", "DROPPED", "REPLACED", "IDLE", "STEAL")
+            format!(
+                "{:>3} {:<3} {:>8} {:>8} {:>8} {:>9} {:>5} {:>6}",
+                "CPU", "ON", "HARDIRQ", "SOFTIRQ", "DROPPED", "REPLACED", "IDLE", "STEAL"
+            )
         });
     }
     match (by_cause, f.as_slice()) {
-        (true, [cpu, on, h, so, bh, ks, d, r, i, st]) => {
-            Some(format!("{cpu:>3} {on:<3} {h:>8} {so:>8} {bh:>7} {ks:>10} {d:>8} {r:>9} {i:>5} {st:>6}"))
-        }
-        (false, [cpu, on, h, so, d, r, i, st]) => Some(format!("{cpu:>3} {on:<3} {h:>8} {so:>8} {d:>8} {r:>9} {i:>5} {st:>6}")),
+        (true, [cpu, on, h, so, bh, ks, d, r, i, st]) => Some(format!(
+            "{cpu:>3} {on:<3} {h:>8} {so:>8} {bh:>7} {ks:>10} {d:>8} {r:>9} {i:>5} {st:>6}"
+        )),
+        (false, [cpu, on, h, so, d, r, i, st]) => Some(format!(
+            "{cpu:>3} {on:<3} {h:>8} {so:>8} {d:>8} {r:>9} {i:>5} {st:>6}"
+        )),
         _ => None,
     }
 }
@@ -205,13 +267,22 @@ fn short_row(line: &str, by_cause: bool) -> Option<String> {
 pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
     let mut o = String::new();
     let state = match settings.switching {
-        Some(w) => format!("{} (waiting for every CPU to answer: one may have interrupts off)", w.name()),
+        Some(w) => format!(
+            "{} (waiting for every CPU to answer: one may have interrupts off)",
+            w.name()
+        ),
         None if settings.enabled => "enabled".into(),
         None => "disabled".into(),
     };
     if s.version == 0 {
         // The original trace-irqoff: settings and records only; no counts to show as zeros.
-        let _ = writeln!(o, "trace_irqoff: {}, period {} ms, threshold {} ms", paint(color, BOLD, &state), settings.period_ms, settings.threshold_ms);
+        let _ = writeln!(
+            o,
+            "trace_irqoff: {}, period {} ms, threshold {} ms",
+            paint(color, BOLD, &state),
+            settings.period_ms,
+            settings.threshold_ms
+        );
         let _ = writeln!(o, "the original trace-irqoff module: per-CPU event counts, HZ and rules n/a (it keeps none); its histograms: trace-irqoff hist");
         return o;
     }
@@ -225,8 +296,16 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
         s.config.records_per_cpu
     );
     if let Some(since) = &s.config.counts_since {
-        let on = s.config.enabled_since.as_deref().map(|e| format!("; sampling on since {e}")).unwrap_or_default();
-        let _ = writeln!(o, "counts and records since {since} (load or last clear){on}");
+        let on = s
+            .config
+            .enabled_since
+            .as_deref()
+            .map(|e| format!("; sampling on since {e}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            o,
+            "counts and records since {since} (load or last clear){on}"
+        );
     }
     if let Some(cpus) = &s.config.cpus {
         let nohz = s.config.nohz_full.as_deref().filter(|n| *n != "-");
@@ -234,7 +313,8 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
             o,
             "CPUs sampled: {}{}",
             if cpus == "-" { "none" } else { cpus },
-            nohz.map(|n| format!(" (nohz_full, not sampled unless chosen: {n})")).unwrap_or_default()
+            nohz.map(|n| format!(" (nohz_full, not sampled unless chosen: {n})"))
+                .unwrap_or_default()
         );
     }
     let _ = writeln!(
@@ -245,7 +325,13 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
     );
     // From format v2 on, softirq events are also split by cause.
     let by_cause = s.version >= 2;
-    let split = |bh: &str, ksw: &str| if by_cause { format!(" {bh:>8} {ksw:>14}") } else { String::new() };
+    let split = |bh: &str, ksw: &str| {
+        if by_cause {
+            format!(" {bh:>8} {ksw:>14}")
+        } else {
+            String::new()
+        }
+    };
     let _ = writeln!(
         o,
         "{:>4}  {:<7} {:>12} {:>12}{} {:>8} {:>9} {:>10} {:>11}",
@@ -267,7 +353,10 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
             if c.online { "yes" } else { "no" },
             c.hard_events,
             c.soft_events,
-            split(&c.soft_bh_off_events.to_string(), &c.soft_ksoftirqd_wait_events.to_string()),
+            split(
+                &c.soft_bh_off_events.to_string(),
+                &c.soft_ksoftirqd_wait_events.to_string()
+            ),
             c.dropped,
             c.replaced,
             c.idle_gaps,
@@ -282,8 +371,15 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
     }
     if let Some(tw) = &s.tag_wait {
         let waits: u64 = tw.counts.iter().map(|c| c.waits).sum();
-        let state = tw.switching.as_deref().unwrap_or(if tw.enabled { "enabled" } else { "disabled" });
-        let _ = writeln!(o, "tag-wait tracking: {} (source: {}), {} waits counted", state, tw.source, waits);
+        let state =
+            tw.switching
+                .as_deref()
+                .unwrap_or(if tw.enabled { "enabled" } else { "disabled" });
+        let _ = writeln!(
+            o,
+            "tag-wait tracking: {} (source: {}), {} waits counted",
+            state, tw.source, waits
+        );
     }
     o
 }

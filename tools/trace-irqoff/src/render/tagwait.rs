@@ -10,17 +10,35 @@ pub fn text(s: &Snapshot) -> String {
         return "this trace_irqoff module has no tag-wait tracking\n".into();
     };
     let mut o = String::new();
-    let state = tw.switching.as_deref().unwrap_or(if tw.enabled { "enabled" } else { "disabled" });
+    let state = tw
+        .switching
+        .as_deref()
+        .unwrap_or(if tw.enabled { "enabled" } else { "disabled" });
     let _ = writeln!(o, "tag-wait tracking: {} (source: {})", state, tw.source);
     if tw.counts.is_empty() {
         let _ = writeln!(o, "no waits counted");
     } else {
-        let _ = writeln!(o, "{:>10} {:>6}  {:<20} {:>10}", "DEV", "HCTX", "POOL", "WAITS");
+        let _ = writeln!(
+            o,
+            "{:>10} {:>6}  {:<20} {:>10}",
+            "DEV", "HCTX", "POOL", "WAITS"
+        );
         let mut rows = tw.counts.clone();
         rows.sort_by_key(|c| std::cmp::Reverse(c.waits));
         for c in rows {
-            let pool = if c.reserved { format!("{} reserved", c.pool) } else { c.pool.clone() };
-            let _ = writeln!(o, "{:>10} {:>6}  {:<20} {:>10}", format!("{},{}", c.major, c.minor), c.hctx, pool, c.waits);
+            let pool = if c.reserved {
+                format!("{} reserved", c.pool)
+            } else {
+                c.pool.clone()
+            };
+            let _ = writeln!(
+                o,
+                "{:>10} {:>6}  {:<20} {:>10}",
+                format!("{},{}", c.major, c.minor),
+                c.hctx,
+                pool,
+                c.waits
+            );
         }
     }
     if tw.overflow + tw.unattributed + tw.missed > 0 {
@@ -31,7 +49,11 @@ pub fn text(s: &Snapshot) -> String {
         );
     }
     if tw.aged_out > 0 {
-        let _ = writeln!(o, "aged out: {} waits of rows idle for a minute, whose entries went to new rows", tw.aged_out);
+        let _ = writeln!(
+            o,
+            "aged out: {} waits of rows idle for a minute, whose entries went to new rows",
+            tw.aged_out
+        );
     }
     o += &super::histogram_unit("wait duration:", "usecs", &tw.duration_hist_us);
     o

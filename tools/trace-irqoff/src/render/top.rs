@@ -12,7 +12,11 @@ pub fn text(t: &[Culprit], color: bool) -> String {
     if t.is_empty() {
         return "no records\n".into();
     }
-    let _ = writeln!(o, "{:<12} {:<14} {:>6} {:>14} {:>14}  {:<24} culprit", "kind", "cause", "count", "worst", "total", "tasks");
+    let _ = writeln!(
+        o,
+        "{:<12} {:<14} {:>6} {:>14} {:>14}  {:<24} culprit",
+        "kind", "cause", "count", "worst", "total", "tasks"
+    );
     for c in t {
         let _ = writeln!(
             o,
@@ -37,13 +41,30 @@ pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
         return "no records\n".into();
     }
     let width = Some(cols);
-    let mut o = super::line::fit(&format!("{:<14} {:>6} {:>10} {:>10}  {}", "KIND", "COUNT", "WORST", "TOTAL", "CULPRIT (TASKS)"), width) + "\n";
+    let mut o = super::line::fit(
+        &format!(
+            "{:<14} {:>6} {:>10} {:>10}  {}",
+            "KIND", "COUNT", "WORST", "TOTAL", "CULPRIT (TASKS)"
+        ),
+        width,
+    ) + "\n";
     for c in t {
         let kind = super::kind_or_cause(c.kind, c.cause);
-        let head = format!("{kind:<14} {:>6} {:>10} {:>10}  ", c.count, super::length(c.worst_ns), super::length(c.total_ns));
-        let line = super::line::fit(&format!("{head}{} ({})", c.culprit, c.comms.join(",")), width);
+        let head = format!(
+            "{kind:<14} {:>6} {:>10} {:>10}  ",
+            c.count,
+            super::length(c.worst_ns),
+            super::length(c.total_ns)
+        );
+        let line = super::line::fit(
+            &format!("{head}{} ({})", c.culprit, c.comms.join(",")),
+            width,
+        );
         // Bold the culprit only where it is whole on the line.
-        let line = match line.strip_prefix(&head).and_then(|rest| rest.strip_prefix(c.culprit.as_str()).map(|tail| (rest, tail))) {
+        let line = match line.strip_prefix(&head).and_then(|rest| {
+            rest.strip_prefix(c.culprit.as_str())
+                .map(|tail| (rest, tail))
+        }) {
             Some((_, tail)) if color => format!("{head}{}{tail}", paint(true, BOLD, &c.culprit)),
             _ => line,
         };
@@ -59,25 +80,56 @@ mod tests {
     use crate::snapshot::Kind;
 
     fn culprit(kind: Kind, cause: Option<Cause>, name: &str) -> Culprit {
-        Culprit { kind, cause, culprit: name.into(), count: 2, worst_ns: 99_800_000, total_ns: 199_600_000, comms: vec!["irq_test".into(), "sh".into()] }
+        Culprit {
+            kind,
+            cause,
+            culprit: name.into(),
+            count: 2,
+            worst_ns: 99_800_000,
+            total_ns: 199_600_000,
+            comms: vec!["irq_test".into(), "sh".into()],
+        }
     }
 
     /// Claim: on a terminal every line fits the width, the softirq-off kind is its cause,
     /// and the culprit comes before the tasks.
     #[test]
     fn the_terminal_table_fits_and_names_the_culprit_first() {
-        let t = [culprit(Kind::Hard, None, "irqoff_sample_hardirq_window"), culprit(Kind::Soft, Some(Cause::BhOff), "irqoff_sample_softirq_window")];
+        let t = [
+            culprit(Kind::Hard, None, "irqoff_sample_hardirq_window"),
+            culprit(
+                Kind::Soft,
+                Some(Cause::BhOff),
+                "irqoff_sample_softirq_window",
+            ),
+        ];
         let text = screen(&t, false, 100);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "KIND            COUNT      WORST      TOTAL  CULPRIT (TASKS)");
+        assert_eq!(
+            lines[0],
+            "KIND            COUNT      WORST      TOTAL  CULPRIT (TASKS)"
+        );
         assert_eq!(lines[1], "hardirq-off         2     100 ms     200 ms  irqoff_sample_hardirq_window (irq_test,sh)");
         assert!(lines[2].starts_with("bh-off "), "{text}");
         let narrow = screen(&t, false, 60);
         assert!(narrow.lines().all(|l| l.chars().count() <= 60), "{narrow}");
-        assert!(narrow.lines().nth(1).is_some_and(|l| l.ends_with('\u{2026}')), "{narrow}");
+        assert!(
+            narrow
+                .lines()
+                .nth(1)
+                .is_some_and(|l| l.ends_with('\u{2026}')),
+            "{narrow}"
+        );
         // Colour never lands inside a cut culprit.
-        assert!(screen(&t, false, 80).lines().all(|l| l.chars().count() <= 80));
-        assert!(screen(&t, true, 100).contains("\x1b[1mirqoff_sample_hardirq_window\x1b[0m (irq_test,sh)"));
-        assert!(!screen(&t, true, 60).lines().nth(1).unwrap_or("").contains('\x1b'));
+        assert!(screen(&t, false, 80)
+            .lines()
+            .all(|l| l.chars().count() <= 80));
+        assert!(screen(&t, true, 100)
+            .contains("\x1b[1mirqoff_sample_hardirq_window\x1b[0m (irq_test,sh)"));
+        assert!(!screen(&t, true, 60)
+            .lines()
+            .nth(1)
+            .unwrap_or("")
+            .contains('\x1b'));
     }
 }

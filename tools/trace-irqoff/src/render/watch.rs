@@ -12,12 +12,29 @@ const WATCH_STACKS: usize = 3;
 
 /// The header and the 20 newest records with their stacks (`watch --stacks`); those not
 /// in `seen` (the previous refresh) are marked new.
-pub fn refresh(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Duration, color: bool) -> String {
+pub fn refresh(
+    s: &Snapshot,
+    seen: Option<&HashSet<RecordKey>>,
+    interval: Duration,
+    color: bool,
+) -> String {
     let mut o = String::new();
     let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
     let now = crate::clock::now_rfc3339();
-    let _ = writeln!(o, "trace-irqoff watch: {now}, {total} events, {} records, every {interval:?} (Ctrl-C quits)", s.records.len());
-    o += &super::resolution(s, [(Kind::Hard, None), (Kind::Soft, Some(Cause::BhOff)), (Kind::Soft, Some(Cause::KsoftirqdWait))], None);
+    let _ = writeln!(
+        o,
+        "trace-irqoff watch: {now}, {total} events, {} records, every {interval:?} (Ctrl-C quits)",
+        s.records.len()
+    );
+    o += &super::resolution(
+        s,
+        [
+            (Kind::Hard, None),
+            (Kind::Soft, Some(Cause::BhOff)),
+            (Kind::Soft, Some(Cause::KsoftirqdWait)),
+        ],
+        None,
+    );
     for r in newest_first(s).into_iter().take(20) {
         let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
         super::record_with(&mut o, r, color, new, 3, s.version, WATCH_STACKS);
@@ -28,7 +45,13 @@ pub fn refresh(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Durati
 /// The terminal view: a header, then one line per window, newest first, as many as
 /// `rows` holds (the newest always on screen), each cut to `cols` ([`super::line`]); new
 /// ones (not in `seen`) starred and bold. The last line counts what did not fit.
-pub fn screen(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Duration, color: bool, (rows, cols): (usize, usize)) -> String {
+pub fn screen(
+    s: &Snapshot,
+    seen: Option<&HashSet<RecordKey>>,
+    interval: Duration,
+    color: bool,
+    (rows, cols): (usize, usize),
+) -> String {
     let width = Some(cols);
     let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
     let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
@@ -44,17 +67,31 @@ pub fn screen(s: &Snapshot, seen: Option<&HashSet<RecordKey>>, interval: Duratio
     o += &(super::paint(color, super::BOLD, &super::line::header(width)) + "\n");
     // The lines so far, and the line the cursor rests on.
     let room = rows.saturating_sub(o.lines().count() + 1).max(1);
-    let shown = if recs.len() > room { room - 1 } else { recs.len() };
+    let shown = if recs.len() > room {
+        room - 1
+    } else {
+        recs.len()
+    };
     for r in recs.iter().take(shown) {
         let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
         let l = super::line::window(r, new, width);
-        o += &(if new { super::paint(color, super::BOLD, &l) } else { l } + "\n");
+        o += &(if new {
+            super::paint(color, super::BOLD, &l)
+        } else {
+            l
+        } + "\n");
     }
     if recs.is_empty() {
         o += " (no window recorded yet)\n";
     }
     if recs.len() > shown {
-        o += &(super::line::fit(&format!(" ... {} older (trace-irqoff records; watch --stacks)", recs.len() - shown), width) + "\n");
+        o += &(super::line::fit(
+            &format!(
+                " ... {} older (trace-irqoff records; watch --stacks)",
+                recs.len() - shown
+            ),
+            width,
+        ) + "\n");
     }
     o
 }
@@ -67,12 +104,31 @@ fn newest_first(s: &Snapshot) -> Vec<&Record> {
 
 /// A refresh on a pipe: the header and the records so far the first time, then only the
 /// records that are new (oldest first), so that a log holds each once.
-pub fn appended(s: &Snapshot, new: &[Record], first: bool, interval: Duration, color: bool) -> String {
+pub fn appended(
+    s: &Snapshot,
+    new: &[Record],
+    first: bool,
+    interval: Duration,
+    color: bool,
+) -> String {
     let mut o = String::new();
     if first {
         let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
-        let _ = writeln!(o, "trace-irqoff watch: {}, {total} events, {} records, every {interval:?} (Ctrl-C quits)", crate::clock::now_rfc3339(), s.records.len());
-        o += &super::resolution(s, [(Kind::Hard, None), (Kind::Soft, Some(Cause::BhOff)), (Kind::Soft, Some(Cause::KsoftirqdWait))], None);
+        let _ = writeln!(
+            o,
+            "trace-irqoff watch: {}, {total} events, {} records, every {interval:?} (Ctrl-C quits)",
+            crate::clock::now_rfc3339(),
+            s.records.len()
+        );
+        o += &super::resolution(
+            s,
+            [
+                (Kind::Hard, None),
+                (Kind::Soft, Some(Cause::BhOff)),
+                (Kind::Soft, Some(Cause::KsoftirqdWait)),
+            ],
+            None,
+        );
     }
     for r in new {
         super::record_with(&mut o, r, color, false, 3, s.version, WATCH_STACKS);
@@ -82,5 +138,13 @@ pub fn appended(s: &Snapshot, new: &[Record], first: bool, interval: Duration, c
 
 /// The last line of `watch --until`.
 pub fn caught(r: &Record, ms: u64) -> String {
-    format!("caught a window of at least {ms} ms: {} on CPU {}, {}, {} (pid {}){}\n", super::record_label(r), r.cpu, super::length(r.latency_ns), r.comm, r.pid, super::when(r))
+    format!(
+        "caught a window of at least {ms} ms: {} on CPU {}, {}, {} (pid {}){}\n",
+        super::record_label(r),
+        r.cpu,
+        super::length(r.latency_ns),
+        r.comm,
+        r.pid,
+        super::when(r)
+    )
 }
