@@ -2,6 +2,33 @@
 //! What the CLI itself refuses (the module's refusals are [`crate::procfs::ProcError`]):
 //! one plain sentence and a hint; `main` prints them and picks the exit status.
 
+/// The exit statuses, all of them (Documentation/trace-irqoff-cli.rst, EXIT STATUS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Done (also when a reader closed the pipe).
+    Success,
+    /// Something failed: the module refused, a file could not be read or written.
+    Failure,
+    /// The command line asked for something impossible, or the module is not loaded.
+    Usage,
+    /// `--until`: a window at least that long came.
+    Caught,
+    /// Ctrl-C ended it early (its work saved, the module restored): 128 + SIGINT.
+    Interrupted,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Success => 0,
+            Exit::Failure => 1,
+            Exit::Usage => 2,
+            Exit::Caught => 3,
+            Exit::Interrupted => 130,
+        }
+    }
+}
+
 /// A refusal of the CLI's own.
 #[derive(Debug, thiserror::Error)]
 #[error("{sentence}")]

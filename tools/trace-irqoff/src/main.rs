@@ -3,9 +3,10 @@
 //! an incident. See `trace-irqoff --help` and Documentation/trace-irqoff-cli.rst.
 //!
 //! Layout: `cli` (the clap types), `cmd` (one file per subcommand: read and drive the
-//! module, print), `render` (values to text and JSON, no I/O), `procfs` (the module's
-//! files), `snapshot` and `original` (their formats). Only this file decides the exit
-//! status.
+//! module, print), `render` (values to text and JSON, no I/O), `model` (settings and
+//! recordings), `procfs`, `stream` and `saved` (the module's files, its event ring, a
+//! saved recording), `snapshot` and `original` (their formats). Only this file decides
+//! the exit status, one of `error::Exit`.
 
 use std::process::ExitCode;
 
@@ -30,7 +31,7 @@ mod stream;
 mod symbols;
 
 use cmd::Outcome;
-use error::Problem;
+use error::{Exit, Problem};
 use output::ClosedPipe;
 use procfs::ProcError;
 
@@ -39,7 +40,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return ExitCode::from(command_line_error(&e)),
     };
-    ExitCode::from(exit_status(cmd::run(&cli)))
+    ExitCode::from(exit_status(cmd::run(&cli)).code())
 }
 
 /// A command line clap refused: in the one error style of every other failure (a sentence,
@@ -56,7 +57,7 @@ fn command_line_error(e: &clap::Error) -> u8 {
         }
         _ => {
             eprint!("{}", clap_error_text(&e.render().to_string()));
-            2
+            Exit::Usage.code()
         }
     }
 }
@@ -101,29 +102,32 @@ fn clap_error_text(text: &str) -> String {
 
 /// The exit status of a command's result (Documentation/trace-irqoff-cli.rst, EXIT STATUS),
 /// after telling the user what went wrong: one sentence, and a hint when there is one.
-fn exit_status(result: anyhow::Result<Outcome>) -> u8 {
+fn exit_status(result: anyhow::Result<Outcome>) -> Exit {
     let e = match result {
-        Ok(Outcome::Done) => return 0,
-        Ok(Outcome::Caught) => return 3,
-        Ok(Outcome::Interrupted) => return 130,
+        Ok(Outcome::Done) => return Exit::Success,
+        Ok(Outcome::Caught) => return Exit::Caught,
+        Ok(Outcome::Interrupted) => return Exit::Interrupted,
         Err(e) => e,
     };
     if e.is::<ClosedPipe>() {
-        return 0;
+        return Exit::Success;
     }
     let (hint, code) = if let Some(pe) = e.downcast_ref::<ProcError>() {
         (
             pe.hint(),
             if matches!(pe, ProcError::NotLoaded(_) | ProcError::ProcRootMissing(_)) {
-                2
+                Exit::Usage
             } else {
-                1
+                Exit::Failure
             },
         )
     } else if let Some(p) = e.downcast_ref::<Problem>() {
-        (Some(p.hint.clone()), if p.usage { 2 } else { 1 })
+        (
+            Some(p.hint.clone()),
+            if p.usage { Exit::Usage } else { Exit::Failure },
+        )
     } else {
-        (None, 1)
+        (None, Exit::Failure)
     };
     eprintln!("trace-irqoff: {e:#}");
     if let Some(hint) = hint {
