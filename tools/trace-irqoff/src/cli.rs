@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::snapshot::Kind;
+use crate::model::snapshot::Kind;
 
 /// Find CPUs that ran with hard interrupts or softirqs off for too long, and who did it.
 ///

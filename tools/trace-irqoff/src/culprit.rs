@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::mechanism;
-use crate::snapshot::{Cause, Kind, Record};
+use crate::model::snapshot::{Cause, Kind, Record};
 use crate::symbols::function;
 
 /// One culprit: how often, how bad.
@@ -255,8 +255,8 @@ mod tests {
 
     #[test]
     fn folded_weighs_profile_stacks_by_their_counts() {
-        let s =
-            crate::snapshot::parse(include_str!("../tests/fixtures/records-watcher.txt")).unwrap();
+        let s = crate::parse::records::parse(include_str!("../tests/fixtures/records-watcher.txt"))
+            .unwrap();
         let tail = "entry_SYSCALL_64_after_hwframe;do_syscall_64;ksys_write;vfs_write;_RNvMs2_NtCs1EKtwoKEMO2_6kernel10miscdeviceINtB5_16MiscdeviceVTableNtCsfhKZwEwFlVQ_18irqoff_sample_main12SampleDeviceE10write_iterB14_;_RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_mainNtB5_12SampleDeviceNtNtCs1EKtwoKEMO2_6kernel10miscdevice10MiscDevice10write_iter;irqoff_sample_hardirq_window";
         let f = folded(&s.records, false);
         // Sorted, as merged (`[` and `_` sort before letters).

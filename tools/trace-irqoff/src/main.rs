@@ -20,13 +20,12 @@ mod error;
 mod files;
 mod mechanism;
 mod model;
-mod original;
 mod output;
+mod parse;
 mod precision;
 mod procfs;
 mod render;
 mod saved;
-mod snapshot;
 mod stream;
 mod symbols;
 

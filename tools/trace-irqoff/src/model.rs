@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //! What the CLI knows of the module apart from how it is read (`procfs`, `stream`,
-//! `saved`) and shown (`render`): its settings, and what `record` saves.
+//! `saved`, parsed by `parse`) and shown (`render`): its state (`snapshot`), its settings,
+//! and what `record` saves.
 
 pub mod recording;
 pub mod settings;
+pub mod snapshot;

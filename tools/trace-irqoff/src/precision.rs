@@ -19,7 +19,7 @@
 //! with both: from max(P/2, slack) shorter to Ps longer (Ps plus a jiffy for
 //! ksoftirqd-wait). A window still open has only a lower bound (its length so far).
 
-use crate::snapshot::{Cause, Config, Kind, Record};
+use crate::model::snapshot::{Cause, Config, Kind, Record};
 
 /// The error bounds of the lengths of one module configuration, in ns: the true length
 /// of a window reported as L lies in `[L - below, L + above]`.

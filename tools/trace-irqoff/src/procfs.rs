@@ -11,8 +11,8 @@ use rustix::io::Errno;
 use tio_logic::limits::{PERIOD_MS_MAX, PERIOD_MS_MIN, THRESHOLD_MS_MAX};
 
 use crate::model::settings::{Settings, Switching};
-use crate::original;
-use crate::snapshot::{self, Snapshot};
+use crate::model::snapshot::{self, Snapshot};
+use crate::parse::original;
 
 /// What can go wrong talking to the module.
 #[derive(Debug, thiserror::Error)]
@@ -30,7 +30,7 @@ pub enum ProcError {
     #[error("tag-wait tracking is not available on this kernel")]
     Unsupported,
     #[error("could not read the module's records: {0}")]
-    Format(#[from] snapshot::ParseError),
+    Format(#[from] crate::parse::records::ParseError),
     #[error("{what} {path}: {source}")]
     Io {
         what: &'static str,
@@ -221,7 +221,7 @@ impl<B: Backend> Module<B> {
     /// (the original trace-irqoff).
     pub fn snapshot(&self) -> Result<Snapshot, ProcError> {
         let mut s = match self.backend.read("records") {
-            Ok(text) => snapshot::parse(&text)?,
+            Ok(text) => crate::parse::records::parse(&text)?,
             Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => {
                 self.snapshot_original()?
             }
@@ -264,7 +264,7 @@ impl<B: Backend> Module<B> {
     /// versions, the original trace-irqoff).
     pub fn counters(&self) -> Result<Snapshot, ProcError> {
         match self.backend.read("counters") {
-            Ok(text) => Ok(snapshot::parse(&text)?),
+            Ok(text) => Ok(crate::parse::records::parse(&text)?),
             Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => {
                 self.snapshot()
             }
@@ -337,7 +337,7 @@ impl<B: Backend> Module<B> {
     }
 
     fn unexpected(&self, name: &str, text: &str) -> ProcError {
-        ProcError::Format(snapshot::ParseError::Malformed {
+        ProcError::Format(crate::parse::records::ParseError::Malformed {
             line: 1,
             what: format!("{name}: unexpected '{}'", text.trim()),
         })

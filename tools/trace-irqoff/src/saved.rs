@@ -11,7 +11,7 @@ use crate::clock::Clock;
 use crate::error::Problem;
 use crate::model::recording::ModuleInfo;
 use crate::model::settings::Settings;
-use crate::snapshot::{Config, Cpu, Record, Snapshot};
+use crate::model::snapshot::{Config, Cpu, Record, Snapshot};
 
 /// What a view needs of a `record` file (it holds more: see `model::recording::Recording`).
 #[derive(Deserialize)]

@@ -18,7 +18,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::clock::Clock;
-use crate::snapshot::{Cause, Cpu, Kind, Record, NR_BUCKETS};
+use crate::model::snapshot::{Cause, Cpu, Kind, Record, NR_BUCKETS};
 
 /// Test only: the tracefs directory to use instead of the mounted one.
 pub const TRACEFS_ENV: &str = "TRACE_IRQOFF_TRACEFS";

@@ -5,10 +5,10 @@ use anyhow::Result;
 
 use super::{Ctx, Outcome};
 use crate::cli::HistArgs;
+use crate::model::snapshot::Snapshot;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
-use crate::snapshot::Snapshot;
 
 pub fn run<B: Backend>(a: &HistArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     show(a, &m.snapshot()?, ctx)

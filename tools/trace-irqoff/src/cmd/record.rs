@@ -21,10 +21,10 @@ use crate::error::Problem;
 use crate::files::AtomicFile;
 use crate::model::recording::{Caught, ModuleInfo, OutsideChange, Recording, StreamSummary};
 use crate::model::settings::Settings;
+use crate::model::snapshot::{self, Cpu, Kind, Record, Snapshot};
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
-use crate::snapshot::{self, Cpu, Kind, Record, Snapshot};
 use crate::stream;
 
 /// How often the settings are compared with the ones `record` set.
@@ -713,7 +713,7 @@ mod tests {
 
     #[test]
     fn counts_survive_a_clear_made_by_someone_else() {
-        let before = snapshot::parse(RECORDS).unwrap();
+        let before = crate::parse::records::parse(RECORDS).unwrap();
         let mut t = Tracker::new(before.clone());
         let mut more = before.clone();
         more.cpus[1].hard_events += 3;
@@ -785,7 +785,7 @@ mod until_tests {
 
     #[test]
     fn caught_by_its_record_or_by_its_bucket() {
-        let s = snapshot::parse(V2).unwrap();
+        let s = crate::parse::records::parse(V2).unwrap();
         let c = caught(&[], &s.records, 55, 2).unwrap();
         assert_eq!((c.cpu, c.kind, c.bucket_ms), (0, Kind::Soft, [64, 127]));
         assert_eq!(c.record.unwrap().latency_ns, 100_111_000);

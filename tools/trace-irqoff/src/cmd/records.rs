@@ -6,11 +6,11 @@ use anyhow::Result;
 use super::{Ctx, Outcome};
 use crate::cli::{RecordsArgs, Sort};
 use crate::error::Problem;
+use crate::model::snapshot::{Record, Snapshot};
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
 use crate::saved::Loaded;
-use crate::snapshot::{Record, Snapshot};
 
 pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let snapshot = m.snapshot()?;

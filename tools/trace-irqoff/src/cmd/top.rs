@@ -11,10 +11,10 @@ use super::{Ctx, Outcome};
 use crate::cli::TopArgs;
 use crate::clock;
 use crate::culprit;
+use crate::model::snapshot::Snapshot;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
-use crate::snapshot::Snapshot;
 use crate::stream::Tally;
 
 pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {

@@ -13,10 +13,10 @@ use anyhow::Result;
 use super::{Ctx, Outcome};
 use crate::cli::WatchArgs;
 use crate::error::Problem;
+use crate::model::snapshot::{self, Record, RecordKey, Snapshot};
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
-use crate::snapshot::{self, Record, RecordKey, Snapshot};
 use crate::stream;
 
 pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {

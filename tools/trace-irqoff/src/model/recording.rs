@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::settings::Settings;
-use crate::snapshot::{Cpu, Kind, Record};
+use crate::model::snapshot::{Cpu, Kind, Record};
 
 /// What `record` saves.
 #[derive(Serialize)]

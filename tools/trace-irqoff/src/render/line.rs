@@ -3,7 +3,7 @@
 //! and culprit, cut to a width. What `watch` shows on a terminal, where a screen must
 //! hold the newest windows with the header (like `perf script` or criticalstat).
 
-use crate::snapshot::{Record, Snapshot};
+use crate::model::snapshot::{Record, Snapshot};
 use crate::symbols::function;
 
 /// The column header of [`window`]'s lines.
@@ -124,7 +124,7 @@ pub fn wrap(line: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{Cause, Kind};
+    use crate::model::snapshot::{Cause, Kind};
 
     fn record(kind: Kind, cause: Option<Cause>, latency_ns: u64) -> Record {
         Record {

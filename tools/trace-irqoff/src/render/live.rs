@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{paint, BOLD, RED};
 use crate::clock::Clock;
-use crate::snapshot::{Kind, Snapshot};
+use crate::model::snapshot::{Kind, Snapshot};
 use crate::stream::Tally;
 
 /// One CPU and kind, since load or, given a [`Base`], since it was taken. Events and the
@@ -338,8 +338,8 @@ mod tests {
 
     #[test]
     fn per_cpu_and_kind_with_recorded_latencies() {
-        let s =
-            crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap();
+        let s = crate::parse::records::parse(include_str!("../../tests/fixtures/records-v1.txt"))
+            .unwrap();
         let r = rows(&s, None, None);
         assert_eq!(r.len(), 4);
         let hard1 = &r[2];
@@ -368,8 +368,8 @@ mod tests {
         assert!(text.contains("\n   1  hardirq-off         4        3        53 ms        53 ms        58 ms        67 ms\n"), "{text}");
         assert!(text.contains("\n   0  softirq-off         0        0            -            -            -            -\n"), "{text}");
         // v2: the open window does not count as a length.
-        let s2 =
-            crate::snapshot::parse(include_str!("../../tests/fixtures/records-v2.txt")).unwrap();
+        let s2 = crate::parse::records::parse(include_str!("../../tests/fixtures/records-v2.txt"))
+            .unwrap();
         let soft3 = rows(&s2, None, None)
             .into_iter()
             .find(|r| r.cpu == 3 && r.kind == Kind::Soft)
@@ -382,8 +382,9 @@ mod tests {
     /// recorded since; a window still open is its own row with its running length.
     #[test]
     fn since_the_start_and_open_windows() {
-        let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-watcher.txt"))
-            .unwrap();
+        let s =
+            crate::parse::records::parse(include_str!("../../tests/fixtures/records-watcher.txt"))
+                .unwrap();
         let mut before = s.clone();
         // At the base, cpu 1 had one hardirq-off window fewer, of 95 ms less.
         let c1 = before.cpus.iter_mut().find(|c| c.cpu == 1).unwrap();
@@ -441,8 +442,9 @@ mod tests {
     /// records; the events and the average still come from the module's exact counts.
     #[test]
     fn the_stream_gives_last_min_max_of_every_window() {
-        let s = crate::snapshot::parse(include_str!("../../tests/fixtures/records-watcher.txt"))
-            .unwrap();
+        let s =
+            crate::parse::records::parse(include_str!("../../tests/fixtures/records-watcher.txt"))
+                .unwrap();
         let base = Base::new(&s, 2_000_000_000);
         let line = |lat: u64, end: u64| {
             format!("sh-1 [001] d.h1. 1.0: hardirq_off: cpu=1 latency_ns={lat} lower_bound=0 pid=1 comm=sh cause=- end_ns={end} seq=1 end_shows_culprit=1 frames=0x0")
@@ -483,8 +485,8 @@ mod tests {
     /// VM: every row of cpu 1 turned red with 0 events).
     #[test]
     fn only_rows_whose_events_grew_are_marked() {
-        let s =
-            crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap();
+        let s = crate::parse::records::parse(include_str!("../../tests/fixtures/records-v1.txt"))
+            .unwrap();
         let since_load = rows(&s, None, None);
         let since_start = rows(&s, Some(&Base::new(&s, u64::MAX)), None);
         assert!(since_load.iter().any(|r| r.events > 0));
@@ -500,8 +502,8 @@ mod tests {
     /// first and the rest are counted, so that the whole fits.
     #[test]
     fn the_terminal_view_fits_width_and_height() {
-        let s =
-            crate::snapshot::parse(include_str!("../../tests/fixtures/records-v1.txt")).unwrap();
+        let s = crate::parse::records::parse(include_str!("../../tests/fixtures/records-v1.txt"))
+            .unwrap();
         let r = rows(&s, None, None);
         let big = screen(
             &s,

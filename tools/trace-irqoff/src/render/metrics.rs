@@ -8,8 +8,8 @@
 
 use std::fmt::Write;
 
-use crate::snapshot::Row;
-use crate::snapshot::{Cause, Cpu, Kind, Snapshot, TagWait, NR_BUCKETS};
+use crate::model::snapshot::Row;
+use crate::model::snapshot::{Cause, Cpu, Kind, Snapshot, TagWait, NR_BUCKETS};
 
 /// The labels of a latency series: CPU (empty for the original module, which only sums),
 /// kind, and for softirqs of a v2 module the cause (empty otherwise).
@@ -523,7 +523,7 @@ mod tests {
     use super::*;
 
     fn parse(name: &str) -> Snapshot {
-        crate::snapshot::parse(match name {
+        crate::parse::records::parse(match name {
             "v1" => include_str!("../../tests/fixtures/records-v1.txt"),
             _ => include_str!("../../tests/fixtures/records-v2.txt"),
         })

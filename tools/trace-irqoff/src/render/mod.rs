@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use anstyle::{AnsiColor, Style};
 
-use crate::snapshot::{Cause, Kind, Record, Snapshot, NR_BUCKETS};
+use crate::model::snapshot::{Cause, Kind, Record, Snapshot, NR_BUCKETS};
 
 pub mod hist;
 pub mod line;
@@ -286,7 +286,7 @@ pub fn share(part: u64, whole: u64) -> String {
 /// once the mechanism frames at their leaf are set aside (a clock read, lock debugging, a
 /// delay: where a sample happened to land inside the same code) count as one, shown as the
 /// most-seen of them; most-seen first.
-fn merged_stacks(p: &crate::snapshot::Profile) -> Vec<crate::snapshot::ProfileStack> {
+fn merged_stacks(p: &crate::model::snapshot::Profile) -> Vec<crate::model::snapshot::ProfileStack> {
     use crate::symbols::function;
     let key = |frames: &[String]| -> Vec<String> {
         let names: Vec<&str> = frames.iter().map(|f| function(f)).collect();
@@ -299,7 +299,7 @@ fn merged_stacks(p: &crate::snapshot::Profile) -> Vec<crate::snapshot::ProfileSt
             .map(|f| f.to_string())
             .collect()
     };
-    let mut out: Vec<(Vec<String>, crate::snapshot::ProfileStack)> = Vec::new();
+    let mut out: Vec<(Vec<String>, crate::model::snapshot::ProfileStack)> = Vec::new();
     for st in &p.stacks {
         let k = key(&st.frames);
         match out.iter_mut().find(|(ok, _)| *ok == k) {
@@ -307,7 +307,8 @@ fn merged_stacks(p: &crate::snapshot::Profile) -> Vec<crate::snapshot::ProfileSt
             None => out.push((k, st.clone())),
         }
     }
-    let mut v: Vec<crate::snapshot::ProfileStack> = out.into_iter().map(|(_, st)| st).collect();
+    let mut v: Vec<crate::model::snapshot::ProfileStack> =
+        out.into_iter().map(|(_, st)| st).collect();
     v.sort_by_key(|s| std::cmp::Reverse(s.count));
     v
 }
@@ -469,7 +470,7 @@ mod tests {
     /// apart, and the most-seen member is what is shown.
     #[test]
     fn one_loop_is_one_stack_whatever_its_leaves() {
-        use crate::snapshot::{Profile, ProfileStack};
+        use crate::model::snapshot::{Profile, ProfileStack};
         let st = |count: u64, frames: &[&str]| ProfileStack {
             count,
             frames: frames.iter().map(|f| f.to_string()).collect(),
@@ -555,7 +556,7 @@ mod tests {
     }
 
     fn v2() -> Snapshot {
-        crate::snapshot::parse(include_str!("../../tests/fixtures/records-v2.txt")).unwrap()
+        crate::parse::records::parse(include_str!("../../tests/fixtures/records-v2.txt")).unwrap()
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{paint, BOLD};
 use crate::model::settings::Settings;
-use crate::snapshot::{Cpu, Kind, Ongoing, Record, Snapshot, TagWait, Watcher};
+use crate::model::snapshot::{Cpu, Kind, Ongoing, Record, Snapshot, TagWait, Watcher};
 use crate::symbols::function;
 
 /// `status --json`.

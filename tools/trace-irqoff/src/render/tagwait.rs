@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::snapshot::Snapshot;
+use crate::model::snapshot::Snapshot;
 
 pub fn text(s: &Snapshot) -> String {
     let Some(tw) = &s.tag_wait else {

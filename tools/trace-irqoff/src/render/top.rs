@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::{paint, BOLD};
 use crate::culprit::Culprit;
-use crate::snapshot::Cause;
+use crate::model::snapshot::Cause;
 
 pub fn text(t: &[Culprit], color: bool) -> String {
     let mut o = String::new();
@@ -77,7 +77,7 @@ pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::Kind;
+    use crate::model::snapshot::Kind;
 
     fn culprit(kind: Kind, cause: Option<Cause>, name: &str) -> Culprit {
         Culprit {

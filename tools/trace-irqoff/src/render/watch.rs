@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::snapshot::{Cause, Kind, Record, RecordKey, Snapshot};
+use crate::model::snapshot::{Cause, Kind, Record, RecordKey, Snapshot};
 
 /// Profile stacks `watch` shows per record (the rest are summed in one line).
 const WATCH_STACKS: usize = 3;

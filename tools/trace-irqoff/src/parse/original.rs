@@ -3,7 +3,8 @@
 //! ByteDance module also has. The CLI falls back on them when the module has no `records`
 //! file (the original module), so `records`, `top` and `hist` work against it too.
 
-use crate::snapshot::{Kind, ParseError, Record, Row};
+use super::records::ParseError;
+use crate::model::snapshot::{Kind, Record, Row};
 
 fn malformed(line: usize, what: impl Into<String>) -> ParseError {
     ParseError::Malformed {
@@ -184,8 +185,10 @@ mod tests {
 
     #[test]
     fn parses_the_originals_trace_latency() {
-        let t = parse_trace_latency(include_str!("../tests/fixtures/original-trace_latency.txt"))
-            .unwrap();
+        let t = parse_trace_latency(include_str!(
+            "../../tests/fixtures/original-trace_latency.txt"
+        ))
+        .unwrap();
         assert_eq!(t.threshold_ms, 50);
         assert_eq!(t.records.len(), 3);
         let h = &t.records[0];
@@ -238,7 +241,7 @@ mod tests {
     #[test]
     fn parses_the_originals_distribute() {
         let d =
-            parse_distribute(include_str!("../tests/fixtures/original-distribute.txt")).unwrap();
+            parse_distribute(include_str!("../../tests/fixtures/original-distribute.txt")).unwrap();
         assert_eq!(d.len(), 2);
         assert_eq!(d[0].0, Kind::Hard);
         assert_eq!(
@@ -280,8 +283,8 @@ mod ours {
     /// Our module's trace_latency, captured in the test VM, parses with the same code.
     #[test]
     fn parses_our_trace_latency_fixture() {
-        let t =
-            parse_trace_latency(include_str!("../tests/fixtures/ours-trace_latency.txt")).unwrap();
+        let t = parse_trace_latency(include_str!("../../tests/fixtures/ours-trace_latency.txt"))
+            .unwrap();
         assert_eq!(t.threshold_ms, 50);
         assert!(t
             .records
@@ -296,7 +299,8 @@ mod ours {
             .iter()
             .all(|r| r.latency_ns % 1_000_000 != 0 && r.timestamp_ns > 0));
         let snap =
-            crate::snapshot::parse(include_str!("../tests/fixtures/records-v1.txt")).unwrap();
+            crate::parse::records::parse(include_str!("../../tests/fixtures/records-v1.txt"))
+                .unwrap();
         // The two files describe the same records.
         assert_eq!(t.records.len(), snap.records.len());
     }

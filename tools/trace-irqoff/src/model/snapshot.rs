@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The module's state as one value: what `parse::records` reads from
+//! `/proc/trace_irqoff/records` and `counters` (see Documentation/trace-irqoff.rst),
+//! serialised as the CLI's JSON.
+
+use serde::{Deserialize, Serialize};
+
+/// Number of log2 buckets; bucket k holds [2^k, 2^(k+1)) ms.
+pub const NR_BUCKETS: usize = tio_logic::hist::NR_BUCKETS;
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    Hash,
+    PartialOrd,
+    Ord,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Hard interrupts were off.
+    Hard,
+    /// Softirqs could not run.
+    Soft,
+}
+
+impl Kind {
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Hard => "hardirq-off",
+            Kind::Soft => "softirq-off",
+        }
+    }
+}
+
+/// Why softirqs could not run (records format v2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cause {
+    /// Bottom halves were disabled, or a softirq handler ran long.
+    BhOff,
+    /// Softirqs were pending with bottom halves enabled, deferred to the softirq thread
+    /// (ksoftirqd/N, or ktimers/N), which did not get the CPU.
+    KsoftirqdWait,
+}
+
+impl Cause {
+    /// The name the module and the JSON use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::BhOff => "bh-off",
+            Cause::KsoftirqdWait => "ksoftirqd-wait",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "bh-off" => Some(Cause::BhOff),
+            "ksoftirqd-wait" => Some(Cause::KsoftirqdWait),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    pub enabled: bool,
+    /// The CPUs sampled (a CPU list; "-": none), and the nohz_full ones, which are not by
+    /// default; absent from modules without a `cpus` selection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nohz_full: Option<String>,
+    pub period_ns: u64,
+    pub threshold_ns: u64,
+    pub hz: u64,
+    pub records_per_cpu: u32,
+    pub soft_period_ns: u64,
+    pub soft_event_ns: u64,
+    /// When the counts and records began (the load or the last clear), and when sampling
+    /// was last enabled (0: off), CLOCK_MONOTONIC; absent from older modules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts_since_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled_since_ns: Option<u64>,
+    /// The clock anchor the file was read with: CLOCK_REALTIME minus CLOCK_MONOTONIC then,
+    /// so that wall-clock times are right wherever a saved file is read; absent from
+    /// older modules (this machine's is used then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub realtime_offset_ns: Option<u64>,
+    /// The same two in wall-clock time (RFC 3339 UTC), set where the records' are.
+    #[serde(skip)]
+    pub counts_since: Option<String>,
+    #[serde(skip)]
+    pub enabled_since: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cpu {
+    pub cpu: u32,
+    pub online: bool,
+    pub hard_events: u64,
+    pub soft_events: u64,
+    /// Events not kept because the buffer held only worse ones.
+    pub dropped: u64,
+    /// Kept records overwritten by a worse event.
+    pub replaced: u64,
+    /// Gaps that ended in the idle loop (late wake-ups, not irq-off sections; not events).
+    #[serde(default)]
+    pub idle_gaps: u64,
+    /// Timer_list gaps in which the hrtimer found softirqs free to run (a late timer, not
+    /// a softirq-off window; not events); 0 before the module counted them.
+    #[serde(default)]
+    pub late_timer_gaps: u64,
+    /// Gaps long only because of steal time the kernel accounted over them (the
+    /// hypervisor did not run the vCPU; not events); 0 where it accounts none, and before
+    /// the module counted them.
+    #[serde(default)]
+    pub steal_gaps: u64,
+    /// Softirq events by cause (they add up to `soft_events`); 0 before format v2.
+    #[serde(default)]
+    pub soft_bh_off_events: u64,
+    #[serde(default)]
+    pub soft_ksoftirqd_wait_events: u64,
+    /// Log2 histogram counts per kind (bucket k: [2^k, 2^(k+1)) ms).
+    pub hard_hist: Vec<u64>,
+    pub soft_hist: Vec<u64>,
+    /// `soft_hist` split by cause; empty before format v2 (the split is unknown then).
+    #[serde(default)]
+    pub soft_bh_off_hist: Vec<u64>,
+    #[serde(default)]
+    pub soft_ksoftirqd_wait_hist: Vec<u64>,
+    /// Exact sums of the latencies counted in each histogram (module 0.1.0 since records v2
+    /// with `*_sum_ns`); `None` where the module does not say, and only an estimate exists.
+    #[serde(default)]
+    pub sums_ns: Sums,
+}
+
+impl Cpu {
+    /// A CPU with nothing counted (online, no histograms).
+    pub fn new(cpu: u32) -> Self {
+        Self {
+            cpu,
+            online: true,
+            hard_events: 0,
+            soft_events: 0,
+            dropped: 0,
+            replaced: 0,
+            idle_gaps: 0,
+            late_timer_gaps: 0,
+            steal_gaps: 0,
+            soft_bh_off_events: 0,
+            soft_ksoftirqd_wait_events: 0,
+            hard_hist: Vec::new(),
+            soft_hist: Vec::new(),
+            soft_bh_off_hist: Vec::new(),
+            soft_ksoftirqd_wait_hist: Vec::new(),
+            sums_ns: Sums::default(),
+        }
+    }
+}
+
+/// The exact sums of a CPU's histograms, in ns, where the module gives them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sums {
+    pub hard: Option<u64>,
+    pub soft: Option<u64>,
+    pub soft_bh_off: Option<u64>,
+    pub soft_ksoftirqd_wait: Option<u64>,
+}
+
+impl Cpu {
+    /// The exact sum in ns of the histogram `hist(kind, cause)` names, if known.
+    pub fn sum_ns(&self, kind: Kind, cause: Option<Cause>) -> Option<u64> {
+        match (kind, cause) {
+            (Kind::Hard, _) => self.sums_ns.hard,
+            (Kind::Soft, None) => self.sums_ns.soft,
+            (Kind::Soft, Some(Cause::BhOff)) => self.sums_ns.soft_bh_off,
+            (Kind::Soft, Some(Cause::KsoftirqdWait)) => self.sums_ns.soft_ksoftirqd_wait,
+        }
+    }
+
+    /// The histogram of `kind`, narrowed to `cause` for softirqs (empty when unknown).
+    pub fn hist(&self, kind: Kind, cause: Option<Cause>) -> &[u64] {
+        match (kind, cause) {
+            (Kind::Hard, _) => &self.hard_hist,
+            (Kind::Soft, None) => &self.soft_hist,
+            (Kind::Soft, Some(Cause::BhOff)) => &self.soft_bh_off_hist,
+            (Kind::Soft, Some(Cause::KsoftirqdWait)) => &self.soft_ksoftirqd_wait_hist,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    pub cpu: u32,
+    pub kind: Kind,
+    /// Softirq records of format v2; none for hardirq records and before v2.
+    #[serde(default)]
+    pub cause: Option<Cause>,
+    /// In v2, a softirq window still open when the file was read (latency so far); in v1,
+    /// a softirq record taken by the hrtimer while softirqs were starved.
+    pub lower_bound: bool,
+    pub latency_ns: u64,
+    /// When the window ended (the open window of v2: when it was read), CLOCK_MONOTONIC.
+    pub timestamp_ns: u64,
+    /// The same in wall-clock time, RFC 3339 UTC, converted with the boot time at read;
+    /// absent when the module gives no timestamp (the original's `trace_latency`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_time: Option<String>,
+    /// When the window started (`timestamp_ns - latency_ns`), in wall-clock time the same
+    /// way; for the text views (JSON has both numbers).
+    #[serde(skip)]
+    pub start_wall_time: Option<String>,
+    pub pid: i32,
+    pub comm: String,
+    /// For ksoftirqd-wait: how long the softirq thread was seen runnable but not running
+    /// during the window (0: not seen, or unknown).
+    #[serde(default)]
+    pub runnable_ns: u64,
+    /// Symbolised frames where the window ended, culprit first: `func+0x1f/0x80 [module]`.
+    pub stack: Vec<String>,
+    /// Whether `stack` shows the culprit. Not where the window was an interrupt handler,
+    /// timer or softirq callback, or IPI function that had returned when the sampler ran
+    /// (the module says so; before it did, always assumed).
+    #[serde(default = "yes")]
+    pub end_shows_culprit: bool,
+    /// The task running while the window was open, and its stack then (the hrtimer's
+    /// sample): what ran instead of the softirq thread. 0, empty and empty when not taken.
+    #[serde(default)]
+    pub window_pid: i32,
+    #[serde(default)]
+    pub window_comm: String,
+    #[serde(default)]
+    pub window_stack: Vec<String>,
+    /// A window on another CPU that overlapped this one.
+    #[serde(default)]
+    pub overlap: Option<Overlap>,
+    /// A window still open when the file was read (format v2 `lower_bound=1`: a softirq
+    /// window, or a hardirq window seen by the watcher): its latency so far, no end stack.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ongoing: bool,
+    /// Where the window was while it was open: the distinct stacks sampled in it, with
+    /// counts (module with the watcher; none before, or without samples).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
+    /// The range the true length lies in, from the module's period and HZ (see
+    /// `precision`); absent for a window still open and for the original module.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub true_latency_min_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub true_latency_max_ns: Option<u64>,
+}
+
+/// A window's in-window profile: the stacks sampled while it was open, most-seen first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Samples taken.
+    pub samples: u64,
+    /// Their weight in sampler periods (a sample counts as many periods as its stride:
+    /// sampling thins out in long windows), so weights are proportional to time.
+    pub weight: u64,
+    /// Distinct stacks the module saw; only the most-seen are kept in `stacks`.
+    pub distinct: u64,
+    /// Weight that fitted no stack of the module's table.
+    pub other: u64,
+    pub stacks: Vec<ProfileStack>,
+}
+
+impl Profile {
+    /// The weight of the stacks not kept (and `other`): `weight` minus the kept counts.
+    pub fn unkept(&self) -> u64 {
+        self.weight
+            .saturating_sub(self.stacks.iter().map(|s| s.count).sum())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileStack {
+    /// Weight in sampler periods.
+    pub count: u64,
+    /// Innermost first, like `Record::stack`.
+    pub frames: Vec<String>,
+}
+
+/// The watcher: stacks of hardirq-off windows still open, taken by NMI from another CPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Watcher {
+    pub available: bool,
+    /// Its NMI handler is registered (while sampling is enabled).
+    pub active: bool,
+    /// Why it is not available: "arch", "register-failed", "nmi-timeout", "off".
+    pub reason: Option<String>,
+    pub max_window_samples: u64,
+    pub stuck_ns: u64,
+    pub nmi_sent: u64,
+    pub nmi_answered: u64,
+    pub nmi_stale: u64,
+    pub nmi_missed: u64,
+    /// Windows overdue past the stuck length that no NMI found running anything but the
+    /// idle loop (a vCPU not run, a frozen VM): no stuck line; 0 before the module counted.
+    #[serde(default)]
+    pub stuck_unconfirmed: u64,
+}
+
+/// A hardirq-off window still open when the file was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ongoing {
+    pub cpu: u32,
+    pub kind: Kind,
+    /// Its length so far.
+    pub latency_ns: u64,
+    /// When it started, CLOCK_MONOTONIC.
+    pub start_ns: u64,
+    /// The task of its latest in-window sample; 0 and empty before any.
+    pub pid: i32,
+    pub comm: String,
+    /// In-window samples taken so far.
+    pub samples: u64,
+    /// The CPU watching it, if one does.
+    pub watcher_cpu: Option<u32>,
+}
+
+impl Record {
+    /// A record of `kind` on `cpu` with every other field empty, for struct update syntax.
+    pub fn new(cpu: u32, kind: Kind) -> Self {
+        Self {
+            cpu,
+            kind,
+            cause: None,
+            lower_bound: false,
+            latency_ns: 0,
+            timestamp_ns: 0,
+            wall_time: None,
+            start_wall_time: None,
+            pid: 0,
+            comm: String::new(),
+            runnable_ns: 0,
+            stack: Vec::new(),
+            end_shows_culprit: true,
+            window_pid: 0,
+            window_comm: String::new(),
+            window_stack: Vec::new(),
+            overlap: None,
+            ongoing: false,
+            profile: None,
+            true_latency_min_ns: None,
+            true_latency_max_ns: None,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What tells records apart between two reads of the file.
+pub type RecordKey = (u32, Kind, u64, u64);
+
+impl Record {
+    /// CPU, kind, timestamp and latency: no two windows share them.
+    pub fn key(&self) -> RecordKey {
+        (self.cpu, self.kind, self.timestamp_ns, self.latency_ns)
+    }
+}
+
+/// The first of `records` (in their order) that is a window of at least `ms`, ended: in
+/// format v2 a lower bound is a window still open, whose own record follows when it ends.
+pub fn first_at_least(records: &[Record], ms: u64, version: u32) -> Option<&Record> {
+    records
+        .iter()
+        .find(|r| r.latency_ns >= ms.saturating_mul(1_000_000) && !(r.lower_bound && version >= 2))
+}
+
+/// What happened between two snapshots: per-CPU counts and histograms counted in between,
+/// and the records that appeared.
+pub fn delta(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {
+    let old: std::collections::HashSet<RecordKey> =
+        before.records.iter().map(Record::key).collect();
+    let records = after
+        .records
+        .iter()
+        .filter(|r| !old.contains(&r.key()))
+        .cloned()
+        .collect();
+    let cpus = after
+        .cpus
+        .iter()
+        .map(|a| {
+            let b = before.cpus.iter().find(|b| b.cpu == a.cpu);
+            let sub = |x: u64, y: Option<u64>| x.saturating_sub(y.unwrap_or(0));
+            let subv = |x: &Vec<u64>, y: Option<&Vec<u64>>| {
+                x.iter()
+                    .enumerate()
+                    .map(|(i, v)| v.saturating_sub(y.and_then(|y| y.get(i).copied()).unwrap_or(0)))
+                    .collect()
+            };
+            Cpu {
+                cpu: a.cpu,
+                online: a.online,
+                hard_events: sub(a.hard_events, b.map(|b| b.hard_events)),
+                soft_events: sub(a.soft_events, b.map(|b| b.soft_events)),
+                soft_bh_off_events: sub(a.soft_bh_off_events, b.map(|b| b.soft_bh_off_events)),
+                soft_ksoftirqd_wait_events: sub(
+                    a.soft_ksoftirqd_wait_events,
+                    b.map(|b| b.soft_ksoftirqd_wait_events),
+                ),
+                dropped: sub(a.dropped, b.map(|b| b.dropped)),
+                replaced: sub(a.replaced, b.map(|b| b.replaced)),
+                idle_gaps: sub(a.idle_gaps, b.map(|b| b.idle_gaps)),
+                late_timer_gaps: sub(a.late_timer_gaps, b.map(|b| b.late_timer_gaps)),
+                steal_gaps: sub(a.steal_gaps, b.map(|b| b.steal_gaps)),
+                hard_hist: subv(&a.hard_hist, b.map(|b| &b.hard_hist)),
+                soft_hist: subv(&a.soft_hist, b.map(|b| &b.soft_hist)),
+                soft_bh_off_hist: subv(&a.soft_bh_off_hist, b.map(|b| &b.soft_bh_off_hist)),
+                soft_ksoftirqd_wait_hist: subv(
+                    &a.soft_ksoftirqd_wait_hist,
+                    b.map(|b| &b.soft_ksoftirqd_wait_hist),
+                ),
+                sums_ns: {
+                    let d = |x: Option<u64>, y: Option<Option<u64>>| {
+                        x.map(|x| x.saturating_sub(y.flatten().unwrap_or(0)))
+                    };
+                    Sums {
+                        hard: d(a.sums_ns.hard, b.map(|b| b.sums_ns.hard)),
+                        soft: d(a.sums_ns.soft, b.map(|b| b.sums_ns.soft)),
+                        soft_bh_off: d(a.sums_ns.soft_bh_off, b.map(|b| b.sums_ns.soft_bh_off)),
+                        soft_ksoftirqd_wait: d(
+                            a.sums_ns.soft_ksoftirqd_wait,
+                            b.map(|b| b.sums_ns.soft_ksoftirqd_wait),
+                        ),
+                    }
+                },
+            }
+        })
+        .collect();
+    (cpus, records)
+}
+
+/// The window on another CPU that overlapped a record's window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overlap {
+    pub cpu: u32,
+    pub kind: Kind,
+    /// That CPU's record: its latency, or none when it was not found (still open, or
+    /// not kept); pid and comm are then 0 and empty.
+    pub latency_ns: Option<u64>,
+    pub pid: i32,
+    pub comm: String,
+}
+
+/// blk-mq tag starvation counters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TagWait {
+    pub enabled: bool,
+    /// "enabling" or "disabling" while a writer waits for every CPU (kprobe
+    /// (un)registration); absent otherwise and from modules that do not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switching: Option<String>,
+    /// "tracepoint", "kprobe" or "none".
+    pub source: String,
+    /// Waits not counted per device: table full / hardware queue unknown.
+    pub overflow: u64,
+    pub unattributed: u64,
+    /// blk_mq_get_tag calls whose duration was not measured.
+    pub missed: u64,
+    /// Of `unattributed`, kicks not kept because too many tasks waited at once; waits of
+    /// rows that gave their entry to a new one (idle for a minute). 0 from older modules.
+    #[serde(default)]
+    pub kicks_full: u64,
+    #[serde(default)]
+    pub aged_out: u64,
+    pub counts: Vec<TagCount>,
+    /// Log2 histogram of wait durations: bucket k holds [2^k, 2^(k+1)) µs.
+    pub duration_hist_us: Vec<u64>,
+    /// The exact sum of the durations, µs, where the module gives it (`tagwait_sum_us`).
+    #[serde(default)]
+    pub duration_sum_us: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TagCount {
+    pub major: u32,
+    pub minor: u32,
+    pub hctx: u32,
+    /// "hardware" (driver tags) or "scheduler".
+    pub pool: String,
+    pub reserved: bool,
+    pub waits: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub version: u32,
+    pub config: Config,
+    pub cpus: Vec<Cpu>,
+    pub records: Vec<Record>,
+    /// The watcher of windows still open (absent on module versions without it).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub watcher: Option<Watcher>,
+    /// Hardirq-off windows still open, as the watcher saw them.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub ongoing: Vec<Ongoing>,
+    /// Tag-wait tracking (absent on module versions without it).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tag_wait: Option<TagWait>,
+    /// Histograms as the original module's `distribute` printed them, when the snapshot
+    /// was read from a module without a `records` file (per-CPU counts are then unknown).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub original_hist: Option<Vec<(Kind, Vec<Row>)>>,
+    /// The longest window per CPU, kind and cause, when the snapshot was read from the
+    /// `counters` file (which has no records to take it from).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub worst: Option<Vec<Worst>>,
+}
+
+impl Snapshot {
+    /// Sets the wall-clock times of the config and the records from `clock`, and keeps
+    /// its anchor, so that JSON written from it carries the anchor too.
+    pub fn stamp(&mut self, clock: &crate::clock::Clock) {
+        let c = &mut self.config;
+        c.realtime_offset_ns = Some(clock.realtime_offset_ns());
+        c.counts_since = c.counts_since_ns.map(|ns| clock.rfc3339(ns));
+        c.enabled_since = c
+            .enabled_since_ns
+            .filter(|ns| *ns != 0)
+            .map(|ns| clock.rfc3339(ns));
+        for r in self.records.iter_mut().filter(|r| r.timestamp_ns != 0) {
+            r.wall_time = Some(clock.rfc3339(r.timestamp_ns));
+            r.start_wall_time = Some(clock.rfc3339(r.timestamp_ns.saturating_sub(r.latency_ns)));
+        }
+    }
+}
+
+/// One row of the original module's `distribute` histogram: [lo, hi] ms and its count.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Row {
+    pub lo_ms: u64,
+    pub hi_ms: u64,
+    pub count: u64,
+}
+
+/// A `worst` line of the `counters` file: the longest window of a CPU that `records`
+/// shows (its records and its windows still open), per kind and softirq cause; 0: none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Worst {
+    pub cpu: u32,
+    pub hard_ns: u64,
+    pub soft_ns: u64,
+    pub soft_bh_off_ns: u64,
+    pub soft_ksoftirqd_wait_ns: u64,
+}
+
+impl Worst {
+    /// The longest window of `kind`, narrowed to `cause` for softirqs.
+    pub fn of(&self, kind: Kind, cause: Option<Cause>) -> u64 {
+        match (kind, cause) {
+            (Kind::Hard, _) => self.hard_ns,
+            (Kind::Soft, None) => self.soft_ns,
+            (Kind::Soft, Some(Cause::BhOff)) => self.soft_bh_off_ns,
+            (Kind::Soft, Some(Cause::KsoftirqdWait)) => self.soft_ksoftirqd_wait_ns,
+        }
+    }
+}
