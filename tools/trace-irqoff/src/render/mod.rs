@@ -219,6 +219,20 @@ pub fn record_label(r: &Record) -> String {
     }
 }
 
+/// A window in a sentence: "hardirq-off on CPU 1, 59 ms, sh (pid 117)  ended ..."
+/// (`record --until` and `watch --until` say which window ended them).
+pub fn window_sentence(r: &Record) -> String {
+    format!(
+        "{} on CPU {}, {}, {} (pid {}){}",
+        record_label(r),
+        r.cpu,
+        length(r.latency_ns),
+        r.comm,
+        r.pid,
+        when(r)
+    )
+}
+
 /// The task a record's headline names: "sh (pid 79)"; for ksoftirqd-wait, the task that
 /// ran instead of the softirq thread, when sampled: "my hog (pid 131) ran, ksoftirqd/2
 /// (pid 24) waited".

@@ -21,15 +21,7 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
     let mut o = String::new();
     if let Some(c) = &rec.caught {
         let what = match &c.record {
-            Some(r) => format!(
-                "{} on CPU {}, {}, {} (pid {}){}",
-                super::record_label(r),
-                c.cpu,
-                super::length(r.latency_ns),
-                r.comm,
-                r.pid,
-                super::when(r)
-            ),
+            Some(r) => super::window_sentence(r),
             None => format!(
                 "{} on CPU {}, {}..{} ms (counted, not kept: the CPU's records are all worse)",
                 c.kind.label(),

@@ -139,12 +139,7 @@ pub fn appended(
 /// The last line of `watch --until`.
 pub fn caught(r: &Record, ms: u64) -> String {
     format!(
-        "caught a window of at least {ms} ms: {} on CPU {}, {}, {} (pid {}){}\n",
-        super::record_label(r),
-        r.cpu,
-        super::length(r.latency_ns),
-        r.comm,
-        r.pid,
-        super::when(r)
+        "caught a window of at least {ms} ms: {}\n",
+        super::window_sentence(r)
     )
 }
