@@ -6,7 +6,7 @@
 
 use kernel::sync::atomic::{Atomic, Relaxed};
 
-use crate::histogram::{bucket, NR_BUCKETS};
+use crate::logic::histogram::{bucket, NR_BUCKETS};
 
 /// Counts of one CPU and kind. Written by that CPU's sampler, read and cleared by anyone;
 /// a count racing with a clear may survive it, which only the instant of the clear sees.

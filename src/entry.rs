@@ -19,7 +19,7 @@ use crate::ffi::{self, ProcDir};
 use crate::procfs::{self, ProcFile};
 use crate::sampler::CpuSampler;
 use crate::state::State;
-use crate::tag_key::TagKey;
+use crate::logic::tag_key::TagKey;
 use crate::tag_wait;
 
 /// Fails to compile unless each entry point `$f` has exactly the type bindgen gives its

@@ -15,7 +15,7 @@
 use kernel::sync::atomic::{Atomic, Relaxed};
 
 use crate::ffi;
-use crate::stack::{self, FrameClass};
+use crate::logic::stack::{self, FrameClass};
 
 const ENTRIES: usize = 256;
 const UPPER: u64 = 0xffff_ffff_0000_0000;

@@ -67,7 +67,7 @@ impl Namer {
 
     /// Bytes it allocated (its buffer).
     pub(crate) fn allocated_bytes(&self) -> usize {
-        crate::sizes::kmalloc_bytes(core::mem::size_of::<NameJob>())
+        crate::logic::sizes::kmalloc_bytes(core::mem::size_of::<NameJob>())
     }
 
     /// One pass over `stores`: names every record written with frames in module text since

@@ -14,8 +14,8 @@ use kernel::prelude::*;
 use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
 
 use crate::ffi;
-use crate::gap::Window;
-use crate::overlap::{self, PeerNow, Posted, BOARD_SLOTS, OPEN};
+use crate::logic::gap::Window;
+use crate::logic::overlap::{self, PeerNow, Posted, BOARD_SLOTS, OPEN};
 
 /// A window written by one CPU's hrtimer and read by anyone.
 ///
@@ -212,6 +212,6 @@ impl Peers {
     }
 
     pub(crate) fn allocated_bytes(&self) -> usize {
-        crate::sizes::vmalloc_bytes(self.cpus.capacity() * core::mem::size_of::<Peer>())
+        crate::logic::sizes::vmalloc_bytes(self.cpus.capacity() * core::mem::size_of::<Peer>())
     }
 }

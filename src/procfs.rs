@@ -12,13 +12,13 @@ use kernel::seq_file::SeqFile;
 use kernel::seq_print;
 use kernel::sync::atomic::Relaxed;
 
-use crate::cause::Cause;
-use crate::escape::{Escaped, Printable};
+use crate::logic::cause::Cause;
+use crate::logic::escape::{Escaped, Printable};
 use crate::ffi::{self, file_id, Symbol};
-use crate::gap::{self, Window, NSEC_PER_MSEC};
-use crate::histogram::{self, NR_BUCKETS};
-use crate::overlap::Resolved;
-use crate::parse;
+use crate::logic::gap::{self, Window, NSEC_PER_MSEC};
+use crate::logic::histogram::{self, NR_BUCKETS};
+use crate::logic::overlap::Resolved;
+use crate::logic::parse;
 use crate::ffi::COMM_LEN;
 use crate::records::{comm_str, Header, Kind, LiveView, Profile, Record, RecordStore, Stack, Which, MAX_RECORDS};
 use crate::sampler::CpuSampler;
@@ -148,7 +148,7 @@ fn with_pending(cpu: &CpuSampler, generation: u64, f: impl FnOnce(&Record)) {
 // A record's overlap resolution names the other record by its index in one byte.
 const _: () = assert!(MAX_RECORDS <= Resolved::MAX_INDEX);
 const _: () = assert!(
-    crate::sizes::fits_order1(core::mem::size_of::<Record>()) && crate::sizes::fits_order1(core::mem::size_of::<LiveView>())
+    crate::logic::sizes::fits_order1(core::mem::size_of::<Record>()) && crate::logic::sizes::fits_order1(core::mem::size_of::<LiveView>())
 );
 
 /// The number of possible CPUs (the samplers' count).

@@ -34,14 +34,14 @@ use kernel::prelude::*;
 use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
 use kernel::time::{delay::fsleep, Delta};
 
-use crate::backoff::{Backoff, Step};
-use crate::cause::{Cause, Samples};
+use crate::logic::backoff::{Backoff, Step};
+use crate::logic::cause::{Cause, Samples};
 use crate::compat::{smp_rmb, smp_wmb};
 use crate::ffi::{NoPreempt, COMM_LEN};
-use crate::gap;
-use crate::names::{self, Packer, REGION_LEN};
-use crate::profile::{self, PROFILE_STACKS};
-use crate::retention::{self, Decision};
+use crate::logic::gap;
+use crate::logic::names::{self, Packer, REGION_LEN};
+use crate::logic::profile::{self, PROFILE_STACKS};
+use crate::logic::retention::{self, Decision};
 
 /// Failed attempts a reader spins before it sleeps: a write is some 100 stores.
 const READ_SPINS: u32 = 100;
@@ -958,7 +958,7 @@ impl RecordStore {
 
     /// Bytes of the slot array.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        crate::sizes::vmalloc_bytes(self.slots.capacity() * core::mem::size_of::<Slot>())
+        crate::logic::sizes::vmalloc_bytes(self.slots.capacity() * core::mem::size_of::<Slot>())
     }
 
     /// Number of records a reader of `generation` sees.

@@ -13,22 +13,20 @@ use kernel::time::hrtimer::{
 use kernel::time::{Delta, Monotonic};
 use kernel::{impl_has_hr_timer, new_mutex};
 
-use crate::cause::{self, Cause, Samples};
+use crate::capture;
+use crate::cost::Cost;
+use crate::logic::cause::{self, Cause, Samples};
 use crate::context_cell::ContextCell;
 use crate::counts::Counts;
 use crate::ffi::{self, softtimer, SoftirqThread, COMM_LEN};
-use crate::frame_cache::FrameCache;
-use crate::gap::{self, Decision, Steal, Verdict, Window};
+use crate::logic::gap::{self, Decision, Steal, Verdict, Window};
 use crate::peers::{Peer, Peers, WindowCell};
-use crate::profile;
-use crate::records::{Header, Kind, LiveProfile, Pending, RecordStore, Which, Writer, MAX_FRAMES};
+use crate::logic::profile;
+use crate::records::{Header, Kind, LiveProfile, Pending, RecordStore, Which, MAX_FRAMES};
 use crate::settings::{RulesCache, Settings};
-use crate::stack;
+use crate::logic::stack;
 use crate::tracepoints::{self, WindowEvent};
 use crate::watch::{Ring, Watch};
-
-/// Classes of the return addresses the stack cut has seen, shared by all CPUs.
-static FRAME_CACHE: FrameCache = FrameCache::new();
 
 /// Sampler state and results of one CPU. Allocated for every possible CPU at load time, so
 /// the results of a CPU that went offline stay readable.
@@ -146,69 +144,6 @@ pub(crate) struct CpuSampler {
     pub(crate) soft_cost: Cost,
     /// Of that, the time spent capturing a record (stack, cut, names).
     pub(crate) capture_cost: Cost,
-}
-
-/// Every run of a handler counts; the samplers' own runs, which come every period, are
-/// timed one in [`Cost::TIME_EVERY`] (two clock reads are a good part of a run), rarer work
-/// (captures, NMIs) every time. `total_ns` scales the timed runs to all of them; the log2
-/// histogram of lengths in ns holds the timed ones.
-pub(crate) struct Cost {
-    runs: Atomic<u64>,
-    /// Runs counted by their own context (`Cost::run_counted`), as last published.
-    counted: Atomic<u64>,
-    timed: Atomic<u64>,
-    timed_ns: Atomic<u64>,
-    pub(crate) hist_ns: Counts,
-}
-
-impl Cost {
-    /// One run in this many of a sampler is timed, the first one included.
-    pub(crate) const TIME_EVERY: u64 = 16;
-
-    pub(crate) const fn new() -> Self {
-        Self { runs: Atomic::new(0), counted: Atomic::new(0), timed: Atomic::new(0), timed_ns: Atomic::new(0), hist_ns: Counts::new() }
-    }
-
-    /// Counts a run of a sampler whose own context keeps the count in `runs` (no atomic
-    /// per run); the shared count is brought up to it at each timed run, so it lags by
-    /// fewer than [`Cost::TIME_EVERY`] runs. Whether this run is one to time. One context
-    /// per `Cost` counts this way; others may count with [`Cost::add`].
-    pub(crate) fn run_counted(&self, runs: &mut u64) -> bool {
-        let n = *runs;
-        *runs = n.wrapping_add(1);
-        if n % Self::TIME_EVERY != 0 {
-            return false;
-        }
-        self.counted.store(*runs, Relaxed);
-        true
-    }
-
-    /// The length of a run [`Cost::run_counted`] chose to time.
-    pub(crate) fn timed(&self, ns: u64) {
-        self.timed.add(1, Relaxed);
-        self.timed_ns.add(ns, Relaxed);
-        self.hist_ns.add_bucket(crate::histogram::log2_bucket(ns));
-    }
-
-    /// A run timed in full.
-    pub(crate) fn add(&self, ns: u64) {
-        self.runs.add(1, Relaxed);
-        self.timed(ns);
-    }
-
-    pub(crate) fn runs(&self) -> u64 {
-        self.runs.load(Relaxed).wrapping_add(self.counted.load(Relaxed))
-    }
-
-    /// The time of all runs: that of the timed ones, scaled.
-    pub(crate) fn total_ns(&self) -> u64 {
-        let (runs, timed, ns) = (self.runs(), self.timed.load(Relaxed), self.timed_ns.load(Relaxed));
-        if timed == 0 {
-            return 0;
-        }
-        // (No 128-bit division in the kernel.) The mean times the runs, with its remainder.
-        (ns / timed).saturating_mul(runs).saturating_add((ns % timed).saturating_mul(runs) / timed)
-    }
 }
 
 impl_has_hr_timer! {
@@ -350,7 +285,7 @@ impl CpuSampler {
     /// Bytes allocated for this CPU as the allocators round them (`sizes`): the sampler
     /// with its Arc header from kmalloc, its two record stores from vmalloc.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        crate::sizes::kmalloc_bytes(core::mem::size_of::<Self>() + 2 * core::mem::size_of::<usize>())
+        crate::logic::sizes::kmalloc_bytes(core::mem::size_of::<Self>() + 2 * core::mem::size_of::<usize>())
             + self.hard.allocated_bytes()
             + self.soft.allocated_bytes()
     }
@@ -551,7 +486,7 @@ impl CpuSampler {
         if ip == *last {
             return true;
         }
-        let in_loop = FRAME_CACHE.classify(ip) == stack::FrameClass::SoftirqLoop;
+        let in_loop = capture::classify(ip) == stack::FrameClass::SoftirqLoop;
         if in_loop {
             *last = ip;
         }
@@ -649,7 +584,7 @@ impl CpuSampler {
         };
         let t0 = ffi::now_ns();
         let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
-        let frames = capture_raw(&mut raw, ffi::irq_regs_ip());
+        let frames = capture::capture_raw(&mut raw, ffi::irq_regs_ip());
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
         self.soft_profile.sample(start, weight, frames, pid, &comm, now);
@@ -849,7 +784,7 @@ impl CpuSampler {
         if rules.hard_latency(now.saturating_sub(prev)).is_some_and(|l| rules.is_recorded(l)) {
             let t0 = ffi::now_ns();
             let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
-            let kept = capture_raw(&mut raw, ffi::irq_regs_ip());
+            let kept = capture::capture_raw(&mut raw, ffi::irq_regs_ip());
             for (to, &from) in held.frames.iter_mut().zip(kept) {
                 *to = from;
             }
@@ -910,7 +845,7 @@ impl CpuSampler {
         let start = ffi::now_ns();
         let frames: &[u64] = match stack {
             EndStack::Held { frames, .. } => frames,
-            EndStack::Here if recorded && tracepoints::windows_enabled() => capture_raw(&mut raw, ffi::irq_regs_ip()),
+            EndStack::Here if recorded && tracepoints::windows_enabled() => capture::capture_raw(&mut raw, ffi::irq_regs_ip()),
             EndStack::Here => &[],
         };
         tracepoints::hardirq_off(&self.window_event(latency_ns, now, pid, &comm, end_shows_culprit, if recorded { frames } else { &[] }));
@@ -925,8 +860,8 @@ impl CpuSampler {
         let live = self.watch.get(self.cpu).map(|w| &w.profile);
         self.hard.offer(&header, self.settings.generation(), |w| {
             match stack {
-                EndStack::Here if frames.is_empty() => capture(w, Which::End),
-                _ => put_frames(w, Which::End, frames),
+                EndStack::Here if frames.is_empty() => capture::capture(w, Which::End),
+                _ => capture::put_frames(w, Which::End, frames),
             }
             if let Some(live) = live {
                 w.profile_from(live, prev);
@@ -953,7 +888,7 @@ impl CpuSampler {
         };
         self.pending.open(start, &header, self.settings.generation(), |w| {
             w.window_task(pid, &comm);
-            capture(w, Which::Window);
+            capture::capture(w, Which::Window);
         });
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
     }
@@ -974,7 +909,7 @@ impl CpuSampler {
         // As for hardirq windows: the end stack once, for the stream and the record.
         self.capturing.store(true, Relaxed);
         let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
-        let frames: &[u64] = if recorded && tracepoints::windows_enabled() { capture_raw(&mut raw, ffi::irq_regs_ip()) } else { &[] };
+        let frames: &[u64] = if recorded && tracepoints::windows_enabled() { capture::capture_raw(&mut raw, ffi::irq_regs_ip()) } else { &[] };
         tracepoints::softirq_off(&self.window_event(latency_ns, now, pid, &comm, sw.end_shows_culprit, frames), sw.cause);
         if !recorded {
             self.capturing.store(false, Relaxed);
@@ -992,9 +927,9 @@ impl CpuSampler {
         };
         self.soft.offer(&header, self.settings.generation(), |w| {
             if frames.is_empty() {
-                capture(w, Which::End);
+                capture::capture(w, Which::End);
             } else {
-                put_frames(w, Which::End, frames);
+                capture::put_frames(w, Which::End, frames);
             }
             w.window_from(&self.pending, sw.key);
             w.profile_from(&self.soft_profile, sw.key);
@@ -1129,33 +1064,6 @@ fn period(rules: &gap::Rules) -> Delta {
     Delta::from_nanos(i64::try_from(rules.period_ns).unwrap_or(i64::MAX))
 }
 
-/// Saves the stack into `raw` and returns the culprit's part: without the sampler's (or
-/// NMI handler's) own frames, at most [`MAX_FRAMES`]. `irq_ip` is the interrupted
-/// instruction (0: unknown). Any context, NMI included.
-pub(crate) fn capture_raw(raw: &mut [u64; MAX_FRAMES + stack::SCAN_DEPTH], irq_ip: u64) -> &[u64] {
-    let n = ffi::save_stack(raw);
-    let frames = &raw[..n];
-    let first = stack::first_culprit_frame(frames, irq_ip, |i| FRAME_CACHE.classify(frames[i]));
-    let kept = frames.get(first..).unwrap_or(&[]);
-    &kept[..kept.len().min(MAX_FRAMES)]
-}
-
-/// Saves the stack into `which` of the record being written, without the sampler's own
-/// frames. Addresses only: frames in code that can be unloaded are named by the namer
-/// (`namer.rs`), off this path, so a capture costs the same whatever module the culprit
-/// is in.
-fn capture(w: &mut Writer<'_>, which: Which) {
-    let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
-    let kept = capture_raw(&mut raw, ffi::irq_regs_ip());
-    w.frames(which, kept);
-}
-
-/// Puts a stack taken earlier with [`capture_raw`] into `which` of the record being
-/// written (addresses only, as `capture`: the namer names them). A module unloaded between
-/// the capture and the record leaves its frames unnamed.
-fn put_frames(w: &mut Writer<'_>, which: Which, frames: &[u64]) {
-    w.frames(which, frames);
-}
 
 impl HrTimerCallback for CpuSampler {
     type Pointer<'a> = Arc<Self>;

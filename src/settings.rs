@@ -8,7 +8,7 @@ use kernel::time::{Instant, Monotonic};
 
 use crate::ffi;
 
-use crate::gap::{Rules, NSEC_PER_MSEC};
+use crate::logic::gap::{Rules, NSEC_PER_MSEC};
 
 /// Defaults of the original tool.
 pub(crate) const DEFAULT_PERIOD_NS: u64 = 10 * NSEC_PER_MSEC;

@@ -11,7 +11,7 @@ use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::{Arc, Mutex};
 
 use crate::ffi::{self, TagSource};
-use crate::parse::{self, Invalid, LatencyWrite};
+use crate::logic::parse::{self, Invalid, LatencyWrite};
 use crate::peers::Peers;
 use crate::phase::{Phase, PhaseCell};
 use crate::namer::Namer;
@@ -234,7 +234,7 @@ impl State {
     /// total (also the state, the settings, the peers and watcher tables, the tag-wait
     /// tables and the namer's buffer), as the allocators round them.
     pub(crate) fn memory(&self) -> (usize, usize) {
-        use crate::sizes::{arc_bytes, kmalloc_bytes, vmalloc_bytes};
+        use crate::logic::sizes::{arc_bytes, kmalloc_bytes, vmalloc_bytes};
         use core::mem::{align_of, size_of};
         let per_cpu = self.cpus.first().map_or(0, |c| c.allocated_bytes());
         let total = per_cpu * self.cpus.len()
@@ -296,7 +296,7 @@ impl State {
 // (`sizes::fits_order1`); what is larger (record stores, tables indexed by CPU) comes from
 // vmalloc. Checked at build time, for the kernel built against.
 const _: () = {
-    use crate::sizes::{arc_bytes, fits_order1};
+    use crate::logic::sizes::{arc_bytes, fits_order1};
     use core::mem::{align_of, size_of};
     assert!(fits_order1(arc_bytes(size_of::<CpuSampler>(), align_of::<CpuSampler>())));
     assert!(fits_order1(size_of::<State>()));

@@ -12,10 +12,10 @@ use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::Mutex;
 
 use crate::counts::Counts;
-use crate::histogram::log2_bucket;
+use crate::logic::histogram::log2_bucket;
 use crate::phase::{Phase, PhaseCell};
 use crate::ffi::{self, TagSource};
-use crate::tag_key::{self, home_slot, Pool, TagKey, PROBE_LIMIT};
+use crate::logic::tag_key::{self, home_slot, Pool, TagKey, PROBE_LIMIT};
 
 /// Distinct (device, hctx, pool) triples counted at once; a key that finds the
 /// `PROBE_LIMIT` slots in its reach taken by counters that still count goes to
@@ -144,7 +144,7 @@ impl TagWait {
 
     /// Bytes of the counter and timing tables.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        use crate::sizes::vmalloc_bytes;
+        use crate::logic::sizes::vmalloc_bytes;
         vmalloc_bytes(self.slots.capacity() * core::mem::size_of::<Slot>())
             + vmalloc_bytes(self.pending.capacity() * core::mem::size_of::<Pending>())
             + vmalloc_bytes(self.callers.capacity() * core::mem::size_of::<Caller>())

@@ -11,33 +11,23 @@
 
 use kernel::prelude::*;
 
-mod backoff;
-mod cause;
+mod capture;
 mod compat;
 mod context_cell;
+mod cost;
 mod counts;
 mod entry;
-mod escape;
 mod ffi;
 mod frame_cache;
-mod gap;
-mod histogram;
+mod logic;
 mod namer;
-mod names;
-mod overlap;
-mod parse;
 mod peers;
 mod phase;
 mod procfs;
-mod profile;
 mod records;
-mod retention;
 mod sampler;
 mod settings;
-mod sizes;
-mod stack;
 mod state;
-mod tag_key;
 mod tag_wait;
 mod tracepoints;
 mod watch;
@@ -112,7 +102,7 @@ impl kernel::Module for TraceIrqoff {
             return Err(EINVAL);
         }
         let nr_cpus = kernel::cpu::nr_cpu_ids();
-        let watch = watch::Watch::new(nr_cpus, watch_on, max_samples, u64::from(stuck_ms) * gap::NSEC_PER_MSEC)?;
+        let watch = watch::Watch::new(nr_cpus, watch_on, max_samples, u64::from(stuck_ms) * logic::gap::NSEC_PER_MSEC)?;
         if let Some(why) = watch.unavailable() {
             pr_info!("watcher: in-window stacks of hardirq-off windows unavailable ({})\n", why.name());
         }

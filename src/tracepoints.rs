@@ -5,7 +5,7 @@
 
 use kernel::ffi::{c_char, c_int};
 
-use crate::cause::Cause;
+use crate::logic::cause::Cause;
 use crate::ffi::{raw, COMM_LEN};
 
 /// How many culprit frames an event carries (`TIO_TRACE_FRAMES`).

@@ -29,12 +29,13 @@ use kernel::sync::atomic::{Acquire, Atomic, Full, Relaxed, Release};
 use kernel::time::{delay::fsleep, Delta};
 
 use crate::ffi::{self, Symbol, COMM_LEN};
-use crate::gap::{Rules, NSEC_PER_MSEC};
+use crate::logic::gap::{Rules, NSEC_PER_MSEC};
 use crate::peers::Peers;
-use crate::profile::{self, ClaimStep, Stuck};
+use crate::logic::profile::{self, ClaimStep, Stuck};
 use crate::records::{comm_str, LiveProfile, MAX_FRAMES};
-use crate::sampler::{self, Cost};
-use crate::stack;
+use crate::capture;
+use crate::cost::Cost;
+use crate::logic::stack;
 use crate::tracepoints;
 
 /// At most this many doublings of the spacing between NMIs to a CPU whose NMIs came late:
@@ -617,7 +618,7 @@ impl Watch {
             return true;
         }
         let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
-        let frames = sampler::capture_raw(&mut raw, ip);
+        let frames = capture::capture_raw(&mut raw, ip);
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
         let now = ffi::now_ns_nmi();
@@ -648,6 +649,6 @@ impl Watch {
     }
 
     pub(crate) fn allocated_bytes(&self) -> usize {
-        crate::sizes::vmalloc_bytes(self.cpus.capacity() * core::mem::size_of::<Watched>())
+        crate::logic::sizes::vmalloc_bytes(self.cpus.capacity() * core::mem::size_of::<Watched>())
     }
 }

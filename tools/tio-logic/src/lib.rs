@@ -11,32 +11,8 @@
 // The files are written for the module, which uses all of them; the host uses a part.
 #![allow(dead_code)]
 
-#[path = "../../../src/backoff.rs"]
-mod backoff;
-#[path = "../../../src/cause.rs"]
-mod cause;
-#[path = "../../../src/escape.rs"]
-mod escape;
-#[path = "../../../src/gap.rs"]
-mod gap;
-#[path = "../../../src/histogram.rs"]
-mod histogram;
-#[path = "../../../src/names.rs"]
-mod names;
-#[path = "../../../src/overlap.rs"]
-mod overlap;
-#[path = "../../../src/parse.rs"]
-mod parse;
-#[path = "../../../src/profile.rs"]
-mod profile;
-#[path = "../../../src/retention.rs"]
-mod retention;
-#[path = "../../../src/sizes.rs"]
-mod sizes;
-#[path = "../../../src/stack.rs"]
-mod stack;
-#[path = "../../../src/tag_key.rs"]
-mod tag_key;
+#[path = "../../../src/logic.rs"]
+mod logic;
 
 /// The module's log2 histograms: bucket k holds [2^k, 2^(k+1)) of a unit (ms for latencies,
 /// µs for tag waits); the last bucket also holds everything longer.
@@ -44,28 +20,28 @@ pub mod hist {
     use core::fmt;
 
     /// Number of buckets.
-    pub const NR_BUCKETS: usize = crate::histogram::NR_BUCKETS;
+    pub const NR_BUCKETS: usize = crate::logic::histogram::NR_BUCKETS;
 
     /// Lowest and highest whole unit of bucket `k`, as the module prints them.
     pub const fn bucket_range(k: usize) -> (u64, u64) {
-        crate::histogram::bucket_range(k)
+        crate::logic::histogram::bucket_range(k)
     }
 
     /// Bucket index of a latency in ns.
     pub const fn bucket(latency_ns: u64) -> usize {
-        crate::histogram::bucket(latency_ns)
+        crate::logic::histogram::bucket(latency_ns)
     }
 
     /// One histogram in the module's `distribute` layout, with `unit` ("msecs", "usecs") as
     /// the column label; nothing when all counts are zero.
     pub fn render_unit(out: &mut impl fmt::Write, header: &str, unit: &str, counts: &[u64; NR_BUCKETS]) -> fmt::Result {
-        crate::histogram::render_unit(out, header, unit, counts)
+        crate::logic::histogram::render_unit(out, header, unit, counts)
     }
 }
 
 /// The rules the module applies to writes of `sampling_period` and `trace_latency`.
 pub mod limits {
-    use crate::parse::{self, LatencyWrite};
+    use crate::logic::parse::{self, LatencyWrite};
 
     /// Smallest and largest sampling period, ms.
     pub const PERIOD_MS_MIN: u64 = parse::PERIOD_MS_MIN;
@@ -86,7 +62,7 @@ pub mod limits {
 
     /// Whether the module accepts `ms` as the threshold while the period is `period_ms`.
     pub fn threshold_ok(ms: u64, period_ms: u64) -> bool {
-        let period_ns = period_ms.saturating_mul(crate::gap::NSEC_PER_MSEC);
+        let period_ns = period_ms.saturating_mul(crate::logic::gap::NSEC_PER_MSEC);
         matches!(parse::trace_latency(Decimal::new(ms).as_bytes(), period_ns), Ok(LatencyWrite::Threshold(_)))
     }
 

@@ -146,7 +146,7 @@ fn note_recording<B: Backend>(m: &Module<B>) {
     }
 }
 
-/// Checks period and threshold with the module's own rules (`src/parse.rs`), so the user
+/// Checks period and threshold with the module's own rules (`src/logic/parse.rs`), so the user
 /// gets the rule instead of a bare EINVAL.
 pub fn validate(
     period: Option<u64>,

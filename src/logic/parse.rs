@@ -6,7 +6,7 @@
 //! sign, spaces, hex, trailing garbage, overflow) is rejected, and the caller answers
 //! EINVAL and changes nothing.
 
-use crate::gap::NSEC_PER_MSEC;
+use crate::logic::gap::NSEC_PER_MSEC;
 
 /// Smallest and largest sampling period, ms.
 pub(crate) const PERIOD_MS_MIN: u64 = 1;

@@ -12,7 +12,7 @@
 //! [`BOARD_SLOTS`] of them. When more CPUs than that have long windows at the same time,
 //! the oldest posts are lost and a record may name none of them.
 
-use crate::gap::{self, Window};
+use crate::logic::gap::{self, Window};
 
 /// Windows the board keeps.
 pub(crate) const BOARD_SLOTS: usize = 16;

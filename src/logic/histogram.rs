@@ -8,7 +8,7 @@
 
 use core::fmt::{self, Write};
 
-use crate::gap::NSEC_PER_MSEC;
+use crate::logic::gap::NSEC_PER_MSEC;
 
 /// Number of buckets; the last one also holds everything longer (>= 2^23 ms).
 pub(crate) const NR_BUCKETS: usize = 24;

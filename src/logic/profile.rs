@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The decisions behind in-window profiles and the watcher. Pure logic (`core` only),
-//! shared with the host tests in `tests/logic`.
+//! unit-tested on the host by `tools/tio-logic`.
 //!
 //! A window's *profile* is a small table of distinct stacks with counts, sampled while the
 //! window is open: by NMI for a hardirq-off window (its CPU's hrtimer cannot run), by the

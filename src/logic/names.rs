@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Frame names taken at capture time, packed into a record. Pure logic (`core` only),
-//! shared with the host tests in `tests/logic`.
+//! unit-tested on the host by `tools/tio-logic`.
 //!
 //! Addresses in code that can be unloaded (modules, BPF, trampolines) are named when the
 //! stack is captured, because after `rmmod` nobody can name them any more. The names of
