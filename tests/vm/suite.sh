@@ -11,7 +11,16 @@ echo "# kernel: $features"
 # this kernel".
 kmemleak_baseline
 kunit_check
+# tests/vm/run --case NAME: only the cases whose file name starts with one of the names.
+only=$(cat /tests/only 2>/dev/null)
 for c in /tests/cases/*.sh; do
+	if [ -n "$only" ]; then
+		chosen=
+		for n in $only; do
+			case "$(basename "$c")" in "$n"*) chosen=1 ;; esac
+		done
+		[ -n "$chosen" ] || continue
+	fi
 	missing=
 	for n in $(sed -n 's/^# needs: *//p' "$c"); do
 		case "$features" in *" $n "*) ;; *) missing="$missing $n" ;; esac
@@ -20,7 +29,7 @@ for c in /tests/cases/*.sh; do
 		echo "# case $(basename "$c"): not for this kernel (needs$missing)"
 		continue
 	fi
-	echo "# case $(basename "$c")"
+	echo "# case $(basename "$c"): $(sed -n 's/^# description: *//p' "$c")"
 	. "$c"
 done
 # After the last case: every module the suite loads is unloaded, then nothing may leak.

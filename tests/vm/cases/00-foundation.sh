@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: the test kernel, our modules, the samples and the CLI work in the guest
 # The foundation: the test kernel, our modules and the CLI work in the guest.
 check "kernel has 2 CPUs online" test "$(cat /sys/devices/system/cpu/online)" = "0-1"
 # As on fleets that want a crash dump for any NMI nobody claims: one of ours that arrived

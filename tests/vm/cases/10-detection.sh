@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: injected hardirq-off and softirq-off windows give one record each on the right CPU, with a latency within the running kernel's tolerance and the culprit's function on top
 # Detection: injected windows give records on the right CPU, with the right latency and
 # the culprit's function on top of the stack. Tolerances come from the running kernel: the
 # hrtimer's period P, and the timer_list's period Ps = P rounded up to jiffies (12 ms at

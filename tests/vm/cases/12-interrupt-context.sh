@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: windows opened in interrupt context (IPI, hard hrtimer, timer_list with interrupts off and on) are reported with their culprit on an idle and on a busy CPU
 # Windows opened from interrupt context, the way drivers and timers do: an IPI function, a
 # pinned hard hrtimer callback, a pinned timer_list callback with interrupts off, and one
 # with interrupts on (a long softirq handler), each D = 120 ms on CPU 1, asked from CPU 0.

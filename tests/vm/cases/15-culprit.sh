@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: records name the culprit every time: names survive the culprit's rmmod, one record per softirq window with its cause, and a window on one CPU is named by the record of another it delayed
 # Records that name the culprit, every time: names taken at capture survive the culprit's
 # rmmod (the kernel's own injector where this kernel has it, and our sample), one record
 # per softirq window with its cause, and a window on one CPU named by the record of

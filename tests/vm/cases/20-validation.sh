@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: every bad write returns its documented errno and changes nothing
 # Every bad write returns its errno and changes nothing.
 tio_load
 snapshot() { cat $TIO/enable $TIO/sampling_period; head -n1 $TIO/trace_latency; }

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: four writers toggling enable 500 times each leave a consistent state
 # Four writers toggling enable 500 times each leave a consistent state.
 tio_load
 modprobe irqoff_sample

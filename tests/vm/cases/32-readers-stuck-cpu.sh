@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: readers never wait for a CPU: while CPU 1 has interrupts off for 3 s and a disable waits, every file and read-only CLI command answers at once
 # Claim: readers never wait for a CPU. While CPU 1 has hard interrupts off for 3 s and a
 # disable on CPU 0 waits for it (the hotplug teardown runs on every CPU), every file of
 # /proc/trace_irqoff and every read-only CLI command answers within 100 ms of guest time

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: readers never wait for a CPU, also while a tag_wait toggle waits (three CPUs)
 # Claim: readers never wait for a CPU, also while a tag_wait toggle waits. With three CPUs:
 # cpu 1 has hard interrupts off for 3 s, a disable and a tag_wait toggle on cpu 2 wait for
 # it (the toggle's text patching spins on cpu 2 until every CPU answered), and every file

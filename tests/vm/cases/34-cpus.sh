@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: the cpus control chooses the CPUs sampled; bad lists are refused and change nothing
 # Claim: the `cpus` control chooses the CPUs sampled. A window on a CPU left out is not
 # seen (no event, no record, also after that CPU went offline and came back); one on a
 # chosen CPU is. A bad list is refused with EINVAL and changes nothing; a change while

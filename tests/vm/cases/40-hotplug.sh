@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: samplers follow CPUs going offline and online; records of offline CPUs stay readable
 # CPU hotplug: samplers follow CPUs going offline and online; records of offline CPUs stay.
 ONLINE=/sys/devices/system/cpu/cpu1/online
 tio_load

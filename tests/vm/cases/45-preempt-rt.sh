@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: on PREEMPT_RT a reader outranking the ktimers thread neither hangs nor reads a torn record, and windows are measured within tolerance
 # needs: rt
 # PREEMPT_RT: the timer_list sampler runs in the preemptible ktimers/N thread. A reader
 # that outranks it on its CPU (SCHED_FIFO 90 on CPU 1, reading the record files in a loop)

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: on PREEMPT_RT a bottom-half-disabled section whose task was preempted is one bh-off window of its whole length
 # needs: rt
 # PREEMPT_RT: a task in a bottom-half-disabled section can be preempted. Here the sample
 # holds bottom halves off for 300 ms on CPU 1 (a normal task), and 50 ms in a SCHED_FIFO 50

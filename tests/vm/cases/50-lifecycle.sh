@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: load, enable, inject and rmmod in cycles, and rmmod while enabled under injected load, leave no splat and detect every window
 # 20 load/enable/inject/rmmod cycles, and rmmod while enabled during injected load.
 modprobe irqoff_sample
 rmmod trace_irqoff 2>/dev/null

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: the records files at their largest read the same in small chunks as in one read, and a reader holds one CPU's part at a time
 # The records file (and trace_latency, counters) at its largest: records_per_cpu=64 on every CPU, full of hardirq and
 # softirq records. Read in small chunks it gives exactly what one large read gives, and a
 # reader holds one element (one CPU's part) in the kernel, not the whole file.

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: the CLI against the real module: records, top, hist, status, metrics, top --live, record, errors as sentences, and lengths within their stated bounds
 # The real CLI against the real module.
 tio_load
 modprobe irqoff_sample

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: the event ring: record --until and watch --until catch the next window with its stack while the record store is full; top --live counts every window; record --last
 # The event stream (trace_irqoff:hardirq_off/softirq_off in the tracefs instance
 # trace_irqoff, made by enable): record --until and watch --until catch the next window with
 # its task and stack even when the module's record store is full of worse ones, which is

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: blk-mq tag starvation with null_blk is counted and traced through both sources
 # blk-mq tag starvation with null_blk, through both sources.
 T=/sys/kernel/tracing
 NULLB="queue_mode=2 submit_queues=1 irqmode=2 completion_nsec=1000000"

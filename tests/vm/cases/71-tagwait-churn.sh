@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: the tag-wait kprobe source survives null_blk device churn under starved readers
 # Tag-wait kprobe source under device churn: null_blk devices are created and torn down
 # (configfs) under starved readers, with depths and queue counts varied, so that queues die
 # while submitters wait on them and the same tasks go on waiting on another device. Each

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: readers and writers racing rmmod, reload, hotplug and the fuzzer leave no splat, hang or leak
 # needs: test-kernel
 # Races with the end of life: readers (cat of every file, the CLI's records --json and
 # watch) and a writer run in loops, pinned one per CPU, while (a) the module is removed

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# description: an idle minute at the defaults yields no event
 # An idle minute at the defaults yields no event. The suite's guest clock counts
 # instructions (tests/vm/run --clock icount), so host scheduling cannot fake a gap.
 tio_load
