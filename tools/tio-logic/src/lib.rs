@@ -5,7 +5,8 @@
 //!
 //! Two users: `cargo test` runs the files' own unit tests, and the CLI takes the module's
 //! bucket edges, histogram layout and period/threshold rules from [`hist`] and [`limits`],
-//! so it prints and validates exactly as the module does.
+//! and reads task names with the inverse of the module's escaping ([`escape`]), so it
+//! prints, validates and parses exactly as the module does.
 // The tests of the mounted files use `std` (the harness needs it anyway).
 #![cfg_attr(not(test), no_std)]
 // The files are written for the module, which uses all of them; the host uses a part.
@@ -109,6 +110,72 @@ pub mod limits {
             assert!(!threshold_ok(19, 10) && threshold_ok(20, 10) && threshold_ok(10_000, 10) && !threshold_ok(10_001, 10));
             // 0 clears the records: never a threshold.
             assert!(!threshold_ok(0, 1));
+        }
+    }
+}
+
+/// The escaping of task names in the module's `records` and `counters` files, both ways:
+/// the module's own writer ([`escaped`]) and its inverse for readers ([`unescape`]), tested
+/// against each other here.
+pub mod escape {
+    extern crate alloc;
+    use alloc::vec::Vec;
+    use core::fmt;
+
+    /// `bytes` as the module writes them on a `key=value` line: every byte outside printable
+    /// ASCII, and space, `\` and `=`, as `\xHH`.
+    pub fn escaped(bytes: &[u8]) -> impl fmt::Display + '_ {
+        crate::logic::escape::Escaped(bytes)
+    }
+
+    /// The bytes of a value [`escaped`] wrote. A `\x` not followed by two hex digits is
+    /// kept as it is (the module never writes one).
+    pub fn unescape(s: &str) -> Vec<u8> {
+        let b = s.as_bytes();
+        let mut out = Vec::with_capacity(b.len());
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'\\' && b.get(i + 1) == Some(&b'x') {
+                let hex = b.get(i + 2..i + 4).and_then(|h| core::str::from_utf8(h).ok());
+                if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    out.push(v);
+                    i += 4;
+                    continue;
+                }
+            }
+            out.push(b[i]);
+            i += 1;
+        }
+        out
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use std::format;
+
+        /// Claim: what the module writes reads back to the same bytes, for every byte a
+        /// comm may hold (all but NUL), alone, next to each other and in a comm with the
+        /// separators; and an escaped value holds no space, `=` or line break.
+        #[test]
+        fn round_trip_of_every_byte() {
+            let mut all: Vec<u8> = (1..=255u8).collect();
+            all.extend_from_slice(b"kworker/1:1 a=b\\c");
+            for chunk in [&all[..], b"bash", b"my hog", b"\\x41", b"=", b" "] {
+                let text = format!("{}", escaped(chunk));
+                assert!(!text.contains([' ', '=', '\n', '\r']), "{text}");
+                assert_eq!(unescape(&text), chunk, "{text}");
+            }
+            for b in 1..=255u8 {
+                assert_eq!(unescape(&format!("{}", escaped(&[b]))), [b]);
+            }
+        }
+
+        /// Claim: malformed escapes are kept as written.
+        #[test]
+        fn malformed_escapes_are_kept() {
+            assert_eq!(unescape("bad\\xZZ"), b"bad\\xZZ");
+            assert_eq!(unescape("end\\x4"), b"end\\x4");
         }
     }
 }

@@ -96,27 +96,10 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// Undoes the module's `\xHH` escaping of comm.
+/// Undoes the module's `\xHH` escaping of comm (`tio_logic::escape`, the module's own
+/// escaping and its inverse), as text.
 pub fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && b.get(i + 1) == Some(&b'x') {
-            if let Some(v) = b
-                .get(i + 2..i + 4)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-            {
-                out.push(v);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    String::from_utf8_lossy(&tio_logic::escape::unescape(s)).into_owned()
 }
 
 fn kind(n: usize, s: &str) -> Result<Kind, ParseError> {
