@@ -129,7 +129,7 @@ if has bh-lock; then
 	check "trace_latency ends its line with the cause" grep -qE 'LATENCY: [0-9]+ms LATENCY_NS: [0-9]+ TIME: [0-9.]+ CAUSE: bh-off$' $TIO/trace_latency
 	top=$(trace-irqoff top)
 	echo "$top" | sed 's/^/#   /'
-	check "top: one row, naming the sample's window function" sh -c "test \$(echo '$top' | sed 1d | grep -c .) = 1 && echo '$top' | sed -n 2p | grep -q 'bh-off.*irqoff_sample_softirq_window'"
+	check "top: one row, naming the sample's window function, then what its length means" sh -c "test \$(echo '$top' | sed 1d | grep . | grep -vc '^true length = ') = 1 && echo '$top' | sed -n 2p | grep -q 'bh-off.*irqoff_sample_softirq_window' && echo '$top' | sed -n 3p | grep -q '^true length = LENGTH -[0-9]*..+[0-9]* ms (bh-off)$'"
 	rmmod irqoff_sample
 fi
 echo 0 > $TIO/enable
