@@ -50,9 +50,13 @@ check "watch --until 55 with a full store: exit 3, the 70 ms window printed with
 grep -E '^(hardirq|caught)' /tmp/watch-full.out | tail -n 2 | sed 's/^/# watch: /'
 # top --live counts from its start: LAST, MIN and MAX of every window since then (from the
 # stream), not of the kept records (which are all older and worse here).
-( sleep 1.4; inject 1 hardirq 90; sleep 0.3; inject 1 hardirq 60 ) &
-taskset -c 0 trace-irqoff top --live --count 4 --interval 1s --json > /tmp/live.json 2>/tmp/live.err
-wait
+# The windows are opened once top has printed its first interval (so they fall after its
+# start however slowly the guest runs), and top runs 8 intervals so they end inside it.
+taskset -c 0 trace-irqoff top --live --count 8 --interval 1s --json > /tmp/live.json 2>/tmp/live.err &
+live=$!
+for _ in $(seq 50); do test -s /tmp/live.json && break; sleep 0.2; done
+inject 1 hardirq 90; sleep 0.3; inject 1 hardirq 60
+wait $live
 last_row() { tail -n1 /tmp/live.json | tr '{' '\n' | grep '"cpu":1,"kind":"hard"'; }
 echo "# top --live: $(last_row)"
 live_right() {
