@@ -204,7 +204,7 @@ fn busy_wait(us: u32) {
 /// tail call, so this function is still on the stack when the pending interrupt fires.
 #[no_mangle]
 #[inline(never)]
-fn irqoff_sample_hardirq_window(us: u32) -> i64 {
+extern "Rust" fn irqoff_sample_hardirq_window(us: u32) -> i64 {
     // SAFETY: Paired with the enable below; nothing in between sleeps.
     unsafe { raw::sample_irq_disable() };
     let start = Instant::<Monotonic>::now();
@@ -223,7 +223,7 @@ static PHASE: Atomic<u32> = Atomic::new(0);
 /// The first half of a `halves` window.
 #[no_mangle]
 #[inline(never)]
-fn irqoff_sample_first_half(us: u32) {
+extern "Rust" fn irqoff_sample_first_half(us: u32) {
     PHASE.store(1, Relaxed);
     busy_wait(us);
     core::hint::black_box(());
@@ -232,7 +232,7 @@ fn irqoff_sample_first_half(us: u32) {
 /// The second half of a `halves` window.
 #[no_mangle]
 #[inline(never)]
-fn irqoff_sample_second_half(us: u32) {
+extern "Rust" fn irqoff_sample_second_half(us: u32) {
     PHASE.store(2, Relaxed);
     busy_wait(us);
     PHASE.store(0, Relaxed);
@@ -241,7 +241,7 @@ fn irqoff_sample_second_half(us: u32) {
 /// Interrupts stay off for `us`: the first half in one function, the second in another.
 #[no_mangle]
 #[inline(never)]
-fn irqoff_sample_halves_window(us: u32) -> i64 {
+extern "Rust" fn irqoff_sample_halves_window(us: u32) -> i64 {
     // SAFETY: Paired with the enable below; nothing in between sleeps.
     unsafe { raw::sample_irq_disable() };
     let start = Instant::<Monotonic>::now();
@@ -257,7 +257,7 @@ fn irqoff_sample_halves_window(us: u32) -> i64 {
 /// off: the window is the spin.
 #[no_mangle]
 #[inline(never)]
-fn irqoff_sample_spin_window(us: u32) -> Result<i64> {
+extern "Rust" fn irqoff_sample_spin_window(us: u32) -> Result<i64> {
     // SAFETY: No preconditions; returns once the holder has the lock.
     kernel::error::to_result(unsafe { raw::sample_hold_start(0, us) })?;
     // SAFETY: Paired with the enable below; the lock is taken and released in between,
@@ -279,7 +279,7 @@ fn irqoff_sample_spin_window(us: u32) -> Result<i64> {
 /// Bottom halves stay off for `us`; pending softirqs run from `local_bh_enable` here.
 #[no_mangle]
 #[inline(never)]
-fn irqoff_sample_softirq_window(us: u32) -> i64 {
+extern "Rust" fn irqoff_sample_softirq_window(us: u32) -> i64 {
     // SAFETY: Paired with the enable below; nothing in between sleeps.
     unsafe { raw::sample_bh_disable() };
     let start = Instant::<Monotonic>::now();
@@ -294,7 +294,7 @@ fn irqoff_sample_softirq_window(us: u32) -> i64 {
 /// trace_irqoff must report nothing for this window (a negative control).
 #[no_mangle]
 #[inline(never)]
-fn irqoff_sample_preempt_window(us: u32) -> i64 {
+extern "Rust" fn irqoff_sample_preempt_window(us: u32) -> i64 {
     // SAFETY: Paired with the enable below; nothing in between sleeps.
     unsafe { raw::sample_preempt_disable() };
     let start = Instant::<Monotonic>::now();
@@ -310,7 +310,7 @@ fn irqoff_sample_preempt_window(us: u32) -> i64 {
 /// CPU's softirqs wait just as long. One CPU delaying another, on purpose.
 #[no_mangle]
 #[inline(never)]
-fn irqoff_sample_ipi_wait(cpu: u32) -> Result<i64> {
+extern "Rust" fn irqoff_sample_ipi_wait(cpu: u32) -> Result<i64> {
     // SAFETY: Paired with the enable below; the wait in between spins, it never sleeps.
     unsafe { raw::sample_bh_disable() };
     let start = Instant::<Monotonic>::now();

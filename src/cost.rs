@@ -23,7 +23,13 @@ impl Cost {
     pub(crate) const TIME_EVERY: u64 = 16;
 
     pub(crate) const fn new() -> Self {
-        Self { runs: Atomic::new(0), counted: Atomic::new(0), timed: Atomic::new(0), timed_ns: Atomic::new(0), hist_ns: Counts::new() }
+        Self {
+            runs: Atomic::new(0),
+            counted: Atomic::new(0),
+            timed: Atomic::new(0),
+            timed_ns: Atomic::new(0),
+            hist_ns: Counts::new(),
+        }
     }
 
     /// Counts a run of a sampler whose own context keeps the count in `runs` (no atomic
@@ -44,7 +50,8 @@ impl Cost {
     pub(crate) fn timed(&self, ns: u64) {
         self.timed.add(1, Relaxed);
         self.timed_ns.add(ns, Relaxed);
-        self.hist_ns.add_bucket(crate::logic::histogram::log2_bucket(ns));
+        self.hist_ns
+            .add_bucket(crate::logic::histogram::log2_bucket(ns));
     }
 
     /// A run timed in full.
@@ -54,16 +61,24 @@ impl Cost {
     }
 
     pub(crate) fn runs(&self) -> u64 {
-        self.runs.load(Relaxed).wrapping_add(self.counted.load(Relaxed))
+        self.runs
+            .load(Relaxed)
+            .wrapping_add(self.counted.load(Relaxed))
     }
 
     /// The time of all runs: that of the timed ones, scaled.
     pub(crate) fn total_ns(&self) -> u64 {
-        let (runs, timed, ns) = (self.runs(), self.timed.load(Relaxed), self.timed_ns.load(Relaxed));
+        let (runs, timed, ns) = (
+            self.runs(),
+            self.timed.load(Relaxed),
+            self.timed_ns.load(Relaxed),
+        );
         if timed == 0 {
             return 0;
         }
         // (No 128-bit division in the kernel.) The mean times the runs, with its remainder.
-        (ns / timed).saturating_mul(runs).saturating_add((ns % timed).saturating_mul(runs) / timed)
+        (ns / timed)
+            .saturating_mul(runs)
+            .saturating_add((ns % timed).saturating_mul(runs) / timed)
     }
 }

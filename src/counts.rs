@@ -18,7 +18,10 @@ pub(crate) struct Counts {
 
 impl Counts {
     pub(crate) const fn new() -> Self {
-        Self { buckets: [const { Atomic::new(0) }; NR_BUCKETS], sum: Atomic::new(0) }
+        Self {
+            buckets: [const { Atomic::new(0) }; NR_BUCKETS],
+            sum: Atomic::new(0),
+        }
     }
 
     /// Counts a latency in its ms bucket; the sum is in ns.

@@ -16,10 +16,10 @@ use kernel::sync::atomic::{Acquire, Atomic, Release};
 use kernel::sync::Arc;
 
 use crate::ffi::{self, ProcDir};
+use crate::logic::tag_key::TagKey;
 use crate::procfs::{self, ProcFile};
 use crate::sampler::CpuSampler;
 use crate::state::State;
-use crate::logic::tag_key::TagKey;
 use crate::tag_wait;
 
 /// Fails to compile unless each entry point `$f` has exactly the type bindgen gives its
@@ -90,9 +90,13 @@ impl Registration {
     pub(crate) fn new(state: Pin<KBox<State>>) -> Result<Self> {
         // INVARIANT: `state` is pinned in its box and lives as long as the registration,
         // whose `drop` clears `INSTANCE` before freeing it.
-        INSTANCE.store(&*state as *const State as usize, Release);
+        INSTANCE.store(core::ptr::from_ref::<State>(&*state) as usize, Release);
         match ffi::Namer::register().and_then(|namer| Ok((namer, ProcDir::create()?))) {
-            Ok((namer, proc)) => Ok(Self { proc: Some(proc), namer: Some(namer), state }),
+            Ok((namer, proc)) => Ok(Self {
+                proc: Some(proc),
+                namer: Some(namer),
+                state,
+            }),
             Err(e) => {
                 INSTANCE.store(0, Release);
                 Err(e)
@@ -137,13 +141,17 @@ pub(crate) extern "C" fn trace_irqoff_rs_elements(file: c_uint) -> c_ulong {
 /// `seq` must be the live `struct seq_file` of the current show call, used by no one else
 /// until this returns.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn trace_irqoff_rs_show(file: c_uint, seq: *mut c_void, index: c_ulong) -> c_int {
+pub(crate) unsafe extern "C" fn trace_irqoff_rs_show(
+    file: c_uint,
+    seq: *mut c_void,
+    index: c_ulong,
+) -> c_int {
     let (Some(state), Some(file)) = (instance(), ProcFile::from_id(file)) else {
         return ENODEV.to_errno();
     };
     // SAFETY: Guaranteed by this function's safety contract.
     let m = unsafe { SeqFile::from_raw(seq.cast()) };
-    procfs::show(state, file, m, index as usize);
+    procfs::show(state, file, m, index);
     0
 }
 
@@ -153,7 +161,11 @@ pub(crate) unsafe extern "C" fn trace_irqoff_rs_show(file: c_uint, seq: *mut c_v
 ///
 /// `buf` must point to `len` readable bytes that stay valid until this returns.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn trace_irqoff_rs_write(file: c_uint, buf: *const c_char, len: c_ulong) -> c_int {
+pub(crate) unsafe extern "C" fn trace_irqoff_rs_write(
+    file: c_uint,
+    buf: *const c_char,
+    len: c_ulong,
+) -> c_int {
     let (Some(state), Some(file)) = (instance(), ProcFile::from_id(file)) else {
         return ENODEV.to_errno();
     };
@@ -203,9 +215,19 @@ pub(crate) extern "C" fn trace_irqoff_rs_cpu_offline(cpu: c_uint) -> c_int {
 
 /// Tag-wait hook: a submitter is about to sleep for a tag.
 #[no_mangle]
-pub(crate) extern "C" fn trace_irqoff_rs_tag_wait(dev: c_uint, hctx_id: c_uint, nr_tags: c_uint, is_sched: c_int, is_reserved: c_int) {
+pub(crate) extern "C" fn trace_irqoff_rs_tag_wait(
+    dev: c_uint,
+    hctx_id: c_uint,
+    nr_tags: c_uint,
+    is_sched: c_int,
+    is_reserved: c_int,
+) {
     if let Some(state) = instance() {
-        let key = TagKey { dev, hctx: hctx_id, pool: tag_wait::pool(is_sched != 0, is_reserved != 0) };
+        let key = TagKey {
+            dev,
+            hctx: hctx_id,
+            pool: tag_wait::pool(is_sched != 0, is_reserved != 0),
+        };
         state.tag_wait.wait(key, nr_tags);
     }
 }
@@ -218,7 +240,9 @@ pub(crate) extern "C" fn trace_irqoff_rs_tag_wait(dev: c_uint, hctx_id: c_uint, 
 #[no_mangle]
 pub(crate) unsafe extern "C" fn trace_irqoff_rs_tag_kick(kick: *const ffi::raw::tio_tag_kick) {
     // SAFETY: Guaranteed by this function's safety contract.
-    let Some(k) = (unsafe { kick.as_ref() }) else { return };
+    let Some(k) = (unsafe { kick.as_ref() }) else {
+        return;
+    };
     if let Some(state) = instance() {
         let kick = tag_wait::Kick {
             task: k.task as u64,
@@ -267,7 +291,9 @@ pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_end(wait: c_ulong, now_ns: c_u
 /// asked for it. Never waits for anything.
 #[no_mangle]
 pub(crate) extern "C" fn trace_irqoff_rs_nmi(cpu: c_uint, ip: c_ulong) -> c_int {
-    instance().map_or(0, |state| c_int::from(state.watch.nmi(&state.peers, cpu, ip as u64)))
+    instance().map_or(0, |state| {
+        c_int::from(state.watch.nmi(&state.peers, cpu, ip as u64))
+    })
 }
 
 /// The namer's pass: the work item [`ffi::namer_kick`] queued, or a module about to go

@@ -33,8 +33,9 @@ pub(crate) const COMM_LEN: usize = raw::TIO_COMM_LEN as usize;
 /// The ids the shim passes to the /proc callbacks, one per file (see `procfs::ProcFile`).
 pub(crate) mod file_id {
     pub(crate) use super::raw::{
-        TIO_FILE_DISTRIBUTE as DISTRIBUTE, TIO_FILE_ENABLE as ENABLE, TIO_FILE_RECORDS as RECORDS,
-        TIO_FILE_COUNTERS as COUNTERS, TIO_FILE_CPUS as CPUS, TIO_FILE_SAMPLING_PERIOD as SAMPLING_PERIOD, TIO_FILE_TAG_WAIT as TAG_WAIT,
+        TIO_FILE_COUNTERS as COUNTERS, TIO_FILE_CPUS as CPUS, TIO_FILE_DISTRIBUTE as DISTRIBUTE,
+        TIO_FILE_ENABLE as ENABLE, TIO_FILE_RECORDS as RECORDS,
+        TIO_FILE_SAMPLING_PERIOD as SAMPLING_PERIOD, TIO_FILE_TAG_WAIT as TAG_WAIT,
         TIO_FILE_TRACE_LATENCY as TRACE_LATENCY,
     };
 }
@@ -310,14 +311,20 @@ pub(crate) struct SymbolName {
 
 impl SymbolName {
     pub(crate) fn as_str(&self) -> &str {
-        let end = self.buf.iter().position(|&b| b == 0).unwrap_or(self.buf.len());
+        let end = self
+            .buf
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(self.buf.len());
         core::str::from_utf8(&self.buf[..end]).unwrap_or("")
     }
 }
 
 /// The name of the symbol holding `addr`, if any.
 pub(crate) fn symbol_name(addr: u64) -> Option<SymbolName> {
-    let mut s = SymbolName { buf: [0; raw::TIO_SYMBOL_LEN as usize] };
+    let mut s = SymbolName {
+        buf: [0; raw::TIO_SYMBOL_LEN as usize],
+    };
     // SAFETY: `buf` has TIO_SYMBOL_LEN bytes, which the shim asserts is enough.
     let found = unsafe { raw::tio_symbol_name(s.buf.as_mut_ptr().cast(), addr as c_ulong) };
     (found != 0).then_some(s)
@@ -534,10 +541,12 @@ pub(crate) struct IrqsOn {
 
 impl IrqsOn {
     pub(crate) fn new() -> Self {
-        // SAFETY: Softirq or task context (the caller's contract), where interrupts may be
-        // enabled; the callback's caller expects them disabled again when it returns,
-        // which `drop` does.
-        Self { enabled: unsafe { raw::tio_irqs_on_begin() } != 0 }
+        Self {
+            // SAFETY: Softirq or task context (the caller's contract), where interrupts may
+            // be enabled; the callback's caller expects them disabled again when it
+            // returns, which `drop` does.
+            enabled: unsafe { raw::tio_irqs_on_begin() } != 0,
+        }
     }
 }
 

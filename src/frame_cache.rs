@@ -50,7 +50,9 @@ fn class_of_bits(b: u64) -> FrameClass {
 
 impl FrameCache {
     pub(crate) const fn new() -> Self {
-        Self { entries: [const { Atomic::new(0) }; ENTRIES] }
+        Self {
+            entries: [const { Atomic::new(0) }; ENTRIES],
+        }
     }
 
     fn slot(addr: u64) -> usize {
@@ -74,7 +76,8 @@ impl FrameCache {
                 return class_of_bits(e);
             }
         }
-        let class = ffi::symbol_name(addr).map_or(FrameClass::Other, |s| stack::classify(s.as_str()));
+        let class =
+            ffi::symbol_name(addr).map_or(FrameClass::Other, |s| stack::classify(s.as_str()));
         if cacheable {
             entry.store(key | class_bits(class), Relaxed);
         }

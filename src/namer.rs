@@ -76,7 +76,13 @@ impl Namer {
         let mut job = self.job.lock();
         let (mut named, mut max, mut sum) = (0, 0, 0);
         for store in stores {
-            let w = store.name_records(generation, &mut job, &ffi::text_can_vanish, &mut format, ffi::now_ns);
+            let w = store.name_records(
+                generation,
+                &mut job,
+                &ffi::text_can_vanish,
+                &mut format,
+                ffi::now_ns,
+            );
             named += w.named;
             max = max.max(w.max_ns);
             sum += w.sum_ns;

@@ -30,7 +30,10 @@ pub(crate) struct WindowCell {
 
 impl WindowCell {
     pub(crate) const fn new() -> Self {
-        Self { start: Atomic::new(0), end: Atomic::new(0) }
+        Self {
+            start: Atomic::new(0),
+            end: Atomic::new(0),
+        }
     }
 
     pub(crate) fn set(&self, w: Window) {
@@ -86,7 +89,13 @@ struct Board {
 impl Board {
     const fn new() -> Self {
         Self {
-            slots: [const { BoardSlot { cpu: Atomic::new(0), start: Atomic::new(0), end: Atomic::new(0) } }; BOARD_SLOTS],
+            slots: [const {
+                BoardSlot {
+                    cpu: Atomic::new(0),
+                    start: Atomic::new(0),
+                    end: Atomic::new(0),
+                }
+            }; BOARD_SLOTS],
             next: Atomic::new(0),
         }
     }
@@ -94,7 +103,9 @@ impl Board {
     /// Posts a window in the next slot, over the oldest post. Any context; never waits.
     fn post(&self, p: Posted) {
         let i = self.next.fetch_add(1, Relaxed) as usize % BOARD_SLOTS;
-        let Some(slot) = self.slots.get(i) else { return };
+        let Some(slot) = self.slots.get(i) else {
+            return;
+        };
         slot.end.store(0, Relaxed);
         slot.cpu.store(p.cpu, Relaxed);
         slot.start.store(p.start, Relaxed);
@@ -137,7 +148,10 @@ impl Peers {
                 GFP_KERNEL,
             )?;
         }
-        Ok(Self { cpus, board: Board::new() })
+        Ok(Self {
+            cpus,
+            board: Board::new(),
+        })
     }
 
     pub(crate) fn get(&self, cpu: u32) -> Option<&Peer> {
@@ -185,7 +199,11 @@ impl Peers {
             p.hard_off.set(w);
         }
         if w.end.saturating_sub(w.start).saturating_mul(2) >= threshold_ns {
-            self.board.post(Posted { cpu, start: w.start, end: w.end });
+            self.board.post(Posted {
+                cpu,
+                start: w.start,
+                end: w.end,
+            });
         }
     }
 
@@ -194,10 +212,17 @@ impl Peers {
     /// that covers most of a record is at least half the threshold long by then).
     pub(crate) fn open_seen(&self, cpu: u32, last: u64, length_ns: u64, threshold_ns: u64) {
         let Some(p) = self.get(cpu) else { return };
-        if length_ns < threshold_ns / 4 || p.open_posted.load(Relaxed) == last || p.open_posted.xchg(last, Relaxed) == last {
+        if length_ns < threshold_ns / 4
+            || p.open_posted.load(Relaxed) == last
+            || p.open_posted.xchg(last, Relaxed) == last
+        {
             return;
         }
-        self.board.post(Posted { cpu, start: last, end: OPEN });
+        self.board.post(Posted {
+            cpu,
+            start: last,
+            end: OPEN,
+        });
     }
 
     /// Another CPU whose hardirq-off window covers most of `ours` (on `cpu`, ending now):

@@ -12,15 +12,17 @@ use kernel::seq_file::SeqFile;
 use kernel::seq_print;
 use kernel::sync::atomic::Relaxed;
 
+use crate::ffi::COMM_LEN;
+use crate::ffi::{self, file_id, Symbol};
 use crate::logic::cause::Cause;
 use crate::logic::escape::{Escaped, Printable};
-use crate::ffi::{self, file_id, Symbol};
 use crate::logic::gap::{self, Window, NSEC_PER_MSEC};
 use crate::logic::histogram::{self, NR_BUCKETS};
 use crate::logic::overlap::Resolved;
 use crate::logic::parse;
-use crate::ffi::COMM_LEN;
-use crate::records::{comm_str, Header, Kind, LiveView, Profile, Record, RecordStore, Stack, Which, MAX_RECORDS};
+use crate::records::{
+    comm_str, Header, Kind, LiveView, Profile, Record, RecordStore, Stack, Which, MAX_RECORDS,
+};
 use crate::sampler::CpuSampler;
 use crate::state::State;
 use crate::watch::Ongoing;
@@ -90,7 +92,11 @@ pub(crate) fn show(state: &State, file: ProcFile, m: &SeqFile, index: usize) {
         ProcFile::Counters => show_counters_element(state, m, index),
         ProcFile::TagWait if index == 0 => show_tag_wait(state, m),
         ProcFile::Cpus if index == 0 => {
-            seq_print!(m, "{}\n", CpuList(nr_cpus(state), |c| state.peers.selected(c)));
+            seq_print!(
+                m,
+                "{}\n",
+                CpuList(nr_cpus(state), |c| state.peers.selected(c))
+            );
         }
         _ => {}
     }
@@ -111,7 +117,11 @@ pub(crate) fn write(state: &State, file: ProcFile, buf: &[u8]) -> Result {
 /// Calls `f` for each record of `store`, oldest first, until it returns false. May sleep
 /// (seq_file show holds no spinning lock).
 /// `f` also gets the record's slot and the sequence count it was read at.
-fn for_each_record_while(store: &RecordStore, generation: u64, mut f: impl FnMut(&Record, Slot) -> bool) {
+fn for_each_record_while(
+    store: &RecordStore,
+    generation: u64,
+    mut f: impl FnMut(&Record, Slot) -> bool,
+) {
     let n = store.len(generation);
     let mut order = [0usize; MAX_RECORDS];
     for (i, o) in order.iter_mut().enumerate().take(n) {
@@ -119,7 +129,9 @@ fn for_each_record_while(store: &RecordStore, generation: u64, mut f: impl FnMut
     }
     order[..n].sort_unstable_by_key(|&i| store.timestamp(i));
     // Records are a few KB: on the heap, not on the stack of a seq_file show.
-    let Ok(mut r) = KBox::new(Record::empty(), GFP_KERNEL) else { return };
+    let Ok(mut r) = KBox::new(Record::empty(), GFP_KERNEL) else {
+        return;
+    };
     for &i in &order[..n] {
         if let Some(seq) = store.read_at(i, &mut r) {
             if !f(&r, Slot { index: i, seq }) {
@@ -138,7 +150,9 @@ struct Slot {
 
 /// Calls `f` with the CPU's open softirq window, if it has one.
 fn with_pending(cpu: &CpuSampler, generation: u64, f: impl FnOnce(&Record)) {
-    let Ok(mut r) = KBox::new(Record::empty(), GFP_KERNEL) else { return };
+    let Ok(mut r) = KBox::new(Record::empty(), GFP_KERNEL) else {
+        return;
+    };
     if cpu.pending.read(generation, ffi::now_ns(), &mut r) {
         f(&r);
     }
@@ -148,7 +162,8 @@ fn with_pending(cpu: &CpuSampler, generation: u64, f: impl FnOnce(&Record)) {
 // A record's overlap resolution names the other record by its index in one byte.
 const _: () = assert!(MAX_RECORDS <= Resolved::MAX_INDEX);
 const _: () = assert!(
-    crate::logic::sizes::fits_order1(core::mem::size_of::<Record>()) && crate::logic::sizes::fits_order1(core::mem::size_of::<LiveView>())
+    crate::logic::sizes::fits_order1(core::mem::size_of::<Record>())
+        && crate::logic::sizes::fits_order1(core::mem::size_of::<LiveView>())
 );
 
 /// The number of possible CPUs (the samplers' count).
@@ -168,7 +183,11 @@ impl<F: Fn(u32) -> bool> fmt::Display for CpuList<F> {
             let sep = if any { "," } else { "" };
             any = true;
             if r.is_ok() {
-                r = if first == last { write!(f, "{sep}{first}") } else { write!(f, "{sep}{first}-{last}") };
+                r = if first == last {
+                    write!(f, "{sep}{first}")
+                } else {
+                    write!(f, "{sep}{first}-{last}")
+                };
             }
         });
         if !any {
@@ -196,7 +215,10 @@ impl<const F: usize, const L: usize> fmt::Display for FrameOr<'_, F, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Self(st, i, others) = *self;
         let addr = st.frames().get(i).copied().unwrap_or(0);
-        match st.name(i).or_else(|| others.iter().find_map(|o| o.name_of_addr(addr))) {
+        match st
+            .name(i)
+            .or_else(|| others.iter().find_map(|o| o.name_of_addr(addr)))
+        {
             Some(name) => fmt::Write::write_str(f, core::str::from_utf8(name).unwrap_or("?")),
             None => fmt::Display::fmt(&Symbol(addr), f),
         }
@@ -207,9 +229,19 @@ impl<const F: usize, const L: usize> fmt::Display for FrameOr<'_, F, L> {
 /// another window, or empty, if the watcher has no sample of it yet).
 fn with_ongoing_hard(state: &State, cpu: &CpuSampler, f: impl FnOnce(Ongoing, &LiveView, u64)) {
     let now = ffi::now_ns();
-    let Some(o) = state.watch.ongoing(&state.peers, cpu.cpu, now, &state.settings.rules()) else { return };
-    let Ok(mut v) = KBox::new(LiveView::empty(), GFP_KERNEL) else { return };
-    let ok = state.watch.get(cpu.cpu).is_some_and(|w| w.profile.read(&mut v));
+    let Some(o) = state
+        .watch
+        .ongoing(&state.peers, cpu.cpu, now, &state.settings.rules())
+    else {
+        return;
+    };
+    let Ok(mut v) = KBox::new(LiveView::empty(), GFP_KERNEL) else {
+        return;
+    };
+    let ok = state
+        .watch
+        .get(cpu.cpu)
+        .is_some_and(|w| w.profile.read(&mut v));
     if !ok || v.window != o.window {
         *v = LiveView::empty();
     }
@@ -229,7 +261,15 @@ fn show_profile(m: &SeqFile, p: &Profile, window: &Stack, end: &Stack) {
         return;
     }
     let kept = (p.distinct as usize).min(p.counts.len());
-    seq_print!(m, "profile samples={} weight={} stacks={} distinct={} other={}\n", p.samples, p.weight, kept, p.distinct, p.other);
+    seq_print!(
+        m,
+        "profile samples={} weight={} stacks={} distinct={} other={}\n",
+        p.samples,
+        p.weight,
+        kept,
+        p.distinct,
+        p.other
+    );
     for k in 0..kept {
         let count = p.counts[k];
         match k.checked_sub(1).and_then(|e| p.extra.get(e)) {
@@ -239,8 +279,18 @@ fn show_profile(m: &SeqFile, p: &Profile, window: &Stack, end: &Stack) {
     }
 }
 
-fn show_profile_stack<const F: usize, const L: usize>(m: &SeqFile, count: u32, st: &Stack<F, L>, others: &[&Stack]) {
-    seq_print!(m, "profile_stack count={} frames={}\n", count, st.frames().len());
+fn show_profile_stack<const F: usize, const L: usize>(
+    m: &SeqFile,
+    count: u32,
+    st: &Stack<F, L>,
+    others: &[&Stack],
+) {
+    seq_print!(
+        m,
+        "profile_stack count={} frames={}\n",
+        count,
+        st.frames().len()
+    );
     for i in 0..st.frames().len() {
         seq_print!(m, "profile_frame {}\n", FrameOr(st, i, others));
     }
@@ -251,7 +301,15 @@ fn show_live_profile(m: &SeqFile, v: &LiveView) {
     if v.samples == 0 {
         return;
     }
-    seq_print!(m, "profile samples={} weight={} stacks={} distinct={} other={}\n", v.samples, v.weight, v.nr, v.nr, v.other);
+    seq_print!(
+        m,
+        "profile samples={} weight={} stacks={} distinct={} other={}\n",
+        v.samples,
+        v.weight,
+        v.nr,
+        v.nr,
+        v.other
+    );
     for k in 0..v.nr {
         show_profile_stack(m, v.counts[k], &v.stacks[k], &[]);
     }
@@ -303,7 +361,12 @@ struct Seconds(u64);
 
 impl fmt::Display for Seconds {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{:06}", self.0 / 1_000_000_000, (self.0 % 1_000_000_000) / 1000)
+        write!(
+            f,
+            "{}.{:06}",
+            self.0 / 1_000_000_000,
+            (self.0 % 1_000_000_000) / 1000
+        )
     }
 }
 
@@ -319,7 +382,11 @@ fn show_trace_latency_element(state: &State, m: &SeqFile, index: usize) {
     let n = state.cpus.len();
     match index {
         0 => {
-            seq_print!(m, "trace_irqoff_latency: {}ms\n\n", state.settings.threshold_ns() / NSEC_PER_MSEC);
+            seq_print!(
+                m,
+                "trace_irqoff_latency: {}ms\n\n",
+                state.settings.threshold_ns() / NSEC_PER_MSEC
+            );
             seq_print!(m, " hardirq:\n");
         }
         i if i <= n => show_latency_hard(state, m, &state.cpus[i - 1]),
@@ -420,14 +487,20 @@ fn show_distribute_element(state: &State, m: &SeqFile, index: usize) {
     let mut sum = [0u64; NR_BUCKETS];
     let header: &str = match index {
         0 | 1 => {
-            let (kind, header) = if index == 0 { (Kind::Hardirq, "hardirq-off:") } else { (Kind::Softirq, "softirq-off:") };
+            let (kind, header) = if index == 0 {
+                (Kind::Hardirq, "hardirq-off:")
+            } else {
+                (Kind::Softirq, "softirq-off:")
+            };
             for cpu in state.cpus.iter() {
                 cpu.counts(kind).add_to(&mut sum);
             }
             header
         }
         i => {
-            let Some(&cause) = Cause::ALL.get(i - 2) else { return };
+            let Some(&cause) = Cause::ALL.get(i - 2) else {
+                return;
+            };
             for cpu in state.cpus.iter() {
                 if let Some(c) = cpu.cause_counts.get(cause.index()) {
                     c.add_to(&mut sum);
@@ -504,7 +577,12 @@ fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) {
         CpuList(nr_cpus(state), ffi::cpu_nohz_full)
     );
     let (per_cpu, total) = state.memory();
-    seq_print!(m, "memory per_cpu_bytes={} total_bytes={}\n", per_cpu, total);
+    seq_print!(
+        m,
+        "memory per_cpu_bytes={} total_bytes={}\n",
+        per_cpu,
+        total
+    );
     let w = &state.watch;
     seq_print!(
         m,
@@ -521,7 +599,14 @@ fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) {
         w.stuck_unconfirmed.load(Relaxed)
     );
     let n = state.namer.stats();
-    seq_print!(m, "namer passes={} named={} max_wait_ns={} wait_sum_ns={}\n", n.passes, n.named, n.max_wait_ns, n.wait_sum_ns);
+    seq_print!(
+        m,
+        "namer passes={} named={} max_wait_ns={} wait_sum_ns={}\n",
+        n.passes,
+        n.named,
+        n.max_wait_ns,
+        n.wait_sum_ns
+    );
 }
 
 /// Elements of `counters`: the header (as in `records`), then per CPU its counters (as in
@@ -566,7 +651,12 @@ fn show_cpu_worst(state: &State, m: &SeqFile, cpu: &CpuSampler) {
             hard = hard.max(h.latency_ns);
         }
     }
-    if let Some(o) = state.watch.ongoing(&state.peers, cpu.cpu, ffi::now_ns(), &state.settings.rules()) {
+    if let Some(o) = state.watch.ongoing(
+        &state.peers,
+        cpu.cpu,
+        ffi::now_ns(),
+        &state.settings.rules(),
+    ) {
         hard = hard.max(o.length_ns);
     }
     for i in 0..cpu.soft.len(generation) {
@@ -615,7 +705,12 @@ fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
         bh.sum(),
         ksd.sum()
     );
-    let hists = [("hard", &cpu.hard_counts), ("soft", &cpu.soft_counts), ("soft-bh-off", bh), ("soft-ksoftirqd-wait", ksd)];
+    let hists = [
+        ("hard", &cpu.hard_counts),
+        ("soft", &cpu.soft_counts),
+        ("soft-bh-off", bh),
+        ("soft-ksoftirqd-wait", ksd),
+    ];
     for (name, counts) in hists {
         seq_print!(m, "hist {} {}", cpu.cpu, name);
         for c in counts.snapshot() {
@@ -681,7 +776,9 @@ fn show_cpu_records(state: &State, m: &SeqFile, cpu: &CpuSampler) {
             return;
         }
         if kind == Kind::Hardirq {
-            with_ongoing_hard(state, cpu, |o, v, now| show_ongoing_hard(m, cpu.cpu, o, v, now));
+            with_ongoing_hard(state, cpu, |o, v, now| {
+                show_ongoing_hard(m, cpu.cpu, o, v, now)
+            });
         }
     }
     with_pending(cpu, generation, |r| {
@@ -694,7 +791,14 @@ fn show_cpu_records(state: &State, m: &SeqFile, cpu: &CpuSampler) {
 
 /// One record of the `records` file, with its stacks; `at`: where it was read, if from a
 /// store (its overlap's resolution is kept beside it).
-fn show_record(state: &State, m: &SeqFile, cpu: u32, kind: Kind, r: &Record, at: Option<(&RecordStore, Slot)>) {
+fn show_record(
+    state: &State,
+    m: &SeqFile,
+    cpu: u32,
+    kind: Kind,
+    r: &Record,
+    at: Option<(&RecordStore, Slot)>,
+) {
     let h = &r.header;
     let (end, window) = (r.stack(Which::End), r.stack(Which::Window));
     seq_print!(
@@ -731,7 +835,10 @@ fn show_record(state: &State, m: &SeqFile, cpu: u32, kind: Kind, r: &Record, at:
                 None => seq_print!(m, " overlap_cpu={} overlap_kind=hard overlap_latency_ns=0 overlap_pid=0 overlap_comm=", other),
             }
         }
-        None => seq_print!(m, " overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm="),
+        None => seq_print!(
+            m,
+            " overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm="
+        ),
     }
     seq_print!(
         m,
@@ -784,7 +891,12 @@ struct Overlap {
 /// so that later reads look at that one record only, while both records stay in their
 /// slots (`overlap::Resolved`). Nothing found is not kept: that window may still be open,
 /// its record still to come.
-fn overlapping_hard(state: &State, cpu: u32, ours: Window, at: Option<(&RecordStore, Slot)>) -> Option<Overlap> {
+fn overlapping_hard(
+    state: &State,
+    cpu: u32,
+    ours: Window,
+    at: Option<(&RecordStore, Slot)>,
+) -> Option<Overlap> {
     let sampler = state.cpu(cpu)?;
     let generation = state.settings.generation();
     let theirs = &sampler.hard;
@@ -796,25 +908,51 @@ fn overlapping_hard(state: &State, cpu: u32, ours: Window, at: Option<(&RecordSt
         if let Some(i) = known {
             if let Some(seq) = theirs.read_header(i, &mut h) {
                 if Resolved::still(word, slot.seq, |_| Some(seq)).is_some() {
-                    return Some(Overlap { latency_ns: h.latency_ns, pid: h.pid, comm: h.comm });
+                    return Some(Overlap {
+                        latency_ns: h.latency_ns,
+                        pid: h.pid,
+                        comm: h.comm,
+                    });
                 }
             }
         }
     }
     let mut best: Option<(Overlap, u64, usize, u32)> = None;
     for i in 0..n {
-        let Some(seq) = theirs.read_header(i, &mut h) else { continue };
-        let w = Window { start: h.timestamp_ns.saturating_sub(h.latency_ns), end: h.timestamp_ns };
+        let Some(seq) = theirs.read_header(i, &mut h) else {
+            continue;
+        };
+        let w = Window {
+            start: h.timestamp_ns.saturating_sub(h.latency_ns),
+            end: h.timestamp_ns,
+        };
         if gap::overlaps_most(ours, w) {
             let covered = w.overlap(ours.start, ours.end);
             if best.as_ref().is_none_or(|b| covered > b.1) {
-                best = Some((Overlap { latency_ns: h.latency_ns, pid: h.pid, comm: h.comm }, covered, i, seq));
+                best = Some((
+                    Overlap {
+                        latency_ns: h.latency_ns,
+                        pid: h.pid,
+                        comm: h.comm,
+                    },
+                    covered,
+                    i,
+                    seq,
+                ));
             }
         }
     }
     let (found, _, i, seq) = best?;
     if let (Some((store, slot)), Ok(index)) = (at, u8::try_from(i)) {
-        store.set_resolved(slot.index, Resolved { own: slot.seq, index, theirs: seq }.pack());
+        store.set_resolved(
+            slot.index,
+            Resolved {
+                own: slot.seq,
+                index,
+                theirs: seq,
+            }
+            .pack(),
+        );
     }
     Some(found)
 }
@@ -827,11 +965,26 @@ fn show_tag_wait(state: &State, m: &SeqFile) {
         tw.phase().name(),
         tw.source.name()
     );
-    seq_print!(m, "{:>11} {:>6}  {:<20} {:>10}\n", "DEV", "HCTX", "POOL", "WAITS");
+    seq_print!(
+        m,
+        "{:>11} {:>6}  {:<20} {:>10}\n",
+        "DEV",
+        "HCTX",
+        "POOL",
+        "WAITS"
+    );
     tw.for_each(|row| {
         // major,minor as the upstream tracepoint prints a dev_t.
         let (major, minor) = row.key.major_minor();
-        seq_print!(m, "{:>6},{:<4} {:>6}  {:<20} {:>10}\n", major, minor, row.key.hctx, row.key.pool.name(), row.waits);
+        seq_print!(
+            m,
+            "{:>6},{:<4} {:>6}  {:<20} {:>10}\n",
+            major,
+            minor,
+            row.key.hctx,
+            row.key.pool.name(),
+            row.waits
+        );
     });
     let (overflow, unattributed) = (tw.overflow.load(Relaxed), tw.unattributed.load(Relaxed));
     let (full, aged) = (tw.callers_full.load(Relaxed), tw.aged_out.load(Relaxed));
@@ -845,10 +998,19 @@ fn show_tag_wait(state: &State, m: &SeqFile) {
         );
     }
     if aged != 0 {
-        seq_print!(m, "aged out: {} waits of rows idle for a minute, whose slots went to new rows\n", aged);
+        seq_print!(
+            m,
+            "aged out: {} waits of rows idle for a minute, whose slots went to new rows\n",
+            aged
+        );
     }
     seq_print!(m, "\n");
-    let _ = histogram::render_unit(&mut SeqWriter(m), "tag wait duration (sbitmap_prepare_to_wait .. sbitmap_finish_wait):", "usecs", &tw.durations.snapshot());
+    let _ = histogram::render_unit(
+        &mut SeqWriter(m),
+        "tag wait duration (sbitmap_prepare_to_wait .. sbitmap_finish_wait):",
+        "usecs",
+        &tw.durations.snapshot(),
+    );
 }
 
 fn show_tag_wait_records(state: &State, m: &SeqFile) {

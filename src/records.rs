@@ -34,10 +34,10 @@ use kernel::prelude::*;
 use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
 use kernel::time::{delay::fsleep, Delta};
 
-use crate::logic::backoff::{Backoff, Step};
-use crate::logic::cause::{Cause, Samples};
 use crate::compat::{smp_rmb, smp_wmb};
 use crate::ffi::{NoPreempt, COMM_LEN};
+use crate::logic::backoff::{Backoff, Step};
+use crate::logic::cause::{Cause, Samples};
 use crate::logic::gap;
 use crate::logic::names::{self, Packer, REGION_LEN};
 use crate::logic::profile::{self, PROFILE_STACKS};
@@ -54,7 +54,9 @@ const READ_SLEEP: Delta = Delta::from_micros(100);
 /// sleeps, then gives up after the [`Backoff`]; true once an attempt succeeds. Process
 /// context only: it may sleep.
 fn retry_read(attempt: impl FnMut() -> bool) -> bool {
-    retry_read_with(Backoff::new(READ_SPINS, READ_SLEEPS), attempt, || fsleep(READ_SLEEP))
+    retry_read_with(Backoff::new(READ_SPINS, READ_SLEEPS), attempt, || {
+        fsleep(READ_SLEEP)
+    })
 }
 
 /// [`retry_read`] with the backoff and the sleep given: the KUnit test counts the
@@ -139,7 +141,12 @@ pub(crate) type RawStack = Stack<MAX_FRAMES, 0>;
 
 impl<const F: usize, const L: usize> Stack<F, L> {
     pub(crate) const fn empty() -> Self {
-        Self { nr: 0, frames: [0; F], named: 0, names: [0; L] }
+        Self {
+            nr: 0,
+            frames: [0; F],
+            named: 0,
+            names: [0; L],
+        }
     }
 
     pub(crate) fn frames(&self) -> &[u64] {
@@ -153,7 +160,10 @@ impl<const F: usize, const L: usize> Stack<F, L> {
 
     /// The name taken at capture for the frame at `addr`, if this stack has one for it.
     pub(crate) fn name_of_addr(&self, addr: u64) -> Option<&[u8]> {
-        self.frames().iter().position(|&a| a == addr).and_then(|i| self.name(i))
+        self.frames()
+            .iter()
+            .position(|&a| a == addr)
+            .and_then(|i| self.name(i))
     }
 }
 
@@ -183,7 +193,12 @@ pub(crate) struct Header {
 
 impl Header {
     /// A finished window's header with nothing else known yet.
-    pub(crate) const fn new(latency_ns: u64, timestamp_ns: u64, pid: i32, comm: [u8; COMM_LEN]) -> Self {
+    pub(crate) const fn new(
+        latency_ns: u64,
+        timestamp_ns: u64,
+        pid: i32,
+        comm: [u8; COMM_LEN],
+    ) -> Self {
         Self {
             latency_ns,
             timestamp_ns,
@@ -192,7 +207,11 @@ impl Header {
             ongoing: false,
             cause: None,
             runnable_ns: 0,
-            samples: Samples { total: 0, bh_off: 0, idle: 0 },
+            samples: Samples {
+                total: 0,
+                bh_off: 0,
+                idle: 0,
+            },
             jiffies: 0,
             overlap_cpu: None,
             end_shows_culprit: true,
@@ -227,7 +246,6 @@ impl Profile {
             extra: [const { SmallStack::empty() }; PROFILE_EXTRA],
         }
     }
-
 }
 
 /// One event with its culprit, as read back.
@@ -281,7 +299,10 @@ fn pack_comm(c: &[u8; COMM_LEN]) -> [u64; 2] {
 
 fn unpack_comm(w: [u64; 2]) -> [u8; COMM_LEN] {
     let [a, b] = [w[0].to_ne_bytes(), w[1].to_ne_bytes()];
-    [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]
+    [
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6],
+        b[7],
+    ]
 }
 
 /// Flags word: bit 0 ongoing, bits 1..=2 cause (0 none, 1 bh-off, 2 ksoftirqd-wait), bit 3
@@ -313,7 +334,11 @@ fn pack_samples(s: Samples) -> u64 {
 
 fn unpack_samples(v: u64) -> Samples {
     let f = |shift: u32| ((v >> shift) & u64::from(SAMPLE_MAX)) as u32;
-    Samples { total: f(0), bh_off: f(SAMPLE_BITS), idle: f(2 * SAMPLE_BITS) }
+    Samples {
+        total: f(0),
+        bh_off: f(SAMPLE_BITS),
+        idle: f(2 * SAMPLE_BITS),
+    }
 }
 
 /// One stack's storage: up to `F` frames, `W` words of names.
@@ -361,12 +386,21 @@ impl<const F: usize, const W: usize> SlotStack<F, W> {
     /// Whether it holds the same frames as `other`.
     fn same_as(&self, other: &Self) -> bool {
         let len = self.len();
-        len == other.len() && self.frames[..len].iter().zip(&other.frames[..len]).all(|(a, b)| a.load(Relaxed) == b.load(Relaxed))
+        len == other.len()
+            && self.frames[..len]
+                .iter()
+                .zip(&other.frames[..len])
+                .all(|(a, b)| a.load(Relaxed) == b.load(Relaxed))
     }
 
     /// Whether it holds exactly `frames`.
     fn holds(&self, frames: &[u64]) -> bool {
-        self.len() == frames.len() && self.frames.iter().zip(frames).all(|(a, &b)| a.load(Relaxed) == b)
+        self.len() == frames.len()
+            && self
+                .frames
+                .iter()
+                .zip(frames)
+                .all(|(a, &b)| a.load(Relaxed) == b)
     }
 
     /// Copies the frames, and the names if `names` (they belong to the version read).
@@ -609,7 +643,10 @@ impl Slot {
         let names = self.named_for.load(Relaxed) == s1.wrapping_add(1);
         self.load_header(&mut out.header);
         out.window_pid = self.window_pid.load(Relaxed);
-        out.window_comm = unpack_comm([self.window_comm[0].load(Relaxed), self.window_comm[1].load(Relaxed)]);
+        out.window_comm = unpack_comm([
+            self.window_comm[0].load(Relaxed),
+            self.window_comm[1].load(Relaxed),
+        ]);
         for (dst, src) in out.stacks.iter_mut().zip(self.stacks.iter()) {
             src.read(dst, names);
         }
@@ -643,7 +680,10 @@ impl<'a> Writer<'a> {
         slot.runnable_ns.store(header.runnable_ns, Relaxed);
         slot.samples.store(pack_samples(header.samples), Relaxed);
         slot.jiffies.store(header.jiffies, Relaxed);
-        slot.overlap.store(header.overlap_cpu.map_or(0, |c| c.saturating_add(1)), Relaxed);
+        slot.overlap.store(
+            header.overlap_cpu.map_or(0, |c| c.saturating_add(1)),
+            Relaxed,
+        );
         let [a, b] = pack_comm(&header.comm);
         slot.comm[0].store(a, Relaxed);
         slot.comm[1].store(b, Relaxed);
@@ -656,7 +696,11 @@ impl<'a> Writer<'a> {
         }
         slot.profile.samples.store(0, Relaxed);
         slot.profile.distinct.store(0, Relaxed);
-        Self { slot, seq, _no_preempt: no_preempt }
+        Self {
+            slot,
+            seq,
+            _no_preempt: no_preempt,
+        }
     }
 
     /// The task running when the window stack was taken.
@@ -718,7 +762,9 @@ impl<'a> Writer<'a> {
         if live.seq.load(Relaxed) != s1 {
             p.samples.store(0, Relaxed);
             p.distinct.store(0, Relaxed);
-            self.slot.stacks[Which::Window as usize].nr.store(0, Relaxed);
+            self.slot.stacks[Which::Window as usize]
+                .nr
+                .store(0, Relaxed);
             return false;
         }
         true
@@ -732,9 +778,14 @@ impl<'a> Writer<'a> {
         if s1 & 1 != 0 || pending.window.load(Acquire) != window_start {
             return false;
         }
-        let (src, dst) = (&from.stacks[Which::Window as usize], &self.slot.stacks[Which::Window as usize]);
+        let (src, dst) = (
+            &from.stacks[Which::Window as usize],
+            &self.slot.stacks[Which::Window as usize],
+        );
         dst.copy_frames_from(src);
-        self.slot.window_pid.store(from.window_pid.load(Relaxed), Relaxed);
+        self.slot
+            .window_pid
+            .store(from.window_pid.load(Relaxed), Relaxed);
         for (d, s) in self.slot.window_comm.iter().zip(from.window_comm.iter()) {
             d.store(s.load(Relaxed), Relaxed);
         }
@@ -809,7 +860,11 @@ impl NameJob {
     /// code that can be unloaded (`vanishing`) come first, as they cannot be named later;
     /// the others, in frame order, as long as the region has room (`names::Packer`:
     /// names are packed in frame order). A frame left out is named when read.
-    fn name_frames(&mut self, vanishing: &impl Fn(u64) -> bool, format: &mut impl FnMut(u64, &mut [u8]) -> usize) {
+    fn name_frames(
+        &mut self,
+        vanishing: &impl Fn(u64) -> bool,
+        format: &mut impl FnMut(u64, &mut [u8]) -> usize,
+    ) {
         let mut buf = [0u8; NAME_BUF];
         for k in 0..NAME_JOB_STACKS {
             let len = if k < 2 { REGION_LEN } else { PROFILE_NAME_LEN };
@@ -842,7 +897,11 @@ impl NameJob {
                 }
             }
             // Packed in frame order (`names::Packer`).
-            let mut packer = if k < 2 { Packer::new() } else { Packer::with_len(len) };
+            let mut packer = if k < 2 {
+                Packer::new()
+            } else {
+                Packer::with_len(len)
+            };
             let region = &mut self.names[k];
             region.fill(0);
             for (i, &addr) in frames.iter().enumerate() {
@@ -895,7 +954,11 @@ impl RecordStore {
         format: &mut impl FnMut(u64, &mut [u8]) -> usize,
         now_ns: impl Fn() -> u64,
     ) -> Waits {
-        let mut w = Waits { named: 0, max_ns: 0, sum_ns: 0 };
+        let mut w = Waits {
+            named: 0,
+            max_ns: 0,
+            sum_ns: 0,
+        };
         if self.unnamed.xchg(0, Acquire) == 0 {
             return w;
         }
@@ -922,7 +985,12 @@ impl RecordStore {
 
     /// Offers an event; if it is kept, `fill` writes its stacks into the slot chosen for
     /// it. Only this store's writer calls this. Never sleeps: fine in any context.
-    pub(crate) fn offer(&self, header: &Header, generation: u64, fill: impl FnOnce(&mut Writer<'_>)) {
+    pub(crate) fn offer(
+        &self,
+        header: &Header,
+        generation: u64,
+        fill: impl FnOnce(&mut Writer<'_>),
+    ) {
         if self.generation.load(Relaxed) != generation {
             self.used.store(0, Release);
             self.dropped.store(0, Relaxed);
@@ -934,15 +1002,18 @@ impl RecordStore {
         for (k, slot) in kept.iter_mut().zip(self.slots[..used].iter()) {
             *k = slot.latency_ns.load(Relaxed);
         }
-        let (i, insert) = match retention::decide(&kept[..used], self.slots.len(), header.latency_ns) {
-            Decision::Insert(i) => (i, true),
-            Decision::Replace(i) => (i, false),
-            Decision::Drop => {
-                self.dropped.fetch_add(1, Relaxed);
-                return;
-            }
+        let (i, insert) =
+            match retention::decide(&kept[..used], self.slots.len(), header.latency_ns) {
+                Decision::Insert(i) => (i, true),
+                Decision::Replace(i) => (i, false),
+                Decision::Drop => {
+                    self.dropped.fetch_add(1, Relaxed);
+                    return;
+                }
+            };
+        let Some(slot) = self.slots.get(i) else {
+            return;
         };
-        let Some(slot) = self.slots.get(i) else { return };
         fill(&mut Writer::begin(slot, header));
         if insert {
             self.used.store((used + 1) as u32, Release);
@@ -998,7 +1069,9 @@ impl RecordStore {
 
     /// Timestamp of record `i`, for ordering without copying whole records.
     pub(crate) fn timestamp(&self, i: usize) -> u64 {
-        self.slots.get(i).map_or(0, |s| s.timestamp_ns.load(Relaxed))
+        self.slots
+            .get(i)
+            .map_or(0, |s| s.timestamp_ns.load(Relaxed))
     }
 
     /// (dropped, replaced) since the last clear.
@@ -1026,12 +1099,22 @@ pub(crate) struct Pending {
 
 impl Pending {
     pub(crate) fn new() -> Self {
-        Self { slot: Slot::new(), window: Atomic::new(0), generation: Atomic::new(0) }
+        Self {
+            slot: Slot::new(),
+            window: Atomic::new(0),
+            generation: Atomic::new(0),
+        }
     }
 
     /// Opens the window starting at `window_start` (the hrtimer only): `fill` writes its
     /// window stack.
-    pub(crate) fn open(&self, window_start: u64, header: &Header, generation: u64, fill: impl FnOnce(&mut Writer<'_>)) {
+    pub(crate) fn open(
+        &self,
+        window_start: u64,
+        header: &Header,
+        generation: u64,
+        fill: impl FnOnce(&mut Writer<'_>),
+    ) {
         self.window.store(0, Release);
         fill(&mut Writer::begin(&self.slot, header));
         self.generation.store(generation, Relaxed);
@@ -1058,7 +1141,8 @@ impl Pending {
             && self.slot.read_header(out).is_some()
             && self.window.load(Acquire) == w;
         if open {
-            (out.latency_ns, out.timestamp_ns) = gap::open_as_of(out.latency_ns, out.timestamp_ns, now);
+            (out.latency_ns, out.timestamp_ns) =
+                gap::open_as_of(out.latency_ns, out.timestamp_ns, now);
         }
         open
     }
@@ -1159,7 +1243,15 @@ impl LiveProfile {
 
     /// Adds one sample of `window` (the writer only): `frames` weighs `weight` periods.
     /// A sample of a new window starts a new profile. Never waits; any context.
-    pub(crate) fn sample(&self, window: u64, weight: u32, frames: &[u64], pid: i32, comm: &[u8; COMM_LEN], now: u64) {
+    pub(crate) fn sample(
+        &self,
+        window: u64,
+        weight: u32,
+        frames: &[u64],
+        pid: i32,
+        comm: &[u8; COMM_LEN],
+        now: u64,
+    ) {
         let frames = &frames[..frames.len().min(MAX_FRAMES)];
         let seq = self.seq.load(Relaxed);
         self.seq.store(seq.wrapping_add(1), Relaxed);
@@ -1198,12 +1290,20 @@ impl LiveProfile {
     /// merge into their common bottom part (`profile::closest_pair`). The writer only.
     fn merge(&self, frames: &[u64], weight: u32) {
         const NEW: usize = PROFILE_STACKS;
-        let len = |i: usize| if i == NEW { frames.len() } else { self.stacks[i].len() };
+        let len = |i: usize| {
+            if i == NEW {
+                frames.len()
+            } else {
+                self.stacks[i].len()
+            }
+        };
         let at = |i: usize, k: usize| match i {
             NEW => frames.get(k).copied().unwrap_or(0),
             _ => self.stacks[i].frames[k].load(Relaxed),
         };
-        let common = |i: usize, j: usize| profile::common_suffix(len(i), len(j), |a, b| at(i, a) == at(j, b));
+        let common = |i: usize, j: usize| {
+            profile::common_suffix(len(i), len(j), |a, b| at(i, a) == at(j, b))
+        };
         let Some((i, j, c)) = profile::closest_pair(NEW + 1, common) else {
             self.other.add(weight, Relaxed);
             return;
@@ -1222,7 +1322,11 @@ impl LiveProfile {
             self.counts[k].add(self.counts[i].load(Relaxed), Relaxed);
             let last = nr - 1;
             if i != last {
-                self.stacks[i].set_frames(self.stacks[last].frames[..self.stacks[last].len()].iter().map(|f| f.load(Relaxed)));
+                self.stacks[i].set_frames(
+                    self.stacks[last].frames[..self.stacks[last].len()]
+                        .iter()
+                        .map(|f| f.load(Relaxed)),
+                );
                 self.counts[i].store(self.counts[last].load(Relaxed), Relaxed);
             }
             self.nr.store(last as u32, Relaxed);
@@ -1232,7 +1336,11 @@ impl LiveProfile {
     /// The latest sample's task, top frame and first frame in code that can be unloaded
     /// (0: none), if it holds `window` and a sample. Tries a few times only: for the
     /// watcher (hard interrupt context on another CPU).
-    pub(crate) fn peek(&self, window: u64, vanishing: impl Fn(u64) -> bool) -> Option<(i32, [u8; COMM_LEN], u64, u64)> {
+    pub(crate) fn peek(
+        &self,
+        window: u64,
+        vanishing: impl Fn(u64) -> bool,
+    ) -> Option<(i32, [u8; COMM_LEN], u64, u64)> {
         for _ in 0..4 {
             let s1 = self.seq.load(Acquire);
             if s1 & 1 != 0 {
@@ -1244,7 +1352,11 @@ impl LiveProfile {
             let comm = unpack_comm([self.comm[0].load(Relaxed), self.comm[1].load(Relaxed)]);
             let frames = &self.latest.frames[..self.latest.len()];
             let top = frames.first().map_or(0, |f| f.load(Relaxed));
-            let module = frames.iter().map(|f| f.load(Relaxed)).find(|&f| vanishing(f)).unwrap_or(0);
+            let module = frames
+                .iter()
+                .map(|f| f.load(Relaxed))
+                .find(|&f| vanishing(f))
+                .unwrap_or(0);
             smp_rmb();
             if self.seq.load(Relaxed) == s1 {
                 return ok.then_some((pid, comm, top, module));
@@ -1339,7 +1451,9 @@ mod kunit {
     #[test]
     fn writer_fills_the_slot_in_place() -> Result {
         let store = RecordStore::new(1)?;
-        store.offer(&header(10, 1), 1, |w| w.frames(Which::End, &[0x1000, 0x2000]));
+        store.offer(&header(10, 1), 1, |w| {
+            w.frames(Which::End, &[0x1000, 0x2000])
+        });
         // The replacing writer starts from a clean slot: no frame of the old record stays.
         store.offer(&header(20, 2), 1, |w| w.frames(Which::Window, &[0x3000]));
         let mut r = KBox::new(Record::empty(), GFP_KERNEL)?;
@@ -1365,28 +1479,53 @@ mod kunit {
         };
         let mut job = KBox::new(NameJob::new(), GFP_KERNEL)?;
         let mut r = KBox::new(Record::empty(), GFP_KERNEL)?;
-        store.offer(&header(10, 1), 1, |w| w.frames(Which::End, &[0x1000, module]));
+        store.offer(&header(10, 1), 1, |w| {
+            w.frames(Which::End, &[0x1000, module])
+        });
         assert!(store.read_at(0, &mut r).is_some());
         assert_eq!(r.stack(Which::End).name(1), None);
-        assert_eq!(store.name_records(1, &mut job, &vanishing, &mut format, || 5), Waits { named: 1, max_ns: 4, sum_ns: 4 });
+        assert_eq!(
+            store.name_records(1, &mut job, &vanishing, &mut format, || 5),
+            Waits {
+                named: 1,
+                max_ns: 4,
+                sum_ns: 4
+            }
+        );
         assert!(store.read_at(0, &mut r).is_some());
         assert_eq!(r.stack(Which::End).name(0), Some(&b"core"[..]));
         assert_eq!(r.stack(Which::End).name(1), Some(&b"mine"[..]));
         // Nothing new: the next pass names nothing.
-        assert_eq!(store.name_records(1, &mut job, &vanishing, &mut format, || 5), Waits { named: 0, max_ns: 0, sum_ns: 0 });
+        assert_eq!(
+            store.name_records(1, &mut job, &vanishing, &mut format, || 5),
+            Waits {
+                named: 0,
+                max_ns: 0,
+                sum_ns: 0
+            }
+        );
 
         // Taken from one version, the writer replaces it before the names are put.
         store.offer(&header(20, 2), 1, |w| w.frames(Which::End, &[module]));
         let slot = &store.slots[0];
         assert!(slot.take_for_naming(&mut job));
         job.name_frames(&vanishing, &mut format);
-        store.offer(&header(30, 3), 1, |w| w.frames(Which::End, &[0x2000, module]));
+        store.offer(&header(30, 3), 1, |w| {
+            w.frames(Which::End, &[0x2000, module])
+        });
         slot.put_names(&job);
         assert!(store.read_at(0, &mut r).is_some());
         assert_eq!(r.header.latency_ns, 30);
         assert_eq!(r.stack(Which::End).name(0), None);
         assert_eq!(r.stack(Which::End).name(1), None);
-        assert_eq!(store.name_records(1, &mut job, &vanishing, &mut format, || 5), Waits { named: 1, max_ns: 2, sum_ns: 2 });
+        assert_eq!(
+            store.name_records(1, &mut job, &vanishing, &mut format, || 5),
+            Waits {
+                named: 1,
+                max_ns: 2,
+                sum_ns: 2
+            }
+        );
         assert!(store.read_at(0, &mut r).is_some());
         assert_eq!(r.stack(Which::End).name(1), Some(&b"mine"[..]));
         Ok(())

@@ -14,17 +14,17 @@ use kernel::time::{Delta, Monotonic};
 use kernel::{impl_has_hr_timer, new_mutex};
 
 use crate::capture;
-use crate::cost::Cost;
-use crate::logic::cause::{self, Cause, Samples};
 use crate::context_cell::ContextCell;
+use crate::cost::Cost;
 use crate::counts::Counts;
 use crate::ffi::{self, softtimer, SoftirqThread, COMM_LEN};
+use crate::logic::cause::{self, Cause, Samples};
 use crate::logic::gap::{self, Decision, Steal, Verdict, Window};
-use crate::peers::{Peer, Peers, WindowCell};
 use crate::logic::profile;
+use crate::logic::stack;
+use crate::peers::{Peer, Peers, WindowCell};
 use crate::records::{Header, Kind, LiveProfile, Pending, RecordStore, Which, MAX_FRAMES};
 use crate::settings::{RulesCache, Settings};
-use crate::logic::stack;
 use crate::tracepoints::{self, WindowEvent};
 use crate::watch::{Ring, Watch};
 
@@ -226,7 +226,11 @@ impl CpuSampler {
     /// callback does). Sampling starts now: a window that begins before the first expiry
     /// is measured too.
     pub(crate) fn start(this: &Arc<Self>) {
-        for (pid, thread) in this.thread_pids.iter().zip([SoftirqThread::Ksoftirqd, SoftirqThread::Ktimers]) {
+        for (pid, thread) in this
+            .thread_pids
+            .iter()
+            .zip([SoftirqThread::Ksoftirqd, SoftirqThread::Ktimers])
+        {
             pid.store(ffi::softirq_thread_pid(this.cpu, thread), Relaxed);
         }
         let now = ffi::now_ns();
@@ -258,7 +262,10 @@ impl CpuSampler {
         this.soft_running.store(true, Relaxed);
         if softtimer::start(rules.soft_period_jiffies).is_err() {
             // Running already (a start without a stop): it keeps sampling as it was.
-            pr_warn!("cpu {}: the softirq sampler was running already\n", this.cpu);
+            pr_warn!(
+                "cpu {}: the softirq sampler was running already\n",
+                this.cpu
+            );
         }
     }
 
@@ -285,8 +292,9 @@ impl CpuSampler {
     /// Bytes allocated for this CPU as the allocators round them (`sizes`): the sampler
     /// with its Arc header from kmalloc, its two record stores from vmalloc.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        crate::logic::sizes::kmalloc_bytes(core::mem::size_of::<Self>() + 2 * core::mem::size_of::<usize>())
-            + self.hard.allocated_bytes()
+        crate::logic::sizes::kmalloc_bytes(
+            core::mem::size_of::<Self>() + 2 * core::mem::size_of::<usize>(),
+        ) + self.hard.allocated_bytes()
             + self.soft.allocated_bytes()
     }
 
@@ -301,9 +309,19 @@ impl CpuSampler {
     /// one, at `prev`. The counts are read only in runs that came into the idle loop (no
     /// other run can prove sleep), so a busy CPU pays nothing for them; a run whose
     /// previous run did not read them has no count to compare, and proves nothing.
-    fn sleep_evidence(&self, local: &mut SleepCounts, interrupted: ffi::Interrupted, prev: u64, now: u64) -> gap::SleepEvidence {
+    fn sleep_evidence(
+        &self,
+        local: &mut SleepCounts,
+        interrupted: ffi::Interrupted,
+        prev: u64,
+        now: u64,
+    ) -> gap::SleepEvidence {
         if !interrupted.idle_loop() {
-            return gap::SleepEvidence { idle_loop: false, interrupts: u64::MAX, retries: u32::MAX };
+            return gap::SleepEvidence {
+                idle_loop: false,
+                interrupts: u64::MAX,
+                retries: u32::MAX,
+            };
         }
         let irqs = ffi::irq_events();
         let retries = ffi::hrtimer_retries(&self.timer);
@@ -312,8 +330,16 @@ impl CpuSampler {
         let known = core::mem::replace(&mut local.counts_at, now) == prev;
         gap::SleepEvidence {
             idle_loop: true,
-            interrupts: if known { irqs.wrapping_sub(last_irqs) } else { u64::MAX },
-            retries: if known { retries.wrapping_sub(last_retries) } else { u32::MAX },
+            interrupts: if known {
+                irqs.wrapping_sub(last_irqs)
+            } else {
+                u64::MAX
+            },
+            retries: if known {
+                retries.wrapping_sub(last_retries)
+            } else {
+                u32::MAX
+            },
         }
     }
 
@@ -327,7 +353,14 @@ impl CpuSampler {
         // the kernel accounts no steal it stays 0, and nothing below waits.
         let steal_now = ffi::steal_ns();
         let steal_prev = core::mem::replace(&mut local.steal, steal_now);
-        let steal = Steal { before: if core::mem::replace(&mut local.steal_at, now) == prev { steal_prev } else { steal_now }, now: steal_now };
+        let steal = Steal {
+            before: if core::mem::replace(&mut local.steal_at, now) == prev {
+                steal_prev
+            } else {
+                steal_now
+            },
+            now: steal_now,
+        };
         if local.held.end != 0 {
             // A gap held for the tick's steal accounting: decided now, at the latest
             // before a new gap, with the count from before that one.
@@ -355,30 +388,71 @@ impl CpuSampler {
             }
             Decision::Now(Verdict::Event(latency)) => {
                 let returned = self.returned(interrupted, prev, now, rules);
-                self.hard_report(rules, me, latency, rules.late_window(prev, now), prev, now, !returned, EndStack::Here);
+                self.hard_report(
+                    rules,
+                    me,
+                    latency,
+                    rules.late_window(prev, now),
+                    prev,
+                    now,
+                    !returned,
+                    EndStack::Here,
+                );
             }
             Decision::Wait => {
                 let returned = self.returned(interrupted, prev, now, rules);
-                self.hold(&mut local.held, rules, me, prev, now, steal.before, !returned);
+                self.hold(
+                    &mut local.held,
+                    rules,
+                    me,
+                    prev,
+                    now,
+                    steal.before,
+                    !returned,
+                );
             }
             Decision::Now(Verdict::Ordinary) => {}
         }
-        let after_gap = !matches!(decision, Decision::Now(Verdict::Ordinary | Verdict::IdleLate));
+        let after_gap = !matches!(
+            decision,
+            Decision::Now(Verdict::Ordinary | Verdict::IdleLate)
+        );
         let bh_held = !asleep && self.bh_held(interrupted);
         if !asleep {
-            self.probe_look(&mut local.probe_queued, &mut local.loop_ip, rules, interrupted, bh_held, prev, now, after_gap);
+            self.probe_look(
+                &mut local.probe_queued,
+                &mut local.loop_ip,
+                rules,
+                interrupted,
+                bh_held,
+                prev,
+                now,
+                after_gap,
+            );
         }
         let last_soft = self.last_soft_ns.load(Relaxed);
         // The timer_list ran lately (the common case): no softirq window to look into.
         if last_soft == 0 || rules.soft_recent(now.saturating_sub(last_soft)) {
             return;
         }
-        self.observe_soft_window(rules, last_soft, now, asleep, bh_held, interrupted.serving_softirq(), &mut local.loop_ip);
+        self.observe_soft_window(
+            rules,
+            last_soft,
+            now,
+            asleep,
+            bh_held,
+            interrupted.serving_softirq(),
+            &mut local.loop_ip,
+        );
         // A run in idle that was late explains the gap up to it (`idle_until`); one on
         // time in idle while the timer_list stays away is itself worth a look.
         if !self.soft_starved_seen.load(Relaxed) {
             let idle_late = gap::idle_until(self.idle_late.get(), prev, now);
-            let explained = gap::covered_all(last_soft, now, [me.hard_off.get(), idle_late, self.steal_late.get()]);
+            let explained = gap::covered_all(
+                last_soft,
+                now,
+                [me.hard_off.get(), idle_late, self.steal_late.get()],
+            );
             if let Some(latency) = rules.soft_starved(now.saturating_sub(last_soft), explained) {
                 self.soft_starved_seen.store(true, Relaxed);
                 self.open_soft_window(latency, last_soft, now);
@@ -387,7 +461,9 @@ impl CpuSampler {
         // Only while it is open past the threshold: not in the instant between the
         // timer_list's run and its clearing of `soft_starved_seen`, when the window has
         // ended and its profile is being copied.
-        if self.soft_starved_seen.load(Relaxed) && now.saturating_sub(last_soft) >= rules.threshold_ns {
+        if self.soft_starved_seen.load(Relaxed)
+            && now.saturating_sub(last_soft) >= rules.threshold_ns
+        {
             self.sample_soft_window(last_soft, now);
         }
     }
@@ -417,7 +493,8 @@ impl CpuSampler {
             if self.probe_armed.load(Relaxed) != 0 {
                 self.probe_looks.add(1, Relaxed);
                 self.probe_bh_off.add(u32::from(bh_off), Relaxed);
-                self.probe_serving.add(u32::from(interrupted.serving_softirq()), Relaxed);
+                self.probe_serving
+                    .add(u32::from(interrupted.serving_softirq()), Relaxed);
                 return;
             }
             *queued = false;
@@ -434,10 +511,12 @@ impl CpuSampler {
         if !held {
             return;
         }
-        self.probe_start.store(rules.probe_start(prev, now, after_hard_gap), Relaxed);
+        self.probe_start
+            .store(rules.probe_start(prev, now, after_hard_gap), Relaxed);
         self.probe_looks.store(1, Relaxed);
         self.probe_bh_off.store(u32::from(bh_off), Relaxed);
-        self.probe_serving.store(u32::from(interrupted.serving_softirq()), Relaxed);
+        self.probe_serving
+            .store(u32::from(interrupted.serving_softirq()), Relaxed);
         self.probe_armed.store(now, Relaxed);
         *queued = true;
         // Queued already (a run that has not come yet): that run closes this window.
@@ -472,7 +551,11 @@ impl CpuSampler {
     /// Softirq work waits for its thread: softirqs pending, or ksoftirqd/N or ktimers/N
     /// (whose timer softirqs are not in the pending mask) queued to run.
     fn softirq_work_waiting(&self) -> bool {
-        ffi::softirq_pending() != 0 || self.thread_pids.iter().any(|p| ffi::task_waiting(p.load(Relaxed)))
+        ffi::softirq_pending() != 0
+            || self
+                .thread_pids
+                .iter()
+                .any(|p| ffi::task_waiting(p.load(Relaxed)))
     }
 
     /// Whether this hrtimer interrupt came into the softirq loop itself, between handlers.
@@ -529,7 +612,9 @@ impl CpuSampler {
             return;
         }
         let rules = self.settings.rules();
-        let Some(latency) = rules.probe_latency(start, armed, now) else { return };
+        let Some(latency) = rules.probe_latency(start, armed, now) else {
+            return;
+        };
         // Where timers run in their own thread, the timer_list may have reported this
         // window first (a long timer callback in ktimers/N, the probe run after it): one
         // window, one event.
@@ -559,7 +644,11 @@ impl CpuSampler {
     /// How long a softirq thread was seen waiting in the window kept under `key`, for
     /// ksoftirqd-wait.
     fn runnable_in(&self, key: u64, cause: Cause, now: u64) -> u64 {
-        let since = if self.win_of.load(Relaxed) == key { self.win_waiting_since.load(Relaxed) } else { 0 };
+        let since = if self.win_of.load(Relaxed) == key {
+            self.win_waiting_since.load(Relaxed)
+        } else {
+            0
+        };
         if cause == Cause::KsoftirqdWait && since != 0 {
             now.saturating_sub(since)
         } else {
@@ -587,7 +676,8 @@ impl CpuSampler {
         let frames = capture::capture_raw(&mut raw, ffi::irq_regs_ip());
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
-        self.soft_profile.sample(start, weight, frames, pid, &comm, now);
+        self.soft_profile
+            .sample(start, weight, frames, pid, &comm, now);
         self.soft_prof_sent.store(sent.saturating_add(1), Relaxed);
         self.soft_prof_since.store(0, Relaxed);
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
@@ -632,7 +722,10 @@ impl CpuSampler {
             self.win_serving.add(1, Relaxed);
         }
         if self.win_waiting_since.load(Relaxed) == 0
-            && self.thread_pids.iter().any(|p| ffi::task_waiting(p.load(Relaxed)))
+            && self
+                .thread_pids
+                .iter()
+                .any(|p| ffi::task_waiting(p.load(Relaxed)))
         {
             self.win_waiting_since.store(now, Relaxed);
         }
@@ -660,14 +753,27 @@ impl CpuSampler {
     pub(crate) fn soft_sample(&self) -> u64 {
         // SAFETY: This is the timer_list callback, `soft_local`'s owner; its one timer never
         // runs concurrently with itself.
-        let SoftLocal { rules, runs, steal, steal_at } = unsafe { self.soft_local.get() };
+        let SoftLocal {
+            rules,
+            runs,
+            steal,
+            steal_at,
+        } = unsafe { self.soft_local.get() };
         let now = ffi::now_ns();
         // The steal accounted since its last run (0 where none is): the tick that raised
         // this timer softirq accounted it first.
         let steal_now = ffi::steal_ns();
         let known = core::mem::replace(steal_at, now) == self.last_soft_ns.load(Relaxed);
         let steal_prev = core::mem::replace(steal, steal_now);
-        let stolen = if known { Steal { before: steal_prev, now: steal_now }.delta() } else { 0 };
+        let stolen = if known {
+            Steal {
+                before: steal_prev,
+                now: steal_now,
+            }
+            .delta()
+        } else {
+            0
+        };
         let next = self.soft_check(rules, now, stolen);
         if self.soft_cost.run_counted(runs) {
             self.soft_cost.timed(ffi::now_ns().saturating_sub(now));
@@ -689,7 +795,10 @@ impl CpuSampler {
         // Shorter than an event, nothing can make it one: the common case.
         if prev != 0 && now.saturating_sub(prev) >= rules.soft_event_ns {
             let gap = now.saturating_sub(prev);
-            let (hard_off, idle_late) = (self.peer().map_or(Window::EMPTY, |p| p.hard_off.get()), self.idle_late.get());
+            let (hard_off, idle_late) = (
+                self.peer().map_or(Window::EMPTY, |p| p.hard_off.get()),
+                self.idle_late.get(),
+            );
             // After the window: if the hrtimer ran since, its last run is newer than it.
             let last_hard = self.peer().map_or(0, |p| p.last_hard_ns.load(Relaxed));
             let idle_late = gap::idle_until(idle_late, last_hard, now);
@@ -708,11 +817,15 @@ impl CpuSampler {
                         self.late_timer_gaps.add(1, Relaxed);
                         return self.soft_window_over(rules);
                     }
-                    self.timer_window.set(Window { start: now.saturating_sub(latency), end: now });
+                    self.timer_window.set(Window {
+                        start: now.saturating_sub(latency),
+                        end: now,
+                    });
                     // The timer_list ran after the window, where the stack shows no
                     // culprit: in the idle task (softirqs on irq exit from idle), or right
                     // after a softirq handler the hrtimer found running inside it.
-                    let serving = self.win_of.load(Relaxed) == prev && self.win_serving.load(Relaxed) != 0;
+                    let serving =
+                        self.win_of.load(Relaxed) == prev && self.win_serving.load(Relaxed) != 0;
                     let window = SoftWindow {
                         latency_ns: latency,
                         key: prev,
@@ -722,7 +835,7 @@ impl CpuSampler {
                         samples,
                         end_shows_culprit: !ffi::in_idle() && !serving,
                     };
-                    self.soft_event(&rules, window, now, pid, comm);
+                    self.soft_event(rules, window, now, pid, comm);
                 }
                 Verdict::Ordinary => {}
             }
@@ -750,18 +863,44 @@ impl CpuSampler {
     /// culprit: the window was an interrupt handler, hrtimer callback or IPI function that
     /// has returned (the NMI found it in one, or this interrupt came into the idle loop or
     /// user space, which never keep interrupts off); the watcher's stack names it.
-    fn returned(&self, interrupted: ffi::Interrupted, prev: u64, now: u64, rules: &gap::Rules) -> bool {
-        interrupted.idle_loop() || interrupted.user() || self.watch.saw_handler(self.cpu, prev, now, rules.period_ns)
+    fn returned(
+        &self,
+        interrupted: ffi::Interrupted,
+        prev: u64,
+        now: u64,
+        rules: &gap::Rules,
+    ) -> bool {
+        interrupted.idle_loop()
+            || interrupted.user()
+            || self.watch.saw_handler(self.cpu, prev, now, rules.period_ns)
     }
 
     /// Counts and reports a hardirq-off event of `latency_ns` in `window`, which ended at
     /// `end` (see [`CpuSampler::hard_event`]).
     #[allow(clippy::too_many_arguments)]
-    fn hard_report(&self, rules: &gap::Rules, _me: &Peer, latency_ns: u64, window: Window, prev: u64, end: u64, end_shows_culprit: bool, stack: EndStack<'_>) {
+    fn hard_report(
+        &self,
+        rules: &gap::Rules,
+        _me: &Peer,
+        latency_ns: u64,
+        window: Window,
+        prev: u64,
+        end: u64,
+        end_shows_culprit: bool,
+        stack: EndStack<'_>,
+    ) {
         // Published for the other CPUs' overlap joins (`Peers::hard_off`).
         self.peers.hard_off(self.cpu, window, rules.threshold_ns);
         self.hard_counts.add(latency_ns);
-        self.hard_event(rules, latency_ns, window, prev, end, end_shows_culprit, stack);
+        self.hard_event(
+            rules,
+            latency_ns,
+            window,
+            prev,
+            end,
+            end_shows_culprit,
+            stack,
+        );
     }
 
     /// Holds a gap from `prev` to `now` whose verdict waits for the tick's steal
@@ -771,7 +910,16 @@ impl CpuSampler {
     /// again as softirqs held off. `steal_before`: the steal count at `prev`.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn hold(&self, held: &mut Held, rules: &gap::Rules, me: &Peer, prev: u64, now: u64, steal_before: u64, end_shows_culprit: bool) {
+    fn hold(
+        &self,
+        held: &mut Held,
+        rules: &gap::Rules,
+        me: &Peer,
+        prev: u64,
+        now: u64,
+        steal_before: u64,
+        end_shows_culprit: bool,
+    ) {
         held.before = me.hard_off.get();
         me.hard_off.set(rules.late_window(prev, now));
         held.end = now;
@@ -781,7 +929,10 @@ impl CpuSampler {
         held.pid = ffi::current_task(&mut held.comm);
         held.nr_frames = 0;
         // The remaining latency is at most this: below the threshold, no record needs it.
-        if rules.hard_latency(now.saturating_sub(prev)).is_some_and(|l| rules.is_recorded(l)) {
+        if rules
+            .hard_latency(now.saturating_sub(prev))
+            .is_some_and(|l| rules.is_recorded(l))
+        {
             let t0 = ffi::now_ns();
             let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
             let kept = capture::capture_raw(&mut raw, ffi::irq_regs_ip());
@@ -795,15 +946,47 @@ impl CpuSampler {
 
     /// The held gap's verdict, with the steal count `count` read at `now`, if the count is
     /// settled by then (or `force`: a new gap begins, and its steal is not this one's).
-    fn decide_held(&self, held: &mut Held, rules: &gap::Rules, me: &Peer, count: u64, now: u64, force: bool) {
+    fn decide_held(
+        &self,
+        held: &mut Held,
+        rules: &gap::Rules,
+        me: &Peer,
+        count: u64,
+        now: u64,
+        force: bool,
+    ) {
         let settled = force || rules.steal_settled(held.end, now);
         let gap = held.end.saturating_sub(held.prev);
-        match rules.hard_decision(gap, false, Steal { before: held.steal_before, now: count }, settled) {
+        match rules.hard_decision(
+            gap,
+            false,
+            Steal {
+                before: held.steal_before,
+                now: count,
+            },
+            settled,
+        ) {
             Decision::Wait => return,
             Decision::Now(Verdict::Event(latency)) => {
-                let window = Window { start: held.end.saturating_sub(latency), end: held.end };
-                let stack = EndStack::Held { pid: held.pid, comm: held.comm, frames: held.frames.get(..held.nr_frames).unwrap_or(&[]) };
-                self.hard_report(rules, me, latency, window, held.prev, held.end, held.end_shows_culprit, stack);
+                let window = Window {
+                    start: held.end.saturating_sub(latency),
+                    end: held.end,
+                };
+                let stack = EndStack::Held {
+                    pid: held.pid,
+                    comm: held.comm,
+                    frames: held.frames.get(..held.nr_frames).unwrap_or(&[]),
+                };
+                self.hard_report(
+                    rules,
+                    me,
+                    latency,
+                    window,
+                    held.prev,
+                    held.end,
+                    held.end_shows_culprit,
+                    stack,
+                );
             }
             Decision::Now(v) => {
                 // Not an irq-off window: the one before it is this CPU's last again.
@@ -819,8 +1002,25 @@ impl CpuSampler {
 
     /// The event-stream form of a window of this CPU that ended at `end_ns`, numbered
     /// after the CPU's last one.
-    fn window_event<'a>(&self, latency_ns: u64, end_ns: u64, pid: i32, comm: &'a [u8; COMM_LEN], end_shows_culprit: bool, frames: &'a [u64]) -> WindowEvent<'a> {
-        WindowEvent { cpu: self.cpu, latency_ns, end_ns, seq: self.events_seq.fetch_add(1, Relaxed) + 1, pid, comm, end_shows_culprit, frames }
+    fn window_event<'a>(
+        &self,
+        latency_ns: u64,
+        end_ns: u64,
+        pid: i32,
+        comm: &'a [u8; COMM_LEN],
+        end_shows_culprit: bool,
+        frames: &'a [u64],
+    ) -> WindowEvent<'a> {
+        WindowEvent {
+            cpu: self.cpu,
+            latency_ns,
+            end_ns,
+            seq: self.events_seq.fetch_add(1, Relaxed) + 1,
+            pid,
+            comm,
+            end_shows_culprit,
+            frames,
+        }
     }
 
     /// Reports a hardirq-off window (`prev` is the hrtimer run before it: the id under
@@ -830,7 +1030,16 @@ impl CpuSampler {
     /// idle loop it returned to). `stack`: that stack, here or held since.
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    fn hard_event(&self, rules: &gap::Rules, latency_ns: u64, window: Window, prev: u64, now: u64, end_shows_culprit: bool, stack: EndStack<'_>) {
+    fn hard_event(
+        &self,
+        rules: &gap::Rules,
+        latency_ns: u64,
+        window: Window,
+        prev: u64,
+        now: u64,
+        end_shows_culprit: bool,
+        stack: EndStack<'_>,
+    ) {
         let (pid, comm) = match stack {
             EndStack::Here => {
                 let mut comm = [0u8; COMM_LEN];
@@ -845,15 +1054,26 @@ impl CpuSampler {
         let start = ffi::now_ns();
         let frames: &[u64] = match stack {
             EndStack::Held { frames, .. } => frames,
-            EndStack::Here if recorded && tracepoints::windows_enabled() => capture::capture_raw(&mut raw, ffi::irq_regs_ip()),
+            EndStack::Here if recorded && tracepoints::windows_enabled() => {
+                capture::capture_raw(&mut raw, ffi::irq_regs_ip())
+            }
             EndStack::Here => &[],
         };
-        tracepoints::hardirq_off(&self.window_event(latency_ns, now, pid, &comm, end_shows_culprit, if recorded { frames } else { &[] }));
+        tracepoints::hardirq_off(&self.window_event(
+            latency_ns,
+            now,
+            pid,
+            &comm,
+            end_shows_culprit,
+            if recorded { frames } else { &[] },
+        ));
         if !recorded {
             return;
         }
         let header = Header {
-            overlap_cpu: self.peers.hardirq_overlap(self.cpu, window, rules.period_ns),
+            overlap_cpu: self
+                .peers
+                .hardirq_overlap(self.cpu, window, rules.period_ns),
             end_shows_culprit,
             ..Header::new(latency_ns, now, pid, comm)
         };
@@ -886,17 +1106,25 @@ impl CpuSampler {
             jiffies: ffi::jiffies().wrapping_sub(self.last_soft_jiffies.load(Relaxed)),
             ..Header::new(latency_ns, now, pid, comm)
         };
-        self.pending.open(start, &header, self.settings.generation(), |w| {
-            w.window_task(pid, &comm);
-            capture::capture(w, Which::Window);
-        });
+        self.pending
+            .open(start, &header, self.settings.generation(), |w| {
+                w.window_task(pid, &comm);
+                capture::capture(w, Which::Window);
+            });
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
     }
 
     /// Reports a softirq-off window that ended `now` (with `pid` current): counted by
     /// cause, the tracepoint always, at the threshold one record with the stack where it
     /// ended and the one the hrtimer took inside it.
-    fn soft_event(&self, rules: &gap::Rules, sw: SoftWindow, now: u64, pid: i32, comm: [u8; COMM_LEN]) {
+    fn soft_event(
+        &self,
+        rules: &gap::Rules,
+        sw: SoftWindow,
+        now: u64,
+        pid: i32,
+        comm: [u8; COMM_LEN],
+    ) {
         // The timer_list runs with interrupts disabled; the record must not keep them so.
         let _irqs = ffi::IrqsOn::new();
         let latency_ns = sw.latency_ns;
@@ -909,20 +1137,32 @@ impl CpuSampler {
         // As for hardirq windows: the end stack once, for the stream and the record.
         self.capturing.store(true, Relaxed);
         let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
-        let frames: &[u64] = if recorded && tracepoints::windows_enabled() { capture::capture_raw(&mut raw, ffi::irq_regs_ip()) } else { &[] };
-        tracepoints::softirq_off(&self.window_event(latency_ns, now, pid, &comm, sw.end_shows_culprit, frames), sw.cause);
+        let frames: &[u64] = if recorded && tracepoints::windows_enabled() {
+            capture::capture_raw(&mut raw, ffi::irq_regs_ip())
+        } else {
+            &[]
+        };
+        tracepoints::softirq_off(
+            &self.window_event(latency_ns, now, pid, &comm, sw.end_shows_culprit, frames),
+            sw.cause,
+        );
         if !recorded {
             self.capturing.store(false, Relaxed);
             return;
         }
-        let window = Window { start: now.saturating_sub(latency_ns), end: now };
+        let window = Window {
+            start: now.saturating_sub(latency_ns),
+            end: now,
+        };
         let header = Header {
             end_shows_culprit: sw.end_shows_culprit,
             cause: Some(sw.cause),
             runnable_ns: sw.runnable_ns,
             samples: sw.samples,
             jiffies: ffi::jiffies().wrapping_sub(sw.start_jiffies),
-            overlap_cpu: self.peers.hardirq_overlap(self.cpu, window, rules.period_ns),
+            overlap_cpu: self
+                .peers
+                .hardirq_overlap(self.cpu, window, rules.period_ns),
             ..Header::new(latency_ns, now, pid, comm)
         };
         self.soft.offer(&header, self.settings.generation(), |w| {
@@ -992,7 +1232,11 @@ impl HardLocal {
             ring: Ring::new(),
             runs: 0,
             look: LookLocal {
-                sleep: SleepCounts { last_irq_events: 0, last_retries: 0, counts_at: 0 },
+                sleep: SleepCounts {
+                    last_irq_events: 0,
+                    last_retries: 0,
+                    counts_at: 0,
+                },
                 steal: 0,
                 steal_at: 0,
                 held: Held::new(),
@@ -1043,7 +1287,11 @@ enum EndStack<'a> {
     /// Taken now: the window ends at this run.
     Here,
     /// Taken when the window ended, held while its verdict waited (`Held`).
-    Held { pid: i32, comm: [u8; COMM_LEN], frames: &'a [u64] },
+    Held {
+        pid: i32,
+        comm: [u8; COMM_LEN],
+        frames: &'a [u64],
+    },
 }
 
 /// A softirq-off window as its reporter (the timer_list or the probe) saw it.
@@ -1064,7 +1312,6 @@ fn period(rules: &gap::Rules) -> Delta {
     Delta::from_nanos(i64::try_from(rules.period_ns).unwrap_or(i64::MAX))
 }
 
-
 impl HrTimerCallback for CpuSampler {
     type Pointer<'a> = Arc<Self>;
 
@@ -1072,7 +1319,13 @@ impl HrTimerCallback for CpuSampler {
         // SAFETY: This is the hrtimer callback, `hard_local`'s owner; a pinned hrtimer's
         // callback never runs concurrently with itself, and `start` only uses it before
         // starting the hrtimer.
-        let HardLocal { rules, watch_next, ring, runs, look } = unsafe { this.hard_local.get() };
+        let HardLocal {
+            rules,
+            watch_next,
+            ring,
+            runs,
+            look,
+        } = unsafe { this.hard_local.get() };
         // One clock read per run: the check and the re-arm use the same time and settings.
         let (instant, now) = this.settings.now();
         let rules = this.settings.cached_rules(rules);
@@ -1081,7 +1334,11 @@ impl HrTimerCallback for CpuSampler {
         // run while one is (its NMIs are paced by these runs).
         if now >= *watch_next {
             let busy = this.watch.run(ring, &this.peers, this.cpu, now, rules);
-            *watch_next = if busy { now } else { now.saturating_add(rules.watch_interval()) };
+            *watch_next = if busy {
+                now
+            } else {
+                now.saturating_add(rules.watch_interval())
+            };
         }
         ctx.forward(instant, period(rules));
         if this.hard_cost.run_counted(runs) {

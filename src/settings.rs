@@ -51,7 +51,11 @@ impl Settings {
     }
 
     pub(crate) fn rules(&self) -> Rules {
-        Rules::new(self.period_ns.load(Relaxed), self.threshold_ns.load(Relaxed), self.hz)
+        Rules::new(
+            self.period_ns.load(Relaxed),
+            self.threshold_ns.load(Relaxed),
+            self.hz,
+        )
     }
 
     /// The current rules, derived again only if a setting changed since `cache` was
@@ -118,6 +122,9 @@ pub(crate) struct RulesCache {
 
 impl RulesCache {
     pub(crate) const fn new() -> Self {
-        Self { version: 0, rules: Rules::new(DEFAULT_PERIOD_NS, DEFAULT_THRESHOLD_NS, 1000) }
+        Self {
+            version: 0,
+            rules: Rules::new(DEFAULT_PERIOD_NS, DEFAULT_THRESHOLD_NS, 1000),
+        }
     }
 }

@@ -12,9 +12,9 @@ use kernel::sync::{Arc, Mutex};
 
 use crate::ffi::{self, TagSource};
 use crate::logic::parse::{self, Invalid, LatencyWrite};
+use crate::namer::Namer;
 use crate::peers::Peers;
 use crate::phase::{Phase, PhaseCell};
-use crate::namer::Namer;
 use crate::sampler::CpuSampler;
 use crate::settings::Settings;
 use crate::tag_wait::TagWait;
@@ -93,7 +93,12 @@ impl From<Invalid> for Error {
 }
 
 impl State {
-    pub(crate) fn new(nr_cpus: u32, records_per_cpu: usize, tag_source: TagSource, watch: Watch) -> Result<impl PinInit<Self, Error>> {
+    pub(crate) fn new(
+        nr_cpus: u32,
+        records_per_cpu: usize,
+        tag_source: TagSource,
+        watch: Watch,
+    ) -> Result<impl PinInit<Self, Error>> {
         let settings = Arc::new(Settings::new(ffi::hz()), GFP_KERNEL)?;
         let peers = Arc::new(Peers::new(nr_cpus)?, GFP_KERNEL)?;
         let watch = Arc::new(watch, GFP_KERNEL)?;
@@ -101,7 +106,14 @@ impl State {
         // Softirqs run in threads on every CPU or on none (PREEMPT_RT, `threadirqs`).
         let threaded = ffi::softirq_thread_pid(0, ffi::SoftirqThread::Ktimers) != 0;
         for cpu in 0..nr_cpus {
-            let s = CpuSampler::new(cpu, settings.clone(), peers.clone(), watch.clone(), records_per_cpu, threaded)?;
+            let s = CpuSampler::new(
+                cpu,
+                settings.clone(),
+                peers.clone(),
+                watch.clone(),
+                records_per_cpu,
+                threaded,
+            )?;
             cpus.push(s, GFP_KERNEL)?;
         }
         Ok(try_pin_init!(Self {
@@ -131,7 +143,10 @@ impl State {
     /// Since when the counts run (load or last clear), and since when sampling is on (0:
     /// off), CLOCK_MONOTONIC ns.
     pub(crate) fn since(&self) -> (u64, u64) {
-        (self.counts_since_ns.load(Relaxed), self.enabled_since_ns.load(Relaxed))
+        (
+            self.counts_since_ns.load(Relaxed),
+            self.enabled_since_ns.load(Relaxed),
+        )
     }
 
     /// `echo 0|1 > enable`. Waits for every CPU (hotplug registration), showing
@@ -143,8 +158,10 @@ impl State {
             (true, false) => {
                 self.phase.set(Phase::TurningOn);
                 let r = control.enable(&self.watch);
-                self.enabled_since_ns.store(if r.is_ok() { ffi::now_ns() } else { 0 }, Relaxed);
-                self.phase.set(if r.is_ok() { Phase::On } else { Phase::Off });
+                self.enabled_since_ns
+                    .store(if r.is_ok() { ffi::now_ns() } else { 0 }, Relaxed);
+                self.phase
+                    .set(if r.is_ok() { Phase::On } else { Phase::Off });
                 r?;
             }
             // Dropping the registration stops the samplers on every CPU.
@@ -199,7 +216,10 @@ impl State {
             self.peers.select(first, last);
         }
         for cpu in 0..nr {
-            if !ranges.iter().any(|&(first, last)| (first..=last).contains(&cpu)) {
+            if !ranges
+                .iter()
+                .any(|&(first, last)| (first..=last).contains(&cpu))
+            {
                 self.peers.deselect(cpu);
             }
         }
@@ -298,9 +318,21 @@ impl State {
 const _: () = {
     use crate::logic::sizes::{arc_bytes, fits_order1};
     use core::mem::{align_of, size_of};
-    assert!(fits_order1(arc_bytes(size_of::<CpuSampler>(), align_of::<CpuSampler>())));
+    assert!(fits_order1(arc_bytes(
+        size_of::<CpuSampler>(),
+        align_of::<CpuSampler>()
+    )));
     assert!(fits_order1(size_of::<State>()));
-    assert!(fits_order1(arc_bytes(size_of::<Settings>(), align_of::<Settings>())));
-    assert!(fits_order1(arc_bytes(size_of::<Peers>(), align_of::<Peers>())));
-    assert!(fits_order1(arc_bytes(size_of::<Watch>(), align_of::<Watch>())));
+    assert!(fits_order1(arc_bytes(
+        size_of::<Settings>(),
+        align_of::<Settings>()
+    )));
+    assert!(fits_order1(arc_bytes(
+        size_of::<Peers>(),
+        align_of::<Peers>()
+    )));
+    assert!(fits_order1(arc_bytes(
+        size_of::<Watch>(),
+        align_of::<Watch>()
+    )));
 };

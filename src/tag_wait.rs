@@ -12,10 +12,10 @@ use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::Mutex;
 
 use crate::counts::Counts;
-use crate::logic::histogram::log2_bucket;
-use crate::phase::{Phase, PhaseCell};
 use crate::ffi::{self, TagSource};
+use crate::logic::histogram::log2_bucket;
 use crate::logic::tag_key::{self, home_slot, Pool, TagKey, PROBE_LIMIT};
+use crate::phase::{Phase, PhaseCell};
 
 /// Distinct (device, hctx, pool) triples counted at once; a key that finds the
 /// `PROBE_LIMIT` slots in its reach taken by counters that still count goes to
@@ -53,7 +53,10 @@ pub(crate) struct Kick {
 
 /// `Pool` of index `i` of `enum tio_tag_pool`.
 fn pool_of(i: usize) -> Pool {
-    Pool { sched: i >= 2, reserved: i % 2 == 1 }
+    Pool {
+        sched: i >= 2,
+        reserved: i % 2 == 1,
+    }
 }
 
 /// A wait being timed: the address of its on-stack `struct sbq_wait` (0: free) and when
@@ -107,11 +110,24 @@ impl TagWait {
     pub(crate) fn new(source: TagSource) -> Result<impl PinInit<Self, Error>> {
         let mut slots = VVec::with_capacity(SLOTS, GFP_KERNEL)?;
         for _ in 0..SLOTS {
-            slots.push(Slot { key: Atomic::new(0), waits: Atomic::new(0), last_ns: Atomic::new(0) }, GFP_KERNEL)?;
+            slots.push(
+                Slot {
+                    key: Atomic::new(0),
+                    waits: Atomic::new(0),
+                    last_ns: Atomic::new(0),
+                },
+                GFP_KERNEL,
+            )?;
         }
         let mut pending = VVec::with_capacity(PENDING, GFP_KERNEL)?;
         for _ in 0..PENDING {
-            pending.push(Pending { wait: Atomic::new(0), start_ns: Atomic::new(0) }, GFP_KERNEL)?;
+            pending.push(
+                Pending {
+                    wait: Atomic::new(0),
+                    start_ns: Atomic::new(0),
+                },
+                GFP_KERNEL,
+            )?;
         }
         let mut callers = VVec::with_capacity(CALLERS, GFP_KERNEL)?;
         for _ in 0..CALLERS {
@@ -171,7 +187,11 @@ impl TagWait {
                 }
                 self.phase.set(Phase::TurningOn);
                 let registered = ffi::TagWaitHooks::register(self.source);
-                self.phase.set(if registered.is_ok() { Phase::On } else { Phase::Off });
+                self.phase.set(if registered.is_ok() {
+                    Phase::On
+                } else {
+                    Phase::Off
+                });
                 *hooks = Some(registered?);
             }
             (false, true) => {
@@ -187,7 +207,13 @@ impl TagWait {
     /// A submitter is about to sleep for a tag (hook context: no sleeping, no locks). At
     /// most `PROBE_LIMIT` slots are looked at.
     pub(crate) fn wait(&self, key: TagKey, nr_tags: u32) {
-        crate::tracepoints::block_rq_tag_wait(key.dev, key.hctx, nr_tags, key.pool.sched, key.pool.reserved);
+        crate::tracepoints::block_rq_tag_wait(
+            key.dev,
+            key.hctx,
+            nr_tags,
+            key.pool.sched,
+            key.pool.reserved,
+        );
         // The hooks run in kprobe context (int3, NMI-like): a clock that never waits.
         self.count(key, ffi::now_ns_nmi());
     }
@@ -241,8 +267,9 @@ impl TagWait {
         let entry = self.caller(kick.task).or_else(|| {
             // Only this task claims entries for its own address: no duplicate can appear. A
             // compare-and-swap only on an entry seen free: the others are only read.
-            probe(&self.callers, kick.task)
-                .find(|c| c.task.load(Relaxed) == 0 && c.task.cmpxchg(0, kick.task, Relaxed).is_ok())
+            probe(&self.callers, kick.task).find(|c| {
+                c.task.load(Relaxed) == 0 && c.task.cmpxchg(0, kick.task, Relaxed).is_ok()
+            })
         });
         // No free entry in reach: the wait will be counted as unattributed.
         let Some(c) = entry else {
@@ -262,7 +289,11 @@ impl TagWait {
     pub(crate) fn prepare(&self, task: u64, bt: u64) {
         let found = self.caller(task).and_then(|c| {
             let i = (0..POOLS).find(|&i| bt != 0 && c.pools[i].load(Relaxed) == bt)?;
-            let key = TagKey { dev: c.dev.load(Relaxed), hctx: c.hctx.load(Relaxed), pool: pool_of(i) };
+            let key = TagKey {
+                dev: c.dev.load(Relaxed),
+                hctx: c.hctx.load(Relaxed),
+                pool: pool_of(i),
+            };
             Some((key, c.nr_tags[i].load(Relaxed)))
         });
         match found {
@@ -282,7 +313,10 @@ impl TagWait {
 
     /// Entries held by tasks between a kick and its finish_wait.
     pub(crate) fn callers_held(&self) -> usize {
-        self.callers.iter().filter(|c| c.task.load(Relaxed) != 0).count()
+        self.callers
+            .iter()
+            .filter(|c| c.task.load(Relaxed) != 0)
+            .count()
     }
 
     /// A wait identified by `wait` begins (hook context).
@@ -315,7 +349,10 @@ impl TagWait {
             let k = slot.key.load(Relaxed);
             let waits = slot.waits.load(Relaxed);
             if k != 0 && waits != 0 {
-                f(Row { key: TagKey::unpack(k), waits });
+                f(Row {
+                    key: TagKey::unpack(k),
+                    waits,
+                });
             }
         }
     }
@@ -344,7 +381,10 @@ fn probe<T>(table: &[T], key: u64) -> impl Iterator<Item = &T> {
 
 /// `Pool` from the hook's flags.
 pub(crate) fn pool(is_sched: bool, is_reserved: bool) -> Pool {
-    Pool { sched: is_sched, reserved: is_reserved }
+    Pool {
+        sched: is_sched,
+        reserved: is_reserved,
+    }
 }
 
 /// KUnit: compiled only with `CONFIG_KUNIT=y` (the macro gates the module on it), run when
@@ -357,7 +397,13 @@ mod kunit {
     const BT_SCHED: u64 = 0xffff_8880_0000_2000;
 
     fn kick(task: u64, dev: u32) -> Kick {
-        Kick { task, dev, hctx: 1, pools: [BT_HW, BT_HW + 8, BT_SCHED, BT_SCHED + 8], nr_tags: [2, 0, 4, 0] }
+        Kick {
+            task,
+            dev,
+            hctx: 1,
+            pools: [BT_HW, BT_HW + 8, BT_SCHED, BT_SCHED + 8],
+            nr_tags: [2, 0, 4, 0],
+        }
     }
 
     fn waits(tw: &TagWait, dev: u32, sched: bool) -> u64 {
@@ -437,7 +483,14 @@ mod kunit {
         let extra = tasks[PROBE_LIMIT];
         tw.kick(&kick(extra, 2));
         tw.prepare(extra, BT_HW);
-        assert_eq!((waits(&tw, 2, false), tw.unattributed.load(Relaxed), tw.callers_full.load(Relaxed)), (0, 1, 1));
+        assert_eq!(
+            (
+                waits(&tw, 2, false),
+                tw.unattributed.load(Relaxed),
+                tw.callers_full.load(Relaxed)
+            ),
+            (0, 1, 1)
+        );
         Ok(())
     }
 
@@ -446,7 +499,14 @@ mod kunit {
     #[test]
     fn an_aged_counter_gives_its_slot_to_a_new_key() -> Result {
         let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
-        let keys = colliding(SLOTS, PROBE_LIMIT + 1, |i| TagKey { dev: i as u32, hctx: 0, pool: pool(false, false) }.pack());
+        let keys = colliding(SLOTS, PROBE_LIMIT + 1, |i| {
+            TagKey {
+                dev: i as u32,
+                hctx: 0,
+                pool: pool(false, false),
+            }
+            .pack()
+        });
         assert_eq!(keys.len(), PROBE_LIMIT + 1);
         let key = |packed: u64| TagKey::unpack(packed);
         // Every counter last counted at T, the first at T - 1.

@@ -72,7 +72,10 @@ impl kernel::Module for TraceIrqoff {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let records = compat::param::<u32>(module_parameters::records_per_cpu.value()) as usize;
         if !(1..=records::MAX_RECORDS).contains(&records) {
-            pr_err!("records_per_cpu must be within 1..={}\n", records::MAX_RECORDS);
+            pr_err!(
+                "records_per_cpu must be within 1..={}\n",
+                records::MAX_RECORDS
+            );
             return Err(EINVAL);
         }
         let force_kprobe = match compat::param::<u8>(module_parameters::tag_wait_kprobe.value()) {
@@ -102,13 +105,24 @@ impl kernel::Module for TraceIrqoff {
             return Err(EINVAL);
         }
         let nr_cpus = kernel::cpu::nr_cpu_ids();
-        let watch = watch::Watch::new(nr_cpus, watch_on, max_samples, u64::from(stuck_ms) * logic::gap::NSEC_PER_MSEC)?;
+        let watch = watch::Watch::new(
+            nr_cpus,
+            watch_on,
+            max_samples,
+            u64::from(stuck_ms) * logic::gap::NSEC_PER_MSEC,
+        )?;
         if let Some(why) = watch.unavailable() {
-            pr_info!("watcher: in-window stacks of hardirq-off windows unavailable ({})\n", why.name());
+            pr_info!(
+                "watcher: in-window stacks of hardirq-off windows unavailable ({})\n",
+                why.name()
+            );
         }
         let source = tag_source(force_kprobe);
         ffi::probe::init();
-        let state = KBox::pin_init(state::State::new(nr_cpus, records, source, watch)?, GFP_KERNEL)?;
+        let state = KBox::pin_init(
+            state::State::new(nr_cpus, records, source, watch)?,
+            GFP_KERNEL,
+        )?;
         let proc = entry::Registration::new(state)?;
         pr_info!("loaded; /proc/trace_irqoff is ready, sampling is disabled\n");
         Ok(Self { _proc: proc })

@@ -5,8 +5,8 @@
 
 use kernel::ffi::{c_char, c_int};
 
-use crate::logic::cause::Cause;
 use crate::ffi::{raw, COMM_LEN};
+use crate::logic::cause::Cause;
 
 /// How many culprit frames an event carries (`TIO_TRACE_FRAMES`).
 pub(crate) const FRAMES: usize = 8;
@@ -79,13 +79,35 @@ pub(crate) fn softirq_off(e: &WindowEvent<'_>, cause: Cause) {
 }
 
 /// Fires `trace_irqoff:irqoff_ongoing`: a hardirq-off window on `cpu` still open.
-pub(crate) fn irqoff_ongoing(cpu: u32, length_ns: u64, pid: i32, comm: &[u8; COMM_LEN], stuck: bool) {
+pub(crate) fn irqoff_ongoing(
+    cpu: u32,
+    length_ns: u64,
+    pid: i32,
+    comm: &[u8; COMM_LEN],
+    stuck: bool,
+) {
     // SAFETY: As in `hardirq_off`.
-    unsafe { raw::tio_trace_irqoff_ongoing(cpu, length_ns, pid, comm.as_ptr().cast::<c_char>(), c_int::from(stuck)) };
+    unsafe {
+        raw::tio_trace_irqoff_ongoing(
+            cpu,
+            length_ns,
+            pid,
+            comm.as_ptr().cast::<c_char>(),
+            c_int::from(stuck),
+        )
+    };
 }
 
 /// Fires `trace_irqoff:block_rq_tag_wait`.
 pub(crate) fn block_rq_tag_wait(dev: u32, hctx: u32, nr_tags: u32, sched: bool, reserved: bool) {
     // SAFETY: Plain integers.
-    unsafe { raw::tio_trace_block_rq_tag_wait(dev, hctx, nr_tags, c_int::from(sched), c_int::from(reserved)) };
+    unsafe {
+        raw::tio_trace_block_rq_tag_wait(
+            dev,
+            hctx,
+            nr_tags,
+            c_int::from(sched),
+            c_int::from(reserved),
+        )
+    };
 }

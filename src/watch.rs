@@ -28,14 +28,14 @@ use kernel::prelude::*;
 use kernel::sync::atomic::{Acquire, Atomic, Full, Relaxed, Release};
 use kernel::time::{delay::fsleep, Delta};
 
-use crate::ffi::{self, Symbol, COMM_LEN};
-use crate::logic::gap::{Rules, NSEC_PER_MSEC};
-use crate::peers::Peers;
-use crate::logic::profile::{self, ClaimStep, Stuck};
-use crate::records::{comm_str, LiveProfile, MAX_FRAMES};
 use crate::capture;
 use crate::cost::Cost;
+use crate::ffi::{self, Symbol, COMM_LEN};
+use crate::logic::gap::{Rules, NSEC_PER_MSEC};
+use crate::logic::profile::{self, ClaimStep, Stuck};
 use crate::logic::stack;
+use crate::peers::Peers;
+use crate::records::{comm_str, LiveProfile, MAX_FRAMES};
 use crate::tracepoints;
 
 /// At most this many doublings of the spacing between NMIs to a CPU whose NMIs came late:
@@ -289,12 +289,20 @@ pub(crate) struct Ring {
 
 impl Ring {
     pub(crate) const fn new() -> Self {
-        Self { version: 0, watched: [None, None] }
+        Self {
+            version: 0,
+            watched: [None, None],
+        }
     }
 }
 
 impl Watch {
-    pub(crate) fn new(nr_cpus: u32, enabled: bool, max_samples: u32, stuck_ns: u64) -> Result<Self> {
+    pub(crate) fn new(
+        nr_cpus: u32,
+        enabled: bool,
+        max_samples: u32,
+        stuck_ns: u64,
+    ) -> Result<Self> {
         let mut cpus = VVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
         for _ in 0..nr_cpus {
             cpus.push(Watched::new(), GFP_KERNEL)?;
@@ -392,7 +400,11 @@ impl Watch {
             }
             let Some(cpu) = waiting else { return };
             if ms == DRAIN_MS {
-                pr_warn!("watcher: cpu {} has not taken an NMI sent {} s ago; unloading anyway\n", cpu, DRAIN_MS / 1000);
+                pr_warn!(
+                    "watcher: cpu {} has not taken an NMI sent {} s ago; unloading anyway\n",
+                    cpu,
+                    DRAIN_MS / 1000
+                );
                 return;
             }
             fsleep(Delta::from_millis(1));
@@ -412,13 +424,17 @@ impl Watch {
     /// hrtimer has to. Hotplug serialises the callers.
     pub(crate) fn ring_changed(&self, peers: &Peers) {
         let nr = u32::try_from(self.cpus.len()).unwrap_or(u32::MAX);
-        profile::rings(nr, |c| peers.sampling(c), |c, ring| {
-            if let Some(w) = self.get(c) {
-                for (slot, cpu) in w.ring.iter().zip(ring) {
-                    slot.store(cpu.unwrap_or(NO_CPU), Relaxed);
+        profile::rings(
+            nr,
+            |c| peers.sampling(c),
+            |c, ring| {
+                if let Some(w) = self.get(c) {
+                    for (slot, cpu) in w.ring.iter().zip(ring) {
+                        slot.store(cpu.unwrap_or(NO_CPU), Relaxed);
+                    }
                 }
-            }
-        });
+            },
+        );
         // After the rings: an hrtimer that sees the new version copies them.
         let v = self.ring_version.load(Relaxed);
         self.ring_version.store(v.wrapping_add(1), Release);
@@ -426,13 +442,22 @@ impl Watch {
 
     /// The open hardirq-off window of `cpu` at `now`, if its hrtimer is overdue past the
     /// threshold.
-    pub(crate) fn ongoing(&self, peers: &Peers, cpu: u32, now: u64, rules: &Rules) -> Option<Ongoing> {
+    pub(crate) fn ongoing(
+        &self,
+        peers: &Peers,
+        cpu: u32,
+        now: u64,
+        rules: &Rules,
+    ) -> Option<Ongoing> {
         let last = peers.get(cpu)?.last_hard_ns.load(Relaxed);
         if last == 0 || !ffi::cpu_online(cpu) {
             return None;
         }
         let length_ns = now.saturating_sub(last).saturating_sub(rules.period_ns);
-        (length_ns >= rules.threshold_ns).then_some(Ongoing { window: last, length_ns })
+        (length_ns >= rules.threshold_ns).then_some(Ongoing {
+            window: last,
+            length_ns,
+        })
     }
 
     /// One watcher run on CPU `me`, from its hrtimer at `now` (hard interrupt context).
@@ -440,7 +465,14 @@ impl Watch {
     /// Returns whether a watched CPU is overdue (the caller then looks again next run).
     /// `ring`: the CPUs `me` watches, worked out again when a sampler started or stopped
     /// since, and after a look found a watched CPU stopped.
-    pub(crate) fn run(&self, ring: &mut Ring, peers: &Peers, me: u32, now: u64, rules: &Rules) -> bool {
+    pub(crate) fn run(
+        &self,
+        ring: &mut Ring,
+        peers: &Peers,
+        me: u32,
+        now: u64,
+        rules: &Rules,
+    ) -> bool {
         if !self.enabled {
             return false;
         }
@@ -469,7 +501,16 @@ impl Watch {
             peers.open_seen(t, last, length_ns, rules.threshold_ns);
             if length_ns >= rules.threshold_ns {
                 busy = true;
-                self.overdue(me, t, Ongoing { window: last, length_ns }, now, rules);
+                self.overdue(
+                    me,
+                    t,
+                    Ongoing {
+                        window: last,
+                        length_ns,
+                    },
+                    now,
+                    rules,
+                );
             }
         }
         busy
@@ -480,14 +521,24 @@ impl Watch {
     fn overdue(&self, me: u32, t: u32, o: Ongoing, now: u64, rules: &Rules) {
         let Some(w) = self.get(t) else { return };
         let current = w.claim.load(Relaxed);
-        match profile::claim_step(current, o.window, me, now, w.owner_seen.load(Relaxed), 3 * rules.period_ns) {
+        match profile::claim_step(
+            current,
+            o.window,
+            me,
+            now,
+            w.owner_seen.load(Relaxed),
+            3 * rules.period_ns,
+        ) {
             ClaimStep::Theirs => return,
             ClaimStep::Mine => {}
             ClaimStep::Take { first } => {
                 // Seen alive before the claim is published (the compare-exchange orders
                 // it): another watcher that reads the new claim never finds it stale.
                 w.owner_seen.store(now, Relaxed);
-                if w.claim.cmpxchg(current, profile::claim(o.window, me), Full).is_err() {
+                if w.claim
+                    .cmpxchg(current, profile::claim(o.window, me), Full)
+                    .is_err()
+                {
                     return;
                 }
                 if first {
@@ -503,13 +554,21 @@ impl Watch {
         let sample = w.profile.peek(o.window, ffi::text_can_vanish);
         let (pid, comm, top, module) = sample.unwrap_or((0, [0; COMM_LEN], 0, 0));
         // Announced with the task once the first sample is in (or when none will come).
-        let ready = sample.is_some() || !self.nmi_usable() || w.sent.load(Relaxed) >= ANNOUNCE_WITHOUT_SAMPLE;
+        let ready = sample.is_some()
+            || !self.nmi_usable()
+            || w.sent.load(Relaxed) >= ANNOUNCE_WITHOUT_SAMPLE;
         if ready && w.announced.load(Relaxed) != o.window {
             w.announced.store(o.window, Relaxed);
             tracepoints::irqoff_ongoing(t, o.length_ns, pid, &comm, false);
         }
         let busy_seen = w.busy_window.load(Relaxed) == o.window;
-        match profile::stuck_step(o.length_ns, self.stuck_ns, w.stuck.load(Relaxed) == o.window, busy_seen, self.nmi_usable()) {
+        match profile::stuck_step(
+            o.length_ns,
+            self.stuck_ns,
+            w.stuck.load(Relaxed) == o.window,
+            busy_seen,
+            self.nmi_usable(),
+        ) {
             Stuck::Nothing => {}
             Stuck::Unconfirmed => {
                 if w.unconfirmed.load(Relaxed) != o.window {
@@ -525,10 +584,25 @@ impl Watch {
     /// writes in process context: naming a module frame walks the module's symbol table,
     /// never done here in hard interrupt context.
     #[allow(clippy::too_many_arguments)]
-    fn log_stuck(&self, w: &Watched, t: u32, o: Ongoing, pid: i32, comm: &[u8; COMM_LEN], top: u64, module: u64) {
+    fn log_stuck(
+        &self,
+        w: &Watched,
+        t: u32,
+        o: Ongoing,
+        pid: i32,
+        comm: &[u8; COMM_LEN],
+        top: u64,
+        module: u64,
+    ) {
         w.stuck.store(o.window, Relaxed);
         tracepoints::irqoff_ongoing(t, o.length_ns, pid, comm, true);
-        if w.stuck_line.post(&StuckLine { ms: o.length_ns / NSEC_PER_MSEC, pid, comm: *comm, top, module }) {
+        if w.stuck_line.post(&StuckLine {
+            ms: o.length_ns / NSEC_PER_MSEC,
+            pid,
+            comm: *comm,
+            top,
+            module,
+        }) {
             ffi::namer_kick();
         }
     }
@@ -536,7 +610,9 @@ impl Watch {
     /// Logs the stuck lines the watcher posted (process context: the namer's work).
     pub(crate) fn log_stuck_lines(&self) {
         for (t, w) in (0u32..).zip(self.cpus.iter()) {
-            let Some(l) = w.stuck_line.take() else { continue };
+            let Some(l) = w.stuck_line.take() else {
+                continue;
+            };
             if !ffi::warn_ratelimit() {
                 continue;
             }
@@ -545,11 +621,30 @@ impl Watch {
             if top != 0 && module != 0 && module != top {
                 // The top frame is core code the culprit called (a clock read, a lock):
                 // name the culprit's own frame too.
-                pr_warn!("cpu {} has had hard interrupts off for {} ms: {}-{} at {} in {}\n", t, ms, task, pid, Symbol(top), Symbol(module));
+                pr_warn!(
+                    "cpu {} has had hard interrupts off for {} ms: {}-{} at {} in {}\n",
+                    t,
+                    ms,
+                    task,
+                    pid,
+                    Symbol(top),
+                    Symbol(module)
+                );
             } else if top != 0 {
-                pr_warn!("cpu {} has had hard interrupts off for {} ms: {}-{} at {}\n", t, ms, task, pid, Symbol(top));
+                pr_warn!(
+                    "cpu {} has had hard interrupts off for {} ms: {}-{} at {}\n",
+                    t,
+                    ms,
+                    task,
+                    pid,
+                    Symbol(top)
+                );
             } else {
-                pr_warn!("cpu {} has had hard interrupts off for {} ms (no in-window stack)\n", t, ms);
+                pr_warn!(
+                    "cpu {} has had hard interrupts off for {} ms (no in-window stack)\n",
+                    t,
+                    ms
+                );
             }
         }
     }
@@ -561,21 +656,27 @@ impl Watch {
     fn ask(&self, w: &Watched, t: u32, window: u64, now: u64, rules: &Rules) {
         let pending = w.nmi_pending.load(Relaxed);
         if pending != 0 {
-            if now.saturating_sub(pending) >= rules.period_ns / 2 && w.late_of.load(Relaxed) != pending {
+            if now.saturating_sub(pending) >= rules.period_ns / 2
+                && w.late_of.load(Relaxed) != pending
+            {
                 w.late_of.store(pending, Relaxed);
                 self.nmi_missed.add(1, Relaxed);
-                w.slow.store(profile::slower(w.slow.load(Relaxed), MAX_SLOW), Relaxed);
+                w.slow
+                    .store(profile::slower(w.slow.load(Relaxed), MAX_SLOW), Relaxed);
             }
             return;
         }
         // The last one was answered: on time, unless it was found late.
         let last = w.last_sent.xchg(0, Relaxed);
         if last != 0 && w.late_of.load(Relaxed) != last {
-            w.slow.store(w.slow.load(Relaxed).saturating_sub(1), Relaxed);
+            w.slow
+                .store(w.slow.load(Relaxed).saturating_sub(1), Relaxed);
         }
         let since = w.since.load(Relaxed).saturating_add(1);
         let sent = w.sent.load(Relaxed);
-        match profile::next_sample(sent, since, self.max_samples).filter(|_| profile::trusted(since, w.slow.load(Relaxed))) {
+        match profile::next_sample(sent, since, self.max_samples)
+            .filter(|_| profile::trusted(since, w.slow.load(Relaxed)))
+        {
             Some(weight) => {
                 w.nmi_window.store(window, Relaxed);
                 w.nmi_weight.store(weight, Relaxed);
@@ -622,7 +723,8 @@ impl Watch {
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
         let now = ffi::now_ns_nmi();
-        w.profile.sample(window, w.nmi_weight.load(Relaxed), frames, pid, &comm, now);
+        w.profile
+            .sample(window, w.nmi_weight.load(Relaxed), frames, pid, &comm, now);
         if w.busy_window.load(Relaxed) != window && !ffi::nmi_interrupted_idle_loop() {
             w.busy_window.store(window, Relaxed);
         }
@@ -644,7 +746,8 @@ impl Watch {
     pub(crate) fn saw_handler(&self, cpu: u32, window: u64, end: u64, period_ns: u64) -> bool {
         window != 0
             && self.get(cpu).is_some_and(|w| {
-                w.handler_window.load(Relaxed) == window && end.saturating_sub(w.handler_at.load(Relaxed)) >= period_ns / 2
+                w.handler_window.load(Relaxed) == window
+                    && end.saturating_sub(w.handler_at.load(Relaxed)) >= period_ns / 2
             })
     }
 

@@ -28,7 +28,12 @@ pub(crate) struct Backoff {
 
 impl Backoff {
     pub(crate) const fn new(spins: u32, sleeps: u32) -> Self {
-        Self { spins, sleeps, spun: 0, slept: 0 }
+        Self {
+            spins,
+            sleeps,
+            spun: 0,
+            slept: 0,
+        }
     }
 
     /// The step after one more failed attempt.
@@ -64,7 +69,10 @@ mod tests {
     #[test]
     fn spins_then_sleeps_then_gives_up() {
         use Step::*;
-        assert_eq!(steps(Backoff::new(2, 2)), [Spin, Spin, Sleep, Spin, Spin, Sleep, Spin, Spin, GiveUp]);
+        assert_eq!(
+            steps(Backoff::new(2, 2)),
+            [Spin, Spin, Sleep, Spin, Spin, Sleep, Spin, Spin, GiveUp]
+        );
         assert_eq!(steps(Backoff::new(0, 1)), [Sleep, GiveUp]);
         assert_eq!(steps(Backoff::new(1, 0)), [Spin, GiveUp]);
     }

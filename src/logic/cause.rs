@@ -90,17 +90,67 @@ mod tests {
 
     #[test]
     fn majority_of_samples_decides() {
-        assert_eq!(classify(Samples { total: 10, bh_off: 10, idle: 0 }, true), Cause::BhOff);
-        assert_eq!(classify(Samples { total: 10, bh_off: 5, idle: 3 }, false), Cause::BhOff);
-        assert_eq!(classify(Samples { total: 10, bh_off: 4, idle: 0 }, false), Cause::KsoftirqdWait);
-        assert_eq!(classify(Samples { total: 9, bh_off: 0, idle: 0 }, false), Cause::KsoftirqdWait);
+        assert_eq!(
+            classify(
+                Samples {
+                    total: 10,
+                    bh_off: 10,
+                    idle: 0
+                },
+                true
+            ),
+            Cause::BhOff
+        );
+        assert_eq!(
+            classify(
+                Samples {
+                    total: 10,
+                    bh_off: 5,
+                    idle: 3
+                },
+                false
+            ),
+            Cause::BhOff
+        );
+        assert_eq!(
+            classify(
+                Samples {
+                    total: 10,
+                    bh_off: 4,
+                    idle: 0
+                },
+                false
+            ),
+            Cause::KsoftirqdWait
+        );
+        assert_eq!(
+            classify(
+                Samples {
+                    total: 9,
+                    bh_off: 0,
+                    idle: 0
+                },
+                false
+            ),
+            Cause::KsoftirqdWait
+        );
     }
 
     #[test]
     fn without_samples_the_end_decides() {
         assert_eq!(classify(Samples::default(), true), Cause::KsoftirqdWait);
         assert_eq!(classify(Samples::default(), false), Cause::BhOff);
-        assert_eq!(classify(Samples { total: 0, bh_off: 0, idle: 8 }, true), Cause::KsoftirqdWait);
+        assert_eq!(
+            classify(
+                Samples {
+                    total: 0,
+                    bh_off: 0,
+                    idle: 8
+                },
+                true
+            ),
+            Cause::KsoftirqdWait
+        );
     }
 
     /// Where softirqs run on interrupt exit, a gap whose looks all found softirqs free to
@@ -108,12 +158,28 @@ mod tests {
     /// waiting is. Without looks, or where softirqs run in threads, the timer_list decides.
     #[test]
     fn timer_gap_needs_a_look_that_saw_softirqs_held() {
-        let looked = Samples { total: 3, bh_off: 0, idle: 0 };
-        let held = Samples { total: 3, bh_off: 3, idle: 0 };
+        let looked = Samples {
+            total: 3,
+            bh_off: 0,
+            idle: 0,
+        };
+        let held = Samples {
+            total: 3,
+            bh_off: 3,
+            idle: 0,
+        };
         assert!(!timer_gap_held(looked, false, false));
         assert!(!timer_gap_held(held, false, false));
         assert!(timer_gap_held(looked, true, false));
-        assert!(timer_gap_held(Samples { total: 0, bh_off: 0, idle: 4 }, false, false));
+        assert!(timer_gap_held(
+            Samples {
+                total: 0,
+                bh_off: 0,
+                idle: 4
+            },
+            false,
+            false
+        ));
         assert!(timer_gap_held(Samples::default(), false, false));
         assert!(timer_gap_held(looked, false, true));
         assert!(timer_gap_held(held, false, true));

@@ -31,7 +31,11 @@ pub(crate) struct Printable<'a>(pub(crate) &'a [u8]);
 impl fmt::Display for Printable<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for &b in self.0 {
-            let c = if b == b' ' || b.is_ascii_graphic() { char::from(b) } else { '?' };
+            let c = if b == b' ' || b.is_ascii_graphic() {
+                char::from(b)
+            } else {
+                '?'
+            };
             fmt::Write::write_char(f, c)?;
         }
         Ok(())
@@ -47,8 +51,14 @@ mod tests {
     #[test]
     fn escapes_separators_and_non_ascii() {
         assert_eq!(format!("{}", Escaped(b"bash")), "bash");
-        assert_eq!(format!("{}", Escaped(b"kworker/1:1 x")), "kworker/1:1\\x20x");
-        assert_eq!(format!("{}", Escaped(b"a=b\\c\n\xff")), "a\\x3db\\x5cc\\x0a\\xff");
+        assert_eq!(
+            format!("{}", Escaped(b"kworker/1:1 x")),
+            "kworker/1:1\\x20x"
+        );
+        assert_eq!(
+            format!("{}", Escaped(b"a=b\\c\n\xff")),
+            "a\\x3db\\x5cc\\x0a\\xff"
+        );
         assert_eq!(format!("{}", Printable(b"a b\x01")), "a b?");
     }
 }

@@ -128,7 +128,11 @@ impl Rules {
     /// already explained by a hardirq-off window; the rest must reach threshold + P.
     /// Never within an ordinary timer_list gap, which at a small P and a low HZ can be
     /// longer than threshold + P (a 4 ms period, gaps up to 12 ms at P = 1 ms and HZ 250).
-    pub(crate) const fn soft_starved(&self, since_soft_ns: u64, hard_overlap_ns: u64) -> Option<u64> {
+    pub(crate) const fn soft_starved(
+        &self,
+        since_soft_ns: u64,
+        hard_overlap_ns: u64,
+    ) -> Option<u64> {
         if !self.soft_overdue(since_soft_ns) {
             return None;
         }
@@ -143,7 +147,10 @@ impl Rules {
     /// The late part of an hrtimer gap from `prev` to `now`: from the expiry it missed
     /// (`prev` + P) to `now`. Its length is the latency of a hard event.
     pub(crate) const fn late_window(&self, prev: u64, now: u64) -> Window {
-        Window { start: prev.saturating_add(self.period_ns), end: now }
+        Window {
+            start: prev.saturating_add(self.period_ns),
+            end: now,
+        }
     }
 
     /// Where a softirq-off window first seen by the hrtimer's look at `now` began, as
@@ -155,7 +162,11 @@ impl Rules {
             return now;
         }
         let back = now.saturating_sub(prev);
-        let back = if back < self.period_ns { back } else { self.period_ns };
+        let back = if back < self.period_ns {
+            back
+        } else {
+            self.period_ns
+        };
         now - back / 2
     }
 
@@ -165,7 +176,12 @@ impl Rules {
     /// `ran_ns - start_ns`. Every window of two periods or more is one (its first look
     /// comes within a period of its start), at an error of at most half a period plus the
     /// probe's own start-up; a shorter hold is not a window.
-    pub(crate) const fn probe_latency(&self, start_ns: u64, armed_ns: u64, ran_ns: u64) -> Option<u64> {
+    pub(crate) const fn probe_latency(
+        &self,
+        start_ns: u64,
+        armed_ns: u64,
+        ran_ns: u64,
+    ) -> Option<u64> {
         if ran_ns.saturating_sub(armed_ns) >= self.period_ns {
             Some(ran_ns.saturating_sub(start_ns))
         } else {
@@ -179,7 +195,11 @@ impl Rules {
     /// every run. A window is claimed at most this much after it passed the threshold.
     pub(crate) const fn watch_interval(&self) -> u64 {
         let eighth = self.threshold_ns / 8;
-        if eighth > self.period_ns { eighth } else { self.period_ns }
+        if eighth > self.period_ns {
+            eighth
+        } else {
+            self.period_ns
+        }
     }
 
     /// Whether a latency gets a stack record (below the threshold it is only counted).
@@ -236,7 +256,10 @@ pub(crate) const fn overlaps_most(ours: Window, theirs: Window) -> bool {
 /// wake-up happens in the idle task and in_idle() excuses it just the same.
 pub(crate) const fn idle_until(idle: Window, last_hard: u64, now: u64) -> Window {
     if last_hard == idle.end && idle.end != 0 && now > idle.end {
-        Window { start: idle.start, end: now }
+        Window {
+            start: idle.start,
+            end: now,
+        }
     } else {
         idle
     }
@@ -252,7 +275,10 @@ pub(crate) const fn covered(start: u64, end: u64, a: Window, b: Window) -> u64 {
 
 /// Nanoseconds of [start, end) inside the union of `windows` (each part counted once).
 pub(crate) fn covered_all<const N: usize>(start: u64, end: u64, windows: [Window; N]) -> u64 {
-    let mut w = windows.map(|w| Window { start: w.start.max(start), end: w.end.min(end) });
+    let mut w = windows.map(|w| Window {
+        start: w.start.max(start),
+        end: w.end.min(end),
+    });
     w.sort_unstable_by_key(|w| w.start);
     let (mut total, mut reach) = (0, start);
     for x in w {
@@ -364,7 +390,13 @@ impl Rules {
     /// gap, the verdict is [`Verdict::Steal`] at once; if it is still an event, it is an
     /// event of the remaining latency once settled, and [`Decision::Wait`] before (more of
     /// the gap's steal may still be accounted). A gap proven asleep stays an idle gap.
-    pub(crate) const fn hard_decision(&self, gap_ns: u64, asleep: bool, steal: Steal, settled: bool) -> Decision {
+    pub(crate) const fn hard_decision(
+        &self,
+        gap_ns: u64,
+        asleep: bool,
+        steal: Steal,
+        settled: bool,
+    ) -> Decision {
         let latency = match self.hard_verdict(gap_ns, asleep) {
             Verdict::Event(latency) if steal.accounted() => latency,
             v => return Decision::Now(v),
@@ -394,9 +426,19 @@ impl Rules {
     /// gap. With no steal it is exactly [`Rules::soft_verdict`]. (The timer_list runs from
     /// the timer softirq that the tick raises after accounting steal, so its count is
     /// current.)
-    pub(crate) const fn soft_verdict_steal(&self, gap_ns: u64, hard_ns: u64, hard_or_idle_ns: u64, steal_ns: u64) -> Verdict {
+    pub(crate) const fn soft_verdict_steal(
+        &self,
+        gap_ns: u64,
+        hard_ns: u64,
+        hard_or_idle_ns: u64,
+        steal_ns: u64,
+    ) -> Verdict {
         let with_steal = hard_ns.saturating_add(steal_ns);
-        let explained = if with_steal > hard_or_idle_ns { with_steal } else { hard_or_idle_ns };
+        let explained = if with_steal > hard_or_idle_ns {
+            with_steal
+        } else {
+            hard_or_idle_ns
+        };
         match self.soft_latency(gap_ns, explained) {
             Some(latency) => Verdict::Event(latency),
             None => match self.soft_verdict(gap_ns, hard_ns, hard_or_idle_ns) {
@@ -411,7 +453,12 @@ impl Rules {
     /// `hard_or_idle_ns` (>= `hard_ns`) by those or an idle-late window. Where the timer_list itself runs (a
     /// softirq on irq exit from idle, or ktimers/N) is no evidence either way: only the
     /// hrtimer's proven idle windows excuse a gap.
-    pub(crate) const fn soft_verdict(&self, gap_ns: u64, hard_ns: u64, hard_or_idle_ns: u64) -> Verdict {
+    pub(crate) const fn soft_verdict(
+        &self,
+        gap_ns: u64,
+        hard_ns: u64,
+        hard_or_idle_ns: u64,
+    ) -> Verdict {
         match self.soft_latency(gap_ns, hard_or_idle_ns) {
             Some(latency) => Verdict::Event(latency),
             // Long only because of a late wake-up from idle: counted like one.
@@ -465,9 +512,13 @@ mod tests {
         for hz in [100, 250, 300, 1000] {
             for p_ms in 1..=1000 {
                 let r = Rules::new(p_ms * MS, 2 * p_ms * MS, hz);
-                let worst_ordinary = r.soft_period_ns
-                    + (wheel_granularity(r.soft_period_jiffies) + 1) * r.jiffy_ns;
-                assert_eq!(r.soft_latency(worst_ordinary, 0), None, "hz={hz} p={p_ms}ms");
+                let worst_ordinary =
+                    r.soft_period_ns + (wheel_granularity(r.soft_period_jiffies) + 1) * r.jiffy_ns;
+                assert_eq!(
+                    r.soft_latency(worst_ordinary, 0),
+                    None,
+                    "hz={hz} p={p_ms}ms"
+                );
                 assert!(r.soft_latency(r.soft_event_ns, 0).is_some());
             }
         }
@@ -480,15 +531,21 @@ mod tests {
         for hz in [100, 250, 300, 1000] {
             for p_ms in 1..=100 {
                 let r = Rules::new(p_ms * MS, 2 * p_ms * MS, hz);
-                let worst_ordinary = r.soft_period_ns + (wheel_granularity(r.soft_period_jiffies) + 1) * r.jiffy_ns;
+                let worst_ordinary =
+                    r.soft_period_ns + (wheel_granularity(r.soft_period_jiffies) + 1) * r.jiffy_ns;
                 assert!(!r.soft_overdue(worst_ordinary), "hz={hz} p={p_ms}ms");
                 assert!(r.soft_overdue(r.soft_event_ns - r.soft_period_ns + 1));
                 assert!(r.soft_overdue(r.soft_event_ns));
                 // Nothing is skipped that a look or a lower-bound record would need.
-                for since in [r.soft_event_ns - r.soft_period_ns + 1, r.threshold_ns + r.period_ns] {
+                for since in [
+                    r.soft_event_ns - r.soft_period_ns + 1,
+                    r.threshold_ns + r.period_ns,
+                ] {
                     assert!(!r.soft_recent(since));
                 }
-                assert!(r.soft_starved(worst_ordinary.min(r.threshold_ns + r.period_ns - 1), 0).is_none());
+                assert!(r
+                    .soft_starved(worst_ordinary.min(r.threshold_ns + r.period_ns - 1), 0)
+                    .is_none());
             }
         }
     }
@@ -516,11 +573,26 @@ mod tests {
 
     #[test]
     fn overlapping_most_of_a_window() {
-        let ours = Window { start: 100, end: 200 };
+        let ours = Window {
+            start: 100,
+            end: 200,
+        };
         assert!(overlaps_most(ours, Window { start: 0, end: 150 }));
-        assert!(overlaps_most(ours, Window { start: 120, end: 1000 }));
+        assert!(overlaps_most(
+            ours,
+            Window {
+                start: 120,
+                end: 1000
+            }
+        ));
         assert!(!overlaps_most(ours, Window { start: 0, end: 149 }));
-        assert!(!overlaps_most(ours, Window { start: 200, end: 300 }));
+        assert!(!overlaps_most(
+            ours,
+            Window {
+                start: 200,
+                end: 300
+            }
+        ));
         assert!(!overlaps_most(Window::EMPTY, Window { start: 0, end: 300 }));
     }
 
@@ -528,7 +600,11 @@ mod tests {
     fn an_open_window_grows_with_the_time_since_it_was_measured() {
         // Measured 60 ms long at t = 1 s: 600 ms later it is 660 ms long, measured then, so
         // that its start (t - length) stays at 940 ms.
-        let (len, at) = open_as_of(60 * NSEC_PER_MSEC, 1_000 * NSEC_PER_MSEC, 1_600 * NSEC_PER_MSEC);
+        let (len, at) = open_as_of(
+            60 * NSEC_PER_MSEC,
+            1_000 * NSEC_PER_MSEC,
+            1_600 * NSEC_PER_MSEC,
+        );
         assert_eq!((len, at), (660 * NSEC_PER_MSEC, 1_600 * NSEC_PER_MSEC));
         assert_eq!(at - len, 1_000 * NSEC_PER_MSEC - 60 * NSEC_PER_MSEC);
         // A reader whose clock read is older than the measurement changes nothing.
@@ -610,7 +686,9 @@ mod tests {
                             if ds < x {
                                 continue;
                             }
-                            for stall in [0, p / 2, p, p + p / 2, 2 * p - 1, 2 * p, 3 * p, 1000 * MS] {
+                            for stall in
+                                [0, p / 2, p, p + p / 2, 2 * p - 1, 2 * p, 3 * p, 1000 * MS]
+                            {
                                 let w = ds + stall;
                                 let idle = if last_hard + p <= w {
                                     if r.hard_verdict(w - last_hard, true) == Verdict::IdleLate {
@@ -619,7 +697,10 @@ mod tests {
                                     r.late_window(last_hard, w)
                                 } else {
                                     // Its on-time run in idle before the stall: late by 0.
-                                    Window { start: last_hard, end: last_hard }
+                                    Window {
+                                        start: last_hard,
+                                        end: last_hard,
+                                    }
                                 };
                                 // The last hrtimer run: at the wake-up if it was due, else
                                 // its on-time run before the stall.
@@ -701,11 +782,17 @@ mod tests {
         // ran (also in the idle task, after a long softirq handler on an idle CPU).
         assert_eq!(r.soft_verdict(110 * MS, 0, 0), Verdict::Event(100 * MS));
         // Fully explained by a hardirq-off window: ordinary (the hard event counts it).
-        assert_eq!(r.soft_verdict(110 * MS, 100 * MS, 100 * MS), Verdict::Ordinary);
+        assert_eq!(
+            r.soft_verdict(110 * MS, 100 * MS, 100 * MS),
+            Verdict::Ordinary
+        );
         // Explained by a proven idle-late window: idle-late, not an event.
         assert_eq!(r.soft_verdict(110 * MS, 0, 100 * MS), Verdict::IdleLate);
         // Softirqs off 100 ms beyond a 50 ms idle window: still an event, of the rest.
-        assert_eq!(r.soft_verdict(160 * MS, 0, 50 * MS), Verdict::Event(100 * MS));
+        assert_eq!(
+            r.soft_verdict(160 * MS, 0, 50 * MS),
+            Verdict::Event(100 * MS)
+        );
     }
 
     #[test]
@@ -713,8 +800,15 @@ mod tests {
         assert_eq!(covered_all(0, 100, [w(10, 20), w(50, 70), w(15, 60)]), 60);
         assert_eq!(covered_all(0, 100, [w(10, 20), w(30, 40), w(50, 60)]), 30);
         assert_eq!(covered_all(15, 55, [w(10, 20), w(30, 40), w(50, 60)]), 20);
-        assert_eq!(covered_all(0, 100, [Window::EMPTY, w(40, 30), w(0, 200)]), 100);
-        for (a, b) in [(w(10, 40), w(30, 60)), (w(10, 60), w(20, 30)), (Window::EMPTY, w(0, 10))] {
+        assert_eq!(
+            covered_all(0, 100, [Window::EMPTY, w(40, 30), w(0, 200)]),
+            100
+        );
+        for (a, b) in [
+            (w(10, 40), w(30, 60)),
+            (w(10, 60), w(20, 30)),
+            (Window::EMPTY, w(0, 10)),
+        ] {
             assert_eq!(covered_all(5, 100, [a, b]), covered(5, 100, a, b));
         }
     }
@@ -738,7 +832,10 @@ mod tests {
                         panic!("p={p_ms}ms d={d} s={s}: not detected");
                     };
                     let err = lat.abs_diff(d);
-                    assert!(err <= p / 2, "p={p_ms}ms d={d} s={s}: latency {lat}, err {err}");
+                    assert!(
+                        err <= p / 2,
+                        "p={p_ms}ms d={d} s={s}: latency {lat}, err {err}"
+                    );
                 }
             }
             // Held for less than a period after the look: no window.
@@ -757,7 +854,11 @@ mod tests {
     }
 
     fn evidence(idle_loop: bool, interrupts: u64, retries: u32) -> SleepEvidence {
-        SleepEvidence { idle_loop, interrupts, retries }
+        SleepEvidence {
+            idle_loop,
+            interrupts,
+            retries,
+        }
     }
 
     /// Only a run that came into the idle loop, as the only interrupt since the previous
@@ -793,9 +894,16 @@ mod tests {
             ("timer_list, interrupts off", evidence(false, 1, 0)),
         ];
         for (what, e) in cases {
-            assert_eq!(r.hard_verdict(gap, e.proves_sleep()), Verdict::Event(120 * MS), "{what}");
+            assert_eq!(
+                r.hard_verdict(gap, e.proves_sleep()),
+                Verdict::Event(120 * MS),
+                "{what}"
+            );
         }
-        assert_eq!(r.hard_verdict(gap, evidence(true, 1, 0).proves_sleep()), Verdict::IdleLate);
+        assert_eq!(
+            r.hard_verdict(gap, evidence(true, 1, 0).proves_sleep()),
+            Verdict::IdleLate
+        );
     }
 
     fn steal(before: u64, now: u64) -> Steal {
@@ -810,7 +918,10 @@ mod tests {
         for gap in [0, 15 * MS, 20 * MS, 107 * MS, 10_000 * MS] {
             for asleep in [false, true] {
                 for settled in [false, true] {
-                    assert_eq!(r.hard_decision(gap, asleep, steal(0, 0), settled), Decision::Now(r.hard_verdict(gap, asleep)));
+                    assert_eq!(
+                        r.hard_decision(gap, asleep, steal(0, 0), settled),
+                        Decision::Now(r.hard_verdict(gap, asleep))
+                    );
                 }
             }
         }
@@ -823,15 +934,30 @@ mod tests {
     fn gap_fully_covered_by_steal() {
         let r = Rules::new(10 * MS, 50 * MS, 250);
         let s = steal(5 * MS, 5 * MS + 100 * MS);
-        assert_eq!(r.hard_decision(110 * MS, false, s, false), Decision::Now(Verdict::Steal));
-        assert_eq!(r.hard_decision(110 * MS, false, s, true), Decision::Now(Verdict::Steal));
+        assert_eq!(
+            r.hard_decision(110 * MS, false, s, false),
+            Decision::Now(Verdict::Steal)
+        );
+        assert_eq!(
+            r.hard_decision(110 * MS, false, s, true),
+            Decision::Now(Verdict::Steal)
+        );
         // More steal than the latency (steal of the periods around the gap): still one
         // steal gap.
-        assert_eq!(r.hard_decision(110 * MS, false, steal(0, 500 * MS), true), Decision::Now(Verdict::Steal));
+        assert_eq!(
+            r.hard_decision(110 * MS, false, steal(0, 500 * MS), true),
+            Decision::Now(Verdict::Steal)
+        );
         // Steal leaving less than a period of the latency: the rest is an ordinary gap.
-        assert_eq!(r.hard_decision(110 * MS, false, steal(1, 1 + 91 * MS), false), Decision::Now(Verdict::Steal));
+        assert_eq!(
+            r.hard_decision(110 * MS, false, steal(1, 1 + 91 * MS), false),
+            Decision::Now(Verdict::Steal)
+        );
         // An ordinary gap stays ordinary, with or without steal.
-        assert_eq!(r.hard_decision(15 * MS, false, s, false), Decision::Now(Verdict::Ordinary));
+        assert_eq!(
+            r.hard_decision(15 * MS, false, s, false),
+            Decision::Now(Verdict::Ordinary)
+        );
     }
 
     /// The remainder rule: steal covering only part of the gap is taken out of its latency;
@@ -841,15 +967,27 @@ mod tests {
         let r = Rules::new(10 * MS, 50 * MS, 250);
         // 100 ms late, of which 30 ms stolen: an event of 70 ms, recorded (>= 50 ms).
         let s = steal(7, 7 + 30 * MS);
-        assert_eq!(r.hard_decision(110 * MS, false, s, true), Decision::Now(Verdict::Event(70 * MS)));
+        assert_eq!(
+            r.hard_decision(110 * MS, false, s, true),
+            Decision::Now(Verdict::Event(70 * MS))
+        );
         assert!(r.is_recorded(70 * MS));
         // 100 ms late, 60 ms stolen: an event of 40 ms, counted but below the threshold.
-        assert_eq!(r.hard_decision(110 * MS, false, steal(7, 7 + 60 * MS), true), Decision::Now(Verdict::Event(40 * MS)));
+        assert_eq!(
+            r.hard_decision(110 * MS, false, steal(7, 7 + 60 * MS), true),
+            Decision::Now(Verdict::Event(40 * MS))
+        );
         assert!(!r.is_recorded(40 * MS));
         // 100 ms late, 90 ms stolen: exactly one period remains, still an event (gap 2P).
-        assert_eq!(r.hard_decision(110 * MS, false, steal(7, 7 + 90 * MS), true), Decision::Now(Verdict::Event(10 * MS)));
+        assert_eq!(
+            r.hard_decision(110 * MS, false, steal(7, 7 + 90 * MS), true),
+            Decision::Now(Verdict::Event(10 * MS))
+        );
         // ... one ns more and the rest is ordinary: a steal gap.
-        assert_eq!(r.hard_decision(110 * MS, false, steal(7, 7 + 90 * MS + 1), true), Decision::Now(Verdict::Steal));
+        assert_eq!(
+            r.hard_decision(110 * MS, false, steal(7, 7 + 90 * MS + 1), true),
+            Decision::Now(Verdict::Steal)
+        );
         // Before it is settled, a partial steal may still grow: wait.
         assert_eq!(r.hard_decision(110 * MS, false, s, false), Decision::Wait);
     }
@@ -862,10 +1000,19 @@ mod tests {
         let r = Rules::new(10 * MS, 50 * MS, 250);
         let s = steal(3 * MS, 3 * MS);
         assert_eq!(r.hard_decision(110 * MS, false, s, false), Decision::Wait);
-        assert_eq!(r.hard_decision(110 * MS, false, s, true), Decision::Now(Verdict::Event(100 * MS)));
+        assert_eq!(
+            r.hard_decision(110 * MS, false, s, true),
+            Decision::Now(Verdict::Event(100 * MS))
+        );
         // Proven asleep: an idle gap at once, steal or not.
-        assert_eq!(r.hard_decision(110 * MS, true, s, false), Decision::Now(Verdict::IdleLate));
-        assert_eq!(r.hard_decision(110 * MS, true, steal(3, 3 + 100 * MS), false), Decision::Now(Verdict::IdleLate));
+        assert_eq!(
+            r.hard_decision(110 * MS, true, s, false),
+            Decision::Now(Verdict::IdleLate)
+        );
+        assert_eq!(
+            r.hard_decision(110 * MS, true, steal(3, 3 + 100 * MS), false),
+            Decision::Now(Verdict::IdleLate)
+        );
     }
 
     /// The hrtimer ran before the tick that accounts the gap's steal: it waits; at its next
@@ -882,13 +1029,22 @@ mod tests {
                 let gap = end - prev;
                 let before = 42 * MS;
                 // At the end: not yet accounted.
-                assert_eq!(r.hard_decision(gap, false, steal(before, before), false), Decision::Wait, "hz={hz} p={p_ms}");
+                assert_eq!(
+                    r.hard_decision(gap, false, steal(before, before), false),
+                    Decision::Wait,
+                    "hz={hz} p={p_ms}"
+                );
                 // The runs after it, on time: the tick, right after the hrtimer in the same
                 // interrupt, has accounted the freeze.
                 let mut decided = None;
                 for k in 1..=(j / p + 2) {
                     let now = end + k * p;
-                    let d = r.hard_decision(gap, false, steal(before, before + freeze), r.steal_settled(end, now));
+                    let d = r.hard_decision(
+                        gap,
+                        false,
+                        steal(before, before + freeze),
+                        r.steal_settled(end, now),
+                    );
                     if let Decision::Now(v) = d {
                         decided = Some(v);
                         break;
@@ -900,14 +1056,24 @@ mod tests {
                 let mut at = None;
                 for k in 1..=(j / p + 2) {
                     let now = end + k * p;
-                    if let Decision::Now(v) = r.hard_decision(gap, false, steal(before, before), r.steal_settled(end, now)) {
+                    if let Decision::Now(v) = r.hard_decision(
+                        gap,
+                        false,
+                        steal(before, before),
+                        r.steal_settled(end, now),
+                    ) {
                         at = Some((now - end, v));
                         break;
                     }
                 }
-                let Some((after, v)) = at else { panic!("hz={hz} p={p_ms}: never decided") };
+                let Some((after, v)) = at else {
+                    panic!("hz={hz} p={p_ms}: never decided")
+                };
                 assert_eq!(v, Verdict::Event(gap - p));
-                assert!(after > j && after <= j + p, "hz={hz} p={p_ms}: decided {after} ns after");
+                assert!(
+                    after > j && after <= j + p,
+                    "hz={hz} p={p_ms}: decided {after} ns after"
+                );
             }
         }
     }
@@ -929,13 +1095,22 @@ mod tests {
         let s = steal(u64::MAX - 40 * MS + 1, 60 * MS);
         assert!(s.accounted());
         assert_eq!(s.delta(), 100 * MS);
-        assert_eq!(r.hard_decision(110 * MS, false, s, false), Decision::Now(Verdict::Steal));
+        assert_eq!(
+            r.hard_decision(110 * MS, false, s, false),
+            Decision::Now(Verdict::Steal)
+        );
         let s = steal(u64::MAX - 10 * MS + 1, 20 * MS);
-        assert_eq!(r.hard_decision(110 * MS, false, s, true), Decision::Now(Verdict::Event(70 * MS)));
+        assert_eq!(
+            r.hard_decision(110 * MS, false, s, true),
+            Decision::Now(Verdict::Event(70 * MS))
+        );
         // Through 0 exactly: accounted, and the whole difference.
         let s = steal(u64::MAX - 100 * MS + 1, 0);
         assert!(s.accounted());
-        assert_eq!(r.hard_decision(110 * MS, false, s, false), Decision::Now(Verdict::Steal));
+        assert_eq!(
+            r.hard_decision(110 * MS, false, s, false),
+            Decision::Now(Verdict::Steal)
+        );
     }
 
     /// The timer_list: no steal, exactly as before; steal explains a gap like an idle
@@ -945,22 +1120,49 @@ mod tests {
     fn soft_verdicts_with_steal() {
         let r = Rules::new(10 * MS, 50 * MS, 1000);
         for gap in [12 * MS, 22 * MS, 110 * MS, 160 * MS] {
-            for (hard, hoi) in [(0, 0), (0, 50 * MS), (100 * MS, 100 * MS), (20 * MS, 60 * MS)] {
-                assert_eq!(r.soft_verdict_steal(gap, hard, hoi, 0), r.soft_verdict(gap, hard, hoi), "gap={gap} hard={hard} hoi={hoi}");
+            for (hard, hoi) in [
+                (0, 0),
+                (0, 50 * MS),
+                (100 * MS, 100 * MS),
+                (20 * MS, 60 * MS),
+            ] {
+                assert_eq!(
+                    r.soft_verdict_steal(gap, hard, hoi, 0),
+                    r.soft_verdict(gap, hard, hoi),
+                    "gap={gap} hard={hard} hoi={hoi}"
+                );
             }
         }
         // The vCPU not run for 100 ms: a steal gap, not an event.
-        assert_eq!(r.soft_verdict_steal(110 * MS, 0, 0, 100 * MS), Verdict::Steal);
+        assert_eq!(
+            r.soft_verdict_steal(110 * MS, 0, 0, 100 * MS),
+            Verdict::Steal
+        );
         // Partly: 100 ms of gap beyond 10 ms of steal: an event of the rest (90 ms).
-        assert_eq!(r.soft_verdict_steal(110 * MS, 0, 0, 10 * MS), Verdict::Event(90 * MS));
+        assert_eq!(
+            r.soft_verdict_steal(110 * MS, 0, 0, 10 * MS),
+            Verdict::Event(90 * MS)
+        );
         // An idle vCPU not run: the idle window and the steal are the same 100 ms, counted
         // once; a 60 ms bh-off section after it is still an event.
-        assert_eq!(r.soft_verdict_steal(170 * MS, 0, 100 * MS, 100 * MS), Verdict::Event(60 * MS));
+        assert_eq!(
+            r.soft_verdict_steal(170 * MS, 0, 100 * MS, 100 * MS),
+            Verdict::Event(60 * MS)
+        );
         // ... and without it, the idle window explains it first: an idle gap.
-        assert_eq!(r.soft_verdict_steal(110 * MS, 0, 100 * MS, 100 * MS), Verdict::IdleLate);
+        assert_eq!(
+            r.soft_verdict_steal(110 * MS, 0, 100 * MS, 100 * MS),
+            Verdict::IdleLate
+        );
         // Covered by a reported hardirq-off window: ordinary, steal or not.
-        assert_eq!(r.soft_verdict_steal(110 * MS, 100 * MS, 100 * MS, 100 * MS), Verdict::Ordinary);
+        assert_eq!(
+            r.soft_verdict_steal(110 * MS, 100 * MS, 100 * MS, 100 * MS),
+            Verdict::Ordinary
+        );
         // A hardirq-off event of 50 ms (its steal taken out) and 50 ms of steal: explained.
-        assert_eq!(r.soft_verdict_steal(110 * MS, 50 * MS, 50 * MS, 50 * MS), Verdict::Steal);
+        assert_eq!(
+            r.soft_verdict_steal(110 * MS, 50 * MS, 50 * MS, 50 * MS),
+            Verdict::Steal
+        );
     }
 }

@@ -44,12 +44,21 @@ const BAR_WIDTH: u64 = 40;
 
 /// Writes one histogram of ms in the original tool's layout; writes nothing when all
 /// counts are zero (as the original did).
-pub(crate) fn render(out: &mut impl Write, header: &str, counts: &[u64; NR_BUCKETS]) -> fmt::Result {
+pub(crate) fn render(
+    out: &mut impl Write,
+    header: &str,
+    counts: &[u64; NR_BUCKETS],
+) -> fmt::Result {
     render_unit(out, header, "msecs", counts)
 }
 
 /// [`render`] with another unit label (`usecs`).
-pub(crate) fn render_unit(out: &mut impl Write, header: &str, unit: &str, counts: &[u64; NR_BUCKETS]) -> fmt::Result {
+pub(crate) fn render_unit(
+    out: &mut impl Write,
+    header: &str,
+    unit: &str,
+    counts: &[u64; NR_BUCKETS],
+) -> fmt::Result {
     let max = counts.iter().copied().max().unwrap_or(0);
     if max == 0 {
         return Ok(());

@@ -32,7 +32,11 @@ impl Packer {
 
     /// For a region of `len` bytes (a profile's smaller stacks).
     pub(crate) const fn with_len(len: usize) -> Self {
-        Self { used: 0, named: 0, len }
+        Self {
+            used: 0,
+            named: 0,
+            len,
+        }
     }
 
     /// Reserves room for the name of frame `frame` (`len` bytes, without NUL); returns the
@@ -96,7 +100,15 @@ mod tests {
     fn four_long_rust_names_fit() {
         let long = "_RNvMs2_NtCsb5MLIFMWygY_6kernel10miscdeviceINtB5_16MiscdeviceVTableNtCs7mu83waahYW_18irqoff_sample_main12SampleDeviceE10write_iterB14_+0x21/0x70 [irqoff_sample]";
         let mut p = Packer::new();
-        for (i, name) in ["sample_irq_enable+0xf/0x20 [irqoff_sample]", "irqoff_sample_hardirq_window+0x30/0x60 [irqoff_sample]", long, long].iter().enumerate() {
+        for (i, name) in [
+            "sample_irq_enable+0xf/0x20 [irqoff_sample]",
+            "irqoff_sample_hardirq_window+0x30/0x60 [irqoff_sample]",
+            long,
+            long,
+        ]
+        .iter()
+        .enumerate()
+        {
             assert!(p.place(i, name.len()).is_some(), "{name}");
         }
     }
@@ -106,7 +118,10 @@ mod tests {
         let long = "x".repeat(REGION_LEN - 10);
         let (region, named) = pack(&[(0, &long), (1, "does-not-fit"), (2, "ok")]);
         assert_eq!(named, 0b101);
-        assert_eq!(name_of(&region, named, 0).map(<[u8]>::len), Some(REGION_LEN - 10));
+        assert_eq!(
+            name_of(&region, named, 0).map(<[u8]>::len),
+            Some(REGION_LEN - 10)
+        );
         assert_eq!(name_of(&region, named, 1), None);
         assert_eq!(name_of(&region, named, 2), Some(&b"ok"[..]));
     }

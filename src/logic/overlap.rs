@@ -42,9 +42,15 @@ pub(crate) struct PeerNow {
 /// since (its window is still open) and it began before ours ended.
 pub(crate) fn candidate(p: Posted, now: PeerNow, ours: Window, period_ns: u64) -> Window {
     if p.end != OPEN {
-        return Window { start: p.start, end: p.end };
+        return Window {
+            start: p.start,
+            end: p.end,
+        };
     }
-    let open = Window { start: p.start.saturating_add(period_ns), end: ours.end };
+    let open = Window {
+        start: p.start.saturating_add(period_ns),
+        end: ours.end,
+    };
     if p.start != 0 && now.last_hard_ns == p.start && ours.end > open.start {
         open
     } else {
@@ -123,7 +129,11 @@ impl Resolved {
     /// The other record it names, if the word was resolved for the record at sequence
     /// count `own` and that record is still the one at `theirs_now` (that slot's sequence
     /// count now).
-    pub(crate) fn still(w: u64, own: u32, theirs_now: impl FnOnce(usize) -> Option<u32>) -> Option<usize> {
+    pub(crate) fn still(
+        w: u64,
+        own: u32,
+        theirs_now: impl FnOnce(usize) -> Option<u32>,
+    ) -> Option<usize> {
         let r = Self::unpack(w).filter(|r| r.own == own)?;
         let index = usize::from(r.index);
         (theirs_now(index)? & THEIRS_MASK == r.theirs).then_some(index)
@@ -138,51 +148,106 @@ mod tests {
     const P: u64 = 10 * MS;
 
     fn w(start: u64, end: u64) -> Window {
-        Window { start: start * MS, end: end * MS }
+        Window {
+            start: start * MS,
+            end: end * MS,
+        }
     }
 
     fn closed(cpu: u32, start: u64, end: u64) -> Posted {
-        Posted { cpu, start: start * MS, end: end * MS }
+        Posted {
+            cpu,
+            start: start * MS,
+            end: end * MS,
+        }
     }
 
     fn online(_: u32) -> PeerNow {
-        PeerNow { online: true, last_hard_ns: 1 }
+        PeerNow {
+            online: true,
+            last_hard_ns: 1,
+        }
     }
 
     #[test]
     fn a_closed_window_covering_most_is_named() {
         let ours = w(1000, 1100);
-        assert_eq!(best(0, ours, P, [closed(3, 990, 1060)].into_iter(), online), Some(3));
+        assert_eq!(
+            best(0, ours, P, [closed(3, 990, 1060)].into_iter(), online),
+            Some(3)
+        );
         // Half exactly is enough; less is not.
-        assert_eq!(best(0, ours, P, [closed(3, 1050, 1200)].into_iter(), online), Some(3));
-        assert_eq!(best(0, ours, P, [closed(3, 1051, 1200)].into_iter(), online), None);
+        assert_eq!(
+            best(0, ours, P, [closed(3, 1050, 1200)].into_iter(), online),
+            Some(3)
+        );
+        assert_eq!(
+            best(0, ours, P, [closed(3, 1051, 1200)].into_iter(), online),
+            None
+        );
     }
 
     #[test]
     fn the_one_covering_most_wins_and_ours_and_offline_cpus_do_not_count() {
         let ours = w(1000, 1100);
-        let posted = [closed(0, 1000, 1100), closed(1, 1040, 1100), closed(2, 1010, 1100), closed(5, 1000, 1100)];
-        let peer = |c: u32| PeerNow { online: c != 5, last_hard_ns: 1 };
+        let posted = [
+            closed(0, 1000, 1100),
+            closed(1, 1040, 1100),
+            closed(2, 1010, 1100),
+            closed(5, 1000, 1100),
+        ];
+        let peer = |c: u32| PeerNow {
+            online: c != 5,
+            last_hard_ns: 1,
+        };
         assert_eq!(best(0, ours, P, posted.into_iter(), peer), Some(2));
     }
 
     #[test]
     fn an_open_window_counts_while_its_cpu_has_not_run_since() {
         let ours = w(1000, 1100);
-        let open = Posted { cpu: 4, start: 980 * MS, end: OPEN };
-        let stuck = |_: u32| PeerNow { online: true, last_hard_ns: 980 * MS };
+        let open = Posted {
+            cpu: 4,
+            start: 980 * MS,
+            end: OPEN,
+        };
+        let stuck = |_: u32| PeerNow {
+            online: true,
+            last_hard_ns: 980 * MS,
+        };
         // Open from 980 + P = 990 ms to the end of ours: all of it.
         assert_eq!(candidate(open, stuck(4), ours, P), w(990, 1100));
         assert_eq!(best(0, ours, P, [open].into_iter(), stuck), Some(4));
         // Its hrtimer ran since: that window closed, and its closed post says how long it was.
-        let moved = |_: u32| PeerNow { online: true, last_hard_ns: 1090 * MS };
+        let moved = |_: u32| PeerNow {
+            online: true,
+            last_hard_ns: 1090 * MS,
+        };
         assert_eq!(best(0, ours, P, [open].into_iter(), moved), None);
         // Stopped (0), or a post of a stopped CPU: nothing.
-        let stopped = |_: u32| PeerNow { online: true, last_hard_ns: 0 };
+        let stopped = |_: u32| PeerNow {
+            online: true,
+            last_hard_ns: 0,
+        };
         assert_eq!(best(0, ours, P, [open].into_iter(), stopped), None);
         // Opened after ours ended: nothing.
-        let late = Posted { cpu: 4, start: 1095 * MS, end: OPEN };
-        assert_eq!(candidate(late, PeerNow { online: true, last_hard_ns: 1095 * MS }, ours, P), Window::EMPTY);
+        let late = Posted {
+            cpu: 4,
+            start: 1095 * MS,
+            end: OPEN,
+        };
+        assert_eq!(
+            candidate(
+                late,
+                PeerNow {
+                    online: true,
+                    last_hard_ns: 1095 * MS
+                },
+                ours,
+                P
+            ),
+            Window::EMPTY
+        );
     }
 
     /// The join looks at the board's slots only: its cost does not grow with the CPUs. A
@@ -190,11 +255,15 @@ mod tests {
     #[test]
     fn the_join_costs_the_board_not_the_cpus() {
         let ours = w(1000, 1100);
-        let posted: [Posted; BOARD_SLOTS] = core::array::from_fn(|i| closed(8000 + i as u32, 990 + i as u64, 1100));
+        let posted: [Posted; BOARD_SLOTS] =
+            core::array::from_fn(|i| closed(8000 + i as u32, 990 + i as u64, 1100));
         let mut looks = 0;
         let found = best(0, ours, P, posted.into_iter(), |_| {
             looks += 1;
-            PeerNow { online: true, last_hard_ns: 1 }
+            PeerNow {
+                online: true,
+                last_hard_ns: 1,
+            }
         });
         assert_eq!((found, looks), (Some(8000), BOARD_SLOTS));
     }
@@ -203,17 +272,33 @@ mod tests {
     /// while the record it names is the one it found; anything else joins again.
     #[test]
     fn a_resolution_holds_while_both_records_do() {
-        let r = Resolved { own: 0xffff_fffe, index: 63, theirs: 0x0123_4566 };
+        let r = Resolved {
+            own: 0xffff_fffe,
+            index: 63,
+            theirs: 0x0123_4566,
+        };
         let w = r.pack();
-        assert_eq!(Resolved::unpack(w), Some(Resolved { theirs: 0x23_4566, ..r }));
+        assert_eq!(
+            Resolved::unpack(w),
+            Some(Resolved {
+                theirs: 0x23_4566,
+                ..r
+            })
+        );
         assert_eq!(Resolved::unpack(0), None);
-        assert_eq!(Resolved::still(w, 0xffff_fffe, |i| (i == 63).then_some(0x0123_4566)), Some(63));
+        assert_eq!(
+            Resolved::still(w, 0xffff_fffe, |i| (i == 63).then_some(0x0123_4566)),
+            Some(63)
+        );
         // Our slot was written again: another record.
-        assert_eq!(Resolved::still(w, 0xffff_fffe_u32.wrapping_add(2), |_| Some(0x0123_4566)), None);
+        assert_eq!(
+            Resolved::still(w, 0xffff_fffe_u32.wrapping_add(2), |_| Some(0x0123_4566)),
+            None
+        );
         // Theirs was replaced, or is gone (cleared).
         assert_eq!(Resolved::still(w, 0xffff_fffe, |_| Some(0x0123_4568)), None);
         assert_eq!(Resolved::still(w, 0xffff_fffe, |_| None), None);
         assert_eq!(Resolved::still(0, 0, |_| Some(0)), None);
-        assert!(Resolved::MAX_INDEX >= 64);
+        const { assert!(Resolved::MAX_INDEX >= 64) };
     }
 }

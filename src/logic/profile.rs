@@ -56,7 +56,14 @@ pub(crate) enum ClaimStep {
 /// Decides a watcher's step. `owner_seen_ns` is when the current owner last ran on it;
 /// an owner absent for more than `stale_ns` (it went offline, or is stuck itself) may be
 /// replaced.
-pub(crate) const fn claim_step(current: u64, window: u64, me: u32, now: u64, owner_seen_ns: u64, stale_ns: u64) -> ClaimStep {
+pub(crate) const fn claim_step(
+    current: u64,
+    window: u64,
+    me: u32,
+    now: u64,
+    owner_seen_ns: u64,
+    stale_ns: u64,
+) -> ClaimStep {
     if !claim_is_on(current, window) {
         return ClaimStep::Take { first: true };
     }
@@ -135,7 +142,10 @@ pub(crate) fn common_suffix(la: usize, lb: usize, eq: impl Fn(usize, usize) -> b
 /// Merging the closest pair keeps the table's stacks apart where they differ most: leaf
 /// variations of one loop (the helper it was in when the NMI came, its exact instruction)
 /// fold into the loop's own frame, while two different loops stay two stacks.
-pub(crate) fn closest_pair(n: usize, common: impl Fn(usize, usize) -> usize) -> Option<(usize, usize, usize)> {
+pub(crate) fn closest_pair(
+    n: usize,
+    common: impl Fn(usize, usize) -> usize,
+) -> Option<(usize, usize, usize)> {
     let mut best: Option<(usize, usize, usize)> = None;
     // The new stack first: on a tie it joins a stored one rather than two stored ones
     // merging.
@@ -162,7 +172,11 @@ pub(crate) fn rings(nr: u32, on: impl Fn(u32) -> bool, mut set: impl FnMut(u32, 
         let c = if i >= nr { i - nr } else { i };
         if i < nr {
             let first = n1.filter(|&f| f != c);
-            let second = if first.is_some() { n2.filter(|&s| s != c && Some(s) != first) } else { None };
+            let second = if first.is_some() {
+                n2.filter(|&s| s != c && Some(s) != first)
+            } else {
+                None
+            };
             set(c, [first, second]);
         }
         if on(c) {
@@ -226,7 +240,13 @@ pub(crate) enum Stuck {
 /// `busy_seen` (an NMI of this window found the CPU outside the idle loop), `nmi_usable`
 /// (NMIs can be asked at all; where they cannot, nothing can confirm the window, and the
 /// line is logged as it stands).
-pub(crate) const fn stuck_step(length_ns: u64, stuck_ns: u64, logged: bool, busy_seen: bool, nmi_usable: bool) -> Stuck {
+pub(crate) const fn stuck_step(
+    length_ns: u64,
+    stuck_ns: u64,
+    logged: bool,
+    busy_seen: bool,
+    nmi_usable: bool,
+) -> Stuck {
     if length_ns < stuck_ns || logged {
         Stuck::Nothing
     } else if busy_seen || !nmi_usable {
@@ -241,7 +261,9 @@ pub(crate) const fn stuck_step(length_ns: u64, stuck_ns: u64, logged: bool, busy
 #[cfg(test)]
 fn watched(cpu: u32, nr: u32, online: impl Fn(u32) -> bool) -> [Option<u32>; 2] {
     let first = next_online(cpu, nr, &online);
-    let second = first.and_then(|f| next_online(f, nr, &online)).filter(|&s| s != cpu);
+    let second = first
+        .and_then(|f| next_online(f, nr, &online))
+        .filter(|&s| s != cpu);
     [first, second]
 }
 
@@ -255,16 +277,31 @@ mod tests {
     fn stuck_needs_a_busy_sample() {
         let (ms, stuck) = (1_000_000, 1_000_000_000);
         // Not yet stuck.
-        assert_eq!(stuck_step(stuck - 1, stuck, false, true, true), Stuck::Nothing);
+        assert_eq!(
+            stuck_step(stuck - 1, stuck, false, true, true),
+            Stuck::Nothing
+        );
         // Stuck, a sample showed the culprit: logged.
         assert_eq!(stuck_step(stuck, stuck, false, true, true), Stuck::Log);
         // Stuck, no NMI answered (a frozen vCPU) or only the idle loop seen: not logged.
-        assert_eq!(stuck_step(stuck + 500 * ms, stuck, false, false, true), Stuck::Unconfirmed);
+        assert_eq!(
+            stuck_step(stuck + 500 * ms, stuck, false, false, true),
+            Stuck::Unconfirmed
+        );
         // A sample comes in later in the same window: logged then.
-        assert_eq!(stuck_step(stuck + 600 * ms, stuck, false, true, true), Stuck::Log);
+        assert_eq!(
+            stuck_step(stuck + 600 * ms, stuck, false, true, true),
+            Stuck::Log
+        );
         // Logged already for this window: nothing more.
-        assert_eq!(stuck_step(stuck + 700 * ms, stuck, true, true, true), Stuck::Nothing);
-        assert_eq!(stuck_step(stuck + 700 * ms, stuck, true, false, true), Stuck::Nothing);
+        assert_eq!(
+            stuck_step(stuck + 700 * ms, stuck, true, true, true),
+            Stuck::Nothing
+        );
+        assert_eq!(
+            stuck_step(stuck + 700 * ms, stuck, true, false, true),
+            Stuck::Nothing
+        );
         // NMIs unusable (watch=0 aside: not x86_64, registration failed): logged as it
         // stands, without an in-window stack.
         assert_eq!(stuck_step(stuck, stuck, false, false, false), Stuck::Log);
@@ -299,14 +336,23 @@ mod tests {
     #[test]
     fn one_watcher_per_window() {
         let w = 10_000_000_000;
-        assert_eq!(claim_step(0, w, 1, 0, 0, 30), ClaimStep::Take { first: true });
+        assert_eq!(
+            claim_step(0, w, 1, 0, 0, 30),
+            ClaimStep::Take { first: true }
+        );
         // A claim on an earlier window is stale: a new first claim.
-        assert_eq!(claim_step(claim(w - 20_000_000, 2), w, 1, 0, 0, 30), ClaimStep::Take { first: true });
+        assert_eq!(
+            claim_step(claim(w - 20_000_000, 2), w, 1, 0, 0, 30),
+            ClaimStep::Take { first: true }
+        );
         let c = claim(w, 2);
         assert_eq!(claim_step(c, w, 2, 100, 90, 30), ClaimStep::Mine);
         assert_eq!(claim_step(c, w, 1, 100, 90, 30), ClaimStep::Theirs);
         // Its owner stopped coming: taken over, not announced again.
-        assert_eq!(claim_step(c, w, 1, 200, 90, 30), ClaimStep::Take { first: false });
+        assert_eq!(
+            claim_step(c, w, 1, 200, 90, 30),
+            ClaimStep::Take { first: false }
+        );
     }
 
     #[test]
@@ -329,12 +375,22 @@ mod tests {
                 if let Some(w) = next_sample(taken, since, 64) {
                     taken += 1;
                     since = 0;
-                    if p < periods / 2 { first += u64::from(w) } else { second += u64::from(w) }
+                    if p < periods / 2 {
+                        first += u64::from(w)
+                    } else {
+                        second += u64::from(w)
+                    }
                 }
             }
             let total = first + second;
-            assert!(total <= u64::from(periods) && total * 10 >= u64::from(periods) * 7, "{periods}: {total}");
-            assert!(first * 10 >= total * 3 && second * 10 >= total * 3, "{periods}: {first} {second}");
+            assert!(
+                total <= u64::from(periods) && total * 10 >= u64::from(periods) * 7,
+                "{periods}: {total}"
+            );
+            assert!(
+                first * 10 >= total * 3 && second * 10 >= total * 3,
+                "{periods}: {first} {second}"
+            );
             let bound = 64 + 32 * (32 - (periods / 64).leading_zeros()) + 1;
             assert!(taken <= bound, "{periods}: {taken} > {bound}");
         }
@@ -352,7 +408,12 @@ mod tests {
 
     #[test]
     fn full_tables_merge_the_closest_stacks() {
-        let stacks: [&[u64]; 4] = [&[1, 10, 11, 20, 99], &[2, 3, 10, 11, 20, 99], &[5, 12, 20, 99], &[4, 10, 11, 20, 99]];
+        let stacks: [&[u64]; 4] = [
+            &[1, 10, 11, 20, 99],
+            &[2, 3, 10, 11, 20, 99],
+            &[5, 12, 20, 99],
+            &[4, 10, 11, 20, 99],
+        ];
         let common = |i: usize, j: usize| {
             let (a, b) = (stacks[i], stacks[j]);
             common_suffix(a.len(), b.len(), |x, y| a[x] == b[y])
@@ -363,7 +424,11 @@ mod tests {
         assert_eq!(closest_pair(4, common), Some((0, 3, 4)));
         assert_eq!(closest_pair(3, common), Some((0, 1, 4)));
         let apart: [&[u64]; 2] = [&[1, 2], &[3, 4]];
-        assert_eq!(closest_pair(2, |i, j| common_suffix(2, 2, |x, y| apart[i][x] == apart[j][y])), None);
+        assert_eq!(
+            closest_pair(2, |i, j| common_suffix(2, 2, |x, y| apart[i][x]
+                == apart[j][y])),
+            None
+        );
     }
 
     #[test]

@@ -92,7 +92,11 @@ pub(crate) fn first_culprit_frame(
     mut class_of: impl FnMut(usize) -> FrameClass,
 ) -> usize {
     let depth = frames.len().min(SCAN_DEPTH);
-    let at_ip = if irq_ip != 0 { frames[..depth].iter().position(|&f| f == irq_ip) } else { None };
+    let at_ip = if irq_ip != 0 {
+        frames[..depth].iter().position(|&f| f == irq_ip)
+    } else {
+        None
+    };
     let cut = match at_ip {
         Some(i) => i,
         None => {
@@ -114,7 +118,11 @@ pub(crate) fn first_culprit_frame(
 }
 
 /// From `cut`, skips every interrupt return path that ends in its interrupt's entry frame.
-fn skip_interrupt_returns(mut cut: usize, depth: usize, mut class_of: impl FnMut(usize) -> FrameClass) -> usize {
+fn skip_interrupt_returns(
+    mut cut: usize,
+    depth: usize,
+    mut class_of: impl FnMut(usize) -> FrameClass,
+) -> usize {
     loop {
         let mut i = cut;
         while i < depth && class_of(i) == FrameClass::InterruptExit {
@@ -138,16 +146,27 @@ mod tests {
 
     #[test]
     fn hardirq_cut_at_interrupted_ip() {
-        let names = ["handler", "__hrtimer_run_queues", "hrtimer_interrupt", "x", "culprit"];
+        let names = [
+            "handler",
+            "__hrtimer_run_queues",
+            "hrtimer_interrupt",
+            "x",
+            "culprit",
+        ];
         assert_eq!(cut(&names, 0x1004), 4);
     }
 
     #[test]
     fn hardirq_cut_after_entry_by_name() {
         let names = [
-            "trace_irqoff_hrtimer", "__hrtimer_run_queues", "hrtimer_interrupt",
-            "__sysvec_apic_timer_interrupt", "sysvec_apic_timer_interrupt",
-            "asm_sysvec_apic_timer_interrupt", "sample_irq_enable", "irqoff_sample_hardirq_window",
+            "trace_irqoff_hrtimer",
+            "__hrtimer_run_queues",
+            "hrtimer_interrupt",
+            "__sysvec_apic_timer_interrupt",
+            "sysvec_apic_timer_interrupt",
+            "asm_sysvec_apic_timer_interrupt",
+            "sample_irq_enable",
+            "irqoff_sample_hardirq_window",
         ];
         assert_eq!(cut(&names, 0), 6);
     }
@@ -155,9 +174,17 @@ mod tests {
     #[test]
     fn softirq_cut_after_local_bh_enable() {
         let names = [
-            "trace_irqoff_rs_softirq_sample", "tio_softtimer_fn", "call_timer_fn", "__run_timers",
-            "run_timer_softirq", "handle_softirqs", "do_softirq", "__local_bh_enable_ip",
-            "sample_bh_enable", "irqoff_sample_softirq_window", "vfs_write",
+            "trace_irqoff_rs_softirq_sample",
+            "tio_softtimer_fn",
+            "call_timer_fn",
+            "__run_timers",
+            "run_timer_softirq",
+            "handle_softirqs",
+            "do_softirq",
+            "__local_bh_enable_ip",
+            "sample_bh_enable",
+            "irqoff_sample_softirq_window",
+            "vfs_write",
         ];
         assert_eq!(cut(&names, 0), 8);
     }
@@ -165,15 +192,27 @@ mod tests {
     #[test]
     fn softirq_on_irq_exit_cuts_at_interrupted_code() {
         let names = [
-            "h", "call_timer_fn", "run_timer_softirq", "handle_softirqs", "__irq_exit_rcu",
-            "sysvec_apic_timer_interrupt", "asm_sysvec_apic_timer_interrupt", "busy_loop",
+            "h",
+            "call_timer_fn",
+            "run_timer_softirq",
+            "handle_softirqs",
+            "__irq_exit_rcu",
+            "sysvec_apic_timer_interrupt",
+            "asm_sysvec_apic_timer_interrupt",
+            "busy_loop",
         ];
         assert_eq!(cut(&names, 0), 7);
     }
 
     #[test]
     fn ksoftirqd_keeps_its_own_frames() {
-        let names = ["h", "call_timer_fn", "handle_softirqs", "run_ksoftirqd", "smpboot_thread_fn"];
+        let names = [
+            "h",
+            "call_timer_fn",
+            "handle_softirqs",
+            "run_ksoftirqd",
+            "smpboot_thread_fn",
+        ];
         assert_eq!(cut(&names, 0), 3);
     }
 
@@ -182,21 +221,38 @@ mod tests {
         // PREEMPT_RT: re-enabling interrupts took a reschedule IPI whose exit preempted
         // with interrupts on, and the sampler's timer interrupt came in there.
         let names = [
-            "handler", "hrtimer_interrupt", "asm_sysvec_apic_timer_interrupt", "preempt_schedule_irq",
-            "irqentry_exit", "asm_sysvec_reschedule_ipi", "sample_irq_enable", "irqoff_sample_hardirq_window",
+            "handler",
+            "hrtimer_interrupt",
+            "asm_sysvec_apic_timer_interrupt",
+            "preempt_schedule_irq",
+            "irqentry_exit",
+            "asm_sysvec_reschedule_ipi",
+            "sample_irq_enable",
+            "irqoff_sample_hardirq_window",
         ];
         assert_eq!(cut(&names, 0x1003), 6);
         assert_eq!(cut(&names, 0), 6);
         // A return path not ending in an entry frame is the culprit's own code: kept.
-        let names = ["handler", "asm_sysvec_apic_timer_interrupt", "preempt_schedule_irq", "culprit"];
+        let names = [
+            "handler",
+            "asm_sysvec_apic_timer_interrupt",
+            "preempt_schedule_irq",
+            "culprit",
+        ];
         assert_eq!(cut(&names, 0), 2);
     }
 
     #[test]
     fn nmi_frames_are_cut() {
         let names = [
-            "trace_irqoff_rs_nmi", "tio_nmi_handler", "nmi_handle", "default_do_nmi", "exc_nmi",
-            "end_repeat_nmi", "delay_tsc", "irqoff_sample_hardirq_window",
+            "trace_irqoff_rs_nmi",
+            "tio_nmi_handler",
+            "nmi_handle",
+            "default_do_nmi",
+            "exc_nmi",
+            "end_repeat_nmi",
+            "delay_tsc",
+            "irqoff_sample_hardirq_window",
         ];
         assert_eq!(cut(&names, 0x1006), 6);
         assert_eq!(cut(&names, 0), 6);
@@ -207,9 +263,15 @@ mod tests {
         assert_eq!(classify("handle_softirqs"), FrameClass::SoftirqLoop);
         assert_eq!(classify("__do_softirq"), FrameClass::SoftirqLoop);
         assert_eq!(classify("call_timer_fn"), FrameClass::Softirq);
-        assert_eq!(classify("asm_sysvec_apic_timer_interrupt"), FrameClass::InterruptEntry);
+        assert_eq!(
+            classify("asm_sysvec_apic_timer_interrupt"),
+            FrameClass::InterruptEntry
+        );
         assert_eq!(classify("run_timer_softirq [foo]"), FrameClass::Softirq);
-        assert_eq!(classify("irqoff_sample_softirq_window [irqoff_sample]"), FrameClass::Other);
+        assert_eq!(
+            classify("irqoff_sample_softirq_window [irqoff_sample]"),
+            FrameClass::Other
+        );
     }
 
     #[test]

@@ -40,15 +40,26 @@ pub(crate) const HCTX_MAX: u32 = (1 << HCTX_BITS) - 1;
 impl TagKey {
     /// Never 0 (0 marks a free slot).
     pub(crate) const fn pack(self) -> u64 {
-        let hctx = if self.hctx > HCTX_MAX { HCTX_MAX } else { self.hctx } as u64;
-        ((self.dev as u64) << 32) | (hctx << 3) | ((self.pool.sched as u64) << 2) | ((self.pool.reserved as u64) << 1) | 1
+        let hctx = if self.hctx > HCTX_MAX {
+            HCTX_MAX
+        } else {
+            self.hctx
+        } as u64;
+        ((self.dev as u64) << 32)
+            | (hctx << 3)
+            | ((self.pool.sched as u64) << 2)
+            | ((self.pool.reserved as u64) << 1)
+            | 1
     }
 
     pub(crate) const fn unpack(v: u64) -> Self {
         Self {
             dev: (v >> 32) as u32,
             hctx: ((v >> 3) & HCTX_MAX as u64) as u32,
-            pool: Pool { sched: (v >> 2) & 1 == 1, reserved: (v >> 1) & 1 == 1 },
+            pool: Pool {
+                sched: (v >> 2) & 1 == 1,
+                reserved: (v >> 1) & 1 == 1,
+            },
         }
     }
 
@@ -83,20 +94,56 @@ mod tests {
 
     #[test]
     fn pack_round_trips_and_is_never_zero() {
-        for &(dev, hctx, sched, reserved) in &[(0u32, 0u32, false, false), ((251 << 20) | 3, 7, true, false), (u32::MAX, HCTX_MAX, true, true)] {
-            let k = TagKey { dev, hctx, pool: Pool { sched, reserved } };
+        for &(dev, hctx, sched, reserved) in &[
+            (0u32, 0u32, false, false),
+            ((251 << 20) | 3, 7, true, false),
+            (u32::MAX, HCTX_MAX, true, true),
+        ] {
+            let k = TagKey {
+                dev,
+                hctx,
+                pool: Pool { sched, reserved },
+            };
             assert_ne!(k.pack(), 0);
             assert_eq!(TagKey::unpack(k.pack()), k);
         }
-        let big = TagKey { dev: 1, hctx: u32::MAX, pool: Pool { sched: false, reserved: false } };
+        let big = TagKey {
+            dev: 1,
+            hctx: u32::MAX,
+            pool: Pool {
+                sched: false,
+                reserved: false,
+            },
+        };
         assert_eq!(TagKey::unpack(big.pack()).hctx, HCTX_MAX);
     }
 
     #[test]
     fn names_and_device_numbers() {
-        assert_eq!(Pool { sched: false, reserved: false }.name(), "hardware");
-        assert_eq!(Pool { sched: true, reserved: true }.name(), "scheduler reserved");
-        let k = TagKey { dev: (251 << 20) | 2, hctx: 0, pool: Pool { sched: false, reserved: false } };
+        assert_eq!(
+            Pool {
+                sched: false,
+                reserved: false
+            }
+            .name(),
+            "hardware"
+        );
+        assert_eq!(
+            Pool {
+                sched: true,
+                reserved: true
+            }
+            .name(),
+            "scheduler reserved"
+        );
+        let k = TagKey {
+            dev: (251 << 20) | 2,
+            hctx: 0,
+            pool: Pool {
+                sched: false,
+                reserved: false,
+            },
+        };
         assert_eq!(k.major_minor(), (251, 2));
     }
 

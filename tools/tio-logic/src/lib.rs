@@ -35,7 +35,12 @@ pub mod hist {
 
     /// One histogram in the module's `distribute` layout, with `unit` ("msecs", "usecs") as
     /// the column label; nothing when all counts are zero.
-    pub fn render_unit(out: &mut impl fmt::Write, header: &str, unit: &str, counts: &[u64; NR_BUCKETS]) -> fmt::Result {
+    pub fn render_unit(
+        out: &mut impl fmt::Write,
+        header: &str,
+        unit: &str,
+        counts: &[u64; NR_BUCKETS],
+    ) -> fmt::Result {
         crate::logic::histogram::render_unit(out, header, unit, counts)
     }
 }
@@ -64,7 +69,10 @@ pub mod limits {
     /// Whether the module accepts `ms` as the threshold while the period is `period_ms`.
     pub fn threshold_ok(ms: u64, period_ms: u64) -> bool {
         let period_ns = period_ms.saturating_mul(crate::logic::gap::NSEC_PER_MSEC);
-        matches!(parse::trace_latency(Decimal::new(ms).as_bytes(), period_ns), Ok(LatencyWrite::Threshold(_)))
+        matches!(
+            parse::trace_latency(Decimal::new(ms).as_bytes(), period_ns),
+            Ok(LatencyWrite::Threshold(_))
+        )
     }
 
     /// `v` in decimal digits, as a user writes it to the /proc file (no allocation: `core`).
@@ -107,7 +115,12 @@ pub mod limits {
         #[test]
         fn the_modules_rules() {
             assert!(!period_ok(0) && period_ok(1) && period_ok(1000) && !period_ok(1001));
-            assert!(!threshold_ok(19, 10) && threshold_ok(20, 10) && threshold_ok(10_000, 10) && !threshold_ok(10_001, 10));
+            assert!(
+                !threshold_ok(19, 10)
+                    && threshold_ok(20, 10)
+                    && threshold_ok(10_000, 10)
+                    && !threshold_ok(10_001, 10)
+            );
             // 0 clears the records: never a threshold.
             assert!(!threshold_ok(0, 1));
         }
@@ -136,7 +149,9 @@ pub mod escape {
         let mut i = 0;
         while i < b.len() {
             if b[i] == b'\\' && b.get(i + 1) == Some(&b'x') {
-                let hex = b.get(i + 2..i + 4).and_then(|h| core::str::from_utf8(h).ok());
+                let hex = b
+                    .get(i + 2..i + 4)
+                    .and_then(|h| core::str::from_utf8(h).ok());
                 if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
                     out.push(v);
                     i += 4;
