@@ -17,6 +17,8 @@ pub(crate) mod cause;
 pub(crate) mod escape;
 #[path = "logic/gap.rs"]
 pub(crate) mod gap;
+#[path = "logic/grammar.rs"]
+pub(crate) mod grammar;
 #[path = "logic/histogram.rs"]
 pub(crate) mod histogram;
 #[path = "logic/names.rs"]

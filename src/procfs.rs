@@ -17,6 +17,9 @@ use crate::ffi::{self, file_id, Symbol};
 use crate::logic::cause::Cause;
 use crate::logic::escape::{Escaped, Printable};
 use crate::logic::gap::{self, Window, NSEC_PER_MSEC};
+use crate::logic::grammar::{
+    FileHeader, KindName, LineOverlap, RecordLine, COUNTERS_VERSION, RECORDS_VERSION,
+};
 use crate::logic::histogram::{self, NR_BUCKETS};
 use crate::logic::overlap::Resolved;
 use crate::logic::parse;
@@ -26,11 +29,6 @@ use crate::records::{
 use crate::sampler::CpuSampler;
 use crate::state::State;
 use crate::watch::Ongoing;
-
-/// Version of the `records` format; bumped on any incompatible change.
-const RECORDS_VERSION: u32 = 2;
-/// Version of the `counters` format; bumped on any incompatible change.
-const COUNTERS_VERSION: u32 = 1;
 
 /// The files under `/proc/trace_irqoff`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -556,7 +554,7 @@ pub(crate) fn show_records_element(state: &State, m: &SeqFile, index: usize) {
 /// configuration, the memory line and the watcher.
 fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) {
     let rules = state.settings.rules();
-    seq_print!(m, "trace_irqoff {} v{}\n", name, version);
+    seq_print!(m, "{}\n", Show(FileHeader { name, version }));
     let (counts_since, enabled_since) = state.since();
     seq_print!(
         m,
@@ -801,53 +799,46 @@ fn show_record(
 ) {
     let h = &r.header;
     let (end, window) = (r.stack(Which::End), r.stack(Which::Window));
-    seq_print!(
-        m,
-        "record cpu={} kind={} lower_bound={} latency_ns={} timestamp_ns={} pid={} comm={} cause={} runnable_ns={} samples={} bh_off_samples={} idle_samples={} jiffies={} end_shows_culprit={}",
-        cpu,
-        kind.name(),
-        u8::from(h.ongoing),
-        h.latency_ns,
-        h.timestamp_ns,
-        h.pid,
-        Show(Escaped(r.comm())),
-        h.cause.map_or("-", Cause::name),
-        h.runnable_ns,
-        h.samples.total,
-        h.samples.bh_off,
-        h.samples.idle,
-        h.jiffies,
-        u8::from(h.end_shows_culprit)
-    );
     let (start, end_ns) = r.window();
-    match h.overlap_cpu {
-        Some(other) => {
-            let found = overlapping_hard(state, other, Window { start, end: end_ns }, at);
-            match found {
-                Some(o) => seq_print!(
-                    m,
-                    " overlap_cpu={} overlap_kind=hard overlap_latency_ns={} overlap_pid={} overlap_comm={}",
-                    other,
-                    o.latency_ns,
-                    o.pid,
-                    Show(Escaped(comm_str(&o.comm)))
-                ),
-                None => seq_print!(m, " overlap_cpu={} overlap_kind=hard overlap_latency_ns=0 overlap_pid=0 overlap_comm=", other),
-            }
-        }
-        None => seq_print!(
-            m,
-            " overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm="
-        ),
-    }
-    seq_print!(
-        m,
-        " frames={} window_frames={} window_pid={} window_comm={}\n",
-        end.frames().len(),
-        window.frames().len(),
-        r.window_pid,
-        Show(Escaped(comm_str(&r.window_comm)))
-    );
+    let found = h.overlap_cpu.map(|other| {
+        (
+            other,
+            overlapping_hard(state, other, Window { start, end: end_ns }, at),
+        )
+    });
+    let overlap = match &found {
+        None => LineOverlap::None,
+        Some((cpu, None)) => LineOverlap::NotFound { cpu: *cpu },
+        Some((cpu, Some(o))) => LineOverlap::Hard {
+            cpu: *cpu,
+            latency_ns: o.latency_ns,
+            pid: o.pid,
+            comm: comm_str(&o.comm),
+        },
+    };
+    let line = RecordLine {
+        cpu,
+        kind: kind.grammar(),
+        lower_bound: h.ongoing,
+        latency_ns: h.latency_ns,
+        timestamp_ns: h.timestamp_ns,
+        pid: h.pid,
+        comm: r.comm(),
+        cause: h.cause,
+        runnable_ns: h.runnable_ns,
+        samples: h.samples.total,
+        bh_off_samples: h.samples.bh_off,
+        idle_samples: h.samples.idle,
+        jiffies: h.jiffies,
+        end_shows_culprit: h.end_shows_culprit,
+        overlap,
+        frames: end.frames().len(),
+        window_frames: window.frames().len(),
+        window_pid: r.window_pid,
+        window_comm: comm_str(&r.window_comm),
+        ongoing: false,
+    };
+    seq_print!(m, "{}\n", Show(line));
     for i in 0..end.frames().len() {
         seq_print!(m, "frame {}\n", Frame(end, i));
     }
@@ -859,19 +850,29 @@ fn show_record(
 /// A hardirq-off window still open, as a lower-bound record: its length so far, the task
 /// and stack of the latest in-window sample, and its profile so far.
 fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView, now: u64) {
-    let comm = Escaped(comm_str(&v.comm));
-    seq_print!(
-        m,
-        "record cpu={} kind=hard lower_bound=1 latency_ns={} timestamp_ns={} pid={} comm={} cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames={} window_pid={} window_comm={} ongoing=1\n",
+    let line = RecordLine {
         cpu,
-        o.length_ns,
-        now,
-        v.pid,
-        Show(Escaped(comm_str(&v.comm))),
-        v.latest.frames().len(),
-        v.pid,
-        Show(comm)
-    );
+        kind: KindName::Hard,
+        lower_bound: true,
+        latency_ns: o.length_ns,
+        timestamp_ns: now,
+        pid: v.pid,
+        comm: comm_str(&v.comm),
+        cause: None,
+        runnable_ns: 0,
+        samples: 0,
+        bh_off_samples: 0,
+        idle_samples: 0,
+        jiffies: 0,
+        end_shows_culprit: false,
+        overlap: LineOverlap::None,
+        frames: 0,
+        window_frames: v.latest.frames().len(),
+        window_pid: v.pid,
+        window_comm: comm_str(&v.comm),
+        ongoing: true,
+    };
+    seq_print!(m, "{}\n", Show(line));
     for i in 0..v.latest.frames().len() {
         seq_print!(m, "window_frame {}\n", Frame(&v.latest, i));
     }

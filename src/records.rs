@@ -39,6 +39,7 @@ use crate::ffi::{NoPreempt, COMM_LEN};
 use crate::logic::backoff::{Backoff, Step};
 use crate::logic::cause::{Cause, Samples};
 use crate::logic::gap;
+use crate::logic::grammar::KindName;
 use crate::logic::names::{self, Packer, REGION_LEN};
 use crate::logic::profile::{self, PROFILE_STACKS};
 use crate::logic::retention::{self, Decision};
@@ -99,10 +100,11 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    pub(crate) fn name(self) -> &'static str {
+    /// The kind as the files name it (`logic::grammar`).
+    pub(crate) const fn grammar(self) -> KindName {
         match self {
-            Kind::Hardirq => "hard",
-            Kind::Softirq => "soft",
+            Kind::Hardirq => KindName::Hard,
+            Kind::Softirq => KindName::Soft,
         }
     }
 }

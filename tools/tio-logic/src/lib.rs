@@ -194,3 +194,191 @@ pub mod escape {
         }
     }
 }
+
+/// The grammar of the module's machine-readable files (`src/logic/grammar.rs`): their
+/// format versions, the names of kinds and causes both ways, and the `record` line as the
+/// module writes it, for the CLI's parser and its round-trip tests.
+pub mod grammar {
+    use crate::logic::cause::Cause as LogicCause;
+    use crate::logic::grammar as g;
+    use core::fmt;
+
+    /// The format version of `records` the module writes.
+    pub const RECORDS_VERSION: u32 = g::RECORDS_VERSION;
+    /// The format version of `counters` the module writes.
+    pub const COUNTERS_VERSION: u32 = g::COUNTERS_VERSION;
+    /// The keys of a `record` line, in the order the module prints them.
+    pub const RECORD_KEYS: [&str; 23] = g::RECORD_KEYS;
+    /// The key after them on the line of a hardirq-off window still open.
+    pub const ONGOING_KEY: &str = g::ONGOING_KEY;
+    /// A field that does not apply (no cause, no overlapping kind).
+    pub const NONE: &str = g::NONE;
+
+    /// The first line of a file: `trace_irqoff NAME vVERSION`.
+    pub fn header(name: &str, version: u32) -> impl fmt::Display + '_ {
+        g::FileHeader { name, version }
+    }
+
+    /// A window's kind as the files name it.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub enum Kind {
+        Hard,
+        Soft,
+    }
+
+    impl Kind {
+        const fn logic(self) -> g::KindName {
+            match self {
+                Kind::Hard => g::KindName::Hard,
+                Kind::Soft => g::KindName::Soft,
+            }
+        }
+
+        /// The name the module writes.
+        pub const fn name(self) -> &'static str {
+            self.logic().name()
+        }
+
+        /// The kind a name stands for.
+        pub fn parse(s: &str) -> Option<Self> {
+            [Kind::Hard, Kind::Soft].into_iter().find(|k| k.name() == s)
+        }
+    }
+
+    /// Why softirqs could not run, as the files name it.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub enum Cause {
+        BhOff,
+        KsoftirqdWait,
+    }
+
+    impl Cause {
+        const fn logic(self) -> LogicCause {
+            match self {
+                Cause::BhOff => LogicCause::BhOff,
+                Cause::KsoftirqdWait => LogicCause::KsoftirqdWait,
+            }
+        }
+
+        /// The name the module writes.
+        pub const fn name(self) -> &'static str {
+            self.logic().name()
+        }
+
+        /// The cause a name stands for (not [`NONE`]).
+        pub fn parse(s: &str) -> Option<Self> {
+            [Cause::BhOff, Cause::KsoftirqdWait]
+                .into_iter()
+                .find(|c| c.name() == s)
+        }
+    }
+
+    /// The hardirq-off window of another CPU that covered most of a record's.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub enum Overlap<'a> {
+        /// None was looked for.
+        None,
+        /// One was looked for on `cpu` and not found.
+        NotFound { cpu: u32 },
+        /// The other CPU's record: its length, task and task name (raw bytes).
+        Hard {
+            cpu: u32,
+            latency_ns: u64,
+            pid: i32,
+            comm: &'a [u8],
+        },
+    }
+
+    /// One `record` line's fields; displayed, the line exactly as the module prints it
+    /// (without its newline), by the module's own writer. Task names are raw bytes.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub struct RecordLine<'a> {
+        pub cpu: u32,
+        pub kind: Kind,
+        pub lower_bound: bool,
+        pub latency_ns: u64,
+        pub timestamp_ns: u64,
+        pub pid: i32,
+        pub comm: &'a [u8],
+        pub cause: Option<Cause>,
+        pub runnable_ns: u64,
+        pub samples: u32,
+        pub bh_off_samples: u32,
+        pub idle_samples: u32,
+        pub jiffies: u64,
+        pub end_shows_culprit: bool,
+        pub overlap: Overlap<'a>,
+        pub frames: usize,
+        pub window_frames: usize,
+        pub window_pid: i32,
+        pub window_comm: &'a [u8],
+        pub ongoing: bool,
+    }
+
+    impl fmt::Display for RecordLine<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let overlap = match self.overlap {
+                Overlap::None => g::LineOverlap::None,
+                Overlap::NotFound { cpu } => g::LineOverlap::NotFound { cpu },
+                Overlap::Hard {
+                    cpu,
+                    latency_ns,
+                    pid,
+                    comm,
+                } => g::LineOverlap::Hard {
+                    cpu,
+                    latency_ns,
+                    pid,
+                    comm,
+                },
+            };
+            let line = g::RecordLine {
+                cpu: self.cpu,
+                kind: self.kind.logic(),
+                lower_bound: self.lower_bound,
+                latency_ns: self.latency_ns,
+                timestamp_ns: self.timestamp_ns,
+                pid: self.pid,
+                comm: self.comm,
+                cause: self.cause.map(Cause::logic),
+                runnable_ns: self.runnable_ns,
+                samples: self.samples,
+                bh_off_samples: self.bh_off_samples,
+                idle_samples: self.idle_samples,
+                jiffies: self.jiffies,
+                end_shows_culprit: self.end_shows_culprit,
+                overlap,
+                frames: self.frames,
+                window_frames: self.window_frames,
+                window_pid: self.window_pid,
+                window_comm: self.window_comm,
+                ongoing: self.ongoing,
+            };
+            fmt::Display::fmt(&line, f)
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// Claim: every kind and cause name the module writes parses back to itself, and
+        /// nothing else parses.
+        #[test]
+        fn names_parse_back() {
+            for k in [Kind::Hard, Kind::Soft] {
+                assert_eq!(Kind::parse(k.name()), Some(k));
+            }
+            for c in [Cause::BhOff, Cause::KsoftirqdWait] {
+                assert_eq!(Cause::parse(c.name()), Some(c));
+            }
+            assert_eq!(Kind::parse("both"), None);
+            assert_eq!(Cause::parse(NONE), None);
+            assert_eq!(Cause::parse("bh_off"), None);
+            assert_eq!(
+                [Cause::BhOff.name(), Cause::KsoftirqdWait.name()],
+                ["bh-off", "ksoftirqd-wait"]
+            );
+        }
+    }
+}

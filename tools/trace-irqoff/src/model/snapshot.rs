@@ -52,17 +52,22 @@ pub enum Cause {
 impl Cause {
     /// The name the module and the JSON use.
     pub fn name(self) -> &'static str {
-        match self {
-            Cause::BhOff => "bh-off",
-            Cause::KsoftirqdWait => "ksoftirqd-wait",
-        }
+        self.grammar().name()
     }
 
+    /// The cause a name of the module's files stands for.
     pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "bh-off" => Some(Cause::BhOff),
-            "ksoftirqd-wait" => Some(Cause::KsoftirqdWait),
-            _ => None,
+        tio_logic::grammar::Cause::parse(s).map(|c| match c {
+            tio_logic::grammar::Cause::BhOff => Cause::BhOff,
+            tio_logic::grammar::Cause::KsoftirqdWait => Cause::KsoftirqdWait,
+        })
+    }
+
+    /// The cause in the module's grammar.
+    pub fn grammar(self) -> tio_logic::grammar::Cause {
+        match self {
+            Cause::BhOff => tio_logic::grammar::Cause::BhOff,
+            Cause::KsoftirqdWait => tio_logic::grammar::Cause::KsoftirqdWait,
         }
     }
 }

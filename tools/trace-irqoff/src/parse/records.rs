@@ -2,17 +2,20 @@
 //! The grammar of the module's `records` (formats v1 and v2) and `counters` files, see
 //! Documentation/trace-irqoff.rst: the text read into a [`Snapshot`].
 
+use tio_logic::grammar;
+
 use crate::model::snapshot::{
     Cause, Config, Cpu, Kind, Ongoing, Overlap, Profile, ProfileStack, Record, Snapshot, Sums,
     TagCount, TagWait, Watcher, Worst, NR_BUCKETS,
 };
 
-/// Oldest and newest format versions this parser understands.
+/// Oldest and newest format versions this parser understands: the newest is the one the
+/// module writes (`tio_logic::grammar`, the module's own grammar).
 pub const MIN_RECORDS_VERSION: u32 = 1;
-pub const RECORDS_VERSION: u32 = 2;
+pub const RECORDS_VERSION: u32 = grammar::RECORDS_VERSION;
 /// The `counters` format version this parser understands, and the `records` format of the
 /// modules that have it (its `config`, `cpu` and `hist` lines are those of that format).
-pub const COUNTERS_VERSION: u32 = 1;
+pub const COUNTERS_VERSION: u32 = grammar::COUNTERS_VERSION;
 const COUNTERS_RECORDS_VERSION: u32 = 2;
 
 /// Why the records file could not be read.
@@ -103,10 +106,10 @@ pub fn unescape(s: &str) -> String {
 }
 
 fn kind(n: usize, s: &str) -> Result<Kind, ParseError> {
-    match s {
-        "hard" => Ok(Kind::Hard),
-        "soft" => Ok(Kind::Soft),
-        k => Err(malformed(n, format!("unknown kind '{k}'"))),
+    match grammar::Kind::parse(s) {
+        Some(grammar::Kind::Hard) => Ok(Kind::Hard),
+        Some(grammar::Kind::Soft) => Ok(Kind::Soft),
+        None => Err(malformed(n, format!("unknown kind '{s}'"))),
     }
 }
 
@@ -123,7 +126,7 @@ fn counts<'a>(n: usize, words: impl Iterator<Item = &'a str>) -> Result<Vec<u64>
 fn record_v2(f: &Fields, r: &mut Record) -> Result<(), ParseError> {
     let n = f.line;
     r.cause = match f.str("cause")? {
-        "-" => None,
+        grammar::NONE => None,
         c => Some(Cause::parse(c).ok_or_else(|| malformed(n, format!("unknown cause '{c}'")))?),
     };
     r.runnable_ns = f.num("runnable_ns")?;
@@ -379,7 +382,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     available: f.flag("available")?,
                     active: f.flag("active")?,
                     reason: match f.str("reason").unwrap_or("-") {
-                        "-" => None,
+                        grammar::NONE => None,
                         r => Some(r.to_string()),
                     },
                     max_window_samples: f.num_or("max_window_samples", 0)?,
@@ -535,6 +538,149 @@ mod tests {
         assert_eq!(unescape("a\\x3db\\x5cc"), "a=b\\c");
         assert_eq!(unescape("plain"), "plain");
         assert_eq!(unescape("bad\\xZZ"), "bad\\xZZ");
+    }
+
+    /// Records written by the module's own record writer (`tio_logic::grammar`, the code
+    /// the module runs), with their frame lines.
+    fn written(lines: &[grammar::RecordLine]) -> String {
+        let mut text = format!("{}\n", grammar::header("records", grammar::RECORDS_VERSION));
+        text += V2.lines().nth(1).unwrap_or_default();
+        text += "\n";
+        for l in lines {
+            text += &format!("{l}\n");
+            for i in 0..l.frames {
+                text += &format!("frame end_{i}+0x1/0x10 [m]\n");
+            }
+            for i in 0..l.window_frames {
+                text += &format!("window_frame in_{i}+0x2/0x20\n");
+            }
+        }
+        text + "end\n"
+    }
+
+    /// Claim: every record line the module's writer prints parses back to the fields it
+    /// was given: both kinds, every cause and none, a window still open, an overlap found,
+    /// not found and not looked for, and task names with spaces, `=`, `\` and tabs.
+    #[test]
+    fn record_lines_round_trip() {
+        let base = grammar::RecordLine {
+            cpu: 3,
+            kind: grammar::Kind::Soft,
+            lower_bound: false,
+            latency_ns: 101_234_567,
+            timestamp_ns: 9_876_543_210,
+            pid: 42,
+            comm: b"kworker/3:1 a=b\\c\t",
+            cause: Some(grammar::Cause::BhOff),
+            runnable_ns: 7,
+            samples: 10,
+            bh_off_samples: 9,
+            idle_samples: 1,
+            jiffies: 4_294_967_296,
+            end_shows_culprit: true,
+            overlap: grammar::Overlap::Hard {
+                cpu: 0,
+                latency_ns: 99_000_000,
+                pid: 7,
+                comm: b"my hog",
+            },
+            frames: 3,
+            window_frames: 2,
+            window_pid: 43,
+            window_comm: b"sh -c",
+            ongoing: false,
+        };
+        let lines = [
+            base,
+            grammar::RecordLine {
+                cause: Some(grammar::Cause::KsoftirqdWait),
+                overlap: grammar::Overlap::NotFound { cpu: 1 },
+                end_shows_culprit: false,
+                ..base
+            },
+            grammar::RecordLine {
+                kind: grammar::Kind::Hard,
+                cause: None,
+                overlap: grammar::Overlap::None,
+                window_frames: 0,
+                ..base
+            },
+            grammar::RecordLine {
+                kind: grammar::Kind::Hard,
+                lower_bound: true,
+                cause: None,
+                overlap: grammar::Overlap::None,
+                frames: 0,
+                ongoing: true,
+                ..base
+            },
+            grammar::RecordLine {
+                lower_bound: true,
+                cause: None,
+                frames: 0,
+                ..base
+            },
+        ];
+        let text = written(&lines);
+        let s = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(s.version, grammar::RECORDS_VERSION);
+        assert_eq!(s.records.len(), lines.len());
+        let str_of = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap_or_default();
+        for (l, r) in lines.iter().zip(&s.records) {
+            let kind = match l.kind {
+                grammar::Kind::Hard => Kind::Hard,
+                grammar::Kind::Soft => Kind::Soft,
+            };
+            assert_eq!((r.cpu, r.kind), (l.cpu, kind), "{l}");
+            assert_eq!(r.cause.map(Cause::grammar), l.cause, "{l}");
+            assert_eq!(
+                (r.lower_bound, r.ongoing),
+                (l.lower_bound, l.lower_bound),
+                "{l}"
+            );
+            assert_eq!(
+                (r.latency_ns, r.timestamp_ns),
+                (l.latency_ns, l.timestamp_ns)
+            );
+            assert_eq!((r.pid, r.comm.as_str()), (l.pid, str_of(l.comm).as_str()));
+            assert_eq!(r.runnable_ns, l.runnable_ns);
+            assert_eq!(r.end_shows_culprit, l.end_shows_culprit, "{l}");
+            assert_eq!(
+                (r.window_pid, r.window_comm.as_str()),
+                (l.window_pid, str_of(l.window_comm).as_str())
+            );
+            assert_eq!(
+                (r.stack.len(), r.window_stack.len()),
+                (l.frames, l.window_frames)
+            );
+            let overlap = r
+                .overlap
+                .as_ref()
+                .map(|o| (o.cpu, o.kind, o.latency_ns, o.pid, o.comm.clone()));
+            let want = match l.overlap {
+                grammar::Overlap::None => None,
+                grammar::Overlap::NotFound { cpu } => {
+                    Some((cpu, Kind::Hard, None, 0, String::new()))
+                }
+                grammar::Overlap::Hard {
+                    cpu,
+                    latency_ns,
+                    pid,
+                    comm,
+                } => Some((cpu, Kind::Hard, Some(latency_ns), pid, str_of(comm))),
+            };
+            assert_eq!(overlap, want, "{l}");
+        }
+        // Every key the writer prints is one the grammar lists, in its order.
+        let keys: Vec<&str> = text
+            .lines()
+            .find(|l| l.starts_with("record "))
+            .unwrap_or_default()
+            .split(' ')
+            .skip(1)
+            .map(|w| w.split_once('=').map_or(w, |(k, _)| k))
+            .collect();
+        assert_eq!(keys, grammar::RECORD_KEYS);
     }
 
     const V1: &str = include_str!("../../tests/fixtures/records-v1.txt");

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The grammar of the machine-readable files, `records` and `counters`: their format
+//! versions, the names of kinds and causes, and the `record` line with its keys in the
+//! order the module prints them. Pure logic (`core` only).
+//!
+//! Written once: the module prints every `record` line with [`RecordLine`], and the CLI
+//! reads the files with these versions, names and keys (through `tools/tio-logic`, which
+//! adds the reader's side: names parsed back), so writer and reader cannot drift apart; the
+//! CLI's tests print lines here and parse them back. The format is described for users in `Documentation/trace-irqoff.rst`.
+
+use core::fmt;
+
+use crate::logic::cause::Cause;
+use crate::logic::escape::Escaped;
+
+/// The format version of `records`, on its first line (`trace_irqoff records v2`).
+pub(crate) const RECORDS_VERSION: u32 = 2;
+/// The format version of `counters` (`trace_irqoff counters v1`).
+pub(crate) const COUNTERS_VERSION: u32 = 1;
+
+/// The first line of a machine-readable file: its name and format version.
+pub(crate) struct FileHeader<'a> {
+    /// `records` or `counters`.
+    pub(crate) name: &'a str,
+    /// Its format version.
+    pub(crate) version: u32,
+}
+
+impl fmt::Display for FileHeader<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "trace_irqoff {} v{}", self.name, self.version)
+    }
+}
+
+/// The kind of a window as the files name it: `hard` (hardirq-off) or `soft` (softirq-off).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum KindName {
+    /// Hard interrupts were off.
+    Hard,
+    /// Softirqs could not run.
+    Soft,
+}
+
+impl KindName {
+    /// The name in the files.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            KindName::Hard => "hard",
+            KindName::Soft => "soft",
+        }
+    }
+}
+
+/// A field that does not apply: no cause, no overlapping kind.
+pub(crate) const NONE: &str = "-";
+
+/// How a cause is written: its name, or [`NONE`] (hardirq-off records, and softirq-off
+/// windows still open).
+pub(crate) const NO_CAUSE: &str = NONE;
+
+/// The keys of a `record` line in the order they are printed; `ongoing=1` follows them on
+/// the line of a hardirq-off window still open.
+pub(crate) const RECORD_KEYS: [&str; 23] = [
+    "cpu",
+    "kind",
+    "lower_bound",
+    "latency_ns",
+    "timestamp_ns",
+    "pid",
+    "comm",
+    "cause",
+    "runnable_ns",
+    "samples",
+    "bh_off_samples",
+    "idle_samples",
+    "jiffies",
+    "end_shows_culprit",
+    "overlap_cpu",
+    "overlap_kind",
+    "overlap_latency_ns",
+    "overlap_pid",
+    "overlap_comm",
+    "frames",
+    "window_frames",
+    "window_pid",
+    "window_comm",
+];
+
+/// The key that marks a hardirq-off window still open (after [`RECORD_KEYS`]).
+pub(crate) const ONGOING_KEY: &str = "ongoing";
+
+/// The hardirq-off window of another CPU that covered most of a record's window.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum LineOverlap<'a> {
+    /// None was looked for (`overlap_cpu=-1 overlap_kind=-`).
+    None,
+    /// One was looked for on `cpu` and not found (its fields 0 and empty).
+    NotFound {
+        /// The other CPU.
+        cpu: u32,
+    },
+    /// The other CPU's record.
+    Hard {
+        /// The other CPU.
+        cpu: u32,
+        /// Its length.
+        latency_ns: u64,
+        /// Its task.
+        pid: i32,
+        /// Its task's name, raw bytes (escaped when printed).
+        comm: &'a [u8],
+    },
+}
+
+/// One `record` line, without its newline. Task names are raw bytes here; the line
+/// escapes them ([`Escaped`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct RecordLine<'a> {
+    pub(crate) cpu: u32,
+    pub(crate) kind: KindName,
+    /// The window may be longer: it had not ended when read.
+    pub(crate) lower_bound: bool,
+    pub(crate) latency_ns: u64,
+    pub(crate) timestamp_ns: u64,
+    pub(crate) pid: i32,
+    pub(crate) comm: &'a [u8],
+    pub(crate) cause: Option<Cause>,
+    pub(crate) runnable_ns: u64,
+    pub(crate) samples: u32,
+    pub(crate) bh_off_samples: u32,
+    pub(crate) idle_samples: u32,
+    pub(crate) jiffies: u64,
+    pub(crate) end_shows_culprit: bool,
+    pub(crate) overlap: LineOverlap<'a>,
+    pub(crate) frames: usize,
+    pub(crate) window_frames: usize,
+    pub(crate) window_pid: i32,
+    pub(crate) window_comm: &'a [u8],
+    /// A hardirq-off window still open (adds `ongoing=1`).
+    pub(crate) ongoing: bool,
+}
+
+impl fmt::Display for RecordLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [cpu, kind, lower_bound, latency_ns, timestamp_ns, pid, comm, cause, runnable_ns, samples, bh_off_samples, idle_samples, jiffies, end_shows_culprit, overlap_cpu, overlap_kind, overlap_latency_ns, overlap_pid, overlap_comm, frames, window_frames, window_pid, window_comm] =
+            RECORD_KEYS;
+        write!(
+            f,
+            "record {cpu}={} {kind}={} {lower_bound}={} {latency_ns}={} {timestamp_ns}={} {pid}={} {comm}={}",
+            self.cpu,
+            self.kind.name(),
+            u8::from(self.lower_bound),
+            self.latency_ns,
+            self.timestamp_ns,
+            self.pid,
+            Escaped(self.comm),
+        )?;
+        write!(
+            f,
+            " {cause}={} {runnable_ns}={} {samples}={} {bh_off_samples}={} {idle_samples}={} {jiffies}={} {end_shows_culprit}={}",
+            self.cause.map_or(NO_CAUSE, Cause::name),
+            self.runnable_ns,
+            self.samples,
+            self.bh_off_samples,
+            self.idle_samples,
+            self.jiffies,
+            u8::from(self.end_shows_culprit),
+        )?;
+        let (o_cpu, o_kind, o_latency, o_pid, o_comm): (i64, &str, u64, i32, &[u8]) =
+            match self.overlap {
+                LineOverlap::None => (-1, NONE, 0, 0, b""),
+                LineOverlap::NotFound { cpu } => (i64::from(cpu), KindName::Hard.name(), 0, 0, b""),
+                LineOverlap::Hard {
+                    cpu,
+                    latency_ns,
+                    pid,
+                    comm,
+                } => (i64::from(cpu), KindName::Hard.name(), latency_ns, pid, comm),
+            };
+        write!(
+            f,
+            " {overlap_cpu}={o_cpu} {overlap_kind}={o_kind} {overlap_latency_ns}={o_latency} {overlap_pid}={o_pid} {overlap_comm}={}",
+            Escaped(o_comm),
+        )?;
+        write!(
+            f,
+            " {frames}={} {window_frames}={} {window_pid}={} {window_comm}={}",
+            self.frames,
+            self.window_frames,
+            self.window_pid,
+            Escaped(self.window_comm),
+        )?;
+        if self.ongoing {
+            write!(f, " {ONGOING_KEY}=1")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::format;
+
+    fn line() -> RecordLine<'static> {
+        RecordLine {
+            cpu: 1,
+            kind: KindName::Soft,
+            lower_bound: false,
+            latency_ns: 101_234_567,
+            timestamp_ns: 9_876_543_210,
+            pid: 42,
+            comm: b"kworker/1:1 x",
+            cause: Some(Cause::BhOff),
+            runnable_ns: 7,
+            samples: 10,
+            bh_off_samples: 9,
+            idle_samples: 1,
+            jiffies: 4_294_967_296,
+            end_shows_culprit: true,
+            overlap: LineOverlap::Hard {
+                cpu: 0,
+                latency_ns: 99_000_000,
+                pid: 7,
+                comm: b"a=b",
+            },
+            frames: 3,
+            window_frames: 2,
+            window_pid: 43,
+            window_comm: b"sh",
+            ongoing: false,
+        }
+    }
+
+    /// The line is byte for byte what the module printed with its hand-written format
+    /// strings before the grammar was written once (format v2).
+    #[test]
+    fn record_line_is_the_v2_line() {
+        assert_eq!(
+            format!("{}", line()),
+            "record cpu=1 kind=soft lower_bound=0 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=bh-off runnable_ns=7 samples=10 bh_off_samples=9 idle_samples=1 jiffies=4294967296 end_shows_culprit=1 overlap_cpu=0 overlap_kind=hard overlap_latency_ns=99000000 overlap_pid=7 overlap_comm=a\\x3db frames=3 window_frames=2 window_pid=43 window_comm=sh"
+        );
+        let not_found = RecordLine {
+            overlap: LineOverlap::NotFound { cpu: 0 },
+            ..line()
+        };
+        assert!(format!("{not_found}").contains(
+            " overlap_cpu=0 overlap_kind=hard overlap_latency_ns=0 overlap_pid=0 overlap_comm= "
+        ));
+        // The open hardirq-off window, as the module printed it.
+        let open = RecordLine {
+            kind: KindName::Hard,
+            lower_bound: true,
+            cause: None,
+            runnable_ns: 0,
+            samples: 0,
+            bh_off_samples: 0,
+            idle_samples: 0,
+            jiffies: 0,
+            end_shows_culprit: false,
+            overlap: LineOverlap::None,
+            frames: 0,
+            ongoing: true,
+            ..line()
+        };
+        assert_eq!(
+            format!("{open}"),
+            "record cpu=1 kind=hard lower_bound=1 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=2 window_pid=43 window_comm=sh ongoing=1"
+        );
+    }
+
+    /// Every key is printed once, in [`RECORD_KEYS`] order.
+    #[test]
+    fn keys_in_order() {
+        let text = format!(
+            "{}",
+            RecordLine {
+                ongoing: true,
+                ..line()
+            }
+        );
+        let keys: std::vec::Vec<&str> = text
+            .split(' ')
+            .skip(1)
+            .map(|w| w.split_once('=').map_or(w, |(k, _)| k))
+            .collect();
+        let mut want = std::vec::Vec::from(RECORD_KEYS);
+        want.push(ONGOING_KEY);
+        assert_eq!(keys, want);
+    }
+
+    #[test]
+    fn file_header() {
+        assert_eq!(
+            format!(
+                "{}",
+                FileHeader {
+                    name: "records",
+                    version: RECORDS_VERSION
+                }
+            ),
+            "trace_irqoff records v2"
+        );
+    }
+}
