@@ -28,3 +28,14 @@ pub(crate) fn smp_wmb() {
 pub(crate) fn param<T: Copy>(value: impl core::borrow::Borrow<T>) -> T {
     *value.borrow()
 }
+
+/// Shows a `core::fmt::Display` (from the `core`-only files) through the kernel's
+/// formatting macros (`seq_print!`, `pr_err!`), whose `Display` is the kernel crate's own
+/// from 7.3 on.
+pub(crate) struct Show<T>(pub(crate) T);
+
+impl<T: core::fmt::Display> kernel::fmt::Display for Show<T> {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        core::fmt::Display::fmt(&self.0, f)
+    }
+}

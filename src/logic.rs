@@ -25,6 +25,8 @@ pub(crate) mod histogram;
 pub(crate) mod names;
 #[path = "logic/overlap.rs"]
 pub(crate) mod overlap;
+#[path = "logic/params.rs"]
+pub(crate) mod params;
 #[path = "logic/parse.rs"]
 pub(crate) mod parse;
 #[path = "logic/profile.rs"]

@@ -12,6 +12,7 @@ use kernel::seq_file::SeqFile;
 use kernel::seq_print;
 use kernel::sync::atomic::Relaxed;
 
+use crate::compat::Show;
 use crate::ffi::COMM_LEN;
 use crate::ffi::{self, file_id, Symbol};
 use crate::logic::cause::Cause;
@@ -320,15 +321,6 @@ fn main_stack(r: &Record) -> &Stack {
         r.stack(Which::Window)
     } else {
         r.stack(Which::End)
-    }
-}
-
-/// Shows a `core::fmt::Display` (from the `core`-only files) through `seq_print!`.
-struct Show<T>(T);
-
-impl<T: corefmt::Display> fmt::Display for Show<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        corefmt::Display::fmt(&self.0, f)
     }
 }
 

@@ -41,6 +41,7 @@ use crate::logic::cause::{Cause, Samples};
 use crate::logic::gap;
 use crate::logic::grammar::KindName;
 use crate::logic::names::{self, Packer, REGION_LEN};
+use crate::logic::params;
 use crate::logic::profile::{self, PROFILE_STACKS};
 use crate::logic::retention::{self, Decision};
 
@@ -87,7 +88,7 @@ pub(crate) const MAX_FRAMES: usize = 32;
 /// is cut here.
 pub(crate) const NAME_BUF: usize = 256;
 /// Largest number of records per CPU and kind (module parameter bound).
-pub(crate) const MAX_RECORDS: usize = 64;
+pub(crate) const MAX_RECORDS: usize = params::RECORDS_PER_CPU.max as usize;
 /// u64 words of one stack's name region.
 const NAME_WORDS: usize = REGION_LEN / 8;
 const _: () = assert!(REGION_LEN % 8 == 0 && MAX_FRAMES <= 32);

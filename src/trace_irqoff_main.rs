@@ -10,6 +10,7 @@
 //! `/proc/trace_irqoff/`, see `Documentation/trace-irqoff.rst`.
 
 use kernel::prelude::*;
+use logic::params;
 
 mod capture;
 mod compat;
@@ -70,40 +71,26 @@ struct TraceIrqoff {
 
 impl kernel::Module for TraceIrqoff {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        let records = compat::param::<u32>(module_parameters::records_per_cpu.value()) as usize;
-        if !(1..=records::MAX_RECORDS).contains(&records) {
-            pr_err!(
-                "records_per_cpu must be within 1..={}\n",
-                records::MAX_RECORDS
-            );
-            return Err(EINVAL);
-        }
-        let force_kprobe = match compat::param::<u8>(module_parameters::tag_wait_kprobe.value()) {
-            0 => false,
-            1 => true,
-            _ => {
-                pr_err!("tag_wait_kprobe must be 0 or 1\n");
-                return Err(EINVAL);
-            }
-        };
-        let watch_on = match compat::param::<u8>(module_parameters::watch.value()) {
-            0 => false,
-            1 => true,
-            _ => {
-                pr_err!("watch must be 0 or 1\n");
-                return Err(EINVAL);
-            }
-        };
-        let max_samples = compat::param::<u32>(module_parameters::max_window_samples.value());
-        if !(1..=4096).contains(&max_samples) {
-            pr_err!("max_window_samples must be within 1..=4096\n");
-            return Err(EINVAL);
-        }
-        let stuck_ms = compat::param::<u32>(module_parameters::stuck_ms.value());
-        if !(1..=600_000).contains(&stuck_ms) {
-            pr_err!("stuck_ms must be within 1..=600000\n");
-            return Err(EINVAL);
-        }
+        let records = param(
+            params::RECORDS_PER_CPU,
+            compat::param::<u32>(module_parameters::records_per_cpu.value()),
+        )? as usize;
+        let force_kprobe = param(
+            params::TAG_WAIT_KPROBE,
+            compat::param::<u8>(module_parameters::tag_wait_kprobe.value()).into(),
+        )? == 1;
+        let watch_on = param(
+            params::WATCH,
+            compat::param::<u8>(module_parameters::watch.value()).into(),
+        )? == 1;
+        let max_samples = param(
+            params::MAX_WINDOW_SAMPLES,
+            compat::param::<u32>(module_parameters::max_window_samples.value()),
+        )?;
+        let stuck_ms = param(
+            params::STUCK_MS,
+            compat::param::<u32>(module_parameters::stuck_ms.value()),
+        )?;
         let nr_cpus = kernel::cpu::nr_cpu_ids();
         let watch = watch::Watch::new(
             nr_cpus,
@@ -127,6 +114,15 @@ impl kernel::Module for TraceIrqoff {
         pr_info!("loaded; /proc/trace_irqoff is ready, sampling is disabled\n");
         Ok(Self { _proc: proc })
     }
+}
+
+/// `value` of parameter `p` if a load accepts it (`logic::params`), else `EINVAL` and a
+/// kernel log line that says the range.
+fn param(p: params::Param, value: u32) -> Result<u32> {
+    p.check(value).map_err(|refused| {
+        pr_err!("{}\n", compat::Show(refused));
+        EINVAL
+    })
 }
 
 /// Picks where tag waits come from, and says so in the kernel log.
