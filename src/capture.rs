@@ -2,12 +2,16 @@
 //! Taking a culprit's stack, in one place for every context that does (the samplers'
 //! handlers, the watcher's NMI): the stack saved, the tracer's own frames cut off with the
 //! help of a cache of frame classes shared by all CPUs, and addresses written into a
-//! record (the namer names them later, off this path).
+//! record; and the namer (`capture/namer.rs`), which names the frames in module code later,
+//! in process context, off this path.
+
+mod frame_cache;
+pub(crate) mod namer;
 
 use crate::ffi;
-use crate::frame_cache::FrameCache;
 use crate::logic::stack;
 use crate::records::{Which, Writer, MAX_FRAMES};
+use frame_cache::FrameCache;
 
 /// Classes of the return addresses the stack cut has seen, shared by all CPUs.
 static FRAME_CACHE: FrameCache = FrameCache::new();
@@ -30,7 +34,7 @@ pub(crate) fn capture_raw(raw: &mut [u64; MAX_FRAMES + stack::SCAN_DEPTH], irq_i
 
 /// Saves the stack into `which` of the record being written, without the sampler's own
 /// frames. Addresses only: frames in code that can be unloaded are named by the namer
-/// (`namer.rs`), off this path, so a capture costs the same whatever module the culprit
+/// (`capture/namer.rs`), off this path, so a capture costs the same whatever module the culprit
 /// is in.
 pub(crate) fn capture(w: &mut Writer<'_>, which: Which) {
     let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];

@@ -3,6 +3,8 @@
 //! The per-CPU samplers: a pinned hard-mode hrtimer (hardirq side) and a pinned timer_list
 //! (softirq side), and what each does when it runs.
 
+mod context_cell;
+
 use kernel::prelude::*;
 use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::{Arc, ArcBorrow, Mutex};
@@ -14,9 +16,9 @@ use kernel::time::{Delta, Monotonic};
 use kernel::{impl_has_hr_timer, new_mutex};
 
 use crate::capture;
-use crate::context_cell::ContextCell;
 use crate::cost::Cost;
 use crate::counts::Counts;
+use crate::ffi::tracepoints::{self, WindowEvent};
 use crate::ffi::{self, softtimer, SoftirqThread, COMM_LEN};
 use crate::logic::cause::{self, Cause, Samples};
 use crate::logic::gap::{self, Decision, Steal, Verdict, Window};
@@ -25,8 +27,8 @@ use crate::logic::stack;
 use crate::peers::{Peer, Peers, WindowCell};
 use crate::records::{Header, Kind, LiveProfile, Pending, RecordStore, Which, MAX_FRAMES};
 use crate::settings::{RulesCache, Settings};
-use crate::tracepoints::{self, WindowEvent};
 use crate::watch::{Ring, Watch};
+use context_cell::ContextCell;
 
 /// Sampler state and results of one CPU. Allocated for every possible CPU at load time, so
 /// the results of a CPU that went offline stay readable.

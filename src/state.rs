@@ -10,9 +10,9 @@ use kernel::prelude::*;
 use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::{Arc, Mutex};
 
+use crate::capture::namer::Namer;
 use crate::ffi::{self, TagSource};
 use crate::logic::parse::{self, Invalid, LatencyWrite};
-use crate::namer::Namer;
 use crate::peers::Peers;
 use crate::phase::{Phase, PhaseCell};
 use crate::sampler::CpuSampler;

@@ -207,7 +207,7 @@ impl TagWait {
     /// A submitter is about to sleep for a tag (hook context: no sleeping, no locks). At
     /// most `PROBE_LIMIT` slots are looked at.
     pub(crate) fn wait(&self, key: TagKey, nr_tags: u32) {
-        crate::tracepoints::block_rq_tag_wait(
+        crate::ffi::tracepoints::block_rq_tag_wait(
             key.dev,
             key.hctx,
             nr_tags,

@@ -9,19 +9,16 @@
 //! the sampler finally gets the CPU back names the culprit. Results are read from
 //! `/proc/trace_irqoff/`, see `Documentation/trace-irqoff.rst`.
 
+use ffi::compat;
 use kernel::prelude::*;
 use logic::params;
 
 mod capture;
-mod compat;
-mod context_cell;
 mod cost;
 mod counts;
 mod entry;
 mod ffi;
-mod frame_cache;
 mod logic;
-mod namer;
 mod peers;
 mod phase;
 mod procfs;
@@ -30,7 +27,6 @@ mod sampler;
 mod settings;
 mod state;
 mod tag_wait;
-mod tracepoints;
 mod watch;
 
 module! {

@@ -30,13 +30,13 @@ use kernel::time::{delay::fsleep, Delta};
 
 use crate::capture;
 use crate::cost::Cost;
+use crate::ffi::tracepoints;
 use crate::ffi::{self, Symbol, COMM_LEN};
 use crate::logic::gap::{Rules, NSEC_PER_MSEC};
 use crate::logic::profile::{self, ClaimStep, Stuck};
 use crate::logic::stack;
 use crate::peers::Peers;
 use crate::records::{comm_str, LiveProfile, MAX_FRAMES};
-use crate::tracepoints;
 
 /// At most this many doublings of the spacing between NMIs to a CPU whose NMIs came late:
 /// then every 64th watcher run.

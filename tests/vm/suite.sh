@@ -30,7 +30,11 @@ for c in /tests/cases/*.sh; do
 		continue
 	fi
 	echo "# case $(basename "$c"): $(sed -n 's/^# description: *//p' "$c")"
+	case_start=$(cut -d' ' -f1 /proc/uptime)
 	. "$c"
+	# Guest time counts instructions (tests/vm/run): what the case cost the host, whatever
+	# the host's load; tests/vm/run collects these lines into LOG.times.
+	echo "# time: $(basename "$c") $(awk -v a="$case_start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }') s"
 done
 # After the last case: every module the suite loads is unloaded, then nothing may leak.
 for m in trace_irqoff irqoff_sample splat_sample; do rmmod $m 2>/dev/null; done

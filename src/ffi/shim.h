@@ -226,7 +226,7 @@ int tio_nmi_register(void);
 void tio_nmi_unregister(void);
 int tio_nmi_send(unsigned int cpu);
 /*
- * The namer (src/namer.rs): names the frames of records in module text off the capture
+ * The namer (src/capture/namer.rs): names the frames of records in module text off the capture
  * path. start: registers a module notifier that, when a module goes (MODULE_STATE_GOING,
  * after its exit function, while its symbols are still there), calls
  * trace_irqoff_rs_name_frames; 0 or -errno. kick: queues the namer's work item (unbound

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The machine-readable files the CLI reads: `records` (lossless, versioned: every record
+//! with its stacks and profile, the counters, the open windows, tag waits) and `counters`
+//! (the same without records). Their grammar is `logic::grammar`; their format is
+//! described in `Documentation/trace-irqoff.rst`.
+
+use crate::ffi::compat::Show;
+use crate::ffi::COMM_LEN;
+use crate::ffi::{self};
+use crate::logic::cause::Cause;
+use crate::logic::escape::Escaped;
+use crate::logic::gap::{self, Window};
+use crate::logic::grammar::{
+    FileHeader, KindName, LineOverlap, RecordLine, COUNTERS_VERSION, RECORDS_VERSION,
+};
+use crate::logic::histogram::{self, NR_BUCKETS};
+use crate::logic::overlap::Resolved;
+use crate::procfs::common::*;
+use crate::records::{comm_str, Header, Kind, LiveView, Record, RecordStore, Which};
+use crate::sampler::CpuSampler;
+use crate::state::State;
+use crate::watch::Ongoing;
+use kernel::seq_file::SeqFile;
+use kernel::seq_print;
+use kernel::sync::atomic::Relaxed;
+
+/// Elements of the `records` file, each shown by one seq_file `show` call: the header,
+/// then per CPU its counters, then per CPU its open hardirq window, then per CPU its
+/// records, then the tag-wait lines and `end`. A read never holds more than one element
+/// in the kernel; a CPU's records are one element, read in one pass and so consistent
+/// with each other.
+pub(super) fn records_elements(state: &State) -> usize {
+    3 * state.cpus.len() + 2
+}
+
+/// Shows element `index` of `records` (see [`records_elements`]); nothing past the end.
+pub(super) fn show_records_element(state: &State, m: &SeqFile, index: usize) {
+    let n = state.cpus.len();
+    match index {
+        0 => show_header(state, m, "records", RECORDS_VERSION),
+        i if i <= n => show_cpu_counters(state, m, &state.cpus[i - 1]),
+        i if i <= 2 * n => show_cpu_ongoing(state, m, &state.cpus[i - n - 1]),
+        i if i <= 3 * n => show_cpu_records(state, m, &state.cpus[i - 2 * n - 1]),
+        i if i == 3 * n + 1 => {
+            show_tag_wait_records(state, m);
+            seq_print!(m, "end\n");
+        }
+        _ => {}
+    }
+}
+
+/// The first lines of `records` and `counters`: the file's name and format version, the
+/// configuration, the memory line and the watcher.
+pub(super) fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) {
+    let rules = state.settings.rules();
+    seq_print!(m, "{}\n", Show(FileHeader { name, version }));
+    let (counts_since, enabled_since) = state.since();
+    seq_print!(
+        m,
+        "config enabled={} state={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={} counts_since_ns={} enabled_since_ns={} realtime_offset_ns={} cpus={} nohz_full={}\n",
+        u8::from(state.phase().is_on()),
+        state.phase().name(),
+        rules.period_ns,
+        rules.threshold_ns,
+        state.settings.hz(),
+        state.records_per_cpu,
+        rules.soft_period_ns,
+        rules.soft_event_ns,
+        NR_BUCKETS,
+        counts_since,
+        enabled_since,
+        ffi::realtime_offset_ns(),
+        CpuList(nr_cpus(state), |c| state.peers.selected(c)),
+        CpuList(nr_cpus(state), ffi::cpu_nohz_full)
+    );
+    let (per_cpu, total) = state.memory();
+    seq_print!(
+        m,
+        "memory per_cpu_bytes={} total_bytes={}\n",
+        per_cpu,
+        total
+    );
+    let w = &state.watch;
+    seq_print!(
+        m,
+        "watcher available={} active={} reason={} max_window_samples={} stuck_ns={} nmi_sent={} nmi_answered={} nmi_stale={} nmi_missed={} stuck_unconfirmed={}\n",
+        u8::from(w.unavailable().is_none()),
+        u8::from(w.is_active()),
+        w.unavailable().map_or("-", |r| r.name()),
+        w.max_samples,
+        w.stuck_ns,
+        w.nmi_sent.load(Relaxed),
+        w.nmi_answered.load(Relaxed),
+        w.nmi_stale.load(Relaxed),
+        w.nmi_missed.load(Relaxed),
+        w.stuck_unconfirmed.load(Relaxed)
+    );
+    let n = state.namer.stats();
+    seq_print!(
+        m,
+        "namer passes={} named={} max_wait_ns={} wait_sum_ns={}\n",
+        n.passes,
+        n.named,
+        n.max_wait_ns,
+        n.wait_sum_ns
+    );
+}
+
+/// Elements of `counters`: the header (as in `records`), then per CPU its counters (as in
+/// `records`) and its `worst` line, then the tag-wait lines and `end`. O(CPUs) output and
+/// no stack: what a metrics scrape needs.
+pub(super) fn counters_elements(state: &State) -> usize {
+    state.cpus.len() + 2
+}
+
+pub(super) fn show_counters_element(state: &State, m: &SeqFile, index: usize) {
+    let n = state.cpus.len();
+    match index {
+        0 => show_header(state, m, "counters", COUNTERS_VERSION),
+        i if i <= n => {
+            let cpu = &state.cpus[i - 1];
+            show_cpu_counters(state, m, cpu);
+            show_cpu_worst(state, m, cpu);
+        }
+        i if i == n + 1 => {
+            show_tag_wait_records(state, m);
+            seq_print!(m, "end\n");
+        }
+        _ => {}
+    }
+}
+
+/// The longest window of a CPU that `records` shows, per kind and cause (0: none): its
+/// records, its hardirq-off window still open, its softirq-off window still open. Reads
+/// the records' headers only.
+pub(super) fn show_cpu_worst(state: &State, m: &SeqFile, cpu: &CpuSampler) {
+    let generation = state.settings.generation();
+    let mut hard = 0u64;
+    let mut soft = [0u64; Cause::ALL.len()];
+    let mut h = Header::new(0, 0, 0, [0; COMM_LEN]);
+    let soft_max = |h: &Header, soft: &mut [u64; Cause::ALL.len()]| {
+        if let Some(w) = h.cause.and_then(|c| soft.get_mut(c.index())) {
+            *w = (*w).max(h.latency_ns);
+        }
+    };
+    for i in 0..cpu.hard.len(generation) {
+        if cpu.hard.read_header(i, &mut h).is_some() {
+            hard = hard.max(h.latency_ns);
+        }
+    }
+    if let Some(o) = state.watch.ongoing(
+        &state.peers,
+        cpu.cpu,
+        ffi::now_ns(),
+        &state.settings.rules(),
+    ) {
+        hard = hard.max(o.length_ns);
+    }
+    for i in 0..cpu.soft.len(generation) {
+        if cpu.soft.read_header(i, &mut h).is_some() {
+            soft_max(&h, &mut soft);
+        }
+    }
+    if cpu.pending.read_header(generation, ffi::now_ns(), &mut h) {
+        soft_max(&h, &mut soft);
+    }
+    let [bh, ksd] = soft;
+    seq_print!(
+        m,
+        "worst {} hard_ns={} soft_ns={} soft_bh_off_ns={} soft_ksoftirqd_wait_ns={}\n",
+        cpu.cpu,
+        hard,
+        bh.max(ksd),
+        bh,
+        ksd
+    );
+}
+
+pub(super) fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
+    let generation = state.settings.generation();
+    let (hd, hr) = cpu.hard.drops(generation);
+    let (sd, sr) = cpu.soft.drops(generation);
+    let [bh, ksd] = &cpu.cause_counts;
+    seq_print!(
+        m,
+        "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={} late_timer_gaps={} steal_gaps={} hard_sum_ns={} soft_sum_ns={} soft_bh_off_sum_ns={} soft_ksoftirqd_wait_sum_ns={}\n",
+        cpu.cpu,
+        u8::from(ffi::cpu_online(cpu.cpu)),
+        cpu.hard_counts.total(),
+        cpu.soft_counts.total(),
+        bh.total(),
+        ksd.total(),
+        hd,
+        hr,
+        sd,
+        sr,
+        cpu.idle_gaps.load(Relaxed),
+        cpu.late_timer_gaps.load(Relaxed),
+        cpu.steal_gaps.load(Relaxed),
+        cpu.hard_counts.sum(),
+        cpu.soft_counts.sum(),
+        bh.sum(),
+        ksd.sum()
+    );
+    let hists = [
+        ("hard", &cpu.hard_counts),
+        ("soft", &cpu.soft_counts),
+        ("soft-bh-off", bh),
+        ("soft-ksoftirqd-wait", ksd),
+    ];
+    for (name, counts) in hists {
+        seq_print!(m, "hist {} {}", cpu.cpu, name);
+        for c in counts.snapshot() {
+            seq_print!(m, " {}", c);
+        }
+        seq_print!(m, "\n");
+    }
+    let watched = state.watch.get(cpu.cpu);
+    let costs = [
+        ("hard", Some(&cpu.hard_cost)),
+        ("soft", Some(&cpu.soft_cost)),
+        ("capture", Some(&cpu.capture_cost)),
+        ("nmi", watched.map(|w| &w.nmi_cost)),
+        ("nmi_rtt", watched.map(|w| &w.nmi_rtt)),
+    ];
+    for (name, cost) in costs {
+        let Some(cost) = cost else { continue };
+        seq_print!(
+            m,
+            "cost {} {} runs={} total_ns={} hist_ns",
+            cpu.cpu,
+            name,
+            cost.runs(),
+            cost.total_ns()
+        );
+        for c in cost.hist_ns.snapshot() {
+            seq_print!(m, " {}", c);
+        }
+        seq_print!(m, "\n");
+    }
+}
+
+pub(super) fn show_cpu_ongoing(state: &State, m: &SeqFile, cpu: &CpuSampler) {
+    let rules = state.settings.rules();
+    with_ongoing_hard(state, cpu, |o, v, _| {
+        let watcher = state.watch.get(cpu.cpu).and_then(|w| w.watcher(o.window));
+        seq_print!(
+            m,
+            "ongoing cpu={} kind=hard latency_ns={} start_ns={} pid={} comm={} samples={} watcher_cpu={}\n",
+            cpu.cpu,
+            o.length_ns,
+            o.window.saturating_add(rules.period_ns),
+            v.pid,
+            Show(Escaped(comm_str(&v.comm))),
+            v.samples,
+            watcher.map_or(-1, i64::from)
+        );
+    });
+}
+
+/// One CPU's records, oldest first per kind. Stops early once the seq_file buffer has
+/// overflowed: seq_file discards this output and calls again with a buffer twice as large,
+/// so the work spent on a too-small buffer is at most that of the final pass.
+pub(super) fn show_cpu_records(state: &State, m: &SeqFile, cpu: &CpuSampler) {
+    let generation = state.settings.generation();
+    for (kind, store) in [(Kind::Hardirq, &cpu.hard), (Kind::Softirq, &cpu.soft)] {
+        for_each_record_while(store, generation, |r, slot| {
+            show_record(state, m, cpu.cpu, kind, r, Some((store, slot)));
+            show_profile(m, &r.profile, r.stack(Which::Window), r.stack(Which::End));
+            !ffi::seq_overflowed(m)
+        });
+        if ffi::seq_overflowed(m) {
+            return;
+        }
+        if kind == Kind::Hardirq {
+            with_ongoing_hard(state, cpu, |o, v, now| {
+                show_ongoing_hard(m, cpu.cpu, o, v, now)
+            });
+        }
+    }
+    with_pending(cpu, generation, |r| {
+        show_record(state, m, cpu.cpu, Kind::Softirq, r, None);
+        if let Some(v) = soft_live(cpu, cpu.pending.window_start()) {
+            show_live_profile(m, &v);
+        }
+    });
+}
+
+/// One record of the `records` file, with its stacks; `at`: where it was read, if from a
+/// store (its overlap's resolution is kept beside it).
+pub(super) fn show_record(
+    state: &State,
+    m: &SeqFile,
+    cpu: u32,
+    kind: Kind,
+    r: &Record,
+    at: Option<(&RecordStore, Slot)>,
+) {
+    let h = &r.header;
+    let (end, window) = (r.stack(Which::End), r.stack(Which::Window));
+    let (start, end_ns) = r.window();
+    let found = h.overlap_cpu.map(|other| {
+        (
+            other,
+            overlapping_hard(state, other, Window { start, end: end_ns }, at),
+        )
+    });
+    let overlap = match &found {
+        None => LineOverlap::None,
+        Some((cpu, None)) => LineOverlap::NotFound { cpu: *cpu },
+        Some((cpu, Some(o))) => LineOverlap::Hard {
+            cpu: *cpu,
+            latency_ns: o.latency_ns,
+            pid: o.pid,
+            comm: comm_str(&o.comm),
+        },
+    };
+    let line = RecordLine {
+        cpu,
+        kind: kind.grammar(),
+        lower_bound: h.ongoing,
+        latency_ns: h.latency_ns,
+        timestamp_ns: h.timestamp_ns,
+        pid: h.pid,
+        comm: r.comm(),
+        cause: h.cause,
+        runnable_ns: h.runnable_ns,
+        samples: h.samples.total,
+        bh_off_samples: h.samples.bh_off,
+        idle_samples: h.samples.idle,
+        jiffies: h.jiffies,
+        end_shows_culprit: h.end_shows_culprit,
+        overlap,
+        frames: end.frames().len(),
+        window_frames: window.frames().len(),
+        window_pid: r.window_pid,
+        window_comm: comm_str(&r.window_comm),
+        ongoing: false,
+    };
+    seq_print!(m, "{}\n", Show(line));
+    for i in 0..end.frames().len() {
+        seq_print!(m, "frame {}\n", Frame(end, i));
+    }
+    for i in 0..window.frames().len() {
+        seq_print!(m, "window_frame {}\n", Frame(window, i));
+    }
+}
+
+/// A hardirq-off window still open, as a lower-bound record: its length so far, the task
+/// and stack of the latest in-window sample, and its profile so far.
+pub(super) fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView, now: u64) {
+    let line = RecordLine {
+        cpu,
+        kind: KindName::Hard,
+        lower_bound: true,
+        latency_ns: o.length_ns,
+        timestamp_ns: now,
+        pid: v.pid,
+        comm: comm_str(&v.comm),
+        cause: None,
+        runnable_ns: 0,
+        samples: 0,
+        bh_off_samples: 0,
+        idle_samples: 0,
+        jiffies: 0,
+        end_shows_culprit: false,
+        overlap: LineOverlap::None,
+        frames: 0,
+        window_frames: v.latest.frames().len(),
+        window_pid: v.pid,
+        window_comm: comm_str(&v.comm),
+        ongoing: true,
+    };
+    seq_print!(m, "{}\n", Show(line));
+    for i in 0..v.latest.frames().len() {
+        seq_print!(m, "window_frame {}\n", Frame(&v.latest, i));
+    }
+    show_live_profile(m, v);
+}
+
+/// What `records` shows of an overlapping hardirq-off record.
+pub(super) struct Overlap {
+    latency_ns: u64,
+    pid: i32,
+    comm: [u8; COMM_LEN],
+}
+
+/// The hardirq-off record of `cpu` that covers most of `ours`, if one covers most of it.
+/// Resolved once per record: the join compares the headers of `cpu`'s records (a few
+/// words each, no stacks copied), and the one it found is kept beside our record (`at`),
+/// so that later reads look at that one record only, while both records stay in their
+/// slots (`overlap::Resolved`). Nothing found is not kept: that window may still be open,
+/// its record still to come.
+pub(super) fn overlapping_hard(
+    state: &State,
+    cpu: u32,
+    ours: Window,
+    at: Option<(&RecordStore, Slot)>,
+) -> Option<Overlap> {
+    let sampler = state.cpu(cpu)?;
+    let generation = state.settings.generation();
+    let theirs = &sampler.hard;
+    let n = theirs.len(generation);
+    let mut h = Header::new(0, 0, 0, [0; COMM_LEN]);
+    if let Some((store, slot)) = at {
+        let word = store.resolved(slot.index);
+        let known = Resolved::still(word, slot.seq, |i| if i < n { theirs.seq(i) } else { None });
+        if let Some(i) = known {
+            if let Some(seq) = theirs.read_header(i, &mut h) {
+                if Resolved::still(word, slot.seq, |_| Some(seq)).is_some() {
+                    return Some(Overlap {
+                        latency_ns: h.latency_ns,
+                        pid: h.pid,
+                        comm: h.comm,
+                    });
+                }
+            }
+        }
+    }
+    let mut best: Option<(Overlap, u64, usize, u32)> = None;
+    for i in 0..n {
+        let Some(seq) = theirs.read_header(i, &mut h) else {
+            continue;
+        };
+        let w = Window {
+            start: h.timestamp_ns.saturating_sub(h.latency_ns),
+            end: h.timestamp_ns,
+        };
+        if gap::overlaps_most(ours, w) {
+            let covered = w.overlap(ours.start, ours.end);
+            if best.as_ref().is_none_or(|b| covered > b.1) {
+                best = Some((
+                    Overlap {
+                        latency_ns: h.latency_ns,
+                        pid: h.pid,
+                        comm: h.comm,
+                    },
+                    covered,
+                    i,
+                    seq,
+                ));
+            }
+        }
+    }
+    let (found, _, i, seq) = best?;
+    if let (Some((store, slot)), Ok(index)) = (at, u8::try_from(i)) {
+        store.set_resolved(
+            slot.index,
+            Resolved {
+                own: slot.seq,
+                index,
+                theirs: seq,
+            }
+            .pack(),
+        );
+    }
+    Some(found)
+}
+
+pub(super) fn show_tag_wait(state: &State, m: &SeqFile) {
+    let tw = &state.tag_wait;
+    seq_print!(
+        m,
+        "tag_wait: {} (source: {})\n",
+        tw.phase().name(),
+        tw.source.name()
+    );
+    seq_print!(
+        m,
+        "{:>11} {:>6}  {:<20} {:>10}\n",
+        "DEV",
+        "HCTX",
+        "POOL",
+        "WAITS"
+    );
+    tw.for_each(|row| {
+        // major,minor as the upstream tracepoint prints a dev_t.
+        let (major, minor) = row.key.major_minor();
+        seq_print!(
+            m,
+            "{:>6},{:<4} {:>6}  {:<20} {:>10}\n",
+            major,
+            minor,
+            row.key.hctx,
+            row.key.pool.name(),
+            row.waits
+        );
+    });
+    let (overflow, unattributed) = (tw.overflow.load(Relaxed), tw.unattributed.load(Relaxed));
+    let (full, aged) = (tw.callers_full.load(Relaxed), tw.aged_out.load(Relaxed));
+    if overflow != 0 || unattributed != 0 {
+        seq_print!(
+            m,
+            "not in the table: {} (table full), {} (hardware queue unknown; of those {} with too many waiters at once)\n",
+            overflow,
+            unattributed,
+            full
+        );
+    }
+    if aged != 0 {
+        seq_print!(
+            m,
+            "aged out: {} waits of rows idle for a minute, whose slots went to new rows\n",
+            aged
+        );
+    }
+    seq_print!(m, "\n");
+    let _ = histogram::render_unit(
+        &mut SeqWriter(m),
+        "tag wait duration (sbitmap_prepare_to_wait .. sbitmap_finish_wait):",
+        "usecs",
+        &tw.durations.snapshot(),
+    );
+}
+
+pub(super) fn show_tag_wait_records(state: &State, m: &SeqFile) {
+    let tw = &state.tag_wait;
+    seq_print!(
+        m,
+        "tagwait enabled={} state={} source={} overflow={} unattributed={} missed={} kicks_held={} kicks_full={} aged_out={}\n",
+        u8::from(tw.phase().is_on()),
+        tw.phase().name(),
+        tw.source.name(),
+        tw.overflow.load(Relaxed),
+        tw.unattributed.load(Relaxed),
+        tw.missed.load(Relaxed),
+        tw.callers_held(),
+        tw.callers_full.load(Relaxed),
+        tw.aged_out.load(Relaxed)
+    );
+    tw.for_each(|row| {
+        let (major, minor) = row.key.major_minor();
+        seq_print!(
+            m,
+            "tagwait_count major={} minor={} hctx={} sched={} reserved={} waits={}\n",
+            major,
+            minor,
+            row.key.hctx,
+            u8::from(row.key.pool.sched),
+            u8::from(row.key.pool.reserved),
+            row.waits
+        );
+    });
+    seq_print!(m, "tagwait_sum_us {}\n", tw.durations.sum());
+    seq_print!(m, "tagwait_hist_us");
+    for c in tw.durations.snapshot() {
+        seq_print!(m, " {}", c);
+    }
+    seq_print!(m, "\n");
+}
