@@ -52,8 +52,19 @@ list_steps() {
 # --- kinds of step: each prints its summary on stdout, ending with "@@ PASSED FAILED", and
 # fails if anything in it failed. $STEP_LOG is the step's log.
 
-counts_of_tap() {	# counts_of_tap FILE: "PASSED FAILED" of its TAP lines
-	echo "$(grep -cE '^ok [0-9]+' "$1") $(grep -cE '^not ok [0-9]+' "$1")"
+counts_of_tap() {	# counts_of_tap FILE: "PASSED FAILED" of its TAP (or KTAP) checks
+	# The VM suite is KTAP (tests/vm/suite.sh): a case's checks are indented lines of its
+	# subtest, and the unindented line after them is the case's own result, which counts
+	# only as a failure that none of its checks showed (the case's shell failed). A line
+	# that says "# SKIP" (a case not for this kernel) is neither passed nor failed.
+	awk '/^    # Subtest:/ { sub_open = 1; sub_failed = 0; next }
+		/^    (ok|not ok) [0-9]+/ { if ($1 == "not") { f++; sub_failed++ } else p++; next }
+		/^(ok|not ok) [0-9]+/ {
+			if (sub_open) { sub_open = 0; if ($1 == "not" && sub_failed == 0) f++; next }
+			if (/# SKIP/) next
+			if ($1 == "not") f++; else p++
+		}
+		END { print p + 0, f + 0 }' "$1"
 }
 
 plain() {	# plain CMD...: a build or set-up command; counted only if it fails
@@ -103,9 +114,9 @@ vm_suite() {
 	if tests/vm/run --quiet --log "$log" "$@" >> "$log.runner" 2>&1; then rc=0; else rc=$?; fi
 	# Results, measurements, and a failed check's TAP diagnostics (the "# " lines after
 	# it, which say why: CI shows only this summary, not the log).
-	awk '/^(ok|not ok) [0-9]+/ { diag = /^not ok/ ? 10 : 0; print "  " $0; next }
+	awk '/^ *(ok|not ok) [0-9]+/ { diag = /^ *not ok/ ? 10 : 0; print "  " $0; next }
 		/^# (measured|case)/ { print "  " $0; next }
-		diag > 0 && /^# / { diag--; print "  " substr($0, 1, 1000) }' "$log"
+		diag > 0 && /^ *# / { diag--; print "  " substr($0, 1, 1000) }' "$log"
 	read -r p f < <(counts_of_tap "$log")
 	if [ $((p + f)) = 0 ]; then
 		echo "  FAILED: the VM run ran no test (exit $rc); see $log"

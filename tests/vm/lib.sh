@@ -2,12 +2,15 @@
 # Helpers for guest test scripts (TAP). Sourced inside the VM.
 T_N=0
 T_FAILED=0
+# Inside a subtest of the suite (tests/vm/suite.sh: one per case), its lines are indented
+# as KTAP nests them.
+T_INDENT=
 ok() {	# ok DESCRIPTION: a passing check
-	T_N=$((T_N + 1)); echo "ok $T_N - $*"
+	T_N=$((T_N + 1)); echo "${T_INDENT}ok $T_N - $*"
 }
 not_ok() {	# not_ok DESCRIPTION [DETAIL...]: a failing check
-	T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $1"
-	shift; for l in "$@"; do echo "# $l"; done
+	T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "${T_INDENT}not ok $T_N - $1"
+	shift; for l in "$@"; do echo "${T_INDENT}# $l"; done
 }
 check() {	# check DESCRIPTION CMD...: ok if CMD succeeds
 	d=$1; shift
@@ -18,7 +21,7 @@ check_fails() {	# check_fails DESCRIPTION CMD...: ok if CMD fails
 	if out=$("$@" 2>&1); then not_ok "$d" "command unexpectedly succeeded: $*"; else ok "$d"; fi
 }
 done_testing() {	# prints the plan and returns non-zero if anything failed
-	echo "1..$T_N"
+	echo "${T_INDENT}1..$T_N"
 	[ "$T_FAILED" = 0 ]
 }
 tio_load() {	# tio_load [PARAMS]: (re)loads trace_irqoff

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# cpus: 16
 # Booted with many CPUs (tests/run: --cpus 16 on debian-7.3), or with few online and many
 # possible (--cpus 2 --possible-cpus M, which it checks the guest counts). Claim: the module loads with a sampler for
 # every possible CPU and samples every online one, a window on the highest online CPU is
