@@ -19,7 +19,7 @@
 #   make soak            a long random soak in the VM (SOAK_SECS, SOAK_KERNEL; not part of make test)
 #
 # KDIR defaults to the test kernel, built once into $(TRACE_IRQOFF_CACHE)
-# (~/.cache/trace-irqoff) by tests/kernel/build-kernel. With KDIR given, the compiler
+# (~/.cache/trace-irqoff) by tools/kernels/build-kernel. With KDIR given, the compiler
 # follows that kernel's .config (LLVM=-<clang major> for a clang build, none for GCC);
 # `make LLVM=...` overrides.
 
@@ -38,19 +38,19 @@ CLI_BIN := target/$(CLI_TARGET)/release/trace-irqoff
 all: modules
 
 setup:
-	@tests/kernel/setup-deps
+	@tools/kernels/setup-deps
 
 kernel: setup
-	@tests/kernel/build-kernel test >/dev/null
+	@tools/kernels/build-kernel test >/dev/null
 
 ifeq ($(KDIR),)
 modules: kernel
-	@$(MAKE) --no-print-directory KDIR="$$(tests/kernel/build-kernel test)" modules
+	@$(MAKE) --no-print-directory KDIR="$$(tools/kernels/build-kernel test)" modules
 modules_install: kernel
-	@$(MAKE) --no-print-directory KDIR="$$(tests/kernel/build-kernel test)" modules_install
+	@$(MAKE) --no-print-directory KDIR="$$(tools/kernels/build-kernel test)" modules_install
 # --print never builds; "|| echo /nonexistent" keeps an empty KDIR from recursing forever.
 clean:
-	@$(MAKE) --no-print-directory KDIR="$$(tests/kernel/build-kernel --print test 2>/dev/null || echo /nonexistent)" clean
+	@$(MAKE) --no-print-directory KDIR="$$(tools/kernels/build-kernel --print test 2>/dev/null || echo /nonexistent)" clean
 else
 # What the kernel in KDIR was built with. Debian's headers have .config; a bare build
 # tree may only have auto.conf. $(shell) gets PATH explicitly: make 4.3 does not hand

@@ -135,7 +135,7 @@ vm_suite() {
 
 stock_kernel() {	# stock_kernel NAME: prepare it, and build our modules against it once for
 	# every boot of it, into $LOGS/mods-NAME
-	plain tests/kernel/stock-kernel "$1" && plain tests/kernel/stock-kernel --modules "$1" "$LOGS/mods-$1"
+	plain tools/kernels/stock-kernel "$1" && plain tools/kernels/stock-kernel --modules "$1" "$LOGS/mods-$1"
 }
 
 dkms_step() {	# the DKMS-installed module, then the detection case booted with it

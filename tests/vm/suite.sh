@@ -52,7 +52,7 @@ subtest() {	# subtest NAME DESCRIPTION CMD...: CMD in a shell of its own, as one
 run_case() {	# run_case FILE: the case, sourced in the subtest's shell
 	. "$1"
 }
-# Sanitizer kernels (tests/kernel/sanitize.fragment, kcsan.fragment): kmemleak's view
+# Sanitizer kernels (tools/kernels/sanitize.fragment, kcsan.fragment): kmemleak's view
 # before the first load, and the module's KUnit results; elsewhere both say "not in
 # this kernel".
 before() { kmemleak_baseline; kunit_check; }
