@@ -11,7 +11,7 @@ waits() {	# waits POOL(hardware|scheduler): waits counted for nullb0 in that poo
 all_waits() {
 	grep '^tagwait_count ' $TIO/records | sed 's/.*waits=//' | awk '{s += $1} END {print s + 0}'
 }
-run_load() {	# run_load PARAMS...: null_blk with PARAMS, tracking on, 8 readers for 2 s
+run_load() {	# run_load PARAMS...: null_blk with PARAMS, tracking on, 8 readers for 1 s
 	modprobe null_blk $NULLB "$@"
 	if [ -n "$NR_REQUESTS" ]; then
 		echo mq-deadline > /sys/block/nullb0/queue/scheduler
@@ -19,7 +19,7 @@ run_load() {	# run_load PARAMS...: null_blk with PARAMS, tracking on, 8 readers 
 	fi
 	echo 0 > $TIO/trace_latency
 	echo 1 > $TIO/tag_wait
-	reads=$(tio-dread /dev/nullb0 8 2)
+	reads=$(tio-dread /dev/nullb0 8 1)
 	echo 0 > $TIO/tag_wait
 }
 
