@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The module's tracepoints (`trace_irqoff:*`, defined in `trace_irqoff_trace.h`), as safe
-//! functions. A leaf: only the generated shim declarations.
+//! functions. It uses only the generated shim declarations and the pure `logic::cause`.
 
 use kernel::ffi::{c_char, c_int};
 
