@@ -186,6 +186,12 @@ assert p["passed"] and read and all(abs(r - 100000) <= 1000 for r in read), p' "
 import json, sys
 fe = [r for r in json.load(open(sys.argv[1]))["false_events"] if r["tool"] == "ours"]
 assert len(fe) == 4 and all(r["soft_events"] == r["soft_bh_off_events"] + r["soft_ksoftirqd_wait_events"] for r in fe), fe' "$smoke/results.json"
+	smoke_check "tio-bench: the kernel's own trace judged each false-event run of ours (softirq and hrtimer events read, every traced event of ours confirmed, refuted or older than the trace)" python3 -c '
+import json, sys
+fe = [r for r in json.load(open(sys.argv[1]))["false_events"] if r["tool"] == "ours"]
+w = [r["witness"] for r in fe]
+assert len(w) == 4 and all("error" not in x and x["lines"] > 100 and x["hz"] == 1000 for x in w), w
+assert all(x["confirmed"] + x["unconfirmed"] + x["unjudged"] == x["events"] and len(x["unconfirmed_events"]) == x["unconfirmed"] for x in w), w' "$smoke/results.json"
 	smoke_check "tio-bench: every overhead configuration ran the CPU-bound loop" python3 -c '
 import json, sys
 o = json.load(open(sys.argv[1]))["overhead"]

@@ -778,9 +778,55 @@ fn false_rows(k: &Value) -> Vec<Vec<String>> {
                 num("idle_gaps"),
                 num("late_timer_gaps"),
                 num("events_while_reading_records"),
+                witness_cell(r),
             ]
         })
         .collect()
+}
+
+/// A false-event run's judgement by the kernel's own trace (tio-bench's witness):
+/// `confirmed of traced` events, with the unconfirmed and unjudged ones named.
+fn witness_cell(r: &Value) -> String {
+    let w = &r["witness"];
+    if r["tool"] == "peer" || w.is_null() {
+        return "-".into();
+    }
+    if let Some(e) = w["error"].as_str() {
+        return format!("not traced ({e})");
+    }
+    let n = |k: &str| w[k].as_u64().unwrap_or(0);
+    let mut c = format!("{} of {}", n("confirmed"), n("events"));
+    if n("unconfirmed") > 0 {
+        c += &format!(", {} not", n("unconfirmed"));
+    }
+    if n("unjudged") > 0 {
+        c += &format!(", {} before the trace", n("unjudged"));
+    }
+    if n("overrun") > 0 {
+        c += &format!(" ({} lines lost)", n("overrun"));
+    }
+    c
+}
+
+/// Our events in the false-event runs as the kernel's trace judged them: (traced,
+/// unconfirmed, unjudged, runs without a witness).
+fn witness_sums(k: &Value) -> (u64, u64, u64, u64) {
+    let mut s = (0, 0, 0, 0);
+    for r in k["false_events"].as_array().cloned().unwrap_or_default() {
+        if r["tool"].as_str().unwrap_or("ours") != "ours" {
+            continue;
+        }
+        let w = &r["witness"];
+        if w.is_null() || !w["error"].is_null() {
+            s.3 += 1;
+            continue;
+        }
+        let n = |key: &str| w[key].as_u64().unwrap_or(0);
+        s.0 += n("events");
+        s.1 += n("unconfirmed");
+        s.2 += n("unjudged");
+    }
+    s
 }
 
 /// Sums of one tool's false-event runs: (hard, bh-off, ksoftirqd-wait, soft total).
@@ -957,9 +1003,33 @@ fn kernel_section(o: &mut String, k: &Value, outdir: &Path) -> Result<Vec<String
             "idle gaps (not events)",
             "late timer gaps (not events)",
             "events while reading records",
+            "confirmed by the kernel's trace",
         ],
         &false_rows(k),
     );
+    let unconfirmed: Vec<String> = k["false_events"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .flat_map(|r| {
+            r["witness"]["unconfirmed_events"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    if !unconfirmed.is_empty() {
+        let _ = writeln!(
+            o,
+            "Events the kernel's trace did not confirm (false events):\n\n::\n"
+        );
+        for u in &unconfirmed {
+            let _ = writeln!(o, "    {u}");
+        }
+        let _ = writeln!(o);
+    }
     let tops: Vec<(String, Vec<String>)> = k["false_events"]
         .as_array()
         .cloned()
@@ -1042,7 +1112,12 @@ fn kernel_section(o: &mut String, k: &Value, outdir: &Path) -> Result<Vec<String
                 .join(", ")
         )
     };
-    targets.push(format!("0 false events (hardirq or bh-off) in the idle and stress runs: **{}** ({h} hardirq, {bh} bh-off{what}; plus {wait} ksoftirqd-wait events: real softirq delays, not false)", verdict(h + bh == 0)));
+    let (traced, unconfirmed, unjudged, untraced) = witness_sums(k);
+    if untraced == 0 {
+        targets.push(format!("0 false events in the idle and stress runs (an event the kernel's own trace of the run does not confirm is false): **{}** ({h} hardirq, {bh} bh-off, {wait} ksoftirqd-wait events; {} of the {traced} traced confirmed, {unconfirmed} not{}{what})", verdict(unconfirmed == 0 && unjudged == 0), traced - unconfirmed - unjudged, if unjudged > 0 { format!(", {unjudged} older than the trace") } else { String::new() }));
+    } else {
+        targets.push(format!("0 false events (hardirq or bh-off) in the idle and stress runs: **{}** ({h} hardirq, {bh} bh-off{what}; plus {wait} ksoftirqd-wait events: real softirq delays, not false; {untraced} runs without the kernel's trace to judge them)", verdict(h + bh == 0)));
+    }
 
     heading(o, "Overhead", '-');
     let ov = overhead(k);
@@ -1194,7 +1269,16 @@ fn side_by_side(o: &mut String, k: &Value, ws: &[Window], ov: &[Overhead], peer_
     let fs = |tool: &str| {
         let (h, bh, wait, soft) = false_sums(k, tool);
         if tool == "ours" {
-            format!("{h} hardirq, {bh} bh-off, {wait} ksoftirqd-wait")
+            let (traced, unconfirmed, unjudged, untraced) = witness_sums(k);
+            let judged = if untraced == 0 {
+                format!(
+                    "; {} of {traced} confirmed by the kernel's trace",
+                    traced - unconfirmed - unjudged
+                )
+            } else {
+                String::new()
+            };
+            format!("{h} hardirq, {bh} bh-off, {wait} ksoftirqd-wait{judged}")
         } else {
             format!("{h} hardirq, {soft} softirq (no cause)")
         }
@@ -1281,11 +1365,23 @@ const READING: &str = "Reading these numbers
   (at P = 1 ms a jiffy-rounded timer_list gap of 2-3 ms is already an event: its false
   softirq events), and names the tracer's own frames first in the records its
   timer_list takes.
-- False events: a ``ksoftirqd-wait`` event is a real delay of the timer softirq (left to
-  ksoftirqd, which did not get the CPU, e.g. behind CPU-bound stress tasks while hard
-  interrupts ran every P): what the tool is for, not a false event. A hardirq or
-  ``bh-off`` event with nothing injected counts against the target; the worst records
-  listed under the table show what ran. Reading ``records`` is not free: the file names
+- False events: nothing injects windows in these runs, but the kernel itself opens real
+  ones (a softirq handler freeing memory for milliseconds blocks every other softirq on
+  its CPU; a CPU spinning for a lock in an interrupt handler keeps interrupts off). So
+  each of our events is judged by the kernel's own trace of the run, taken in a tracefs
+  instance of its own: ``irq:softirq_raise``, ``softirq_entry`` and ``softirq_exit``
+  (softirqs could not run from a vector's raise to its entry, and while a handler ran),
+  ``timer:hrtimer_start`` and ``hrtimer_expire_entry`` (hard interrupts could not run
+  from a hard hrtimer's expiry to its expiry in hard interrupt context), and our own
+  ``trace_irqoff:hardirq_off`` and ``softirq_off``. An event is confirmed when a window
+  of its kind on its CPU (spans less than 50 us apart merged) overlaps it by at least its
+  length less the tolerance (one period for hardirq events, one period and one jiffy for
+  softirq events) and at least half its length; an event the trace does not confirm is a
+  false event (tests/guest-tools/src/witness.rs). The trace starts a second before the
+  run, and the module's counts are cleared when the run starts (starting a trace patches
+  code on every CPU). A ``ksoftirqd-wait`` event is a real delay of the timer softirq
+  (left to ksoftirqd, which did not get the CPU), what the tool is for. The worst
+  records are listed under the table. Reading ``records`` is not free: the file names
   every frame of every record when read, and one read of that seq_file runs its show
   function again each time its buffer has to grow; the last column of the table counts
   the events that came while the bench read it.

@@ -2,7 +2,7 @@
 //! Documentation/benchmarks.rst). Prints one JSON document.
 //!
 //! `tio-bench [--reps N] [--false-secs S] [--runs N] [--groups G] [--loops L] [--spin-ms M]
-//! [--precheck K]`
+//! [--precheck K] [--only STEP,...]`
 //!
 //! - guest: kernel, clocksource, whether the kernel marked the TSC unstable, HZ.
 //! - precheck: K windows of exactly 100 ms from `preemptirq_delay_test` on CPU 1, read by
@@ -16,7 +16,8 @@
 //!   instance of its own), the peer's from its trace_latency and distribute files; the
 //!   irqsoff tracer measures the hardirq windows too.
 //! - false events: S seconds idle and S seconds under CPU + I/O stress, at P = 10 and 1 ms,
-//!   for each tool.
+//!   for each tool; each event of ours is judged against the kernel's own trace of the run
+//!   (`trace_irqoff_guest_tools::witness`): an event it cannot confirm is a false one.
 //! - overhead: a CPU-bound loop pinned to CPU 1 counting iterations in M ms of guest time,
 //!   and a hackbench-like pipe workload; N rounds, every configuration once per round.
 //! - cost per sample and memory, from the module's records file; the timer floor of the
@@ -29,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{json, Value};
+use trace_irqoff_guest_tools::witness;
 
 const TIO: &str = "/proc/trace_irqoff";
 const TRACING: &str = "/sys/kernel/tracing";
@@ -708,6 +710,104 @@ fn stress(until: Instant) -> Vec<std::thread::JoinHandle<()>> {
     v
 }
 
+/// The tracefs instance of the false-event runs' witness (`witness`).
+const WITNESS: &str = "/sys/kernel/tracing/instances/tio_witness";
+/// The kernel events the witness reads, and the module's own two.
+const WITNESS_EVENTS: [&str; 7] = [
+    "irq/softirq_raise",
+    "irq/softirq_entry",
+    "irq/softirq_exit",
+    "timer/hrtimer_start",
+    "timer/hrtimer_expire_entry",
+    "trace_irqoff/hardirq_off",
+    "trace_irqoff/softirq_off",
+];
+
+/// Starts tracing the witness events in an instance of its own (24 MiB per CPU, the
+/// records' clock); the module must be loaded (its events exist only then). Returns the
+/// kernel's HZ, from the records file's config line (read now, while it is short).
+fn witness_start() -> Res<u64> {
+    let hz: u64 = read(&format!("{TIO}/records"))?
+        .lines()
+        .find(|l| l.starts_with("config "))
+        .and_then(|l| l.split(' ').find_map(|w| w.strip_prefix("hz=")))
+        .and_then(|v| v.parse().ok())
+        .ok_or("no hz= in the records file's config line")?;
+    let _ = fs::remove_dir(WITNESS);
+    fs::create_dir(WITNESS).map_err(|e| format!("{WITNESS}: {e}"))?;
+    write(&format!("{WITNESS}/buffer_size_kb"), "24576")?;
+    let _ = write(&format!("{WITNESS}/trace_clock"), "mono");
+    for e in WITNESS_EVENTS {
+        write(&format!("{WITNESS}/events/{e}/enable"), "1")?;
+    }
+    write(&format!("{WITNESS}/tracing_on"), "1")?;
+    Ok(hz)
+}
+
+/// Judges each event of the module in the witness's trace (stopped): confirmed when the
+/// kernel's own events show a window of that kind on that CPU as long as the event less
+/// the tolerance (one period for hardirq windows, one period and one jiffy for softirq
+/// windows: how far the module's reading may be off) and at least half as long.
+fn witness_judge(period_ms: u64, hz: u64) -> Res<Value> {
+    let tol_hard = period_ms * 1_000_000;
+    let tol_soft = tol_hard + 1_000_000_000 / hz;
+    let overrun: u64 = (0..64)
+        .filter_map(|c| fs::read_to_string(format!("{WITNESS}/per_cpu/cpu{c}/stats")).ok())
+        .filter_map(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("overrun:"))
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        })
+        .sum();
+    let f =
+        fs::File::open(format!("{WITNESS}/trace")).map_err(|e| format!("{WITNESS}/trace: {e}"))?;
+    let t = witness::Trace::parse(
+        std::io::BufRead::lines(std::io::BufReader::new(f)).map_while(Result::ok),
+    );
+    for e in WITNESS_EVENTS {
+        let _ = write(&format!("{WITNESS}/events/{e}/enable"), "0");
+    }
+    let (mut confirmed, mut unjudged) = (0u64, 0u64);
+    let mut unconfirmed = Vec::new();
+    let mut listed = Vec::new();
+    for e in &t.events {
+        let tol = match e.side {
+            witness::Side::Hard => tol_hard,
+            witness::Side::Soft => tol_soft,
+        };
+        let seen = t.witnessed_ns(e, tol);
+        let what = format!(
+            "cpu={} kind={} cause={} latency_ms={:.1} witnessed_ms={:.1} comm={}",
+            e.cpu,
+            if e.side == witness::Side::Hard {
+                "hard"
+            } else {
+                "soft"
+            },
+            e.cause,
+            e.latency_ns as f64 / 1e6,
+            seen as f64 / 1e6,
+            e.comm
+        );
+        if t.confirms(e, tol) {
+            confirmed += 1;
+        } else if !t.covers(e, tol) {
+            unjudged += 1;
+        } else {
+            unconfirmed.push(what.clone());
+        }
+        if listed.len() < 16 {
+            listed.push(what);
+        }
+    }
+    Ok(json!({
+        "lines": t.lines, "overrun": overrun, "hz": hz,
+        "tolerance_hard_ns": tol_hard, "tolerance_soft_ns": tol_soft,
+        "events": t.events.len(), "confirmed": confirmed, "unjudged": unjudged,
+        "unconfirmed": unconfirmed.len(), "unconfirmed_events": unconfirmed, "first_events": listed,
+    }))
+}
+
 fn false_events(secs: u64) -> Res<Vec<Value>> {
     let _ = sh("modprobe null_blk 2>/dev/null");
     let mut out = Vec::new();
@@ -721,12 +821,34 @@ fn false_events(secs: u64) -> Res<Vec<Value>> {
             for stressed in [false, true] {
                 let threshold = if period_ms == 10 { 50 } else { 2 };
                 load_tool(tool, period_ms, threshold)?;
+                // The kernel's own trace of the run, to judge our events by (the peer has
+                // no events to judge).
+                let traced = if tool == Tool::Ours {
+                    witness_start()
+                        .and_then(|hz| {
+                            // Starting the trace patches code on every CPU (a 54 ms
+                            // hardirq window on the bench kernel once): let it pass, then
+                            // count and trace from zero.
+                            sleep_ms(1000.0);
+                            write(&format!("{TIO}/trace_latency"), "0")?;
+                            write(&format!("{TIO}/trace_latency"), &threshold.to_string())?;
+                            write(&format!("{WITNESS}/trace"), "")?;
+                            Ok(hz)
+                        })
+                        .map_err(|e| eprintln!("tio-bench: no witness: {e}"))
+                        .ok()
+                } else {
+                    None
+                };
                 let until = Instant::now() + Duration::from_secs(secs);
                 let workers = if stressed { stress(until) } else { Vec::new() };
                 std::thread::sleep(until.saturating_duration_since(Instant::now()));
                 for w in workers {
                     let _ = w.join();
                 }
+                // The run ends here for the trace too; it is read after the counts (reading
+                // it is work for the CPUs: windows it may cause are no part of the run).
+                let paused = traced.map(|hz| (hz, write(&format!("{WITNESS}/tracing_on"), "0")));
                 let mut v = json!({"tool": tool.name(), "period_ms": period_ms, "threshold_ms": threshold, "stress": stressed, "seconds": secs});
                 match tool {
                     Tool::Ours => {
@@ -748,6 +870,13 @@ fn false_events(secs: u64) -> Res<Vec<Value>> {
                         let after = our_counts()?;
                         v["events_while_reading_records"] =
                             json!(after[0] + after[1] - hard - soft);
+                        v["witness"] = match paused {
+                            Some((hz, Ok(()))) => {
+                                witness_judge(period_ms, hz).unwrap_or_else(|e| json!({"error": e}))
+                            }
+                            Some((_, Err(e))) => json!({"error": e}),
+                            None => json!({"error": "tracefs events not available"}),
+                        };
                     }
                     Tool::Peer => {
                         let (hard, soft) = peer_counts()?;
@@ -768,6 +897,7 @@ fn false_events(secs: u64) -> Res<Vec<Value>> {
         }
     }
     unload();
+    let _ = fs::remove_dir(WITNESS);
     let _ = sh("rmmod null_blk 2>/dev/null");
     Ok(out)
 }
@@ -1084,7 +1214,16 @@ fn main() {
         ("cost_p1", Box::new(|| cost(1, 5))),
     ];
     let mut failed = sh("modprobe irqoff_sample").is_err();
+    // `--only STEP[,STEP]`: those steps alone (the guest's facts always).
+    let only: Option<Vec<String>> = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .map(|v| v.split(',').map(str::to_string).collect());
     for (name, f) in steps.iter() {
+        if *name != "guest" && only.as_ref().is_some_and(|o| !o.iter().any(|x| x == name)) {
+            continue;
+        }
         eprintln!("tio-bench: {name}...");
         let t = Instant::now();
         match f() {
