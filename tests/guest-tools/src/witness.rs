@@ -191,8 +191,12 @@ impl Trace {
             };
             t.lines += 1;
             t.first_ns.entry(line.cpu).or_insert(line.at_ns);
-            let soft = |span: Span, spans: &mut HashMap<(Side, u32), Vec<Span>>| {
-                spans.entry((Side::Soft, line.cpu)).or_default().push(span);
+            // A span of `side` on this line's CPU, from `start_ns` to this line.
+            let mut push = |side: Side, start_ns: u64| {
+                spans.entry((side, line.cpu)).or_default().push(Span {
+                    start_ns,
+                    end_ns: line.at_ns,
+                });
             };
             match line.event {
                 "softirq_raise" => {
@@ -203,26 +207,14 @@ impl Trace {
                 "softirq_entry" => {
                     if let Some(vec) = field(line.fields, "vec").and_then(|v| v.parse().ok()) {
                         if let Some(r) = pending.remove(&(line.cpu, vec)) {
-                            soft(
-                                Span {
-                                    start_ns: r,
-                                    end_ns: line.at_ns,
-                                },
-                                &mut spans,
-                            );
+                            push(Side::Soft, r);
                         }
                     }
                     running.insert(line.cpu, line.at_ns);
                 }
                 "softirq_exit" => {
                     if let Some(s) = running.remove(&line.cpu) {
-                        soft(
-                            Span {
-                                start_ns: s,
-                                end_ns: line.at_ns,
-                            },
-                            &mut spans,
-                        );
+                        push(Side::Soft, s);
                     }
                 }
                 "hrtimer_start" => {
@@ -249,10 +241,7 @@ impl Trace {
                     };
                     let hard = in_hardirq(line.flags).unwrap_or(!soft_mode);
                     if hard && now > exp {
-                        spans.entry((Side::Hard, line.cpu)).or_default().push(Span {
-                            start_ns: line.at_ns.saturating_sub(now - exp),
-                            end_ns: line.at_ns,
-                        });
+                        push(Side::Hard, line.at_ns.saturating_sub(now - exp));
                     }
                 }
                 "hardirq_off" | "softirq_off" => {

@@ -710,6 +710,15 @@ fn stress(until: Instant) -> Vec<std::thread::JoinHandle<()>> {
     v
 }
 
+/// Our module's `config` line from its records file (empty if it has none).
+fn config_line() -> Res<String> {
+    Ok(read(&format!("{TIO}/records"))?
+        .lines()
+        .find(|l| l.starts_with("config "))
+        .unwrap_or("")
+        .to_string())
+}
+
 /// The tracefs instance of the false-event runs' witness (`witness`).
 const WITNESS: &str = "/sys/kernel/tracing/instances/tio_witness";
 /// The kernel events the witness reads, and the module's own two.
@@ -727,10 +736,9 @@ const WITNESS_EVENTS: [&str; 7] = [
 /// records' clock); the module must be loaded (its events exist only then). Returns the
 /// kernel's HZ, from the records file's config line (read now, while it is short).
 fn witness_start() -> Res<u64> {
-    let hz: u64 = read(&format!("{TIO}/records"))?
-        .lines()
-        .find(|l| l.starts_with("config "))
-        .and_then(|l| l.split(' ').find_map(|w| w.strip_prefix("hz=")))
+    let hz: u64 = config_line()?
+        .split(' ')
+        .find_map(|w| w.strip_prefix("hz="))
         .and_then(|v| v.parse().ok())
         .ok_or("no hz= in the records file's config line")?;
     let _ = fs::remove_dir(WITNESS);
@@ -1147,17 +1155,9 @@ fn guest() -> Res<Value> {
         .collect();
     // Our module's config line names HZ and the softirq sampler's event rule.
     load(10, 50)?;
-    let cfg10 = read(&format!("{TIO}/records"))?
-        .lines()
-        .find(|l| l.starts_with("config "))
-        .unwrap_or("")
-        .to_string();
+    let cfg10 = config_line()?;
     load(1, 25)?;
-    let cfg1 = read(&format!("{TIO}/records"))?
-        .lines()
-        .find(|l| l.starts_with("config "))
-        .unwrap_or("")
-        .to_string();
+    let cfg1 = config_line()?;
     unload();
     Ok(json!({
         "kernel": read("/proc/version")?.trim(),
