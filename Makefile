@@ -8,8 +8,10 @@
 #   make modules_install install them into KDIR's module tree
 #   make rust-kbuild KVER=<release> [DEB=<dir>]  give a distribution kernel's headers the
 #                        Rust build files they lack (tools/rust-kbuild), or package them
-#   make cli             the static trace-irqoff binary
+#   make cli             the static trace-irqoff binary (CLI_TARGET=aarch64-unknown-linux-musl
+#                        for arm64)
 #   make deb             target/debian/trace-irqoff-dkms_*.deb and trace-irqoff_*.deb
+#                        (CLI_TARGET=aarch64-unknown-linux-musl: trace-irqoff_*_arm64.deb)
 #   make test            builds, host tests and the VM suites, side by side (TEST_JOBS,
 #                        default nproc), ending in "N passed, N failed"
 #   make test-sanitize   the VM suite on the sanitizer kernels only: sanitize (KASAN,
@@ -30,7 +32,8 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 else
 export PATH := $(PATH):$(HOME)/.cargo/bin
 endif
-CLI_TARGET := x86_64-unknown-linux-musl
+# make cli CLI_TARGET=aarch64-unknown-linux-musl: the arm64 CLI (.cargo/config.toml).
+CLI_TARGET ?= x86_64-unknown-linux-musl
 CLI_BIN := target/$(CLI_TARGET)/release/trace-irqoff
 
 .PHONY: all modules setup kernel modules_install rust-kbuild cli deb test test-sanitize test-host demo bench soak clean
@@ -118,8 +121,13 @@ cli: setup
 	cargo build --quiet --release --locked --target $(CLI_TARGET) -p trace-irqoff -p trace-irqoff-guest-tools
 
 # trace-irqoff-dkms (module source for DKMS) and trace-irqoff (the CLI) in target/debian/.
+# CLI_TARGET=aarch64-unknown-linux-musl: the arm64 CLI package (man pages and completions
+# from this host's CLI).
 deb: cli
-	tools/debian/build-debs
+ifneq ($(CLI_TARGET),x86_64-unknown-linux-musl)
+	@$(MAKE) --no-print-directory cli CLI_TARGET=x86_64-unknown-linux-musl
+endif
+	tools/debian/build-debs $(CLI_TARGET)
 
 # The runner builds the test kernel, the modules and the CLI itself, beside other steps.
 test: setup

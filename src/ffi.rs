@@ -343,6 +343,12 @@ pub(crate) fn text_can_vanish(addr: u64) -> bool {
     unsafe { raw::tio_text_can_vanish(addr as c_ulong) != 0 }
 }
 
+/// The upper 32 bits of the core kernel's text addresses.
+pub(crate) fn core_text_high() -> u32 {
+    // SAFETY: No preconditions; only takes a function's address.
+    unsafe { raw::tio_core_text_high() }
+}
+
 /// Formats `addr` as `func+0x1f/0x80 [module]` into `buf`; returns the bytes written
 /// (truncated to the buffer, never NUL-terminated in the returned part). Any context.
 pub(crate) fn format_symbol(buf: &mut [u8], addr: u64) -> usize {

@@ -8,9 +8,11 @@
 //!
 //! A direct-mapped table of atomic words, each holding the low 32 bits of an address, its
 //! class and a valid bit: racing writers only overwrite whole entries, a reader takes an
-//! entry only if the address matches. Only core-kernel text is looked up and cached (its
-//! addresses all have the upper 32 bits set, and it never goes away), so an entry never
-//! goes stale; frames in module text are never machinery and need no lookup.
+//! entry only if the address matches. Only core-kernel text is looked up and cached (it
+//! never goes away), so an entry never goes stale; frames in module text are never
+//! machinery and need no lookup. Core-kernel text lies in one 4 GiB window whose upper 32
+//! bits are those of a core function (`0xffffffff` on x86_64, `0xffff8000` on arm64
+//! without KASLR); an address outside it is looked up every time, never cached.
 
 use kernel::sync::atomic::{Atomic, Relaxed};
 
@@ -18,7 +20,6 @@ use crate::ffi;
 use crate::logic::stack::{self, FrameClass};
 
 const ENTRIES: usize = 256;
-const UPPER: u64 = 0xffff_ffff_0000_0000;
 /// An entry: the address's low 32 bits from bit 8, the valid bit, the class in the low bits.
 const CLASS_MASK: u64 = 7;
 const VALID: u64 = 1 << 3;
@@ -67,7 +68,7 @@ impl FrameCache {
             // part of it.
             return FrameClass::Other;
         }
-        let cacheable = addr & UPPER == UPPER;
+        let cacheable = addr >> 32 == u64::from(ffi::core_text_high());
         let entry = &self.entries[Self::slot(addr)];
         let key = (addr & 0xffff_ffff) << 8 | VALID;
         if cacheable {

@@ -35,11 +35,8 @@
 #include <linux/version.h>
 #include <linux/workqueue.h>
 #include <asm/irq_regs.h>
-#ifdef CONFIG_X86_64
-#include <asm/apic.h>
-#include <asm/nmi.h>
-#endif
 
+#include "arch.h"
 #include "shim.h"
 
 #define CREATE_TRACE_POINTS
@@ -214,6 +211,11 @@ int tio_text_can_vanish(unsigned long addr)
 #endif
 }
 
+unsigned int tio_core_text_high(void)
+{
+	return (unsigned long)&_printk >> 32;
+}
+
 int tio_format_symbol(char *buf, unsigned int len, unsigned long addr)
 {
 	return scnprintf(buf, len, "%pS", (void *)addr);
@@ -256,22 +258,7 @@ unsigned long long tio_steal_ns(void)
 
 unsigned long long tio_irq_events(void)
 {
-	unsigned long long n = __this_cpu_read(kstat.irqs_sum);
-#ifdef CONFIG_X86
-	const irq_cpustat_t *s = this_cpu_ptr(&irq_stat);
-	unsigned int i;
-
-	for (i = 0; i < IRQ_COUNT_MAX; i++) {
-		if (i == IRQ_COUNT_NMI)
-			continue;
-#ifdef CONFIG_X86_LOCAL_APIC
-		if (i == IRQ_COUNT_APIC_PERF)
-			continue;
-#endif
-		n += READ_ONCE(s->counts[i]);
-	}
-#endif
-	return n;
+	return __this_cpu_read(kstat.irqs_sum) + tio_arch_irq_events();
 }
 
 unsigned int tio_hrtimer_retries(const void *timer)
@@ -570,54 +557,3 @@ int tio_warn_ratelimit(void)
 
 	return __ratelimit(&rs);
 }
-
-#ifdef CONFIG_X86_64
-static int tio_nmi_handler(unsigned int type, struct pt_regs *regs)
-{
-	return trace_irqoff_rs_nmi(smp_processor_id(), instruction_pointer(regs)) ?
-		NMI_HANDLED : NMI_DONE;
-}
-NOKPROBE_SYMBOL(tio_nmi_handler);
-
-int tio_nmi_supported(void)
-{
-	return 1;
-}
-
-int tio_nmi_register(void)
-{
-	return register_nmi_handler(NMI_LOCAL, tio_nmi_handler, 0, "trace_irqoff");
-}
-
-void tio_nmi_unregister(void)
-{
-	unregister_nmi_handler(NMI_LOCAL, "trace_irqoff");
-}
-
-int tio_nmi_send(unsigned int cpu)
-{
-	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
-		return -EINVAL;
-	__apic_send_IPI_mask(cpumask_of(cpu), NMI_VECTOR);
-	return 0;
-}
-#else
-int tio_nmi_supported(void)
-{
-	return 0;
-}
-
-int tio_nmi_register(void)
-{
-	return -EOPNOTSUPP;
-}
-
-void tio_nmi_unregister(void)
-{
-}
-
-int tio_nmi_send(unsigned int cpu)
-{
-	return -EOPNOTSUPP;
-}
-#endif

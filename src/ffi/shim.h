@@ -62,6 +62,12 @@ int tio_symbol_name(char *buf, unsigned long addr);
  */
 int tio_text_can_vanish(unsigned long addr);
 
+/*
+ * The upper 32 bits of the core kernel's text addresses (those of _printk): 0xffffffff on
+ * x86_64, 0xffff8000 or near on arm64.
+ */
+unsigned int tio_core_text_high(void);
+
 /* Formats addr as %pS ("func+0x1f/0x80 [module]") into buf of len bytes; returns the length. */
 int tio_format_symbol(char *buf, unsigned int len, unsigned long addr);
 

@@ -25,6 +25,7 @@
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
+#include "arch.h"
 #include "shim.h"
 
 static struct tracepoint *tio_tp;
@@ -76,8 +77,7 @@ static void tio_pool(struct tio_tag_kick *k, int i, struct sbitmap_queue *bt, un
 
 static bool tio_called_from_get_tag(struct pt_regs *regs)
 {
-	/* At function entry the return address is on top of the stack. */
-	unsigned long ret = regs_get_kernel_stack_nth(regs, 0);
+	unsigned long ret = tio_arch_entry_return_address(regs);
 
 	return ret >= tio_get_tag_start && ret < tio_get_tag_end;
 }

@@ -14,6 +14,55 @@
 /// Frames looked at for the cut; the machinery is never deeper than this.
 pub(crate) const SCAN_DEPTH: usize = 24;
 
+/// The architecture-specific frame names the cut knows: one table per architecture, the
+/// one in use chosen by the target the module is built for ([`THIS_ARCH`]). Everything
+/// else in the cut is the same on every architecture.
+#[derive(Debug)]
+pub(crate) struct ArchFrames {
+    /// Prefixes of the interrupt (and NMI) entry: the last frame before the interrupted
+    /// code.
+    pub(crate) entry_prefixes: &'static [&'static str],
+    /// Whole names of entry frames that no prefix covers.
+    pub(crate) entry_names: &'static [&'static str],
+    /// Frames by which this architecture runs softirqs on its own stack.
+    pub(crate) softirq_stack: &'static [&'static str],
+}
+
+/// x86_64: `asm_sysvec_*` for the APIC's vectors, `asm_common_interrupt` for device
+/// interrupts, `asm_exc_nmi` and `end_repeat_nmi` for NMIs (the NMI handler's own frames
+/// come before them).
+#[cfg_attr(target_arch = "aarch64", allow(dead_code))]
+pub(crate) const X86_64: ArchFrames = ArchFrames {
+    entry_prefixes: &["asm_sysvec_", "asm_common_interrupt", "asm_exc_nmi"],
+    entry_names: &["end_repeat_nmi"],
+    softirq_stack: &[],
+};
+
+/// arm64: the exception vectors taken from EL1 (`el1h_64_irq`, and `_fiq`, `_error`; a
+/// pseudo-NMI arrives through `el1h_64_irq` too) and from EL0; softirqs run on the IRQ
+/// stack through `call_on_irq_stack` and `____do_softirq`.
+#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+pub(crate) const ARM64: ArchFrames = ArchFrames {
+    entry_prefixes: &[],
+    entry_names: &[
+        "el1h_64_irq",
+        "el1h_64_fiq",
+        "el1h_64_error",
+        "el0t_64_irq",
+        "el0t_64_fiq",
+        "el0t_32_irq",
+        "el0t_32_fiq",
+    ],
+    softirq_stack: &["call_on_irq_stack", "____do_softirq"],
+};
+
+/// The table of the architecture the module is built for.
+#[cfg(target_arch = "aarch64")]
+pub(crate) const THIS_ARCH: &ArchFrames = &ARM64;
+/// The table of the architecture the module is built for.
+#[cfg(not(target_arch = "aarch64"))]
+pub(crate) const THIS_ARCH: &ArchFrames = &X86_64;
+
 /// Frames of the softirq machinery, up to and including the function that ran it for the
 /// culprit (`__local_bh_enable_ip` when bottom halves were re-enabled).
 const SOFTIRQ_MACHINERY: &[&str] = &[
@@ -45,7 +94,8 @@ const INTERRUPT_EXIT: &[&str] = &[
 /// What a frame is, for the cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FrameClass {
-    /// The kernel's interrupt entry (`asm_sysvec_*`, `asm_common_interrupt`).
+    /// The kernel's interrupt entry ([`ArchFrames`]: `asm_sysvec_*` on x86_64,
+    /// `el1h_64_irq` on arm64).
     InterruptEntry,
     /// Part of the softirq machinery that ran the timer_list sampler.
     Softirq,
@@ -59,19 +109,20 @@ pub(crate) enum FrameClass {
     Other,
 }
 
-/// Classifies a symbol name; a trailing " [module]" is ignored.
+/// Classifies a symbol name for the architecture the module is built for; a trailing
+/// " [module]" is ignored.
 pub(crate) fn classify(symbol: &str) -> FrameClass {
+    classify_for(THIS_ARCH, symbol)
+}
+
+/// Classifies a symbol name with `arch`'s frame names.
+pub(crate) fn classify_for(arch: &ArchFrames, symbol: &str) -> FrameClass {
     let name = symbol.split(' ').next().unwrap_or(symbol);
-    // NMIs: the entry's last frame before the interrupted code.
-    if name.starts_with("asm_sysvec_")
-        || name.starts_with("asm_common_interrupt")
-        || name.starts_with("asm_exc_nmi")
-        || name == "end_repeat_nmi"
-    {
+    if arch.entry_prefixes.iter().any(|p| name.starts_with(p)) || arch.entry_names.contains(&name) {
         FrameClass::InterruptEntry
     } else if SOFTIRQ_LOOP.contains(&name) {
         FrameClass::SoftirqLoop
-    } else if SOFTIRQ_MACHINERY.contains(&name) {
+    } else if SOFTIRQ_MACHINERY.contains(&name) || arch.softirq_stack.contains(&name) {
         FrameClass::Softirq
     } else if INTERRUPT_EXIT.contains(&name) {
         FrameClass::InterruptExit
@@ -139,9 +190,15 @@ fn skip_interrupt_returns(
 mod tests {
     use super::*;
 
-    fn cut(names: &[&'static str], irq_ip: u64) -> usize {
+    fn cut_for(arch: &ArchFrames, names: &[&'static str], irq_ip: u64) -> usize {
         let frames: [u64; 16] = core::array::from_fn(|i| 0x1000 + i as u64);
-        first_culprit_frame(&frames[..names.len()], irq_ip, |i| classify(names[i]))
+        first_culprit_frame(&frames[..names.len()], irq_ip, |i| {
+            classify_for(arch, names[i])
+        })
+    }
+
+    fn cut(names: &[&'static str], irq_ip: u64) -> usize {
+        cut_for(&X86_64, names, irq_ip)
     }
 
     #[test]
@@ -272,6 +329,56 @@ mod tests {
             classify("irqoff_sample_softirq_window [irqoff_sample]"),
             FrameClass::Other
         );
+    }
+
+    /// arm64: the hrtimer sampler's stack from Debian's 7.3 arm64 kernel ends in the EL1
+    /// IRQ vector, and the cut lands on the interrupted code with or without its IP.
+    #[test]
+    fn arm64_hardirq_cut_after_el1_vector() {
+        let names = [
+            "trace_irqoff_rs_hrtimer",
+            "__hrtimer_run_queues",
+            "hrtimer_interrupt",
+            "arch_timer_handler_virt",
+            "handle_percpu_devid_irq",
+            "generic_handle_domain_irq",
+            "gic_handle_irq",
+            "call_on_irq_stack",
+            "do_interrupt_handler",
+            "el1_interrupt",
+            "el1h_64_irq_handler",
+            "el1h_64_irq",
+            "irqoff_sample_hardirq_window",
+        ];
+        assert_eq!(cut_for(&ARM64, &names, 0), 12);
+        assert_eq!(cut_for(&ARM64, &names, 0x100c), 12);
+        // The x86_64 table does not know the vector: it keeps the stack whole.
+        assert_eq!(cut_for(&X86_64, &names, 0), 0);
+    }
+
+    /// arm64: softirqs run on the IRQ stack through `call_on_irq_stack`; the cut lands
+    /// after `__local_bh_enable_ip`, where the culprit re-enabled bottom halves.
+    #[test]
+    fn arm64_softirq_cut_through_irq_stack() {
+        let names = [
+            "trace_irqoff_rs_softirq_sample",
+            "call_timer_fn",
+            "__run_timers",
+            "run_timer_softirq",
+            "handle_softirqs",
+            "____do_softirq",
+            "call_on_irq_stack",
+            "do_softirq_own_stack",
+            "do_softirq",
+            "__local_bh_enable_ip",
+            "irqoff_sample_softirq_window",
+        ];
+        assert_eq!(cut_for(&ARM64, &names, 0), 10);
+        assert_eq!(
+            classify_for(&ARM64, "call_on_irq_stack"),
+            FrameClass::Softirq
+        );
+        assert_eq!(classify_for(&X86_64, "el1h_64_irq"), FrameClass::Other);
     }
 
     #[test]

@@ -46,7 +46,7 @@ hold_start() {	# hold_start GOFILE OUT [ERR]: tio-hold on every file of $TIO, in
 }
 # Frames that belong to the samplers or the interrupt/softirq machinery: none may stand
 # above the culprit in a record.
-SAMPLER_FRAMES='\[trace_irqoff\]|hrtimer|sysvec|asm_common_interrupt|call_timer_fn|run_timer|handle_softirqs|__do_softirq|irq_exit'
+SAMPLER_FRAMES='\[trace_irqoff\]|hrtimer|sysvec|asm_common_interrupt|el1h_64_irq|call_timer_fn|run_timer|handle_softirqs|__do_softirq|irq_exit'
 
 inject() {	# inject CPU MODE MS: one window of the sample module, on CPU
 	taskset -c "$1" sh -c "echo $2 $3 > /dev/irqoff_sample"
@@ -82,10 +82,25 @@ above_culprit() {	# above_culprit BLOCK FUNC: the frames above FUNC
 events() {	# events CPU KIND: events counted on CPU of KIND (hard|soft)
 	sed -n "s/^cpu $1 .* $2_events=\([0-9]*\).*/\1/p" $TIO/records
 }
-has() {	# has FEATURE: the kernel has FEATURE (tests/vm/run: test-kernel, stock, rt, bh-lock, hz=N)
+has() {	# has FEATURE: the kernel has FEATURE (tests/vm/run: test-kernel, stock, rt, bh-lock, hz=N,
+	# x86_64 or arm64)
 	case " $(cat /tests/features 2>/dev/null) " in *" $1 "*) return 0 ;; esac
 	return 1
 }
+# Where the sample's hardirq window ends, as its end stack names it (HARD_FN), and the
+# culprit `top` shows for it (HARD_TOP). The window function re-enables interrupts in a C
+# leaf function, sample_irq_enable, where the sampler's interrupt lands. x86_64's unwinder
+# (ORC) goes on to its caller, the window function. arm64's reports the interrupted PC and
+# then follows the frame records, which a leaf function does not make: its caller (the
+# window function) is missing, the next frame is the window function's caller (the
+# sample's write_iter), and that is what `top` names, sample_irq_enable being mechanism.
+if has arm64; then
+	HARD_FN=sample_irq_enable
+	HARD_TOP='SampleDevice as kernel::miscdevice::MiscDevice>::write_iter'
+else
+	HARD_FN=irqoff_sample_hardirq_window
+	HARD_TOP=irqoff_sample_hardirq_window
+fi
 up_ns() {	# up_ns: the time since boot in ns, to /proc/uptime's 10 ms (busybox date has no %N)
 	read -r u _ < /proc/uptime; echo $((${u%.*} * 1000000000 + 1${u#*.} * 10000000 - 1000000000))
 }

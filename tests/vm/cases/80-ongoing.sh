@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a window that has not ended is seen by a watcher on another CPU, with an in-window stack taken by NMI, while it is still open
+# needs: x86_64
 # Windows that have not ended: a watcher on another CPU sees the hrtimer overdue, an NMI
 # takes the stack inside the window. Read while a 3 s window is still open (from CPU 0,
 # by a reader started there before the window: see the IPI trap in the docs), the

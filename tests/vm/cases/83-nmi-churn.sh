@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: no NMI of ours is ever unclaimed through disable/enable, rmmod/load and CPU hotplug during an open window
+# needs: x86_64
 # No NMI of ours is ever unclaimed: 100 rounds of disable/enable, rmmod/load and CPU
 # hotplug while a window is open on cpu 1 and the watcher sends it an NMI every period.
 # The guest boots with unknown_nmi_panic=1 (case 00): an NMI of ours that found no handler

@@ -30,9 +30,11 @@ pub struct Culprit {
 /// in the window: what ran instead of the softirq thread (where the window ended, the
 /// thread itself finally runs). The same where the module says the end stack does not
 /// show the culprit (an interrupt handler, timer or softirq callback, or IPI function had
-/// returned: the end stack is the idle loop or the softirq machinery). Otherwise where the
-/// window ended: the code that turned interrupts or bottom halves back on. Each falls back
-/// on the other when it is empty (no sample taken; a window still open has no end). A
+/// returned: the end stack is the idle loop or the softirq machinery); there, without an
+/// in-window stack (no NMI on this architecture, or none answered) no stack names the
+/// culprit, and the stack is empty ([`UNSEEN`]). Otherwise where the window ended: the
+/// code that turned interrupts or bottom halves back on. Each falls back on the other
+/// when it is empty (no sample taken; a window still open has no end). A
 /// window sample of the idle task (pid 0) for ksoftirqd-wait means nothing ran instead:
 /// the end stack then. For a window still open the sampled stack is the one seen most so
 /// far (its profile's first), not the latest sample, which changes with every sample.
@@ -49,8 +51,10 @@ pub fn source(r: &Record) -> (&[String], &str) {
     );
     let end = (r.stack.as_slice(), r.comm.as_str());
     let ran_instead = r.cause == Some(Cause::KsoftirqdWait) && r.window_pid != 0;
-    let (first, second) = if ran_instead || !r.end_shows_culprit {
+    let (first, second) = if ran_instead {
         (window, end)
+    } else if !r.end_shows_culprit {
+        (window, (&[][..], end.1))
     } else {
         (end, window)
     };
@@ -59,6 +63,21 @@ pub fn source(r: &Record) -> (&[String], &str) {
     } else {
         first
     }
+}
+
+/// The culprit of a window whose end stack is not the culprit's and that has no in-window
+/// stack: an interrupt handler, timer or softirq callback that had returned when the window
+/// ended, and that nothing sampled while it ran.
+pub const UNSEEN: &str = "? (handler returned, unsampled)";
+
+/// The culprit's function in `stack` (mechanism frames skipped), or [`UNSEEN`] for a record
+/// whose end stack does not show it and which has no stack that does, or `none` for an
+/// empty stack otherwise.
+pub fn name_in<'a>(stack: &'a [String], r: &Record, none: &'a str) -> &'a str {
+    if stack.is_empty() && !r.end_shows_culprit {
+        return UNSEEN;
+    }
+    mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or(none)
 }
 
 /// Groups records by kind, cause and culprit; most frequent first, then worst.
@@ -96,10 +115,7 @@ pub fn top(records: &[Record], whole_stack: bool) -> Vec<Culprit> {
                 .collect::<Vec<_>>()
                 .join(" <- ")
         } else {
-            label(
-                mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or("?"),
-                r,
-            )
+            label(name_in(stack, r, "?"), r)
         };
         let c = groups
             .entry((r.kind, r.cause, key.clone()))
@@ -332,12 +348,14 @@ mod tests {
             top(std::slice::from_ref(&ipi), false)[0].culprit,
             "irqoff_sample_ipi_window"
         );
-        // Without an in-window stack (no watcher), the end stack is all there is.
+        // Without an in-window stack (no NMIs: arm64), nothing names the culprit: the
+        // idle loop where the window ended is not it.
         let bare = Record {
             window_stack: Vec::new(),
             ..ipi.clone()
         };
-        assert_eq!(top(&[bare], false)[0].culprit, "default_idle");
+        assert_eq!(top(std::slice::from_ref(&bare), false)[0].culprit, UNSEEN);
+        assert!(source(&bare).0.is_empty());
         // A task's window: the end stack, as before.
         let task = Record {
             window_stack: frames(&["cpu_relax+0x1/0x2"]),

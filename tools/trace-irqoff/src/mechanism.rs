@@ -22,6 +22,7 @@ const EXACT: &[&str] = &[
     "__udelay",
     "__ndelay",
     "__const_udelay",
+    "__delay",
     "queued_spin_lock_slowpath",
     "native_queued_spin_lock_slowpath",
     "do_raw_spin_lock",
@@ -41,6 +42,17 @@ const EXACT: &[&str] = &[
     "__irq_exit_rcu",
     "common_interrupt",
     "asm_common_interrupt",
+    // arm64's interrupt entry (the EL1 IRQ vector, the GIC, the IRQ stack).
+    "el1h_64_irq",
+    "el1h_64_irq_handler",
+    "el1_interrupt",
+    "do_interrupt_handler",
+    "call_on_irq_stack",
+    "gic_handle_irq",
+    "arch_timer_handler_virt",
+    "arch_timer_handler_phys",
+    "handle_percpu_devid_irq",
+    "generic_handle_domain_irq",
     // Lock debugging (lockdep), entered from clock reads and locks inside a busy loop.
     "lock_acquire",
     "lock_release",
@@ -77,6 +89,7 @@ const EXACT: &[&str] = &[
 const PREFIX: &[&str] = &[
     "ktime_get",
     "read_hpet",
+    "arch_counter_",
     "kvm_clock_",
     "pvclock_",
     "acpi_pm_read",
@@ -204,6 +217,9 @@ mod tests {
             "irqoff_sample_main::busy_wait",
             "read_hpet",
             "kvm_clock_get_cycles",
+            "arch_counter_read",
+            "__delay",
+            "el1h_64_irq",
         ] {
             assert!(is_mechanism(f), "{f}");
         }

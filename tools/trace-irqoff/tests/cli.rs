@@ -2542,7 +2542,7 @@ fn status_says_why_the_watcher_is_unavailable() {
     };
     let root = with_records(&records);
     let text = stdout(root.path(), &["status"]);
-    assert!(text.contains("\nwatcher: not available on this machine (arch); hardirq-off windows still open show their length only\n"), "{text}");
+    assert!(text.contains("\nwatcher: not available on this architecture: the kernel lets modules send an NMI to one CPU on x86_64 only (arm64's pseudo-NMIs serve the kernel's own backtrace and KGDB IPIs) (arch); hardirq-off windows still open show their length only\n"), "{text}");
     assert!(
         text.contains(
             "\nCPU 1: hard interrupts off for 1.79 s and counting (no in-window sample yet)\n"

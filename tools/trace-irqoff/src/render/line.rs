@@ -4,7 +4,6 @@
 //! hold the newest windows with the header (like `perf script` or criticalstat).
 
 use crate::model::snapshot::{Record, Snapshot};
-use crate::symbols::function;
 
 /// The column header of [`window`]'s lines.
 pub fn header(width: Option<usize>) -> String {
@@ -34,10 +33,7 @@ pub fn window(r: &Record, new: bool, width: Option<usize>) -> String {
     } else {
         r.pid
     };
-    let culprit = crate::culprit::label(
-        crate::mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or("-"),
-        r,
-    );
+    let culprit = crate::culprit::label(crate::culprit::name_in(stack, r, "-"), r);
     let line = format!(
         "{}{start:<12} {end:<12} {:>3} {kind:<14} {length:>9}  {culprit} {}[{pid}]",
         if new { '*' } else { ' ' },

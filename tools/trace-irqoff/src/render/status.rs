@@ -89,7 +89,7 @@ pub fn open_windows(s: &Snapshot) -> Vec<OpenWindow> {
     v
 }
 
-/// "on (...)", "not available on this machine (arch)", ...: the watcher in a sentence.
+/// "on (...)", "not available on this architecture: ... (arch)", ...: the watcher in a sentence.
 pub fn watcher_sentence(w: &Watcher) -> String {
     if w.available {
         return if w.active {
@@ -106,7 +106,7 @@ pub fn watcher_sentence(w: &Watcher) -> String {
         };
     }
     let why = match w.reason.as_deref().unwrap_or("-") {
-        "arch" => "not available on this machine (arch)".to_string(),
+        "arch" => "not available on this architecture: the kernel lets modules send an NMI to one CPU on x86_64 only (arm64's pseudo-NMIs serve the kernel's own backtrace and KGDB IPIs) (arch)".to_string(),
         "register-failed" => {
             "not available: its NMI handler could not be registered (register-failed)".to_string()
         }

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The architecture seam of the C shim (arch.h): x86_64 and arm64.
+ *
+ * NMIs: on x86_64 the module registers an NMI_LOCAL handler and sends the NMI vector to
+ * one CPU through its local APIC. arm64 offers modules neither: its pseudo-NMIs
+ * (CONFIG_ARM64_PSEUDO_NMI with irqchip.gicv3_pseudo_nmi=1) serve only the kernel's own
+ * IPIs (IPI_CPU_BACKTRACE, IPI_KGDB_ROUNDUP), whose handlers are not hookable and print
+ * to the kernel log, and there is no register_nmi_handler. So tio_nmi_supported() is 0
+ * there, and the watcher reports windows still open without their stacks.
+ */
+#include <linux/cpumask.h>
+#include <linux/errno.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/smp.h>
+#include <asm/hardirq.h>
+#ifdef CONFIG_X86_64
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#endif
+#ifdef CONFIG_ARM64
+#include <asm/pointer_auth.h>
+#endif
+
+#include "arch.h"
+#include "shim.h"
+
+unsigned long tio_arch_entry_return_address(struct pt_regs *regs)
+{
+#ifdef CONFIG_ARM64
+	return ptrauth_strip_kernel_insn_pac(procedure_link_pointer(regs));
+#else
+	return regs_get_kernel_stack_nth(regs, 0);
+#endif
+}
+
+unsigned long long tio_arch_irq_events(void)
+{
+	unsigned long long n = 0;
+#ifdef CONFIG_X86
+	const irq_cpustat_t *s = this_cpu_ptr(&irq_stat);
+	unsigned int i;
+
+	for (i = 0; i < IRQ_COUNT_MAX; i++) {
+		if (i == IRQ_COUNT_NMI)
+			continue;
+#ifdef CONFIG_X86_LOCAL_APIC
+		if (i == IRQ_COUNT_APIC_PERF)
+			continue;
+#endif
+		n += READ_ONCE(s->counts[i]);
+	}
+#endif
+	return n;
+}
+
+#ifdef CONFIG_X86_64
+static int tio_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	return trace_irqoff_rs_nmi(smp_processor_id(), instruction_pointer(regs)) ?
+		NMI_HANDLED : NMI_DONE;
+}
+NOKPROBE_SYMBOL(tio_nmi_handler);
+
+int tio_nmi_supported(void)
+{
+	return 1;
+}
+
+int tio_nmi_register(void)
+{
+	return register_nmi_handler(NMI_LOCAL, tio_nmi_handler, 0, "trace_irqoff");
+}
+
+void tio_nmi_unregister(void)
+{
+	unregister_nmi_handler(NMI_LOCAL, "trace_irqoff");
+}
+
+int tio_nmi_send(unsigned int cpu)
+{
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -EINVAL;
+	__apic_send_IPI_mask(cpumask_of(cpu), NMI_VECTOR);
+	return 0;
+}
+#else
+int tio_nmi_supported(void)
+{
+	return 0;
+}
+
+int tio_nmi_register(void)
+{
+	return -EOPNOTSUPP;
+}
+
+void tio_nmi_unregister(void)
+{
+}
+
+int tio_nmi_send(unsigned int cpu)
+{
+	return -EOPNOTSUPP;
+}
+#endif
