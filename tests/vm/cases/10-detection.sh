@@ -54,24 +54,15 @@ done
 # While a softirq window is open, the hrtimer's view of it is shown as a lower bound
 # ('+ms', the original's form, and lower_bound=1); when it ends, the same window is one
 # record with the final length and both stacks. Read from cpu 0 while cpu 1 is inside, by
-# a reader started there before the window that uses shell builtins only: a fork needs
-# cpu 1 on arm64 (its copy-on-write fault's TLB flush waited out a window, seen on
-# Debian's arm64 kernel in QEMU), and the test's own shell may be queued on cpu 1.
+# a reader started there before the window (snapshot_during: a fork waited out a window
+# on arm64, and the test's own shell may be queued on cpu 1).
 if has bh-lock; then
 	echo 0 > $TIO/trace_latency
-	rm -f /tmp/lb-*
-	mkfifo /tmp/lb.fifo
-	taskset -c 0 sh -c 'slurp() { while IFS= read -r l; do echo "$l"; done < "$1"; }
-		echo > /tmp/lb-ready
-		read -t 0.25 x <> /tmp/lb.fifo
-		slurp '"$TIO"'/trace_latency > /tmp/lb-tl
-		slurp '"$TIO"'/records > /tmp/lb-rec' &
-	reader=$!
-	until [ -e /tmp/lb-ready ]; do read -t 0.01 x <> /tmp/lb.fifo; done
+	snapshot_during 25 /tmp/lb
 	inject 1 softirq 400
-	wait $reader
-	open_tl=$(cat /tmp/lb-tl)
-	open_rec=$(grep '^record cpu=1 kind=soft ' /tmp/lb-rec)
+	snapshot_wait
+	open_tl=$(cat /tmp/lb/trace_irqoff/trace_latency)
+	open_rec=$(grep '^record cpu=1 kind=soft ' /tmp/lb/trace_irqoff/records)
 	sleep 0.2
 	echo "# while open: $open_rec"
 	lat=$(field latency_ns "$open_rec")

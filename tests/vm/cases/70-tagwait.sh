@@ -14,6 +14,7 @@ all_waits() {
 run_load() {	# run_load PARAMS...: null_blk with PARAMS, tracking on, 8 readers for 1 s
 	modprobe null_blk $NULLB "$@"
 	if [ -n "$NR_REQUESTS" ]; then
+		modprobe mq-deadline 2>/dev/null	# a module on Debian's cloud flavour
 		echo mq-deadline > /sys/block/nullb0/queue/scheduler
 		echo "$NR_REQUESTS" > /sys/block/nullb0/queue/nr_requests
 	fi
