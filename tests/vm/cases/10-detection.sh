@@ -58,7 +58,7 @@ done
 # on arm64, and the test's own shell may be queued on cpu 1).
 if has bh-lock; then
 	echo 0 > $TIO/trace_latency
-	snapshot_during 25 /tmp/lb
+	snapshot_during 25 /tmp/lb trace_latency records
 	inject 1 softirq 400
 	snapshot_wait
 	open_tl=$(cat /tmp/lb/trace_irqoff/trace_latency)
