@@ -26,6 +26,9 @@ pub(crate) struct ArchFrames {
     pub(crate) entry_names: &'static [&'static str],
     /// Frames by which this architecture runs softirqs on its own stack.
     pub(crate) softirq_stack: &'static [&'static str],
+    /// Frames of this architecture's interrupt return path, between the generic ones
+    /// (`INTERRUPT_EXIT`) and the entry frame.
+    pub(crate) exit_names: &'static [&'static str],
 }
 
 /// x86_64: `asm_sysvec_*` for the APIC's vectors, `asm_common_interrupt` for device
@@ -36,6 +39,7 @@ pub(crate) const X86_64: ArchFrames = ArchFrames {
     entry_prefixes: &["asm_sysvec_", "asm_common_interrupt", "asm_exc_nmi"],
     entry_names: &["end_repeat_nmi"],
     softirq_stack: &[],
+    exit_names: &[],
 };
 
 /// arm64: the exception vectors taken from EL1 (`el1h_64_irq`, and `_fiq`, `_error`; a
@@ -54,6 +58,12 @@ pub(crate) const ARM64: ArchFrames = ArchFrames {
         "el0t_32_fiq",
     ],
     softirq_stack: &["call_on_irq_stack", "____do_softirq"],
+    exit_names: &[
+        "arm64_exit_to_kernel_mode_preempt",
+        "exit_to_kernel_mode",
+        "el1_interrupt",
+        "el1h_64_irq_handler",
+    ],
 };
 
 /// The table of the architecture the module is built for.
@@ -124,7 +134,7 @@ pub(crate) fn classify_for(arch: &ArchFrames, symbol: &str) -> FrameClass {
         FrameClass::SoftirqLoop
     } else if SOFTIRQ_MACHINERY.contains(&name) || arch.softirq_stack.contains(&name) {
         FrameClass::Softirq
-    } else if INTERRUPT_EXIT.contains(&name) {
+    } else if INTERRUPT_EXIT.contains(&name) || arch.exit_names.contains(&name) {
         FrameClass::InterruptExit
     } else {
         FrameClass::Other
@@ -379,6 +389,29 @@ mod tests {
             FrameClass::Softirq
         );
         assert_eq!(classify_for(&X86_64, "el1h_64_irq"), FrameClass::Other);
+    }
+
+    /// arm64 PREEMPT_RT: re-enabling interrupts took a pending interrupt whose return
+    /// path preempted with interrupts on, and the sampler's interrupt came in there (as
+    /// read off Debian's 7.3.4+deb13-rt-arm64): the return path and its vector are cut,
+    /// down to the code that re-enabled interrupts.
+    #[test]
+    fn arm64_nested_interrupt_return_is_cut() {
+        let names = [
+            "trace_irqoff_rs_hrtimer",
+            "hrtimer_interrupt",
+            "el1h_64_irq",
+            "preempt_schedule_irq",
+            "raw_irqentry_exit_cond_resched",
+            "arm64_exit_to_kernel_mode_preempt",
+            "el1_interrupt",
+            "el1h_64_irq_handler",
+            "el1h_64_irq",
+            "sample_irq_enable",
+            "write_iter",
+        ];
+        assert_eq!(cut_for(&ARM64, &names, 0x1003), 9);
+        assert_eq!(cut_for(&ARM64, &names, 0), 9);
     }
 
     #[test]
