@@ -864,7 +864,10 @@ impl CpuSampler {
     /// Whether the stack at this hrtimer run, which ends a gap from `prev`, shows no
     /// culprit: the window was an interrupt handler, hrtimer callback or IPI function that
     /// has returned (the NMI found it in one, or this interrupt came into the idle loop or
-    /// user space, which never keep interrupts off); the watcher's stack names it.
+    /// user space, which never keep interrupts off, or into the softirq loop itself where
+    /// it turns interrupts on to run the softirqs an interrupt's exit found pending: the
+    /// interrupts were off since that interrupt, seen on arm64 without NMIs); the
+    /// watcher's stack names it where there is one.
     fn returned(
         &self,
         interrupted: ffi::Interrupted,
@@ -874,6 +877,8 @@ impl CpuSampler {
     ) -> bool {
         interrupted.idle_loop()
             || interrupted.user()
+            || (interrupted.serving_softirq()
+                && capture::classify(ffi::irq_regs_ip()) == stack::FrameClass::SoftirqLoop)
             || self.watch.saw_handler(self.cpu, prev, now, rules.period_ns)
     }
 
