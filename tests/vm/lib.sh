@@ -48,18 +48,17 @@ hold_start() {	# hold_start GOFILE OUT [ERR]: tio-hold on every file of $TIO, in
 # above the culprit in a record.
 SAMPLER_FRAMES='\[trace_irqoff\]|hrtimer|sysvec|asm_common_interrupt|el1h_64_irq|call_timer_fn|run_timer|handle_softirqs|__do_softirq|irq_exit'
 
-snapshot_during() {	# snapshot_during CS DIR [FILE...]: a reader pinned to cpu 0 copies the
-	# FILEs of $TIO, in that order (default: all), into DIR/trace_irqoff/ (a proc root for
-	# the CLI's --proc-root) CS hundredths of a second after it is ready (reading them all
-	# takes tens of ms under TCG), with shell builtins only: a fork (a command substitution
+snapshot_during() {	# snapshot_during CS DIR FILE...: a reader pinned to cpu 0 copies the
+	# FILEs of $TIO, in that order, into DIR/trace_irqoff/ (a proc root for the CLI's
+	# --proc-root) CS hundredths of a second after it is ready (reading every file takes
+	# tens of ms under TCG: name the ones that matter first), with shell builtins only: a fork (a command substitution
 	# too) or exec while another CPU has interrupts or bottom halves off can wait for that
 	# CPU (an IPI for a TLB flush on x86_64; on arm64 in QEMU, cpu 0 is not run at all for
 	# long stretches while cpu 1 spins with interrupts masked, so use it for windows with
 	# interrupts on there). Returns once it is ready, before the window is opened;
 	# snapshot_wait waits for the copy.
-	local cs=$1 dir=$2 files
+	local cs=$1 dir=$2
 	shift 2
-	files=${*:-$(cd $TIO && echo *)}
 	rm -rf "$dir" /tmp/snap.fifo /tmp/snap.ready
 	mkdir -p "$dir/trace_irqoff"
 	mkfifo /tmp/snap.fifo
@@ -67,7 +66,7 @@ snapshot_during() {	# snapshot_during CS DIR [FILE...]: a reader pinned to cpu 0
 		echo > /tmp/snap.ready
 		read -t "$2" x <> /tmp/snap.fifo
 		for f in $5; do slurp "$3/$f" > "$4/trace_irqoff/$f" 2>/dev/null; done' \
-		_ - "$((cs / 100)).$((cs % 100 / 10))$((cs % 10))" "$TIO" "$dir" "$files" &
+		_ - "$((cs / 100)).$((cs % 100 / 10))$((cs % 10))" "$TIO" "$dir" "$*" &
 	snap_pid=$!
 	until [ -e /tmp/snap.ready ]; do read -t 0.01 x <> /tmp/snap.fifo; done
 }
