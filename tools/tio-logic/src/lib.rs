@@ -55,6 +55,12 @@ pub mod limits {
     /// Largest threshold, ms; the smallest is twice the period.
     pub const THRESHOLD_MS_MAX: u64 = parse::THRESHOLD_MS_MAX;
 
+    /// The smallest and the largest `records_per_cpu` a load accepts.
+    pub const RECORDS_PER_CPU: (u32, u32) = (
+        crate::logic::params::RECORDS_PER_CPU.min,
+        crate::logic::params::RECORDS_PER_CPU.max,
+    );
+
     /// Whether the module accepts `ms` as the sampling period.
     pub fn period_ok(ms: u64) -> bool {
         parse::period(Decimal::new(ms).as_bytes()).is_ok()

@@ -90,6 +90,18 @@ pub enum Command {
         after_help = "Example: trace-irqoff metrics --textfile /var/lib/prometheus/node-exporter"
     )]
     Metrics(MetricsArgs),
+    /// Serve /metrics over HTTP for Prometheus (trace-irqoff-exporter.service): the
+    /// families of `metrics`, read from the module's counters on every scrape.
+    #[command(
+        after_help = "Example: trace-irqoff serve --listen 127.0.0.1:9809 & curl -s localhost:9809/metrics"
+    )]
+    Serve(ServeArgs),
+    /// What trace-irqoff.service runs: apply /etc/trace-irqoff.conf (loading the module if
+    /// needed) and put the prior state back on stop.
+    #[command(
+        after_help = "Example: trace-irqoff service check && systemctl restart trace-irqoff"
+    )]
+    Service(ServiceArgs),
     /// Shell completion script.
     #[command(
         after_help = "Example: trace-irqoff completions bash > /etc/bash_completion.d/trace-irqoff"
@@ -274,6 +286,51 @@ pub struct MetricsArgs {
     /// CPUs; counters are per CPU either way.
     #[arg(long)]
     pub per_cpu: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address and port to listen on (loopback by default: put a proxy or a firewall rule
+    /// in front before opening it to the network).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9809")]
+    pub listen: String,
+    /// One latency histogram per CPU (about 80 series each) instead of one summed over
+    /// CPUs; counters are per CPU either way.
+    #[arg(long)]
+    pub per_cpu: bool,
+    /// Stop after serving this many scrapes (tests; default: until SIGTERM or Ctrl-C).
+    #[arg(long, hide = true)]
+    pub scrapes: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+pub struct ServiceArgs {
+    #[arg(value_enum)]
+    pub action: ServiceAction,
+    /// The configuration file (TOML; missing: the module's defaults, sampling on).
+    #[arg(long, value_name = "FILE", default_value = crate::conf::DEFAULT_PATH)]
+    pub config: PathBuf,
+    /// Where start saves the module's prior state for stop.
+    #[arg(
+        long,
+        value_name = "FILE",
+        default_value = "/run/trace-irqoff/prior.json"
+    )]
+    pub state: PathBuf,
+    /// The program that loads and unloads the module (as modprobe: NAME PARAM=VALUE...,
+    /// -r NAME).
+    #[arg(long, value_name = "PROGRAM", default_value = "modprobe")]
+    pub modprobe: String,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServiceAction {
+    /// Check the file, save the prior state, load the module if needed, apply the file.
+    Start,
+    /// Put the saved state back (unload the module if start loaded it).
+    Stop,
+    /// Check the file only (exit status 2 and the reason if it is refused).
+    Check,
 }
 
 #[derive(Args, Debug)]

@@ -15,6 +15,7 @@ use clap::Parser;
 mod cli;
 mod clock;
 mod cmd;
+mod conf;
 mod culprit;
 mod error;
 mod files;

@@ -24,6 +24,8 @@ mod man;
 mod metrics;
 pub mod record;
 pub mod records;
+mod serve;
+mod service;
 mod set;
 mod status;
 mod tagwait;
@@ -77,6 +79,10 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Tagwait(a) => tagwait::run(a, &open()?, &ctx),
         // Says "not loaded" in its own format.
         Command::Metrics(a) => metrics::run(a, open()),
+        // Open the module themselves: the exporter on every scrape, the service after
+        // loading it.
+        Command::Serve(a) => serve::run(a, &cli.proc_root, &interrupt_flag()?),
+        Command::Service(a) => service::run(a, &cli.proc_root, &ctx),
         // Need no module.
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),

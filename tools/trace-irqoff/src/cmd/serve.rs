@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `serve --listen ADDR`: the Prometheus exporter. `GET /metrics` answers with the
+//! exposition of `metrics`, read from the module's `counters` file on every scrape (its size
+//! grows with the CPUs only: a scrape never walks the records); a module that is not loaded
+//! is `trace_irqoff_loaded 0`, not an error. One thread, one scrape at a time: a scrape is
+//! one read of one file.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Result;
+use tiny_http::{Header, Method, Request, Response, Server};
+
+use super::Outcome;
+use crate::cli::ServeArgs;
+use crate::error::Problem;
+use crate::output;
+use crate::procfs::{Dir, Module, ProcError};
+use crate::render;
+
+/// The Prometheus text format's content type.
+const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+pub fn run(a: &ServeArgs, proc_root: &Path, stop: &Arc<AtomicBool>) -> Result<Outcome> {
+    let server = Server::http(&a.listen).map_err(|e| {
+        Problem::failure(
+            format!("cannot listen on {}: {e}", a.listen),
+            "pick a free address and port with --listen, e.g. --listen 127.0.0.1:9809",
+        )
+    })?;
+    output::note(&format!("serving /metrics on http://{}/metrics", a.listen));
+    let mut served = 0u64;
+    while !stop.load(Ordering::SeqCst) {
+        // Wakes up now and then to see whether SIGTERM or Ctrl-C came.
+        let Some(req) = server.recv_timeout(Duration::from_millis(250))? else {
+            continue;
+        };
+        let scrape = answer(req, proc_root, a.per_cpu);
+        if let Err(e) = scrape.1 {
+            output::note(&format!("a client went away: {e}"));
+        }
+        served += u64::from(scrape.0);
+        if a.scrapes.is_some_and(|n| served >= n) {
+            break;
+        }
+    }
+    // SIGTERM is how systemd stops the exporter: a clean end, exit status 0.
+    Ok(Outcome::Done)
+}
+
+/// Answers one request; whether it was a scrape of /metrics, and how the reply went.
+fn answer(req: Request, proc_root: &Path, per_cpu: bool) -> (bool, std::io::Result<()>) {
+    let path = req.url().split('?').next().unwrap_or("").to_string();
+    if !matches!(req.method(), Method::Get | Method::Head) {
+        return (false, req.respond(text(405, "only GET and HEAD\n")));
+    }
+    match path.as_str() {
+        "/metrics" => {
+            let (status, body) = match exposition(proc_root, per_cpu) {
+                Ok(body) => (200, body),
+                // Not a series: Prometheus marks the target down and keeps the message.
+                Err(e) => (500, format!("trace-irqoff: {e}\n")),
+            };
+            (true, req.respond(text(status, &body)))
+        }
+        "/" => (
+            false,
+            req.respond(
+                with_type(
+                    Response::from_string("<html><head><title>trace-irqoff exporter</title></head><body><h1>trace-irqoff exporter</h1><p><a href=\"/metrics\">/metrics</a></p></body></html>\n"),
+                    "text/html; charset=utf-8",
+                ),
+            ),
+        ),
+        _ => (false, req.respond(text(404, "not found: try /metrics\n"))),
+    }
+}
+
+/// What `metrics` prints, read now.
+fn exposition(proc_root: &Path, per_cpu: bool) -> Result<String, ProcError> {
+    match Module::open(Dir::new(proc_root)) {
+        Ok(m) => Ok(render::metrics::exposition(&m.counters()?, per_cpu)),
+        Err(ProcError::NotLoaded(_)) => Ok(render::metrics::unloaded()),
+        Err(e) => Err(e),
+    }
+}
+
+fn text(status: u16, body: &str) -> Response<std::io::Cursor<Vec<u8>>> {
+    with_type(
+        Response::from_string(body).with_status_code(status),
+        CONTENT_TYPE,
+    )
+}
+
+/// `r` with a Content-Type (a constant of this file: valid ASCII, so never left out).
+fn with_type(
+    r: Response<std::io::Cursor<Vec<u8>>>,
+    value: &str,
+) -> Response<std::io::Cursor<Vec<u8>>> {
+    match Header::from_bytes(&b"Content-Type"[..], value.as_bytes()) {
+        Ok(h) => r.with_header(h),
+        Err(()) => r,
+    }
+}
