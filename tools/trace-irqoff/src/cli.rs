@@ -99,7 +99,16 @@ pub enum Command {
     /// What trace-irqoff.service runs: apply /etc/trace-irqoff.conf (loading the module if
     /// needed) and put the prior state back on stop.
     #[command(
-        after_help = "Example: trace-irqoff service check && systemctl restart trace-irqoff"
+        after_help = "The file (TOML, every key optional; a key left out keeps the module's value):
+  enable = true          start sampling (default true)
+  period_ms = 10         sampling period, 1..1000 ms
+  threshold_ms = 50      record windows of at least this many ms, 2 x period..10000
+  cpus = \"0-3,8\"         CPUs sampled (default: every CPU but the nohz_full ones)
+  tag_wait = false       blk-mq tag-wait tracking
+  records_per_cpu = 16   at load: worst events kept per CPU and kind, 1..64
+  watch = true           at load: in-window stacks by NMI (x86_64)
+
+Example: trace-irqoff service check && systemctl restart trace-irqoff"
     )]
     Service(ServiceArgs),
     /// Shell completion script.

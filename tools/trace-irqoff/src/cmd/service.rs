@@ -181,7 +181,10 @@ fn read_conf(path: &Path, m: Option<&Module<Dir>>) -> Result<Conf> {
     Conf::parse(&path.display().to_string(), &text, period).map_err(|r| {
         Problem::usage(
             format!("{r}; nothing was changed"),
-            format!("fix {} (see trace-irqoff.conf(5) in Documentation/trace-irqoff-cli.rst) and start the service again", path.display()),
+            format!(
+                "fix {} (its keys: trace-irqoff service --help) and start the service again",
+                path.display()
+            ),
         )
         .into()
     })
