@@ -4,6 +4,7 @@
  * macros. Each function is a few lines over plain integers and opaque pointers; every
  * decision is made in Rust (src/ffi.rs and what it calls).
  */
+#include <linux/cgroup.h>
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
 /* struct hrtimer_cpu_base: hrtimer_bases.h from 7.3, hrtimer_defs.h before. */
@@ -166,6 +167,21 @@ int tio_current_task(char *buf)
 {
 	strscpy(buf, current->comm, TIO_COMM_LEN);
 	return task_pid_nr(current);
+}
+
+unsigned long long tio_current_cgroup_id(void)
+{
+#ifdef CONFIG_CGROUPS
+	u64 id;
+
+	/* task_dfl_cgroup() dereferences current's css_set under RCU. */
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(current));
+	rcu_read_unlock();
+	return id;
+#else
+	return 0;
+#endif
 }
 
 int tio_current_is_idle(void)

@@ -40,6 +40,13 @@ int tio_sprint_symbol(char *buf, unsigned long addr);
 /* Copies current->comm into buf (TIO_COMM_LEN bytes, NUL-terminated); returns the pid. */
 int tio_current_task(char *buf);
 
+/*
+ * The cgroup v2 id of the current task's cgroup on the default hierarchy (the inode
+ * number of its directory on a cgroup2 mount); 0 without CONFIG_CGROUPS. Constant cost,
+ * any context (hard interrupt, NMI): what bpf_get_current_cgroup_id() does.
+ */
+unsigned long long tio_current_cgroup_id(void);
+
 /* Whether the current task is this CPU's idle task. */
 int tio_current_is_idle(void);
 
