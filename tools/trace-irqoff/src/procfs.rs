@@ -245,6 +245,7 @@ impl<B: Backend> Module<B> {
         };
         s.stamp(&clock);
         crate::precision::annotate(&s.config, &mut s.records);
+        crate::cgroup::resolve(&self.backend.root(), &mut s.records);
         if self.demangle {
             for r in &mut s.records {
                 let profile = r
