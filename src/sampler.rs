@@ -1028,6 +1028,8 @@ impl CpuSampler {
             seq: self.events_seq.fetch_add(1, Relaxed) + 1,
             pid,
             comm,
+            // Set by the caller, which took it with `pid`.
+            cgroup_id: 0,
             end_shows_culprit,
             frames,
         }
@@ -1074,14 +1076,17 @@ impl CpuSampler {
             }
             EndStack::Here => &[],
         };
-        tracepoints::hardirq_off(&self.window_event(
-            latency_ns,
-            now,
-            pid,
-            &comm,
-            end_shows_culprit,
-            if recorded { frames } else { &[] },
-        ));
+        tracepoints::hardirq_off(&WindowEvent {
+            cgroup_id,
+            ..self.window_event(
+                latency_ns,
+                now,
+                pid,
+                &comm,
+                end_shows_culprit,
+                if recorded { frames } else { &[] },
+            )
+        });
         if !recorded {
             return;
         }
@@ -1145,6 +1150,8 @@ impl CpuSampler {
         // The timer_list runs with interrupts disabled; the record must not keep them so.
         let _irqs = ffi::IrqsOn::new();
         let latency_ns = sw.latency_ns;
+        // `pid` is current's, taken by our caller in this same context.
+        let cgroup_id = ffi::current_cgroup_id();
         self.soft_counts.add(latency_ns);
         if let Some(c) = self.cause_counts.get(sw.cause.index()) {
             c.add(latency_ns);
@@ -1160,7 +1167,10 @@ impl CpuSampler {
             &[]
         };
         tracepoints::softirq_off(
-            &self.window_event(latency_ns, now, pid, &comm, sw.end_shows_culprit, frames),
+            &WindowEvent {
+                cgroup_id,
+                ..self.window_event(latency_ns, now, pid, &comm, sw.end_shows_culprit, frames)
+            },
             sw.cause,
         );
         if !recorded {
@@ -1180,8 +1190,7 @@ impl CpuSampler {
             overlap_cpu: self
                 .peers
                 .hardirq_overlap(self.cpu, window, rules.period_ns),
-            // `pid` is current's, taken by our caller in this same context.
-            cgroup_id: ffi::current_cgroup_id(),
+            cgroup_id,
             ..Header::new(latency_ns, now, pid, comm)
         };
         self.soft.offer(&header, self.settings.generation(), |w| {

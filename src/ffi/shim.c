@@ -481,12 +481,12 @@ void tio_cpuhp_remove(int state)
 }
 
 void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
-			   const char *comm, unsigned long long end_ns, unsigned long long seq,
-			   int end_shows_culprit, const unsigned long long *frames,
-			   unsigned int nr_frames)
+			   const char *comm, unsigned long long cgroup, unsigned long long end_ns,
+			   unsigned long long seq, int end_shows_culprit,
+			   const unsigned long long *frames, unsigned int nr_frames)
 {
-	trace_hardirq_off(cpu, latency_ns, 0, pid, comm, 0, end_ns, seq, end_shows_culprit,
-			  frames, nr_frames);
+	trace_hardirq_off(cpu, latency_ns, 0, pid, comm, 0, cgroup, end_ns, seq,
+			  end_shows_culprit, frames, nr_frames);
 }
 
 int tio_trace_windows_enabled(void)
@@ -501,12 +501,12 @@ void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigne
 }
 
 void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
-			   const char *comm, int cause, unsigned long long end_ns,
-			   unsigned long long seq, int end_shows_culprit,
+			   const char *comm, unsigned long long cgroup, int cause,
+			   unsigned long long end_ns, unsigned long long seq, int end_shows_culprit,
 			   const unsigned long long *frames, unsigned int nr_frames)
 {
-	trace_softirq_off(cpu, latency_ns, 0, pid, comm, cause, end_ns, seq, end_shows_culprit,
-			  frames, nr_frames);
+	trace_softirq_off(cpu, latency_ns, 0, pid, comm, cause, cgroup, end_ns, seq,
+			  end_shows_culprit, frames, nr_frames);
 }
 
 void tio_trace_irqoff_ongoing(unsigned int cpu, unsigned long long length_ns, int pid,

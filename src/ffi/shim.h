@@ -207,16 +207,17 @@ enum tio_cause {
 
 /*
  * Tracepoints trace_irqoff:hardirq_off and trace_irqoff:softirq_off (the event stream): the
- * window's CPU, length and end (CLOCK_MONOTONIC), task, its number on the CPU, and up to 8
+ * window's CPU, length and end (CLOCK_MONOTONIC), task and its cgroup v2 id
+ * (tio_current_cgroup_id), its number on the CPU, and up to 8
  * culprit frames (addresses, culprit first; nr_frames may be 0).
  */
 void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
-			   const char *comm, unsigned long long end_ns, unsigned long long seq,
-			   int end_shows_culprit, const unsigned long long *frames,
-			   unsigned int nr_frames);
-void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
-			   const char *comm, int cause, unsigned long long end_ns,
+			   const char *comm, unsigned long long cgroup, unsigned long long end_ns,
 			   unsigned long long seq, int end_shows_culprit,
+			   const unsigned long long *frames, unsigned int nr_frames);
+void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
+			   const char *comm, unsigned long long cgroup, int cause,
+			   unsigned long long end_ns, unsigned long long seq, int end_shows_culprit,
 			   const unsigned long long *frames, unsigned int nr_frames);
 /* Whether either of the two is being traced (a static key: no cost when not). */
 int tio_trace_windows_enabled(void);

@@ -17,6 +17,10 @@ modprobe irqoff_sample
 echo 1 > $TIO/enable
 sleep 0.5
 echo 0 > $TIO/trace_latency
+# The window events too (trace_irqoff:hardirq_off carries cgroup=).
+T=/sys/kernel/tracing
+echo 1 > $T/events/trace_irqoff/enable
+echo > $T/trace
 # The writer is the shell itself (echo is a builtin), after it moved into the cgroup.
 for cg in $SVC $POD; do
 	taskset -c 1 sh -c "echo \$\$ > $CG$cg/cgroup.procs && echo hardirq 100 > /dev/irqoff_sample"
@@ -32,6 +36,11 @@ check "a 100 ms record of the shell in $SVC has cgroup=$svc_id (its directory's 
 check "... and one of the shell in the pod's container has cgroup=$pod_id" \
 	sh -c "echo '$recs' | grep -qE ' cgroup=$pod_id( |\$)'"
 check "the two ids differ, and neither is the root's" sh -c "test $svc_id != $pod_id && test $svc_id != 1 && test $pod_id != 1"
+echo 0 > $T/events/trace_irqoff/enable
+grep -E 'hardirq_off: cpu=1 ' $T/trace | sed 's/^/#   /'
+check "the hardirq_off events carry the same ids (cgroup= after cause=)" sh -c "
+	grep -qE 'hardirq_off: cpu=1 .* comm=sh cause=- cgroup=$svc_id end_ns=' $T/trace &&
+	grep -qE 'hardirq_off: cpu=1 .* comm=sh cause=- cgroup=$pod_id end_ns=' $T/trace"
 
 view=$(trace-irqoff records --kind hard --cpu 1 --oneline)
 echo "$view" | sed 's/^/#   /'

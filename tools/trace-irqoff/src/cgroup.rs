@@ -306,16 +306,17 @@ fn walk(mount: &Path, base: &str) -> HashMap<u64, String> {
     paths
 }
 
-/// Fills in the path, class and gone-ness of each record's cgroup id, looked up on the
-/// system of `proc_root` (nothing without a cgroup2 mount there).
+/// Fills in the path, class and gone-ness of each record's cgroup id not looked up yet,
+/// looked up on the system of `proc_root` (nothing without a cgroup2 mount there).
 pub fn resolve(proc_root: &Path, records: &mut [Record]) {
-    if records.iter().all(|r| r.cgroup_id.is_none()) {
+    let todo = |r: &Record| r.cgroup_id.is_some() && r.cgroup.is_none() && !r.cgroup_gone;
+    if !records.iter().any(todo) {
         return;
     }
     let Some(mut resolver) = Resolver::new(proc_root) else {
         return;
     };
-    for r in records {
+    for r in records.iter_mut().filter(|r| todo(r)) {
         let Some(id) = r.cgroup_id.filter(|&id| id != 0) else {
             continue;
         };
