@@ -1195,6 +1195,7 @@ fn v2_watch_shows_causes_and_overlaps() {
             "  overlaps hardirq-off on CPU 1, 100 ms, irq_test\n",
         ));
 }
+
 /// Format v2 with the culprit's cgroup id on the cpu 0 and cpu 1 records
 /// (`cgroup=4242`, `cgroup=4343`), none on the others (lines of a module before it).
 const RECORDS_CGROUP: &str = include_str!("fixtures/records-v2-cgroup.txt");
