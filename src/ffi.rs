@@ -149,6 +149,14 @@ pub(crate) fn current_task(comm: &mut [u8; COMM_LEN]) -> i32 {
     unsafe { raw::tio_current_task(comm.as_mut_ptr().cast()) }
 }
 
+/// The cgroup v2 id of the current task's cgroup (the inode number of its directory on a
+/// cgroup2 mount); 0 without cgroups. Constant cost, any context, NMI included.
+pub(crate) fn current_cgroup_id() -> u64 {
+    // SAFETY: No preconditions: the shim reads `current`'s css_set under RCU, which any
+    // context may take, NMI included.
+    unsafe { raw::tio_current_cgroup_id() }
+}
+
 /// Whether this CPU is running its idle task. Not evidence that it slept: the idle task is
 /// also current in every interrupt handler and softirq run on an idle CPU.
 pub(crate) fn in_idle() -> bool {

@@ -678,8 +678,9 @@ impl CpuSampler {
         let frames = capture::capture_raw(&mut raw, ffi::irq_regs_ip());
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
+        let cgroup_id = ffi::current_cgroup_id();
         self.soft_profile
-            .sample(start, weight, frames, pid, &comm, now);
+            .sample(start, weight, frames, pid, &comm, cgroup_id, now);
         self.soft_prof_sent.store(sent.saturating_add(1), Relaxed);
         self.soft_prof_since.store(0, Relaxed);
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
@@ -934,6 +935,7 @@ impl CpuSampler {
         held.steal_before = steal_before;
         held.end_shows_culprit = end_shows_culprit;
         held.pid = ffi::current_task(&mut held.comm);
+        held.cgroup_id = ffi::current_cgroup_id();
         held.nr_frames = 0;
         // The remaining latency is at most this: below the threshold, no record needs it.
         if rules
@@ -982,6 +984,7 @@ impl CpuSampler {
                 let stack = EndStack::Held {
                     pid: held.pid,
                     comm: held.comm,
+                    cgroup_id: held.cgroup_id,
                     frames: held.frames.get(..held.nr_frames).unwrap_or(&[]),
                 };
                 self.hard_report(
@@ -1025,6 +1028,8 @@ impl CpuSampler {
             seq: self.events_seq.fetch_add(1, Relaxed) + 1,
             pid,
             comm,
+            // Set by the caller, which took it with `pid`.
+            cgroup_id: 0,
             end_shows_culprit,
             frames,
         }
@@ -1047,12 +1052,17 @@ impl CpuSampler {
         end_shows_culprit: bool,
         stack: EndStack<'_>,
     ) {
-        let (pid, comm) = match stack {
+        let (pid, comm, cgroup_id) = match stack {
             EndStack::Here => {
                 let mut comm = [0u8; COMM_LEN];
-                (ffi::current_task(&mut comm), comm)
+                (ffi::current_task(&mut comm), comm, ffi::current_cgroup_id())
             }
-            EndStack::Held { pid, comm, .. } => (pid, comm),
+            EndStack::Held {
+                pid,
+                comm,
+                cgroup_id,
+                ..
+            } => (pid, comm, cgroup_id),
         };
         let recorded = rules.is_recorded(latency_ns);
         // The stack where it ended, for the event stream too when it is read: taken here
@@ -1066,14 +1076,17 @@ impl CpuSampler {
             }
             EndStack::Here => &[],
         };
-        tracepoints::hardirq_off(&self.window_event(
-            latency_ns,
-            now,
-            pid,
-            &comm,
-            end_shows_culprit,
-            if recorded { frames } else { &[] },
-        ));
+        tracepoints::hardirq_off(&WindowEvent {
+            cgroup_id,
+            ..self.window_event(
+                latency_ns,
+                now,
+                pid,
+                &comm,
+                end_shows_culprit,
+                if recorded { frames } else { &[] },
+            )
+        });
         if !recorded {
             return;
         }
@@ -1082,6 +1095,7 @@ impl CpuSampler {
                 .peers
                 .hardirq_overlap(self.cpu, window, rules.period_ns),
             end_shows_culprit,
+            cgroup_id,
             ..Header::new(latency_ns, now, pid, comm)
         };
         let live = self.watch.get(self.cpu).map(|w| &w.profile);
@@ -1111,6 +1125,7 @@ impl CpuSampler {
             runnable_ns,
             samples,
             jiffies: ffi::jiffies().wrapping_sub(self.last_soft_jiffies.load(Relaxed)),
+            cgroup_id: ffi::current_cgroup_id(),
             ..Header::new(latency_ns, now, pid, comm)
         };
         self.pending
@@ -1135,6 +1150,8 @@ impl CpuSampler {
         // The timer_list runs with interrupts disabled; the record must not keep them so.
         let _irqs = ffi::IrqsOn::new();
         let latency_ns = sw.latency_ns;
+        // `pid` is current's, taken by our caller in this same context.
+        let cgroup_id = ffi::current_cgroup_id();
         self.soft_counts.add(latency_ns);
         if let Some(c) = self.cause_counts.get(sw.cause.index()) {
             c.add(latency_ns);
@@ -1150,7 +1167,10 @@ impl CpuSampler {
             &[]
         };
         tracepoints::softirq_off(
-            &self.window_event(latency_ns, now, pid, &comm, sw.end_shows_culprit, frames),
+            &WindowEvent {
+                cgroup_id,
+                ..self.window_event(latency_ns, now, pid, &comm, sw.end_shows_culprit, frames)
+            },
             sw.cause,
         );
         if !recorded {
@@ -1170,6 +1190,7 @@ impl CpuSampler {
             overlap_cpu: self
                 .peers
                 .hardirq_overlap(self.cpu, window, rules.period_ns),
+            cgroup_id,
             ..Header::new(latency_ns, now, pid, comm)
         };
         self.soft.offer(&header, self.settings.generation(), |w| {
@@ -1267,6 +1288,7 @@ struct Held {
     end_shows_culprit: bool,
     pid: i32,
     comm: [u8; COMM_LEN],
+    cgroup_id: u64,
     /// The stack where it ended (`capture_raw`), if it may be recorded.
     frames: [u64; MAX_FRAMES],
     nr_frames: usize,
@@ -1282,6 +1304,7 @@ impl Held {
             end_shows_culprit: false,
             pid: 0,
             comm: [0; COMM_LEN],
+            cgroup_id: 0,
             frames: [0; MAX_FRAMES],
             nr_frames: 0,
         }
@@ -1297,6 +1320,7 @@ enum EndStack<'a> {
     Held {
         pid: i32,
         comm: [u8; COMM_LEN],
+        cgroup_id: u64,
         frames: &'a [u64],
     },
 }

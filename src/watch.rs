@@ -722,9 +722,17 @@ impl Watch {
         let frames = capture::capture_raw(&mut raw, ip);
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
+        let cgroup_id = ffi::current_cgroup_id();
         let now = ffi::now_ns_nmi();
-        w.profile
-            .sample(window, w.nmi_weight.load(Relaxed), frames, pid, &comm, now);
+        w.profile.sample(
+            window,
+            w.nmi_weight.load(Relaxed),
+            frames,
+            pid,
+            &comm,
+            cgroup_id,
+            now,
+        );
         if w.busy_window.load(Relaxed) != window && !ffi::nmi_interrupted_idle_loop() {
             w.busy_window.store(window, Relaxed);
         }

@@ -4,6 +4,7 @@
  * macros. Each function is a few lines over plain integers and opaque pointers; every
  * decision is made in Rust (src/ffi.rs and what it calls).
  */
+#include <linux/cgroup.h>
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
 /* struct hrtimer_cpu_base: hrtimer_bases.h from 7.3, hrtimer_defs.h before. */
@@ -166,6 +167,21 @@ int tio_current_task(char *buf)
 {
 	strscpy(buf, current->comm, TIO_COMM_LEN);
 	return task_pid_nr(current);
+}
+
+unsigned long long tio_current_cgroup_id(void)
+{
+#ifdef CONFIG_CGROUPS
+	u64 id;
+
+	/* task_dfl_cgroup() dereferences current's css_set under RCU. */
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(current));
+	rcu_read_unlock();
+	return id;
+#else
+	return 0;
+#endif
 }
 
 int tio_current_is_idle(void)
@@ -465,12 +481,12 @@ void tio_cpuhp_remove(int state)
 }
 
 void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
-			   const char *comm, unsigned long long end_ns, unsigned long long seq,
-			   int end_shows_culprit, const unsigned long long *frames,
-			   unsigned int nr_frames)
+			   const char *comm, unsigned long long cgroup, unsigned long long end_ns,
+			   unsigned long long seq, int end_shows_culprit,
+			   const unsigned long long *frames, unsigned int nr_frames)
 {
-	trace_hardirq_off(cpu, latency_ns, 0, pid, comm, 0, end_ns, seq, end_shows_culprit,
-			  frames, nr_frames);
+	trace_hardirq_off(cpu, latency_ns, 0, pid, comm, 0, cgroup, end_ns, seq,
+			  end_shows_culprit, frames, nr_frames);
 }
 
 int tio_trace_windows_enabled(void)
@@ -485,12 +501,12 @@ void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigne
 }
 
 void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
-			   const char *comm, int cause, unsigned long long end_ns,
-			   unsigned long long seq, int end_shows_culprit,
+			   const char *comm, unsigned long long cgroup, int cause,
+			   unsigned long long end_ns, unsigned long long seq, int end_shows_culprit,
 			   const unsigned long long *frames, unsigned int nr_frames)
 {
-	trace_softirq_off(cpu, latency_ns, 0, pid, comm, cause, end_ns, seq, end_shows_culprit,
-			  frames, nr_frames);
+	trace_softirq_off(cpu, latency_ns, 0, pid, comm, cause, cgroup, end_ns, seq,
+			  end_shows_culprit, frames, nr_frames);
 }
 
 void tio_trace_irqoff_ongoing(unsigned int cpu, unsigned long long length_ns, int pid,

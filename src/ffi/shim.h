@@ -40,6 +40,13 @@ int tio_sprint_symbol(char *buf, unsigned long addr);
 /* Copies current->comm into buf (TIO_COMM_LEN bytes, NUL-terminated); returns the pid. */
 int tio_current_task(char *buf);
 
+/*
+ * The cgroup v2 id of the current task's cgroup on the default hierarchy (the inode
+ * number of its directory on a cgroup2 mount); 0 without CONFIG_CGROUPS. Constant cost,
+ * any context (hard interrupt, NMI): what bpf_get_current_cgroup_id() does.
+ */
+unsigned long long tio_current_cgroup_id(void);
+
 /* Whether the current task is this CPU's idle task. */
 int tio_current_is_idle(void);
 
@@ -200,16 +207,17 @@ enum tio_cause {
 
 /*
  * Tracepoints trace_irqoff:hardirq_off and trace_irqoff:softirq_off (the event stream): the
- * window's CPU, length and end (CLOCK_MONOTONIC), task, its number on the CPU, and up to 8
+ * window's CPU, length and end (CLOCK_MONOTONIC), task and its cgroup v2 id
+ * (tio_current_cgroup_id), its number on the CPU, and up to 8
  * culprit frames (addresses, culprit first; nr_frames may be 0).
  */
 void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
-			   const char *comm, unsigned long long end_ns, unsigned long long seq,
-			   int end_shows_culprit, const unsigned long long *frames,
-			   unsigned int nr_frames);
-void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
-			   const char *comm, int cause, unsigned long long end_ns,
+			   const char *comm, unsigned long long cgroup, unsigned long long end_ns,
 			   unsigned long long seq, int end_shows_culprit,
+			   const unsigned long long *frames, unsigned int nr_frames);
+void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
+			   const char *comm, unsigned long long cgroup, int cause,
+			   unsigned long long end_ns, unsigned long long seq, int end_shows_culprit,
 			   const unsigned long long *frames, unsigned int nr_frames);
 /* Whether either of the two is being traced (a static key: no cost when not). */
 int tio_trace_windows_enabled(void);

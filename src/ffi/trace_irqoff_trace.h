@@ -16,16 +16,17 @@
  * is always 0; cause as in shim.h (enum tio_cause), 0 for hardirq. end_ns: when the
  * window ended (CLOCK_MONOTONIC, the records' clock; it started latency_ns before). seq:
  * the window's number on its CPU (both kinds, from 1 at load: a gap is a window this
- * ring lost). end_shows_culprit as in records. frames: the culprit's stack where the
- * window ended, culprit first, for windows at the threshold while tracing the event
- * (0x0: none), named only when the trace is read (%pS), never on the sampler's path.
+ * ring lost). cgroup: the task's cgroup v2 id (0: unknown), end_shows_culprit: as in
+ * records. frames: the culprit's stack where the window ended, culprit first, for windows
+ * at the threshold while tracing the event (0x0: none), named only when the trace is read
+ * (%pS), never on the sampler's path.
  */
 DECLARE_EVENT_CLASS(trace_irqoff_event,
 	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm,
-		 int cause, u64 end_ns, u64 seq, bool end_shows_culprit, const u64 *frames,
-		 unsigned int nr_frames),
-	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause, end_ns, seq, end_shows_culprit,
-		frames, nr_frames),
+		 int cause, u64 cgroup, u64 end_ns, u64 seq, bool end_shows_culprit,
+		 const u64 *frames, unsigned int nr_frames),
+	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause, cgroup, end_ns, seq,
+		end_shows_culprit, frames, nr_frames),
 	TP_STRUCT__entry(
 		__field(unsigned int, cpu)
 		__field(u64, latency_ns)
@@ -33,6 +34,7 @@ DECLARE_EVENT_CLASS(trace_irqoff_event,
 		__field(int, pid)
 		__array(char, comm, TASK_COMM_LEN)
 		__field(int, cause)
+		__field(u64, cgroup)
 		__field(u64, end_ns)
 		__field(u64, seq)
 		__field(bool, end_shows_culprit)
@@ -47,17 +49,18 @@ DECLARE_EVENT_CLASS(trace_irqoff_event,
 		__entry->pid = pid;
 		strscpy(__entry->comm, comm, TASK_COMM_LEN);
 		__entry->cause = cause;
+		__entry->cgroup = cgroup;
 		__entry->end_ns = end_ns;
 		__entry->seq = seq;
 		__entry->end_shows_culprit = end_shows_culprit;
 		for (i = 0; i < TIO_TRACE_FRAMES; i++)
 			__entry->frames[i] = i < nr_frames ? frames[i] : 0;
 	),
-	TP_printk("cpu=%u latency_ns=%llu lower_bound=%d pid=%d comm=%s cause=%s end_ns=%llu seq=%llu end_shows_culprit=%d frames=%pS;%pS;%pS;%pS;%pS;%pS;%pS;%pS",
+	TP_printk("cpu=%u latency_ns=%llu lower_bound=%d pid=%d comm=%s cause=%s cgroup=%llu end_ns=%llu seq=%llu end_shows_culprit=%d frames=%pS;%pS;%pS;%pS;%pS;%pS;%pS;%pS",
 		  __entry->cpu, __entry->latency_ns, __entry->lower_bound,
 		  __entry->pid, __entry->comm,
 		  __print_symbolic(__entry->cause, { 0, "-" }, { 1, "bh-off" }, { 2, "ksoftirqd-wait" }),
-		  __entry->end_ns, __entry->seq, __entry->end_shows_culprit,
+		  __entry->cgroup, __entry->end_ns, __entry->seq, __entry->end_shows_culprit,
 		  (void *)(unsigned long)__entry->frames[0], (void *)(unsigned long)__entry->frames[1],
 		  (void *)(unsigned long)__entry->frames[2], (void *)(unsigned long)__entry->frames[3],
 		  (void *)(unsigned long)__entry->frames[4], (void *)(unsigned long)__entry->frames[5],
@@ -66,17 +69,17 @@ DECLARE_EVENT_CLASS(trace_irqoff_event,
 
 DEFINE_EVENT(trace_irqoff_event, hardirq_off,
 	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm,
-		 int cause, u64 end_ns, u64 seq, bool end_shows_culprit, const u64 *frames,
-		 unsigned int nr_frames),
-	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause, end_ns, seq, end_shows_culprit,
-		frames, nr_frames));
+		 int cause, u64 cgroup, u64 end_ns, u64 seq, bool end_shows_culprit,
+		 const u64 *frames, unsigned int nr_frames),
+	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause, cgroup, end_ns, seq,
+		end_shows_culprit, frames, nr_frames));
 
 DEFINE_EVENT(trace_irqoff_event, softirq_off,
 	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm,
-		 int cause, u64 end_ns, u64 seq, bool end_shows_culprit, const u64 *frames,
-		 unsigned int nr_frames),
-	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause, end_ns, seq, end_shows_culprit,
-		frames, nr_frames));
+		 int cause, u64 cgroup, u64 end_ns, u64 seq, bool end_shows_culprit,
+		 const u64 *frames, unsigned int nr_frames),
+	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause, cgroup, end_ns, seq,
+		end_shows_culprit, frames, nr_frames));
 
 /*
  * A hardirq-off window still open on cpu, seen from another CPU: once when it passes the

@@ -21,6 +21,8 @@ pub(crate) struct WindowEvent<'a> {
     pub(crate) seq: u64,
     pub(crate) pid: i32,
     pub(crate) comm: &'a [u8; COMM_LEN],
+    /// The task's cgroup v2 id (0: unknown).
+    pub(crate) cgroup_id: u64,
     pub(crate) end_shows_culprit: bool,
     /// The culprit's frames, culprit first (at most [`FRAMES`] are sent; may be empty).
     pub(crate) frames: &'a [u64],
@@ -45,6 +47,7 @@ pub(crate) fn hardirq_off(e: &WindowEvent<'_>) {
             e.latency_ns,
             e.pid,
             e.comm.as_ptr().cast::<c_char>(),
+            e.cgroup_id,
             e.end_ns,
             e.seq,
             c_int::from(e.end_shows_culprit),
@@ -68,6 +71,7 @@ pub(crate) fn softirq_off(e: &WindowEvent<'_>, cause: Cause) {
             e.latency_ns,
             e.pid,
             e.comm.as_ptr().cast::<c_char>(),
+            e.cgroup_id,
             cause,
             e.end_ns,
             e.seq,

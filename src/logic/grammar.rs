@@ -60,8 +60,9 @@ pub(crate) const NONE: &str = "-";
 pub(crate) const NO_CAUSE: &str = NONE;
 
 /// The keys of a `record` line in the order they are printed; `ongoing=1` follows them on
-/// the line of a hardirq-off window still open.
-pub(crate) const RECORD_KEYS: [&str; 23] = [
+/// the line of a hardirq-off window still open. `cgroup` came last, within format v2:
+/// readers take a line without it as one of a module that did not print it.
+pub(crate) const RECORD_KEYS: [&str; 24] = [
     "cpu",
     "kind",
     "lower_bound",
@@ -85,6 +86,7 @@ pub(crate) const RECORD_KEYS: [&str; 23] = [
     "window_frames",
     "window_pid",
     "window_comm",
+    "cgroup",
 ];
 
 /// The key that marks a hardirq-off window still open (after [`RECORD_KEYS`]).
@@ -137,13 +139,15 @@ pub(crate) struct RecordLine<'a> {
     pub(crate) window_frames: usize,
     pub(crate) window_pid: i32,
     pub(crate) window_comm: &'a [u8],
+    /// The cgroup v2 id of the culprit task (`pid`), 0 when unknown.
+    pub(crate) cgroup_id: u64,
     /// A hardirq-off window still open (adds `ongoing=1`).
     pub(crate) ongoing: bool,
 }
 
 impl fmt::Display for RecordLine<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let [cpu, kind, lower_bound, latency_ns, timestamp_ns, pid, comm, cause, runnable_ns, samples, bh_off_samples, idle_samples, jiffies, end_shows_culprit, overlap_cpu, overlap_kind, overlap_latency_ns, overlap_pid, overlap_comm, frames, window_frames, window_pid, window_comm] =
+        let [cpu, kind, lower_bound, latency_ns, timestamp_ns, pid, comm, cause, runnable_ns, samples, bh_off_samples, idle_samples, jiffies, end_shows_culprit, overlap_cpu, overlap_kind, overlap_latency_ns, overlap_pid, overlap_comm, frames, window_frames, window_pid, window_comm, cgroup] =
             RECORD_KEYS;
         write!(
             f,
@@ -185,11 +189,12 @@ impl fmt::Display for RecordLine<'_> {
         )?;
         write!(
             f,
-            " {frames}={} {window_frames}={} {window_pid}={} {window_comm}={}",
+            " {frames}={} {window_frames}={} {window_pid}={} {window_comm}={} {cgroup}={}",
             self.frames,
             self.window_frames,
             self.window_pid,
             Escaped(self.window_comm),
+            self.cgroup_id,
         )?;
         if self.ongoing {
             write!(f, " {ONGOING_KEY}=1")?;
@@ -230,17 +235,18 @@ mod tests {
             window_frames: 2,
             window_pid: 43,
             window_comm: b"sh",
+            cgroup_id: 4242,
             ongoing: false,
         }
     }
 
     /// The line is byte for byte what the module printed with its hand-written format
-    /// strings before the grammar was written once (format v2).
+    /// strings before the grammar was written once (format v2), with `cgroup` added last.
     #[test]
     fn record_line_is_the_v2_line() {
         assert_eq!(
             format!("{}", line()),
-            "record cpu=1 kind=soft lower_bound=0 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=bh-off runnable_ns=7 samples=10 bh_off_samples=9 idle_samples=1 jiffies=4294967296 end_shows_culprit=1 overlap_cpu=0 overlap_kind=hard overlap_latency_ns=99000000 overlap_pid=7 overlap_comm=a\\x3db frames=3 window_frames=2 window_pid=43 window_comm=sh"
+            "record cpu=1 kind=soft lower_bound=0 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=bh-off runnable_ns=7 samples=10 bh_off_samples=9 idle_samples=1 jiffies=4294967296 end_shows_culprit=1 overlap_cpu=0 overlap_kind=hard overlap_latency_ns=99000000 overlap_pid=7 overlap_comm=a\\x3db frames=3 window_frames=2 window_pid=43 window_comm=sh cgroup=4242"
         );
         let not_found = RecordLine {
             overlap: LineOverlap::NotFound { cpu: 0 },
@@ -267,7 +273,7 @@ mod tests {
         };
         assert_eq!(
             format!("{open}"),
-            "record cpu=1 kind=hard lower_bound=1 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=2 window_pid=43 window_comm=sh ongoing=1"
+            "record cpu=1 kind=hard lower_bound=1 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 ongoing=1"
         );
     }
 

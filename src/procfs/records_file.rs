@@ -247,14 +247,15 @@ pub(super) fn show_cpu_ongoing(state: &State, m: &SeqFile, cpu: &CpuSampler) {
         let watcher = state.watch.get(cpu.cpu).and_then(|w| w.watcher(o.window));
         seq_print!(
             m,
-            "ongoing cpu={} kind=hard latency_ns={} start_ns={} pid={} comm={} samples={} watcher_cpu={}\n",
+            "ongoing cpu={} kind=hard latency_ns={} start_ns={} pid={} comm={} samples={} watcher_cpu={} cgroup={}\n",
             cpu.cpu,
             o.length_ns,
             o.window.saturating_add(rules.period_ns),
             v.pid,
             Show(Escaped(comm_str(&v.comm))),
             v.samples,
-            watcher.map_or(-1, i64::from)
+            watcher.map_or(-1, i64::from),
+            v.cgroup_id
         );
     });
 }
@@ -336,6 +337,7 @@ pub(super) fn show_record(
         window_frames: window.frames().len(),
         window_pid: r.window_pid,
         window_comm: comm_str(&r.window_comm),
+        cgroup_id: h.cgroup_id,
         ongoing: false,
     };
     seq_print!(m, "{}\n", Show(line));
@@ -370,6 +372,7 @@ pub(super) fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView,
         window_frames: v.latest.frames().len(),
         window_pid: v.pid,
         window_comm: comm_str(&v.comm),
+        cgroup_id: v.cgroup_id,
         ongoing: true,
     };
     seq_print!(m, "{}\n", Show(line));

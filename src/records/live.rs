@@ -31,6 +31,7 @@ pub(crate) struct LiveProfile {
     last_ns: Atomic<u64>,
     pid: Atomic<i32>,
     comm: [Atomic<u64>; 2],
+    cgroup_id: Atomic<u64>,
     counts: [Atomic<u32>; PROFILE_STACKS],
     stacks: [SlotStack<MAX_FRAMES, 0>; PROFILE_STACKS],
     latest: SlotStack<MAX_FRAMES, 0>,
@@ -45,6 +46,8 @@ pub(crate) struct LiveView {
     pub(crate) last_ns: u64,
     pub(crate) pid: i32,
     pub(crate) comm: [u8; COMM_LEN],
+    /// The cgroup v2 id of that task.
+    pub(crate) cgroup_id: u64,
     /// Distinct stacks, most-seen first, with their weights.
     pub(crate) nr: usize,
     pub(crate) counts: [u32; PROFILE_STACKS],
@@ -62,6 +65,7 @@ impl LiveView {
             last_ns: 0,
             pid: 0,
             comm: [0; COMM_LEN],
+            cgroup_id: 0,
             nr: 0,
             counts: [0; PROFILE_STACKS],
             stacks: [const { RawStack::empty() }; PROFILE_STACKS],
@@ -82,6 +86,7 @@ impl LiveProfile {
             last_ns: Atomic::new(0),
             pid: Atomic::new(0),
             comm: [const { Atomic::new(0) }; 2],
+            cgroup_id: Atomic::new(0),
             counts: [const { Atomic::new(0) }; PROFILE_STACKS],
             stacks: [const { SlotStack::new() }; PROFILE_STACKS],
             latest: SlotStack::new(),
@@ -90,6 +95,7 @@ impl LiveProfile {
 
     /// Adds one sample of `window` (the writer only): `frames` weighs `weight` periods.
     /// A sample of a new window starts a new profile. Never waits; any context.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn sample(
         &self,
         window: u64,
@@ -97,6 +103,7 @@ impl LiveProfile {
         frames: &[u64],
         pid: i32,
         comm: &[u8; COMM_LEN],
+        cgroup_id: u64,
         now: u64,
     ) {
         let frames = &frames[..frames.len().min(MAX_FRAMES)];
@@ -130,6 +137,7 @@ impl LiveProfile {
         let [a, b] = pack_comm(comm);
         self.comm[0].store(a, Relaxed);
         self.comm[1].store(b, Relaxed);
+        self.cgroup_id.store(cgroup_id, Relaxed);
         self.seq.store(seq.wrapping_add(2), Release);
     }
 
@@ -225,6 +233,7 @@ impl LiveProfile {
         out.last_ns = self.last_ns.load(Relaxed);
         out.pid = self.pid.load(Relaxed);
         out.comm = unpack_comm([self.comm[0].load(Relaxed), self.comm[1].load(Relaxed)]);
+        out.cgroup_id = self.cgroup_id.load(Relaxed);
         let nr = (self.nr.load(Relaxed) as usize).min(PROFILE_STACKS);
         let mut counts = [0u32; PROFILE_STACKS];
         for (c, src) in counts.iter_mut().zip(self.counts.iter()).take(nr) {

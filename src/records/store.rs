@@ -386,11 +386,16 @@ mod kunit {
             w.frames(Which::End, &[0x1000, 0x2000])
         });
         // The replacing writer starts from a clean slot: no frame of the old record stays.
-        store.offer(&header(20, 2), 1, |w| w.frames(Which::Window, &[0x3000]));
+        let with_cgroup = Header {
+            cgroup_id: 4242,
+            ..header(20, 2)
+        };
+        store.offer(&with_cgroup, 1, |w| w.frames(Which::Window, &[0x3000]));
         let mut r = KBox::new(Record::empty(), GFP_KERNEL)?;
         assert!(store.read_at(0, &mut r).is_some());
         assert_eq!(r.header.latency_ns, 20);
         assert_eq!(r.header.pid, 7);
+        assert_eq!(r.header.cgroup_id, 4242);
         assert_eq!(r.stack(Which::End).frames().len(), 0);
         assert_eq!(r.stack(Which::Window).frames(), &[0x3000u64][..]);
         Ok(())

@@ -103,6 +103,8 @@ pub(crate) struct Header {
     pub(crate) timestamp_ns: u64,
     pub(crate) pid: i32,
     pub(crate) comm: [u8; COMM_LEN],
+    /// The task's cgroup v2 id (`ffi::current_cgroup_id`), taken with `pid`; 0: unknown.
+    pub(crate) cgroup_id: u64,
     /// A softirq window still open: `latency_ns` is its length so far.
     pub(crate) ongoing: bool,
     /// Softirq windows only.
@@ -134,6 +136,7 @@ impl Header {
             timestamp_ns,
             pid,
             comm,
+            cgroup_id: 0,
             ongoing: false,
             cause: None,
             runnable_ns: 0,

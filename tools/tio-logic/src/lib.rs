@@ -214,7 +214,7 @@ pub mod grammar {
     /// The format version of `counters` the module writes.
     pub const COUNTERS_VERSION: u32 = g::COUNTERS_VERSION;
     /// The keys of a `record` line, in the order the module prints them.
-    pub const RECORD_KEYS: [&str; 23] = g::RECORD_KEYS;
+    pub const RECORD_KEYS: [&str; 24] = g::RECORD_KEYS;
     /// The key after them on the line of a hardirq-off window still open.
     pub const ONGOING_KEY: &str = g::ONGOING_KEY;
     /// A field that does not apply (no cause, no overlapping kind).
@@ -318,6 +318,8 @@ pub mod grammar {
         pub window_frames: usize,
         pub window_pid: i32,
         pub window_comm: &'a [u8],
+        /// The culprit's cgroup v2 id (0: unknown).
+        pub cgroup_id: u64,
         pub ongoing: bool,
     }
 
@@ -358,6 +360,7 @@ pub mod grammar {
                 window_frames: self.window_frames,
                 window_pid: self.window_pid,
                 window_comm: self.window_comm,
+                cgroup_id: self.cgroup_id,
                 ongoing: self.ongoing,
             };
             fmt::Display::fmt(&line, f)

@@ -70,7 +70,7 @@ pub enum Command {
     Hist(HistArgs),
     /// Who keeps doing this: records grouped by culprit; or, with --live, per CPU and kind.
     #[command(
-        after_help = "Example: trace-irqoff top --stack\nExample: trace-irqoff top --live   (per CPU: events, last, min, avg, max; like rtla timerlat top)"
+        after_help = "Example: trace-irqoff top --by stack\nExample: trace-irqoff top --by cgroup   (which service, container or pod)\nExample: trace-irqoff top --live   (per CPU: events, last, min, avg, max; like rtla timerlat top)"
     )]
     Top(TopArgs),
     /// Live view, refreshed every --interval: on a terminal one line per window, newest
@@ -186,6 +186,29 @@ pub struct RecordsArgs {
     pub from: Option<PathBuf>,
 }
 
+/// What `top` groups records by.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
+pub enum By {
+    /// The culprit's function.
+    #[default]
+    Culprit,
+    /// The culprit's whole stack.
+    Stack,
+    /// The culprit task's cgroup.
+    Cgroup,
+}
+
+impl TopArgs {
+    /// The grouping asked for, `--stack` being `--by stack`.
+    pub fn grouping(&self) -> By {
+        if self.stack {
+            By::Stack
+        } else {
+            self.by
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum Sort {
     Worst,
@@ -208,8 +231,13 @@ pub struct HistArgs {
 
 #[derive(Args, Debug)]
 pub struct TopArgs {
-    /// Group by the whole stack instead of the first frame.
-    #[arg(long)]
+    /// What to group records by: the culprit's function (its stack's first frame past
+    /// the mechanism), its whole stack, or the culprit task's cgroup (its path: a
+    /// service, container or pod).
+    #[arg(long, value_enum, default_value_t = By::Culprit)]
+    pub by: By,
+    /// The same as --by stack.
+    #[arg(long, conflicts_with = "by")]
     pub stack: bool,
     /// Show at most this many culprits.
     #[arg(long, default_value_t = 10)]
@@ -217,7 +245,7 @@ pub struct TopArgs {
     /// Per CPU and kind: events and their average length, last, min and max of the
     /// recorded windows, and windows still open; since the command started, refreshed in
     /// place on a terminal (once otherwise, since load).
-    #[arg(long, conflicts_with_all = ["stack", "limit"])]
+    #[arg(long, conflicts_with_all = ["stack", "by", "limit"])]
     pub live: bool,
     /// With --live: time between refreshes.
     #[arg(long, default_value = "1s", value_parser = parse_positive, requires = "live")]

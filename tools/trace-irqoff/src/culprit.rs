@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::cli::By;
 use crate::mechanism;
 use crate::model::snapshot::{Cause, Kind, Record};
 use crate::symbols::function;
@@ -24,6 +25,12 @@ pub struct Culprit {
     pub total_ns: u64,
     /// Task names seen, sorted.
     pub comms: Vec<String>,
+    /// Grouped by cgroup: what its path says (`cgroup::classify`), where it was resolved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cgroup_class: Option<crate::cgroup::Class>,
+    /// What `culprit` is: a function, a stack, a cgroup.
+    #[serde(skip)]
+    pub by: By,
 }
 
 /// The stack and task that name a record's culprit. For ksoftirqd-wait, the one sampled
@@ -104,18 +111,27 @@ pub fn label(culprit: &str, r: &Record) -> String {
     }
 }
 
-pub fn top(records: &[Record], whole_stack: bool) -> Vec<Culprit> {
+/// Groups records by kind, cause and `by`: the culprit's function, its whole stack, or
+/// the cgroup of the record's task (`pid`: its path, else as `cgroup::shown` names it;
+/// `-` from a module that gives none).
+pub fn top(records: &[Record], by: By) -> Vec<Culprit> {
     let mut groups: BTreeMap<(Kind, Option<Cause>, String), Culprit> = BTreeMap::new();
     for r in records {
         let (stack, comm) = source(r);
-        let key = if whole_stack {
-            stack
+        let key = match by {
+            By::Stack => stack
                 .iter()
                 .map(|f| function(f))
                 .collect::<Vec<_>>()
-                .join(" <- ")
+                .join(" <- "),
+            By::Culprit => label(name_in(stack, r, "?"), r),
+            By::Cgroup => crate::cgroup::shown(r).unwrap_or_else(|| "-".into()),
+        };
+        // By cgroup, the tasks are those of the cgroup: the record's own.
+        let comm = if by == By::Cgroup {
+            r.comm.as_str()
         } else {
-            label(name_in(stack, r, "?"), r)
+            comm
         };
         let c = groups
             .entry((r.kind, r.cause, key.clone()))
@@ -127,6 +143,8 @@ pub fn top(records: &[Record], whole_stack: bool) -> Vec<Culprit> {
                 worst_ns: 0,
                 total_ns: 0,
                 comms: Vec::new(),
+                cgroup_class: r.cgroup_class.clone().filter(|_| by == By::Cgroup),
+                by,
             });
         c.count += 1;
         c.worst_ns = c.worst_ns.max(r.latency_ns);
@@ -242,11 +260,11 @@ mod tests {
             rec(Kind::Hard, 30, &["b+0x1/0x2 [m]", "x"]),
             rec(Kind::Hard, 20, &["a+0x5/0x2", "y"]),
         ];
-        let t = top(&rs, false);
+        let t = top(&rs, By::Culprit);
         assert_eq!(t[0].culprit, "a");
         assert_eq!((t[0].count, t[0].worst_ns, t[0].total_ns), (2, 20, 30));
         assert_eq!(t[1].culprit, "b");
-        let t = top(&rs, true);
+        let t = top(&rs, By::Stack);
         assert_eq!(t.len(), 3);
         assert_eq!(t[0].culprit, "b <- x");
     }
@@ -313,9 +331,12 @@ mod tests {
                 "irqoff_sample_hardirq_window+0x30/0x60 [s]",
             ],
         )];
-        assert_eq!(top(&rs, false)[0].culprit, "irqoff_sample_hardirq_window");
         assert_eq!(
-            top(&rs, true)[0].culprit,
+            top(&rs, By::Culprit)[0].culprit,
+            "irqoff_sample_hardirq_window"
+        );
+        assert_eq!(
+            top(&rs, By::Stack)[0].culprit,
             "sample_irq_enable <- irqoff_sample_hardirq_window"
         );
     }
@@ -345,7 +366,7 @@ mod tests {
             )
         };
         assert_eq!(
-            top(std::slice::from_ref(&ipi), false)[0].culprit,
+            top(std::slice::from_ref(&ipi), By::Culprit)[0].culprit,
             "irqoff_sample_ipi_window"
         );
         // Without an in-window stack (no NMIs: arm64), nothing names the culprit: the
@@ -354,14 +375,17 @@ mod tests {
             window_stack: Vec::new(),
             ..ipi.clone()
         };
-        assert_eq!(top(std::slice::from_ref(&bare), false)[0].culprit, UNSEEN);
+        assert_eq!(
+            top(std::slice::from_ref(&bare), By::Culprit)[0].culprit,
+            UNSEEN
+        );
         assert!(source(&bare).0.is_empty());
         // A task's window: the end stack, as before.
         let task = Record {
             window_stack: frames(&["cpu_relax+0x1/0x2"]),
             ..rec(Kind::Hard, 80, &["irq_user+0x1/0x2"])
         };
-        assert_eq!(top(&[task], false)[0].culprit, "irq_user");
+        assert_eq!(top(&[task], By::Culprit)[0].culprit, "irq_user");
     }
 
     #[test]
@@ -402,7 +426,7 @@ mod tests {
             // Same culprit, other cause: its own row.
             soft(Cause::BhOff, 95, &["hog_loop+0x1/0x2"], &[]),
         ];
-        let t = top(&rs, false);
+        let t = top(&rs, By::Culprit);
         let rows: Vec<_> = t
             .iter()
             .map(|c| (c.cause, c.culprit.as_str(), c.count, c.comms.join(",")))
@@ -421,7 +445,7 @@ mod tests {
                 (Some(Cause::BhOff), "bh_user", 1, "sh".to_string()),
             ]
         );
-        let t = top(&rs[..1], true);
+        let t = top(&rs[..1], By::Stack);
         assert_eq!(t[0].culprit, "delay_tsc <- hog_loop");
     }
 
@@ -431,7 +455,7 @@ mod tests {
             lower_bound: true,
             ..soft(Cause::BhOff, 57, &[], &["bh_work+0x30/0x60 [m]"])
         };
-        let t = top(&[r], false);
+        let t = top(&[r], By::Culprit);
         assert_eq!(
             (t[0].culprit.as_str(), t[0].comms.join(",")),
             ("bh_work", "hog".to_string())

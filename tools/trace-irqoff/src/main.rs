@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod cgroup;
 mod cli;
 mod clock;
 mod cmd;

@@ -245,6 +245,7 @@ impl<B: Backend> Module<B> {
         };
         s.stamp(&clock);
         crate::precision::annotate(&s.config, &mut s.records);
+        self.resolve_cgroups(&mut s.records);
         if self.demangle {
             for r in &mut s.records {
                 let profile = r
@@ -257,6 +258,12 @@ impl<B: Backend> Module<B> {
             }
         }
         Ok(s)
+    }
+
+    /// Looks up the cgroups of `records` not looked up yet (`cgroup::resolve`) on this
+    /// module's system: records from the event stream too.
+    pub fn resolve_cgroups(&self, records: &mut [snapshot::Record]) {
+        crate::cgroup::resolve(&self.backend.root(), records);
     }
 
     /// The counters without the records, from `counters` (O(CPUs) to read, whatever the

@@ -42,6 +42,8 @@ pub struct Event {
     pub seq: u64,
     pub pid: i32,
     pub comm: String,
+    /// The task's cgroup v2 id (a module that gives it, a kernel with cgroups).
+    pub cgroup_id: Option<u64>,
     pub end_shows_culprit: bool,
     /// Culprit first, as the kernel names them; empty below the threshold.
     pub frames: Vec<String>,
@@ -60,6 +62,7 @@ impl Event {
             comm: self.comm.clone(),
             stack: self.frames.clone(),
             end_shows_culprit: self.end_shows_culprit,
+            cgroup_id: self.cgroup_id,
             ..Record::new(self.cpu, self.kind)
         }
     }
@@ -227,6 +230,7 @@ pub fn parse_line(line: &str) -> Option<Event> {
         seq: num("seq").unwrap_or(0),
         pid: kv.get("pid").and_then(|v| v.parse().ok())?,
         comm: comm.to_string(),
+        cgroup_id: num("cgroup").filter(|&id| id != 0),
         end_shows_culprit: num("end_shows_culprit").is_none_or(|v| v != 0),
         frames: frames
             .map(|f| {
@@ -388,12 +392,12 @@ mod tests {
     use super::*;
 
     const HARD: &str = "              sh-90      [001] d.h1.   412.503941: hardirq_off: cpu=1 latency_ns=99800123 lower_bound=0 pid=90 comm=irq test cause=- end_ns=4033412000 seq=7 end_shows_culprit=1 frames=irqoff_sample_hardirq_window+0x3c/0x90 [irqoff_sample];_RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_mainNtB5_12SampleDeviceNtNtCs1EKtwoKEMO2_6kernel10miscdevice10MiscDevice10write_iter+0x3a0/0x409 [irqoff_sample];vfs_write+0x1d7/0x210;0x0;0x0;0x0;0x0;0x0";
-    const SOFT: &str = "          <idle>-0       [002] ..s1.   413.000001: softirq_off: cpu=2 latency_ns=64250000 lower_bound=0 pid=24 comm=ksoftirqd/2 cause=ksoftirqd-wait end_ns=5120000000 seq=9 end_shows_culprit=0 frames=0x0;0x0;0x0;0x0;0x0;0x0;0x0;0x0";
+    const SOFT: &str = "          <idle>-0       [002] ..s1.   413.000001: softirq_off: cpu=2 latency_ns=64250000 lower_bound=0 pid=24 comm=ksoftirqd/2 cause=ksoftirqd-wait cgroup=5873 end_ns=5120000000 seq=9 end_shows_culprit=0 frames=0x0;0x0;0x0;0x0;0x0;0x0;0x0;0x0";
     const OLD: &str = "  sh-90 [001] d.h1. 412.5: hardirq_off: cpu=1 latency_ns=5000000 lower_bound=0 pid=90 comm=sh cause=-";
 
     /// Both events parse with a comm that holds a space, the frames up to the first empty
     /// one (module frames keep their " [module]"), and the cause; older modules' lines
-    /// without numbers or frames parse too; other lines do not.
+    /// without numbers, frames or cgroup parse too; other lines do not.
     #[test]
     fn trace_pipe_lines() {
         let h = parse_line(HARD).expect("hard");
@@ -414,6 +418,9 @@ mod tests {
             (2, Kind::Soft, Some(Cause::KsoftirqdWait), 9, false)
         );
         assert!(s.frames.is_empty());
+        // The task's cgroup, from modules that give it.
+        assert_eq!((s.cgroup_id, h.cgroup_id), (Some(5873), None));
+        assert_eq!(s.record(&Clock::anchored(0)).cgroup_id, Some(5873));
         let o = parse_line(OLD).expect("old");
         assert_eq!((o.latency_ns, o.seq, o.end_ns), (5_000_000, 0, 0));
         assert!(parse_line(

@@ -155,6 +155,7 @@ pub fn record<B: Backend>(
                 used.threshold_ms * 1_000_000,
                 &clock,
             );
+            m.resolve_cgroups(&mut records);
             if progress {
                 let ev: u64 = cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
                 let end = match (limit, a.until) {
@@ -201,6 +202,7 @@ pub fn record<B: Backend>(
         used.threshold_ms * 1_000_000,
         &clock,
     );
+    m.resolve_cgroups(&mut records);
     crate::precision::annotate(&used_config, &mut records);
     let stream = stream.map(|st| StreamSummary {
         windows: streamed.len() as u64,
@@ -272,6 +274,7 @@ fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
         .collect();
     let kept = records.len();
     stream::add_missing(&mut records, &events, s.config.threshold_ns, &clock);
+    m.resolve_cgroups(&mut records);
     crate::precision::annotate(&s.config, &mut records);
     let mut cursor = stream::Cursor::default();
     cursor.take(events.clone());

@@ -26,7 +26,7 @@ pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome>
 
 /// Prints the culprits of a snapshot's records.
 pub fn show(a: &TopArgs, s: &Snapshot, ctx: &Ctx) -> Result<Outcome> {
-    let mut t = culprit::top(&s.records, a.stack);
+    let mut t = culprit::top(&s.records, a.grouping());
     t.truncate(a.limit);
     if ctx.json {
         output::print_json(&t)?;

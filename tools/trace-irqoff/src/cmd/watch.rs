@@ -55,6 +55,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         events.extend(stream.as_mut().map(|st| st.poll()).unwrap_or_default());
         let mut s = m.snapshot()?;
         add_streamed(&mut s, &mut streamed, &events);
+        m.resolve_cgroups(&mut s.records);
         // On a pipe each window is printed once, when it has ended: a window still open
         // has a record whose length grows at every refresh (the terminal view shows it).
         let mut new: Vec<Record> = s

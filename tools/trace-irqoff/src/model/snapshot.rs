@@ -260,6 +260,19 @@ pub struct Record {
     pub true_latency_min_ns: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub true_latency_max_ns: Option<u64>,
+    /// The cgroup v2 id of the culprit task (`pid`), taken with it; absent from modules
+    /// before it, and where the kernel has no cgroups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup_id: Option<u64>,
+    /// Its path under the cgroup2 mount (`/` first), looked up when the file was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<String>,
+    /// What the path says the task ran in (`cgroup::classify`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup_class: Option<crate::cgroup::Class>,
+    /// The id was looked up and no cgroup has it any more.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cgroup_gone: bool,
 }
 
 /// A window's in-window profile: the stacks sampled while it was open, most-seen first.
@@ -329,6 +342,9 @@ pub struct Ongoing {
     pub samples: u64,
     /// The CPU watching it, if one does.
     pub watcher_cpu: Option<u32>,
+    /// The cgroup v2 id of that task (absent from modules before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup_id: Option<u64>,
 }
 
 impl Record {
@@ -356,6 +372,10 @@ impl Record {
             profile: None,
             true_latency_min_ns: None,
             true_latency_max_ns: None,
+            cgroup_id: None,
+            cgroup: None,
+            cgroup_class: None,
+            cgroup_gone: false,
         }
     }
 }

@@ -130,6 +130,8 @@ fn record_v2(f: &Fields, r: &mut Record) -> Result<(), ParseError> {
         c => Some(Cause::parse(c).ok_or_else(|| malformed(n, format!("unknown cause '{c}'")))?),
     };
     r.runnable_ns = f.num("runnable_ns")?;
+    // 0: a kernel without cgroups.
+    r.cgroup_id = f.opt_num::<u64>("cgroup")?.filter(|&id| id != 0);
     r.end_shows_culprit = f.num_or::<u8>("end_shows_culprit", 1)? != 0;
     r.window_pid = f.num("window_pid")?;
     r.window_comm = unescape(f.str("window_comm")?);
@@ -406,6 +408,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     comm: unescape(f.str("comm").unwrap_or("")),
                     samples: f.num_or("samples", 0)?,
                     watcher_cpu: u32::try_from(watcher_cpu).ok(),
+                    cgroup_id: f.opt_num::<u64>("cgroup")?.filter(|&id| id != 0),
                 });
             }
             "tagwait" => {
@@ -560,7 +563,8 @@ mod tests {
 
     /// Claim: every record line the module's writer prints parses back to the fields it
     /// was given: both kinds, every cause and none, a window still open, an overlap found,
-    /// not found and not looked for, and task names with spaces, `=`, `\` and tabs.
+    /// not found and not looked for, task names with spaces, `=`, `\` and tabs, and the
+    /// culprit's cgroup id (0, a kernel without cgroups: none).
     #[test]
     fn record_lines_round_trip() {
         let base = grammar::RecordLine {
@@ -588,6 +592,7 @@ mod tests {
             window_frames: 2,
             window_pid: 43,
             window_comm: b"sh -c",
+            cgroup_id: 5873,
             ongoing: false,
         };
         let lines = [
@@ -603,6 +608,8 @@ mod tests {
                 cause: None,
                 overlap: grammar::Overlap::None,
                 window_frames: 0,
+                // A kernel without cgroups.
+                cgroup_id: 0,
                 ..base
             },
             grammar::RecordLine {
@@ -644,6 +651,7 @@ mod tests {
             );
             assert_eq!((r.pid, r.comm.as_str()), (l.pid, str_of(l.comm).as_str()));
             assert_eq!(r.runnable_ns, l.runnable_ns);
+            assert_eq!(r.cgroup_id, Some(l.cgroup_id).filter(|&id| id != 0), "{l}");
             assert_eq!(r.end_shows_culprit, l.end_shows_culprit, "{l}");
             assert_eq!(
                 (r.window_pid, r.window_comm.as_str()),
@@ -870,7 +878,8 @@ mod tests {
                 pid: 63,
                 comm: "sh".into(),
                 samples: 107,
-                watcher_cpu: Some(0)
+                watcher_cpu: Some(0),
+                cgroup_id: None,
             }]
         );
         let r = &s.records;

@@ -34,8 +34,10 @@ pub fn window(r: &Record, new: bool, width: Option<usize>) -> String {
         r.pid
     };
     let culprit = crate::culprit::label(crate::culprit::name_in(stack, r, "-"), r);
+    // The cgroup is the record's task's (`pid`): said after it, whoever is shown.
+    let cgroup = crate::cgroup::short(r).map_or(String::new(), |c| format!(" in {c}"));
     let line = format!(
-        "{}{start:<12} {end:<12} {:>3} {kind:<14} {length:>9}  {culprit} {}[{pid}]",
+        "{}{start:<12} {end:<12} {:>3} {kind:<14} {length:>9}  {culprit} {}[{pid}]{cgroup}",
         if new { '*' } else { ' ' },
         r.cpu,
         if comm.is_empty() { "?" } else { comm },
@@ -148,6 +150,10 @@ mod tests {
             profile: None,
             true_latency_min_ns: None,
             true_latency_max_ns: None,
+            cgroup_id: None,
+            cgroup: None,
+            cgroup_class: None,
+            cgroup_gone: false,
         }
     }
 

@@ -381,6 +381,9 @@ pub fn record_with(
         who(r),
         when(r)
     );
+    if let Some(c) = crate::cgroup::described(r) {
+        let _ = writeln!(out, "  cgroup of {}: {c}", r.comm);
+    }
     let profile = r.profile.as_ref().filter(|p| !p.stacks.is_empty());
     if profile.is_some() && !r.stack.is_empty() {
         let _ = writeln!(out, "  where it ended:");

@@ -83,7 +83,7 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
         "on {} (kernel {}), {} to {}",
         rec.host, rec.kernel, rec.started, rec.ended
     );
-    let t = culprit::top(&rec.records, false);
+    let t = culprit::top(&rec.records, crate::cli::By::Culprit);
     if !t.is_empty() {
         o += &super::top::text(&t[..t.len().min(5)], color);
     }

@@ -83,6 +83,8 @@ pub fn open_windows(s: &Snapshot) -> Vec<OpenWindow> {
             comm: comm.clone(),
             samples: r.profile.as_ref().map_or(0, |p| p.samples),
             watcher_cpu: None,
+            // The record's cgroup is its culprit's (`r.pid`).
+            cgroup_id: r.cgroup_id.filter(|_| pid == r.pid),
         };
         v.push(with(window, Some(r)));
     }

@@ -4,8 +4,29 @@
 use std::fmt::Write;
 
 use super::{paint, BOLD};
+use crate::cgroup::Class;
+use crate::cli::By;
 use crate::culprit::Culprit;
 use crate::model::snapshot::Cause;
+
+/// The group column's name: what the rows were grouped by.
+fn what(t: &[Culprit]) -> &'static str {
+    match t.first().map(|c| c.by) {
+        Some(By::Cgroup) => "cgroup",
+        _ => "culprit",
+    }
+}
+
+/// The group as a row shows it: a cgroup's path with what it says (`nginx.service`, the
+/// pod and container) after it.
+fn group(c: &Culprit) -> String {
+    match &c.cgroup_class {
+        Some(class) if !matches!(class, Class::Root | Class::Other) => {
+            format!("{} ({})", c.culprit, class.label(&c.culprit))
+        }
+        _ => c.culprit.clone(),
+    }
+}
 
 pub fn text(t: &[Culprit], color: bool) -> String {
     let mut o = String::new();
@@ -14,8 +35,14 @@ pub fn text(t: &[Culprit], color: bool) -> String {
     }
     let _ = writeln!(
         o,
-        "{:<12} {:<14} {:>6} {:>14} {:>14}  {:<24} culprit",
-        "kind", "cause", "count", "worst", "total", "tasks"
+        "{:<12} {:<14} {:>6} {:>14} {:>14}  {:<24} {}",
+        "kind",
+        "cause",
+        "count",
+        "worst",
+        "total",
+        "tasks",
+        what(t)
     );
     for c in t {
         let _ = writeln!(
@@ -27,7 +54,7 @@ pub fn text(t: &[Culprit], color: bool) -> String {
             super::length(c.worst_ns),
             super::length(c.total_ns),
             c.comms.join(","),
-            paint(color, BOLD, &c.culprit)
+            paint(color, BOLD, &group(c))
         );
     }
     o
@@ -43,8 +70,12 @@ pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
     let width = Some(cols);
     let mut o = super::line::fit(
         &format!(
-            "{:<14} {:>6} {:>10} {:>10}  {}",
-            "KIND", "COUNT", "WORST", "TOTAL", "CULPRIT (TASKS)"
+            "{:<14} {:>6} {:>10} {:>10}  {} (TASKS)",
+            "KIND",
+            "COUNT",
+            "WORST",
+            "TOTAL",
+            what(t).to_uppercase()
         ),
         width,
     ) + "\n";
@@ -56,16 +87,14 @@ pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
             super::length(c.worst_ns),
             super::length(c.total_ns)
         );
-        let line = super::line::fit(
-            &format!("{head}{} ({})", c.culprit, c.comms.join(",")),
-            width,
-        );
+        let name = group(c);
+        let line = super::line::fit(&format!("{head}{name} ({})", c.comms.join(",")), width);
         // Bold the culprit only where it is whole on the line.
-        let line = match line.strip_prefix(&head).and_then(|rest| {
-            rest.strip_prefix(c.culprit.as_str())
-                .map(|tail| (rest, tail))
-        }) {
-            Some((_, tail)) if color => format!("{head}{}{tail}", paint(true, BOLD, &c.culprit)),
+        let line = match line
+            .strip_prefix(&head)
+            .and_then(|rest| rest.strip_prefix(name.as_str()).map(|tail| (rest, tail)))
+        {
+            Some((_, tail)) if color => format!("{head}{}{tail}", paint(true, BOLD, &name)),
             _ => line,
         };
         o += &line;
@@ -88,6 +117,8 @@ mod tests {
             worst_ns: 99_800_000,
             total_ns: 199_600_000,
             comms: vec!["irq_test".into(), "sh".into()],
+            cgroup_class: None,
+            by: crate::cli::By::Culprit,
         }
     }
 
