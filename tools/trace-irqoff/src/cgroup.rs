@@ -368,6 +368,16 @@ pub fn described(r: &Record) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// A Kubernetes class, as the assertions below spell it.
+    fn k8s(pod_uid: &str, qos: &str, runtime: Option<&str>, container_id: Option<&str>) -> Class {
+        Class::Kubernetes {
+            pod_uid: pod_uid.into(),
+            qos: qos.into(),
+            runtime: runtime.map(Into::into),
+            container_id: container_id.map(Into::into),
+        }
+    }
+
     const ID: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
     /// Claim: systemd units are named by the unit that holds the task: its service, its
@@ -471,58 +481,30 @@ mod tests {
             "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234abcd_0000_4000_8000_000000000001.slice/cri-containerd-{ID}.scope"
         );
         let c = classify(&systemd);
-        assert_eq!(
-            c,
-            Class::Kubernetes {
-                pod_uid: uid.into(),
-                qos: "burstable".into(),
-                runtime: Some("containerd".into()),
-                container_id: Some(ID.into()),
-            }
-        );
+        assert_eq!(c, k8s(uid, "burstable", Some("containerd"), Some(ID)));
         assert_eq!(
             c.label(&systemd),
             format!("pod {uid} container 0123456789ab")
         );
         assert_eq!(
             classify(&format!("/kubepods/besteffort/pod{uid}/{ID}")),
-            Class::Kubernetes {
-                pod_uid: uid.into(),
-                qos: "besteffort".into(),
-                runtime: Some("containerd".into()),
-                container_id: Some(ID.into()),
-            }
+            k8s(uid, "besteffort", Some("containerd"), Some(ID))
         );
         // Guaranteed pods sit right under kubepods; the pod's own cgroup.
         assert_eq!(
             classify(&format!("/kubepods/pod{uid}")),
-            Class::Kubernetes {
-                pod_uid: uid.into(),
-                qos: "guaranteed".into(),
-                runtime: None,
-                container_id: None,
-            }
+            k8s(uid, "guaranteed", None, None)
         );
         // containerd's systemd form: slice:prefix:id in one name.
         assert_eq!(
             classify(&format!(
                 "/system.slice/containerd.service/kubepods-besteffort-pod1234abcd_0000_4000_8000_000000000001.slice:cri-containerd:{ID}"
             )),
-            Class::Kubernetes {
-                pod_uid: uid.into(),
-                qos: "besteffort".into(),
-                runtime: Some("containerd".into()),
-                container_id: Some(ID.into()),
-            }
+            k8s(uid, "besteffort", Some("containerd"), Some(ID))
         );
         assert_eq!(
             classify(&format!("/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod{}.slice/crio-{ID}.scope", uid.replace('-', "_"))),
-            Class::Kubernetes {
-                pod_uid: uid.into(),
-                qos: "besteffort".into(),
-                runtime: Some("cri-o".into()),
-                container_id: Some(ID.into()),
-            }
+            k8s(uid, "besteffort", Some("cri-o"), Some(ID))
         );
     }
 
