@@ -30,7 +30,7 @@ if [ "$pos" -ge 1 ] && [ "$pos" -le 6 ]; then
 else
 	not_ok "... and its in-window stack names the culprit" "$win"
 fi
-check "... ran instead: the injecting shell" sh -c "echo '$rec' | grep -q ' window_comm=sh$'"
+check "... ran instead: the injecting shell" sh -c "echo '$rec' | grep -qE ' window_comm=sh( |$)'"
 echo "$win" | head -n 4 | sed 's/^/#   /'
 # Other, shorter softirq delays may be counted too (threadirqs defers every softirq), so
 # the window's bucket is looked up in its cause's section, not at a fixed line.

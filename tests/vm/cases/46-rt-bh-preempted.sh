@@ -50,7 +50,7 @@ else
 	check "... its cause is ksoftirqd-wait: the softirq threads waited behind the hog" \
 		sh -c "echo '$worst_rec' | grep -q ' cause=ksoftirqd-wait '"
 	check "... and the task that ran instead is the hog (cat)" \
-		sh -c "echo '$worst_rec' | grep -q ' window_comm=cat$'"
+		sh -c "echo '$worst_rec' | grep -qE ' window_comm=cat( |$)'"
 fi
 echo 0 > $TIO/enable
 rmmod irqoff_sample
