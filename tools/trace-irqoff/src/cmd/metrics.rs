@@ -22,14 +22,23 @@ pub fn run<B: Backend>(a: &MetricsArgs, m: Result<Module<B>, ProcError>) -> Resu
         .as_ref()
         .map(|dir| AtomicFile::create(&dir.join(TEXTFILE_NAME)))
         .transpose()?;
-    let text = match m {
-        Ok(m) => render::metrics::exposition(&m.counters()?, a.per_cpu),
-        Err(ProcError::NotLoaded(_)) => render::metrics::unloaded(),
-        Err(e) => return Err(e.into()),
-    };
+    let text = exposition(m, a.per_cpu)?;
     match file {
         Some(f) => f.commit(text.as_bytes())?,
         None => output::print(&text)?,
     }
     Ok(Outcome::Done)
+}
+
+/// The exposition of the module's counters as they are now (`metrics`, and each scrape of
+/// `serve`); a module that is not loaded is `trace_irqoff_loaded 0`.
+pub fn exposition<B: Backend>(
+    m: Result<Module<B>, ProcError>,
+    per_cpu: bool,
+) -> Result<String, ProcError> {
+    match m {
+        Ok(m) => Ok(render::metrics::exposition(&m.counters()?, per_cpu)),
+        Err(ProcError::NotLoaded(_)) => Ok(render::metrics::unloaded()),
+        Err(e) => Err(e),
+    }
 }

@@ -17,8 +17,7 @@ use super::Outcome;
 use crate::cli::ServeArgs;
 use crate::error::Problem;
 use crate::output;
-use crate::procfs::{Dir, Module, ProcError};
-use crate::render;
+use crate::procfs::{Dir, Module};
 
 /// The Prometheus text format's content type.
 const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -58,7 +57,7 @@ fn answer(req: Request, proc_root: &Path, per_cpu: bool) -> (bool, std::io::Resu
     }
     match path.as_str() {
         "/metrics" => {
-            let (status, body) = match exposition(proc_root, per_cpu) {
+            let (status, body) = match super::metrics::exposition(Module::open(Dir::new(proc_root)), per_cpu) {
                 Ok(body) => (200, body),
                 // Not a series: Prometheus marks the target down and keeps the message.
                 Err(e) => (500, format!("trace-irqoff: {e}\n")),
@@ -75,15 +74,6 @@ fn answer(req: Request, proc_root: &Path, per_cpu: bool) -> (bool, std::io::Resu
             ),
         ),
         _ => (false, req.respond(text(404, "not found: try /metrics\n"))),
-    }
-}
-
-/// What `metrics` prints, read now.
-fn exposition(proc_root: &Path, per_cpu: bool) -> Result<String, ProcError> {
-    match Module::open(Dir::new(proc_root)) {
-        Ok(m) => Ok(render::metrics::exposition(&m.counters()?, per_cpu)),
-        Err(ProcError::NotLoaded(_)) => Ok(render::metrics::unloaded()),
-        Err(e) => Err(e),
     }
 }
 

@@ -223,9 +223,7 @@ fn restore(m: &Module<Dir>, p: &Prior, modprobe: &str) -> Result<()> {
         set_tag_wait(m, tw)?;
     }
     if let Some(s) = p.settings {
-        m.set_period(s.period_ms)?;
-        m.set_threshold(s.threshold_ms)?;
-        m.set_enabled(s.enabled)?;
+        m.restore(s)?;
     }
     Ok(())
 }
