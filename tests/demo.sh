@@ -26,3 +26,10 @@ run trace-irqoff top
 say "The original interface is still there"
 run cat /proc/trace_irqoff/distribute
 run trace-irqoff disable
+say "The incident report: one HTML page for the ticket (timeline, culprits, flame graph)"
+run trace-irqoff report -o /tmp/incident.html
+# The guest has no way out but its console: the page follows, gzipped and base64-encoded,
+# and make demo cuts it out of the log (tests/report/extract).
+echo "@@REPORT-BEGIN incident.html"
+gzip -c /tmp/incident.html | base64
+echo "@@REPORT-END"
