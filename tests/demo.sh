@@ -5,6 +5,7 @@
 . /tests/lib.sh
 say() { printf '\n\033[1m### %s\033[0m\n' "$*"; }
 run() { printf '\033[36m# %s\033[0m\n' "$*"; "$@"; }
+hostname demo-vm	# the guest has no name of its own; the report shows it
 say "Load trace_irqoff and enable it"
 modprobe trace_irqoff
 modprobe irqoff_sample

@@ -3435,7 +3435,7 @@ fn report_from_a_record_file_is_self_contained_and_escaped() {
     );
     let said = String::from_utf8(out.stdout).unwrap();
     assert!(
-        said.starts_with("wrote ") && said.contains("2 windows on 1 CPUs"),
+        said.starts_with("wrote ") && said.contains("2 windows on 1 CPU;"),
         "{said}"
     );
     let page = fs::read_to_string(&page_path).unwrap();

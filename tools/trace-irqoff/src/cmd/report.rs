@@ -54,22 +54,17 @@ pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
         output: &a.output,
         bytes: page.len(),
         windows: s.records.len(),
-        cpus: {
-            let mut c: Vec<u32> = s.records.iter().map(|r| r.cpu).collect();
-            c.sort_unstable();
-            c.dedup();
-            c.len()
-        },
+        cpus: render::report::cpus_with_windows(&s.records),
     };
     if ctx.json {
         output::print_json(&written)?;
     } else {
         output::print(&format!(
-            "wrote {} ({} KB): {} windows on {} CPUs; open it in a browser\n",
+            "wrote {} ({} KB): {} windows on {}; open it in a browser\n",
             a.output.display(),
             written.bytes.div_ceil(1024),
             written.windows,
-            written.cpus
+            render::report::cpus(written.cpus)
         ))?;
     }
     Ok(Outcome::Done)

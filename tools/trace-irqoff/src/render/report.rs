@@ -176,9 +176,9 @@ fn summary(o: &mut String, s: &Snapshot, origin: &Origin, clock: Option<&Clock>)
         (
             "Windows",
             format!(
-                "{} recorded: {hard} hardirq-off, {soft} softirq-off, on {} CPUs",
+                "{} recorded: {hard} hardirq-off, {soft} softirq-off, on {}",
                 s.records.len(),
-                by_cpu(&s.records).len()
+                cpus(cpus_with_windows(&s.records))
             ),
         ),
     ];
@@ -238,6 +238,16 @@ fn culprits(o: &mut String, s: &Snapshot) {
         );
     }
     o.push_str("</section>\n");
+}
+
+/// "1 CPU", "2 CPUs".
+pub fn cpus(n: usize) -> String {
+    format!("{n} CPU{}", if n == 1 { "" } else { "s" })
+}
+
+/// How many CPUs have windows among `records`.
+pub fn cpus_with_windows(records: &[Record]) -> usize {
+    by_cpu(records).len()
 }
 
 /// Records by CPU.
@@ -311,8 +321,10 @@ fn timeline(o: &mut String, s: &Snapshot, origin: &Origin, clock: Option<&Clock>
         "<svg id=\"timeline-svg\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {height}\" width=\"{WIDTH}\" height=\"{height}\" font-size=\"11\">"
     );
     // The axis: wall-clock ticks (seconds after boot without a clock anchor).
+    // Ticks at round wall-clock times where the anchor is known.
     let step = tick_step(span, 8);
-    let mut t = from.div_ceil(step) * step;
+    let off = s.config.realtime_offset_ns.unwrap_or(0) % step;
+    let mut t = (from + off).div_ceil(step) * step - off;
     let fine = step < 1_000_000_000;
     while t <= to {
         let label = match clock {
@@ -513,10 +525,12 @@ fn windows(o: &mut String, s: &Snapshot) {
     });
     let all = v.len();
     v.truncate(WORST_WINDOWS);
-    for r in &v {
+    for (i, r) in v.iter().enumerate() {
+        // The worst one open: its stacks and profile show without a click (and print).
         let _ = writeln!(
             o,
-            "<details><summary><span style=\"color:{}\">&#9632;</span> {}</summary>",
+            "<details{}><summary><span style=\"color:{}\">&#9632;</span> {}</summary>",
+            if i == 0 { " open" } else { "" },
             colour(r.kind, r.cause),
             esc(&crate::render::window_sentence(r))
         );
@@ -610,6 +624,24 @@ mod tests {
         assert!(!svg.contains("DOCTYPE") && !svg.contains("onload"), "{svg}");
         assert!(svg.contains("#flamegraph-svg text {"), "{svg}");
         assert!(svg.contains("&lt;script&gt;"), "{svg}");
+    }
+
+    /// The timeline's ticks fall on round wall-clock times, whatever the clock anchor.
+    #[test]
+    fn ticks_at_round_wall_clock_times() {
+        let mut s = crate::saved::parse(r#"{"module":{"records_format":2,"hz":1000,"records_per_cpu":16,"soft_event_ns":0},
+            "settings":{"enabled":true,"period_ms":10,"threshold_ms":50},"realtime_offset_ns":1000300000000,
+            "cpus":[],"records":[]}"#).unwrap().snapshot;
+        s.records.push(Record {
+            latency_ns: 2_000_000_000,
+            timestamp_ns: 5_000_000_000,
+            ..Record::new(0, Kind::Hard)
+        });
+        let page = html(&s, &Origin::default());
+        // From 00:16:43.3 to 00:16:45.3, every 500 ms.
+        assert!(page.contains(">00:16:43.500</text>"), "{page}");
+        assert!(page.contains(">00:16:45.000</text>"), "{page}");
+        assert!(!page.contains(">00:16:43.300</text>"), "{page}");
     }
 
     /// The time range covers the recording and every window in it.
