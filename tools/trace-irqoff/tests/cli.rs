@@ -3409,6 +3409,27 @@ fn outside_references(page: &str) -> Vec<String> {
     v
 }
 
+/// `report FILE -o PAGE` with no module, FILE's page beside it: what it said, and the page.
+fn report_of(file: &Path) -> (String, String) {
+    let page_path = file.with_extension("html");
+    let out = cli(&file.with_file_name("no-proc"))
+        .arg("report")
+        .arg(file)
+        .arg("-o")
+        .arg(&page_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        fs::read_to_string(&page_path).unwrap(),
+    )
+}
+
 /// `report FILE -o PAGE` writes one self-contained HTML page of a `record` file (no module
 /// needed): title, culprits table, timeline and flame graph are in it, nothing is loaded
 /// from elsewhere, no script runs, and a task named `<script>...` is shown escaped.
@@ -3420,25 +3441,11 @@ fn report_from_a_record_file_is_self_contained_and_escaped() {
         serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
     v["records"][0]["comm"] = serde_json::json!("<script>alert(1)</script>");
     fs::write(&file, v.to_string()).unwrap();
-    let page_path = dir.path().join("incident.html");
-    let out = cli(&dir.path().join("no-proc"))
-        .arg("report")
-        .arg(&file)
-        .arg("-o")
-        .arg(&page_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let said = String::from_utf8(out.stdout).unwrap();
+    let (said, page) = report_of(&file);
     assert!(
         said.starts_with("wrote ") && said.contains("2 windows on 1 CPU;"),
         "{said}"
     );
-    let page = fs::read_to_string(&page_path).unwrap();
     assert!(page.starts_with("<!DOCTYPE html>"));
     for marker in [
         "<title>trace-irqoff incident report: elsewhere</title>",
@@ -3542,15 +3549,7 @@ fn report_of_64_cpus_is_bounded() {
     });
     let file = dir.path().join("big.json");
     fs::write(&file, v.to_string()).unwrap();
-    let page_path = dir.path().join("big.html");
-    cli(&dir.path().join("no-proc"))
-        .arg("report")
-        .arg(&file)
-        .arg("-o")
-        .arg(&page_path)
-        .assert()
-        .success();
-    let page = fs::read_to_string(&page_path).unwrap();
+    let (_, page) = report_of(&file);
     assert!(page.len() < 3_000_000, "{} bytes", page.len());
     assert_eq!(page.matches("<rect class=\"window\"").count(), 64 * 50);
     assert!(page.contains(&format!("{} shorter windows are left out", 64 * 250)));

@@ -230,14 +230,11 @@ fn culprits(o: &mut String, s: &Snapshot) {
         );
     }
     o.push_str("</table>\n");
-    if all > t.len() {
-        let _ = writeln!(
-            o,
-            "<p class=\"note\">{} culprits with fewer windows are left out (trace-irqoff top --from FILE --limit {all} lists them).</p>",
-            all - t.len()
-        );
-    }
-    o.push_str("</section>\n");
+    close(
+        o,
+        all - t.len(),
+        &format!("culprits with fewer windows are left out (trace-irqoff top --from FILE --limit {all} lists them)"),
+    );
 }
 
 /// "1 CPU", "2 CPUs".
@@ -375,13 +372,11 @@ fn timeline(o: &mut String, s: &Snapshot, origin: &Origin, clock: Option<&Clock>
         }
     }
     o.push_str("</svg>\n");
-    if left_out > 0 {
-        let _ = writeln!(
-            o,
-            "<p class=\"note\">The timeline draws the worst {TIMELINE_PER_CPU} windows of each CPU: {left_out} shorter windows are left out (the tables and the flame graph count them).</p>"
-        );
-    }
-    o.push_str("</section>\n");
+    close(
+        o,
+        left_out,
+        &format!("shorter windows are left out: the timeline draws the worst {TIMELINE_PER_CPU} windows of each CPU (the tables and the flame graph count them all)"),
+    );
 }
 
 /// Latency histograms by kind and cause, summed over CPUs (the module's log2 buckets);
@@ -568,12 +563,17 @@ fn windows(o: &mut String, s: &Snapshot) {
         }
         o.push_str("</details>\n");
     }
-    if all > v.len() {
-        let _ = writeln!(
-            o,
-            "<p class=\"note\">{} shorter windows are not detailed here (trace-irqoff records --from FILE shows them all).</p>",
-            all - v.len()
-        );
+    close(
+        o,
+        all - v.len(),
+        "shorter windows are not detailed here (trace-irqoff records --from FILE shows them all)",
+    );
+}
+
+/// Ends a section, saying first what it left out: `n` (when any) and `what`.
+fn close(o: &mut String, n: usize, what: &str) {
+    if n > 0 {
+        let _ = writeln!(o, "<p class=\"note\">{n} {}.</p>", esc(what));
     }
     o.push_str("</section>\n");
 }
@@ -626,17 +626,28 @@ mod tests {
         assert!(svg.contains("&lt;script&gt;"), "{svg}");
     }
 
-    /// The timeline's ticks fall on round wall-clock times, whatever the clock anchor.
-    #[test]
-    fn ticks_at_round_wall_clock_times() {
-        let mut s = crate::saved::parse(r#"{"module":{"records_format":2,"hz":1000,"records_per_cpu":16,"soft_event_ns":0},
-            "settings":{"enabled":true,"period_ms":10,"threshold_ms":50},"realtime_offset_ns":1000300000000,
-            "cpus":[],"records":[]}"#).unwrap().snapshot;
+    /// A recording with the clock anchor `offset_ns` and one hardirq-off window of 2 s
+    /// that ended at 5 s after boot.
+    fn one_window(offset_ns: u64) -> Snapshot {
+        let mut s = crate::saved::parse(&format!(
+            r#"{{"module":{{"records_format":2,"hz":1000,"records_per_cpu":16,"soft_event_ns":0}},
+            "settings":{{"enabled":true,"period_ms":10,"threshold_ms":50}},"realtime_offset_ns":{offset_ns},
+            "cpus":[],"records":[]}}"#
+        ))
+        .unwrap()
+        .snapshot;
         s.records.push(Record {
             latency_ns: 2_000_000_000,
             timestamp_ns: 5_000_000_000,
             ..Record::new(0, Kind::Hard)
         });
+        s
+    }
+
+    /// The timeline's ticks fall on round wall-clock times, whatever the clock anchor.
+    #[test]
+    fn ticks_at_round_wall_clock_times() {
+        let s = one_window(1_000_300_000_000);
         let page = html(&s, &Origin::default());
         // From 00:16:43.3 to 00:16:45.3, every 500 ms.
         assert!(page.contains(">00:16:43.500</text>"), "{page}");
@@ -647,14 +658,7 @@ mod tests {
     /// The time range covers the recording and every window in it.
     #[test]
     fn range_covers_recording_and_windows() {
-        let mut s = crate::saved::parse(r#"{"module":{"records_format":2,"hz":1000,"records_per_cpu":16,"soft_event_ns":0},
-            "settings":{"enabled":true,"period_ms":10,"threshold_ms":50},"realtime_offset_ns":1000000000000,
-            "cpus":[],"records":[]}"#).unwrap().snapshot;
-        s.records.push(Record {
-            latency_ns: 2_000_000_000,
-            timestamp_ns: 5_000_000_000,
-            ..Record::new(0, Kind::Hard)
-        });
+        let s = one_window(1_000_000_000_000);
         let origin = Origin {
             start_time: Some("1970-01-01T00:16:42Z".into()),
             end_time: Some("1970-01-01T00:16:50Z".into()),
