@@ -640,6 +640,7 @@ fn every_command_has_help_with_an_example() {
         "top",
         "watch",
         "record",
+        "report",
         "tagwait",
         "metrics",
         "completions",

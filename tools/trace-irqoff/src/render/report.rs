@@ -285,9 +285,41 @@ fn range(s: &Snapshot, origin: &Origin) -> (u64, u64) {
     (from, to.max(from))
 }
 
-/// A step of 1, 2 or 5 times a power of ten, in ns, giving at most about `n` ticks.
+/// A step between ticks giving at most about `n` of them over `span_ns`: below a second 1,
+/// 2 or 5 times a power of ten ns; from a second on, a step of the clock (1, 2, 5, 10, 15,
+/// 30 s, the same in minutes, 1, 2, 3, 6, 12 h, 1, 2, 7, 14, 28 days).
 fn tick_step(span_ns: u64, n: u64) -> u64 {
     let raw = (span_ns / n.max(1)).max(1);
+    const S: u64 = 1_000_000_000;
+    const CLOCK: [u64; 21] = [
+        S,
+        2 * S,
+        5 * S,
+        10 * S,
+        15 * S,
+        30 * S,
+        60 * S,
+        120 * S,
+        300 * S,
+        600 * S,
+        900 * S,
+        1800 * S,
+        3600 * S,
+        7200 * S,
+        3 * 3600 * S,
+        6 * 3600 * S,
+        12 * 3600 * S,
+        86_400 * S,
+        2 * 86_400 * S,
+        7 * 86_400 * S,
+        14 * 86_400 * S,
+    ];
+    if raw > S {
+        return CLOCK
+            .into_iter()
+            .find(|&st| st >= raw)
+            .unwrap_or(raw.div_ceil(28 * 86_400 * S) * 28 * 86_400 * S);
+    }
     let mut p = 1u64;
     while p.saturating_mul(10) <= raw {
         p *= 10;
@@ -322,15 +354,17 @@ fn timeline(o: &mut String, s: &Snapshot, origin: &Origin, clock: Option<&Clock>
     let step = tick_step(span, 8);
     let off = s.config.realtime_offset_ns.unwrap_or(0) % step;
     let mut t = (from + off).div_ceil(step) * step - off;
-    let fine = step < 1_000_000_000;
+    // To the ms within a second, to the second within a day, else the date and minute.
+    let (a, b) = if step < 1_000_000_000 {
+        (11, 23)
+    } else if span < 86_400_000_000_000 {
+        (11, 19)
+    } else {
+        (5, 16)
+    };
     while t <= to {
         let label = match clock {
-            Some(k) => {
-                let w = k.rfc3339(t);
-                w.get(11..if fine { 23 } else { 19 })
-                    .unwrap_or("?")
-                    .to_string()
-            }
+            Some(k) => k.rfc3339(t).get(a..b).unwrap_or("?").replace('T', " "),
             None => format!("{} s", crate::render::secs(t)),
         };
         let _ = writeln!(
@@ -605,11 +639,21 @@ mod tests {
         );
     }
 
-    /// Axis steps are 1, 2 or 5 times a power of ten, giving at most the ticks asked for.
+    /// Axis steps are 1, 2 or 5 times a power of ten below a second, steps of the clock
+    /// above, giving at most the ticks asked for.
     #[test]
     fn tick_steps_are_round() {
         assert_eq!(tick_step(10_000_000_000, 8), 2_000_000_000);
         assert_eq!(tick_step(30_000_000_000, 8), 5_000_000_000);
+        assert_eq!(tick_step(3_600_000_000_000, 8), 600_000_000_000);
+        assert_eq!(
+            tick_step(11 * 86_400_000_000_000, 8),
+            2 * 86_400_000_000_000
+        );
+        assert_eq!(
+            tick_step(400 * 86_400_000_000_000, 8),
+            56 * 86_400_000_000_000
+        );
         assert_eq!(tick_step(800, 8), 100);
         assert_eq!(tick_step(0, 8), 1);
     }
@@ -653,6 +697,13 @@ mod tests {
         assert!(page.contains(">00:16:43.500</text>"), "{page}");
         assert!(page.contains(">00:16:45.000</text>"), "{page}");
         assert!(!page.contains(">00:16:43.300</text>"), "{page}");
+        // Over days, the date and the minute, every 2 days (11 days from 1970-01-01T00:16:43.3).
+        let mut s = s;
+        let mut later = s.records[0].clone();
+        later.timestamp_ns = 950_400_000_000_000;
+        s.records.push(later);
+        let page = html(&s, &Origin::default());
+        assert!(page.contains(">01-03 00:00</text>"), "{page}");
     }
 
     /// The time range covers the recording and every window in it.
