@@ -138,8 +138,13 @@ test: setup
 test-sanitize: setup cli
 	@tests/run sanitize
 
+# The demo ends with the incident report, which leaves the guest on its console (kept in
+# the log, not shown).
 demo: setup modules cli
-	@tests/vm/run --script tests/demo.sh
+	@bash -o pipefail -c 'tests/vm/run --script tests/demo.sh --log target/demo/vm.log | \
+		sed -u "/^@@REPORT-BEGIN/,/^@@REPORT-END/c\\(the page, encoded for the host: target/demo/vm.log)"'
+	@tests/report/extract target/demo/vm.log incident.html > target/demo/incident.html
+	@echo "The incident report: target/demo/incident.html (open it in a browser)"
 
 # Benchmarks on a production-like kernel; writes bench/results.json and
 # Documentation/benchmarks.rst (see tests/bench/run for the knobs).

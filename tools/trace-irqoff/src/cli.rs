@@ -82,6 +82,13 @@ pub enum Command {
         after_help = "Example: trace-irqoff record --duration 30s -o incident.json --folded incident.folded\nExample: trace-irqoff record --until 50 -o caught.json   (ends at the next window of 50 ms or more, exit status 3)"
     )]
     Record(RecordArgs),
+    /// One self-contained HTML page of an incident, for a browser or a ticket: host, kernel,
+    /// settings, culprits, a per-CPU timeline, histograms, a flame graph and the in-window
+    /// profiles; from a `record` file, or from the module.
+    #[command(
+        after_help = "Example: trace-irqoff report incident.json -o incident.html\nExample: trace-irqoff report -o now.html   (what the running module holds)"
+    )]
+    Report(ReportArgs),
     /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
     Tagwait(TagwaitArgs),
@@ -303,6 +310,16 @@ pub struct RecordArgs {
     /// What a folded stack counts: its windows, or their length in whole ms.
     #[arg(long, value_enum, default_value_t = Weight::Count, requires = "folded")]
     pub weight: Weight,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// A file that `trace-irqoff record -o FILE` wrote (default: read the module).
+    #[arg(value_name = "FILE")]
+    pub from: Option<PathBuf>,
+    /// Where to write the HTML page.
+    #[arg(short, long, default_value = "trace-irqoff-report.html")]
+    pub output: PathBuf,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]

@@ -27,6 +27,23 @@ struct Saved {
     ended_monotonic_ns: Option<u64>,
     cpus: Vec<Cpu>,
     records: Vec<Record>,
+    #[serde(flatten)]
+    origin: Origin,
+}
+
+/// Where and when an incident was recorded: what a `record` file says of itself (or, for
+/// a view of the running module, this machine and the module's counting time).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Origin {
+    #[serde(default)]
+    pub host: Option<String>,
+    #[serde(default)]
+    pub kernel: Option<String>,
+    /// Wall-clock start and end (RFC 3339).
+    #[serde(default)]
+    pub start_time: Option<String>,
+    #[serde(default)]
+    pub end_time: Option<String>,
 }
 
 /// A `record` file read back.
@@ -35,6 +52,8 @@ pub struct Loaded {
     pub snapshot: Snapshot,
     /// The recording's end, CLOCK_MONOTONIC: what `--since` counts back from.
     pub now_ns: u64,
+    /// Where and when it was recorded (unknown for the module's files).
+    pub origin: Origin,
 }
 
 /// Reads the `record` file at `path`.
@@ -106,5 +125,6 @@ pub fn parse(text: &str) -> Result<Loaded, serde_json::Error> {
     Ok(Loaded {
         now_ns: saved.ended_monotonic_ns.unwrap_or(last),
         snapshot,
+        origin: saved.origin,
     })
 }

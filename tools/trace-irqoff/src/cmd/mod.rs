@@ -24,6 +24,7 @@ mod man;
 mod metrics;
 pub mod record;
 pub mod records;
+mod report;
 mod serve;
 mod service;
 mod set;
@@ -73,6 +74,10 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Top(a) => match &a.from {
             Some(f) => top::show(a, &crate::saved::load(f)?.snapshot, &ctx),
             None => top::run(a, &open()?, &ctx),
+        },
+        Command::Report(a) => match &a.from {
+            Some(f) => report::show(a, &crate::saved::load(f)?, &ctx),
+            None => report::run(a, &open()?, &ctx),
         },
         Command::Watch(a) => watch::run(a, &open()?, &ctx),
         Command::Record(a) => record::run(a, &open()?, &ctx),

@@ -19,6 +19,7 @@ pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outc
         &Loaded {
             snapshot,
             now_ns: crate::clock::monotonic_ns(),
+            origin: Default::default(),
         },
         ctx,
     )

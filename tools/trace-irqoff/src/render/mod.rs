@@ -14,6 +14,7 @@ pub mod line;
 pub mod live;
 pub mod metrics;
 pub mod record;
+pub mod report;
 pub mod status;
 pub mod tagwait;
 pub mod top;

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `report`: the incident as one self-contained HTML page (`render::report`), from a
+//! `record` file or from the running module.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::{Ctx, Outcome};
+use crate::cli::ReportArgs;
+use crate::files::AtomicFile;
+use crate::output;
+use crate::procfs::{Backend, Module};
+use crate::render;
+use crate::saved::{Loaded, Origin};
+
+/// What `report --json` says it wrote.
+#[derive(Serialize)]
+struct Written<'a> {
+    output: &'a std::path::Path,
+    bytes: usize,
+    windows: usize,
+    cpus: usize,
+}
+
+/// The report of what the module holds now: its records since load or clear, on this
+/// machine.
+pub fn run<B: Backend>(a: &ReportArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+    let snapshot = m.snapshot()?;
+    let uname = rustix::system::uname();
+    let origin = Origin {
+        host: Some(uname.nodename().to_string_lossy().into_owned()),
+        kernel: Some(uname.release().to_string_lossy().into_owned()),
+        start_time: snapshot.config.counts_since.clone(),
+        end_time: Some(crate::clock::now_rfc3339()),
+    };
+    show(
+        a,
+        &Loaded {
+            snapshot,
+            now_ns: crate::clock::monotonic_ns(),
+            origin,
+        },
+        ctx,
+    )
+}
+
+/// Writes the report of a loaded recording to `a.output` and says where.
+pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
+    let file = AtomicFile::create(&a.output)?;
+    let s = &loaded.snapshot;
+    let page = render::report::html(s, &loaded.origin);
+    file.commit(page.as_bytes())?;
+    let written = Written {
+        output: &a.output,
+        bytes: page.len(),
+        windows: s.records.len(),
+        cpus: render::report::cpus_with_windows(&s.records),
+    };
+    if ctx.json {
+        output::print_json(&written)?;
+    } else {
+        output::print(&format!(
+            "wrote {} ({} KB): {} windows on {}; open it in a browser\n",
+            a.output.display(),
+            written.bytes.div_ceil(1024),
+            written.windows,
+            render::report::cpus(written.cpus)
+        ))?;
+    }
+    Ok(Outcome::Done)
+}
