@@ -530,7 +530,11 @@ impl Flame {
     }
 
     fn depth(&self) -> usize {
-        self.children.values().map(|c| c.depth() + 1).max().unwrap_or(0)
+        self.children
+            .values()
+            .map(|c| c.depth() + 1)
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -724,9 +728,16 @@ mod tests {
         let svg = flame_svg("hardirq-off;<script>x</script>;f 3\nhardirq-off;sh;g 1\n");
         assert!(svg.starts_with("<svg id=\"flamegraph-svg\" "), "{svg}");
         assert!(!svg.contains("<script"), "{svg}");
-        assert!(svg.contains("&lt;script&gt;x&lt;/script&gt; (3 ms, 75.0%)"), "{svg}");
+        assert!(
+            svg.contains("&lt;script&gt;x&lt;/script&gt; (3 ms, 75.0%)"),
+            "{svg}"
+        );
         // One hardirq-off frame for both stacks, as wide as the graph.
-        assert_eq!(svg.matches("<title>hardirq-off (4 ms, 100.0%)</title>").count(), 1);
+        assert_eq!(
+            svg.matches("<title>hardirq-off (4 ms, 100.0%)</title>")
+                .count(),
+            1
+        );
         assert!(svg.contains("width=\"1080.0\""), "{svg}");
         assert!(svg.contains("<title>g (1 ms, 25.0%)</title>"), "{svg}");
     }
