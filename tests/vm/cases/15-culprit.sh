@@ -92,7 +92,7 @@ blk=$(record_block 1 hard 0 sh)
 # Frame 1, or 2 under a GCC-built kernel's own sample_irq_enable frame.
 pos=$(culprit_at "$blk" irqoff_sample_hardirq_window)
 check "irqoff_sample unloaded: its record still names irqoff_sample_hardirq_window [irqoff_sample] (frame $pos)" \
-	sh -c "test $pos -ge 1 && test $pos -le 2 && echo '$blk' | grep -qE '^frame irqoff_sample_hardirq_window\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample\]$'"
+	sh -c "test $pos -ge 1 && test $pos -le 2 && echo '$blk' | grep -qE '^frame irqoff_sample_hardirq_window\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample( [0-9a-f]+)?\]$'"
 check "... and its Rust frames, demangled by the CLI" sh -c "trace-irqoff records --kind hard | grep -qF '<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x'"
 check "... and mangled with --raw-symbols" sh -c "trace-irqoff records --kind hard --raw-symbols | grep -qE '_RNv.*18irqoff_sample_main.*write_iter\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample\]'"
 check "no frame of the record lost its name" sh -c "! echo '$blk' | grep -q '^frame 0x'"

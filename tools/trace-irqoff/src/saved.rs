@@ -27,6 +27,12 @@ struct Saved {
     ended_monotonic_ns: Option<u64>,
     cpus: Vec<Cpu>,
     records: Vec<Record>,
+    /// The kernel release it was taken on, and the kernel's build id (absent from files
+    /// before `--lines`): where `records --from FILE --lines` looks for debug information.
+    #[serde(default)]
+    kernel: Option<String>,
+    #[serde(default)]
+    kernel_build_id: Option<String>,
 }
 
 /// A `record` file read back.
@@ -35,6 +41,9 @@ pub struct Loaded {
     pub snapshot: Snapshot,
     /// The recording's end, CLOCK_MONOTONIC: what `--since` counts back from.
     pub now_ns: u64,
+    /// The kernel release it was taken on, and the kernel's build id, where known.
+    pub kernel: Option<String>,
+    pub kernel_build_id: Option<String>,
 }
 
 /// Reads the `record` file at `path`.
@@ -106,5 +115,7 @@ pub fn parse(text: &str) -> Result<Loaded, serde_json::Error> {
     Ok(Loaded {
         now_ns: saved.ended_monotonic_ns.unwrap_or(last),
         snapshot,
+        kernel: saved.kernel,
+        kernel_build_id: saved.kernel_build_id,
     })
 }

@@ -19,6 +19,13 @@ pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outc
         &Loaded {
             snapshot,
             now_ns: crate::clock::monotonic_ns(),
+            kernel: Some(
+                rustix::system::uname()
+                    .release()
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
+            kernel_build_id: crate::lines::running_kernel_build_id(),
         },
         ctx,
     )
@@ -28,7 +35,10 @@ pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outc
 pub fn show(a: &RecordsArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
     let s = &loaded.snapshot;
     check_cpus(&a.cpu, s)?;
-    let v = select(s, a, loaded.now_ns);
+    let mut v = select(s, a, loaded.now_ns);
+    if a.lines {
+        source_lines(a, loaded, &mut v);
+    }
     if ctx.json {
         output::print_json(&v)?;
     } else {
@@ -47,6 +57,31 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Done)
+}
+
+/// `--lines`: the records' frames with their source lines, where there is debug
+/// information; one sentence on stderr about what had none.
+fn source_lines(a: &RecordsArgs, loaded: &Loaded, v: &mut [Record]) {
+    if a.from.is_none() {
+        // Read live: the build ids the kernel did not print, from the modules loaded now.
+        crate::lines::fill_build_ids(v);
+    }
+    let mut resolver = crate::lines::Resolver::new(crate::lines::Options {
+        vmlinux: a.vmlinux.clone(),
+        debug_dir: a
+            .debug_dir
+            .clone()
+            .unwrap_or_else(|| crate::lines::DEBUG_DIR.into()),
+        release: loaded.kernel.clone().unwrap_or_default(),
+        kernel_build_id: loaded.kernel_build_id.clone(),
+        root: "/".into(),
+    });
+    for r in v.iter_mut() {
+        resolver.annotate(r);
+    }
+    if let Some(hint) = resolver.hint() {
+        eprintln!("trace-irqoff: {hint}");
+    }
 }
 
 /// Refuses a `--cpu` the module does not report (a typo would otherwise read as "no
