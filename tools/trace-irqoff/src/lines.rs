@@ -676,6 +676,32 @@ mod tests {
         assert!(file.lines(&wrong, true).is_empty());
     }
 
+    /// Claim: in a linked file (as vmlinux is) a frame named by its demangled Rust name
+    /// resolves through the symbol table to its own source: this test binary's
+    /// `parse_frame`, built with debug information.
+    #[test]
+    fn linked_files_resolve_demangled_frames() {
+        let exe = std::env::current_exe().expect("exe");
+        let Some((file, _)) = DebugFile::open(&exe) else {
+            eprintln!("the test binary has no debug information: not checked");
+            return;
+        };
+        let name = "trace_irqoff::lines::parse_frame";
+        let &[(_, size)] = file.symbols[name].as_slice() else {
+            panic!("one {name}");
+        };
+        let frame = Frame {
+            function: name,
+            offset: 4,
+            size,
+            module: None,
+        };
+        let l = file.lines(&frame, false);
+        let own = l.last().expect("a line");
+        assert!(own.file.ends_with("lines.rs"), "{own:?}");
+        assert_eq!(own.function, name);
+    }
+
     /// Claim: the build id is read from a notes section of several notes.
     #[test]
     fn build_id_from_notes() {
