@@ -185,8 +185,8 @@ pub struct RecordsArgs {
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
     /// Each frame's source file and line, with inlined functions, from the kernel's and the
-    /// modules' debug information (Debian: linux-image-RELEASE-dbg).
-    #[arg(long)]
+    /// modules' debug information (Debian: linux-image-RELEASE-dbg); the stacked view.
+    #[arg(long, conflicts_with = "oneline")]
     pub lines: bool,
     /// The kernel's debug file (vmlinux with DWARF) for --lines.
     #[arg(long, value_name = "FILE", requires = "lines")]

@@ -45,7 +45,7 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
         // On a terminal one line per window, cut to its width; on a pipe (scripts, files)
         // the stacks, as before.
         let size = output::terminal_size();
-        if a.oneline || (size.is_some() && !a.stacks) {
+        if a.oneline || (size.is_some() && !a.stacks && !a.lines) {
             output::print(&render::line::table(
                 &v,
                 s,
