@@ -277,17 +277,24 @@ impl DebugFile {
         Some((Self { ctx, symbols }, id))
     }
 
-    /// The source lines of `frame`; `exact`: its offset is the instruction itself (the
-    /// culprit frame), else a return address (the call is the byte before).
-    fn lines(&self, frame: &Frame<'_>, exact: bool) -> Vec<SourceLine> {
-        let Some(&(addr, _)) = self.symbols.get(frame.function).and_then(|v| {
-            v.iter()
-                .find(|(_, size)| *size == frame.size)
-                .or_else(|| (v.len() == 1 && frame.size == 0).then(|| &v[0]))
-        }) else {
-            return Vec::new();
-        };
-        let probe = addr + frame.offset - u64::from(!exact && frame.offset > 0);
+    /// The address of `frame`'s function: its symbol of that name whose size is the
+    /// frame's, else the largest one no larger that holds the offset (the kernel's size of
+    /// a function, `/0x80`, runs to the next symbol: alignment and padding after the
+    /// function count too).
+    fn function_address(&self, frame: &Frame<'_>) -> Option<u64> {
+        let v = self.symbols.get(frame.function)?;
+        v.iter()
+            .find(|(_, size)| *size == frame.size)
+            .or_else(|| {
+                v.iter()
+                    .filter(|(_, size)| *size <= frame.size && frame.offset <= *size)
+                    .max_by_key(|(_, size)| *size)
+            })
+            .map(|(addr, _)| *addr)
+    }
+
+    /// The locations at `probe`, innermost first; empty where the line is not known.
+    fn locations(&self, probe: u64, frame: &Frame<'_>) -> Vec<SourceLine> {
         let mut out = Vec::new();
         let Ok(mut it) = self.ctx.find_frames(probe).skip_all_loads() else {
             return out;
@@ -302,17 +309,40 @@ impl DebugFile {
                     Err(_) => n.into_owned(),
                 })
                 .unwrap_or_else(|| frame.function.to_string());
-            if let Some(l) = f.location {
-                if let (Some(file), Some(line)) = (l.file, l.line) {
-                    out.push(SourceLine {
-                        function,
-                        file: file.to_string(),
-                        line,
-                    });
-                }
+            match f.location {
+                Some(addr2line::Location {
+                    file: Some(file),
+                    line: Some(line),
+                    ..
+                }) if line > 0 => out.push(SourceLine {
+                    function,
+                    file: file.to_string(),
+                    line,
+                }),
+                // Code of no line (compiler-made): not this address's place.
+                _ => return Vec::new(),
             }
         }
         out
+    }
+
+    /// The source lines of `frame`. `exact`: its offset may be the instruction itself (the
+    /// first frame of a stack: where it was interrupted, or a return address where the
+    /// stack was cut), tried first; else a return address, whose call is the byte before.
+    fn lines(&self, frame: &Frame<'_>, exact: bool) -> Vec<SourceLine> {
+        let Some(addr) = self.function_address(frame) else {
+            return Vec::new();
+        };
+        let at = addr + frame.offset;
+        let mut found = if exact {
+            self.locations(at, frame)
+        } else {
+            Vec::new()
+        };
+        if found.is_empty() && frame.offset > 0 {
+            found = self.locations(at - 1, frame);
+        }
+        found
     }
 }
 
@@ -666,14 +696,16 @@ mod tests {
             }
         }
         assert!(inlined, "helper is inlined into second somewhere");
-        // A size other than the symbol's: another function, not resolved.
-        let wrong = Frame {
+        // The kernel's size runs to the next symbol (alignment, padding): a larger one
+        // still names this function; a smaller one is another function of that name.
+        let sized = |size| Frame {
             function: "second",
-            offset: 0,
-            size: size("second") + 1,
+            offset: 1,
+            size,
             module: None,
         };
-        assert!(file.lines(&wrong, true).is_empty());
+        assert!(!file.lines(&sized(size("second") + 0x10), false).is_empty());
+        assert!(file.lines(&sized(size("second") - 1), false).is_empty());
     }
 
     /// Claim: in a linked file (as vmlinux is) a frame named by its demangled Rust name
