@@ -9,12 +9,7 @@ set -e
 modprobe trace_irqoff
 modprobe irqoff_sample
 trace-irqoff enable > /dev/null
-inject 1 hardirq 120
-sleep 0.2
-inject 1 hardirq 120
-sleep 0.2
-inject 1 softirq 100
-sleep 0.3
+demo_windows
 trace-irqoff record --last 10m -o /tmp/before.json > /dev/null
 rmmod irqoff_sample
 trace-irqoff record --last 10m -o /tmp/after.json > /dev/null

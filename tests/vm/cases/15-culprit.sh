@@ -27,10 +27,10 @@ if find /lib/modules/$(uname -r) -name "preemptirq_delay_test.ko*" | grep -q .; 
 	# The innermost frame is the module's function that held interrupts off; which one
 	# depends on the compiler's inlining: preemptirq_delay_run on the test kernel,
 	# execute_preemptirqtest (called through preemptirqtest_0) on the kcsan kernel.
-	sym='[a-z_][a-z0-9_]*\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test\]'
+	sym='[a-z_][a-z0-9_]*\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test( [0-9a-f]+)?\]'
 	culprit=$(echo "$blk" | sed -n 2p | sed -n 's/^frame \([a-z_][a-z0-9_]*\)+.*/\1/p')
 	check "preemptirq_delay_test unloaded: its record still names its function and module ($culprit [preemptirq_delay_test])" \
-		sh -c "echo '$blk' | sed -n 2p | grep -qE '^frame $sym\$' && echo '$blk' | grep -qE '^frame preemptirq_delay_run\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test\]\$'"
+		sh -c "echo '$blk' | sed -n 2p | grep -qE '^frame $sym\$' && echo '$blk' | grep -qE '^frame preemptirq_delay_run\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test( [0-9a-f]+)?\]\$'"
 	check "trace_latency names it too" grep -qE "^ +${culprit:-none}\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test\]\$" $TIO/trace_latency
 	check "records --json names it with its module" sh -c "trace-irqoff records --json --kind hard | grep -qE '\"${culprit:-none}\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test\]\"'"
 	check "top --json names it as the culprit" sh -c "trace-irqoff top --json | grep -q '\"${culprit:-none}'"

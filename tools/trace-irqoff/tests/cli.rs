@@ -38,6 +38,11 @@ fn ours() -> TempDir {
 }
 
 fn ours_v2() -> TempDir {
+    ours_with(RECORDS_V2)
+}
+
+/// Our module with this `records` file.
+fn ours_with(records: &str) -> TempDir {
     proc_root(&[
         ("enable", "enabled\n"),
         ("sampling_period", "10ms\n"),
@@ -46,7 +51,7 @@ fn ours_v2() -> TempDir {
             "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n",
         ),
         ("distribute", ""),
-        ("records", RECORDS_V2),
+        ("records", records),
     ])
 }
 
@@ -3400,16 +3405,7 @@ fn build_ids_in_frames_are_kept_out_of_the_views() {
     let id = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567";
     let with_ids = RECORDS_V2.replace(" [irqoff_sample]", &format!(" [irqoff_sample {id}]"));
     assert_ne!(with_ids, RECORDS_V2);
-    let files = |records| {
-        proc_root(&[
-            ("enable", "enabled\n"),
-            ("sampling_period", "10ms\n"),
-            ("trace_latency", "trace_irqoff_latency: 50ms\n"),
-            ("distribute", ""),
-            ("records", records),
-        ])
-    };
-    let (plain, ids) = (files(RECORDS_V2), files(&with_ids));
+    let (plain, ids) = (ours_v2(), ours_with(&with_ids));
     let out = |root: &TempDir, args: &[&str]| {
         let o = cli(root.path()).args(args).output().unwrap();
         assert!(o.status.success(), "{args:?}: {o:?}");
