@@ -94,7 +94,12 @@ mod tests {
             without_build_id(b"f+0x1/0x2 [irqoff_sample 326c88b7c23e10123378fb3ce9cb09f688f289f3]"),
             Some(&b"f+0x1/0x2 [irqoff_sample"[..])
         );
-        for name in [&b"f+0x1/0x2 [m]"[..], b"vfs_write+0x1d7/0x210", b"f [m x]", b"0x1234"] {
+        for name in [
+            &b"f+0x1/0x2 [m]"[..],
+            b"vfs_write+0x1d7/0x210",
+            b"f [m x]",
+            b"0x1234",
+        ] {
             assert_eq!(without_build_id(name), None);
         }
     }
