@@ -13,7 +13,13 @@ use crate::render;
 use crate::saved::Loaded;
 
 pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
-    let snapshot = m.snapshot()?;
+    let mut snapshot = m.snapshot()?;
+    // The running kernel's: the build ids it did not print in the frames, from the modules
+    // loaded now, and its own (`--lines`); not for a copy of the files (another machine).
+    let live = m.is_live();
+    if live {
+        crate::lines::fill_build_ids(&mut snapshot.records);
+    }
     show(
         a,
         &Loaded {
@@ -25,7 +31,7 @@ pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outc
                     .to_string_lossy()
                     .into_owned(),
             ),
-            kernel_build_id: crate::lines::running_kernel_build_id(),
+            kernel_build_id: live.then(crate::lines::running_kernel_build_id).flatten(),
         },
         ctx,
     )
@@ -62,10 +68,6 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
 /// `--lines`: the records' frames with their source lines, where there is debug
 /// information; one sentence on stderr about what had none.
 fn source_lines(a: &RecordsArgs, loaded: &Loaded, v: &mut [Record]) {
-    if a.from.is_none() {
-        // Read live: the build ids the kernel did not print, from the modules loaded now.
-        crate::lines::fill_build_ids(v);
-    }
     let mut resolver = crate::lines::Resolver::new(crate::lines::Options {
         vmlinux: a.vmlinux.clone(),
         debug_dir: a
