@@ -357,7 +357,8 @@ pub(crate) fn core_text_high() -> u32 {
     unsafe { raw::tio_core_text_high() }
 }
 
-/// Formats `addr` as `func+0x1f/0x80 [module]` into `buf`; returns the bytes written
+/// Formats `addr` as `func+0x1f/0x80 [module]` into `buf`, `[module BUILDID]` where the
+/// kernel has build ids in stack traces (CONFIG_STACKTRACE_BUILD_ID); returns the bytes written
 /// (truncated to the buffer, never NUL-terminated in the returned part). Any context.
 pub(crate) fn format_symbol(buf: &mut [u8], addr: u64) -> usize {
     let len = c_uint::try_from(buf.len()).unwrap_or(c_uint::MAX);

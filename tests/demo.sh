@@ -12,12 +12,7 @@ modprobe irqoff_sample
 run trace-irqoff enable
 run trace-irqoff status
 say "The incident: something keeps hard interrupts off for 120 ms on CPU 1 (twice), then bottom halves for 100 ms"
-inject 1 hardirq 120
-sleep 0.2
-inject 1 hardirq 120
-sleep 0.2
-inject 1 softirq 100
-sleep 0.3
+demo_windows
 say "What happened, where, how often"
 run trace-irqoff status
 run trace-irqoff records

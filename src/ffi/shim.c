@@ -232,9 +232,15 @@ unsigned int tio_core_text_high(void)
 	return (unsigned long)&_printk >> 32;
 }
 
+/*
+ * %pSb: a module's frame carries the module's build id where the kernel has
+ * CONFIG_STACKTRACE_BUILD_ID ("func+0x1f/0x80 [module BUILDID]"), taken while the
+ * module is there, for source lines later (trace-irqoff records --lines); as %pS
+ * elsewhere, and for core-kernel frames.
+ */
 int tio_format_symbol(char *buf, unsigned int len, unsigned long addr)
 {
-	return scnprintf(buf, len, "%pS", (void *)addr);
+	return scnprintf(buf, len, "%pSb", (void *)addr);
 }
 
 unsigned int tio_interrupted(void)

@@ -68,9 +68,41 @@ pub(crate) fn name_of(region: &[u8], named: u32, frame: usize) -> Option<&[u8]> 
     region.split(|&b| b == 0).nth(k).filter(|s| !s.is_empty())
 }
 
+/// The frame name `name` as `%pS` prints it: where it ends in a module's build id
+/// (`func+0x1f/0x80 [module 0123...ef]`, `%pSb` on kernels with CONFIG_STACKTRACE_BUILD_ID),
+/// the part before the id's space; the closing `]` is then to be added. `None` for a name
+/// without one.
+pub(crate) fn without_build_id(name: &[u8]) -> Option<&[u8]> {
+    let inner = name.strip_suffix(b"]")?;
+    let space = inner.iter().rposition(|&b| b == b' ')?;
+    let id = &inner[space + 1..];
+    let open = inner[..space].iter().rposition(|&b| b == b'[')?;
+    let module = &inner[open + 1..space];
+    let hex = id.len() >= 2 && id.iter().all(u8::is_ascii_hexdigit);
+    let one_word = !module.is_empty() && !module.contains(&b' ');
+    (hex && one_word && open > 0 && inner[open - 1] == b' ').then_some(&inner[..space])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Claim: a module frame's build id is cut off, `]` left to add; other names are kept.
+    #[test]
+    fn build_ids_are_cut_off() {
+        assert_eq!(
+            without_build_id(b"f+0x1/0x2 [irqoff_sample 326c88b7c23e10123378fb3ce9cb09f688f289f3]"),
+            Some(&b"f+0x1/0x2 [irqoff_sample"[..])
+        );
+        for name in [
+            &b"f+0x1/0x2 [m]"[..],
+            b"vfs_write+0x1d7/0x210",
+            b"f [m x]",
+            b"0x1234",
+        ] {
+            assert_eq!(without_build_id(name), None);
+        }
+    }
 
     fn pack(names: &[(usize, &str)]) -> ([u8; REGION_LEN], u32) {
         let mut region = [0u8; REGION_LEN];

@@ -111,6 +111,26 @@ impl<const F: usize, const L: usize> fmt::Display for Frame<'_, F, L> {
     }
 }
 
+/// Frame `i` of a stack as `%pS` prints it, without a module's build id (the original
+/// module's `trace_latency`).
+pub(super) struct PlainFrame<'a, const F: usize, const L: usize>(
+    pub(super) &'a Stack<F, L>,
+    pub(super) usize,
+);
+
+impl<const F: usize, const L: usize> fmt::Display for PlainFrame<'_, F, L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self(st, i) = *self;
+        match st.name(i).and_then(crate::logic::names::without_build_id) {
+            Some(name) => {
+                fmt::Write::write_str(f, core::str::from_utf8(name).unwrap_or("?"))?;
+                fmt::Write::write_str(f, "]")
+            }
+            None => fmt::Display::fmt(&Frame(st, i), f),
+        }
+    }
+}
+
 /// Frame `i` of a stack, whose name, if the stack has none for it, may come from `others`
 /// (the record's full stacks): a profile's smaller stacks share their callers with them,
 /// and have less room for names.

@@ -94,7 +94,7 @@ pub(super) fn show_latency_record(m: &SeqFile, r: &Record) {
     );
     let stack = main_stack(r);
     for i in 0..stack.frames().len() {
-        seq_print!(m, "     {}\n", Frame(stack, i));
+        seq_print!(m, "     {}\n", PlainFrame(stack, i));
     }
     seq_print!(m, "\n");
 }
@@ -130,7 +130,7 @@ pub(super) fn show_latency_hard(state: &State, m: &SeqFile, cpu: &CpuSampler) {
             Seconds(now)
         );
         for i in 0..v.latest.frames().len() {
-            seq_print!(m, "     {}\n", Frame(&v.latest, i));
+            seq_print!(m, "     {}\n", PlainFrame(&v.latest, i));
         }
         seq_print!(m, "\n");
     });

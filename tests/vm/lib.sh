@@ -46,7 +46,7 @@ hold_start() {	# hold_start GOFILE OUT [ERR]: tio-hold on every file of $TIO, in
 }
 # Frames that belong to the samplers or the interrupt/softirq machinery: none may stand
 # above the culprit in a record.
-SAMPLER_FRAMES='\[trace_irqoff\]|hrtimer|sysvec|asm_common_interrupt|el1h_64_irq|call_timer_fn|run_timer|handle_softirqs|__do_softirq|irq_exit'
+SAMPLER_FRAMES='\[trace_irqoff( [0-9a-f]+)?\]|hrtimer|sysvec|asm_common_interrupt|el1h_64_irq|call_timer_fn|run_timer|handle_softirqs|__do_softirq|irq_exit'
 
 snapshot_during() {	# snapshot_during CS DIR FILE...: a reader pinned to cpu 0 copies the
 	# FILEs of $TIO, in that order, into DIR/trace_irqoff/ (a proc root for the CLI's
@@ -75,6 +75,14 @@ snapshot_wait() {	# snapshot_wait: until snapshot_during's copy is done
 }
 inject() {	# inject CPU MODE MS: one window of the sample module, on CPU
 	taskset -c "$1" sh -c "echo $2 $3 > /dev/irqoff_sample"
+}
+demo_windows() {	# demo_windows: the demo's incident (tests/demo.sh): two 120 ms hardirq-off windows on CPU 1, then a 100 ms softirq-off one
+	inject 1 hardirq 120
+	sleep 0.2
+	inject 1 hardirq 120
+	sleep 0.2
+	inject 1 softirq 100
+	sleep 0.3
 }
 true_ns() {	# true_ns MODE: the sample's own measurement of its last MODE window
 	dmesg | sed -n "s/.*irqoff_sample: $1 window cpu=[0-9]* ns=\([0-9]*\).*/\1/p" | tail -n1

@@ -27,10 +27,10 @@ if find /lib/modules/$(uname -r) -name "preemptirq_delay_test.ko*" | grep -q .; 
 	# The innermost frame is the module's function that held interrupts off; which one
 	# depends on the compiler's inlining: preemptirq_delay_run on the test kernel,
 	# execute_preemptirqtest (called through preemptirqtest_0) on the kcsan kernel.
-	sym='[a-z_][a-z0-9_]*\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test\]'
+	sym='[a-z_][a-z0-9_]*\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test( [0-9a-f]+)?\]'
 	culprit=$(echo "$blk" | sed -n 2p | sed -n 's/^frame \([a-z_][a-z0-9_]*\)+.*/\1/p')
 	check "preemptirq_delay_test unloaded: its record still names its function and module ($culprit [preemptirq_delay_test])" \
-		sh -c "echo '$blk' | sed -n 2p | grep -qE '^frame $sym\$' && echo '$blk' | grep -qE '^frame preemptirq_delay_run\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test\]\$'"
+		sh -c "echo '$blk' | sed -n 2p | grep -qE '^frame $sym\$' && echo '$blk' | grep -qE '^frame preemptirq_delay_run\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test( [0-9a-f]+)?\]\$'"
 	check "trace_latency names it too" grep -qE "^ +${culprit:-none}\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test\]\$" $TIO/trace_latency
 	check "records --json names it with its module" sh -c "trace-irqoff records --json --kind hard | grep -qE '\"${culprit:-none}\+0x[0-9a-f]+/0x[0-9a-f]+ \[preemptirq_delay_test\]\"'"
 	check "top --json names it as the culprit" sh -c "trace-irqoff top --json | grep -q '\"${culprit:-none}'"
@@ -92,7 +92,7 @@ blk=$(record_block 1 hard 0 sh)
 # Frame 1, or 2 under a GCC-built kernel's own sample_irq_enable frame.
 pos=$(culprit_at "$blk" irqoff_sample_hardirq_window)
 check "irqoff_sample unloaded: its record still names irqoff_sample_hardirq_window [irqoff_sample] (frame $pos)" \
-	sh -c "test $pos -ge 1 && test $pos -le 2 && echo '$blk' | grep -qE '^frame irqoff_sample_hardirq_window\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample\]$'"
+	sh -c "test $pos -ge 1 && test $pos -le 2 && echo '$blk' | grep -qE '^frame irqoff_sample_hardirq_window\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample( [0-9a-f]+)?\]$'"
 check "... and its Rust frames, demangled by the CLI" sh -c "trace-irqoff records --kind hard | grep -qF '<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x'"
 check "... and mangled with --raw-symbols" sh -c "trace-irqoff records --kind hard --raw-symbols | grep -qE '_RNv.*18irqoff_sample_main.*write_iter\+0x[0-9a-f]+/0x[0-9a-f]+ \[irqoff_sample\]'"
 check "no frame of the record lost its name" sh -c "! echo '$blk' | grep -q '^frame 0x'"

@@ -191,6 +191,17 @@ pub struct RecordsArgs {
     /// machine: its wall times come from the clock anchor saved in it).
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
+    /// Each frame's source file and line, with inlined functions, from the kernel's and the
+    /// modules' debug information (Debian: linux-image-RELEASE-dbg); the stacked view.
+    #[arg(long, conflicts_with = "oneline")]
+    pub lines: bool,
+    /// The kernel's debug file (vmlinux with DWARF) for --lines.
+    #[arg(long, value_name = "FILE", requires = "lines")]
+    pub vmlinux: Option<PathBuf>,
+    /// Where --lines looks for debug files: DIR/.build-id/xx/yyyy.debug,
+    /// DIR/boot/vmlinux-RELEASE, DIR/lib/modules/RELEASE/**/NAME.ko [default: /usr/lib/debug].
+    #[arg(long, value_name = "DIR", requires = "lines")]
+    pub debug_dir: Option<PathBuf>,
 }
 
 /// What `top` groups records by.

@@ -20,6 +20,7 @@ mod conf;
 mod culprit;
 mod error;
 mod files;
+mod lines;
 mod mechanism;
 mod model;
 mod output;

@@ -29,6 +29,10 @@ struct Saved {
     records: Vec<Record>,
     #[serde(flatten)]
     origin: Origin,
+    /// The kernel's build id (absent from files before `--lines`): with the release
+    /// (`origin.kernel`), where `records --from FILE --lines` looks for debug information.
+    #[serde(default)]
+    kernel_build_id: Option<String>,
 }
 
 /// Where and when an incident was recorded: what a `record` file says of itself (or, for
@@ -54,6 +58,8 @@ pub struct Loaded {
     pub now_ns: u64,
     /// Where and when it was recorded (unknown for the module's files).
     pub origin: Origin,
+    /// The kernel's build id, where known.
+    pub kernel_build_id: Option<String>,
 }
 
 /// Reads the `record` file at `path`.
@@ -126,5 +132,6 @@ pub fn parse(text: &str) -> Result<Loaded, serde_json::Error> {
         now_ns: saved.ended_monotonic_ns.unwrap_or(last),
         snapshot,
         origin: saved.origin,
+        kernel_build_id: saved.kernel_build_id,
     })
 }

@@ -3,6 +3,25 @@
 //! schemes), the rest as the kernel printed them (`%pS`: `func+0x1f/0x80 [module]`).
 //! `--raw-symbols` keeps every frame as printed; the /proc files always are.
 
+/// A frame as the kernel prints it with build ids (`%pSb` where the kernel has
+/// CONFIG_STACKTRACE_BUILD_ID: `func+0x1f/0x80 [module 0123abcd...]`): the frame as `%pS`
+/// prints it, `[module]`, and the module's name and build id. Other frames are kept.
+pub fn split_build_id(frame: &str) -> (String, Option<(String, String)>) {
+    let parsed = frame.strip_suffix(']').and_then(|f| {
+        let open = f.rfind(" [")?;
+        let (module, id) = f[open + 2..].split_once(' ')?;
+        let hex = id.len() >= 2 && id.len() % 2 == 0 && id.bytes().all(|b| b.is_ascii_hexdigit());
+        (hex && !module.is_empty()).then_some((open, module, id))
+    });
+    match parsed {
+        Some((open, module, id)) => (
+            format!("{} [{module}]", &frame[..open]),
+            Some((module.to_string(), id.to_ascii_lowercase())),
+        ),
+        None => (frame.to_string(), None),
+    }
+}
+
 /// `frame` with its symbol demangled when it is a Rust one; offset and module kept.
 pub fn demangle_frame(frame: &str) -> String {
     let (symbol, rest) = split(frame);
@@ -40,6 +59,31 @@ mod tests {
             demangle_frame(raw),
             "<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x71c/0x870 [irqoff_sample]"
         );
+    }
+
+    /// Claim: a frame with its module's build id reads as the same frame without it, and
+    /// gives the module's name and id; frames without one are kept as they are.
+    #[test]
+    fn build_ids_are_split_off_module_frames() {
+        assert_eq!(
+            split_build_id("irqoff_sample_hardirq_window+0x2d/0x53 [irqoff_sample 0a1B2c3d4e5f60718293a4b5c6d7e8f901234567]"),
+            (
+                "irqoff_sample_hardirq_window+0x2d/0x53 [irqoff_sample]".to_string(),
+                Some((
+                    "irqoff_sample".to_string(),
+                    "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567".to_string()
+                ))
+            )
+        );
+        for f in [
+            "vfs_write+0x1d7/0x210",
+            "f+0x1/0x2 [m]",
+            "<a::B as c::D>::f+0x1/0x2 [m]",
+            "f+0x1/0x2 [m notahexid]",
+            "0xffffffffa000a15e",
+        ] {
+            assert_eq!(split_build_id(f), (f.to_string(), None));
+        }
     }
 
     #[test]

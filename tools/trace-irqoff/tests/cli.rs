@@ -38,6 +38,11 @@ fn ours() -> TempDir {
 }
 
 fn ours_v2() -> TempDir {
+    ours_with(RECORDS_V2)
+}
+
+/// Our module with this `records` file.
+fn ours_with(records: &str) -> TempDir {
     proc_root(&[
         ("enable", "enabled\n"),
         ("sampling_period", "10ms\n"),
@@ -46,7 +51,7 @@ fn ours_v2() -> TempDir {
             "trace_irqoff_latency: 50ms\n\n hardirq:\n\n softirq:\n",
         ),
         ("distribute", ""),
-        ("records", RECORDS_V2),
+        ("records", records),
     ])
 }
 
@@ -3556,4 +3561,69 @@ fn report_of_64_cpus_is_bounded() {
     assert!(page.contains(&format!("{} shorter windows are left out", 64 * 250)));
     assert!(page.contains("id=\"flamegraph-svg\""));
     eprintln!("64-CPU report: {} bytes", page.len());
+}
+
+/// Claim: a records file whose module frames carry build ids (CONFIG_STACKTRACE_BUILD_ID)
+/// shows as one without them, in every view, and JSON keeps the ids in `build_ids`.
+#[test]
+fn build_ids_in_frames_are_kept_out_of_the_views() {
+    let id = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567";
+    let with_ids = RECORDS_V2.replace(" [irqoff_sample]", &format!(" [irqoff_sample {id}]"));
+    assert_ne!(with_ids, RECORDS_V2);
+    let (plain, ids) = (ours_v2(), ours_with(&with_ids));
+    let out = |root: &TempDir, args: &[&str]| {
+        let o = cli(root.path()).args(args).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {o:?}");
+        String::from_utf8(o.stdout).unwrap()
+    };
+    for args in [
+        &["records", "--stacks"][..],
+        &["top"],
+        &["records", "--oneline"],
+    ] {
+        assert_eq!(out(&ids, args), out(&plain, args), "{args:?}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&out(&ids, &["--json", "records"])).unwrap();
+    let with_sample: Vec<_> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["stack"].to_string().contains("[irqoff_sample]"))
+        .collect();
+    assert!(!with_sample.is_empty());
+    for r in with_sample {
+        assert_eq!(r["build_ids"]["irqoff_sample"], id, "{r}");
+        assert!(!r.to_string().contains(&format!("irqoff_sample {id}]")));
+    }
+}
+
+/// Claim: `records --lines` without debug information prints what `records` prints, says on
+/// stderr in one sentence what had none and how to get it, and exits 0.
+#[test]
+fn lines_without_debug_information_change_nothing_but_say_so() {
+    let root = ours_v2();
+    let plain = cli(root.path())
+        .args(["records", "--stacks"])
+        .output()
+        .unwrap();
+    let lines = cli(root.path())
+        .args([
+            "records",
+            "--stacks",
+            "--lines",
+            "--debug-dir",
+            "/nonexistent",
+        ])
+        .output()
+        .unwrap();
+    assert!(lines.status.success());
+    assert_eq!(lines.stdout, plain.stdout);
+    let err = String::from_utf8(lines.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no debug information for kernel")
+            && err.contains("module irqoff_sample")
+            && err.contains("-dbg (Debian)"),
+        "{err}"
+    );
 }

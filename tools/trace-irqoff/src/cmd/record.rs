@@ -42,7 +42,10 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
     let folded_file = a.folded.as_deref().map(AtomicFile::create).transpose()?;
     if let Some(last) = a.last {
         // Hindsight reads only: no lock, no settings to restore.
-        let rec = hindsight(m, last)?;
+        let mut rec = hindsight(m, last)?;
+        if m.is_live() {
+            crate::lines::fill_build_ids(&mut rec.records);
+        }
         json_file.commit((serde_json::to_string_pretty(&rec)? + "\n").as_bytes())?;
         if let Some(f) = folded_file {
             f.commit(culprit::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
@@ -60,7 +63,11 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
         eprintln!("note: this kernel has no file locking (CONFIG_FILE_LOCKING), so another record could run at the same time unnoticed");
     }
     let stop = super::interrupt_flag()?;
-    let rec = record(m, a, &stop, std::io::stderr().is_terminal())?;
+    let mut rec = record(m, a, &stop, std::io::stderr().is_terminal())?;
+    // The build ids of the modules in its stacks the kernel did not print (`--lines`).
+    if m.is_live() {
+        crate::lines::fill_build_ids(&mut rec.records);
+    }
     json_file.commit((serde_json::to_string_pretty(&rec)? + "\n").as_bytes())?;
     if let Some(f) = folded_file {
         f.commit(culprit::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
@@ -214,6 +221,10 @@ pub fn record<B: Backend>(
     Ok(Recording {
         host: uname.nodename().to_string_lossy().into_owned(),
         kernel: uname.release().to_string_lossy().into_owned(),
+        kernel_build_id: m
+            .is_live()
+            .then(crate::lines::running_kernel_build_id)
+            .flatten(),
         cli_version: env!("CARGO_PKG_VERSION"),
         module,
         started,
@@ -282,6 +293,10 @@ fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
     Ok(Recording {
         host: uname.nodename().to_string_lossy().into_owned(),
         kernel: uname.release().to_string_lossy().into_owned(),
+        kernel_build_id: m
+            .is_live()
+            .then(crate::lines::running_kernel_build_id)
+            .flatten(),
         cli_version: env!("CARGO_PKG_VERSION"),
         module: ModuleInfo {
             records_format: s.version,

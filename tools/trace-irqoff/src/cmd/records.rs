@@ -13,13 +13,28 @@ use crate::render;
 use crate::saved::Loaded;
 
 pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
-    let snapshot = m.snapshot()?;
+    let mut snapshot = m.snapshot()?;
+    // The running kernel's: the build ids it did not print in the frames, from the modules
+    // loaded now, and its own (`--lines`); not for a copy of the files (another machine).
+    let live = m.is_live();
+    if live {
+        crate::lines::fill_build_ids(&mut snapshot.records);
+    }
     show(
         a,
         &Loaded {
             snapshot,
             now_ns: crate::clock::monotonic_ns(),
-            origin: Default::default(),
+            origin: crate::saved::Origin {
+                kernel: Some(
+                    rustix::system::uname()
+                        .release()
+                        .to_string_lossy()
+                        .into_owned(),
+                ),
+                ..Default::default()
+            },
+            kernel_build_id: live.then(crate::lines::running_kernel_build_id).flatten(),
         },
         ctx,
     )
@@ -29,14 +44,17 @@ pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outc
 pub fn show(a: &RecordsArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
     let s = &loaded.snapshot;
     check_cpus(&a.cpu, s)?;
-    let v = select(s, a, loaded.now_ns);
+    let mut v = select(s, a, loaded.now_ns);
+    if a.lines {
+        source_lines(a, loaded, &mut v);
+    }
     if ctx.json {
         output::print_json(&v)?;
     } else {
         // On a terminal one line per window, cut to its width; on a pipe (scripts, files)
         // the stacks, as before.
         let size = output::terminal_size();
-        if a.oneline || (size.is_some() && !a.stacks) {
+        if a.oneline || (size.is_some() && !a.stacks && !a.lines) {
             output::print(&render::line::table(
                 &v,
                 s,
@@ -48,6 +66,27 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Done)
+}
+
+/// `--lines`: the records' frames with their source lines, where there is debug
+/// information; one sentence on stderr about what had none.
+fn source_lines(a: &RecordsArgs, loaded: &Loaded, v: &mut [Record]) {
+    let mut resolver = crate::lines::Resolver::new(crate::lines::Options {
+        vmlinux: a.vmlinux.clone(),
+        debug_dir: a
+            .debug_dir
+            .clone()
+            .unwrap_or_else(|| crate::lines::DEBUG_DIR.into()),
+        release: loaded.origin.kernel.clone().unwrap_or_default(),
+        kernel_build_id: loaded.kernel_build_id.clone(),
+        root: "/".into(),
+    });
+    for r in v.iter_mut() {
+        resolver.annotate(r);
+    }
+    if let Some(hint) = resolver.hint() {
+        eprintln!("trace-irqoff: {hint}");
+    }
 }
 
 /// Refuses a `--cpu` the module does not report (a typo would otherwise read as "no

@@ -39,6 +39,7 @@ pub fn run<B: Backend>(a: &ReportArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
             snapshot,
             now_ns: crate::clock::monotonic_ns(),
             origin,
+            kernel_build_id: None,
         },
         ctx,
     )

@@ -13,6 +13,10 @@ pub struct Recording {
     /// Where and with what it was taken.
     pub host: String,
     pub kernel: String,
+    /// The kernel's build id (`/sys/kernel/notes`), for `records --from FILE --lines`;
+    /// the modules' are in the records (`build_ids`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_build_id: Option<String>,
     pub cli_version: &'static str,
     pub module: ModuleInfo,
     /// Wall-clock start and end, RFC 3339 UTC.

@@ -3,6 +3,8 @@
 //! `/proc/trace_irqoff/records` and `counters` (see Documentation/trace-irqoff.rst),
 //! serialised as the CLI's JSON.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// Number of log2 buckets; bucket k holds [2^k, 2^(k+1)) ms.
@@ -273,6 +275,27 @@ pub struct Record {
     /// The id was looked up and no cgroup has it any more.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cgroup_gone: bool,
+    /// Build ids (hex) of the modules in its stacks, by module name: taken at capture where
+    /// the kernel prints them in stack traces (`[module BUILDID]`, kept out of the frames),
+    /// else read from `/sys/module` when the records were read. What `--lines` finds a
+    /// module's debug information by, also after it was unloaded.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub build_ids: BTreeMap<String, String>,
+    /// `records --lines`: the source lines of its frames, by frame as shown in its stacks;
+    /// frames without debug information are left out (absent without `--lines`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub lines: BTreeMap<String, Vec<SourceLine>>,
+}
+
+/// Where a frame is in the source: innermost first, one per function inlined there, the
+/// last being the frame's own function (`--lines`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceLine {
+    /// The function whose code this is (demangled).
+    pub function: String,
+    /// The source file, as the debug information names it.
+    pub file: String,
+    pub line: u32,
 }
 
 /// A window's in-window profile: the stacks sampled while it was open, most-seen first.
@@ -376,6 +399,8 @@ impl Record {
             cgroup: None,
             cgroup_class: None,
             cgroup_gone: false,
+            build_ids: BTreeMap::new(),
+            lines: BTreeMap::new(),
         }
     }
 }

@@ -31,6 +31,16 @@ pub enum ParseError {
     Truncated,
 }
 
+/// A frame line's frame, `[module]` without the build id the kernel may print there (kept
+/// in the record's `build_ids`).
+fn module_frame(rec: &mut Record, text: &str) -> String {
+    let (frame, id) = crate::symbols::split_build_id(text);
+    if let Some((module, id)) = id {
+        rec.build_ids.insert(module, id);
+    }
+    frame
+}
+
 fn malformed(line: usize, what: impl Into<String>) -> ParseError {
     ParseError::Malformed {
         line,
@@ -325,8 +335,8 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     .last_mut()
                     .filter(|_| pending_frames > 0)
                     .ok_or_else(|| malformed(n, "frame outside a record"))?;
-                rec.stack
-                    .push(line["frame ".len().min(line.len())..].to_string());
+                let frame = module_frame(rec, &line["frame ".len().min(line.len())..]);
+                rec.stack.push(frame);
                 pending_frames -= 1;
             }
             "window_frame" => {
@@ -334,8 +344,8 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     .last_mut()
                     .filter(|_| pending_window > 0)
                     .ok_or_else(|| malformed(n, "window_frame outside a record"))?;
-                rec.window_stack
-                    .push(line["window_frame ".len().min(line.len())..].to_string());
+                let frame = module_frame(rec, &line["window_frame ".len().min(line.len())..]);
+                rec.window_stack.push(frame);
                 pending_window -= 1;
             }
             "profile" => {
@@ -368,14 +378,15 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                 pending_stacks -= 1;
             }
             "profile_frame" => {
-                let st = records
+                let rec = records
                     .last_mut()
-                    .and_then(|r| r.profile.as_mut())
-                    .and_then(|p| p.stacks.last_mut())
+                    .filter(|r| r.profile.as_ref().is_some_and(|p| !p.stacks.is_empty()))
                     .filter(|_| pending_profile_frames > 0)
                     .ok_or_else(|| malformed(n, "profile_frame outside a profile stack"))?;
-                st.frames
-                    .push(line["profile_frame ".len().min(line.len())..].to_string());
+                let frame = module_frame(rec, &line["profile_frame ".len().min(line.len())..]);
+                if let Some(st) = rec.profile.as_mut().and_then(|p| p.stacks.last_mut()) {
+                    st.frames.push(frame);
+                }
                 pending_profile_frames -= 1;
             }
             "watcher" => {

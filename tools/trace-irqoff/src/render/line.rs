@@ -154,6 +154,8 @@ mod tests {
             cgroup: None,
             cgroup_class: None,
             cgroup_gone: false,
+            build_ids: Default::default(),
+            lines: Default::default(),
         }
     }
 

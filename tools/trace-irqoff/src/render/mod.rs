@@ -268,13 +268,47 @@ pub fn latency(r: &Record) -> String {
     format!("{}{plus}", length(r.latency_ns))
 }
 
-fn frames(out: &mut String, stack: &[String], color: bool, depth: usize) {
-    frames_at(out, "    ", stack, color, depth);
+/// The source lines of frames (`records --lines`), by frame.
+type Lines = std::collections::BTreeMap<String, Vec<crate::model::snapshot::SourceLine>>;
+
+fn frames(out: &mut String, stack: &[String], lines: &Lines, color: bool, depth: usize) {
+    frames_at(out, "    ", stack, lines, color, depth);
 }
 
-fn frames_at(out: &mut String, indent: &str, stack: &[String], color: bool, depth: usize) {
+/// A stack's frames, each with its source line where known (`--lines`): the innermost
+/// location on the frame's line, and the functions it is inlined into below it, as
+/// scripts/faddr2line shows them.
+fn frames_at(
+    out: &mut String,
+    indent: &str,
+    stack: &[String],
+    lines: &Lines,
+    color: bool,
+    depth: usize,
+) {
     for f in stack.iter().take(depth) {
-        let _ = writeln!(out, "{indent}{f}");
+        match lines.get(f).map(Vec::as_slice) {
+            None | Some([]) => {
+                let _ = writeln!(out, "{indent}{f}");
+            }
+            Some([one]) => {
+                let _ = writeln!(out, "{indent}{f}  {}:{}", one.file, one.line);
+            }
+            Some([inner, outer @ ..]) => {
+                let _ = writeln!(
+                    out,
+                    "{indent}{f}  {} at {}:{}",
+                    inner.function, inner.file, inner.line
+                );
+                for l in outer {
+                    let _ = writeln!(
+                        out,
+                        "{indent}  (inlined by) {} at {}:{}",
+                        l.function, l.file, l.line
+                    );
+                }
+            }
+        }
     }
     if stack.len() > depth {
         let _ = writeln!(
@@ -389,7 +423,7 @@ pub fn record_with(
     if profile.is_some() && !r.stack.is_empty() {
         let _ = writeln!(out, "  where it ended:");
     }
-    frames(out, &r.stack, color, stack_depth);
+    frames(out, &r.stack, &r.lines, color, stack_depth);
     let window_in_profile = profile.is_some_and(|p| p.stacks[0].frames == r.window_stack);
     if (r.window_pid != 0 || !r.window_stack.is_empty()) && !window_in_profile {
         let latest = if profile.is_some() {
@@ -402,7 +436,7 @@ pub fn record_with(
             "  in the window: {}-{}{latest}",
             r.window_comm, r.window_pid
         );
-        frames(out, &r.window_stack, color, stack_depth);
+        frames(out, &r.window_stack, &r.lines, color, stack_depth);
     }
     if let Some(p) = profile {
         let task = if window_in_profile && !r.window_comm.is_empty() {
@@ -431,7 +465,7 @@ pub fn record_with(
                 st.count,
                 periods(p.weight)
             );
-            frames_at(out, "      ", &st.frames, color, stack_depth);
+            frames_at(out, "      ", &st.frames, &r.lines, color, stack_depth);
         }
         let hidden = &stacks[stacks.len().min(max_stacks)..];
         let rest = hidden.iter().map(|s| s.count).sum::<u64>() + p.unkept();
