@@ -78,7 +78,8 @@ pub(crate) fn without_build_id(name: &[u8]) -> Option<&[u8]> {
     let id = &inner[space + 1..];
     let open = inner[..space].iter().rposition(|&b| b == b'[')?;
     let module = &inner[open + 1..space];
-    let hex = id.len() >= 2 && id.iter().all(u8::is_ascii_hexdigit);
+    // Whole bytes in hex: an even count of digits.
+    let hex = id.len() >= 2 && id.len() % 2 == 0 && id.iter().all(u8::is_ascii_hexdigit);
     let one_word = !module.is_empty() && !module.contains(&b' ');
     (hex && one_word && open > 0 && inner[open - 1] == b' ').then_some(&inner[..space])
 }
@@ -98,6 +99,7 @@ mod tests {
             &b"f+0x1/0x2 [m]"[..],
             b"vfs_write+0x1d7/0x210",
             b"f [m x]",
+            b"f+0x1/0x2 [m abc]",
             b"0x1234",
         ] {
             assert_eq!(without_build_id(name), None);

@@ -204,6 +204,16 @@ pub mod escape {
 /// The grammar of the module's machine-readable files (`src/logic/grammar.rs`): their
 /// format versions, the names of kinds and causes both ways, and the `record` line as the
 /// module writes it, for the CLI's parser and its round-trip tests.
+/// Frame names as the module writes them.
+pub mod names {
+    /// A frame that ends in its module's build id (`func+0x1f/0x80 [module 0123...ef]`,
+    /// `%pSb`): the part before the id's space, `func+0x1f/0x80 [module` (the closing `]`
+    /// to add); `None` for a frame without one.
+    pub fn without_build_id(name: &[u8]) -> Option<&[u8]> {
+        crate::logic::names::without_build_id(name)
+    }
+}
+
 pub mod grammar {
     use crate::logic::cause::Cause as LogicCause;
     use crate::logic::grammar as g;

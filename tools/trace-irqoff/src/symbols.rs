@@ -7,19 +7,17 @@
 /// CONFIG_STACKTRACE_BUILD_ID: `func+0x1f/0x80 [module 0123abcd...]`): the frame as `%pS`
 /// prints it, `[module]`, and the module's name and build id. Other frames are kept.
 pub fn split_build_id(frame: &str) -> (String, Option<(String, String)>) {
-    let parsed = frame.strip_suffix(']').and_then(|f| {
-        let open = f.rfind(" [")?;
-        let (module, id) = f[open + 2..].split_once(' ')?;
-        let hex = id.len() >= 2 && id.len() % 2 == 0 && id.bytes().all(|b| b.is_ascii_hexdigit());
-        (hex && !module.is_empty()).then_some((open, module, id))
-    });
-    match parsed {
-        Some((open, module, id)) => (
-            format!("{} [{module}]", &frame[..open]),
-            Some((module.to_string(), id.to_ascii_lowercase())),
-        ),
-        None => (frame.to_string(), None),
-    }
+    // The module's own reading of its frames (tio-logic): `func+0x1f/0x80 [module`.
+    let Some(head) = tio_logic::names::without_build_id(frame.as_bytes()) else {
+        return (frame.to_string(), None);
+    };
+    let head = &frame[..head.len()];
+    let module = head.rsplit_once('[').map_or("", |(_, m)| m);
+    let id = &frame[head.len() + 1..frame.len() - 1];
+    (
+        format!("{head}]"),
+        Some((module.to_string(), id.to_ascii_lowercase())),
+    )
 }
 
 /// `frame` with its symbol demangled when it is a Rust one; offset and module kept.
