@@ -120,6 +120,17 @@ has() {	# has FEATURE: the kernel has FEATURE (tests/vm/run: test-kernel, stock,
 	case " $(cat /tests/features 2>/dev/null) " in *" $1 "*) return 0 ;; esac
 	return 1
 }
+host_do() {	# host_do VERB ARGS...: asks the host to act on this VM (tests/vm/host-agent: stop
+	# MS COUNT GAP_MS, nmi COUNT GAP_MS, wait MS) and waits for its answer, which it prints
+	# as a comment; fails at once where the runner has no agent (not tests/vm/run --host)
+	has host || { echo "# host_do $*: no host agent (tests/vm/run --host)"; return 1; }
+	echo "@@HOST $*"
+	local r
+	while read -r r < /dev/console; do
+		case "$r" in @@DONE*) echo "# host: ${r#@@DONE }"; return 0 ;; esac
+	done
+	return 1
+}
 # Where the sample's hardirq window ends, as its end stack names it (HARD_FN), and the
 # culprit `top` shows for it (HARD_TOP). The window function re-enables interrupts in a C
 # leaf function, sample_irq_enable, where the sampler's interrupt lands. x86_64's unwinder
