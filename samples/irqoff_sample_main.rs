@@ -16,11 +16,19 @@
 //!
 //! `MODE CPU LENGTH` opens the window in interrupt context on CPU instead, the way drivers
 //! and timers do: `ipi` spins in an IPI function (hard interrupts off), `hrtimer` in a
-//! pinned hard hrtimer callback (hard interrupts off), `timerirq` in a pinned timer_list
-//! callback with interrupts off, `timer` in one with interrupts on (a long softirq
-//! handler: every other softirq on CPU waits). The writer waits for it; its log line also
-//! says the context the window ran in (`hardirq`, `softirq`, `idle-task` when the idle
-//! task was current, `irqs-off`). The true length of each window, measured here, goes to
+//! pinned hard hrtimer callback (hard interrupts off), `irqwork` in a hard irq_work that an
+//! IPI function queues on CPU (the irq_work interrupt: hard interrupts off), `timerirq` in
+//! a pinned timer_list callback with interrupts off, `timer` in one with interrupts on (a
+//! long softirq handler: every other softirq on CPU waits), `softhrtimer` in a pinned soft
+//! hrtimer callback (the hrtimer softirq), `tasklet` in a tasklet that a pinned hard
+//! hrtimer callback schedules on CPU (the tasklet softirq), `bhwork` in a work item of the
+//! BH workqueue (`system_bh_wq`) queued on CPU (softirq context); the last four hold bottom
+//! halves, with interrupts on. (Where softirqs run in threads, PREEMPT_RT or `threadirqs`,
+//! the softirq ones run in `ktimers/N` or `ksoftirqd/N`.) The writer waits for the window
+//! and for its tasklet, work item, timer or irq_work to be idle again; its log line also
+//! says the task that was current (`pid=`, 0 for the idle task) and the context the
+//! window ran in (`hardirq`, `softirq`, `idle-task` when the idle task was current,
+//! `irqs-off`). The true length of each window, measured here, goes to
 //! the kernel log:
 //!
 //! ```text
@@ -125,6 +133,14 @@ enum Mode {
     TimerIrq,
     /// Spins with interrupts on in a pinned timer_list callback.
     Timer,
+    /// Spins in a tasklet scheduled on another CPU.
+    Tasklet,
+    /// Spins in a BH workqueue item queued on another CPU.
+    BhWork,
+    /// Spins in a pinned soft hrtimer callback on another CPU.
+    SoftHrtimer,
+    /// Spins in a hard irq_work raised on another CPU.
+    IrqWork,
 }
 
 impl Mode {
@@ -140,7 +156,26 @@ impl Mode {
             Mode::Hrtimer => "hrtimer",
             Mode::TimerIrq => "timerirq",
             Mode::Timer => "timer",
+            Mode::Tasklet => "tasklet",
+            Mode::BhWork => "bhwork",
+            Mode::SoftHrtimer => "softhrtimer",
+            Mode::IrqWork => "irqwork",
         }
+    }
+
+    /// Whether the mode opens its window in interrupt context on a CPU it is given.
+    fn on_cpu(self) -> bool {
+        matches!(
+            self,
+            Mode::Ipi
+                | Mode::Hrtimer
+                | Mode::TimerIrq
+                | Mode::Timer
+                | Mode::Tasklet
+                | Mode::BhWork
+                | Mode::SoftHrtimer
+                | Mode::IrqWork
+        )
     }
 }
 
@@ -164,13 +199,16 @@ fn parse(cmd: &[u8]) -> Result<(Mode, u32, u32)> {
         Some("hrtimer") => Mode::Hrtimer,
         Some("timerirq") => Mode::TimerIrq,
         Some("timer") => Mode::Timer,
+        Some("tasklet") => Mode::Tasklet,
+        Some("bhwork") => Mode::BhWork,
+        Some("softhrtimer") => Mode::SoftHrtimer,
+        Some("irqwork") => Mode::IrqWork,
         _ => return Err(EINVAL),
     };
-    let cpu: u32 = match mode {
-        Mode::Ipi | Mode::Hrtimer | Mode::TimerIrq | Mode::Timer => {
-            words.next().ok_or(EINVAL)?.parse().map_err(|_| EINVAL)?
-        }
-        _ => 0,
+    let cpu: u32 = if mode.on_cpu() {
+        words.next().ok_or(EINVAL)?.parse().map_err(|_| EINVAL)?
+    } else {
+        0
     };
     let len = words.next().ok_or(EINVAL)?;
     let (digits, scale) = match len.strip_suffix("us") {
@@ -324,16 +362,19 @@ extern "Rust" fn irqoff_sample_ipi_wait(cpu: u32) -> Result<i64> {
 }
 
 /// What an interrupt-context window gets from the writer and hands back: its length in
-/// µs; the CPU it ran on, its true length in ns and `raw::sample_context()` there.
+/// µs; the CPU it ran on, its true length in ns, `raw::sample_context()` there and the
+/// pid of the task that was current (0: the idle task; where softirqs run in threads,
+/// the thread that ran the window).
 #[repr(C)]
 struct IrqWindow {
     us: u32,
     cpu: u32,
     ns: i64,
     context: u32,
+    pid: i32,
 }
 
-/// Which interrupt-context window ran last: a side effect that differs between the four
+/// Which interrupt-context window ran last: a side effect that differs between the
 /// callbacks, so that the compiler cannot fold them into one function (see `PHASE`).
 static IRQ_KIND: Atomic<u32> = Atomic::new(0);
 
@@ -347,6 +388,8 @@ fn irq_window(w: &mut IrqWindow, irqs_off: bool) {
     }
     // SAFETY: No preconditions; reads the context of the running code.
     w.context = unsafe { raw::sample_context() };
+    // SAFETY: No preconditions; reads the pid of the task that is current.
+    w.pid = unsafe { raw::sample_current_pid() };
     let start = Instant::<Monotonic>::now();
     busy_wait(w.us);
     w.ns = start.elapsed().as_nanos();
@@ -412,6 +455,58 @@ unsafe extern "C" fn irqoff_sample_timer_window(arg: *mut c_void) {
     irq_window(unsafe { &mut *arg.cast::<IrqWindow>() }, false);
 }
 
+/// Spins in a tasklet (the tasklet softirq, interrupts on).
+///
+/// # Safety
+///
+/// `arg` points to an `IrqWindow` that nothing else accesses until this returns.
+#[no_mangle]
+#[inline(never)]
+unsafe extern "C" fn irqoff_sample_tasklet_window(arg: *mut c_void) {
+    IRQ_KIND.store(5, Relaxed);
+    // SAFETY: The caller guarantees `arg` is a valid, unshared `IrqWindow`.
+    irq_window(unsafe { &mut *arg.cast::<IrqWindow>() }, false);
+}
+
+/// Spins in a work item of the BH workqueue (softirq context, interrupts on).
+///
+/// # Safety
+///
+/// `arg` points to an `IrqWindow` that nothing else accesses until this returns.
+#[no_mangle]
+#[inline(never)]
+unsafe extern "C" fn irqoff_sample_bhwork_window(arg: *mut c_void) {
+    IRQ_KIND.store(6, Relaxed);
+    // SAFETY: The caller guarantees `arg` is a valid, unshared `IrqWindow`.
+    irq_window(unsafe { &mut *arg.cast::<IrqWindow>() }, false);
+}
+
+/// Spins in a pinned soft hrtimer callback (the hrtimer softirq, interrupts on).
+///
+/// # Safety
+///
+/// `arg` points to an `IrqWindow` that nothing else accesses until this returns.
+#[no_mangle]
+#[inline(never)]
+unsafe extern "C" fn irqoff_sample_softhrtimer_window(arg: *mut c_void) {
+    IRQ_KIND.store(7, Relaxed);
+    // SAFETY: The caller guarantees `arg` is a valid, unshared `IrqWindow`.
+    irq_window(unsafe { &mut *arg.cast::<IrqWindow>() }, false);
+}
+
+/// Spins in a hard irq_work (the irq_work interrupt, interrupts off).
+///
+/// # Safety
+///
+/// `arg` points to an `IrqWindow` that nothing else accesses until this returns.
+#[no_mangle]
+#[inline(never)]
+unsafe extern "C" fn irqoff_sample_irqwork_window(arg: *mut c_void) {
+    IRQ_KIND.store(8, Relaxed);
+    // SAFETY: The caller guarantees `arg` is a valid, unshared `IrqWindow`.
+    irq_window(unsafe { &mut *arg.cast::<IrqWindow>() }, false);
+}
+
 /// Opens a window of `us` in interrupt context on `cpu` and waits for it.
 fn irq_context_window(mode: Mode, cpu: u32, us: u32) -> Result<IrqWindow> {
     let (how, callback): (u32, unsafe extern "C" fn(*mut c_void)) = match mode {
@@ -419,6 +514,13 @@ fn irq_context_window(mode: Mode, cpu: u32, us: u32) -> Result<IrqWindow> {
         Mode::Hrtimer => (raw::SAMPLE_RUN_HRTIMER, irqoff_sample_hrtimer_window),
         Mode::TimerIrq => (raw::SAMPLE_RUN_TIMER, irqoff_sample_timer_irqoff_window),
         Mode::Timer => (raw::SAMPLE_RUN_TIMER, irqoff_sample_timer_window),
+        Mode::Tasklet => (raw::SAMPLE_RUN_TASKLET, irqoff_sample_tasklet_window),
+        Mode::BhWork => (raw::SAMPLE_RUN_BHWORK, irqoff_sample_bhwork_window),
+        Mode::SoftHrtimer => (
+            raw::SAMPLE_RUN_SOFTHRTIMER,
+            irqoff_sample_softhrtimer_window,
+        ),
+        Mode::IrqWork => (raw::SAMPLE_RUN_IRQWORK, irqoff_sample_irqwork_window),
         _ => return Err(EINVAL),
     };
     let mut w = IrqWindow {
@@ -426,6 +528,7 @@ fn irq_context_window(mode: Mode, cpu: u32, us: u32) -> Result<IrqWindow> {
         cpu: 0,
         ns: 0,
         context: 0,
+        pid: 0,
     };
     // SAFETY: `w` outlives the call: sample_run_on returns only once the callback has
     // returned (or never ran), and nothing else touches `w` meanwhile.
@@ -467,15 +570,16 @@ impl MiscDevice for SampleDevice {
         }
         let n = iov.copy_from_iter(&mut buf[..len]);
         let (mode, us, cpu) = parse(&buf[..n])?;
-        if let Mode::Ipi | Mode::Hrtimer | Mode::TimerIrq | Mode::Timer = mode {
+        if mode.on_cpu() {
             let w = irq_context_window(mode, cpu, us)?;
             LAST_NS.store(w.ns, Relaxed);
             let [a, b, c, d] = context_words(w.context);
             pr_info!(
-                "{} window cpu={} ns={} context:{}{}{}{}\n",
+                "{} window cpu={} ns={} pid={} context:{}{}{}{}\n",
                 mode.name(),
                 w.cpu,
                 w.ns,
+                w.pid,
                 a,
                 b,
                 c,

@@ -6,6 +6,8 @@
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
@@ -68,31 +70,98 @@ unsigned int sample_context(void)
 	       (irqs_disabled() ? SAMPLE_CTX_IRQS_OFF : 0);
 }
 
+int sample_current_pid(void) { return task_pid_nr(current); }
+
 /* One interrupt-context run at a time: its callback and argument, and its end. */
 static DEFINE_MUTEX(sample_irq_lock);
 static sample_fn_t sample_irq_fn;
 static void *sample_irq_arg;
 static DECLARE_COMPLETION(sample_irq_done);
 static struct hrtimer sample_hrtimer;
+static enum hrtimer_mode sample_hrtimer_mode;
 static struct timer_list sample_timer;
 
-static enum hrtimer_restart sample_hrtimer_cb(struct hrtimer *t)
+/*
+ * The window's callback, then its end: every kind below ends this way. Inlined, so that
+ * each kind's own callback is the window function's caller, as its stack shows it.
+ */
+static __always_inline void sample_irq_run(void)
 {
 	sample_irq_fn(sample_irq_arg);
 	complete(&sample_irq_done);
+}
+
+static enum hrtimer_restart sample_hrtimer_cb(struct hrtimer *t)
+{
+	sample_irq_run();
 	return HRTIMER_NORESTART;
 }
 
 /* Runs on the target CPU (an IPI): a pinned timer fires on the CPU that starts it. */
 static void sample_hrtimer_arm(void *unused)
 {
-	hrtimer_start(&sample_hrtimer, ns_to_ktime(NSEC_PER_MSEC), HRTIMER_MODE_REL_PINNED_HARD);
+	hrtimer_start(&sample_hrtimer, ns_to_ktime(NSEC_PER_MSEC), sample_hrtimer_mode);
 }
 
 static void sample_timer_cb(struct timer_list *t)
 {
-	sample_irq_fn(sample_irq_arg);
-	complete(&sample_irq_done);
+	sample_irq_run();
+}
+
+/*
+ * The tasklet is scheduled from a pinned hard hrtimer callback on the target CPU, as a
+ * driver schedules its tasklet from its interrupt handler: tasklet_schedule() queues on
+ * the CPU it runs on. Not from the IPI function: where the target CPU polls in its idle
+ * loop, that runs from the idle loop's flush of the call-function queue, and on
+ * PREEMPT_RT a softirq raised there is a warning (do_softirq_post_smp_call_flush).
+ */
+static void sample_tasklet_cb(struct tasklet_struct *t)
+{
+	sample_irq_run();
+}
+static DECLARE_TASKLET(sample_tasklet, sample_tasklet_cb);
+
+static enum hrtimer_restart sample_hrtimer_tasklet_cb(struct hrtimer *t)
+{
+	tasklet_schedule(&sample_tasklet);
+	return HRTIMER_NORESTART;
+}
+
+static void sample_bh_work_fn(struct work_struct *w)
+{
+	sample_irq_run();
+}
+static DECLARE_WORK(sample_bh_work, sample_bh_work_fn);
+
+/*
+ * A hard irq_work: irq_work_queue_on() is not exported to modules, so the IPI function
+ * queues it on its own CPU with irq_work_queue(), which raises the irq_work interrupt
+ * there; that interrupt is taken once the IPI function has returned.
+ */
+static void sample_irq_work_cb(struct irq_work *w)
+{
+	sample_irq_run();
+}
+static struct irq_work sample_irq_work = IRQ_WORK_INIT_HARD(sample_irq_work_cb);
+
+static void sample_irq_work_raise(void *unused)
+{
+	irq_work_queue(&sample_irq_work);
+}
+
+/* Starts sample_hrtimer on cpu with callback cb in mode (pinned), and waits for the end. */
+static int sample_hrtimer_on(unsigned int cpu, enum hrtimer_restart (*cb)(struct hrtimer *),
+			     enum hrtimer_mode mode)
+{
+	int ret;
+
+	sample_hrtimer_mode = mode;
+	hrtimer_setup(&sample_hrtimer, cb, CLOCK_MONOTONIC, mode);
+	ret = smp_call_function_single(cpu, sample_hrtimer_arm, NULL, 1);
+	if (!ret)
+		wait_for_completion(&sample_irq_done);
+	hrtimer_cancel(&sample_hrtimer);
+	return ret;
 }
 
 int sample_run_on(unsigned int cpu, unsigned int how, sample_fn_t fn, void *arg)
@@ -113,12 +182,10 @@ int sample_run_on(unsigned int cpu, unsigned int how, sample_fn_t fn, void *arg)
 		ret = smp_call_function_single(cpu, fn, arg, 1);
 		break;
 	case SAMPLE_RUN_HRTIMER:
-		hrtimer_setup(&sample_hrtimer, sample_hrtimer_cb, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_REL_PINNED_HARD);
-		ret = smp_call_function_single(cpu, sample_hrtimer_arm, NULL, 1);
-		if (!ret)
-			wait_for_completion(&sample_irq_done);
-		hrtimer_cancel(&sample_hrtimer);
+		ret = sample_hrtimer_on(cpu, sample_hrtimer_cb, HRTIMER_MODE_REL_PINNED_HARD);
+		break;
+	case SAMPLE_RUN_SOFTHRTIMER:
+		ret = sample_hrtimer_on(cpu, sample_hrtimer_cb, HRTIMER_MODE_REL_PINNED_SOFT);
 		break;
 	case SAMPLE_RUN_TIMER:
 		timer_setup(&sample_timer, sample_timer_cb, TIMER_PINNED);
@@ -126,6 +193,23 @@ int sample_run_on(unsigned int cpu, unsigned int how, sample_fn_t fn, void *arg)
 		add_timer_on(&sample_timer, cpu);
 		wait_for_completion(&sample_irq_done);
 		timer_delete_sync(&sample_timer);
+		break;
+	case SAMPLE_RUN_TASKLET:
+		ret = sample_hrtimer_on(cpu, sample_hrtimer_tasklet_cb,
+					HRTIMER_MODE_REL_PINNED_HARD);
+		/* Until the tasklet is done: its callback completes before it returns. */
+		tasklet_kill(&sample_tasklet);
+		break;
+	case SAMPLE_RUN_BHWORK:
+		queue_work_on(cpu, system_bh_wq, &sample_bh_work);
+		wait_for_completion(&sample_irq_done);
+		flush_work(&sample_bh_work);
+		break;
+	case SAMPLE_RUN_IRQWORK:
+		ret = smp_call_function_single(cpu, sample_irq_work_raise, NULL, 1);
+		if (!ret)
+			wait_for_completion(&sample_irq_done);
+		irq_work_sync(&sample_irq_work);
 		break;
 	default:
 		ret = -EINVAL;

@@ -31,17 +31,28 @@ int sample_call_on(unsigned int cpu);
 #define SAMPLE_CTX_IDLE_TASK 4u
 #define SAMPLE_CTX_IRQS_OFF 8u
 unsigned int sample_context(void);
+/* The pid of the task that is current (0: the idle task). */
+int sample_current_pid(void);
 
 /*
  * Interrupt-context windows: sample_run_on runs fn(arg) on cpu from an IPI
- * (SAMPLE_RUN_IPI, smp_call_function_single), a pinned hard hrtimer (SAMPLE_RUN_HRTIMER)
- * or a pinned timer_list callback (SAMPLE_RUN_TIMER, in the timer softirq), and returns
- * once fn has returned there (0), or -errno (-EINVAL: cpu offline or how unknown). It
- * sleeps; one run at a time.
+ * (SAMPLE_RUN_IPI, smp_call_function_single), a pinned hard hrtimer (SAMPLE_RUN_HRTIMER),
+ * a pinned timer_list callback (SAMPLE_RUN_TIMER, in the timer softirq), a tasklet that a
+ * pinned hard hrtimer callback schedules there (SAMPLE_RUN_TASKLET, in the tasklet
+ * softirq), a work item of the BH workqueue system_bh_wq queued there
+ * (SAMPLE_RUN_BHWORK, in softirq context), a pinned soft hrtimer (SAMPLE_RUN_SOFTHRTIMER,
+ * in the hrtimer softirq) or a hard irq_work that an IPI function queues there
+ * (SAMPLE_RUN_IRQWORK, in the irq_work interrupt), and returns once fn has returned there
+ * and its tasklet, work item, timer or irq_work is idle again (0), or -errno (-EINVAL:
+ * cpu offline or how unknown). It sleeps; one run at a time.
  */
 #define SAMPLE_RUN_IPI 0u
 #define SAMPLE_RUN_HRTIMER 1u
 #define SAMPLE_RUN_TIMER 2u
+#define SAMPLE_RUN_TASKLET 3u
+#define SAMPLE_RUN_BHWORK 4u
+#define SAMPLE_RUN_SOFTHRTIMER 5u
+#define SAMPLE_RUN_IRQWORK 6u
 typedef void (*sample_fn_t)(void *arg);
 int sample_run_on(unsigned int cpu, unsigned int how, sample_fn_t fn, void *arg);
 

@@ -287,8 +287,9 @@ pub(crate) extern "C" fn trace_irqoff_rs_tag_wait_end(wait: c_ulong, now_ns: c_u
     }
 }
 
-/// NMI on `cpu` (NMI context, on `cpu`), which interrupted `ip`: non-zero if the module
-/// asked for it. Never waits for anything.
+/// An NMI on `cpu` that no other handler claimed (NMI context, on `cpu`), which
+/// interrupted `ip`: non-zero if the module claims it (one per NMI it asked for). Never
+/// waits for anything.
 #[no_mangle]
 pub(crate) extern "C" fn trace_irqoff_rs_nmi(cpu: c_uint, ip: c_ulong) -> c_int {
     instance().map_or(0, |state| {

@@ -466,7 +466,7 @@ pub(crate) fn warn_ratelimit() -> bool {
     unsafe { raw::tio_warn_ratelimit() != 0 }
 }
 
-/// The module's NMI_LOCAL handler; dropping it unregisters it and waits until it no
+/// The module's NMI_UNKNOWN handler; dropping it unregisters it and waits until it no
 /// longer runs.
 ///
 /// # Invariants
@@ -475,8 +475,9 @@ pub(crate) fn warn_ratelimit() -> bool {
 pub(crate) struct NmiHandler(());
 
 impl NmiHandler {
-    /// Registers the handler: from now on every NMI_LOCAL on any CPU calls
-    /// `trace_irqoff_rs_nmi`, which claims only the ones the module asked for.
+    /// Registers the handler: from now on every NMI on any CPU that no other handler
+    /// claimed and that has no platform reason calls `trace_irqoff_rs_nmi`, which claims
+    /// one per NMI the module asked for.
     pub(crate) fn register() -> Result<Self> {
         // SAFETY: No preconditions; the handler reaches the module's state only through
         // the entry point, which checks that it exists.

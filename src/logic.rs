@@ -37,5 +37,7 @@ pub(crate) mod retention;
 pub(crate) mod sizes;
 #[path = "logic/stack.rs"]
 pub(crate) mod stack;
+#[path = "logic/stall.rs"]
+pub(crate) mod stall;
 #[path = "logic/tag_key.rs"]
 pub(crate) mod tag_key;

@@ -14,8 +14,10 @@ use kernel::prelude::*;
 use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
 
 use crate::ffi;
+use crate::ffi::tracepoints;
 use crate::logic::gap::Window;
 use crate::logic::overlap::{self, PeerNow, Posted, BOARD_SLOTS, OPEN};
+use crate::logic::stall::{self, SILENCE_SLOTS};
 
 /// A window written by one CPU's hrtimer and read by anyone.
 ///
@@ -124,10 +126,84 @@ impl Board {
     }
 }
 
+/// The machine's pulse (`logic::stall`): the last beat of any sampled CPU's hrtimer, and
+/// the latest silences, spans in which none ran. Written at most about twice per period
+/// in all (the beat) and once per silence (a post): a shared word, never a lock.
+struct Pulse {
+    last: Atomic<u64>,
+    slots: [SilenceSlot; SILENCE_SLOTS],
+    next: Atomic<u32>,
+    /// Silences posted (stalls of the whole machine), their total and longest length, the
+    /// latest one, and those at least the threshold long.
+    count: Atomic<u64>,
+    sum_ns: Atomic<u64>,
+    longest_ns: Atomic<u64>,
+    latest: WindowCell,
+    over_threshold: Atomic<u64>,
+}
+
+/// One silence of the pulse: `end` is written last, 0 while being written.
+struct SilenceSlot {
+    start: Atomic<u64>,
+    end: Atomic<u64>,
+}
+
+/// What the pulse has counted (the `stall` line of the records and counters files).
+pub(crate) struct StallCounts {
+    pub(crate) count: u64,
+    pub(crate) sum_ns: u64,
+    pub(crate) longest_ns: u64,
+    pub(crate) over_threshold: u64,
+    pub(crate) latest: Window,
+}
+
+impl Pulse {
+    const fn new() -> Self {
+        Self {
+            last: Atomic::new(0),
+            slots: [const {
+                SilenceSlot {
+                    start: Atomic::new(0),
+                    end: Atomic::new(0),
+                }
+            }; SILENCE_SLOTS],
+            next: Atomic::new(0),
+            count: Atomic::new(0),
+            sum_ns: Atomic::new(0),
+            longest_ns: Atomic::new(0),
+            latest: WindowCell::new(),
+            over_threshold: Atomic::new(0),
+        }
+    }
+
+    /// Posts a silence over the oldest one. Any context; never waits.
+    fn post(&self, s: Window) {
+        let i = self.next.fetch_add(1, Relaxed) as usize % SILENCE_SLOTS;
+        let Some(slot) = self.slots.get(i) else {
+            return;
+        };
+        slot.end.store(0, Relaxed);
+        slot.start.store(s.start, Relaxed);
+        slot.end.store(s.end, Release);
+    }
+
+    /// The posts that read whole (the same `end` before and after).
+    fn silences(&self) -> impl Iterator<Item = Window> + '_ {
+        self.slots.iter().filter_map(|s| {
+            let end = s.end.load(Acquire);
+            let start = s.start.load(Relaxed);
+            (end != 0 && s.end.load(Relaxed) == end).then_some(Window { start, end })
+        })
+    }
+}
+
 /// Every possible CPU's entry, indexed by CPU number.
 pub(crate) struct Peers {
     cpus: VVec<Peer>,
     board: Board,
+    pulse: Pulse,
+    /// CPUs whose samplers run: the pulse proves a stall only with two or more.
+    nr_sampling: Atomic<u32>,
 }
 
 impl Peers {
@@ -151,6 +227,8 @@ impl Peers {
         Ok(Self {
             cpus,
             board: Board::new(),
+            pulse: Pulse::new(),
+            nr_sampling: Atomic::new(0),
         })
     }
 
@@ -168,11 +246,78 @@ impl Peers {
         self.get(cpu).is_some_and(|p| p.sampling.load(Relaxed))
     }
 
-    /// Records that `cpu`'s samplers start or have stopped.
+    /// Records that `cpu`'s samplers start or have stopped (process context; hotplug and
+    /// the enable switch serialise the callers). A start also forgets the last beat: the
+    /// time in which no CPU sampled is not a silence of a running machine.
     pub(crate) fn set_sampling(&self, cpu: u32, on: bool) {
         if let Some(p) = self.get(cpu) {
-            p.sampling.store(on, Relaxed);
+            if p.sampling.xchg(on, Relaxed) != on {
+                let n = self.nr_sampling.load(Relaxed);
+                self.nr_sampling
+                    .store(if on { n + 1 } else { n.saturating_sub(1) }, Relaxed);
+            }
         }
+        if on {
+            self.pulse.last.store(0, Relaxed);
+        }
+    }
+
+    /// An hrtimer run at `now` (hard interrupt context, any sampled CPU): beats if the
+    /// machine's last beat is half a period old, and posts the silence that beat ends, if
+    /// any, while two or more CPUs sample. Constant time; one shared word written at most
+    /// about twice per period machine-wide.
+    pub(crate) fn beat(&self, cpu: u32, now: u64, period_ns: u64, threshold_ns: u64) {
+        let pulse = &self.pulse;
+        let last = pulse.last.load(Relaxed);
+        if !stall::beats(last, now, period_ns) || pulse.last.cmpxchg(last, now, Relaxed).is_err() {
+            return;
+        }
+        let Some(s) = stall::silence(last, now, period_ns) else {
+            return;
+        };
+        if self.nr_sampling.load(Relaxed) < 2 {
+            return;
+        }
+        pulse.post(s);
+        let len = s.end - s.start;
+        pulse.count.add(1, Relaxed);
+        pulse.sum_ns.add(len, Relaxed);
+        if len > pulse.longest_ns.load(Relaxed) {
+            pulse.longest_ns.store(len, Relaxed);
+        }
+        if len >= threshold_ns {
+            pulse.over_threshold.add(1, Relaxed);
+        }
+        pulse.latest.set(s);
+        tracepoints::stall(cpu, s.start, s.end);
+    }
+
+    /// Nanoseconds of [`from`, `to`) in which no sampled CPU ran (the silences posted).
+    /// Constant time.
+    pub(crate) fn silent_ns(&self, from: u64, to: u64) -> u64 {
+        stall::silent_ns(from, to, self.pulse.silences())
+    }
+
+    /// The stalls counted so far.
+    pub(crate) fn stalls(&self) -> StallCounts {
+        let p = &self.pulse;
+        StallCounts {
+            count: p.count.load(Relaxed),
+            sum_ns: p.sum_ns.load(Relaxed),
+            longest_ns: p.longest_ns.load(Relaxed),
+            over_threshold: p.over_threshold.load(Relaxed),
+            latest: p.latest.get(),
+        }
+    }
+
+    /// Forgets the stalls counted (the counters' reset).
+    pub(crate) fn reset_stalls(&self) {
+        let p = &self.pulse;
+        p.count.store(0, Relaxed);
+        p.sum_ns.store(0, Relaxed);
+        p.longest_ns.store(0, Relaxed);
+        p.over_threshold.store(0, Relaxed);
+        p.latest.set(Window::EMPTY);
     }
 
     /// Takes `cpu` out of the selection. Only while sampling is off.

@@ -5,12 +5,13 @@
 
 mod context_cell;
 
+use kernel::interrupt::local_interrupt_disable;
 use kernel::prelude::*;
 use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::{Arc, ArcBorrow, Mutex};
 use kernel::time::hrtimer::{
-    ArcHrTimerHandle, HrTimer, HrTimerCallback, HrTimerCallbackContext, HrTimerPointer,
-    HrTimerRestart, RelativePinnedHardMode,
+    ArcHrTimerHandle, HrTimer, HrTimerCallback, HrTimerCallbackContext, HrTimerHandle,
+    HrTimerPointer, HrTimerRestart, RelativePinnedHardMode,
 };
 use kernel::time::{Delta, Monotonic};
 use kernel::{impl_has_hr_timer, new_mutex};
@@ -27,7 +28,7 @@ use crate::logic::stack;
 use crate::peers::{Peer, Peers, WindowCell};
 use crate::records::{Header, Kind, LiveProfile, Pending, RecordStore, Which, MAX_FRAMES};
 use crate::settings::{RulesCache, Settings};
-use crate::watch::{Ring, Watch};
+use crate::watch::{PendingSeen, Ring, Watch};
 use context_cell::ContextCell;
 
 /// Sampler state and results of one CPU. Allocated for every possible CPU at load time, so
@@ -135,12 +136,18 @@ pub(crate) struct CpuSampler {
     /// accounted over them (`Verdict::Steal`): the hypervisor did not run the vCPU. Not
     /// events; counted so that they are not hidden.
     pub(crate) steal_gaps: Atomic<u64>,
+    /// Gaps, of either sampler, that were long only because the whole machine stood still
+    /// over them (`Verdict::Stall`, `logic::stall`: no sampled CPU ran). Not events;
+    /// counted so that they are not hidden.
+    pub(crate) stall_gaps: Atomic<u64>,
     /// Windows of this CPU so far, both kinds: the last one's number in the event stream
     /// (`seq` of the `trace_irqoff:*_off` events, so a reader sees what its ring lost).
     events_seq: Atomic<u64>,
     /// The late part of the hrtimer's last steal gap: the hrtimer's look at an open
     /// softirq window does not take it for softirqs held off.
     steal_late: WindowCell,
+    /// The late part of the hrtimer's last stall gap, for the same look.
+    stall_late: WindowCell,
     /// Time spent in the samplers' handlers: what sampling costs this CPU.
     pub(crate) hard_cost: Cost,
     pub(crate) soft_cost: Cost,
@@ -210,8 +217,10 @@ impl CpuSampler {
                 idle_gaps: Atomic::new(0),
                 late_timer_gaps: Atomic::new(0),
                 steal_gaps: Atomic::new(0),
+                stall_gaps: Atomic::new(0),
                 events_seq: Atomic::new(0),
                 steal_late: WindowCell::new(),
+                stall_late: WindowCell::new(),
                 hard_cost: Cost::new(),
                 soft_cost: Cost::new(),
                 capture_cost: Cost::new(),
@@ -226,8 +235,22 @@ impl CpuSampler {
 
     /// Starts both samplers; must run on `self.cpu`, in process context (the CPU hotplug
     /// callback does). Sampling starts now: a window that begins before the first expiry
-    /// is measured too.
+    /// is measured too. Starting a started sampler does nothing.
+    ///
+    /// The first period is clean: the hrtimer and the timer_list are armed, and this CPU's
+    /// first run of each published, in one section with interrupts off. Nothing runs on
+    /// this CPU in between: not a task that preempts ours (cpuhp/N is a normal task), which
+    /// the first gap would otherwise count as interrupts held off, nor an interrupt and the
+    /// softirqs on its exit, which run with interrupts on. Until then `last_hard_ns` stays
+    /// 0 (stopped): a watcher never finds this CPU overdue before its hrtimer runs.
     pub(crate) fn start(this: &Arc<Self>) {
+        // The sleeping lock first, outside the section; held to the end, so that no stop
+        // can come between (the hotplug callbacks of a CPU are serialised anyway).
+        let mut running = this.running.lock();
+        if running.is_some() {
+            pr_warn!("cpu {}: the samplers were running already\n", this.cpu);
+            return;
+        }
         for (pid, thread) in this
             .thread_pids
             .iter()
@@ -235,34 +258,51 @@ impl CpuSampler {
         {
             pid.store(ffi::softirq_thread_pid(this.cpu, thread), Relaxed);
         }
-        let now = ffi::now_ns();
         this.peers.set_sampling(this.cpu, true);
-        this.watch.cpu_online(this.cpu, &this.peers);
+        // A request for an NMI to this CPU is kept: its NMI may still be on its way (after
+        // a disable and enable). This CPU's hrtimer settles one whose NMI was dropped while
+        // the CPU was offline, as any other lost one (`Watch::settle`).
+        this.watch.ring_changed(&this.peers);
         if let Some(me) = this.peer() {
-            me.last_hard_ns.store(now, Relaxed);
             me.hard_off.set(Window::EMPTY);
         }
-        this.last_soft_ns.store(now, Relaxed);
-        this.last_soft_jiffies.store(ffi::jiffies(), Relaxed);
         this.soft_starved_seen.store(false, Relaxed);
-        // SAFETY: `start` owns `hard_local` here: the hrtimer is not running (it starts
-        // below; `stop` cancelled it and waited for its callback), and nothing else uses it.
+        // SAFETY: `start` owns `hard_local` here: the hrtimer is not running (`running` held
+        // no handle: it was never started, or `stop` cancelled it and waited for its
+        // callback; it is armed below), and nothing else uses it.
         let local = unsafe { this.hard_local.get() };
         local.watch_next = 0;
+        local.nmi_seen = PendingSeen::new();
         // A gap held at the last stop is dropped (its CPU stopped sampling).
         local.look.held.end = 0;
         this.idle_late.set(Window::EMPTY);
         this.steal_late.set(Window::EMPTY);
+        this.stall_late.set(Window::EMPTY);
         this.probe_window.set(Window::EMPTY);
         this.timer_window.set(Window::EMPTY);
         this.probe_armed.store(0, Relaxed);
         this.win_of.store(0, Relaxed);
         this.pending.close();
         let rules = this.settings.rules();
-        let handle = HrTimerPointer::start(this.clone(), period(&rules));
-        *this.running.lock() = Some(handle);
         this.soft_running.store(true, Relaxed);
-        if softtimer::start(rules.soft_period_jiffies).is_err() {
+        let (handle, soft) = {
+            let _irqs_off = local_interrupt_disable();
+            // On this CPU (cpuhp/N is bound to it, and cannot move with interrupts off):
+            // both timers are pinned here. Neither callback can run before the section
+            // ends, so they find their first run published.
+            let handle = HrTimerPointer::start(this.clone(), period(&rules));
+            let soft = softtimer::start(rules.soft_period_jiffies);
+            let now = ffi::now_ns();
+            if let Some(me) = this.peer() {
+                me.last_hard_ns.store(now, Relaxed);
+            }
+            this.last_soft_ns.store(now, Relaxed);
+            this.last_soft_jiffies.store(ffi::jiffies(), Relaxed);
+            (handle, soft)
+        };
+        *running = Some(handle);
+        drop(running);
+        if soft.is_err() {
             // Running already (a start without a stop): it keeps sampling as it was.
             pr_warn!(
                 "cpu {}: the softirq sampler was running already\n",
@@ -272,21 +312,38 @@ impl CpuSampler {
     }
 
     /// Stops both samplers and waits for running callbacks. Any context that may sleep, on
-    /// any CPU; stopping a stopped sampler does nothing.
+    /// any CPU (`self.cpu` but for the module's teardown, when it is stopped already);
+    /// stopping a stopped sampler does nothing.
+    ///
+    /// The hrtimer is cancelled and `last_hard_ns` cleared (stopped) in one section with
+    /// interrupts off, so that a watcher never finds this CPU overdue: nothing runs on it
+    /// between its last hrtimer run and the clear but this section. On `self.cpu` the
+    /// callback cannot be running (it interrupts this CPU), so the cancel never waits.
+    /// The timer_list stops after the hrtimer: the hrtimer never finds it late because it
+    /// was stopped.
     pub(crate) fn stop(&self) {
+        // The sleeping lock outside the section.
+        let mut handle = self.running.lock().take();
+        {
+            let _irqs_off = local_interrupt_disable();
+            if let Some(h) = handle.as_mut() {
+                // A hard hrtimer: its cancel spins for a callback running on another CPU,
+                // never sleeps.
+                h.cancel();
+            }
+            if let Some(me) = self.peer() {
+                // Not overdue: stopped.
+                me.last_hard_ns.store(0, Relaxed);
+            }
+        }
+        // Cancelled already: only the hrtimer's reference to the sampler goes.
+        drop(handle);
         if self.soft_running.xchg(false, Relaxed) {
             softtimer::stop(self.cpu);
         }
-        // Dropping the handle cancels the hrtimer and waits for its callback.
-        let handle = self.running.lock().take();
-        drop(handle);
         // The hrtimer queues the probe: only now can it no longer come back.
         ffi::probe::cancel(self.cpu);
         self.probe_armed.store(0, Relaxed);
-        if let Some(me) = self.peer() {
-            // Not overdue: stopped.
-            me.last_hard_ns.store(0, Relaxed);
-        }
         self.peers.set_sampling(self.cpu, false);
         self.watch.ring_changed(&self.peers);
     }
@@ -317,12 +374,14 @@ impl CpuSampler {
         interrupted: ffi::Interrupted,
         prev: u64,
         now: u64,
+        period_ns: u64,
     ) -> gap::SleepEvidence {
         if !interrupted.idle_loop() {
             return gap::SleepEvidence {
                 idle_loop: false,
                 interrupts: u64::MAX,
                 retries: u32::MAX,
+                per_wake: local.per_wake,
             };
         }
         let irqs = ffi::irq_events();
@@ -330,7 +389,7 @@ impl CpuSampler {
         let last_irqs = core::mem::replace(&mut local.last_irq_events, irqs);
         let last_retries = core::mem::replace(&mut local.last_retries, retries);
         let known = core::mem::replace(&mut local.counts_at, now) == prev;
-        gap::SleepEvidence {
+        let evidence = gap::SleepEvidence {
             idle_loop: true,
             interrupts: if known {
                 irqs.wrapping_sub(last_irqs)
@@ -342,7 +401,15 @@ impl CpuSampler {
             } else {
                 u32::MAX
             },
-        }
+            per_wake: local.per_wake,
+        };
+        local.per_wake = gap::per_wake(
+            local.per_wake,
+            evidence.interrupts,
+            evidence.retries,
+            now.saturating_sub(prev) < 2 * period_ns,
+        );
+        evidence
     }
 
     /// The hrtimer ran at `now`: hardirq-off check, then the softirq side's open window.
@@ -350,7 +417,12 @@ impl CpuSampler {
         let Some(me) = self.peer() else { return };
         let interrupted = ffi::interrupted();
         let prev = me.last_hard_ns.xchg(now, Relaxed);
-        let evidence = self.sleep_evidence(&mut local.sleep, interrupted, prev, now);
+        // The machine's pulse first: if this run ends a silence, it is posted before this
+        // CPU's own gap is judged against it.
+        self.peers
+            .beat(self.cpu, now, rules.period_ns, rules.threshold_ns);
+        let evidence =
+            self.sleep_evidence(&mut local.sleep, interrupted, prev, now, rules.period_ns);
         // The steal count at this run and at the previous one (if that one read it). Where
         // the kernel accounts no steal it stays 0, and nothing below waits.
         let steal_now = ffi::steal_ns();
@@ -364,6 +436,9 @@ impl CpuSampler {
             now: steal_now,
         };
         if local.held.end != 0 {
+            if !interrupted.idle_loop() {
+                local.held.left_idle = true;
+            }
             // A gap held for the tick's steal accounting: decided now, at the latest
             // before a new gap, with the count from before that one.
             let new_gap = prev != 0 && rules.hard_latency(now.saturating_sub(prev)).is_some();
@@ -381,9 +456,19 @@ impl CpuSampler {
             // timer_list, if due earlier, may have been late by more.
             self.idle_late.set(rules.late_window(prev, now));
         }
-        let decision = rules.hard_decision(gap, asleep, steal, false);
+        // The part of the gap in which no sampled CPU ran: a stall, not this CPU's window.
+        let silent = if rules.hard_latency(gap).is_some() {
+            self.peers.silent_ns(prev, now)
+        } else {
+            0
+        };
+        let decision = rules.hard_decision_in(gap, asleep, steal, false, silent);
         match decision {
             Decision::Now(Verdict::IdleLate) => self.idle_gaps.add(1, Relaxed),
+            Decision::Now(Verdict::Stall) => {
+                self.stall_gaps.add(1, Relaxed);
+                self.stall_late.set(rules.late_window(prev, now));
+            }
             Decision::Now(Verdict::Steal) => {
                 self.steal_gaps.add(1, Relaxed);
                 self.steal_late.set(rules.late_window(prev, now));
@@ -411,6 +496,7 @@ impl CpuSampler {
                     now,
                     steal.before,
                     !returned,
+                    interrupted.idle_loop(),
                 );
             }
             Decision::Now(Verdict::Ordinary) => {}
@@ -453,7 +539,12 @@ impl CpuSampler {
             let explained = gap::covered_all(
                 last_soft,
                 now,
-                [me.hard_off.get(), idle_late, self.steal_late.get()],
+                [
+                    me.hard_off.get(),
+                    idle_late,
+                    self.steal_late.get(),
+                    self.stall_late.get(),
+                ],
             );
             if let Some(latency) = rules.soft_starved(now.saturating_sub(last_soft), explained) {
                 self.soft_starved_seen.store(true, Relaxed);
@@ -616,6 +707,22 @@ impl CpuSampler {
         let rules = self.settings.rules();
         let Some(latency) = rules.probe_latency(start, armed, now) else {
             return;
+        };
+        // A stall of the whole machine inside the window is not softirqs held off: what
+        // remains of the hold after the look, without it, must still be a period.
+        let silent = self.peers.silent_ns(start, now);
+        let latency = if silent == 0 {
+            latency
+        } else {
+            let after_look = self.peers.silent_ns(armed, now);
+            if rules
+                .probe_latency(start, armed.saturating_add(after_look), now)
+                .is_none()
+            {
+                self.stall_gaps.add(1, Relaxed);
+                return;
+            }
+            latency.saturating_sub(silent)
         };
         // Where timers run in their own thread, the timer_list may have reported this
         // window first (a long timer callback in ktimers/N, the probe run after it): one
@@ -809,9 +916,11 @@ impl CpuSampler {
             let probe = self.probe_window.get();
             let hard = gap::covered(prev, now, hard_off, probe);
             let hard_or_idle = gap::covered_all(prev, now, [hard_off, probe, idle_late]);
-            match rules.soft_verdict_steal(gap, hard, hard_or_idle, stolen) {
+            let silent = self.peers.silent_ns(prev, now);
+            match rules.soft_verdict_in(gap, hard, hard_or_idle, stolen, silent) {
                 Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
                 Verdict::Steal => self.steal_gaps.add(1, Relaxed),
+                Verdict::Stall => self.stall_gaps.add(1, Relaxed),
                 Verdict::Event(latency) => {
                     let mut comm = [0u8; COMM_LEN];
                     let pid = ffi::current_task(&mut comm);
@@ -927,6 +1036,7 @@ impl CpuSampler {
         now: u64,
         steal_before: u64,
         end_shows_culprit: bool,
+        ended_idle: bool,
     ) {
         held.before = me.hard_off.get();
         me.hard_off.set(rules.late_window(prev, now));
@@ -934,6 +1044,8 @@ impl CpuSampler {
         held.prev = prev;
         held.steal_before = steal_before;
         held.end_shows_culprit = end_shows_culprit;
+        held.ended_idle = ended_idle;
+        held.left_idle = false;
         held.pid = ffi::current_task(&mut held.comm);
         held.cgroup_id = ffi::current_cgroup_id();
         held.nr_frames = 0;
@@ -964,9 +1076,10 @@ impl CpuSampler {
         now: u64,
         force: bool,
     ) {
-        let settled = force || rules.steal_settled(held.end, now);
+        let settled =
+            force || rules.steal_settled_after(held.end, now, held.ended_idle, held.left_idle);
         let gap = held.end.saturating_sub(held.prev);
-        match rules.hard_decision(
+        match rules.hard_decision_in(
             gap,
             false,
             Steal {
@@ -974,6 +1087,7 @@ impl CpuSampler {
                 now: count,
             },
             settled,
+            self.peers.silent_ns(held.prev, held.end),
         ) {
             Decision::Wait => return,
             Decision::Now(Verdict::Event(latency)) => {
@@ -1004,6 +1118,9 @@ impl CpuSampler {
                 if v == Verdict::Steal {
                     self.steal_gaps.add(1, Relaxed);
                     self.steal_late.set(rules.late_window(held.prev, held.end));
+                } else if v == Verdict::Stall {
+                    self.stall_gaps.add(1, Relaxed);
+                    self.stall_late.set(rules.late_window(held.prev, held.end));
                 }
             }
         }
@@ -1224,6 +1341,8 @@ struct HardLocal {
     watch_next: u64,
     /// The CPUs it watches.
     ring: Ring,
+    /// A request for an NMI to this CPU that it saw sent (`Watch::settle`).
+    nmi_seen: PendingSeen,
     /// The hrtimer's runs (`Cost::run_counted`).
     runs: u64,
     look: LookLocal,
@@ -1250,6 +1369,9 @@ struct SleepCounts {
     last_irq_events: u64,
     last_retries: u32,
     counts_at: u64,
+    /// Interrupts one wake-up by this hrtimer alone counts (`gap::per_wake`; 0: not yet
+    /// learnt).
+    per_wake: u64,
 }
 
 impl HardLocal {
@@ -1258,12 +1380,14 @@ impl HardLocal {
             rules: RulesCache::new(),
             watch_next: 0,
             ring: Ring::new(),
+            nmi_seen: PendingSeen::new(),
             runs: 0,
             look: LookLocal {
                 sleep: SleepCounts {
                     last_irq_events: 0,
                     last_retries: 0,
                     counts_at: 0,
+                    per_wake: 0,
                 },
                 steal: 0,
                 steal_at: 0,
@@ -1283,6 +1407,10 @@ struct Held {
     prev: u64,
     /// The steal count at `prev`.
     steal_before: u64,
+    /// It ended in the idle loop, and a run since found the CPU out of it
+    /// (`gap::Rules::steal_settled_after`).
+    ended_idle: bool,
+    left_idle: bool,
     /// This CPU's hardirq-off window before it, restored if it is no event.
     before: Window,
     end_shows_culprit: bool,
@@ -1300,6 +1428,8 @@ impl Held {
             end: 0,
             prev: 0,
             steal_before: 0,
+            ended_idle: false,
+            left_idle: false,
             before: Window::EMPTY,
             end_shows_culprit: false,
             pid: 0,
@@ -1354,6 +1484,7 @@ impl HrTimerCallback for CpuSampler {
             rules,
             watch_next,
             ring,
+            nmi_seen,
             runs,
             look,
         } = unsafe { this.hard_local.get() };
@@ -1361,6 +1492,7 @@ impl HrTimerCallback for CpuSampler {
         let (instant, now) = this.settings.now();
         let rules = this.settings.cached_rules(rules);
         this.hard_sample(look, rules, now);
+        this.watch.settle(this.cpu, nmi_seen, now);
         // The neighbours' last runs, every `watch_interval` while none is overdue, every
         // run while one is (its NMIs are paced by these runs).
         if now >= *watch_next {

@@ -52,8 +52,12 @@ impl Control {
     }
 
     /// At unload: stops everything, then, once no NMI of ours is on its way, unregisters
-    /// the handler.
+    /// the handler. Requests stop first and the samplers run on while the first drain
+    /// waits, so that a CPU's hrtimer can settle a request whose NMI another handler took
+    /// (`Watch::settle`); the second catches one a watcher made as the requests stopped.
     fn shutdown(&mut self, watch: &Watch) {
+        watch.stop();
+        watch.drain();
         self.disable(watch);
         watch.drain();
         self.nmi = None;
@@ -243,7 +247,9 @@ impl State {
                     cpu.idle_gaps.store(0, Relaxed);
                     cpu.late_timer_gaps.store(0, Relaxed);
                     cpu.steal_gaps.store(0, Relaxed);
+                    cpu.stall_gaps.store(0, Relaxed);
                 }
+                self.peers.reset_stalls();
                 self.tag_wait.clear();
             }
         }

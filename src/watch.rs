@@ -9,9 +9,10 @@
 //! and every run while one is. A CPU whose
 //! hrtimer is overdue by more than the threshold has an open hardirq-off window. One
 //! watcher claims it (`profile::claim_step`), and from then on, every period, sends it an
-//! NMI (thinned after `max_window_samples`, see `profile::next_sample`). The NMI handler
-//! takes the stack it interrupted into that CPU's live profile, but only for an NMI the
-//! module asked for and only while the window it was sent for is still open. The claimer
+//! NMI (thinned after `max_window_samples`, see `profile::next_sample`). The NMI handler,
+//! which sees only NMIs no other handler claimed (`Watch::nmi`), takes the stack it
+//! interrupted into that CPU's live profile, but only for an NMI the module asked for and
+//! only while the window it was sent for is still open. The claimer
 //! also fires `irqoff_ongoing` when the window passes the threshold and again, with a
 //! rate-limited line in the kernel log, when it passes the stuck length, but only once an
 //! NMI of the window has found the CPU running something other than the idle loop: a vCPU
@@ -48,6 +49,28 @@ const ANNOUNCE_WITHOUT_SAMPLE: u32 = 3;
 
 /// Longest wait at unload for NMIs still on their way (see [`Watch::drain`]).
 const DRAIN_MS: u32 = 10_000;
+
+/// How long a CPU whose hrtimer last ran at `last` has been overdue at `now`: the time
+/// past its next expiry, without the part in which no sampled CPU ran (a stall of the
+/// whole machine is no window of this CPU's). The stall lookup only when the plain length
+/// could be one, so the common look costs nothing more.
+fn open_length(peers: &Peers, last: u64, now: u64, rules: &Rules) -> u64 {
+    let length_ns = now.saturating_sub(last).saturating_sub(rules.period_ns);
+    if length_ns < rules.threshold_ns / 4 {
+        return length_ns;
+    }
+    length_ns.saturating_sub(peers.silent_ns(last, now))
+}
+/// In [`Watched::nmi_pending`]: a request being sent, by the watcher whose CPU is in the
+/// low bits (so that two senders never mistake each other's request for their own). A
+/// sent request holds the time it was sent at, below this bit.
+const SENDING: u64 = 1 << 63;
+
+/// An NMI of ours reaches a CPU that runs with NMIs unblocked within microseconds of its
+/// send (hardware, and hypervisors, which kick the target vCPU); a request still pending
+/// after its CPU ran this long, in its own hrtimer, past the time it saw the request sent
+/// is one whose NMI was taken by another handler or swallowed (see [`Watch::settle`]).
+const LOST_AFTER_NS: u64 = NSEC_PER_MSEC;
 
 /// Why the watcher's NMIs are not used.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -91,11 +114,15 @@ pub(crate) struct Watched {
     claim: Atomic<u64>,
     /// When the watcher last ran on its claim.
     owner_seen: Atomic<u64>,
-    /// When the NMI asked of this CPU was sent, 0 when answered (or none asked). Set only
-    /// by the one watcher whose compare-exchange from 0 won, which alone then sends; cleared
-    /// only by the NMI handler on this CPU (or when the CPU comes online: an NMI sent to
-    /// it while offline was dropped), never while one of ours may still arrive.
+    /// The NMI asked of this CPU and not yet answered: 0 when none, `SENDING | cpu` while
+    /// the watcher on `cpu` sends it, then when it was sent. Set only by the one watcher
+    /// whose compare-exchange from 0 won, which alone then sends; cleared by the NMI
+    /// handler on this CPU when it claims an NMI (`Watch::nmi`), or by this CPU's own
+    /// hrtimer once the NMI cannot be on its way any more (`Watch::settle`): never while
+    /// one of ours may still arrive. Kept across disable and enable.
     nmi_pending: Atomic<u64>,
+    /// When the watcher asked for the pending NMI (its run's time): the round trip.
+    nmi_asked: Atomic<u64>,
     /// The last NMI sent (its `nmi_pending` stamp), and the last one found late (not
     /// answered within half a period).
     last_sent: Atomic<u64>,
@@ -139,6 +166,7 @@ impl Watched {
             claim: Atomic::new(0),
             owner_seen: Atomic::new(0),
             nmi_pending: Atomic::new(0),
+            nmi_asked: Atomic::new(0),
             last_sent: Atomic::new(0),
             late_of: Atomic::new(0),
             slow: Atomic::new(0),
@@ -268,7 +296,13 @@ pub(crate) struct Watch {
     /// Length at which an open window is reported as stuck.
     pub(crate) stuck_ns: u64,
     pub(crate) nmi_sent: Atomic<u64>,
+    /// NMIs the handler claimed: one per request, by the first NMI that reached the
+    /// unknown-NMI path while it was pending (ours, or one nobody else claimed).
     pub(crate) nmi_answered: Atomic<u64>,
+    /// Requests settled by their CPU's hrtimer: the NMI was taken without reaching our
+    /// handler (another NMI handler claimed it, or the kernel swallowed it as the second
+    /// half of a back-to-back pair).
+    pub(crate) nmi_lost: Atomic<u64>,
     /// Answered after their window ended: nothing taken.
     pub(crate) nmi_stale: Atomic<u64>,
     pub(crate) nmi_missed: Atomic<u64>,
@@ -278,6 +312,19 @@ pub(crate) struct Watch {
     /// Bumped whenever a CPU's sampler starts or stops: the ring of watched CPUs may have
     /// changed ([`Ring`]).
     ring_version: Atomic<u64>,
+}
+
+/// A request of its own CPU's that its hrtimer saw sent, and when (its own clock): see
+/// [`Watch::settle`]. Owned by that hrtimer.
+pub(crate) struct PendingSeen {
+    stamp: u64,
+    at: u64,
+}
+
+impl PendingSeen {
+    pub(crate) const fn new() -> Self {
+        Self { stamp: 0, at: 0 }
+    }
 }
 
 /// The CPUs one CPU watches, as its hrtimer last worked them out, and the
@@ -323,6 +370,7 @@ impl Watch {
             stuck_ns,
             nmi_sent: Atomic::new(0),
             nmi_answered: Atomic::new(0),
+            nmi_lost: Atomic::new(0),
             nmi_stale: Atomic::new(0),
             nmi_missed: Atomic::new(0),
             stuck_unconfirmed: Atomic::new(0),
@@ -381,9 +429,11 @@ impl Watch {
 
     /// At unload, after [`Watch::stop`], before the caller unregisters the handler: waits
     /// until no NMI of ours is on its way to an online CPU (an offline CPU dropped its
-    /// one). An online CPU takes an NMI within microseconds even with interrupts off; one
-    /// that has not after [`DRAIN_MS`] is stuck beyond what the handler could help, and
-    /// is named in the log. Process context.
+    /// one). An online CPU takes an NMI within microseconds even with interrupts off, and
+    /// its hrtimer, while it runs, settles a request whose NMI another handler took
+    /// ([`Watch::settle`]); one still pending after [`DRAIN_MS`] is named in the log
+    /// (a CPU stuck beyond what the handler could help, or one whose NMI was taken by
+    /// another handler after its sampler stopped). Process context.
     pub(crate) fn drain(&self) {
         for ms in 0..=DRAIN_MS {
             let mut waiting = None;
@@ -401,7 +451,7 @@ impl Watch {
             let Some(cpu) = waiting else { return };
             if ms == DRAIN_MS {
                 pr_warn!(
-                    "watcher: cpu {} has not taken an NMI sent {} s ago; unloading anyway\n",
+                    "watcher: cpu {} has not answered an NMI sent {} s ago; unloading anyway\n",
                     cpu,
                     DRAIN_MS / 1000
                 );
@@ -409,14 +459,6 @@ impl Watch {
             }
             fsleep(Delta::from_millis(1));
         }
-    }
-
-    /// `cpu` came online: an NMI sent to it while it was offline was dropped there.
-    pub(crate) fn cpu_online(&self, cpu: u32, peers: &Peers) {
-        if let Some(w) = self.get(cpu) {
-            w.nmi_pending.store(0, Relaxed);
-        }
-        self.ring_changed(peers);
     }
 
     /// A CPU's sampler started or stopped (process context: CPU hotplug, enable, unload):
@@ -453,7 +495,7 @@ impl Watch {
         if last == 0 || !ffi::cpu_online(cpu) {
             return None;
         }
-        let length_ns = now.saturating_sub(last).saturating_sub(rules.period_ns);
+        let length_ns = open_length(peers, last, now, rules);
         (length_ns >= rules.threshold_ns).then_some(Ongoing {
             window: last,
             length_ns,
@@ -497,7 +539,7 @@ impl Watch {
                 ring.version = 0;
                 continue;
             }
-            let length_ns = now.saturating_sub(last).saturating_sub(rules.period_ns);
+            let length_ns = open_length(peers, last, now, rules);
             peers.open_seen(t, last, length_ns, rules.threshold_ns);
             if length_ns >= rules.threshold_ns {
                 busy = true;
@@ -549,7 +591,7 @@ impl Watch {
         }
         w.owner_seen.store(now, Relaxed);
         if self.nmi_usable() {
-            self.ask(w, t, o.window, now, rules);
+            self.ask(w, me, t, o.window, now, rules);
         }
         let sample = w.profile.peek(o.window, ffi::text_can_vanish);
         let (pid, comm, top, module) = sample.unwrap_or((0, [0; COMM_LEN], 0, 0));
@@ -652,8 +694,8 @@ impl Watch {
     /// The claimer's NMI for `t`, if one is due. One not answered within half a period is
     /// counted as missed (once) and makes the watcher trust that CPU less; it is never
     /// given up on (it may still come, and must find its claim), so no other is sent to
-    /// that CPU before it arrives.
-    fn ask(&self, w: &Watched, t: u32, window: u64, now: u64, rules: &Rules) {
+    /// that CPU before it is answered or its CPU settles it ([`Watch::settle`]).
+    fn ask(&self, w: &Watched, me: u32, t: u32, window: u64, now: u64, rules: &Rules) {
         let pending = w.nmi_pending.load(Relaxed);
         if pending != 0 {
             if now.saturating_sub(pending) >= rules.period_ns / 2
@@ -680,17 +722,25 @@ impl Watch {
             Some(weight) => {
                 w.nmi_window.store(window, Relaxed);
                 w.nmi_weight.store(weight, Relaxed);
-                let stamp = now.max(1);
+                w.nmi_asked.store(now, Relaxed);
+                let sending = SENDING | u64::from(me);
                 // One sender per NMI: only the watcher whose compare-exchange from 0 wins
                 // sends. The NMI that takes this (xchg, Full) sees the window and weight.
-                if w.nmi_pending.cmpxchg(0, stamp, Release).is_err() {
+                if w.nmi_pending.cmpxchg(0, sending, Release).is_err() {
                     return;
                 }
                 if ffi::send_nmi(t).is_err() {
                     // Not online (any more): nothing was sent, so nothing is on its way.
-                    w.nmi_pending.store(0, Relaxed);
+                    // Unless the handler took the request meanwhile (an NMI nobody
+                    // claimed) and another watcher made a new one: that one is not ours.
+                    let _ = w.nmi_pending.cmpxchg(sending, 0, Relaxed);
                     return;
                 }
+                // Sent: from now on the request holds the time after the send, which its
+                // CPU's hrtimer may settle (`settle`) once it has run long enough past it.
+                // If the handler took it already, it stays taken.
+                let stamp = ffi::now_ns().clamp(1, SENDING - 1);
+                let _ = w.nmi_pending.cmpxchg(sending, stamp, Relaxed);
                 w.last_sent.store(stamp, Relaxed);
                 w.sent.store(sent.saturating_add(1), Relaxed);
                 w.since.store(0, Relaxed);
@@ -700,17 +750,20 @@ impl Watch {
         }
     }
 
-    /// An NMI on `cpu` (NMI context on `cpu`) that interrupted `ip`: ours only if one was
-    /// asked of this CPU. Takes the interrupted stack into the CPU's live profile if the
-    /// window it was sent for is still open. Never waits.
+    /// An NMI on `cpu` (NMI context on `cpu`) that interrupted `ip` and that nothing else
+    /// claimed: the handler is registered for unknown NMIs only (`tio_nmi_register`), so
+    /// it sees none that another handler (perf, the kernel's backtraces, GHES...) claimed
+    /// or that had a platform reason (SERR, IOCHK). Claimed only while an NMI was asked of
+    /// this CPU and not yet answered: one claim per request. Takes the interrupted stack
+    /// into the CPU's live profile if the window it was sent for is still open. Never
+    /// waits.
     pub(crate) fn nmi(&self, peers: &Peers, cpu: u32, ip: u64) -> bool {
         let Some(w) = self.get(cpu) else { return false };
-        let sent = w.nmi_pending.xchg(0, Full);
-        if sent == 0 {
+        if w.nmi_pending.xchg(0, Full) == 0 {
             return false;
         }
         let t0 = ffi::now_ns_nmi();
-        w.nmi_rtt.add(t0.saturating_sub(sent));
+        w.nmi_rtt.add(t0.saturating_sub(w.nmi_asked.load(Relaxed)));
         self.nmi_answered.add(1, Relaxed);
         let window = w.nmi_window.load(Relaxed);
         // This CPU's hrtimer has not run since: the window is still open.
@@ -742,6 +795,43 @@ impl Watch {
         }
         w.nmi_cost.add(ffi::now_ns_nmi().saturating_sub(t0));
         true
+    }
+
+    /// On `cpu`'s own hrtimer, every run (hard interrupt context: NMIs are not blocked):
+    /// settles a request of this CPU's whose NMI was taken without reaching our handler.
+    /// That happens when another NMI_LOCAL handler claims the NMI ours came in (two NMIs
+    /// that arrive while one is being handled are latched as one; AMD's perf handler
+    /// claims every NMI for a while after its own) or when the kernel swallows ours as
+    /// the second half of a back-to-back pair (`default_do_nmi`). Nothing in the NMI says
+    /// so; but a sent NMI reaches a CPU that runs with NMIs unblocked within
+    /// microseconds. So a request seen sent at one run and still pending at a later run
+    /// [`LOST_AFTER_NS`] on (this CPU's clock, this CPU having run in between) cannot
+    /// have its NMI still on the way: it is cleared and counted (`nmi_lost`). The common
+    /// path: one load of this CPU's own request word.
+    pub(crate) fn settle(&self, cpu: u32, seen: &mut PendingSeen, now: u64) {
+        if !self.enabled {
+            return;
+        }
+        let Some(w) = self.get(cpu) else { return };
+        let p = w.nmi_pending.load(Relaxed);
+        if p == 0 || p & SENDING != 0 {
+            seen.stamp = 0;
+            return;
+        }
+        if seen.stamp != p {
+            // Seen sent for the first time: its send returned before this load.
+            seen.stamp = p;
+            seen.at = now;
+            return;
+        }
+        if now.saturating_sub(seen.at) < LOST_AFTER_NS {
+            return;
+        }
+        // Still the same request (each holds its own send time), so its NMI came and went.
+        if w.nmi_pending.cmpxchg(p, 0, Relaxed).is_ok() {
+            self.nmi_lost.add(1, Relaxed);
+        }
+        seen.stamp = 0;
     }
 
     /// Whether an NMI found `cpu` inside a hard interrupt handler during `window` (its

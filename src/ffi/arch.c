@@ -2,8 +2,12 @@
 /*
  * The architecture seam of the C shim (arch.h): x86_64 and arm64.
  *
- * NMIs: on x86_64 the module registers an NMI_LOCAL handler and sends the NMI vector to
- * one CPU through its local APIC. arm64 offers modules neither: its pseudo-NMIs
+ * NMIs: on x86_64 the module sends the NMI vector to one CPU through its local APIC and
+ * registers an NMI_UNKNOWN handler: default_do_nmi calls it only for an NMI that no
+ * NMI_LOCAL handler (perf, GHES, the kernel's backtraces...) claimed and that had no
+ * platform reason (SERR, IOCHK), and that the back-to-back logic did not swallow; so the
+ * module never takes an NMI that another subsystem would have handled (see
+ * Documentation/design.rst, "Which NMIs are ours"). arm64 offers modules neither: its pseudo-NMIs
  * (CONFIG_ARM64_PSEUDO_NMI with irqchip.gicv3_pseudo_nmi=1) serve only the kernel's own
  * IPIs (IPI_CPU_BACKTRACE, IPI_KGDB_ROUNDUP), whose handlers are not hookable and print
  * to the kernel log, and there is no register_nmi_handler. So tio_nmi_supported() is 0
@@ -71,12 +75,12 @@ int tio_nmi_supported(void)
 
 int tio_nmi_register(void)
 {
-	return register_nmi_handler(NMI_LOCAL, tio_nmi_handler, 0, "trace_irqoff");
+	return register_nmi_handler(NMI_UNKNOWN, tio_nmi_handler, 0, "trace_irqoff");
 }
 
 void tio_nmi_unregister(void)
 {
-	unregister_nmi_handler(NMI_LOCAL, "trace_irqoff");
+	unregister_nmi_handler(NMI_UNKNOWN, "trace_irqoff");
 }
 
 int tio_nmi_send(unsigned int cpu)

@@ -521,6 +521,11 @@ void tio_trace_irqoff_ongoing(unsigned int cpu, unsigned long long length_ns, in
 	trace_irqoff_ongoing(cpu, length_ns, pid, comm, stuck);
 }
 
+void tio_trace_stall(unsigned int cpu, unsigned long long start_ns, unsigned long long end_ns)
+{
+	trace_stall(cpu, start_ns, end_ns);
+}
+
 static void tio_namer_fn(struct work_struct *work)
 {
 	trace_irqoff_rs_name_frames();

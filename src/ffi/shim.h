@@ -227,10 +227,16 @@ int tio_trace_windows_enabled(void);
 void tio_trace_irqoff_ongoing(unsigned int cpu, unsigned long long length_ns, int pid,
 			      const char *comm, int stuck);
 
+/* Tracepoint trace_irqoff:stall: no sampled CPU ran from start_ns to end_ns
+ * (CLOCK_MONOTONIC): the whole machine stood still (a paused VM). cpu: the CPU whose
+ * hrtimer run ended it. */
+void tio_trace_stall(unsigned int cpu, unsigned long long start_ns, unsigned long long end_ns);
+
 /*
  * Looking into another CPU. tio_nmi_supported: whether this architecture lets the module
- * send an NMI to one CPU (x86_64). register: an NMI_LOCAL handler that calls
- * trace_irqoff_rs_nmi and claims the NMI only if that returns non-zero; 0 or -errno.
+ * send an NMI to one CPU (x86_64). register: an NMI_UNKNOWN handler (it sees only NMIs
+ * no other handler claimed and with no platform reason) that calls trace_irqoff_rs_nmi
+ * and claims the NMI only if that returns non-zero; 0 or -errno.
  * unregister: removes it and waits until it no longer runs. send: NMI_VECTOR to cpu if
  * it is below nr_cpu_ids and online (0), else nothing (-EINVAL; -EOPNOTSUPP where NMIs
  * cannot be sent): a possible but absent CPU's APIC id is not one to send to.

@@ -107,6 +107,29 @@ TRACE_EVENT(irqoff_ongoing,
 		  __entry->cpu, __entry->length_ns, __entry->pid, __entry->comm, __entry->stuck)
 );
 
+/*
+ * A stall of the whole machine: no sampled CPU's hrtimer ran from start_ns to end_ns
+ * (CLOCK_MONOTONIC), so every CPU was late over it, idle ones too (a paused VM, a stopped
+ * emulator). Not an irq-off window; once per stall, from the CPU that ran first after it.
+ */
+TRACE_EVENT(stall,
+	TP_PROTO(unsigned int cpu, u64 start_ns, u64 end_ns),
+	TP_ARGS(cpu, start_ns, end_ns),
+	TP_STRUCT__entry(
+		__field(unsigned int, cpu)
+		__field(u64, start_ns)
+		__field(u64, end_ns)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->start_ns = start_ns;
+		__entry->end_ns = end_ns;
+	),
+	TP_printk("cpu=%u start_ns=%llu end_ns=%llu length_ns=%llu",
+		  __entry->cpu, __entry->start_ns, __entry->end_ns,
+		  __entry->end_ns - __entry->start_ns)
+);
+
 /* Same fields and format as the upstream block:block_rq_tag_wait (7.2+). */
 TRACE_EVENT(block_rq_tag_wait,
 	TP_PROTO(dev_t dev, u32 hctx_id, u32 nr_tags, bool is_sched_tag, bool is_reserved),

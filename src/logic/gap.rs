@@ -304,16 +304,40 @@ pub(crate) struct SleepEvidence {
     /// hrtimer interrupt retries since the previous run: callbacks of one hrtimer
     /// interrupt that ran past the next expiry.
     pub(crate) retries: u32,
+    /// How many interrupts the kernel counts for one wake-up by this hrtimer alone
+    /// ([`per_wake`]): 1 on most machines, 2 on Xen HVM (its timer event and the upcall
+    /// vector are both counted).
+    pub(crate) per_wake: u64,
+}
+
+/// What one wake-up by the hrtimer alone counts in the CPU's interrupt counts, learnt from
+/// the runs: the fewest interrupts counted between two runs that were on time (a gap
+/// shorter than `2P`), both in the idle loop with known counts and no retry. Such a run
+/// took at least its own interrupt, so the fewest is what one interrupt of ours counts:
+/// 1 on most machines, 2 on Xen HVM. `learnt` is the value so far (0: none yet, taken as
+/// 1); `interrupts` and `retries` are this run's counts since the previous one
+/// ([`SleepEvidence`]), `on_time` whether its gap was ordinary.
+pub(crate) const fn per_wake(learnt: u64, interrupts: u64, retries: u32, on_time: bool) -> u64 {
+    if !on_time || retries != 0 || interrupts == 0 || interrupts == u64::MAX {
+        return learnt;
+    }
+    if learnt == 0 || interrupts < learnt {
+        interrupts
+    } else {
+        learnt
+    }
 }
 
 impl SleepEvidence {
     /// Whether the CPU slept through the gap: the interrupt that ran the hrtimer came into
-    /// the idle loop, it was the only one since the previous run (so no handler, softirq
+    /// the idle loop, it was the only one since the previous run (it counted no more than
+    /// one wake-up by the hrtimer alone counts, [`per_wake`]) (so no handler, softirq
     /// on its exit, or IPI function ran in between), and no hrtimer callback of it ran
     /// past an expiry before this one. A window opened by an interrupt handler, a timer or
     /// softirq callback, or an IPI function fails one of the three.
     pub(crate) const fn proves_sleep(&self) -> bool {
-        self.idle_loop && self.interrupts <= 1 && self.retries == 0
+        let one = if self.per_wake == 0 { 1 } else { self.per_wake };
+        self.idle_loop && self.interrupts <= one && self.retries == 0
     }
 }
 
@@ -331,6 +355,10 @@ pub(crate) enum Verdict {
     /// accounted over it): without that steal it would be an ordinary gap. Not an event,
     /// counted as a steal gap.
     Steal,
+    /// Long only because no sampled CPU ran over it (a stall of the whole machine: a
+    /// paused VM, `stall::silence`): without that span it would be an ordinary gap. Not an
+    /// event, counted as a stall gap.
+    Stall,
 }
 
 /// The kernel's steal-time count of a CPU (`kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL]`,
@@ -359,6 +387,10 @@ impl Steal {
         self.now.wrapping_sub(self.before)
     }
 }
+
+/// The longest wait for the steal of a gap that ended in the idle loop
+/// ([`Rules::steal_settled_after`]): an event of an idle CPU is counted at most this late.
+pub(crate) const IDLE_STEAL_WAIT_NS: u64 = NSEC_PER_SEC;
 
 /// The hrtimer's decision on a gap, where it may have to wait for the tick to account the
 /// gap's steal.
@@ -410,11 +442,86 @@ impl Rules {
         }
     }
 
+    /// [`Rules::hard_decision`] for a gap of which `silent_ns` lay in a stall of the
+    /// whole machine (`stall::silent_ns`: no sampled CPU ran then). The stall is taken out
+    /// first: if what remains is an ordinary gap, the verdict is [`Verdict::Stall`] at
+    /// once, before any other evidence (the machine stood still, so nothing on this CPU
+    /// can have been held off then); otherwise the rest is decided as a gap of its own,
+    /// so that an irq-off window around a stall is reported without the stall's length.
+    /// With no silence it is exactly [`Rules::hard_decision`].
+    pub(crate) const fn hard_decision_in(
+        &self,
+        gap_ns: u64,
+        asleep: bool,
+        steal: Steal,
+        settled: bool,
+        silent_ns: u64,
+    ) -> Decision {
+        if silent_ns > 0 && self.hard_latency(gap_ns).is_some() {
+            let silent = if silent_ns < gap_ns {
+                silent_ns
+            } else {
+                gap_ns
+            };
+            if self.hard_latency(gap_ns - silent).is_none() {
+                return Decision::Now(Verdict::Stall);
+            }
+            return self.hard_decision(gap_ns - silent, asleep, steal, settled);
+        }
+        self.hard_decision(gap_ns, asleep, steal, settled)
+    }
+
+    /// [`Rules::soft_verdict_steal`] for a gap of which `silent_ns` lay in a stall of the
+    /// whole machine. The stall explains the gap as steal does (the two are counted
+    /// together, at most once with the windows); a gap that only the stall makes ordinary
+    /// is a [`Verdict::Stall`].
+    pub(crate) const fn soft_verdict_in(
+        &self,
+        gap_ns: u64,
+        hard_ns: u64,
+        hard_or_idle_ns: u64,
+        steal_ns: u64,
+        silent_ns: u64,
+    ) -> Verdict {
+        let without = self.soft_verdict_steal(gap_ns, hard_ns, hard_or_idle_ns, steal_ns);
+        if silent_ns == 0 {
+            return without;
+        }
+        let with = self.soft_verdict_steal(
+            gap_ns,
+            hard_ns,
+            hard_or_idle_ns,
+            steal_ns.saturating_add(silent_ns),
+        );
+        match (without, with) {
+            (Verdict::Event(_), Verdict::Steal) => Verdict::Stall,
+            _ => with,
+        }
+    }
+
     /// Whether a run at `now` may take the steal count as holding the steal of a gap that
     /// ended at `end`: more than a jiffy later, a tick has run in between (unless this
     /// CPU's tick is stopped: dyntick idle, which accounts steal at its exit, or nohz_full).
     pub(crate) const fn steal_settled(&self, end: u64, now: u64) -> bool {
         now.saturating_sub(end) > self.jiffy_ns
+    }
+
+    /// [`Rules::steal_settled`] for a gap that ended in the idle loop (`ended_idle`). There
+    /// the CPU's tick may be stopped (dyntick idle), and the kernel accounts the steal of
+    /// an idle period only when it ends: the count read a jiffy later may still miss the
+    /// gap's steal (a KVM guest whose idle vCPU the host ran late shows 0). So such a gap
+    /// is settled only once a run found the CPU out of the idle loop since (`left_idle`:
+    /// the idle period ended, its steal accounted), or at the latest [`IDLE_STEAL_WAIT_NS`]
+    /// after it ended, when it is decided with the steal known by then.
+    pub(crate) const fn steal_settled_after(
+        &self,
+        end: u64,
+        now: u64,
+        ended_idle: bool,
+        left_idle: bool,
+    ) -> bool {
+        self.steal_settled(end, now)
+            && (!ended_idle || left_idle || now.saturating_sub(end) >= IDLE_STEAL_WAIT_NS)
     }
 
     /// [`Rules::soft_verdict`] where the kernel accounted `steal_ns` of steal on this CPU
@@ -858,7 +965,59 @@ mod tests {
             idle_loop,
             interrupts,
             retries,
+            per_wake: 0,
         }
+    }
+
+    /// Replays a CPU's runs through [`per_wake`] and [`SleepEvidence::proves_sleep`]: each
+    /// run is (interrupts counted since the previous run, retries, gap in periods). Returns
+    /// the verdict of the last run.
+    fn replay_sleep(runs: &[(u64, u32, u64)]) -> (u64, bool) {
+        let mut learnt = 0;
+        let mut asleep = false;
+        for &(interrupts, retries, periods) in runs {
+            let e = SleepEvidence {
+                idle_loop: true,
+                interrupts,
+                retries,
+                per_wake: learnt,
+            };
+            asleep = e.proves_sleep();
+            learnt = per_wake(learnt, interrupts, retries, periods < 2);
+        }
+        (learnt, asleep)
+    }
+
+    /// Xen HVM counts two interrupts for each wake-up by our hrtimer (its timer event and
+    /// the upcall vector): learnt from the on-time runs, a late wake-up that counted two
+    /// proves sleep there, and one with an IPI function in it (three) still does not. On a
+    /// machine that counts one, two is no sleep. Before anything is learnt, one is taken.
+    #[test]
+    fn xen_counts_two_interrupts_per_wake() {
+        let on_time = [(2, 0, 1); 20];
+        let mut runs = on_time.to_vec();
+        runs.push((2, 0, 30));
+        assert_eq!(replay_sleep(&runs), (2, true));
+        runs.push((3, 0, 30));
+        assert_eq!(replay_sleep(&runs), (2, false));
+        // A retry (another hrtimer's callback ran past our expiry) is never sleep.
+        runs.push((2, 1, 30));
+        assert_eq!(replay_sleep(&runs), (2, false));
+        // Native: one per wake; an IPI function's window (two) is not sleep.
+        let mut native = [(1, 0, 1); 20].to_vec();
+        native.push((2, 0, 30));
+        assert_eq!(replay_sleep(&native), (1, false));
+        native.push((1, 0, 30));
+        assert_eq!(replay_sleep(&native), (1, true));
+        // Nothing learnt yet: one.
+        assert_eq!(replay_sleep(&[(2, 0, 30)]), (0, false));
+        assert_eq!(replay_sleep(&[(1, 0, 30)]), (0, true));
+        // Late runs, runs with retries or unknown counts teach nothing; an on-time run that
+        // took a second interrupt does not raise what was learnt.
+        assert_eq!(per_wake(1, 5, 0, false), 1);
+        assert_eq!(per_wake(1, 5, 1, true), 1);
+        assert_eq!(per_wake(0, u64::MAX, 0, true), 0);
+        assert_eq!(per_wake(1, 3, 0, true), 1);
     }
 
     /// Only a run that came into the idle loop, as the only interrupt since the previous
@@ -1164,5 +1323,121 @@ mod tests {
             r.soft_verdict_steal(110 * MS, 50 * MS, 50 * MS, 50 * MS),
             Verdict::Steal
         );
+    }
+
+    /// The run: idle CPUs, the VM stopped for 300 ms, nothing in the guest turned
+    /// interrupts off. Each CPU's gap (its last run before the stop to its first after)
+    /// lies in the silence but for its first period and a half: a stall, never an event,
+    /// whatever the sleep evidence or the steal (TCG accounts none).
+    #[test]
+    fn stopped_vm_is_a_stall() {
+        let r = Rules::new(10 * MS, 50 * MS, 250);
+        for asleep in [false, true] {
+            for settled in [false, true] {
+                assert_eq!(
+                    r.hard_decision_in(310 * MS, asleep, steal(0, 0), settled, 295 * MS),
+                    Decision::Now(Verdict::Stall)
+                );
+            }
+        }
+        // The timer_list's gap over the same stop: a stall too.
+        let soft = 300 * MS + 2 * r.soft_period_ns;
+        assert_eq!(r.soft_verdict_in(soft, 0, 0, 0, 295 * MS), Verdict::Stall);
+    }
+
+    /// A real 100 ms window with the other CPU running on time leaves no silence: decided
+    /// exactly as before, an event of its whole length.
+    #[test]
+    fn window_without_silence_is_unchanged() {
+        let r = Rules::new(10 * MS, 50 * MS, 250);
+        assert_eq!(
+            r.hard_decision_in(110 * MS, false, steal(0, 0), false, 0),
+            Decision::Now(Verdict::Event(100 * MS))
+        );
+        assert_eq!(
+            r.hard_decision_in(110 * MS, true, steal(0, 0), false, 0),
+            Decision::Now(Verdict::IdleLate)
+        );
+        let soft = 100 * MS + 2 * r.soft_period_ns;
+        assert_eq!(
+            r.soft_verdict_in(soft, 0, 0, 0, 0),
+            r.soft_verdict_steal(soft, 0, 0, 0)
+        );
+    }
+
+    /// A 100 ms window that a 300 ms stop of the VM overlaps: what lies outside the
+    /// silence is still an event, of that length (the stop's part cannot be told: the
+    /// VM did not run, with or without interrupts); inside a stall it is not.
+    #[test]
+    fn window_around_a_stall_keeps_its_outside() {
+        let r = Rules::new(10 * MS, 50 * MS, 250);
+        assert_eq!(
+            r.hard_decision_in(410 * MS, false, steal(0, 0), false, 300 * MS),
+            Decision::Now(Verdict::Event(100 * MS))
+        );
+        // With steal accounted too, the rest waits for the tick as before.
+        assert_eq!(
+            r.hard_decision_in(410 * MS, false, steal(1, 1 + 5 * MS), false, 300 * MS),
+            Decision::Wait
+        );
+        assert_eq!(
+            r.hard_decision_in(410 * MS, false, steal(1, 1 + 5 * MS), true, 300 * MS),
+            Decision::Now(Verdict::Event(95 * MS))
+        );
+        // An ordinary gap stays ordinary, silence or not.
+        assert_eq!(
+            r.hard_decision_in(15 * MS, false, steal(0, 0), false, 15 * MS),
+            Decision::Now(Verdict::Ordinary)
+        );
+        // A softirq-off window beyond the stall: an event of the rest.
+        let soft = 400 * MS + 2 * r.soft_period_ns;
+        assert_eq!(
+            r.soft_verdict_in(soft, 0, 0, 0, 300 * MS),
+            Verdict::Event(soft - 300 * MS - r.soft_period_ns)
+        );
+    }
+
+    /// KVM steal on a NOHZ-idle CPU: the host ran the idle vCPU 100 ms late, and the
+    /// guest accounts that steal only when the CPU leaves dyntick idle. The runs after
+    /// the gap, still idle, see no steal and wait (a jiffy is not enough there); the first
+    /// run out of the idle loop sees the steal accounted: a steal gap, never an event. A
+    /// CPU that stays idle is decided at most a second late, as an event of what is known.
+    #[test]
+    fn kvm_steal_on_a_nohz_idle_cpu() {
+        let r = Rules::new(10 * MS, 50 * MS, 250);
+        let (prev, end) = (1_000 * MS, 1_110 * MS);
+        let gap = end - prev;
+        let before = 7 * MS;
+        // At the end: no steal yet; then idle runs every period for half a second.
+        assert_eq!(
+            r.hard_decision(gap, false, steal(before, before), false),
+            Decision::Wait
+        );
+        for k in 1..50 {
+            let now = end + k * r.period_ns;
+            let settled = r.steal_settled_after(end, now, true, false);
+            assert!(!settled, "idle run {k} settled");
+            assert_eq!(
+                r.hard_decision(gap, false, steal(before, before), settled),
+                Decision::Wait
+            );
+        }
+        // The CPU leaves idle: dyntick exit accounts the 100 ms.
+        let now = end + 500 * MS;
+        let settled = r.steal_settled_after(end, now, true, true);
+        assert!(settled);
+        assert_eq!(
+            r.hard_decision(gap, false, steal(before, before + 100 * MS), settled),
+            Decision::Now(Verdict::Steal)
+        );
+        // A CPU that stays idle: settled a second after the end, an event of what is known.
+        assert!(!r.steal_settled_after(end, end + IDLE_STEAL_WAIT_NS - 1, true, false));
+        assert!(r.steal_settled_after(end, end + IDLE_STEAL_WAIT_NS, true, false));
+        assert_eq!(
+            r.hard_decision(gap, false, steal(before, before), true),
+            Decision::Now(Verdict::Event(100 * MS))
+        );
+        // A gap that did not end in the idle loop settles after a jiffy, as before.
+        assert!(r.steal_settled_after(end, end + r.jiffy_ns + 1, false, false));
     }
 }

@@ -315,14 +315,15 @@ mod tests {
             "trace_irqoff_rs_nmi",
             "tio_nmi_handler",
             "nmi_handle",
+            "unknown_nmi_error",
             "default_do_nmi",
             "exc_nmi",
             "end_repeat_nmi",
             "delay_tsc",
             "irqoff_sample_hardirq_window",
         ];
-        assert_eq!(cut(&names, 0x1006), 6);
-        assert_eq!(cut(&names, 0), 6);
+        assert_eq!(cut(&names, 0x1007), 7);
+        assert_eq!(cut(&names, 0), 7);
     }
 
     #[test]

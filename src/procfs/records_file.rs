@@ -84,7 +84,7 @@ pub(super) fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) 
     let w = &state.watch;
     seq_print!(
         m,
-        "watcher available={} active={} reason={} max_window_samples={} stuck_ns={} nmi_sent={} nmi_answered={} nmi_stale={} nmi_missed={} stuck_unconfirmed={}\n",
+        "watcher available={} active={} reason={} max_window_samples={} stuck_ns={} nmi_sent={} nmi_answered={} nmi_lost={} nmi_stale={} nmi_missed={} stuck_unconfirmed={}\n",
         u8::from(w.unavailable().is_none()),
         u8::from(w.is_active()),
         w.unavailable().map_or("-", |r| r.name()),
@@ -92,9 +92,21 @@ pub(super) fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) 
         w.stuck_ns,
         w.nmi_sent.load(Relaxed),
         w.nmi_answered.load(Relaxed),
+        w.nmi_lost.load(Relaxed),
         w.nmi_stale.load(Relaxed),
         w.nmi_missed.load(Relaxed),
         w.stuck_unconfirmed.load(Relaxed)
+    );
+    let st = state.peers.stalls();
+    seq_print!(
+        m,
+        "stall count={} over_threshold={} sum_ns={} longest_ns={} latest_start_ns={} latest_end_ns={}\n",
+        st.count,
+        st.over_threshold,
+        st.sum_ns,
+        st.longest_ns,
+        st.latest.start,
+        st.latest.end
     );
     let n = state.namer.stats();
     seq_print!(
@@ -184,7 +196,7 @@ pub(super) fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
     let [bh, ksd] = &cpu.cause_counts;
     seq_print!(
         m,
-        "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={} late_timer_gaps={} steal_gaps={} hard_sum_ns={} soft_sum_ns={} soft_bh_off_sum_ns={} soft_ksoftirqd_wait_sum_ns={}\n",
+        "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={} late_timer_gaps={} steal_gaps={} stall_gaps={} hard_sum_ns={} soft_sum_ns={} soft_bh_off_sum_ns={} soft_ksoftirqd_wait_sum_ns={}\n",
         cpu.cpu,
         u8::from(ffi::cpu_online(cpu.cpu)),
         cpu.hard_counts.total(),
@@ -198,6 +210,7 @@ pub(super) fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
         cpu.idle_gaps.load(Relaxed),
         cpu.late_timer_gaps.load(Relaxed),
         cpu.steal_gaps.load(Relaxed),
+        cpu.stall_gaps.load(Relaxed),
         cpu.hard_counts.sum(),
         cpu.soft_counts.sum(),
         bh.sum(),

@@ -192,13 +192,21 @@ impl RecordStore {
     }
 
     /// Offers an event; if it is kept, `fill` writes its stacks into the slot chosen for
-    /// it. Only this store's writer calls this. Never sleeps: fine in any context.
+    /// it. Only this store's writers call this, all on its CPU. Never sleeps: fine in any
+    /// context.
+    ///
+    /// One writer at a time: preemption is off from the choice of the slot to the end of
+    /// the fill. On PREEMPT_RT the softirq store has two writers on one CPU that may
+    /// preempt each other (the timer_list in ktimers/N, the softirq probe in
+    /// ksoftirqd/N); a writer preempted between choosing a slot and filling it would
+    /// otherwise let the other choose the same slot, or count a slot twice.
     pub(crate) fn offer(
         &self,
         header: &Header,
         generation: u64,
         fill: impl FnOnce(&mut Writer<'_>),
     ) {
+        let _one_writer = NoPreempt::new();
         if self.generation.load(Relaxed) != generation {
             self.used.store(0, Release);
             self.dropped.store(0, Relaxed);

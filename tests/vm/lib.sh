@@ -122,9 +122,11 @@ has() {	# has FEATURE: the kernel has FEATURE (tests/vm/run: test-kernel, stock,
 }
 host_do() {	# host_do VERB ARGS...: asks the host to act on this VM (tests/vm/host-agent: stop
 	# MS COUNT GAP_MS, nmi COUNT GAP_MS, wait MS) and waits for its answer, which it prints
-	# as a comment; fails at once where the runner has no agent (not tests/vm/run --host)
+	# as a comment; fails at once where the runner has no agent (not tests/vm/run --host).
+	# The request goes through the kernel log (a whole line on the console, never cut by
+	# a kernel line printed at the same time), where it can be written.
 	has host || { echo "# host_do $*: no host agent (tests/vm/run --host)"; return 1; }
-	echo "@@HOST $*"
+	if [ -w /dev/kmsg ]; then echo "<4>@@HOST $*" > /dev/kmsg; else echo "@@HOST $*"; fi
 	local r
 	while read -r r < /dev/console; do
 		case "$r" in @@DONE*) echo "# host: ${r#@@DONE }"; return 0 ;; esac

@@ -311,6 +311,7 @@ impl<B: Backend> Module<B> {
             watcher: None,
             ongoing: Vec::new(),
             tag_wait: None,
+            stalls: None,
             original_hist: Some(hist),
             worst: None,
         })

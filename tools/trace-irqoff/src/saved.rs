@@ -11,7 +11,7 @@ use crate::clock::Clock;
 use crate::error::Problem;
 use crate::model::recording::ModuleInfo;
 use crate::model::settings::Settings;
-use crate::model::snapshot::{Config, Cpu, Record, Snapshot};
+use crate::model::snapshot::{Config, Cpu, Record, Snapshot, Stall, Stalls};
 
 /// What a view needs of a `record` file (it holds more: see `model::recording::Recording`).
 #[derive(Deserialize)]
@@ -27,6 +27,12 @@ struct Saved {
     ended_monotonic_ns: Option<u64>,
     cpus: Vec<Cpu>,
     records: Vec<Record>,
+    /// Stalls of the whole machine in the span, and how many the module counted (absent
+    /// from files before them).
+    #[serde(default)]
+    stalls: Vec<Stall>,
+    #[serde(default)]
+    stalls_counted: Option<u64>,
     #[serde(flatten)]
     origin: Origin,
     /// The kernel's build id (absent from files before `--lines`): with the release
@@ -109,6 +115,11 @@ pub fn parse(text: &str) -> Result<Loaded, serde_json::Error> {
         watcher: None,
         ongoing: Vec::new(),
         tag_wait: None,
+        stalls: Stalls::of_span(
+            &saved.stalls,
+            saved.stalls_counted,
+            saved.settings.threshold_ms * ms,
+        ),
         original_hist: None,
         worst: None,
     };

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The module's event stream: every window as it ends, from the module's tracepoints
-//! (`trace_irqoff:hardirq_off` and `softirq_off`) in one tracefs instance,
+//! (`trace_irqoff:hardirq_off` and `softirq_off`) in one tracefs instance, and every
+//! stall of the whole machine (`trace_irqoff:stall`, where the module has it: a span in
+//! which no sampled CPU ran, which is no window and is kept apart from them, [`Stall`]),
 //! `instances/trace_irqoff`, so that `watch`, `top --live` and `--until` see each window
 //! whatever the module's record store keeps (its 16 worst per CPU and kind), with the
 //! culprit's frames, and `record --last` finds the windows of the last minutes.
 //!
 //! The instance is made once (by `enable`, or the first reader) and stays: a per-CPU ring
-//! of [`BUFFER_KB`] KB that only these two events write to, holding the newest windows.
+//! of [`BUFFER_KB`] KB that only these events write to, holding the newest windows.
 //! Readers never consume it: each reads its `trace` file and takes the windows numbered
 //! after the ones it saw (`seq`, per CPU), so any number of them read at once, and none
 //! waits for another CPU (enabling the events patches kernel text, which waits for every
@@ -18,7 +20,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::clock::Clock;
-use crate::model::snapshot::{Cause, Cpu, Kind, Record, NR_BUCKETS};
+use crate::model::snapshot::{Cause, Cpu, Kind, Record, Stall, NR_BUCKETS};
 
 /// Test only: the tracefs directory to use instead of the mounted one.
 pub const TRACEFS_ENV: &str = "TRACE_IRQOFF_TRACEFS";
@@ -243,11 +245,57 @@ pub fn parse_line(line: &str) -> Option<Event> {
     })
 }
 
+/// One line of the ring's `trace` file if it is a stall (`trace_irqoff:stall`: "stall:
+/// cpu=1 start_ns=... end_ns=... length_ns=..."): a stall of the whole machine, never a
+/// window, so [`parse_line`] does not take it.
+pub fn parse_stall(line: &str) -> Option<Stall> {
+    if line.contains(": hardirq_off: ") || line.contains(": softirq_off: ") {
+        return None;
+    }
+    let (_, rest) = line.split_once(": stall: ")?;
+    let kv: BTreeMap<&str, &str> = rest.split(' ').filter_map(|w| w.split_once('=')).collect();
+    let num = |k: &str| kv.get(k).and_then(|v| v.parse::<u64>().ok());
+    let (start, end) = (num("start_ns")?, num("end_ns")?);
+    if end < start {
+        return None;
+    }
+    Some(Stall::new(
+        num("cpu").and_then(|c| u32::try_from(c).ok()),
+        start,
+        end,
+    ))
+}
+
+/// What the ring holds (or what is new in it): the windows, and apart from them the
+/// stalls.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ring {
+    pub windows: Vec<Event>,
+    pub stalls: Vec<Stall>,
+}
+
+impl Ring {
+    /// The windows and stalls of a `trace` file's text, in its order.
+    pub fn parse(text: &str) -> Self {
+        let mut r = Ring::default();
+        for line in text.lines() {
+            if let Some(e) = parse_line(line) {
+                r.windows.push(e);
+            } else if let Some(st) = parse_stall(line) {
+                r.stalls.push(st);
+            }
+        }
+        r
+    }
+}
+
 /// Where a reader is in the ring: per CPU, the number and end of the newest window it has
-/// taken, and the windows it found missing.
+/// taken, and the windows it found missing; the end of the newest stall it has taken.
 #[derive(Debug, Default)]
 pub struct Cursor {
     last: BTreeMap<u32, (u64, u64)>,
+    /// Stalls come one after the other, machine-wide: a later end is a new one.
+    last_stall_end: u64,
     /// Windows numbered between two it took, which the ring had lost (overwritten) first.
     pub lost: u64,
 }
@@ -261,6 +309,30 @@ impl Cursor {
             *l = (l.0.max(e.seq), l.1.max(e.end_ns));
         }
         c
+    }
+
+    /// A cursor after every window and stall of `ring`.
+    pub fn after_ring(ring: &Ring) -> Self {
+        let mut c = Self::after(&ring.windows);
+        c.last_stall_end = ring.stalls.iter().map(|s| s.end_ns).max().unwrap_or(0);
+        c
+    }
+
+    /// The stalls of `stalls` (a read of the whole ring) that ended after the newest one
+    /// taken, which becomes the newest of them.
+    pub fn take_stalls(&mut self, stalls: Vec<Stall>) -> Vec<Stall> {
+        let from = self.last_stall_end;
+        let new: Vec<Stall> = stalls.into_iter().filter(|s| s.end_ns > from).collect();
+        self.last_stall_end = new.iter().map(|s| s.end_ns).fold(from, u64::max);
+        new
+    }
+
+    /// What of `ring` is after the cursor, which moves past it.
+    pub fn take_ring(&mut self, ring: Ring) -> Ring {
+        Ring {
+            windows: self.take(ring.windows),
+            stalls: self.take_stalls(ring.stalls),
+        }
     }
 
     /// The windows of `events` (a read of the whole ring, in its order) after the cursor,
@@ -311,29 +383,38 @@ impl Stream {
             trace,
             cursor: Cursor::default(),
         };
-        s.cursor = Cursor::after(&s.read()?);
+        s.cursor = Cursor::after_ring(&s.read()?);
         Ok(s)
     }
 
-    /// Every window the ring holds, in its order.
-    pub fn read(&self) -> Result<Vec<Event>, String> {
+    /// Every window and stall the ring holds, in its order.
+    pub fn read(&self) -> Result<Ring, String> {
         let text = fs::read_to_string(&self.trace)
             .map_err(|e| format!("cannot read {}: {e}", self.trace.display()))?;
-        Ok(text.lines().filter_map(parse_line).collect())
+        Ok(Ring::parse(&text))
     }
 
-    /// The windows that ended since the last call (none if the ring cannot be read).
-    pub fn poll(&mut self) -> Vec<Event> {
-        self.read().map(|v| self.cursor.take(v)).unwrap_or_default()
+    /// The windows and stalls that ended since the last call (none if the ring cannot be
+    /// read).
+    pub fn poll(&mut self) -> Ring {
+        self.read()
+            .map(|r| self.cursor.take_ring(r))
+            .unwrap_or_default()
     }
 }
 
 /// Makes the instance where there is none (and shrinks its rings: tracefs gives a new one
-/// its default size, 1.4 MB per CPU, until then), and turns the two events on where they
-/// are off (after a load of the module). Returns its directory.
+/// its default size, 1.4 MB per CPU, until then), and turns the window events on where
+/// they are off (after a load of the module), and the stall event where the module has
+/// it (older modules do not: then windows only). Returns its directory.
 pub fn prepare() -> Result<PathBuf, String> {
     let root =
         tracefs().ok_or("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)")?;
+    prepare_at(&root)
+}
+
+/// [`prepare`] in the tracefs at `root`.
+fn prepare_at(root: &std::path::Path) -> Result<PathBuf, String> {
     let dir = root.join("instances").join(INSTANCE);
     let fail = |what: &str, e: io::Error| {
         format!("cannot {what} the tracefs instance {}: {e}", dir.display())
@@ -354,7 +435,10 @@ pub fn prepare() -> Result<PathBuf, String> {
     if !events.join("hardirq_off").is_dir() {
         return Err("the loaded trace_irqoff module has no window events".into());
     }
-    for name in ["hardirq_off", "softirq_off"] {
+    for name in ["hardirq_off", "softirq_off", "stall"] {
+        if name == "stall" && !events.join(name).is_dir() {
+            continue;
+        }
         let enable = events.join(name).join("enable");
         if fs::read_to_string(&enable)
             .map(|v| v.trim() != "1")
@@ -366,7 +450,8 @@ pub fn prepare() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// The instance's directory if it exists with both events on.
+/// The instance's directory if it exists with both window events on (the stall event
+/// too where `prepare` found it; a reader does not turn it on).
 fn running() -> Option<PathBuf> {
     let dir = tracefs()?.join("instances").join(INSTANCE);
     let on = |name: &str| {
@@ -428,6 +513,107 @@ mod tests {
         )
         .is_none());
         assert!(parse_line("garbage").is_none());
+    }
+
+    const TRACE_STALL: &str = include_str!("../tests/fixtures/trace-stall.txt");
+
+    /// Claim: a stall line of the ring (`trace_irqoff:stall`) is read as a stall, with its
+    /// CPU, span and length, apart from the windows: never an [`Event`], so never counted
+    /// as a hardirq-off or softirq-off window; the windows around it read as before, and
+    /// the other lines (header, `irqoff_ongoing`) are neither.
+    #[test]
+    fn stalls_are_read_apart_from_windows() {
+        let ring = Ring::parse(TRACE_STALL);
+        assert_eq!(
+            ring.stalls,
+            [
+                Stall::new(Some(0), 8_613_000_000, 8_633_000_000),
+                Stall::new(Some(1), 8_933_000_000, 9_235_000_000)
+            ]
+        );
+        assert_eq!(ring.stalls[1].length_ns, 302_000_000);
+        assert_eq!(
+            ring.windows
+                .iter()
+                .map(|e| (e.cpu, e.kind, e.latency_ns))
+                .collect::<Vec<_>>(),
+            [(1, Kind::Hard, 99_800_123), (0, Kind::Soft, 64_250_000)]
+        );
+        for line in TRACE_STALL.lines().filter(|l| l.contains(": stall: ")) {
+            assert!(
+                parse_line(line).is_none(),
+                "a stall read as a window: {line}"
+            );
+        }
+        // The counts of a recording hold the two windows only.
+        let c = counts(&ring.windows);
+        let events: u64 = c.iter().map(|c| c.hard_events + c.soft_events).sum();
+        assert_eq!(events, 2);
+        // A window line never reads as a stall, whatever its task is called.
+        let odd = HARD.replace("comm=irq test", "comm=a: stall: cpu=1 start_ns=1 end_ns=2");
+        assert!(parse_stall(&odd).is_none());
+        assert!(parse_line(&odd).is_some());
+        assert!(parse_stall("garbage").is_none());
+        // An end before the start is not a stall.
+        assert!(
+            parse_stall("x-1 [000] d.h1. 1.0: stall: cpu=0 start_ns=5 end_ns=4 length_ns=0")
+                .is_none()
+        );
+    }
+
+    /// Claim: a reader takes each stall once: those in the ring when it started are not
+    /// new, a later one is, once.
+    #[test]
+    fn cursor_takes_each_stall_once() {
+        let ring = Ring::parse(TRACE_STALL);
+        let mut c = Cursor::after_ring(&ring);
+        assert_eq!(c.take_ring(ring.clone()), Ring::default());
+        let mut more = ring.clone();
+        more.stalls
+            .push(Stall::new(Some(1), 12_000_000_000, 12_050_000_000));
+        let new = c.take_ring(more.clone());
+        assert_eq!(new.stalls.len(), 1);
+        assert_eq!(new.stalls[0].end_ns, 12_050_000_000);
+        assert!(new.windows.is_empty());
+        assert_eq!(c.take_ring(more), Ring::default());
+        // A fresh cursor takes them all.
+        assert_eq!(
+            Cursor::default().take_stalls(ring.stalls.clone()),
+            ring.stalls
+        );
+    }
+
+    /// Claim: preparing the ring turns the stall event on with the window events where the
+    /// module has it, and where it does not (an older module) turns the window events on
+    /// all the same, without an error.
+    #[test]
+    fn the_stall_event_is_enabled_where_the_module_has_it() {
+        for with_stall in [true, false] {
+            let root = tempfile::TempDir::new().unwrap();
+            let events = root
+                .path()
+                .join("instances")
+                .join(INSTANCE)
+                .join("events/trace_irqoff");
+            let mut names = vec!["hardirq_off", "softirq_off"];
+            if with_stall {
+                names.push("stall");
+            }
+            for name in &names {
+                fs::create_dir_all(events.join(name)).unwrap();
+                fs::write(events.join(name).join("enable"), "0\n").unwrap();
+            }
+            let dir = prepare_at(root.path()).unwrap();
+            assert_eq!(dir, root.path().join("instances").join(INSTANCE));
+            for name in &names {
+                assert_eq!(
+                    fs::read_to_string(events.join(name).join("enable")).unwrap(),
+                    "1",
+                    "{name}"
+                );
+            }
+            assert_eq!(events.join("stall").exists(), with_stall);
+        }
     }
 
     /// A record made from an event has its times, task and frames, and no profile.

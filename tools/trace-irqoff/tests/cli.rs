@@ -3627,3 +3627,376 @@ fn lines_without_debug_information_change_nothing_but_say_so() {
         "{err}"
     );
 }
+
+/// A module that counts stalls (the `stall` line, `stall_gaps`): the watcher fixture of
+/// a VM whose host paused it five times, the longest 302 ms.
+const RECORDS_STALL: &str = include_str!("fixtures/records-stall.txt");
+
+/// Claim: `status` shows stalls as their own kind: a "stall gaps" column beside the steal
+/// gaps, and a plain sentence (how often no CPU ran, the longest, the total, when the
+/// latest ended) that says they are not irq-off windows; the window counts are those of
+/// the same file without stalls. A module without them shows neither, and its JSON has
+/// `"stalls": null`; with them the JSON has the counts.
+#[test]
+fn status_shows_stalls_apart_from_windows() {
+    let root = with_records(RECORDS_STALL);
+    let text = stdout(root.path(), &["status"]);
+    assert!(text.contains("\n CPU  online   hardirq-off  softirq-off   bh-off ksoftirqd-wait  dropped  replaced  idle gaps  steal gaps  stall gaps\n   0  yes                0            1        0              1        0         0          0           1          10\n   1  yes                1            0        0              0        0         0          0           0           9\n"), "{text}");
+    assert!(text.contains("\nstalls: 5 times no CPU ran (the whole machine stood still: a paused VM?), longest 302 ms, 935 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows\n"), "{text}");
+    let old = stdout(with_records(RECORDS_WATCHER).path(), &["status"]);
+    assert!(!old.contains("stall"), "{old}");
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(root.path(), &["status", "--json"])).unwrap();
+    assert_eq!(
+        (
+            &v["stalls"]["count"],
+            &v["stalls"]["over_threshold"],
+            &v["stalls"]["sum_ns"],
+            &v["stalls"]["longest_ns"]
+        ),
+        (
+            &5.into(),
+            &3.into(),
+            &935_000_000u64.into(),
+            &302_000_000u64.into()
+        )
+    );
+    assert_eq!(
+        (
+            &v["stalls"]["latest_start_ns"],
+            &v["stalls"]["latest_end_ns"]
+        ),
+        (&8_933_000_000u64.into(), &9_235_000_000u64.into())
+    );
+    assert_eq!(v["cpus"][0]["stall_gaps"], 10);
+    assert_eq!(v["cpus"][0]["hard_events"], 0);
+    let old: serde_json::Value = serde_json::from_str(&stdout(
+        with_records(RECORDS_WATCHER).path(),
+        &["status", "--json"],
+    ))
+    .unwrap();
+    assert_eq!(old["stalls"], serde_json::Value::Null);
+    assert_eq!(old["cpus"][0]["stall_gaps"], 0);
+}
+
+/// Claim: with the stall column, `status` on an 80-column terminal still fits: the short
+/// table (79 columns) has a STALL column with the same numbers, and the stall sentence
+/// wraps with nothing lost.
+#[test]
+fn status_with_stalls_on_80_columns_fits() {
+    let root = with_records(RECORDS_STALL);
+    let (code, text) = on_a_terminal_sized(root.path(), &["--color", "never", "status"], (24, 80));
+    assert_eq!(code, Some(0), "{text}");
+    let text = text.replace("\r\n", "\n");
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    assert!(
+        text.contains("\nCPU ON  HARDIRQ SOFTIRQ  BH-OFF  KSOFTIRQD DROPPED REPLACED  IDLE  STEAL  STALL\n  0 yes       0       1       0          1       0        0     0      1     10\n  1 yes       1       0       0          0       0        0     0      0      9\n"),
+        "{text}"
+    );
+    let words = |t: &str| {
+        t.lines()
+            .filter(|l| !l.contains("HARDIRQ") && !l.contains("hardirq-off  softirq-off"))
+            .flat_map(|l| l.split_whitespace())
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(words(&text), words(&stdout(root.path(), &["status"])));
+    assert!(text.contains("\nstalls: 5 times no CPU ran"), "{text}");
+}
+
+/// Claim: `top` shows the culprits of windows only, and where stalls were counted in its
+/// span, says so in a footnote (the status sentence); without stalls, no footnote.
+#[test]
+fn top_footnotes_the_stalls_of_its_span() {
+    let text = stdout(with_records(RECORDS_STALL).path(), &["top"]);
+    assert!(text.ends_with("\nstalls: 5 times no CPU ran (the whole machine stood still: a paused VM?), longest 302 ms, 935 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows\n"), "{text}");
+    let without = stdout(with_records(RECORDS_WATCHER).path(), &["top"]);
+    assert!(!without.contains("stall"), "{without}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| !l.starts_with("stalls:"))
+            .collect::<Vec<_>>(),
+        without.lines().collect::<Vec<_>>()
+    );
+}
+
+/// Claim: `top --live` footnotes the stalls of the span its counts cover: since load or
+/// clear at the first refresh, then only those counted since it started (none: no
+/// footnote; two more: those two, with their total, the longest not being known).
+#[test]
+fn top_live_footnotes_the_stalls_since_its_start() {
+    use std::io::BufRead;
+    let root = with_records(RECORDS_STALL);
+    let mut top = spawn(
+        root.path(),
+        &["top", "--live", "--interval", "300ms", "--count", "3"],
+    );
+    let mut lines = std::io::BufReader::new(top.stdout.take().unwrap()).lines();
+    let mut feet = Vec::new();
+    // The first refresh (since load) ends with its footnote; two stalls come after it.
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if line.starts_with("stalls:") {
+            feet.push(line);
+            break;
+        }
+    }
+    replace(
+        root.path(),
+        "records",
+        &RECORDS_STALL.replace(
+            "stall count=5 over_threshold=3 sum_ns=935000000 ",
+            "stall count=7 over_threshold=5 sum_ns=1535000000 ",
+        ),
+    );
+    feet.extend(
+        lines
+            .map(Result::unwrap)
+            .filter(|l| l.starts_with("stalls:")),
+    );
+    assert!(top.wait().unwrap().success());
+    let since_load = "stalls: 5 times no CPU ran (the whole machine stood still: a paused VM?), longest 302 ms, 935 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows";
+    let since_start = "stalls: 2 times no CPU ran (the whole machine stood still: a paused VM?), 600 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows";
+    // The second refresh may come before the two stalls (no footnote) or after them.
+    assert_eq!(
+        feet.first().map(String::as_str),
+        Some(since_load),
+        "{feet:?}"
+    );
+    assert!(
+        feet.len() >= 2 && feet[1..].iter().all(|f| f == since_start),
+        "{feet:?}"
+    );
+}
+
+/// Claim: `metrics` of a module that counts stalls has the four stall families as
+/// Prometheus reads them (per-CPU stall gaps, stalls and their seconds as counters, the
+/// longest as a gauge); the window families are unchanged by them.
+#[test]
+fn metrics_of_stalls_are_prometheus_families() {
+    let root = with_records(RECORDS_STALL);
+    let m = scrape(&stdout(root.path(), &["metrics"]));
+    assert_eq!(
+        value(&m, "trace_irqoff_stall_gaps_total", &[("cpu", "0")]),
+        10.0
+    );
+    assert_eq!(
+        value(&m, "trace_irqoff_stall_gaps_total", &[("cpu", "1")]),
+        9.0
+    );
+    assert_eq!(value(&m, "trace_irqoff_stalls_total", &[]), 5.0);
+    assert!((value(&m, "trace_irqoff_stall_seconds_total", &[]) - 0.935).abs() < 1e-9);
+    assert!((value(&m, "trace_irqoff_stall_longest_seconds", &[]) - 0.302).abs() < 1e-9);
+    for (name, kind) in [
+        (
+            "trace_irqoff_stall_gaps_total",
+            openmetrics_parser::PrometheusType::Counter,
+        ),
+        (
+            "trace_irqoff_stalls_total",
+            openmetrics_parser::PrometheusType::Counter,
+        ),
+        (
+            "trace_irqoff_stall_seconds_total",
+            openmetrics_parser::PrometheusType::Counter,
+        ),
+        (
+            "trace_irqoff_stall_longest_seconds",
+            openmetrics_parser::PrometheusType::Gauge,
+        ),
+    ] {
+        assert_eq!(m.families[name].family_type, kind, "{name}");
+    }
+    // The windows: CPU 1's one hardirq-off window, as without stalls.
+    assert_eq!(
+        value(
+            &m,
+            "trace_irqoff_events_total",
+            &[("cpu", "1"), ("kind", "hard")]
+        ),
+        1.0
+    );
+    let old = scrape(&stdout(with_records(RECORDS_WATCHER).path(), &["metrics"]));
+    assert!(!old.families.contains_key("trace_irqoff_stalls_total"));
+}
+
+/// Claim: `watch` on a pipe prints a stall once, in its own line ("STALL", its length,
+/// that no CPU ran and that it is no irq-off window, when it ended as windows say it),
+/// after the windows that ended before it; `watch --json` gives it as an object of kind
+/// "stall" with its span, never as a window; a module without stalls prints none.
+#[test]
+fn watch_shows_each_stall_once_apart_from_windows() {
+    let root = with_records(RECORDS_STALL);
+    let text = stdout(
+        root.path(),
+        &["watch", "--interval", "10ms", "--count", "3"],
+    );
+    let stall = "STALL   302 ms  no CPU ran: the whole machine stood still (not an irq-off window)  ended 2026-05-07T10:00:09.235000Z (9.235000 s after boot)\n";
+    assert_eq!(text.matches(stall).count(), 1, "{text}");
+    assert!(text.ends_with(stall), "the newest comes last: {text}");
+    assert_eq!(text.matches("STALL").count(), 1, "{text}");
+    let json = stdout(
+        root.path(),
+        &["watch", "--json", "--interval", "10ms", "--count", "3"],
+    );
+    let objects: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let stalls: Vec<&serde_json::Value> = objects.iter().filter(|o| o["kind"] == "stall").collect();
+    assert_eq!(stalls.len(), 1, "{json}");
+    assert_eq!(
+        (
+            &stalls[0]["start_ns"],
+            &stalls[0]["end_ns"],
+            &stalls[0]["length_ns"],
+            &stalls[0]["end_time"]
+        ),
+        (
+            &8_933_000_000u64.into(),
+            &9_235_000_000u64.into(),
+            &302_000_000u64.into(),
+            &"2026-05-07T10:00:09.235000Z".into()
+        )
+    );
+    assert!(stalls[0].get("latency_ns").is_none(), "{json}");
+    // The windows are those of the file without stalls.
+    let windows = objects.iter().filter(|o| o["kind"] != "stall").count();
+    let without = stdout(
+        with_records(RECORDS_WATCHER).path(),
+        &["watch", "--json", "--interval", "10ms", "--count", "1"],
+    );
+    assert_eq!(windows, without.lines().count(), "{json}");
+    assert!(!without.contains("stall"), "{without}");
+}
+
+/// Claim: on an 80x24 terminal `watch` shows a stall in the windows' columns, by its end
+/// among them (newest first), in 80 columns: its times, STALL for its kind, its length,
+/// and a sentence that fits.
+#[test]
+fn watch_on_a_terminal_shows_the_stall_among_the_windows() {
+    let root = with_records(RECORDS_STALL);
+    let (code, text) = on_a_terminal_sized(
+        root.path(),
+        &[
+            "--color",
+            "never",
+            "watch",
+            "--interval",
+            "10ms",
+            "--count",
+            "1",
+        ],
+        (24, 80),
+    );
+    assert_eq!(code, Some(0), "{text}");
+    let screen = text.replace("\r\n", "\n").replace("\x1b[H\x1b[2J", "");
+    let lines: Vec<&str> = screen.lines().collect();
+    assert!(lines.iter().all(|l| l.chars().count() <= 80), "{screen}");
+    // The window still open (newest), then the stall, then the older windows.
+    assert!(lines[3].contains(" open "), "{screen}");
+    assert_eq!(
+        lines[4],
+        " 10:00:08.933 10:00:09.235   - STALL             302 ms  the machine stood still",
+        "{screen}"
+    );
+    assert!(lines[5].contains("ksoftirqd-wait"), "{screen}");
+}
+
+/// Claim: `record` counts the stalls the module counted over its span, apart from the
+/// events: its file has a `stalls` list (empty without the event ring) and
+/// `stalls_counted`, its summary says how often no CPU ran and that these are no irq-off
+/// windows, and `top --from` the file footnotes them.
+#[test]
+fn record_counts_the_stalls_of_its_span() {
+    let root = proc_root(&[
+        ("enable", "disabled\n"),
+        ("sampling_period", "10ms\n"),
+        ("trace_latency", "trace_irqoff_latency: 50ms\n"),
+        ("records", RECORDS_STALL),
+    ]);
+    let out = root.path().join("paused.json");
+    let rec = spawn(
+        root.path(),
+        &[
+            "record",
+            "--duration",
+            "1500ms",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    wait_for("record to enable", || read(root.path(), "enable") == "1\n");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Two more stalls while it records.
+    replace(
+        root.path(),
+        "records",
+        &RECORDS_STALL.replace(
+            "stall count=5 over_threshold=3 sum_ns=935000000 ",
+            "stall count=7 over_threshold=5 sum_ns=1535000000 ",
+        ),
+    );
+    let done = rec.wait_with_output().unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let summary = String::from_utf8(done.stdout).unwrap();
+    assert!(summary.contains("\nstalls: 2 times no CPU ran (the whole machine stood still: a paused VM?); not irq-off windows\n"), "{summary}");
+    assert!(
+        summary.contains(": 0 hardirq-off and 0 softirq-off"),
+        "{summary}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["stalls"], serde_json::json!([]));
+    assert_eq!(v["stalls_counted"], 2);
+    let nowhere = root.path().join("no-proc");
+    let top = cli(&nowhere)
+        .args(["top", "--from"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let top = String::from_utf8(top.stdout).unwrap();
+    assert!(top.contains("stalls: 2 times no CPU ran"), "{top}");
+}
+
+/// Claim: a `record` file's stalls read back with `--from`: those of its list give the
+/// footnote of `top` with their lengths and, at the file's own clock, when the latest
+/// ended; files before stalls (no `stalls` key) still read,
+/// without a footnote.
+#[test]
+fn record_files_with_stalls_read_back() {
+    let dir = TempDir::new().unwrap();
+    let nowhere = dir.path().join("no-proc");
+    let file = saved_recording(dir.path(), Some(1_778_151_600_000_000_000));
+    let plain = cli(&nowhere)
+        .args(["top", "--from"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(plain.status.success());
+    let plain = String::from_utf8(plain.stdout).unwrap();
+    assert!(!plain.contains("stall"), "{plain}");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+    v["stalls"] = serde_json::json!([
+        {"cpu": 1, "start_ns": 3_000_000_000u64, "end_ns": 3_302_000_000u64, "length_ns": 302_000_000u64},
+        {"cpu": 0, "start_ns": 4_000_000_000u64, "end_ns": 4_020_000_000u64, "length_ns": 20_000_000u64}
+    ]);
+    fs::write(&file, serde_json::to_string(&v).unwrap()).unwrap();
+    let out = cli(&nowhere)
+        .args(["top", "--from"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.ends_with("\nstalls: 2 times no CPU ran (the whole machine stood still: a paused VM?), longest 302 ms, 322 ms in all, the latest ended 2026-05-07T11:00:04.020000Z; not irq-off windows\n"), "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| !l.starts_with("stalls:"))
+            .collect::<Vec<_>>(),
+        plain.lines().collect::<Vec<_>>()
+    );
+}

@@ -21,7 +21,7 @@ use crate::error::Problem;
 use crate::files::AtomicFile;
 use crate::model::recording::{Caught, ModuleInfo, OutsideChange, Recording, StreamSummary};
 use crate::model::settings::Settings;
-use crate::model::snapshot::{self, Cpu, Kind, Record, Snapshot};
+use crate::model::snapshot::{self, Cpu, Kind, Record, Snapshot, Stall};
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
@@ -117,6 +117,8 @@ pub fn record<B: Backend>(
     // The stream starts before sampling does, so that it sees every window.
     let mut stream = super::open_stream(m, true);
     let mut streamed: Vec<stream::Event> = Vec::new();
+    // Stalls of the whole machine it carried: kept apart, never windows.
+    let mut stalls: Vec<Stall> = Vec::new();
     let clock = clock::Clock::of_anchor(realtime_offset_ns);
     let guard = Restore {
         m,
@@ -153,7 +155,9 @@ pub fn record<B: Backend>(
                 });
             }
             if let Some(st) = stream.as_mut() {
-                streamed.extend(st.poll());
+                let new = st.poll();
+                streamed.extend(new.windows);
+                stalls.extend(new.stalls);
             }
             let (cpus, mut records) = tracker.total();
             stream::add_missing(
@@ -200,7 +204,9 @@ pub fn record<B: Backend>(
     guard.finish()?;
     let (cpus, mut records) = tracker.total();
     if let Some(st) = stream.as_mut() {
-        streamed.extend(st.poll());
+        let new = st.poll();
+        streamed.extend(new.windows);
+        stalls.extend(new.stalls);
     }
     let kept = records.len();
     stream::add_missing(
@@ -241,6 +247,8 @@ pub fn record<B: Backend>(
         caught: a.until.and_then(|ms| caught(&cpus, &records, ms, version)),
         cpus,
         records,
+        stalls: stalls.into_iter().map(|s| s.stamped(&clock)).collect(),
+        stalls_counted: tracker.stalls(),
         stream,
     })
 }
@@ -264,7 +272,10 @@ fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
     })?;
     let now = clock::monotonic_ns();
     let from = now.saturating_sub(u64::try_from(last.as_nanos()).unwrap_or(u64::MAX));
-    let ring = st
+    let stream::Ring {
+        windows: ring,
+        stalls,
+    } = st
         .read()
         .map_err(|why| Problem::failure(why, "run as root"))?;
     let clock = clock::Clock::of_anchor(s.config.realtime_offset_ns);
@@ -318,6 +329,13 @@ fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
         until_ms: None,
         caught: None,
         cpus: stream::counts(&events),
+        // Those that ended in the span; the module's counters cover all time, not it.
+        stalls: stalls
+            .into_iter()
+            .filter(|st| st.end_ns >= from && st.end_ns <= now)
+            .map(|st| st.stamped(&clock))
+            .collect(),
+        stalls_counted: None,
         stream: Some(StreamSummary {
             windows: events.len() as u64,
             not_kept: (records.len() - kept) as u64,
@@ -471,6 +489,8 @@ struct Tracker {
     last: Snapshot,
     cpus: Vec<Cpu>,
     records: Vec<Record>,
+    /// Stalls counted before the last clear.
+    stalls: u64,
 }
 
 impl Tracker {
@@ -480,7 +500,16 @@ impl Tracker {
             last: before,
             cpus: Vec::new(),
             records: Vec::new(),
+            stalls: 0,
         }
+    }
+
+    /// Stalls the module counted since the start, across clears; none from a module that
+    /// does not count them.
+    fn stalls(&self) -> Option<u64> {
+        let last = self.last.stalls.as_ref()?;
+        let base = self.base.stalls.as_ref().map_or(0, |b| b.count);
+        Some(self.stalls + last.count.saturating_sub(base))
     }
 
     /// Takes a new snapshot in; true when the module was cleared since the last one.
@@ -494,10 +523,12 @@ impl Tracker {
             let (cpus, records) = snapshot::delta(&self.base, &self.last);
             add(&mut self.cpus, &cpus);
             self.records.extend(records);
-            // Counting restarted from zero: no CPU, no record.
+            self.stalls = self.stalls().unwrap_or(0);
+            // Counting restarted from zero: no CPU, no record, no stall.
             self.base = Snapshot {
                 cpus: Vec::new(),
                 records: Vec::new(),
+                stalls: None,
                 ..s.clone()
             };
         }
@@ -541,6 +572,7 @@ fn add(into: &mut Vec<Cpu>, more: &[Cpu]) {
         t.idle_gaps += c.idle_gaps;
         t.late_timer_gaps += c.late_timer_gaps;
         t.steal_gaps += c.steal_gaps;
+        t.stall_gaps += c.stall_gaps;
         addv(&mut t.hard_hist, &c.hard_hist);
         addv(&mut t.soft_hist, &c.soft_hist);
         addv(&mut t.soft_bh_off_hist, &c.soft_bh_off_hist);
@@ -753,6 +785,37 @@ mod tests {
         assert_eq!(cpus[1].hard_events, 4);
         assert_eq!((cpus[1].hard_hist[5], cpus[1].hard_hist[6]), (1, 3));
         assert!(records.is_empty());
+    }
+
+    /// Claim: the stalls a recording counts are those the module counted since its start,
+    /// also across a clear someone else made (which resets them with the events), and
+    /// none from a module that does not count them.
+    #[test]
+    fn stalls_are_counted_across_a_clear() {
+        let before =
+            crate::parse::records::parse(include_str!("../../tests/fixtures/records-stall.txt"))
+                .unwrap();
+        let mut t = Tracker::new(before.clone());
+        assert_eq!(t.stalls(), Some(0));
+        let mut more = before.clone();
+        if let Some(st) = more.stalls.as_mut() {
+            st.count += 2;
+        }
+        assert!(!t.observe(more.clone()));
+        assert_eq!(t.stalls(), Some(2));
+        // Cleared: events and stalls restart from zero, then one more stall.
+        let mut cleared = more;
+        for c in &mut cleared.cpus {
+            c.hard_events = 0;
+            c.soft_events = 0;
+        }
+        if let Some(st) = cleared.stalls.as_mut() {
+            st.count = 1;
+        }
+        assert!(t.observe(cleared));
+        assert_eq!(t.stalls(), Some(3));
+        let old = crate::parse::records::parse(RECORDS).unwrap();
+        assert_eq!(Tracker::new(old).stalls(), None);
     }
 }
 

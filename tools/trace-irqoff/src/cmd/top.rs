@@ -36,10 +36,12 @@ pub fn show(a: &TopArgs, s: &Snapshot, ctx: &Ctx) -> Result<Outcome> {
             Some((_, cols)) => {
                 render::top::screen(&t, ctx.color, cols)
                     + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), Some(cols))
+                    + &render::top::stall_footnote(s.stalls.as_ref(), Some(cols))
             }
             None => {
                 render::top::text(&t, ctx.color)
                     + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), None)
+                    + &render::top::stall_footnote(s.stalls.as_ref(), None)
             }
         };
         output::print(&text)?;
@@ -64,7 +66,10 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let mut tally: Option<Tally> = None;
     let mut n = 0;
     while n < count && !stop.load(Ordering::SeqCst) {
-        let events = stream.as_mut().map(|st| st.poll()).unwrap_or_default();
+        let events = stream
+            .as_mut()
+            .map(|st| st.poll().windows)
+            .unwrap_or_default();
         let taken = clock::monotonic_ns();
         let s = m.snapshot()?;
         if let Some(t) = tally.as_mut() {
@@ -80,6 +85,11 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
             }
             (None, None) => "since load".to_string(),
         };
+        // Stalls in the span the counts cover: since load or clear, then since the start.
+        let stalls = s
+            .stalls
+            .as_ref()
+            .map(|st| st.since(base.as_ref().and_then(|b| b.0.stalls.as_ref())));
         if base.is_none() {
             let started =
                 humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
@@ -94,23 +104,29 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
         } else {
             let now = clock::now_rfc3339();
             let table = match output::terminal_size().filter(|_| tty) {
-                Some(size) => render::live::screen(
-                    &s,
-                    &rows,
-                    previous.as_deref(),
-                    &now,
-                    (&since, ring),
-                    ctx.color,
-                    size,
-                ),
-                None => render::live::text(
-                    &s,
-                    &rows,
-                    previous.as_deref(),
-                    &now,
-                    (&since, ring),
-                    ctx.color,
-                ),
+                Some((height, cols)) => {
+                    // The footnote below the table, which keeps the lines it takes free.
+                    let foot = render::top::stall_footnote(stalls.as_ref(), Some(cols));
+                    render::live::screen(
+                        &s,
+                        &rows,
+                        previous.as_deref(),
+                        &now,
+                        (&since, ring),
+                        ctx.color,
+                        (height.saturating_sub(foot.lines().count()), cols),
+                    ) + &foot
+                }
+                None => {
+                    render::live::text(
+                        &s,
+                        &rows,
+                        previous.as_deref(),
+                        &now,
+                        (&since, ring),
+                        ctx.color,
+                    ) + &render::top::stall_footnote(stalls.as_ref(), None)
+                }
             };
             output::print(&if tty { render::in_place(&table) } else { table })?;
         }

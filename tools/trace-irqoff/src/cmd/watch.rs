@@ -13,7 +13,7 @@ use anyhow::Result;
 use super::{Ctx, Outcome};
 use crate::cli::WatchArgs;
 use crate::error::Problem;
-use crate::model::snapshot::{self, Record, RecordKey, Snapshot};
+use crate::model::snapshot::{self, Record, RecordKey, Snapshot, Stall};
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
@@ -43,6 +43,10 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
     // Every window at the threshold, also those the module's store does not keep.
     let mut stream = super::open_stream(m, false);
     let mut streamed: VecDeque<Record> = VecDeque::new();
+    // Stalls of the whole machine: the stream's, and the module's latest one (all there is
+    // without a stream). Never windows; shown apart, each once on a pipe.
+    let mut stalls: VecDeque<Stall> = VecDeque::new();
+    let mut seen_stalls: Option<HashSet<(u64, u64)>> = None;
     // What the ring holds already shows with the first refresh, beside the kept records.
     let mut held = stream
         .as_ref()
@@ -51,11 +55,24 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
     let mut n = 0u64;
     while !stop.load(Ordering::SeqCst) && a.count.is_none_or(|c| n < c) {
         // The stream first: the store is then at least as new as what it carried.
-        let mut events = std::mem::take(&mut held);
-        events.extend(stream.as_mut().map(|st| st.poll()).unwrap_or_default());
+        let mut ring = std::mem::take(&mut held);
+        if let Some(more) = stream.as_mut().map(|st| st.poll()) {
+            ring.windows.extend(more.windows);
+            ring.stalls.extend(more.stalls);
+        }
         let mut s = m.snapshot()?;
-        add_streamed(&mut s, &mut streamed, &events);
+        add_streamed(&mut s, &mut streamed, &ring.windows);
+        add_stalls(&s, &mut stalls, ring.stalls);
         m.resolve_cgroups(&mut s.records);
+        let shown_stalls: Vec<(Stall, bool)> = stalls
+            .iter()
+            .map(|st| {
+                let new = seen_stalls
+                    .as_ref()
+                    .is_none_or(|sn| !sn.contains(&st.key()));
+                (st.clone(), new)
+            })
+            .collect();
         // On a pipe each window is printed once, when it has ended: a window still open
         // has a record whose length grows at every refresh (the terminal view shows it).
         let mut new: Vec<Record> = s
@@ -66,24 +83,31 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
             .cloned()
             .collect();
         new.sort_by_key(|r| r.timestamp_ns);
+        // On a terminal the first refresh marks nothing new, as for windows.
+        let marked: Vec<(Stall, bool)> = shown_stalls
+            .iter()
+            .map(|(st, new)| (st.clone(), *new && seen_stalls.is_some()))
+            .collect();
+        let new_stalls: Vec<Stall> = shown_stalls
+            .iter()
+            .filter(|(_, new)| *new)
+            .map(|(st, _)| st.clone())
+            .collect();
         if redraw {
             let view = match output::terminal_size() {
                 Some(size) if !a.stacks => {
-                    render::watch::screen(&s, seen.as_ref(), a.interval, ctx.color, size)
+                    render::watch::screen(&s, seen.as_ref(), &marked, a.interval, ctx.color, size)
                 }
-                _ => render::watch::refresh(&s, seen.as_ref(), a.interval, ctx.color),
+                _ => render::watch::refresh(&s, seen.as_ref(), &marked, a.interval, ctx.color),
             };
             output::print(&(render::CLEAR_SCREEN.to_string() + &view))?;
         } else if ctx.json {
-            let mut o = String::new();
-            for r in &new {
-                o += &(serde_json::to_string(r)? + "\n");
-            }
-            output::print(&o)?;
+            output::print(&render::watch::ndjson(&new, &new_stalls)?)?;
         } else {
             output::print(&render::watch::appended(
                 &s,
                 &new,
+                &new_stalls,
                 seen.is_none(),
                 a.interval,
                 ctx.color,
@@ -99,6 +123,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
             }
         }
         seen = Some(s.records.iter().map(|r| r.key()).collect());
+        seen_stalls = Some(stalls.iter().map(Stall::key).collect());
         n += 1;
         if a.count.is_some_and(|c| n >= c) {
             break;
@@ -124,4 +149,21 @@ fn add_streamed(s: &mut Snapshot, streamed: &mut VecDeque<Record>, events: &[str
     }
     let extra = stream::missing(&s.records, streamed.iter());
     s.records.extend(extra);
+}
+
+/// Adds to `stalls` (kept across refreshes, the newest [`STREAMED_KEPT`], oldest first)
+/// the streamed ones and the module's latest one (where the stream did not carry it: no
+/// stream, or a module without the event), with wall-clock times.
+fn add_stalls(s: &Snapshot, stalls: &mut VecDeque<Stall>, streamed: Vec<Stall>) {
+    let clock = crate::clock::Clock::of_anchor(s.config.realtime_offset_ns);
+    let latest = s.stalls.as_ref().and_then(|st| st.latest());
+    for st in streamed.into_iter().chain(latest) {
+        if !stalls.iter().any(|k| k.key() == st.key()) {
+            stalls.push_back(st.stamped(&clock));
+        }
+    }
+    stalls.make_contiguous().sort_by_key(|st| st.end_ns);
+    while stalls.len() > STREAMED_KEPT {
+        stalls.pop_front();
+    }
 }

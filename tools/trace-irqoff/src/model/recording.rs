@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::settings::Settings;
-use crate::model::snapshot::{Cpu, Kind, Record};
+use crate::model::snapshot::{Cpu, Kind, Record, Stall};
 
 /// What `record` saves.
 #[derive(Serialize)]
@@ -50,6 +50,14 @@ pub struct Recording {
     /// stream, the windows at the threshold its store did not keep (with their end stack,
     /// without in-window samples).
     pub records: Vec<Record>,
+    /// Stalls of the whole machine in the span, from the event stream (empty without one,
+    /// and from modules without the event): spans in which no sampled CPU ran (a paused
+    /// VM). Not windows: never among `records` nor in the counts of `cpus`.
+    pub stalls: Vec<Stall>,
+    /// Stalls the module counted over the recording (`record` with a duration or
+    /// `--until`; absent for `--last` and from modules that do not count them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stalls_counted: Option<u64>,
     /// The event stream the recording read (absent where there was none: no tracefs, not
     /// root, a copy of the files).
     #[serde(skip_serializing_if = "Option::is_none")]

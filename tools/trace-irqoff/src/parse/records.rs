@@ -5,8 +5,8 @@
 use tio_logic::grammar;
 
 use crate::model::snapshot::{
-    Cause, Config, Cpu, Kind, Ongoing, Overlap, Profile, ProfileStack, Record, Snapshot, Sums,
-    TagCount, TagWait, Watcher, Worst, NR_BUCKETS,
+    Cause, Config, Cpu, Kind, Ongoing, Overlap, Profile, ProfileStack, Record, Snapshot, Stalls,
+    Sums, TagCount, TagWait, Watcher, Worst, NR_BUCKETS,
 };
 
 /// Oldest and newest format versions this parser understands: the newest is the one the
@@ -191,6 +191,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
     let mut pending_window = 0usize;
     let mut tag_wait: Option<TagWait> = None;
     let mut watcher: Option<Watcher> = None;
+    let mut stalls: Option<Stalls> = None;
     let mut ongoing: Vec<Ongoing> = Vec::new();
     // `profile_stack` lines, and `profile_frame` lines of the current one, still owed;
     // whether the lines since the last `record` line are all its own (a profile may follow).
@@ -274,6 +275,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     idle_gaps: f.num_or("idle_gaps", 0)?,
                     late_timer_gaps: f.num_or("late_timer_gaps", 0)?,
                     steal_gaps: f.num_or("steal_gaps", 0)?,
+                    stall_gaps: f.num_or("stall_gaps", 0)?,
                     soft_bh_off_events: bh_off,
                     soft_ksoftirqd_wait_events: ksoftirqd_wait,
                     hard_hist: vec![0; NR_BUCKETS],
@@ -402,9 +404,22 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     stuck_ns: f.num_or("stuck_ns", 0)?,
                     nmi_sent: f.num_or("nmi_sent", 0)?,
                     nmi_answered: f.num_or("nmi_answered", 0)?,
+                    nmi_lost: f.num_or("nmi_lost", 0)?,
                     nmi_stale: f.num_or("nmi_stale", 0)?,
                     nmi_missed: f.num_or("nmi_missed", 0)?,
                     stuck_unconfirmed: f.num_or("stuck_unconfirmed", 0)?,
+                });
+            }
+            "stall" => {
+                let f = Fields::new(n, words)?;
+                stalls = Some(Stalls {
+                    count: f.num("count")?,
+                    over_threshold: f.num_or("over_threshold", 0)?,
+                    sum_ns: f.num("sum_ns")?,
+                    longest_ns: f.num("longest_ns")?,
+                    latest_start_ns: f.num_or("latest_start_ns", 0)?,
+                    latest_end_ns: f.num_or("latest_end_ns", 0)?,
+                    latest_end_time: None,
                 });
             }
             "ongoing" => {
@@ -520,6 +535,7 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
         watcher,
         ongoing,
         tag_wait,
+        stalls,
         original_hist: None,
         worst,
     })
@@ -530,6 +546,8 @@ mod tests {
     use super::*;
     use crate::model::snapshot::*;
 
+    /// Claim: the difference of two snapshots counts only what came between them: events,
+    /// histogram counts, stall gaps and records.
     #[test]
     fn delta_counts_only_new_events() {
         let before = parse(V1).unwrap();
@@ -539,8 +557,11 @@ mod tests {
         let mut r = after.records[0].clone();
         r.timestamp_ns += 1;
         after.records.push(r);
+        after.cpus[1].stall_gaps += 3;
         let (cpus, recs) = delta(&before, &after);
         assert_eq!(cpus[1].hard_events, 2);
+        // Stall gaps are counted apart from the events, and in the difference too.
+        assert_eq!((cpus[1].stall_gaps, cpus[0].stall_gaps), (3, 0));
         assert_eq!(cpus[1].hard_hist[6], 2);
         assert_eq!(cpus[0].hard_events, 0);
         assert_eq!(recs.len(), 1);
@@ -948,6 +969,113 @@ mod tests {
         let mut v: serde_json::Value = serde_json::to_value(&s).unwrap();
         v.as_object_mut().unwrap().remove("watcher");
         assert_eq!(serde_json::from_value::<Snapshot>(v).unwrap(), s);
+    }
+
+    const STALL: &str = include_str!("../../tests/fixtures/records-stall.txt");
+
+    /// Claim: a module that counts stalls gives the `stall` line (count, over threshold,
+    /// total, longest, the latest span) and each CPU's `stall_gaps`, and none of it is a
+    /// window: the records and the per-CPU events are those of the same file without them.
+    #[test]
+    fn stall_line_and_stall_gaps_are_parsed() {
+        let s = parse(STALL).unwrap();
+        assert_eq!(
+            s.stalls,
+            Some(Stalls {
+                count: 5,
+                over_threshold: 3,
+                sum_ns: 935_000_000,
+                longest_ns: 302_000_000,
+                latest_start_ns: 8_933_000_000,
+                latest_end_ns: 9_235_000_000,
+                latest_end_time: None,
+            })
+        );
+        assert_eq!(
+            s.cpus
+                .iter()
+                .map(|c| (c.cpu, c.steal_gaps, c.stall_gaps))
+                .collect::<Vec<_>>(),
+            [(0, 1, 10), (1, 0, 9)]
+        );
+        let without = parse(WATCHER).unwrap();
+        assert_eq!(s.records, without.records);
+        assert_eq!(s.ongoing, without.ongoing);
+        let events = |s: &Snapshot| {
+            s.cpus
+                .iter()
+                .map(|c| (c.hard_events, c.soft_events, c.hard_hist.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(events(&s), events(&without));
+        // The latest stall, as a stall (its CPU is not in the line).
+        let latest = s.stalls.as_ref().and_then(Stalls::latest).unwrap();
+        assert_eq!(
+            (latest.cpu, latest.start_ns, latest.end_ns, latest.length_ns),
+            (None, 8_933_000_000, 9_235_000_000, 302_000_000)
+        );
+    }
+
+    /// Claim: files of modules before stalls (records v1, v2, with the watcher; counters)
+    /// parse as before: no stalls (unknown, not zero) and `stall_gaps` 0; the counters
+    /// file's `stall` line (the same header) parses too.
+    #[test]
+    fn files_before_stalls_parse_unchanged() {
+        for text in [V1, V2, WATCHER] {
+            let s = parse(text).unwrap();
+            assert_eq!(s.stalls, None);
+            assert!(s.cpus.iter().all(|c| c.stall_gaps == 0));
+        }
+        let counters = include_str!("../../tests/fixtures/counters-v1.txt");
+        assert_eq!(parse(counters).unwrap().stalls, None);
+        let with = counters.replacen(
+            "\ncpu 0 ",
+            "\nstall count=2 over_threshold=1 sum_ns=70000000 longest_ns=50000000 latest_start_ns=1000 latest_end_ns=50001000\ncpu 0 ",
+            1,
+        );
+        let c = parse(&with).unwrap();
+        assert_eq!(
+            c.stalls
+                .map(|st| (st.count, st.over_threshold, st.longest_ns)),
+            Some((2, 1, 50_000_000))
+        );
+        assert_eq!(c.worst, parse(counters).unwrap().worst);
+    }
+
+    /// Claim: the JSON of a snapshot carries `stalls` and each CPU's `stall_gaps`, and
+    /// reads back the same; JSON written before them (no `stalls`, no `stall_gaps`) still
+    /// reads, as no stalls and 0.
+    #[test]
+    fn stalls_in_json_and_json_without_them() {
+        let s = parse(STALL).unwrap();
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["stalls"]["count"], 5);
+        assert_eq!(v["stalls"]["latest_end_ns"], 9_235_000_000u64);
+        assert_eq!(v["cpus"][0]["stall_gaps"], 10);
+        assert_eq!(serde_json::from_value::<Snapshot>(v.clone()).unwrap(), s);
+        let mut old = v;
+        old.as_object_mut().unwrap().remove("stalls");
+        for c in old["cpus"].as_array_mut().unwrap() {
+            c.as_object_mut().unwrap().remove("stall_gaps");
+        }
+        let back = serde_json::from_value::<Snapshot>(old).unwrap();
+        assert_eq!(back.stalls, None);
+        assert!(back.cpus.iter().all(|c| c.stall_gaps == 0));
+        // A module without the line: no `stalls` key at all.
+        let json = serde_json::to_value(parse(V2).unwrap()).unwrap();
+        assert!(json.get("stalls").is_none(), "{json}");
+    }
+
+    /// Claim: a malformed `stall` line is refused, not read as zeros.
+    #[test]
+    fn a_broken_stall_line_is_refused() {
+        let text = STALL.replace("stall count=5 ", "stall count=five ");
+        assert!(matches!(
+            parse(&text),
+            Err(ParseError::Malformed { line: 5, .. })
+        ));
+        let text = STALL.replace(" sum_ns=935000000", "");
+        assert!(matches!(parse(&text), Err(ParseError::Malformed { .. })));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{paint, BOLD, RED};
 use crate::clock::Clock;
-use crate::model::snapshot::{Kind, Snapshot};
+use crate::model::snapshot::{Kind, Snapshot, Stalls};
 use crate::stream::Tally;
 
 /// One CPU and kind, since load or, given a [`Base`], since it was taken. Events and the
@@ -41,6 +41,8 @@ pub struct Base {
     pub taken_ns: u64,
     /// Per CPU and kind: events and the exact sum of their lengths, when known.
     counts: Vec<(u32, Kind, u64, Option<u64>)>,
+    /// The stalls counted then (a module that counts them).
+    pub stalls: Option<Stalls>,
 }
 
 impl Base {
@@ -50,7 +52,11 @@ impl Base {
             counts.push((c.cpu, Kind::Hard, c.hard_events, c.sum_ns(Kind::Hard, None)));
             counts.push((c.cpu, Kind::Soft, c.soft_events, c.sum_ns(Kind::Soft, None)));
         }
-        Self { taken_ns, counts }
+        Self {
+            taken_ns,
+            counts,
+            stalls: s.stalls.clone(),
+        }
     }
 
     fn get(&self, cpu: u32, kind: Kind) -> Option<(u64, Option<u64>)> {

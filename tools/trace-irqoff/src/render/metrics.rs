@@ -9,7 +9,7 @@
 use std::fmt::Write;
 
 use crate::model::snapshot::Row;
-use crate::model::snapshot::{Cause, Cpu, Kind, Snapshot, TagWait, NR_BUCKETS};
+use crate::model::snapshot::{Cause, Cpu, Kind, Snapshot, Stalls, TagWait, NR_BUCKETS};
 
 /// The labels of a latency series: CPU (empty for the original module, which only sums),
 /// kind, and for softirqs of a v2 module the cause (empty otherwise).
@@ -362,7 +362,54 @@ fn ours(o: &mut String, s: &Snapshot, per_cpu: bool) {
             c.cpu, c.steal_gaps
         );
     }
+    if let Some(st) = &s.stalls {
+        stalls(o, s, st);
+    }
     worst(o, s, series.iter().map(|(_, se)| se));
+}
+
+/// Stalls of the whole machine (no sampled CPU ran: a paused VM), apart from the windows;
+/// only from modules that count them (older ones cannot tell them from windows, so no
+/// zero is claimed for them).
+fn stalls(o: &mut String, s: &Snapshot, st: &Stalls) {
+    family(
+        o,
+        "trace_irqoff_stall_gaps_total",
+        "counter",
+        "Sampler gaps long only because the whole machine stood still (no CPU ran: a paused VM; not windows).",
+    );
+    for c in &s.cpus {
+        let _ = writeln!(
+            o,
+            "trace_irqoff_stall_gaps_total{{cpu=\"{}\"}} {}",
+            c.cpu, c.stall_gaps
+        );
+    }
+    family(
+        o,
+        "trace_irqoff_stalls_total",
+        "counter",
+        "Stalls since the last clear: spans of a sampling period or more in which no sampled CPU ran (the whole machine stood still: a paused VM, a stopped emulator); not irq-off windows.",
+    );
+    let _ = writeln!(o, "trace_irqoff_stalls_total {}", st.count);
+    family(
+        o,
+        "trace_irqoff_stall_seconds_total",
+        "counter",
+        "Total length of the stalls since the last clear.",
+    );
+    let _ = writeln!(o, "trace_irqoff_stall_seconds_total {}", secs(st.sum_ns));
+    family(
+        o,
+        "trace_irqoff_stall_longest_seconds",
+        "gauge",
+        "Longest stall since the last clear (0: none).",
+    );
+    let _ = writeln!(
+        o,
+        "trace_irqoff_stall_longest_seconds {}",
+        secs(st.longest_ns)
+    );
 }
 
 /// The original module: histograms summed over CPUs, with its own bucket edges.
@@ -525,6 +572,7 @@ mod tests {
     fn parse(name: &str) -> Snapshot {
         crate::parse::records::parse(match name {
             "v1" => include_str!("../../tests/fixtures/records-v1.txt"),
+            "stall" => include_str!("../../tests/fixtures/records-stall.txt"),
             _ => include_str!("../../tests/fixtures/records-v2.txt"),
         })
         .unwrap()
@@ -632,6 +680,52 @@ mod tests {
         let of_cpu_1 = |t: &str| t.lines().filter(|l| l.contains("{cpu=\"1\"")).count();
         assert_eq!(of_cpu_1(&text), 12, "{text}");
         assert!(of_cpu_1(&per_cpu) > 80, "{per_cpu}");
+    }
+
+    /// Claim: a module that counts stalls gets their four families, each with HELP and
+    /// TYPE: stall gaps per CPU, stalls and their seconds (counters), the longest (a gauge);
+    /// stalls add nothing to the windows' families; a module without them has none of the
+    /// four (no zero claimed for what it cannot tell).
+    #[test]
+    fn stalls_are_their_own_families() {
+        let text = exposition(&parse("stall"), false);
+        for (name, kind) in [
+            ("trace_irqoff_stall_gaps_total", "counter"),
+            ("trace_irqoff_stalls_total", "counter"),
+            ("trace_irqoff_stall_seconds_total", "counter"),
+            ("trace_irqoff_stall_longest_seconds", "gauge"),
+        ] {
+            assert!(text.contains(&format!("\n# HELP {name} ")), "{name}");
+            assert!(
+                text.contains(&format!("\n# TYPE {name} {kind}\n")),
+                "{name}"
+            );
+            assert!(
+                !exposition(&parse("v2"), true).contains(name),
+                "{name} from a module without stalls"
+            );
+        }
+        for line in [
+            "trace_irqoff_stall_gaps_total{cpu=\"0\"} 10",
+            "trace_irqoff_stall_gaps_total{cpu=\"1\"} 9",
+            "trace_irqoff_stalls_total 5",
+            "trace_irqoff_stall_seconds_total 0.935",
+            "trace_irqoff_stall_longest_seconds 0.302",
+        ] {
+            assert!(text.contains(&format!("\n{line}\n")), "{line}\n{text}");
+        }
+        // The windows' families are those of the same file without stalls (and its steal
+        // gap, which the fixture adds).
+        let watcher =
+            crate::parse::records::parse(include_str!("../../tests/fixtures/records-watcher.txt"))
+                .unwrap();
+        let windows = |t: &str| {
+            t.lines()
+                .filter(|l| !l.contains("stall") && !l.contains("steal") && !l.starts_with('#'))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(windows(&text), windows(&exposition(&watcher, false)));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use anstyle::{AnsiColor, Style};
 
-use crate::model::snapshot::{Cause, Kind, Record, Snapshot, NR_BUCKETS};
+use crate::model::snapshot::{Cause, Kind, Record, Snapshot, Stall, Stalls, NR_BUCKETS};
 
 pub mod hist;
 pub mod line;
@@ -173,6 +173,98 @@ pub fn resolution_of(s: &Snapshot, v: &[Record], cols: Option<usize>) -> String 
             .filter(|r| !r.ongoing && !r.lower_bound)
             .map(|r| (r.kind, r.cause)),
         cols,
+    )
+}
+
+/// Stalls in a sentence for on-call readers: "stalls: 5 times no CPU ran (the whole machine
+/// stood still: a paused VM?), longest 302 ms, 1.51 s in all; not irq-off windows". A
+/// length of 0 is one not known (a stall is at least a period long), and left out. None
+/// without a stall.
+pub fn stall_sentence(st: &Stalls) -> Option<String> {
+    if st.count == 0 {
+        return None;
+    }
+    let times = match st.count {
+        1 => "once".to_string(),
+        n => format!("{n} times"),
+    };
+    let mut lengths = Vec::new();
+    match (st.count, st.longest_ns, st.sum_ns) {
+        (1, l, s) if l.max(s) > 0 => lengths.push(length(l.max(s))),
+        (_, l, s) => {
+            if l > 0 {
+                lengths.push(format!("longest {}", length(l)));
+            }
+            if s > 0 {
+                lengths.push(format!("{} in all", length(s)));
+            }
+        }
+    }
+    if let Some(t) = &st.latest_end_time {
+        lengths.push(format!("the latest ended {t}"));
+    }
+    let lengths: String = lengths.iter().map(|l| format!(", {l}")).collect();
+    Some(format!(
+        "stalls: {times} no CPU ran (the whole machine stood still: a paused VM?){lengths}; not irq-off windows"
+    ))
+}
+
+/// One stall in a line, in the columns of [`line::window`] (no CPU, STALL for the kind):
+/// " 10:00:08.933 10:00:09.235   - STALL   302 ms  no CPU ran: the whole machine stood
+/// still (not an irq-off window)", `*` first when `new`; times as windows show them (UTC
+/// to the ms, else seconds since boot). Where the width does not hold the whole sentence,
+/// a shorter one that it does.
+pub fn stall_line(st: &Stall, new: bool, width: Option<usize>) -> String {
+    let clock = |w: &str| w.get(11..23).unwrap_or("?").to_string();
+    let secs = |ns: u64| {
+        format!(
+            "{}.{:03}",
+            ns / 1_000_000_000,
+            (ns % 1_000_000_000) / 1_000_000
+        )
+    };
+    let start = st
+        .start_time
+        .as_deref()
+        .map_or_else(|| secs(st.start_ns), clock);
+    let end = st
+        .end_time
+        .as_deref()
+        .map_or_else(|| secs(st.end_ns), clock);
+    let head = format!(
+        "{}{start:<12} {end:<12} {:>3} {:<14} {:>9}  ",
+        if new { '*' } else { ' ' },
+        "-",
+        "STALL",
+        length(st.length_ns),
+    );
+    let room = width.map_or(usize::MAX, |w| w.saturating_sub(head.chars().count()));
+    let what = [
+        STALL_WHAT,
+        "no CPU ran: the whole machine stood still",
+        "the machine stood still",
+    ]
+    .into_iter()
+    .find(|w| w.chars().count() <= room)
+    .unwrap_or("the machine stood still");
+    line::fit(&(head + what), width)
+}
+
+/// What a stall is, after its length.
+pub const STALL_WHAT: &str = "no CPU ran: the whole machine stood still (not an irq-off window)";
+
+/// One stall for a log (`watch` on a pipe), as [`record`] heads a window: "STALL 302 ms
+/// no CPU ran: the whole machine stood still (not an irq-off window)  ended
+/// 2026-05-07T10:00:04.235000Z (4.235000 s after boot)".
+pub fn stall_entry(st: &Stall, color: bool) -> String {
+    let when = match &st.end_time {
+        Some(w) => format!("  ended {w} ({} s after boot)", secs(st.end_ns)),
+        None => format!("  ended {} s after boot", secs(st.end_ns)),
+    };
+    format!(
+        "{} {:>8}  {STALL_WHAT}{when}\n",
+        paint(color, BOLD, "STALL"),
+        length(st.length_ns)
     )
 }
 
@@ -591,6 +683,88 @@ mod tests {
         assert_eq!(resolution(&s, [], None), "");
         s.config.hz = 0;
         assert_eq!(resolution(&s, kinds, None), "");
+    }
+
+    /// Claim: the stall sentence says how often no CPU ran, the longest, the total and
+    /// (with a clock) when the latest ended, in plain words, and that these are not irq-off
+    /// windows; one stall is "once" with its length; unknown lengths (0) are left out; no
+    /// stall, no sentence.
+    #[test]
+    fn stall_sentences() {
+        let mut st = Stalls {
+            count: 5,
+            over_threshold: 3,
+            sum_ns: 1_510_000_000,
+            longest_ns: 302_000_000,
+            latest_start_ns: 1,
+            latest_end_ns: 2,
+            latest_end_time: None,
+        };
+        assert_eq!(
+            stall_sentence(&st).as_deref(),
+            Some("stalls: 5 times no CPU ran (the whole machine stood still: a paused VM?), longest 302 ms, 1.51 s in all; not irq-off windows")
+        );
+        st.latest_end_time = Some("2026-05-07T10:00:09.235000Z".into());
+        assert!(stall_sentence(&st).unwrap().ends_with(
+            ", 1.51 s in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows"
+        ));
+        let one = Stalls {
+            count: 1,
+            sum_ns: 302_000_000,
+            longest_ns: 302_000_000,
+            latest_end_time: None,
+            ..st.clone()
+        };
+        assert_eq!(
+            stall_sentence(&one).as_deref(),
+            Some("stalls: once no CPU ran (the whole machine stood still: a paused VM?), 302 ms; not irq-off windows")
+        );
+        let unknown = Stalls {
+            count: 3,
+            ..Stalls::default()
+        };
+        assert_eq!(
+            stall_sentence(&unknown).as_deref(),
+            Some("stalls: 3 times no CPU ran (the whole machine stood still: a paused VM?); not irq-off windows")
+        );
+        assert_eq!(stall_sentence(&Stalls::default()), None);
+    }
+
+    /// Claim: a stall's line in `watch` has the windows' columns and time format (UTC to
+    /// the ms, seconds since boot without a clock), no CPU, STALL for its kind, and says
+    /// it is no irq-off window; in a narrow terminal a shorter sentence that fits; on a pipe
+    /// its entry ends as a window's does.
+    #[test]
+    fn stall_lines() {
+        let st = Stall::new(Some(1), 8_933_000_000, 9_235_000_000);
+        assert_eq!(
+            stall_line(&st, false, None),
+            " 8.933        9.235          - STALL             302 ms  no CPU ran: the whole machine stood still (not an irq-off window)"
+        );
+        let st = st.stamped(&crate::clock::Clock::anchored(1_778_148_000_000_000_000));
+        assert_eq!(
+            stall_line(&st, true, Some(100)),
+            "*10:00:08.933 10:00:09.235   - STALL             302 ms  no CPU ran: the whole machine stood still"
+        );
+        let narrow = stall_line(&st, false, Some(80));
+        assert_eq!(
+            narrow,
+            " 10:00:08.933 10:00:09.235   - STALL             302 ms  the machine stood still"
+        );
+        assert!(narrow.chars().count() <= 80);
+        // The same columns as a window's line.
+        assert_eq!(
+            line::header(None)
+                .find("LENGTH")
+                .map(|i| i + "LENGTH".len()),
+            stall_line(&st, false, None)
+                .find(" ms")
+                .map(|i| i + " ms".len())
+        );
+        assert_eq!(
+            stall_entry(&st, false),
+            "STALL   302 ms  no CPU ran: the whole machine stood still (not an irq-off window)  ended 2026-05-07T10:00:09.235000Z (9.235000 s after boot)\n"
+        );
     }
 
     #[test]

@@ -53,6 +53,15 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
         rec.records.len(),
         output.display()
     );
+    // Stalls of the whole machine in the span: counted apart, not among the events.
+    let stalls = crate::model::snapshot::Stalls::of_span(
+        &rec.stalls,
+        rec.stalls_counted,
+        rec.settings.threshold_ms * 1_000_000,
+    );
+    if let Some(line) = stalls.as_ref().and_then(super::stall_sentence) {
+        let _ = writeln!(o, "{line}");
+    }
     if let Some(from) = rec
         .stream
         .as_ref()

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{paint, BOLD};
 use crate::model::settings::Settings;
-use crate::model::snapshot::{Cpu, Kind, Ongoing, Record, Snapshot, TagWait, Watcher};
+use crate::model::snapshot::{Cpu, Kind, Ongoing, Record, Snapshot, Stalls, TagWait, Watcher};
 use crate::symbols::function;
 
 /// `status --json`.
@@ -25,6 +25,8 @@ pub struct Status {
     watcher: Option<Watcher>,
     /// Windows still open: hardirq-off ones the watcher sees, softirq-off ones.
     ongoing: Vec<OpenWindow>,
+    /// Stalls of the whole machine (no sampled CPU ran); null from a module without them.
+    stalls: Option<Stalls>,
 }
 
 /// A window still open, with its culprit.
@@ -95,13 +97,17 @@ pub fn open_windows(s: &Snapshot) -> Vec<OpenWindow> {
 pub fn watcher_sentence(w: &Watcher) -> String {
     if w.available {
         return if w.active {
+            let lost = match w.nmi_lost {
+                0 => String::new(),
+                n => format!(", {n} taken by another NMI handler"),
+            };
             let unconfirmed = match w.stuck_unconfirmed {
                 0 => String::new(),
                 n => format!("; {n} overdue past the stuck length with no NMI sample outside the idle loop, not logged as stuck"),
             };
             format!(
-                "on: stacks of hardirq-off windows still open, by NMI from another CPU ({} NMIs sent, {} answered, {} late, {} missed{})",
-                w.nmi_sent, w.nmi_answered, w.nmi_stale, w.nmi_missed, unconfirmed
+                "on: stacks of hardirq-off windows still open, by NMI from another CPU ({} NMIs sent, {} answered{}, {} late, {} missed{})",
+                w.nmi_sent, w.nmi_answered, lost, w.nmi_stale, w.nmi_missed, unconfirmed
             )
         } else {
             "available, starts when sampling is enabled".to_string()
@@ -171,6 +177,7 @@ pub fn json(settings: Settings, s: Snapshot) -> Status {
         cpus: s.cpus,
         tag_wait: s.tag_wait,
         watcher: s.watcher,
+        stalls: s.stalls,
     }
 }
 
@@ -201,7 +208,7 @@ pub fn screen(settings: &Settings, s: &Snapshot, color: bool, cols: usize) -> St
     for line in full.lines() {
         let in_table = line.trim_start().starts_with("CPU  online") || is_table_row(line);
         if in_table && table_width > cols {
-            if let Some(short) = short_row(line, s.version >= 2) {
+            if let Some(short) = short_row(line, s.version >= 2, s.stalls.is_some()) {
                 o += &super::line::fit(&short, Some(cols));
                 o.push('\n');
                 continue;
@@ -229,13 +236,13 @@ fn is_table_row(line: &str) -> bool {
     w.next().is_some_and(|c| c.parse::<u32>().is_ok()) && matches!(w.next(), Some("yes" | "no"))
 }
 
-/// The per-CPU table's header or row `line` in 76 columns: the same numbers under short
-/// headers.
-fn short_row(line: &str, by_cause: bool) -> Option<String> {
+/// The per-CPU table's header or row `line` in 80 columns at most (76 without the stall
+/// column): the same numbers under short headers.
+fn short_row(line: &str, by_cause: bool, stall: bool) -> Option<String> {
     let f: Vec<&str> = line.split_whitespace().collect();
     if f.first() == Some(&"CPU") {
-        return Some(if by_cause {
-            format!(
+        return Some(match (by_cause, stall) {
+            (true, false) => format!(
                 "{:>3} {:<3} {:>8} {:>8} {:>7} {:>10} {:>8} {:>9} {:>5} {:>6}",
                 "CPU",
                 "ON",
@@ -247,20 +254,44 @@ fn short_row(line: &str, by_cause: bool) -> Option<String> {
                 "REPLACED",
                 "IDLE",
                 "STEAL"
-            )
-        } else {
-            format!(
+            ),
+            // 79 columns: the stall column takes what the others had spare.
+            (true, true) => format!(
+                "{:>3} {:<3} {:>7} {:>7} {:>7} {:>10} {:>7} {:>8} {:>5} {:>6} {:>6}",
+                "CPU",
+                "ON",
+                "HARDIRQ",
+                "SOFTIRQ",
+                "BH-OFF",
+                "KSOFTIRQD",
+                "DROPPED",
+                "REPLACED",
+                "IDLE",
+                "STEAL",
+                "STALL"
+            ),
+            (false, false) => format!(
                 "{:>3} {:<3} {:>8} {:>8} {:>8} {:>9} {:>5} {:>6}",
                 "CPU", "ON", "HARDIRQ", "SOFTIRQ", "DROPPED", "REPLACED", "IDLE", "STEAL"
-            )
+            ),
+            (false, true) => format!(
+                "{:>3} {:<3} {:>8} {:>8} {:>8} {:>9} {:>5} {:>6} {:>6}",
+                "CPU", "ON", "HARDIRQ", "SOFTIRQ", "DROPPED", "REPLACED", "IDLE", "STEAL", "STALL"
+            ),
         });
     }
-    match (by_cause, f.as_slice()) {
-        (true, [cpu, on, h, so, bh, ks, d, r, i, st]) => Some(format!(
+    match (by_cause, stall, f.as_slice()) {
+        (true, false, [cpu, on, h, so, bh, ks, d, r, i, st]) => Some(format!(
             "{cpu:>3} {on:<3} {h:>8} {so:>8} {bh:>7} {ks:>10} {d:>8} {r:>9} {i:>5} {st:>6}"
         )),
-        (false, [cpu, on, h, so, d, r, i, st]) => Some(format!(
+        (true, true, [cpu, on, h, so, bh, ks, d, r, i, st, sl]) => Some(format!(
+            "{cpu:>3} {on:<3} {h:>7} {so:>7} {bh:>7} {ks:>10} {d:>7} {r:>8} {i:>5} {st:>6} {sl:>6}"
+        )),
+        (false, false, [cpu, on, h, so, d, r, i, st]) => Some(format!(
             "{cpu:>3} {on:<3} {h:>8} {so:>8} {d:>8} {r:>9} {i:>5} {st:>6}"
+        )),
+        (false, true, [cpu, on, h, so, d, r, i, st, sl]) => Some(format!(
+            "{cpu:>3} {on:<3} {h:>8} {so:>8} {d:>8} {r:>9} {i:>5} {st:>6} {sl:>6}"
         )),
         _ => None,
     }
@@ -334,9 +365,17 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
             String::new()
         }
     };
+    // Modules that count stalls: their column (older ones cannot tell them from windows).
+    let stall = |n: &str| {
+        if s.stalls.is_some() {
+            format!(" {n:>11}")
+        } else {
+            String::new()
+        }
+    };
     let _ = writeln!(
         o,
-        "{:>4}  {:<7} {:>12} {:>12}{} {:>8} {:>9} {:>10} {:>11}",
+        "{:>4}  {:<7} {:>12} {:>12}{} {:>8} {:>9} {:>10} {:>11}{}",
         "CPU",
         "online",
         "hardirq-off",
@@ -345,12 +384,13 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
         "dropped",
         "replaced",
         "idle gaps",
-        "steal gaps"
+        "steal gaps",
+        stall("stall gaps")
     );
     for c in &s.cpus {
         let _ = writeln!(
             o,
-            "{:>4}  {:<7} {:>12} {:>12}{} {:>8} {:>9} {:>10} {:>11}",
+            "{:>4}  {:<7} {:>12} {:>12}{} {:>8} {:>9} {:>10} {:>11}{}",
             c.cpu,
             if c.online { "yes" } else { "no" },
             c.hard_events,
@@ -362,8 +402,12 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
             c.dropped,
             c.replaced,
             c.idle_gaps,
-            c.steal_gaps
+            c.steal_gaps,
+            stall(&c.stall_gaps.to_string())
         );
+    }
+    if let Some(line) = s.stalls.as_ref().and_then(super::stall_sentence) {
+        let _ = writeln!(o, "{line}");
     }
     if let Some(w) = &s.watcher {
         let _ = writeln!(o, "watcher: {}", watcher_sentence(w));

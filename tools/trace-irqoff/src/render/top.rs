@@ -7,7 +7,7 @@ use super::{paint, BOLD};
 use crate::cgroup::Class;
 use crate::cli::By;
 use crate::culprit::Culprit;
-use crate::model::snapshot::Cause;
+use crate::model::snapshot::{Cause, Stalls};
 
 /// The group column's name: what the rows were grouped by.
 fn what(t: &[Culprit]) -> &'static str {
@@ -101,6 +101,16 @@ pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
         o.push('\n');
     }
     o
+}
+
+/// The footnote of a view whose span counted stalls: [`super::stall_sentence`], wrapped
+/// to `cols` where given; empty without a stall.
+pub fn stall_footnote(st: Option<&Stalls>, cols: Option<usize>) -> String {
+    match (st.and_then(super::stall_sentence), cols) {
+        (Some(l), Some(w)) => super::line::wrap(&l, w),
+        (Some(l), None) => l + "\n",
+        (None, _) => String::new(),
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,9 @@ use std::collections::HashSet;
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::model::snapshot::{Cause, Kind, Record, RecordKey, Snapshot};
+use serde::Serialize;
+
+use crate::model::snapshot::{Cause, Kind, Record, RecordKey, Snapshot, Stall};
 
 /// Profile stacks `watch` shows per record (the rest are summed in one line).
 const WATCH_STACKS: usize = 3;
@@ -15,6 +17,7 @@ const WATCH_STACKS: usize = 3;
 pub fn refresh(
     s: &Snapshot,
     seen: Option<&HashSet<RecordKey>>,
+    stalls: &[(Stall, bool)],
     interval: Duration,
     color: bool,
 ) -> String {
@@ -35,11 +38,37 @@ pub fn refresh(
         ],
         None,
     );
-    for r in newest_first(s).into_iter().take(20) {
-        let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
-        super::record_with(&mut o, r, color, new, 3, s.version, WATCH_STACKS);
+    for item in newest_first(s, stalls).into_iter().take(20) {
+        match item {
+            Item::Window(r) => {
+                let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
+                super::record_with(&mut o, r, color, new, 3, s.version, WATCH_STACKS);
+            }
+            Item::Stall(st, new) => {
+                if new {
+                    o += &super::paint(color, super::RED, "NEW ");
+                }
+                o += &super::stall_entry(st, color);
+            }
+        }
     }
     o
+}
+
+/// A line of `watch`: a window, or a stall of the whole machine (with whether it is new).
+enum Item<'a> {
+    Window(&'a Record),
+    Stall(&'a Stall, bool),
+}
+
+impl Item<'_> {
+    /// When it ended, CLOCK_MONOTONIC.
+    fn end_ns(&self) -> u64 {
+        match self {
+            Item::Window(r) => r.timestamp_ns,
+            Item::Stall(st, _) => st.end_ns,
+        }
+    }
 }
 
 /// The terminal view: a header, then one line per window, newest first, as many as
@@ -48,6 +77,7 @@ pub fn refresh(
 pub fn screen(
     s: &Snapshot,
     seen: Option<&HashSet<RecordKey>>,
+    stalls: &[(Stall, bool)],
     interval: Duration,
     color: bool,
     (rows, cols): (usize, usize),
@@ -62,7 +92,7 @@ pub fn screen(
         humantime::format_duration(interval)
     );
     let mut o = super::line::fit(&title, width) + "\n";
-    let recs = newest_first(s);
+    let recs = newest_first(s, stalls);
     o += &super::resolution_of(s, &s.records, width);
     o += &(super::paint(color, super::BOLD, &super::line::header(width)) + "\n");
     // The lines so far, and the line the cursor rests on.
@@ -72,9 +102,14 @@ pub fn screen(
     } else {
         recs.len()
     };
-    for r in recs.iter().take(shown) {
-        let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
-        let l = super::line::window(r, new, width);
+    for item in recs.iter().take(shown) {
+        let (l, new) = match item {
+            Item::Window(r) => {
+                let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
+                (super::line::window(r, new, width), new)
+            }
+            Item::Stall(st, new) => (super::stall_line(st, *new, width), *new),
+        };
         o += &(if new {
             super::paint(color, super::BOLD, &l)
         } else {
@@ -96,10 +131,12 @@ pub fn screen(
     o
 }
 
-fn newest_first(s: &Snapshot) -> Vec<&Record> {
-    let mut recs: Vec<&Record> = s.records.iter().collect();
-    recs.sort_by_key(|r| std::cmp::Reverse(r.timestamp_ns));
-    recs
+/// The windows of `s` and the `stalls`, newest first.
+fn newest_first<'a>(s: &'a Snapshot, stalls: &'a [(Stall, bool)]) -> Vec<Item<'a>> {
+    let mut items: Vec<Item> = s.records.iter().map(Item::Window).collect();
+    items.extend(stalls.iter().map(|(st, new)| Item::Stall(st, *new)));
+    items.sort_by_key(|i| std::cmp::Reverse(i.end_ns()));
+    items
 }
 
 /// A refresh on a pipe: the header and the records so far the first time, then only the
@@ -107,6 +144,7 @@ fn newest_first(s: &Snapshot) -> Vec<&Record> {
 pub fn appended(
     s: &Snapshot,
     new: &[Record],
+    new_stalls: &[Stall],
     first: bool,
     interval: Duration,
     color: bool,
@@ -130,10 +168,50 @@ pub fn appended(
             None,
         );
     }
-    for r in new {
-        super::record_with(&mut o, r, color, false, 3, s.version, WATCH_STACKS);
+    for item in oldest_first(new, new_stalls) {
+        match item {
+            Item::Window(r) => {
+                super::record_with(&mut o, r, color, false, 3, s.version, WATCH_STACKS)
+            }
+            Item::Stall(st, _) => o += &super::stall_entry(st, color),
+        }
     }
     o
+}
+
+/// The windows `new` and the stalls `new_stalls`, oldest first (as they came).
+fn oldest_first<'a>(new: &'a [Record], new_stalls: &'a [Stall]) -> Vec<Item<'a>> {
+    let mut items: Vec<Item> = new.iter().map(Item::Window).collect();
+    items.extend(new_stalls.iter().map(|st| Item::Stall(st, true)));
+    // Stable: windows of the same end keep their order.
+    items.sort_by_key(Item::end_ns);
+    items
+}
+
+/// A stall in `watch --json`: its fields, with `"kind": "stall"` (a window's kind is
+/// "hard" or "soft").
+#[derive(Serialize)]
+struct StallJson<'a> {
+    kind: &'static str,
+    #[serde(flatten)]
+    stall: &'a Stall,
+}
+
+/// `watch --json` on a pipe: one object a line, windows (records) and stalls
+/// (`"kind": "stall"`), oldest first.
+pub fn ndjson(new: &[Record], new_stalls: &[Stall]) -> serde_json::Result<String> {
+    let mut o = String::new();
+    for item in oldest_first(new, new_stalls) {
+        o += &match item {
+            Item::Window(r) => serde_json::to_string(r)?,
+            Item::Stall(stall, _) => serde_json::to_string(&StallJson {
+                kind: "stall",
+                stall,
+            })?,
+        };
+        o.push('\n');
+    }
+    Ok(o)
 }
 
 /// The last line of `watch --until`.
