@@ -56,9 +56,14 @@ nw=$(echo "$wins" | grep -c .)
 lens=$(echo "$wins" | awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $2 / 1e6 }')
 gaps=$(echo "$wins" | awk 'NR > 1 { printf "%s%.2f", (NR > 2 ? " " : ""), ($1 * 1000 - $2 - end) / 1e6 } { end = $1 * 1000 }')
 echo "# measured: $nw windows on cpu 1 of $lens ms; idle between them $gaps ms (asked: $GAPS)"
+# How much later than asked an idle gap may end: 2 ms, 10 on the sanitizer kernels, whose
+# wake-ups are slower (gaps of 5 and 30 ms took 13.14 and 31.81 ms on the sanitize kernel). A longer gap only
+# separates the windows more; the merge the case looks for needs a shorter one.
+slack=2
+if has kasan || has kcsan; then slack=10; fi
 check "the premise: $n windows of $D ms ran on cpu 1, with the idle asked between them, 5 to 30 ms (measured: $gaps ms)" \
 	sh -c "[ '$nw' = $n ] && echo '$wins' | awk -v d=$D '\$2 < d * 1e6 || \$2 > (d + 1) * 1e6 { exit 1 }' &&
-		echo '$gaps' '$GAPS' | awk '{ n = NF / 2; for (i = 1; i <= n; i++) if (\$i < \$(i + n) - 0.1 || \$i > \$(i + n) + 2) exit 1 }'"
+		echo '$gaps' '$GAPS' | awk -v s=$slack '{ n = NF / 2; for (i = 1; i <= n; i++) if (\$i < \$(i + n) - 0.1 || \$i > \$(i + n) + s) exit 1 }'"
 
 # Every event the module reported on cpu 1 in that time (the tracepoints fire for each,
 # also below the threshold).
