@@ -230,8 +230,25 @@ fn busy_wait(us: u32) {
     let start = Instant::<Monotonic>::now();
     let length = kernel::time::Delta::from_micros(i64::from(us));
     while start.elapsed() < length {
-        core::hint::spin_loop();
+        cpu_relax();
     }
+}
+
+/// What the kernel's `cpu_relax()` runs between polls, inline (no frame of its own above the
+/// window's function): YIELD on arm64. Not `core::hint::spin_loop()` there: that is an ISB,
+/// which QEMU's single-threaded TCG never leaves for its other vCPUs, so an idle CPU's timer
+/// interrupt waited for the end of the window (seen: idle CPU 0's hrtimer 100 ms late on
+/// debian-7.3-arm64, and the window taken for a stall of the whole machine). YIELD hands
+/// the emulator's thread over, as PAUSE (`spin_loop()` on x86) does.
+#[inline(always)]
+fn cpu_relax() {
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: YIELD is a hint: it reads and writes no memory or register.
+    unsafe {
+        core::arch::asm!("yield", options(nomem, nostack, preserves_flags))
+    };
+    #[cfg(not(target_arch = "aarch64"))]
+    core::hint::spin_loop();
 }
 
 /// Interrupts stay off for `us`; the timer interrupt that trace_irqoff waits for fires

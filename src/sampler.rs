@@ -5,7 +5,6 @@
 
 mod context_cell;
 
-use kernel::interrupt::local_interrupt_disable;
 use kernel::prelude::*;
 use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::{Arc, ArcBorrow, Mutex};
@@ -19,6 +18,7 @@ use kernel::{impl_has_hr_timer, new_mutex};
 use crate::capture;
 use crate::cost::Cost;
 use crate::counts::Counts;
+use crate::ffi::compat::local_interrupt_disable;
 use crate::ffi::tracepoints::{self, WindowEvent};
 use crate::ffi::{self, softtimer, SoftirqThread, COMM_LEN};
 use crate::logic::cause::{self, Cause, Samples};

@@ -360,6 +360,19 @@ int tio_task_holds_bh_lock(int pid)
 #endif
 }
 
+unsigned long tio_irq_save(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	return flags;
+}
+
+void tio_irq_restore(unsigned long flags)
+{
+	local_irq_restore(flags);
+}
+
 unsigned long long tio_now_ns(void)
 {
 	return ktime_get_ns();

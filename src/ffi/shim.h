@@ -141,6 +141,12 @@ int tio_task_holds_bh_lock(int pid);
 int tio_has_bh_lock(void);
 
 /* Monotonic clock, ns since boot (ktime_get_ns); the kernel crate keeps it private. */
+/*
+ * local_irq_save()/local_irq_restore() for kernels whose `kernel` crate has no
+ * local_interrupt_disable() (7.2): the flags to give back to tio_irq_restore().
+ */
+unsigned long tio_irq_save(void);
+void tio_irq_restore(unsigned long flags);
 unsigned long long tio_now_ns(void);
 /* The same clock, readable in NMI context (ktime_get_mono_fast_ns). */
 unsigned long long tio_now_ns_nmi(void);
