@@ -12,11 +12,20 @@ sleep 0.5
 # A module not ours: preemptirq_delay_test (CONFIG_PREEMPTIRQ_DELAY_TEST; Debian's stock
 # kernels do not build it, the sample-module checks below run everywhere).
 if find /lib/modules/$(uname -r) -name "preemptirq_delay_test.ko*" | grep -q .; then
-	echo 0 > $TIO/trace_latency
-	modprobe preemptirq_delay_test test_mode=irq delay=100000 cpu_affinity=1
-	sleep 0.5
-	rmmod preemptirq_delay_test
-	blk=$(record_block 1 hard 0 irq_test)
+	# The delay thread spins without PAUSE, and single-threaded TCG may then leave CPU 0
+	# unrun as long (seen once: no record, the window taken for a stall of the whole
+	# machine, which is what the module could see). Such a run is the emulator's, not a
+	# verdict on the window: it is said and run once more; a second one fails below.
+	for try in 1 2; do
+		stalls=$(field count "$(grep '^stall ' $TIO/records)")
+		echo 0 > $TIO/trace_latency
+		modprobe preemptirq_delay_test test_mode=irq delay=100000 cpu_affinity=1
+		sleep 0.5
+		rmmod preemptirq_delay_test
+		blk=$(record_block 1 hard 0 irq_test)
+		[ -z "$blk" ] && [ $try = 1 ] && [ "$(field count "$(grep '^stall ' $TIO/records)")" != "$stalls" ] || break
+		echo "# the emulator left every other CPU unrun during the window (a stall counted, no record): once more"
+	done
 	echo "$blk" | head -n 3 | sed 's/^/#   /'
 	# Its in-window stack (what top names when end_shows_culprit=0), and the profile.
 	window_block 1 hard irq_test | head -n 6 | sed 's/^/#   /'
