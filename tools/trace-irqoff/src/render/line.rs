@@ -62,23 +62,25 @@ pub fn table(v: &[Record], s: &Snapshot, width: Option<usize>, color: bool) -> S
 /// Start and end as "HH:MM:SS.mmm" UTC, or seconds since boot without a wall time.
 fn times(r: &Record) -> (String, String) {
     let open = r.ongoing || r.lower_bound;
-    let clock = |w: &str| w.get(11..23).unwrap_or("?").to_string();
-    let secs = |ns: u64| {
-        format!(
+    let start = instant(
+        r.start_wall_time.as_deref(),
+        r.timestamp_ns.saturating_sub(r.latency_ns),
+    );
+    let end = instant(r.wall_time.as_deref(), r.timestamp_ns);
+    (start, if open { "open".into() } else { end })
+}
+
+/// An instant as the window lines show it: "HH:MM:SS.mmm" of its RFC 3339 UTC `wall` time,
+/// or without one `ns` since boot as seconds to the ms.
+pub fn instant(wall: Option<&str>, ns: u64) -> String {
+    match wall {
+        Some(w) => w.get(11..23).unwrap_or("?").to_string(),
+        None => format!(
             "{}.{:03}",
             ns / 1_000_000_000,
             (ns % 1_000_000_000) / 1_000_000
-        )
-    };
-    let start = r
-        .start_wall_time
-        .as_deref()
-        .map_or_else(|| secs(r.timestamp_ns.saturating_sub(r.latency_ns)), clock);
-    let end = r
-        .wall_time
-        .as_deref()
-        .map_or_else(|| secs(r.timestamp_ns), clock);
-    (start, if open { "open".into() } else { end })
+        ),
+    }
 }
 
 /// `line` cut to `width` characters (the last one an ellipsis when cut); as it is without

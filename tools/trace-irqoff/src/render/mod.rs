@@ -215,22 +215,8 @@ pub fn stall_sentence(st: &Stalls) -> Option<String> {
 /// to the ms, else seconds since boot). Where the width does not hold the whole sentence,
 /// a shorter one that it does.
 pub fn stall_line(st: &Stall, new: bool, width: Option<usize>) -> String {
-    let clock = |w: &str| w.get(11..23).unwrap_or("?").to_string();
-    let secs = |ns: u64| {
-        format!(
-            "{}.{:03}",
-            ns / 1_000_000_000,
-            (ns % 1_000_000_000) / 1_000_000
-        )
-    };
-    let start = st
-        .start_time
-        .as_deref()
-        .map_or_else(|| secs(st.start_ns), clock);
-    let end = st
-        .end_time
-        .as_deref()
-        .map_or_else(|| secs(st.end_ns), clock);
+    let start = line::instant(st.start_time.as_deref(), st.start_ns);
+    let end = line::instant(st.end_time.as_deref(), st.end_ns);
     let head = format!(
         "{}{start:<12} {end:<12} {:>3} {:<14} {:>9}  ",
         if new { '*' } else { ' ' },
