@@ -44,14 +44,49 @@ callback() {	# callback MODE: the culprit `top` must name for a MODE window
 }
 
 modes="ipi hrtimer irqwork timerirq timer softhrtimer tasklet bhwork"
-# Not yet on PREEMPT_RT without the BH lock (Debian's 7.3-rt) for the softirq kinds that
-# run in ksoftirqd/N there while ktimers/N runs the other softirqs: a BH work item's 120 ms
-# were reported as one to three short softirq-off events (17-59 ms in all), and a tasklet's
-# on a busy CPU once as 107 ms, below D-P (seen 2026-11-27). Known misses, left open in
-# issue 41; not checked here until they are fixed.
+# PREEMPT_RT without the BH lock (Debian's 7.3-rt, upstream's default): a softirq handler
+# in one softirq thread does not hold the others off. The soft hrtimer callback runs in
+# ktimers/1; the tasklet and the BH work item in whichever of ksoftirqd/1 and ktimers/1
+# takes them (ktimers runs every softirq pending when it runs): in ktimers/1 they hold
+# every softirq off, a window of D as elsewhere. In ksoftirqd/1, ktimers/1 serves the
+# other softirqs pending on CPU 1 beside them. Traced (2026-11-28, debian-7.3-rt, idle CPU
+# 1, tracefs softirq and sched_switch events), in ksoftirqd/1:
+# - tasklet: ktimers/1 ran the TIMER softirq beside it until its next HI softirq (the
+#   sampler's probe, a BH work item of the high-priority pool, queued by the hrtimer),
+#   which blocked (state D) on the per-CPU tasklet callback lock that ksoftirqd/1 held for
+#   the rest of the tasklet (boosted to ktimers' priority), 110 of its 120 ms; then every
+#   softirq waited. The window is that wait, W (ktimers/1 switched out in state D until
+#   switched back in, from the sched_switch events): latency in [W-P, W+2P]. It starts
+#   when ktimers next runs HI, which varies (W of 95-110 ms for 120 ms tasklets).
+# - bhwork: ktimers/1 ran HI and TIMER every 4-8 ms all through the 120 ms item (the BH
+#   workqueue takes no lock ktimers needs): no softirq-off window of D, and none is
+#   reported (15 ms in all, in short events). Claimed: no softirq-off record of D-P or more.
+# The tasklet's window there is ktimers/1's wait on the lock, from its switch out in state
+# D to its switch back in, as the kernel's sched_switch events on CPU 1 show it (the
+# longest such wait: ktimers may wait on other locks for microseconds).
+rt_trace_start() {
+	TR=/sys/kernel/tracing
+	[ -d $TR/events ] || mount -t tracefs nodev $TR
+	echo 0 > $TR/tracing_on
+	echo 2 > $TR/tracing_cpumask
+	echo > $TR/trace
+	echo 1 > $TR/events/sched/sched_switch/enable
+	echo 1 > $TR/tracing_on
+}
+rt_trace_stop() {	# sets blocked_ns: ktimers/1's longest wait in state D, 0 if none
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/sched/sched_switch/enable
+	blocked_ns=$(awk '
+		function ts(l) { sub(/:.*/, "", l); n = split(l, f, " "); return f[n] }
+		/prev_comm=ktimers\/1 .*prev_state=D / { b = ts($0); next }
+		b != "" && /next_comm=ktimers\/1 / { w = (ts($0) - b) * 1e9; if (w > max) max = w; b = "" }
+		END { printf "%d\n", max }' $TR/trace)
+	echo "# measured: ktimers/1 waited $blocked_ns ns at most for a lock, the tasklet's (sched_switch)"
+}
+rt_split=
 if has rt && ! has bh-lock; then
-	modes="ipi hrtimer irqwork timerirq timer"
-	echo "# tasklet, bhwork, softhrtimer: not checked on PREEMPT_RT without the BH lock (known misses, see the case)"
+	rt_split=1
+	echo "# PREEMPT_RT without the BH lock: in ksoftirqd/1, a tasklet's window is ktimers/1's wait for it, a BH work item's none (see the case)"
 fi
 busy=
 for load in idle busy; do
@@ -78,9 +113,11 @@ for load in idle busy; do
 		fn=$(callback $mode)
 		taskset -c 0 sh -c 'echo 0 > /proc/trace_irqoff/trace_latency'
 		before=$(events 1 $kind)
+		[ -n "$rt_split" ] && [ $mode = tasklet ] && rt_trace_start
 		taskset -c 0 sh -c "echo $mode 1 $D > /dev/irqoff_sample"
 		# Let the samplers run after it (the timer_list ends a softirq window).
 		sleep 0.3
+		[ -n "$rt_split" ] && [ $mode = tasklet ] && rt_trace_stop
 		tru=$(true_ns $mode)
 		# Where it ran, as the sample saw it: the context, and the task that was current
 		# (pid 0: the idle task).
@@ -98,10 +135,24 @@ for load in idle busy; do
 		echo "# measured: $load cpu 1, $mode window true_ns=$tru ran in ${thread:-?} (pid $pid) context: $ctx: $((after - before)) $kind event(s), record latency_ns=${lat:-none} end_shows_culprit=$(field end_shows_culprit "$rec") cause=$(field cause "$rec") comm=$(field comm "$rec")"
 		# The record as a user reads it: its line and the first frames of both stacks.
 		{ echo "$rec"; echo "$stack" | head -n 8; } | sed 's/^/#   /'
-		if [ -n "$lat" ] && [ -n "$tru" ] && within "$lat" $((tru - p)) $((tru + 2 * p)); then
-			ok "$load cpu 1, $D ms in $what ($mode): a ${kind}irq-off record with latency in [D-P, D+2P] ($lat ns)"
+		if [ -n "$rt_split" ] && [ $mode = bhwork ] && [ "$thread" = ksoftirqd/1 ]; then
+			# Every softirq-off record of CPU 1 (the worst first) is shorter than D-P.
+			worst=$(echo "$records" | sed -n 's/^record cpu=1 kind=soft lower_bound=0 latency_ns=\([0-9]*\) .*/\1/p' | sort -n | tail -n1)
+			if [ -n "$tru" ] && [ "${worst:-0}" -lt $((tru - p)) ]; then
+				ok "$load cpu 1, $D ms in $what ($mode) in ksoftirqd/1, PREEMPT_RT without the BH lock: ktimers/1 serves the other softirqs beside it, no softirq-off record of D-P or more (worst ${worst:-none} ns)"
+			else
+				not_ok "$load cpu 1, $D ms in $what ($mode) in ksoftirqd/1, PREEMPT_RT without the BH lock: no softirq-off record of D-P or more" "true_ns=$tru worst=$worst" "$(echo "$records" | grep -E '^(cpu 1|record cpu=1)')"
+			fi
+			continue
+		fi
+		lo=$((tru - p)) range="[D-P, D+2P]"
+		if [ -n "$rt_split" ] && [ $mode = tasklet ] && [ "$thread" = ksoftirqd/1 ]; then
+			tru=$blocked_ns lo=$((blocked_ns - p)) range="[W-P, W+2P] (W: ktimers/1's wait)"
+		fi
+		if [ -n "$lat" ] && [ -n "$tru" ] && within "$lat" $lo $((tru + 2 * p)); then
+			ok "$load cpu 1, $D ms in $what ($mode): a ${kind}irq-off record with latency in $range ($lat ns)"
 		else
-			not_ok "$load cpu 1, $D ms in $what ($mode): a ${kind}irq-off record with latency in [D-P, D+2P]" "true_ns=$tru record: $rec" "$(taskset -c 0 cat $TIO/records | head -n 30)"
+			not_ok "$load cpu 1, $D ms in $what ($mode): a ${kind}irq-off record with latency in $range" "true_ns=$tru record: $rec" "$(taskset -c 0 cat $TIO/records | head -n 30)"
 		fi
 		# The culprit in the record itself, where a stack can show it (on arm64 none of
 		# an IPI function's, hard hrtimer's or irq_work's does: see above).
