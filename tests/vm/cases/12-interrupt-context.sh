@@ -89,7 +89,8 @@ if has rt && ! has bh-lock; then
 	echo "# PREEMPT_RT without the BH lock: in ksoftirqd/1, a tasklet's window is ktimers/1's wait for it, a BH work item's none (see the case)"
 fi
 busy=
-for load in idle busy; do
+# CASE12_LOADS: the loads to run (tests/vm/idle-poll.sh runs only the idle one).
+for load in ${CASE12_LOADS:-idle busy}; do
 	if [ $load = busy ]; then
 		taskset -c 1 sh -c 'while :; do :; done' &
 		busy=$!
