@@ -978,8 +978,11 @@ impl CpuSampler {
     /// has returned (the NMI found it in one, or this interrupt came into the idle loop or
     /// user space, which never keep interrupts off, or into the softirq loop itself where
     /// it turns interrupts on to run the softirqs an interrupt's exit found pending: the
-    /// interrupts were off since that interrupt, seen on arm64 without NMIs); the
-    /// watcher's stack names it where there is one.
+    /// interrupts were off since that interrupt, seen on arm64 without NMIs; or into the
+    /// return to user space, where the kernel turns them on after an interrupt that came
+    /// from user space returned: seen on arm64, an IPI function's window on a CPU busy in
+    /// user space, ended in `exit_to_user_mode_loop`); the watcher's stack names it where
+    /// there is one.
     fn returned(
         &self,
         interrupted: ffi::Interrupted,
@@ -987,11 +990,17 @@ impl CpuSampler {
         now: u64,
         rules: &gap::Rules,
     ) -> bool {
-        interrupted.idle_loop()
+        if interrupted.idle_loop()
             || interrupted.user()
-            || (interrupted.serving_softirq()
-                && capture::classify(ffi::irq_regs_ip()) == stack::FrameClass::SoftirqLoop)
             || self.watch.saw_handler(self.cpu, prev, now, rules.period_ns)
+        {
+            return true;
+        }
+        match capture::classify(ffi::irq_regs_ip()) {
+            stack::FrameClass::SoftirqLoop => interrupted.serving_softirq(),
+            stack::FrameClass::ReturnToUser => true,
+            _ => false,
+        }
     }
 
     /// Counts and reports a hardirq-off event of `latency_ns` in `window`, which ended at

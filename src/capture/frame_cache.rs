@@ -36,6 +36,7 @@ fn class_bits(c: FrameClass) -> u64 {
         FrameClass::Softirq => 2,
         FrameClass::InterruptExit => 3,
         FrameClass::SoftirqLoop => 4,
+        FrameClass::ReturnToUser => 5,
     }
 }
 
@@ -45,6 +46,7 @@ fn class_of_bits(b: u64) -> FrameClass {
         2 => FrameClass::Softirq,
         3 => FrameClass::InterruptExit,
         4 => FrameClass::SoftirqLoop,
+        5 => FrameClass::ReturnToUser,
         _ => FrameClass::Other,
     }
 }

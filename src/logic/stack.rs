@@ -101,6 +101,9 @@ const INTERRUPT_EXIT: &[&str] = &[
     "dynamic_irqentry_exit_cond_resched",
 ];
 
+/// The functions of the return to user space that run with interrupts on.
+const RETURN_TO_USER: &[&str] = &["exit_to_user_mode_loop"];
+
 /// What a frame is, for the cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FrameClass {
@@ -115,6 +118,10 @@ pub(crate) enum FrameClass {
     SoftirqLoop,
     /// An interrupt's return path (`irqentry_exit`, `preempt_schedule_irq`).
     InterruptExit,
+    /// The return to user space, where the kernel turns interrupts on to do the work
+    /// pending before it (`exit_to_user_mode_loop`): an interrupt that comes in here finds
+    /// the handler or exception that interrupted user space returned, not its culprit.
+    ReturnToUser,
     /// Anything else, or a frame without a symbol.
     Other,
 }
@@ -136,6 +143,8 @@ pub(crate) fn classify_for(arch: &ArchFrames, symbol: &str) -> FrameClass {
         FrameClass::Softirq
     } else if INTERRUPT_EXIT.contains(&name) || arch.exit_names.contains(&name) {
         FrameClass::InterruptExit
+    } else if RETURN_TO_USER.contains(&name) {
+        FrameClass::ReturnToUser
     } else {
         FrameClass::Other
     }
@@ -169,7 +178,7 @@ pub(crate) fn first_culprit_frame(
                         break;
                     }
                     FrameClass::Softirq | FrameClass::SoftirqLoop => cut = i + 1,
-                    FrameClass::InterruptExit | FrameClass::Other => {}
+                    FrameClass::InterruptExit | FrameClass::ReturnToUser | FrameClass::Other => {}
                 }
             }
             cut
@@ -328,6 +337,11 @@ mod tests {
 
     #[test]
     fn module_suffix_is_ignored() {
+        assert_eq!(classify("exit_to_user_mode_loop"), FrameClass::ReturnToUser);
+        assert_eq!(
+            classify_for(&ARM64, "exit_to_user_mode_loop"),
+            FrameClass::ReturnToUser
+        );
         assert_eq!(classify("handle_softirqs"), FrameClass::SoftirqLoop);
         assert_eq!(classify("__do_softirq"), FrameClass::SoftirqLoop);
         assert_eq!(classify("call_timer_fn"), FrameClass::Softirq);
