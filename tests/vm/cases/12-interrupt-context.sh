@@ -64,23 +64,28 @@ modes="ipi hrtimer irqwork timerirq timer softhrtimer tasklet bhwork"
 # The tasklet's window there is ktimers/1's wait on the lock, from its switch out in state
 # D to its switch back in, as the kernel's sched_switch events on CPU 1 show it (the
 # longest such wait: ktimers may wait on other locks for microseconds).
+# A tracefs instance of its own (its own buffer, CPU mask and events), so that nothing of
+# the global trace's state, which other cases use, changes.
 rt_trace_start() {
 	TR=/sys/kernel/tracing
-	[ -d $TR/events ] || mount -t tracefs nodev $TR
-	echo 0 > $TR/tracing_on
-	echo 2 > $TR/tracing_cpumask
-	echo > $TR/trace
-	echo 1 > $TR/events/sched/sched_switch/enable
-	echo 1 > $TR/tracing_on
+	[ -d $TR/instances ] || mount -t tracefs nodev $TR
+	TI=$TR/instances/tio-case12
+	mkdir -p $TI
+	echo 0 > $TI/tracing_on
+	echo 2 > $TI/tracing_cpumask
+	echo > $TI/trace
+	echo 1 > $TI/events/sched/sched_switch/enable
+	echo 1 > $TI/tracing_on
 }
 rt_trace_stop() {	# sets blocked_ns: ktimers/1's longest wait in state D, 0 if none
-	echo 0 > $TR/tracing_on
-	echo 0 > $TR/events/sched/sched_switch/enable
+	echo 0 > $TI/tracing_on
 	blocked_ns=$(awk '
 		function ts(l) { sub(/:.*/, "", l); n = split(l, f, " "); return f[n] }
 		/prev_comm=ktimers\/1 .*prev_state=D / { b = ts($0); next }
 		b != "" && /next_comm=ktimers\/1 / { w = (ts($0) - b) * 1e9; if (w > max) max = w; b = "" }
-		END { printf "%d\n", max }' $TR/trace)
+		END { printf "%d\n", max }' $TI/trace)
+	echo 0 > $TI/events/sched/sched_switch/enable
+	rmdir $TI
 	echo "# measured: ktimers/1 waited $blocked_ns ns at most for a lock, the tasklet's (sched_switch)"
 }
 rt_split=
