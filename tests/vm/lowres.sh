@@ -29,7 +29,6 @@ P_NS=$(config_field period_ns)
 echo "# measured: HZ $HZ, P = $P_NS ns"
 sleep 1
 TR=/sys/kernel/tracing
-[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
 echo 0 > $TR/tracing_on
 echo > $TR/trace
 echo 'cpu == 1' > $TR/events/timer/hrtimer_expire_entry/filter

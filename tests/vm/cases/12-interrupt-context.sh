@@ -70,7 +70,6 @@ modes="ipi hrtimer irqwork timerirq timer softhrtimer tasklet bhwork"
 # the global trace's state, which other cases use, changes.
 rt_trace_start() {
 	TR=/sys/kernel/tracing
-	[ -d $TR/instances ] || mount -t tracefs nodev $TR
 	TI=$TR/instances/tio-case12
 	mkdir -p $TI
 	echo 0 > $TI/tracing_on

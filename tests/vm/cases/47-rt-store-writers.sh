@@ -31,7 +31,6 @@ echo 1 > $TIO/enable
 THR=$(config_field threshold_ns)
 echo "# measured: HZ $(config_field hz), P = $(config_field period_ns) ns, threshold $THR ns"
 T=/sys/kernel/tracing
-[ -d $T/events ] || mount -t tracefs nodev $T
 echo 'cpu == 1' > $T/events/trace_irqoff/softirq_off/filter
 echo 0 > $T/tracing_on
 echo > $T/trace

@@ -10,13 +10,14 @@
 # Round counts are parameters: RMMOD_ROUNDS for (a), RACE_ROUNDS for (b)-(d), FUZZ_COUNT
 # writes per file. Under TCG on a shared host 100 rmmod rounds under the readers took
 # about 41 s of guest time (minutes of host time), so the suite runs 20; make soak runs
-# these operations for as long as its budget lasts. It runs on the test and sanitizer
-# kernels (their debug options and sanitizers are what judge a race); on the three stock
-# kernels it would add about a quarter hour to make test.
+# these operations for as long as its budget lasts. It needs the test kernel's debug
+# options or the sanitizers to judge a race: make test runs it on the sanitize kernel
+# (the test kernel plus KASAN, kmemleak and UBSAN), make test-sanitize on the sanitize
+# and KCSAN kernels; on the stock kernels it would add about a quarter hour.
 # On the KASAN kernel every syscall and module load costs several times more: there 20
 # rmmod rounds took 104 s and 10000 fuzzed writes 102 s of guest time, nearly half of that
-# suite. It runs 10 rounds and 2000 writes per file (the fuzzer's grammar is the same,
-# and the test kernel runs the full counts).
+# suite. It runs 10 rounds and 2000 writes per file there (the fuzzer's grammar is the
+# same; tests/vm/run --case 85 on the test kernel runs the full counts).
 if has kasan; then
 	RMMOD_ROUNDS=${RMMOD_ROUNDS:-10}
 	FUZZ_COUNT=${FUZZ_COUNT:-2000}
