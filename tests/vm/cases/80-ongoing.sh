@@ -110,9 +110,11 @@ if has bh-lock; then
 		sh -c "echo '$fin' | grep -qE '^profile samples=[1-9]' && echo '$fin' | grep -q '^profile_frame irqoff_sample_softirq_window+'"
 	# While a softirq-off window is open, each read gives its length up to that read (it
 	# used to stay at the length it had when it passed the threshold). Softirq-off keeps
-	# hard interrupts on: readers on CPU 0 need nothing from CPU 1.
+	# hard interrupts on: readers on CPU 0 need nothing from CPU 1. The window lasts 2.5 s,
+	# so that it is still open when status has read it (on the sanitize kernel the two
+	# reads took 720 ms and status more, and a 1.5 s window had ended before status read).
 	uptime_ms() { read -r u _ < /proc/uptime; echo $((${u%.*} * 1000 + 1${u#*.} * 10 - 1000)); }
-	inject 1 softirq 1500 &
+	inject 1 softirq 2500 &
 	inj=$!
 	sleep 0.5
 	a=$(grep '^record cpu=1 kind=soft lower_bound=1 ' $TIO/records); ta=$(uptime_ms)
