@@ -263,9 +263,9 @@ cache_report() {	# what the cache holds for this run, and what a missing part co
 	ls -d "$c"/boot-*/.ready >/dev/null 2>&1 && have+=("boot image") || { miss+=("boot image"); add=$((add + 6)); }
 	progress "cache $c: $( (IFS=,; echo "${have[*]:-nothing}") | sed 's/,/, /g')"
 	[ ${#miss[@]} = 0 ] || progress "not cached: $(IFS=,; echo "${miss[*]}" | sed 's/,/, /g')"
-	# Measured on a 2-core machine, alone: 45 and 48 minutes warm (2026-11-27, -28); the builds' own
+	# Measured on a 2-core machine, alone: 45 to 53 minutes warm (2026-11-27, -28); the builds' own
 	# times are what a cold cache adds to it, side by side with the VM steps.
-	progress "estimate for this run on 2 cores: ~48 min warm, up to ~$add min more for what is not cached"
+	progress "estimate for this run on 2 cores: ~50 min warm, up to ~$add min more for what is not cached"
 }
 
 run_steps() {
