@@ -59,7 +59,8 @@ modes="ipi hrtimer irqwork timerirq timer softhrtimer tasklet bhwork"
 #   ksoftirqd/1 ran boosted to its priority, so ktimers/1 (the same priority) could not
 #   run either, and every softirq waited. The window is that wait, W: latency in
 #   [W-P, W+2P]. It starts when the HI softirq is next taken, which varies (W of 95-117
-#   ms for 120 ms tasklets; W was rcuc/1's wait in about one window of three).
+#   ms for 120 ms tasklets; in 3 of 8 windows traced, ktimers/1's own wait was only
+#   microseconds).
 # - bhwork: ktimers/1 ran HI and TIMER every 4-8 ms all through the 120 ms item (the BH
 #   workqueue takes no lock ktimers needs): no softirq-off window of D, and none is
 #   reported (15 ms in all, in short events). Claimed: no softirq-off record of D-P or more.
@@ -171,7 +172,7 @@ for load in ${CASE12_LOADS:-idle busy}; do
 		if [ -n "$lat" ] && [ -n "$tru" ] && within "$lat" $lo $((tru + 2 * p)); then
 			ok "$load cpu 1, $D ms in $what ($mode): a ${kind}irq-off record with latency in $range ($lat ns)"
 		else
-			not_ok "$load cpu 1, $D ms in $what ($mode): a ${kind}irq-off record with latency in $range" "true_ns=$tru record: $rec" "$(taskset -c 0 cat $TIO/records | head -n 30)" "${rt_switches:+ktimers/1 switches (CPU 1):
+			not_ok "$load cpu 1, $D ms in $what ($mode): a ${kind}irq-off record with latency in $range" "true_ns=$tru record: $rec" "$(taskset -c 0 cat $TIO/records | head -n 30)" "${rt_switches:+the trace of CPU 1:
 $rt_switches}"
 		fi
 		# The culprit in the record itself, where a stack can show it (on arm64 none of
