@@ -335,13 +335,19 @@ mod tests {
         assert_eq!(cut(&names, 0), 7);
     }
 
+    /// The return to user space is its own class on both architectures: an interrupt
+    /// that comes in there finds the handler that interrupted user space returned.
     #[test]
-    fn module_suffix_is_ignored() {
+    fn return_to_user_is_its_own_class() {
         assert_eq!(classify("exit_to_user_mode_loop"), FrameClass::ReturnToUser);
         assert_eq!(
             classify_for(&ARM64, "exit_to_user_mode_loop"),
             FrameClass::ReturnToUser
         );
+    }
+
+    #[test]
+    fn module_suffix_is_ignored() {
         assert_eq!(classify("handle_softirqs"), FrameClass::SoftirqLoop);
         assert_eq!(classify("__do_softirq"), FrameClass::SoftirqLoop);
         assert_eq!(classify("call_timer_fn"), FrameClass::Softirq);
