@@ -13,14 +13,41 @@ use crate::error::Problem;
 /// A file that appears complete or not at all: a temporary file in the target's directory,
 /// created up front so that an unusable path fails before any work is done, and renamed
 /// over the target at the end (readers such as node_exporter never see half a file).
+///
+/// A target that exists and is not a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is
+/// opened and written in place instead: renaming over it would replace the device node
+/// with a regular file (as root, `-o /dev/null` did exactly that to the machine's
+/// `/dev/null`).
 pub struct AtomicFile {
     path: PathBuf,
-    tmp: NamedTempFile,
+    target: Target,
+}
+
+/// Where the data goes.
+enum Target {
+    /// A temporary file, renamed over the path at the commit.
+    Renamed(NamedTempFile),
+    /// The path itself, opened for writing: a device or a FIFO.
+    InPlace(std::fs::File),
 }
 
 impl AtomicFile {
-    /// Checks that `path` can be written, by creating the temporary file beside it.
+    /// Checks that `path` can be written, by creating the temporary file beside it, or by
+    /// opening it when it is a device or a FIFO.
     pub fn create(path: &Path) -> Result<Self> {
+        // Follows symbolic links: /dev/stdout is one, to the terminal or a pipe.
+        if let Ok(meta) = std::fs::metadata(path) {
+            if !meta.is_file() && !meta.is_dir() {
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                return Ok(Self {
+                    path: path.to_path_buf(),
+                    target: Target::InPlace(file),
+                });
+            }
+        }
         if path.is_dir() {
             return Err(Problem::usage(
                 format!("{} is a directory", path.display()),
@@ -64,21 +91,23 @@ impl AtomicFile {
             })?;
         Ok(Self {
             path: path.to_path_buf(),
-            tmp,
+            target: Target::Renamed(tmp),
         })
     }
 
     /// Writes `data` and puts the file in place.
-    pub fn commit(mut self, data: &[u8]) -> Result<()> {
-        let what = || format!("writing {}", self.path.display());
-        self.tmp.write_all(data).with_context(what)?;
-        self.tmp.as_file().sync_all().with_context(what)?;
-        let path = self.path.clone();
-        self.tmp
-            .persist(&path)
-            .map_err(|e| e.error)
-            .with_context(|| format!("writing {}", path.display()))?;
-        Ok(())
+    pub fn commit(self, data: &[u8]) -> Result<()> {
+        let path = self.path;
+        let what = || format!("writing {}", path.display());
+        match self.target {
+            Target::InPlace(mut file) => file.write_all(data).with_context(what),
+            Target::Renamed(mut tmp) => {
+                tmp.write_all(data).with_context(what)?;
+                tmp.as_file().sync_all().with_context(what)?;
+                tmp.persist(&path).map_err(|e| e.error).with_context(what)?;
+                Ok(())
+            }
+        }
     }
 }
 
@@ -117,5 +146,41 @@ mod tests {
         );
         let e = AtomicFile::create(dir.path()).err().unwrap();
         assert!(e.to_string().ends_with("is a directory"));
+    }
+
+    /// Claim: a target that is not a regular file (a FIFO here; /dev/null is one too) is
+    /// written in place and stays what it was, with no temporary file left beside it.
+    #[test]
+    fn fifo_is_written_in_place_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        // The FIFO's reader, so that opening it for writing does not wait.
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        AtomicFile::create(&fifo)
+            .unwrap()
+            .commit(b"through the pipe")
+            .unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["pipe"]);
     }
 }

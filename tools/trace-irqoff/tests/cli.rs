@@ -2559,6 +2559,15 @@ fn folded_stacks_weighted_by_count_or_latency() {
         );
         replace(root.path(), "records", RECORDS);
     }
+    // The recording went to /dev/null, written in place: it is still the device (renamed
+    // over, as root, it became a regular file).
+    {
+        use std::os::unix::fs::FileTypeExt;
+        assert!(fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+    }
     cli(root.path())
         .args(["record", "--weight", "latency", "-o", "/dev/null"])
         .assert()
