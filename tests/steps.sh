@@ -250,7 +250,7 @@ cache_report() {	# what the cache holds for this run, and what a missing part co
 	local c=$TRACE_IRQOFF_CACHE have=() miss=() v d add=0
 	for v in test sanitize; do
 		d=$(tools/kernels/build-kernel --print "$v" 2>/dev/null)
-		if [ -f "$d/.built" ]; then have+=("$v kernel"); else miss+=("$v kernel"); add=$((add + 25)); fi
+		if [ -f "$d/.built" ]; then have+=("$v kernel"); else miss+=("$v kernel"); add=$((add + 10)); fi
 	done
 	if ls -d "$c"/trixie-*/var/cache >/dev/null 2>&1; then
 		have+=("trixie chroot")
@@ -258,14 +258,18 @@ cache_report() {	# what the cache holds for this run, and what a missing part co
 			[ -f "$d/.ready" ] && have+=("stock $(basename "$d")")
 		done
 	else
-		miss+=("trixie chroot and Debian's stock kernels"); add=$((add + 60))
+		miss+=("trixie chroot and Debian's stock kernels"); add=$((add + 15))
 	fi
-	ls -d "$c"/boot-*/.ready >/dev/null 2>&1 && have+=("boot image") || { miss+=("boot image"); add=$((add + 6)); }
+	ls -d "$c"/boot-*/.ready >/dev/null 2>&1 && have+=("boot image") || { miss+=("boot image"); add=$((add + 2)); }
 	progress "cache $c: $( (IFS=,; echo "${have[*]:-nothing}") | sed 's/,/, /g')"
 	[ ${#miss[@]} = 0 ] || progress "not cached: $(IFS=,; echo "${miss[*]}" | sed 's/,/, /g')"
-	# Measured on a 2-core machine, alone: 45 to 53 minutes warm (2026-11-27, -28); the builds' own
-	# times are what a cold cache adds to it, side by side with the VM steps.
-	progress "estimate for this run on 2 cores: ~50 min warm, up to ~$add min more for what is not cached"
+	# Measured on a 2-core machine, alone (2026-11-28): warm 42:38, with every guest at 500
+	# MHz (tests/vm/run: now the test kernel and the RT flavour run at 1 GHz, which adds
+	# to their steps; not measured since); cold, every part above missing, CARGO_HOME empty, the Debian packages and
+	# rustup's parts installed: 74:47. What each missing part adds to the wall time:
+	# the two debug kernels, built side by side, 20 minutes together; the chroot and the
+	# five stock kernels (the Rust build files of each) about 15; the boot image 2.
+	progress "estimate for this run on 2 cores: ~45 min warm, up to ~$add min more for what is not cached"
 }
 
 run_steps() {

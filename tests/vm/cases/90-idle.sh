@@ -40,7 +40,9 @@ echo "# measured: idle 60 s at P=1 ms: $total events, $recs records"
 if [ "$total" = 0 ] && [ "$recs" = 0 ]; then
 	ok "idle 60 s at P=1 ms, threshold 2 ms: no event"
 else
-	not_ok "idle 60 s at P=1 ms, threshold 2 ms: no event ($total events, $recs records)" "$(grep -A12 '^record ' $TIO/records)"
+	# The per-CPU counts too: an event can be counted without a record (seen once on the
+	# test kernel: 1 event, 0 records).
+	not_ok "idle 60 s at P=1 ms, threshold 2 ms: no event ($total events, $recs records)" "$(grep -A12 '^record ' $TIO/records; grep -v '^record \|^frame \|^window_frame ' $TIO/records | head -n 20)"
 fi
 echo 0 > $TIO/enable
 rmmod trace_irqoff
