@@ -265,10 +265,11 @@ cache_report() {	# what the cache holds for this run, and what a missing part co
 	[ ${#miss[@]} = 0 ] || progress "not cached: $(IFS=,; echo "${miss[*]}" | sed 's/,/, /g')"
 	# Measured on a 2-core machine, alone (2026-11-28): warm 42:38, with every guest at 500
 	# MHz (tests/vm/run: now the test kernel and the RT flavour run at 1 GHz, which adds
-	# to their steps; not measured since); cold, every part above missing, CARGO_HOME empty, the Debian packages and
-	# rustup's parts installed: 74:47. What each missing part adds to the wall time:
-	# the two debug kernels, built side by side, 20 minutes together; the chroot and the
-	# five stock kernels (the Rust build files of each) about 15; the boot image 2.
+	# to their steps; not measured since); cold, every part above missing, CARGO_HOME
+	# empty, the Debian packages and rustup's parts installed: 74:47. What each missing
+	# part adds to the wall time: the two debug kernels, built side by side, 20 minutes
+	# together; the chroot and the five stock kernels (the Rust build files of each) about
+	# 15; the boot image 2.
 	progress "estimate for this run on 2 cores: ~45 min warm, up to ~$add min more for what is not cached"
 }
 
