@@ -118,6 +118,9 @@ vm_suite() {
 		/^# (measured|case)/ { print "  " $0; next }
 		diag > 0 && /^ *# / { diag--; print "  " substr($0, 1, 1000) }' "$log"
 	read -r p f < <(counts_of_tap "$log")
+	# Where the step's wall time went (tests/vm/run's $log.wall): the boot and the slowest
+	# cases.
+	[ -s "$log.wall" ] && echo "  # host wall time: $(head -n 5 "$log.wall" | awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $3, $1 }')"
 	if [ $((p + f)) = 0 ]; then
 		echo "  FAILED: the VM run ran no test (exit $rc); see $log"
 		tail -n 20 "$log.runner" | sed 's/^/  | /'
