@@ -37,6 +37,9 @@ echo 0 > $TIO/enable
 total=$(sed -n 's/^cpu [0-9]* .*hard_events=\([0-9]*\) soft_events=\([0-9]*\).*/\1 \2/p' $TIO/records | tr ' ' '\n' | awk '{s += $1} END {print s + 0}')
 recs=$(grep -c '^record ' $TIO/records)
 echo "# measured: idle 60 s at P=1 ms: $total events, $recs records"
+# Which CPU and kind, and how long (an event below the threshold has no record).
+sed -n 's/^\(cpu [0-9]*\) .*\(hard_events=[0-9]* soft_events=[0-9]*\).*\(idle_gaps=[0-9]* late_timer_gaps=[0-9]*\).*/# measured:   \1: \2 \3/p' $TIO/records
+[ "$total" = 0 ] || sed 's/^/#   distribute: /' $TIO/distribute
 if [ "$total" = 0 ] && [ "$recs" = 0 ]; then
 	ok "idle 60 s at P=1 ms, threshold 2 ms: no event"
 else
