@@ -266,14 +266,14 @@ cache_report() {	# what the cache holds for this run, and what a missing part co
 	ls -d "$c"/boot-*/.ready >/dev/null 2>&1 && have+=("boot image") || { miss+=("boot image"); add=$((add + 2)); }
 	progress "cache $c: $( (IFS=,; echo "${have[*]:-nothing}") | sed 's/,/, /g')"
 	[ ${#miss[@]} = 0 ] || progress "not cached: $(IFS=,; echo "${miss[*]}" | sed 's/,/, /g')"
-	# Measured on a 2-core machine, alone (2026-11-28): warm 42:38, with every guest at 500
-	# MHz (tests/vm/run: now the test kernel and the RT flavour run at 1 GHz, which adds
-	# to their steps; not measured since); cold, every part above missing, CARGO_HOME
-	# empty, the Debian packages and rustup's parts installed: 74:47. What each missing
-	# part adds to the wall time: the two debug kernels, built side by side, 20 minutes
-	# together; the chroot and the five stock kernels (the Rust build files of each) about
-	# 15; the boot image 2.
-	progress "estimate for this run on 2 cores: ~45 min warm, up to ~$add min more for what is not cached"
+	# Measured on a 2-core machine, alone (2026-11-28): warm 36:59 (the sanitize kernel's
+	# suite 18:45 from 2:08, beside every other step); cold, every part above missing,
+	# CARGO_HOME empty, the Debian packages and rustup's parts installed: 74:47 with the
+	# suite of that morning (before a third of an hour of warm cuts; not measured since).
+	# What each missing part adds to the wall time: the two debug kernels, built side by
+	# side, 20 minutes together; the chroot and the five stock kernels (the Rust build
+	# files of each) about 15; the boot image 2.
+	progress "estimate for this run on 2 cores: ~35 min warm, up to ~$add min more for what is not cached"
 }
 
 run_steps() {
