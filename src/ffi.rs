@@ -203,11 +203,13 @@ pub(crate) fn nmi_interrupted_hardirq() -> bool {
     unsafe { raw::tio_nmi_interrupted_hardirq() != 0 }
 }
 
-/// In NMI context: whether the NMI interrupted the idle loop itself (the idle task, no hard
-/// interrupt or softirq below it): the CPU was idle, not running a window's culprit.
-pub(crate) fn nmi_interrupted_idle_loop() -> bool {
+/// In NMI context: whether the NMI interrupted the idle loop's wait (the idle task, no hard
+/// interrupt or softirq below it, RCU not watching): the CPU was idle, not running a
+/// window's culprit. An IPI function that a polling idle loop runs itself, with
+/// interrupts off and no interrupt taken, is not in the wait.
+pub(crate) fn nmi_interrupted_idle_wait() -> bool {
     // SAFETY: No preconditions.
-    unsafe { raw::tio_nmi_interrupted_idle_loop() != 0 }
+    unsafe { raw::tio_nmi_interrupted_idle_wait() != 0 }
 }
 
 /// Steal time the kernel has accounted on this CPU since boot (ns; `gap::Steal`): 0 where

@@ -381,7 +381,7 @@ impl CpuSampler {
                 idle_loop: false,
                 interrupts: u64::MAX,
                 retries: u32::MAX,
-                handler_seen: false,
+                awake_seen: false,
                 per_wake: local.per_wake,
             };
         }
@@ -402,7 +402,7 @@ impl CpuSampler {
             } else {
                 u32::MAX
             },
-            handler_seen: self.watch.saw_handler(self.cpu, prev, now, period_ns),
+            awake_seen: self.watch.saw_awake(self.cpu, prev, now, period_ns),
             per_wake: local.per_wake,
         };
         local.per_wake = gap::per_wake(

@@ -147,9 +147,12 @@ pub(crate) struct Watched {
     /// when the first such NMI came.
     handler_window: Atomic<u64>,
     handler_at: Atomic<u64>,
-    /// The last window in which an NMI found this CPU outside the idle loop (running the
-    /// window's culprit), and the last one counted as stuck without such a sample.
-    busy_window: Atomic<u64>,
+    /// The last window in which an NMI found this CPU awake (anywhere but the idle loop's
+    /// wait: running the window's culprit, in a task, a handler or an IPI function run from
+    /// the idle loop), and when the first such NMI came.
+    awake_window: Atomic<u64>,
+    awake_at: Atomic<u64>,
+    /// The last window counted as stuck without an NMI that found this CPU awake.
     unconfirmed: Atomic<u64>,
     /// The CPUs this one watches (`NO_CPU`: none), worked out in process context by
     /// [`Watch::ring_changed`]; its hrtimer copies them when the ring version moved.
@@ -180,7 +183,8 @@ impl Watched {
             profile: LiveProfile::new(),
             handler_window: Atomic::new(0),
             handler_at: Atomic::new(0),
-            busy_window: Atomic::new(0),
+            awake_window: Atomic::new(0),
+            awake_at: Atomic::new(0),
             unconfirmed: Atomic::new(0),
             ring: [const { Atomic::new(NO_CPU) }; 2],
             nmi_cost: Cost::new(),
@@ -603,7 +607,7 @@ impl Watch {
             w.announced.store(o.window, Relaxed);
             tracepoints::irqoff_ongoing(t, o.length_ns, pid, &comm, false);
         }
-        let busy_seen = w.busy_window.load(Relaxed) == o.window;
+        let busy_seen = w.awake_window.load(Relaxed) == o.window;
         match profile::stuck_step(
             o.length_ns,
             self.stuck_ns,
@@ -786,8 +790,9 @@ impl Watch {
             cgroup_id,
             now,
         );
-        if w.busy_window.load(Relaxed) != window && !ffi::nmi_interrupted_idle_loop() {
-            w.busy_window.store(window, Relaxed);
+        if w.awake_window.load(Relaxed) != window && !ffi::nmi_interrupted_idle_wait() {
+            w.awake_at.store(now, Relaxed);
+            w.awake_window.store(window, Relaxed);
         }
         if ffi::nmi_interrupted_hardirq() && w.handler_window.load(Relaxed) != window {
             w.handler_at.store(now, Relaxed);
@@ -834,13 +839,27 @@ impl Watch {
         seen.stamp = 0;
     }
 
-    /// Whether an NMI found `cpu` inside a hard interrupt handler during `window` (its
-    /// hrtimer run before it), at least half a period before the window ended at `end`:
-    /// the window was that handler. An NMI that came later may have found the interrupt
-    /// that the window's end let in (a task re-enabling interrupts takes the pending ones,
-    /// an IPI first, before the hrtimer's), which is no evidence about the window: seen on
-    /// the sanitizer kernel, where an IPI of the clocksource watchdog waited for the end of
-    /// a task's window and the one NMI of that window found it.
+    /// Whether an NMI found `cpu` awake (outside the idle loop's wait,
+    /// [`ffi::nmi_interrupted_idle_wait`]: in a hard interrupt handler, or in an IPI
+    /// function that a polling idle loop ran itself) during `window` (its hrtimer run
+    /// before it), at least half a period before the window ended at `end`: the CPU did not
+    /// sleep through the window. An NMI that came later may have found the interrupt that
+    /// the window's end let in (a task re-enabling interrupts takes the pending ones, an IPI
+    /// first, before the hrtimer's), or the idle loop between its wake-up and our
+    /// interrupt, which is no evidence about the window: seen on the sanitizer kernel,
+    /// where an IPI of the clocksource watchdog waited for the end of a task's window and
+    /// the one NMI of that window found it.
+    pub(crate) fn saw_awake(&self, cpu: u32, window: u64, end: u64, period_ns: u64) -> bool {
+        window != 0
+            && self.get(cpu).is_some_and(|w| {
+                w.awake_window.load(Relaxed) == window
+                    && end.saturating_sub(w.awake_at.load(Relaxed)) >= period_ns / 2
+            })
+    }
+
+    /// Whether an NMI found `cpu` inside a hard interrupt handler during `window`, at least
+    /// half a period before the window ended at `end` ([`Watch::saw_awake`]): the window
+    /// was that handler.
     pub(crate) fn saw_handler(&self, cpu: u32, window: u64, end: u64, period_ns: u64) -> bool {
         window != 0
             && self.get(cpu).is_some_and(|w| {

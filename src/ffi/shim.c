@@ -5,6 +5,7 @@
  * decision is made in Rust (src/ffi.rs and what it calls).
  */
 #include <linux/cgroup.h>
+#include <linux/context_tracking_state.h>
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
 /* struct hrtimer_cpu_base: hrtimer_bases.h from 7.3, hrtimer_defs.h before. */
@@ -266,10 +267,24 @@ int tio_nmi_interrupted_hardirq(void)
 	return in_nmi() && hardirq_count() > HARDIRQ_OFFSET;
 }
 
-int tio_nmi_interrupted_idle_loop(void)
+int tio_nmi_interrupted_idle_wait(void)
 {
 	/* NMI entry adds one NMI and one hardirq level of its own. */
-	return in_nmi() && is_idle_task(current) && irq_count() == NMI_OFFSET + HARDIRQ_OFFSET;
+	if (!in_nmi() || !is_idle_task(current) || irq_count() != NMI_OFFSET + HARDIRQ_OFFSET)
+		return 0;
+#ifdef CONFIG_CONTEXT_TRACKING_IDLE
+	/*
+	 * Every wait of the idle loop (cpu_idle_poll, default_idle_call, cpuidle_enter_state)
+	 * runs between ct_cpuidle_enter() and ct_cpuidle_exit(), where RCU is not watching;
+	 * an NMI that comes in there is the outermost one from RCU-idle, which ct_nmi_enter()
+	 * marks with an nmi_nesting of exactly 1. The rest of the idle loop (an IPI function
+	 * run by flush_smp_call_function_queue() from do_idle() on a polling CPU, which took
+	 * no interrupt) runs with RCU watching.
+	 */
+	return ct_nmi_nesting() == 1;
+#else
+	return 1;
+#endif
 }
 
 unsigned long long tio_steal_ns(void)

@@ -102,10 +102,12 @@ unsigned long long tio_irq_events(void);
 int tio_nmi_interrupted_hardirq(void);
 
 /*
- * In NMI context: whether the NMI interrupted the idle loop itself (the idle task, with no
- * hard interrupt or softirq level below the NMI).
+ * In NMI context: whether the NMI interrupted the idle loop's wait (the idle task, with no
+ * hard interrupt or softirq level below the NMI, inside the part of the idle loop where
+ * RCU is not watching: polling, halted or in a C-state). Where the kernel has no
+ * context tracking of idle (CONFIG_CONTEXT_TRACKING_IDLE), anywhere in the idle loop.
  */
-int tio_nmi_interrupted_idle_loop(void);
+int tio_nmi_interrupted_idle_wait(void);
 
 /*
  * Steal time the kernel has accounted on this CPU since boot, in ns

@@ -304,13 +304,14 @@ pub(crate) struct SleepEvidence {
     /// hrtimer interrupt retries since the previous run: callbacks of one hrtimer
     /// interrupt that ran past the next expiry.
     pub(crate) retries: u32,
-    /// A watcher's NMI found this CPU inside a hard interrupt handler during the gap, at
-    /// least half a period before this run (`Watch::saw_handler`): the CPU was not asleep
-    /// then. The one proof left for a callback that ran before ours, or after ours, in the
-    /// same pass of the hrtimer queues: that pass counts one interrupt and, when our
-    /// callback comes after the spinning one or the tick drives the hrtimers
-    /// (low-resolution mode), no retry.
-    pub(crate) handler_seen: bool,
+    /// A watcher's NMI found this CPU awake during the gap, at least half a period before
+    /// this run (`Watch::saw_awake`): inside a hard interrupt handler, or in the idle loop
+    /// outside its wait (an IPI function that a polling idle loop ran itself, with no
+    /// interrupt counted). The CPU was not asleep then. The one proof left for a callback
+    /// that ran before ours, or after ours, in the same pass of the hrtimer queues: that
+    /// pass counts one interrupt and, when our callback comes after the spinning one or
+    /// the tick drives the hrtimers (low-resolution mode), no retry.
+    pub(crate) awake_seen: bool,
     /// How many interrupts the kernel counts for one wake-up by this hrtimer alone
     /// ([`per_wake`]): 1 on most machines, 2 on Xen HVM (its timer event and the upcall
     /// vector are both counted).
@@ -340,14 +341,17 @@ impl SleepEvidence {
     /// the idle loop, it was the only one since the previous run (it counted no more than
     /// one wake-up by the hrtimer alone counts, [`per_wake`]) (so no handler, softirq
     /// on its exit, or IPI function ran in between), no hrtimer callback of it ran
-    /// past an expiry before this one, and no NMI found the CPU in a hard interrupt
-    /// handler during the gap. A window opened by an interrupt handler, a timer or
-    /// softirq callback, or an IPI function fails one of the four; a hard hrtimer callback
-    /// that ran in the same pass as ours fails only the last, so where no NMI can be sent
-    /// (or the window ended before the watcher's first NMI) it is taken for sleep.
+    /// past an expiry before this one, and no NMI found the CPU awake (in a hard interrupt
+    /// handler, or in the idle loop outside its wait) during the gap. A window opened by
+    /// an interrupt handler, a timer or softirq callback, or an IPI function fails one of
+    /// the four; a hard hrtimer callback that ran in the same pass as ours, and an IPI
+    /// function that a polling idle loop ran itself (no IPI is sent to a CPU that polls:
+    /// it sees the request and runs it from the idle loop with interrupts off, then takes
+    /// our interrupt into the idle loop), fail only the last, so where no NMI can be sent
+    /// (or the window ended before the watcher's first NMI) they are taken for sleep.
     pub(crate) const fn proves_sleep(&self) -> bool {
         let one = if self.per_wake == 0 { 1 } else { self.per_wake };
-        self.idle_loop && self.interrupts <= one && self.retries == 0 && !self.handler_seen
+        self.idle_loop && self.interrupts <= one && self.retries == 0 && !self.awake_seen
     }
 }
 
@@ -975,7 +979,7 @@ mod tests {
             idle_loop,
             interrupts,
             retries,
-            handler_seen: false,
+            awake_seen: false,
             per_wake: 0,
         }
     }
@@ -991,7 +995,7 @@ mod tests {
                 idle_loop: true,
                 interrupts,
                 retries,
-                handler_seen: false,
+                awake_seen: false,
                 per_wake: learnt,
             };
             asleep = e.proves_sleep();
@@ -1055,14 +1059,16 @@ mod tests {
     /// in that pass, or before it with the tick driving the hrtimers in low-resolution
     /// mode). Only the watcher's NMI, which found the CPU inside that handler, tells it
     /// from a late wake-up: with it the gap is an event of the window's length; without
-    /// it (no NMI could be sent), an idle gap, the documented miss.
+    /// it (no NMI could be sent), an idle gap, the documented miss. An IPI function that a
+    /// polling idle loop ran itself (no IPI sent, none counted) shows the same evidence,
+    /// the NMI having found the idle loop outside its wait.
     #[test]
     fn a_callback_in_the_same_pass_is_seen_only_by_the_nmi() {
         let r = Rules::new(10 * MS, 50 * MS, 1000);
         let gap = 130 * MS;
         let mut e = evidence(true, 1, 0);
         assert_eq!(r.hard_verdict(gap, e.proves_sleep()), Verdict::IdleLate);
-        e.handler_seen = true;
+        e.awake_seen = true;
         assert!(!e.proves_sleep());
         assert_eq!(
             r.hard_verdict(gap, e.proves_sleep()),
@@ -1072,7 +1078,7 @@ mod tests {
         e.per_wake = 2;
         e.interrupts = 2;
         assert!(!e.proves_sleep());
-        e.handler_seen = false;
+        e.awake_seen = false;
         assert!(e.proves_sleep());
     }
 
