@@ -118,7 +118,8 @@ rust-kbuild:
 	tools/rust-kbuild $(if $(DEB),--deb $(DEB)) $(KVER)
 
 cli: setup
-	cargo build --quiet --release --locked --target $(CLI_TARGET) -p trace-irqoff -p trace-irqoff-guest-tools
+	cargo build --quiet --release --locked --target $(CLI_TARGET) -p trace-irqoff
+	cargo build --quiet --profile guest --locked --target $(CLI_TARGET) -p trace-irqoff-guest-tools
 
 # trace-irqoff-dkms (module source for DKMS) and trace-irqoff (the CLI) in target/debian/.
 # CLI_TARGET=aarch64-unknown-linux-musl: the arm64 CLI package (man pages and completions

@@ -93,8 +93,22 @@ tap_step() {	# tap_step CMD...: a host command printing TAP
 	[ "$f" = 0 ]
 }
 
+# The debug builds of the host crates' tests and clippy keep their target directories in the
+# cache (one each: cargo locks a target directory, and the two steps may run side by side),
+# so that a new checkout rebuilds only its own crates, not every dependency: 47 s against
+# 15 s for the tests' build, 31 against 4 for clippy, on an idle 2-core machine. The
+# release builds (the CLI, the packages, the guests' tools) stay in target/, where the
+# other steps look for them; their fat LTO link is most of their time anyway.
+cargo_cache() {	# cargo_cache NAME: a target directory in the cache for NAME's builds
+	echo "$TRACE_IRQOFF_CACHE/cargo-target/$1"
+}
+
+style_check() {	# tests/style-check, clippy's builds in the cache
+	CARGO_TARGET_DIR=$(cargo_cache clippy) tests/style-check
+}
+
 host_tests() {	# cargo test of the workspace
-	cargo test --quiet --locked --workspace > "$STEP_LOG" 2>&1
+	CARGO_TARGET_DIR=$(cargo_cache test) cargo test --quiet --locked --workspace > "$STEP_LOG" 2>&1
 	grep -E '^test result|panicked|FAILED|^error' "$STEP_LOG" | sed 's/^/  /'
 	local p f
 	p=$(sed -n 's/^test result: .* \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$STEP_LOG" | awk '{s += $1} END {print s + 0}')
@@ -264,6 +278,7 @@ cache_report() {	# what the cache holds for this run, and what a missing part co
 		miss+=("trixie chroot and Debian's stock kernels"); add=$((add + 15))
 	fi
 	ls -d "$c"/boot-*/.ready >/dev/null 2>&1 && have+=("boot image") || { miss+=("boot image"); add=$((add + 2)); }
+	[ -d "$(cargo_cache test)" ] && have+=("the host tests' cargo builds") || { miss+=("the host tests' cargo builds"); add=$((add + 1)); }
 	progress "cache $c: $( (IFS=,; echo "${have[*]:-nothing}") | sed 's/,/, /g')"
 	[ ${#miss[@]} = 0 ] || progress "not cached: $(IFS=,; echo "${miss[*]}" | sed 's/,/, /g')"
 	# Measured on a 2-core machine, alone (2026-11-28): warm 36:59 (the sanitize kernel's

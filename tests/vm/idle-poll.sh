@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # boot: idle=poll
+# icount-shift: 1
 # Booted with `idle=poll`: an idle CPU spins in the idle loop with interrupts on instead of
 # halting, and a function another CPU asks it to run (an IPI) is not sent as an interrupt:
 # the idle loop finds it queued and runs it itself, in the idle task with interrupts off
