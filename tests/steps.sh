@@ -155,24 +155,19 @@ stock_kernel() {	# stock_kernel NAME: prepare it, and build our modules against 
 	plain tools/kernels/stock-kernel "$1" && plain tools/kernels/stock-kernel --modules "$1" "$LOGS/mods-$1"
 }
 
-dkms_step() {	# the DKMS-installed module, then the detection case booted with it
-	local pk="$LOGS/dkms" p f
+dkms_step() {	# the DKMS install in the trixie chroot (tests/packaging/dkms-install)
+	local pk="$LOGS/dkms" p f rc=0
 	mkdir -p "$pk"
-	if ! tests/packaging/dkms-install debian-7.3 "$pk" > "$LOGS/dkms-install.log" 2>&1; then
-		echo "  FAILED: dkms install; see $LOGS/dkms-install.log"
-		tail -n 30 "$LOGS/dkms-install.log" | sed 's/^/  | /'
-		echo "@@ 0 1"
-		return 1
-	fi
+	tests/packaging/dkms-install debian-7.3 "$pk" > "$LOGS/dkms-install.log" 2>&1 || rc=$?
 	grep -E '^(ok|not ok) [0-9]+|^# DKMS' "$LOGS/dkms-install.log" | sed 's/^/  /'
 	read -r p f < <(counts_of_tap "$LOGS/dkms-install.log")
-	local out rc=0
-	out=$(vm_suite --kernel debian-7.3 --moddir "$LOGS/mods-debian-7.3" --module "$pk/trace_irqoff.ko" \
-		--script "$pk/script.sh") || rc=1
-	sed '/^@@ /d' <<<"$out"
-	read -r _ vp vf < <(grep '^@@ ' <<<"$out")
-	echo "@@ $((p + vp)) $((f + vf))"
-	[ "$f" = 0 ] && [ "$rc" = 0 ]
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		echo "  FAILED: dkms install (exit $rc); see $LOGS/dkms-install.log"
+		tail -n 30 "$LOGS/dkms-install.log" | sed 's/^/  | /'
+		f=$((f + 1))
+	fi
+	echo "@@ $p $f"
+	[ "$f" = 0 ]
 }
 
 bench_smoke() {	# tio-bench with tiny counts on the test kernel, its JSON and the report
