@@ -276,14 +276,13 @@ cache_report() {	# what the cache holds for this run, and what a missing part co
 	[ -d "$(cargo_cache test)" ] && have+=("the host tests' cargo builds") || { miss+=("the host tests' cargo builds"); add=$((add + 1)); }
 	progress "cache $c: $( (IFS=,; echo "${have[*]:-nothing}") | sed 's/,/, /g')"
 	[ ${#miss[@]} = 0 ] || progress "not cached: $(IFS=,; echo "${miss[*]}" | sed 's/,/, /g')"
-	# Measured on a 2-core machine, alone (2026-11-28): warm 36:59 (the sanitize kernel's
-	# suite 18:45 from 2:08, beside every other step); cold, every part above missing,
-	# CARGO_HOME empty, the Debian packages and rustup's parts installed: 74:47 with the
-	# suite of that morning (before a third of an hour of warm cuts; not measured since).
+	# Measured on a 2-core machine, alone (2026-11-28): warm 30:34 (the sanitize kernel's
+	# suite 12:08 from 1:49, beside every other step); cold, every part above missing,
+	# CARGO_HOME empty, the set-up packages purged: 54:39 with set-up (53:01 in tests/run).
 	# What each missing part adds to the wall time: the two debug kernels, built side by
-	# side, 20 minutes together; the chroot and the five stock kernels (the Rust build
-	# files of each) about 15; the boot image 2.
-	progress "estimate for this run on 2 cores: ~35 min warm, up to ~$add min more for what is not cached"
+	# side, about 17 minutes together; the chroot and the five stock kernels (the Rust build
+	# files of each) about 15 of one slot; the boot image 2.
+	progress "estimate for this run on 2 cores: ~31 min warm, up to ~$add min more for what is not cached"
 }
 
 run_steps() {
