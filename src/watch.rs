@@ -103,6 +103,37 @@ impl Unavailable {
     }
 }
 
+/// What NMIs found a CPU doing in a window: the last window in which one of them found it
+/// so, and when the first such NMI of that window came. Written only by the NMI on that CPU.
+struct Sighting {
+    window: Atomic<u64>,
+    at: Atomic<u64>,
+}
+
+impl Sighting {
+    const fn new() -> Self {
+        Self {
+            window: Atomic::new(0),
+            at: Atomic::new(0),
+        }
+    }
+
+    /// An NMI at `now`, in `window`, found it: kept if it is the window's first.
+    fn note(&self, window: u64, now: u64) {
+        if self.window.load(Relaxed) != window {
+            self.at.store(now, Relaxed);
+            self.window.store(window, Relaxed);
+        }
+    }
+
+    /// Whether an NMI found it during `window`, at least half a period before the window
+    /// ended at `end`.
+    fn before(&self, window: u64, end: u64, period_ns: u64) -> bool {
+        self.window.load(Relaxed) == window
+            && end.saturating_sub(self.at.load(Relaxed)) >= period_ns / 2
+    }
+}
+
 /// No CPU, in [`Watched::ring`].
 const NO_CPU: u32 = u32::MAX;
 
@@ -143,15 +174,11 @@ pub(crate) struct Watched {
     stuck_line: StuckSlot,
     /// The in-window samples of its open hardirq-off window (written by the NMI on it).
     pub(crate) profile: LiveProfile,
-    /// The last window in which an NMI found this CPU inside a hard interrupt handler, and
-    /// when the first such NMI came.
-    handler_window: Atomic<u64>,
-    handler_at: Atomic<u64>,
-    /// The last window in which an NMI found this CPU awake (anywhere but the idle loop's
-    /// wait: running the window's culprit, in a task, a handler or an IPI function run from
-    /// the idle loop), and when the first such NMI came.
-    awake_window: Atomic<u64>,
-    awake_at: Atomic<u64>,
+    /// An NMI that found this CPU inside a hard interrupt handler.
+    handler: Sighting,
+    /// An NMI that found this CPU awake (anywhere but the idle loop's wait: running the
+    /// window's culprit, in a task, a handler or an IPI function run from the idle loop).
+    awake: Sighting,
     /// The last window counted as stuck without an NMI that found this CPU awake.
     unconfirmed: Atomic<u64>,
     /// The CPUs this one watches (`NO_CPU`: none), worked out in process context by
@@ -181,10 +208,8 @@ impl Watched {
             stuck: Atomic::new(0),
             stuck_line: StuckSlot::new(),
             profile: LiveProfile::new(),
-            handler_window: Atomic::new(0),
-            handler_at: Atomic::new(0),
-            awake_window: Atomic::new(0),
-            awake_at: Atomic::new(0),
+            handler: Sighting::new(),
+            awake: Sighting::new(),
             unconfirmed: Atomic::new(0),
             ring: [const { Atomic::new(NO_CPU) }; 2],
             nmi_cost: Cost::new(),
@@ -607,7 +632,7 @@ impl Watch {
             w.announced.store(o.window, Relaxed);
             tracepoints::irqoff_ongoing(t, o.length_ns, pid, &comm, false);
         }
-        let busy_seen = w.awake_window.load(Relaxed) == o.window;
+        let busy_seen = w.awake.window.load(Relaxed) == o.window;
         match profile::stuck_step(
             o.length_ns,
             self.stuck_ns,
@@ -790,13 +815,11 @@ impl Watch {
             cgroup_id,
             now,
         );
-        if w.awake_window.load(Relaxed) != window && !ffi::nmi_interrupted_idle_wait() {
-            w.awake_at.store(now, Relaxed);
-            w.awake_window.store(window, Relaxed);
+        if !ffi::nmi_interrupted_idle_wait() {
+            w.awake.note(window, now);
         }
-        if ffi::nmi_interrupted_hardirq() && w.handler_window.load(Relaxed) != window {
-            w.handler_at.store(now, Relaxed);
-            w.handler_window.store(window, Relaxed);
+        if ffi::nmi_interrupted_hardirq() {
+            w.handler.note(window, now);
         }
         w.nmi_cost.add(ffi::now_ns_nmi().saturating_sub(t0));
         true
@@ -851,10 +874,9 @@ impl Watch {
     /// the one NMI of that window found it.
     pub(crate) fn saw_awake(&self, cpu: u32, window: u64, end: u64, period_ns: u64) -> bool {
         window != 0
-            && self.get(cpu).is_some_and(|w| {
-                w.awake_window.load(Relaxed) == window
-                    && end.saturating_sub(w.awake_at.load(Relaxed)) >= period_ns / 2
-            })
+            && self
+                .get(cpu)
+                .is_some_and(|w| w.awake.before(window, end, period_ns))
     }
 
     /// Whether an NMI found `cpu` inside a hard interrupt handler during `window`, at least
@@ -862,10 +884,9 @@ impl Watch {
     /// was that handler.
     pub(crate) fn saw_handler(&self, cpu: u32, window: u64, end: u64, period_ns: u64) -> bool {
         window != 0
-            && self.get(cpu).is_some_and(|w| {
-                w.handler_window.load(Relaxed) == window
-                    && end.saturating_sub(w.handler_at.load(Relaxed)) >= period_ns / 2
-            })
+            && self
+                .get(cpu)
+                .is_some_and(|w| w.handler.before(window, end, period_ns))
     }
 
     pub(crate) fn allocated_bytes(&self) -> usize {
