@@ -24,9 +24,23 @@
 #include <linux/sched.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
+#include <linux/version.h>
 
 #include "arch.h"
 #include "shim.h"
+
+/*
+ * Every attachment's prototype, checked against the kernel built against: a hook reads
+ * its arguments by position (regs_get_kernel_argument), so a changed prototype must not
+ * build. blk_mq_get_tag is not checked: only its address range is used.
+ */
+static_assert(__same_type(&blk_mq_run_hw_queue, void (*)(struct blk_mq_hw_ctx *, bool)));
+static_assert(__same_type(&sbitmap_prepare_to_wait,
+			  void (*)(struct sbitmap_queue *, struct sbq_wait_state *,
+				   struct sbq_wait *, int)));
+static_assert(__same_type(&sbitmap_finish_wait,
+			  void (*)(struct sbitmap_queue *, struct sbq_wait_state *,
+				   struct sbq_wait *)));
 
 static struct tracepoint *tio_tp;
 static unsigned long tio_get_tag_start, tio_get_tag_end;
@@ -49,6 +63,16 @@ static void tio_tp_probe(void *data, struct request_queue *q, struct blk_mq_hw_c
 {
 	tio_report(hctx, is_sched_tag, alloc_flags & BLK_MQ_REQ_RESERVED);
 }
+
+/*
+ * The probe is attached by name to a tracepoint that is not exported; where the kernel
+ * built against declares it (7.2 and later), its prototype is checked here.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+#include <trace/events/block.h>
+static_assert(__same_type(&register_trace_block_rq_tag_wait,
+			  int (*)(typeof(&tio_tp_probe), void *)));
+#endif
 
 static void tio_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -165,27 +189,39 @@ static int tio_get_tag_range(unsigned long addr)
 	return 0;
 }
 
-/* Fresh probe structures before each registration. */
-static void tio_reset_probes(void)
+/*
+ * Fresh probe structures before each registration; `flags` KPROBE_FLAG_DISABLED registers
+ * them without arming them (no text patching), to learn whether they can be placed.
+ */
+static void tio_reset_probes(u32 flags)
 {
 	memset(&tio_kick_kp, 0, sizeof(tio_kick_kp));
 	tio_kick_kp.symbol_name = "blk_mq_run_hw_queue";
 	tio_kick_kp.pre_handler = tio_kick_pre;
 	tio_kick_kp.post_handler = tio_post_noop;
+	tio_kick_kp.flags = flags;
 	memset(&tio_wait_kp, 0, sizeof(tio_wait_kp));
 	tio_wait_kp.symbol_name = "sbitmap_prepare_to_wait";
 	tio_wait_kp.pre_handler = tio_prepare_wait_pre;
 	tio_wait_kp.post_handler = tio_post_noop;
+	tio_wait_kp.flags = flags;
 	memset(&tio_finish_kp, 0, sizeof(tio_finish_kp));
 	tio_finish_kp.symbol_name = "sbitmap_finish_wait";
 	tio_finish_kp.pre_handler = tio_finish_wait_pre;
 	tio_finish_kp.post_handler = tio_post_noop;
+	tio_finish_kp.flags = flags;
 }
 
-/* Finds blk_mq_get_tag's range through a kprobe's resolved address. */
+/*
+ * Finds blk_mq_get_tag's range through a kprobe's resolved address. The kprobe is
+ * registered disabled: the hot function's text is never patched, no CPU is interrupted.
+ */
 static int tio_find_get_tag(void)
 {
-	struct kprobe kp = { .symbol_name = "blk_mq_get_tag", .pre_handler = NULL };
+	struct kprobe kp = {
+		.symbol_name = "blk_mq_get_tag",
+		.flags = KPROBE_FLAG_DISABLED,
+	};
 	int ret = register_kprobe(&kp);
 
 	if (ret)
@@ -200,11 +236,11 @@ static int tio_find_get_tag(void)
  * that drops what it stores is too. What a task stored before an unregistration is
  * cleared by Rust at the next registration.
  */
-static int tio_register_kprobes(bool kick)
+static int tio_register_kprobes(bool kick, u32 flags)
 {
 	int ret;
 
-	tio_reset_probes();
+	tio_reset_probes(flags);
 	ret = tio_find_get_tag();
 	if (ret)
 		return ret;
@@ -240,8 +276,8 @@ int tio_tag_wait_available(int source)
 		for_each_kernel_tracepoint(tio_find_tp, &tio_tp);
 		return tio_tp != NULL;
 	}
-	/* Kprobe shim: all its hooks must be placeable. */
-	if (tio_register_kprobes(true))
+	/* Kprobe shim: all its hooks must be placeable (tried disabled: nothing is armed). */
+	if (tio_register_kprobes(true, KPROBE_FLAG_DISABLED))
 		return 0;
 	tio_unregister_kprobes(true);
 	return 1;
@@ -253,7 +289,7 @@ int tio_tag_wait_register(int source)
 	int ret;
 
 	tio_tracepoint_mode = tp;
-	ret = tio_register_kprobes(!tp);
+	ret = tio_register_kprobes(!tp, 0);
 	if (ret || !tp)
 		return ret;
 	ret = tio_tp ? tracepoint_probe_register(tio_tp, tio_tp_probe, NULL) : -ENOENT;
