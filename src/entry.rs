@@ -189,18 +189,24 @@ pub(crate) extern "C" fn trace_irqoff_rs_probe_ran(cpu: c_uint) {
     }
 }
 
-/// CPU hotplug: `cpu` is online (runs on `cpu`).
+/// CPU hotplug: `cpu` is online (runs on `cpu`). Its state is made at its first online.
 #[no_mangle]
 pub(crate) extern "C" fn trace_irqoff_rs_cpu_online(cpu: c_uint) -> c_int {
-    match sampler(cpu) {
-        Some(s) if kernel::cpu::CpuId::current().as_u32() == cpu => {
+    let Some(state) = instance() else {
+        return EINVAL.to_errno();
+    };
+    if kernel::cpu::CpuId::current().as_u32() != cpu {
+        return EINVAL.to_errno();
+    }
+    match state.cpu_came_online(cpu) {
+        Ok(s) => {
             // Not selected (`cpus`): left alone, as if sampling were off there.
-            if instance().is_some_and(|state| state.peers.selected(cpu)) {
+            if state.peers.selected(cpu) {
                 CpuSampler::start(s);
             }
             0
         }
-        _ => EINVAL.to_errno(),
+        Err(e) => e.to_errno(),
     }
 }
 

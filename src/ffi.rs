@@ -254,6 +254,19 @@ pub(crate) fn softirq_thread_pid(cpu: u32, thread: SoftirqThread) -> i32 {
     unsafe { raw::tio_softirq_thread_pid(cpu, c_int::from(thread == SoftirqThread::Ktimers)) }
 }
 
+/// The pids of every CPU's softirq threads, found in one walk of the task list:
+/// `ksoftirqd[cpu]` and `ktimers[cpu]` for each CPU below the shorter length (0 for a CPU
+/// without one, or not online yet). Process context.
+pub(crate) fn softirq_thread_pids(ksoftirqd: &mut [i32], ktimers: &mut [i32]) {
+    ksoftirqd.fill(0);
+    ktimers.fill(0);
+    let nr = ksoftirqd.len().min(ktimers.len());
+    let nr = c_uint::try_from(nr).unwrap_or(c_uint::MAX);
+    // SAFETY: Both slices have at least `nr` entries of `int`'s size, and the shim writes
+    // only below `nr`.
+    unsafe { raw::tio_softirq_thread_pids(ksoftirqd.as_mut_ptr(), ktimers.as_mut_ptr(), nr) };
+}
+
 /// Whether the task `pid` is queued to run but is not the current task (0: false). Any
 /// context.
 pub(crate) fn task_waiting(pid: i32) -> bool {
@@ -320,30 +333,16 @@ pub(crate) fn save_stack(frames: &mut [u64]) -> usize {
     (n as usize).min(frames.len())
 }
 
-/// A symbol's name (and module) without offset.
-pub(crate) struct SymbolName {
-    buf: [u8; raw::TIO_SYMBOL_LEN as usize],
-}
-
-impl SymbolName {
-    pub(crate) fn as_str(&self) -> &str {
-        let end = self
-            .buf
-            .iter()
-            .position(|&b| b == 0)
-            .unwrap_or(self.buf.len());
-        core::str::from_utf8(&self.buf[..end]).unwrap_or("")
-    }
-}
-
-/// The name of the symbol holding `addr`, if any.
-pub(crate) fn symbol_name(addr: u64) -> Option<SymbolName> {
-    let mut s = SymbolName {
-        buf: [0; raw::TIO_SYMBOL_LEN as usize],
-    };
-    // SAFETY: `buf` has TIO_SYMBOL_LEN bytes, which the shim asserts is enough.
-    let found = unsafe { raw::tio_symbol_name(s.buf.as_mut_ptr().cast(), addr as c_ulong) };
-    (found != 0).then_some(s)
+/// In hard interrupt or NMI context: saves the stack of the interrupted context into
+/// `frames`, unwound from its registers, the interrupted instruction first; returns how
+/// many entries were stored (0: it was user space). `None` where this cannot be done (arm64,
+/// or no registers of the interrupted context): save the whole stack instead.
+pub(crate) fn save_interrupted_stack(frames: &mut [u64]) -> Option<usize> {
+    let max = c_uint::try_from(frames.len()).unwrap_or(c_uint::MAX);
+    // SAFETY: `frames` has room for `max` entries of the size of `unsigned long` (asserted
+    // in `save_stack`).
+    let n = unsafe { raw::tio_stack_save_interrupted(frames.as_mut_ptr().cast(), max) };
+    usize::try_from(n).ok().map(|n| n.min(frames.len()))
 }
 
 /// Whether `addr` is in code that can be unloaded (modules, BPF, trampolines), so that its
@@ -578,6 +577,30 @@ impl Drop for IrqsOn {
     fn drop(&mut self) {
         // SAFETY: Disables interrupts only if `new` enabled them, restoring that state.
         unsafe { raw::tio_irqs_on_end(c_int::from(self.enabled)) };
+    }
+}
+
+/// CPU hotplug held off (`cpus_read_lock`) for as long as it lives: no CPU's hotplug
+/// callback runs meanwhile. Process context; taking it may sleep.
+///
+/// # Invariants
+///
+/// Made only by [`CpusHeld::new`], which took the lock that `drop` releases.
+pub(crate) struct CpusHeld(());
+
+impl CpusHeld {
+    pub(crate) fn new() -> Self {
+        // SAFETY: Process context (the caller's contract); released by `drop`.
+        unsafe { raw::tio_cpus_read_lock() };
+        // INVARIANT: The lock was taken just above.
+        Self(())
+    }
+}
+
+impl Drop for CpusHeld {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant, `new` took the lock this releases.
+        unsafe { raw::tio_cpus_read_unlock() };
     }
 }
 

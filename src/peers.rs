@@ -381,7 +381,9 @@ impl Peers {
         })
     }
 
-    pub(crate) fn allocated_bytes(&self) -> usize {
-        crate::logic::sizes::vmalloc_bytes(self.cpus.capacity() * core::mem::size_of::<Peer>())
+    /// Bytes of one CPU number's entry (the table is vmalloc'd for every CPU number: its
+    /// selection must outlive a CPU's absence).
+    pub(crate) fn entry_bytes(&self) -> usize {
+        core::mem::size_of::<Peer>()
     }
 }

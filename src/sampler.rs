@@ -163,6 +163,8 @@ impl_has_hr_timer! {
 
 impl CpuSampler {
     /// `threaded`: softirqs run in threads on this kernel (see [`CpuSampler::threaded`]).
+    /// `thread_pids`: the pids of this CPU's `ksoftirqd/N` and `ktimers/N` as found at load
+    /// (0: not found; looked for when the CPU first starts).
     pub(crate) fn new(
         cpu: u32,
         settings: Arc<Settings>,
@@ -170,6 +172,7 @@ impl CpuSampler {
         watch: Arc<Watch>,
         records: usize,
         threaded: bool,
+        thread_pids: [i32; 2],
     ) -> Result<Arc<Self>> {
         Arc::pin_init(
             try_pin_init!(Self {
@@ -203,7 +206,7 @@ impl CpuSampler {
                 capturing: Atomic::new(false),
                 timer_window: WindowCell::new(),
                 bh_holder: Atomic::new(0),
-                thread_pids: [const { Atomic::new(0) }; 2],
+                thread_pids: thread_pids.map(Atomic::new),
                 hard: RecordStore::new(records)?,
                 soft: RecordStore::new(records)?,
                 pending: Pending::new(),
@@ -251,18 +254,23 @@ impl CpuSampler {
             pr_warn!("cpu {}: the samplers were running already\n", this.cpu);
             return;
         }
-        for (pid, thread) in this
-            .thread_pids
-            .iter()
-            .zip([SoftirqThread::Ksoftirqd, SoftirqThread::Ktimers])
-        {
-            pid.store(ffi::softirq_thread_pid(this.cpu, thread), Relaxed);
+        // Every CPU has a ksoftirqd, kept from its first online on (parked while offline):
+        // found once, at load for the CPUs online then, else here, with one walk of the
+        // task list for this CPU.
+        if this.thread_pids[0].load(Relaxed) == 0 {
+            for (pid, thread) in this
+                .thread_pids
+                .iter()
+                .zip([SoftirqThread::Ksoftirqd, SoftirqThread::Ktimers])
+            {
+                pid.store(ffi::softirq_thread_pid(this.cpu, thread), Relaxed);
+            }
         }
         this.peers.set_sampling(this.cpu, true);
         // A request for an NMI to this CPU is kept: its NMI may still be on its way (after
         // a disable and enable). This CPU's hrtimer settles one whose NMI was dropped while
         // the CPU was offline, as any other lost one (`Watch::settle`).
-        this.watch.ring_changed(&this.peers);
+        this.watch.ring_changed(&this.peers, this.cpu);
         if let Some(me) = this.peer() {
             me.hard_off.set(Window::EMPTY);
         }
@@ -345,7 +353,7 @@ impl CpuSampler {
         ffi::probe::cancel(self.cpu);
         self.probe_armed.store(0, Relaxed);
         self.peers.set_sampling(self.cpu, false);
-        self.watch.ring_changed(&self.peers);
+        self.watch.ring_changed(&self.peers, self.cpu);
     }
 
     /// Bytes allocated for this CPU as the allocators round them (`sizes`): the sampler
@@ -417,6 +425,11 @@ impl CpuSampler {
     /// The hrtimer ran at `now`: hardirq-off check, then the softirq side's open window.
     fn hard_sample(&self, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
         let Some(me) = self.peer() else { return };
+        // Frame classes that captures here or in the watcher's NMIs met without knowing
+        // them: the namer learns them (`capture::learn_pending`).
+        if capture::has_pending() {
+            ffi::namer_kick();
+        }
         let interrupted = ffi::interrupted();
         let prev = me.last_hard_ns.xchg(now, Relaxed);
         // The machine's pulse first: if this run ends a silence, it is posted before this
@@ -664,7 +677,7 @@ impl CpuSampler {
         if ip == *last {
             return true;
         }
-        let in_loop = capture::classify(ip) == stack::FrameClass::SoftirqLoop;
+        let in_loop = capture::classify_known(ip) == stack::FrameClass::SoftirqLoop;
         if in_loop {
             *last = ip;
         }
@@ -783,8 +796,9 @@ impl CpuSampler {
             return;
         };
         let t0 = ffi::now_ns();
-        let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
-        let frames = capture::capture_raw(&mut raw, ffi::irq_regs_ip());
+        let mut raw = [0u64; capture::RAW_FRAMES];
+        let frames =
+            capture::capture_raw(&mut raw, ffi::irq_regs_ip(), capture::Context::Interrupt);
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
         let cgroup_id = ffi::current_cgroup_id();
@@ -889,6 +903,14 @@ impl CpuSampler {
         let next = self.soft_check(rules, now, stolen);
         if self.soft_cost.run_counted(runs) {
             self.soft_cost.timed(ffi::now_ns().saturating_sub(now));
+        }
+        if *runs == 1 {
+            // The first run on this CPU: its stack holds the softirq machinery (and, where
+            // softirqs ran on an interrupt's exit, the interrupt's entry), whose classes
+            // are learnt here, with interrupts on, so that the hard interrupt side, which
+            // looks nothing up, knows them from the start.
+            let _irqs = ffi::IrqsOn::new();
+            capture::learn_from_here();
         }
         next
     }
@@ -996,7 +1018,7 @@ impl CpuSampler {
         {
             return true;
         }
-        match capture::classify(ffi::irq_regs_ip()) {
+        match capture::classify_known(ffi::irq_regs_ip()) {
             stack::FrameClass::SoftirqLoop => interrupted.serving_softirq(),
             stack::FrameClass::ReturnToUser => true,
             _ => false,
@@ -1066,8 +1088,9 @@ impl CpuSampler {
             .is_some_and(|l| rules.is_recorded(l))
         {
             let t0 = ffi::now_ns();
-            let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
-            let kept = capture::capture_raw(&mut raw, ffi::irq_regs_ip());
+            let mut raw = [0u64; capture::RAW_FRAMES];
+            let kept =
+                capture::capture_raw(&mut raw, ffi::irq_regs_ip(), capture::Context::Interrupt);
             for (to, &from) in held.frames.iter_mut().zip(kept) {
                 *to = from;
             }
@@ -1195,12 +1218,12 @@ impl CpuSampler {
         let recorded = rules.is_recorded(latency_ns);
         // The stack where it ended, for the event stream too when it is read: taken here
         // once, whether or not the record store keeps the window.
-        let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
+        let mut raw = [0u64; capture::RAW_FRAMES];
         let start = ffi::now_ns();
         let frames: &[u64] = match stack {
             EndStack::Held { frames, .. } => frames,
             EndStack::Here if recorded && tracepoints::windows_enabled() => {
-                capture::capture_raw(&mut raw, ffi::irq_regs_ip())
+                capture::capture_raw(&mut raw, ffi::irq_regs_ip(), capture::Context::Interrupt)
             }
             EndStack::Here => &[],
         };
@@ -1229,7 +1252,9 @@ impl CpuSampler {
         let live = self.watch.get(self.cpu).map(|w| &w.profile);
         self.hard.offer(&header, self.settings.generation(), |w| {
             match stack {
-                EndStack::Here if frames.is_empty() => capture::capture(w, Which::End),
+                EndStack::Here if frames.is_empty() => {
+                    capture::capture(w, Which::End, capture::Context::Interrupt)
+                }
                 _ => capture::put_frames(w, Which::End, frames),
             }
             if let Some(live) = live {
@@ -1259,7 +1284,7 @@ impl CpuSampler {
         self.pending
             .open(start, &header, self.settings.generation(), |w| {
                 w.window_task(pid, &comm);
-                capture::capture(w, Which::Window);
+                capture::capture(w, Which::Window, capture::Context::Interrupt);
             });
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
     }
@@ -1288,9 +1313,9 @@ impl CpuSampler {
         let t0 = ffi::now_ns();
         // As for hardirq windows: the end stack once, for the stream and the record.
         self.capturing.store(true, Relaxed);
-        let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
+        let mut raw = [0u64; capture::RAW_FRAMES];
         let frames: &[u64] = if recorded && tracepoints::windows_enabled() {
-            capture::capture_raw(&mut raw, ffi::irq_regs_ip())
+            capture::capture_raw(&mut raw, ffi::irq_regs_ip(), capture::Context::Soft)
         } else {
             &[]
         };
@@ -1323,7 +1348,7 @@ impl CpuSampler {
         };
         self.soft.offer(&header, self.settings.generation(), |w| {
             if frames.is_empty() {
-                capture::capture(w, Which::End);
+                capture::capture(w, Which::End, capture::Context::Soft);
             } else {
                 capture::put_frames(w, Which::End, frames);
             }

@@ -11,6 +11,7 @@ use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::{Arc, Mutex};
 
 use crate::capture::namer::Namer;
+use crate::cpu_table::CpuTable;
 use crate::ffi::{self, TagSource};
 use crate::logic::parse::{self, Invalid, LatencyWrite};
 use crate::peers::Peers;
@@ -72,9 +73,11 @@ pub(crate) struct State {
     pub(crate) settings: Arc<Settings>,
     pub(crate) peers: Arc<Peers>,
     pub(crate) watch: Arc<Watch>,
-    /// One sampler per possible CPU, indexed by CPU number.
-    pub(crate) cpus: VVec<Arc<CpuSampler>>,
+    /// One sampler per CPU that came online, indexed by CPU number (`cpu_came_online`).
+    cpus: CpuTable<Arc<CpuSampler>>,
     pub(crate) records_per_cpu: usize,
+    /// Softirqs run in threads on this kernel (see `CpuSampler::threaded`).
+    threaded: bool,
     #[pin]
     control: Mutex<Control>,
     /// Sampling on or off, as readers see it (set under `control`).
@@ -106,19 +109,31 @@ impl State {
         let settings = Arc::new(Settings::new(ffi::hz()), GFP_KERNEL)?;
         let peers = Arc::new(Peers::new(nr_cpus)?, GFP_KERNEL)?;
         let watch = Arc::new(watch, GFP_KERNEL)?;
-        let mut cpus = VVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
+        let cpus = CpuTable::new(nr_cpus)?;
+        // Every CPU's softirq threads in one walk of the task list, not one per CPU.
+        let mut ksoftirqd = VVec::from_elem(0i32, nr_cpus as usize, GFP_KERNEL)?;
+        let mut ktimers = VVec::from_elem(0i32, nr_cpus as usize, GFP_KERNEL)?;
+        ffi::softirq_thread_pids(&mut ksoftirqd, &mut ktimers);
         // Softirqs run in threads on every CPU or on none (PREEMPT_RT, `threadirqs`).
-        let threaded = ffi::softirq_thread_pid(0, ffi::SoftirqThread::Ktimers) != 0;
-        for cpu in 0..nr_cpus {
-            let s = CpuSampler::new(
-                cpu,
-                settings.clone(),
-                peers.clone(),
-                watch.clone(),
-                records_per_cpu,
-                threaded,
-            )?;
-            cpus.push(s, GFP_KERNEL)?;
+        let threaded = ktimers.iter().any(|&p| p != 0);
+        // The CPUs online now get their state at once; the others when they first come
+        // online while sampling is on (`cpu_came_online`).
+        for ((cpu, &k), &t) in (0..nr_cpus).zip(ksoftirqd.iter()).zip(ktimers.iter()) {
+            if !ffi::cpu_online(cpu) {
+                continue;
+            }
+            watch.cpu_came_online(cpu)?;
+            cpus.get_or_make(cpu, || {
+                CpuSampler::new(
+                    cpu,
+                    settings.clone(),
+                    peers.clone(),
+                    watch.clone(),
+                    records_per_cpu,
+                    threaded,
+                    [k, t],
+                )
+            })?;
         }
         Ok(try_pin_init!(Self {
             settings,
@@ -126,6 +141,7 @@ impl State {
             watch,
             cpus,
             records_per_cpu,
+            threaded,
             control <- new_mutex!(Control { hotplug: None, nmi: None }),
             phase: PhaseCell::new(),
             counts_since_ns: Atomic::new(ffi::now_ns()),
@@ -135,8 +151,37 @@ impl State {
         }? Error))
     }
 
+    /// The sampler of `cpu`, if it came online while the module was loaded. Any context.
     pub(crate) fn cpu(&self, cpu: u32) -> Option<&Arc<CpuSampler>> {
-        self.cpus.get(cpu as usize)
+        self.cpus.get(cpu)
+    }
+
+    /// Every CPU's sampler, in CPU order (the CPUs that came online).
+    pub(crate) fn samplers(&self) -> impl Iterator<Item = &Arc<CpuSampler>> {
+        self.cpus.iter().map(|(_, s)| s)
+    }
+
+    /// The CPU numbers the module covers (`nr_cpu_ids`).
+    pub(crate) fn nr_cpus(&self) -> u32 {
+        self.cpus.nr()
+    }
+
+    /// `cpu` is online (CPU hotplug, process context on `cpu`): its state, made at its
+    /// first online and kept to unload. Fails only if that allocation fails.
+    pub(crate) fn cpu_came_online(&self, cpu: u32) -> Result<&Arc<CpuSampler>> {
+        self.watch.cpu_came_online(cpu)?;
+        self.cpus.get_or_make(cpu, || {
+            CpuSampler::new(
+                cpu,
+                self.settings.clone(),
+                self.peers.clone(),
+                self.watch.clone(),
+                self.records_per_cpu,
+                self.threaded,
+                // Looked for when it starts (`CpuSampler::start`).
+                [0, 0],
+            )
+        })
     }
 
     /// Sampling on, off or being switched: never waits for the control lock.
@@ -161,7 +206,9 @@ impl State {
         match (on, control.hotplug.is_some()) {
             (true, false) => {
                 self.phase.set(Phase::TurningOn);
-                let r = control.enable(&self.watch);
+                let r = self
+                    .watch
+                    .switch_all(&self.peers, || control.enable(&self.watch));
                 self.enabled_since_ns
                     .store(if r.is_ok() { ffi::now_ns() } else { 0 }, Relaxed);
                 self.phase
@@ -171,7 +218,8 @@ impl State {
             // Dropping the registration stops the samplers on every CPU.
             (false, true) => {
                 self.phase.set(Phase::TurningOff);
-                control.disable(&self.watch);
+                self.watch
+                    .switch_all(&self.peers, || control.disable(&self.watch));
                 self.enabled_since_ns.store(0, Relaxed);
                 self.phase.set(Phase::Off);
             }
@@ -198,7 +246,7 @@ impl State {
     /// `echo LIST > cpus`: the CPUs to sample (a CPU list, `parse::cpulist`); only while
     /// disabled, like the period.
     pub(crate) fn write_cpus(&self, buf: &[u8]) -> Result {
-        let nr = u32::try_from(self.cpus.len()).unwrap_or(u32::MAX);
+        let nr = self.cpus.nr();
         parse::cpulist(buf, nr, |_, _| {})?;
         let control = self.control.lock();
         if control.hotplug.is_some() {
@@ -238,7 +286,7 @@ impl State {
             LatencyWrite::Clear => {
                 self.counts_since_ns.store(ffi::now_ns(), Relaxed);
                 self.settings.next_generation();
-                for cpu in self.cpus.iter() {
+                for cpu in self.samplers() {
                     cpu.hard_counts.clear();
                     cpu.soft_counts.clear();
                     for c in &cpu.cause_counts {
@@ -256,23 +304,34 @@ impl State {
         Ok(())
     }
 
-    /// Bytes the module allocated: per CPU (its sampler with two record stores) and in
-    /// total (also the state, the settings, the peers and watcher tables, the tag-wait
-    /// tables and the namer's buffer), as the allocators round them.
+    /// Bytes the module allocated: per CPU that came online (its sampler with two record
+    /// stores, and its watcher entry) and in total (`sizes::footprint`: those per CPU that
+    /// came online, the tables indexed by CPU number, and the state, the settings, the
+    /// tag-wait tables and the namer's buffer), as the allocators round them.
     pub(crate) fn memory(&self) -> (usize, usize) {
-        use crate::logic::sizes::{arc_bytes, kmalloc_bytes, vmalloc_bytes};
+        use crate::logic::sizes::{arc_bytes, footprint, kmalloc_bytes};
         use core::mem::{align_of, size_of};
-        let per_cpu = self.cpus.first().map_or(0, |c| c.allocated_bytes());
-        let total = per_cpu * self.cpus.len()
-            + vmalloc_bytes(self.cpus.capacity() * size_of::<Arc<CpuSampler>>())
-            + kmalloc_bytes(size_of::<Self>())
+        let per_cpu = self
+            .samplers()
+            .next()
+            .map_or(0, |c| c.allocated_bytes() + self.watch.entry_bytes());
+        let fixed = kmalloc_bytes(size_of::<Self>())
             + kmalloc_bytes(arc_bytes(size_of::<Settings>(), align_of::<Settings>()))
             + kmalloc_bytes(arc_bytes(size_of::<Peers>(), align_of::<Peers>()))
-            + self.peers.allocated_bytes()
             + kmalloc_bytes(arc_bytes(size_of::<Watch>(), align_of::<Watch>()))
-            + self.watch.allocated_bytes()
             + self.tag_wait.allocated_bytes()
             + self.namer.allocated_bytes();
+        let total = footprint(
+            self.nr_cpus() as usize,
+            self.cpus.made(),
+            per_cpu,
+            &[
+                self.cpus.index_entry_bytes(),
+                self.watch.index_entry_bytes(),
+                self.peers.entry_bytes(),
+            ],
+            fixed,
+        );
         (per_cpu, total)
     }
 
@@ -289,7 +348,8 @@ impl State {
         if control.hotplug.is_some() {
             self.phase.set(Phase::TurningOff);
         }
-        control.shutdown(&self.watch);
+        self.watch
+            .switch_all(&self.peers, || control.shutdown(&self.watch));
         self.phase.set(Phase::Off);
         drop(control);
         // Nothing to fail when switching off.
@@ -302,17 +362,19 @@ impl PinnedDrop for State {
     fn drop(self: Pin<&mut Self>) {
         // Normally a no-op: the hotplug teardown stopped them. If it did not, this breaks
         // each sampler's cycle with its own hrtimer before the module's code goes away.
-        for cpu in self.cpus.iter() {
+        for cpu in self.samplers() {
             cpu.stop();
         }
     }
 }
 
 impl State {
-    /// The namer's pass (process context): names the frames of new records, and logs the
-    /// stuck lines the watcher posted.
+    /// The namer's pass (process context): learns the frame classes that captures in
+    /// interrupt context met without knowing, names the frames of new records, and logs
+    /// the stuck lines the watcher posted.
     pub(crate) fn name_frames(&self) {
-        let stores = self.cpus.iter().flat_map(|c| [&c.hard, &c.soft]);
+        crate::capture::learn_pending();
+        let stores = self.samplers().flat_map(|c| [&c.hard, &c.soft]);
         self.namer.run(stores, self.settings.generation());
         self.watch.log_stuck_lines();
     }
@@ -341,4 +403,16 @@ const _: () = {
         size_of::<Watch>(),
         align_of::<Watch>()
     )));
+    assert!(fits_order1(size_of::<crate::watch::Watched>()));
+};
+
+// What is kept per CPU number, whether or not that CPU ever runs (Documentation, *Memory*;
+// `sizes::footprint`'s test): two index entries and a peer entry (a cache line of its own),
+// 96 bytes at most.
+const _: () = {
+    use core::mem::size_of;
+    use kernel::sync::SetOnce;
+    assert!(size_of::<SetOnce<Arc<CpuSampler>>>() <= 16);
+    assert!(size_of::<SetOnce<KBox<crate::watch::Watched>>>() <= 16);
+    assert!(size_of::<crate::peers::Peer>() <= 64);
 };

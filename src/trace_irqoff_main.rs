@@ -16,6 +16,7 @@ use logic::params;
 mod capture;
 mod cost;
 mod counts;
+mod cpu_table;
 mod entry;
 mod ffi;
 mod logic;

@@ -31,13 +31,13 @@ use kernel::time::{delay::fsleep, Delta};
 
 use crate::capture;
 use crate::cost::Cost;
+use crate::cpu_table::CpuTable;
 use crate::ffi::tracepoints;
 use crate::ffi::{self, Symbol, COMM_LEN};
 use crate::logic::gap::{Rules, NSEC_PER_MSEC};
 use crate::logic::profile::{self, ClaimStep, Stuck};
-use crate::logic::stack;
 use crate::peers::Peers;
-use crate::records::{comm_str, LiveProfile, MAX_FRAMES};
+use crate::records::{comm_str, LiveProfile};
 
 /// At most this many doublings of the spacing between NMIs to a CPU whose NMIs came late:
 /// then every 64th watcher run.
@@ -313,7 +313,8 @@ pub(crate) struct Ongoing {
 
 /// The watcher's state: per CPU, and what it found.
 pub(crate) struct Watch {
-    cpus: VVec<Watched>,
+    /// Per CPU that came online (`State::cpu_came_online`).
+    cpus: CpuTable<KBox<Watched>>,
     /// The watcher runs at all (module parameter `watch`).
     pub(crate) enabled: bool,
     /// 0, or why NMIs are not used (`Unavailable`).
@@ -341,6 +342,9 @@ pub(crate) struct Watch {
     /// Bumped whenever a CPU's sampler starts or stops: the ring of watched CPUs may have
     /// changed ([`Ring`]).
     ring_version: Atomic<u64>,
+    /// Every CPU's sampler is being started or stopped ([`Watch::switch_all`]): the rings
+    /// are worked out once at the end, not per CPU.
+    switching_all: Atomic<bool>,
 }
 
 /// A request of its own CPU's that its hrtimer saw sent, and when (its own clock): see
@@ -379,10 +383,7 @@ impl Watch {
         max_samples: u32,
         stuck_ns: u64,
     ) -> Result<Self> {
-        let mut cpus = VVec::with_capacity(nr_cpus as usize, GFP_KERNEL)?;
-        for _ in 0..nr_cpus {
-            cpus.push(Watched::new(), GFP_KERNEL)?;
-        }
+        let cpus = CpuTable::new(nr_cpus)?;
         let reason = if !enabled {
             Some(Unavailable::Off)
         } else if !ffi::nmi_supported() {
@@ -404,11 +405,20 @@ impl Watch {
             nmi_missed: Atomic::new(0),
             stuck_unconfirmed: Atomic::new(0),
             ring_version: Atomic::new(1),
+            switching_all: Atomic::new(false),
         })
     }
 
     pub(crate) fn get(&self, cpu: u32) -> Option<&Watched> {
-        self.cpus.get(cpu as usize)
+        self.cpus.get(cpu).map(|w| &**w)
+    }
+
+    /// Makes the entry of `cpu` at its first online (process context; see
+    /// [`CpuTable::get_or_make`]).
+    pub(crate) fn cpu_came_online(&self, cpu: u32) -> Result {
+        self.cpus
+            .get_or_make(cpu, || Ok(KBox::new(Watched::new(), GFP_KERNEL)?))
+            .map(|_| ())
     }
 
     /// Why NMIs are not used, if they are not.
@@ -466,8 +476,7 @@ impl Watch {
     pub(crate) fn drain(&self) {
         for ms in 0..=DRAIN_MS {
             let mut waiting = None;
-            for (cpu, w) in self.cpus.iter().enumerate() {
-                let cpu = u32::try_from(cpu).unwrap_or(u32::MAX);
+            for (cpu, w) in self.cpus.iter() {
                 if w.nmi_pending.load(Relaxed) == 0 {
                     continue;
                 }
@@ -490,25 +499,56 @@ impl Watch {
         }
     }
 
-    /// A CPU's sampler started or stopped (process context: CPU hotplug, enable, unload):
-    /// works out every CPU's watched CPUs among the sampling ones, in O(CPUs), so that no
-    /// hrtimer has to. Hotplug serialises the callers.
-    pub(crate) fn ring_changed(&self, peers: &Peers) {
-        let nr = u32::try_from(self.cpus.len()).unwrap_or(u32::MAX);
+    /// Runs `switch`, which starts or stops every CPU's sampler (enable, disable,
+    /// unload), with the rings left alone per CPU, then works every ring out once, in
+    /// O(CPUs) (`profile::rings`), with CPU hotplug held off so that no single CPU's update
+    /// comes between: an enable or disable is linear in CPUs, not quadratic. Until then a
+    /// watcher watches the CPUs it watched before (a stopped one is never overdue).
+    pub(crate) fn switch_all<R>(&self, peers: &Peers, switch: impl FnOnce() -> R) -> R {
+        self.switching_all.store(true, Relaxed);
+        let r = switch();
+        let _held = ffi::CpusHeld::new();
+        self.switching_all.store(false, Relaxed);
         profile::rings(
-            nr,
+            self.cpus.nr(),
             |c| peers.sampling(c),
-            |c, ring| {
-                if let Some(w) = self.get(c) {
-                    for (slot, cpu) in w.ring.iter().zip(ring) {
-                        slot.store(cpu.unwrap_or(NO_CPU), Relaxed);
-                    }
-                }
-            },
+            |c, ring| self.set_ring(c, ring),
         );
-        // After the rings: an hrtimer that sees the new version copies them.
+        self.ring_version_bump();
+        r
+    }
+
+    fn set_ring(&self, cpu: u32, ring: [Option<u32>; 2]) {
+        if let Some(w) = self.get(cpu) {
+            for (slot, c) in w.ring.iter().zip(ring) {
+                slot.store(c.unwrap_or(NO_CPU), Relaxed);
+            }
+        }
+    }
+
+    /// After the rings: an hrtimer that sees the new version copies them.
+    fn ring_version_bump(&self) {
         let v = self.ring_version.load(Relaxed);
         self.ring_version.store(v.wrapping_add(1), Release);
+    }
+
+    /// The sampler of `cpu` started or stopped (process context: CPU hotplug): works out
+    /// again the watched CPUs of the CPUs that watch it, or would, among the sampling ones,
+    /// and its own (`profile::rings_around`), so that no hrtimer has to: O(the CPUs
+    /// between it and its neighbours that sample). Hotplug serialises the callers; during
+    /// [`Watch::switch_all`] it does nothing.
+    pub(crate) fn ring_changed(&self, peers: &Peers, cpu: u32) {
+        if self.switching_all.load(Relaxed) {
+            return;
+        }
+        let nr = self.cpus.nr();
+        profile::rings_around(
+            nr,
+            cpu,
+            |c| peers.sampling(c),
+            |c, ring| self.set_ring(c, ring),
+        );
+        self.ring_version_bump();
     }
 
     /// The open hardirq-off window of `cpu` at `now`, if its hrtimer is overdue past the
@@ -680,7 +720,7 @@ impl Watch {
 
     /// Logs the stuck lines the watcher posted (process context: the namer's work).
     pub(crate) fn log_stuck_lines(&self) {
-        for (t, w) in (0u32..).zip(self.cpus.iter()) {
+        for (t, w) in self.cpus.iter() {
             let Some(l) = w.stuck_line.take() else {
                 continue;
             };
@@ -800,8 +840,9 @@ impl Watch {
             self.nmi_stale.add(1, Relaxed);
             return true;
         }
-        let mut raw = [0u64; MAX_FRAMES + stack::SCAN_DEPTH];
-        let frames = capture::capture_raw(&mut raw, ip);
+        // The unwind starts at the interrupted registers: the culprit's frames only.
+        let mut raw = [0u64; capture::INTERRUPTED_FRAMES];
+        let frames = capture::capture_raw(&mut raw, ip, capture::Context::Interrupt);
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
         let cgroup_id = ffi::current_cgroup_id();
@@ -889,7 +930,13 @@ impl Watch {
                 .is_some_and(|w| w.handler.before(window, end, period_ns))
     }
 
-    pub(crate) fn allocated_bytes(&self) -> usize {
-        crate::logic::sizes::vmalloc_bytes(self.cpus.capacity() * core::mem::size_of::<Watched>())
+    /// Bytes of a CPU's entry, as kmalloc rounds them (made at its first online).
+    pub(crate) fn entry_bytes(&self) -> usize {
+        crate::logic::sizes::kmalloc_bytes(core::mem::size_of::<Watched>())
+    }
+
+    /// Bytes of one entry of the index by CPU number.
+    pub(crate) fn index_entry_bytes(&self) -> usize {
+        self.cpus.index_entry_bytes()
     }
 }

@@ -22,7 +22,9 @@
 #include <asm/hardirq.h>
 #ifdef CONFIG_X86_64
 #include <asm/apic.h>
+#include <asm/irq_regs.h>
 #include <asm/nmi.h>
+#include <asm/unwind.h>
 #endif
 #ifdef CONFIG_ARM64
 #include <asm/pointer_auth.h>
@@ -61,12 +63,51 @@ unsigned long long tio_arch_irq_events(void)
 }
 
 #ifdef CONFIG_X86_64
+/* The registers of the context our NMI handler interrupted, while it runs. */
+static DEFINE_PER_CPU(struct pt_regs *, tio_nmi_regs);
+
 static int tio_nmi_handler(unsigned int type, struct pt_regs *regs)
 {
-	return trace_irqoff_rs_nmi(smp_processor_id(), instruction_pointer(regs)) ?
-		NMI_HANDLED : NMI_DONE;
+	int claimed;
+
+	this_cpu_write(tio_nmi_regs, regs);
+	claimed = trace_irqoff_rs_nmi(smp_processor_id(), instruction_pointer(regs));
+	this_cpu_write(tio_nmi_regs, NULL);
+	return claimed ? NMI_HANDLED : NMI_DONE;
 }
 NOKPROBE_SYMBOL(tio_nmi_handler);
+
+/*
+ * What stack_trace_save_regs() does (it is not exported), with the unwinder's exported
+ * interface: the interrupted instruction, then the return addresses from the interrupted
+ * registers on. The unwind starts where the culprit is, not at our handler: the handler,
+ * the hrtimer or NMI code and the interrupt entry are neither walked nor saved.
+ */
+int tio_stack_save_interrupted(unsigned long *store, unsigned int max)
+{
+	struct pt_regs *regs;
+	struct unwind_state state;
+	unsigned long addr;
+	unsigned int n = 0;
+
+	if (in_nmi())
+		regs = this_cpu_read(tio_nmi_regs);
+	else
+		regs = in_hardirq() ? get_irq_regs() : NULL;
+	if (!regs)
+		return -1;
+	if (user_mode(regs) || !max)
+		return 0;
+	store[n++] = instruction_pointer(regs);
+	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state) && n < max;
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		store[n++] = addr;
+	}
+	return n;
+}
 
 int tio_nmi_supported(void)
 {
@@ -91,6 +132,12 @@ int tio_nmi_send(unsigned int cpu)
 	return 0;
 }
 #else
+/* arm64 exports no unwinder: the caller saves the whole stack and cuts it. */
+int tio_stack_save_interrupted(unsigned long *store, unsigned int max)
+{
+	return -1;
+}
+
 int tio_nmi_supported(void)
 {
 	return 0;

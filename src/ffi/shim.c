@@ -212,13 +212,6 @@ unsigned int tio_stack_save(unsigned long *entries, unsigned int max)
 	return stack_trace_save(entries, max, 0);
 }
 
-int tio_symbol_name(char *buf, unsigned long addr)
-{
-	/* "name [module]" or "0x..." when addr has no symbol. */
-	sprint_symbol_no_offset(buf, addr);
-	return buf[0] != '0' || buf[1] != 'x';
-}
-
 int tio_text_can_vanish(unsigned long addr)
 {
 #ifdef MODULES_VADDR
@@ -334,6 +327,41 @@ int tio_softirq_thread_pid(unsigned int cpu, int timers)
 	}
 	rcu_read_unlock();
 	return pid;
+}
+
+/* The CPU number of a per-CPU thread named "<prefix><cpu>", or -1. */
+static int tio_thread_cpu(const char *comm, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	unsigned int cpu;
+
+	if (strncmp(comm, prefix, n) || kstrtouint(comm + n, 10, &cpu) || cpu > INT_MAX)
+		return -1;
+	return cpu;
+}
+
+void tio_softirq_thread_pids(int *ksoftirqd, int *ktimers, unsigned int nr)
+{
+	char comm[TASK_COMM_LEN];
+	struct task_struct *p;
+	int cpu;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		/* As in tio_softirq_thread_pid. */
+		if (!(READ_ONCE(p->flags) & PF_KTHREAD))
+			continue;
+		get_task_comm(comm, p);
+		cpu = tio_thread_cpu(comm, "ksoftirqd/");
+		if (cpu >= 0 && cpu < nr) {
+			ksoftirqd[cpu] = task_pid_nr(p);
+			continue;
+		}
+		cpu = tio_thread_cpu(comm, "ktimers/");
+		if (cpu >= 0 && cpu < nr)
+			ktimers[cpu] = task_pid_nr(p);
+	}
+	rcu_read_unlock();
 }
 
 int tio_task_waiting(int pid)
@@ -455,6 +483,16 @@ void tio_softtimer_stop(unsigned int cpu)
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu) || !per_cpu(tio_softtimer_ready, cpu))
 		return;
 	timer_shutdown_sync(per_cpu_ptr(&tio_softtimer, cpu));
+}
+
+void tio_cpus_read_lock(void)
+{
+	cpus_read_lock();
+}
+
+void tio_cpus_read_unlock(void)
+{
+	cpus_read_unlock();
 }
 
 int tio_irqs_on_begin(void)

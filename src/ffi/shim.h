@@ -60,8 +60,14 @@ unsigned long tio_irq_regs_ip(void);
 /* Saves the current stack; returns the number of entries stored. */
 unsigned int tio_stack_save(unsigned long *entries, unsigned int max);
 
-/* Symbol name of addr without offset or module into buf (TIO_SYMBOL_LEN); 0 if none. */
-int tio_symbol_name(char *buf, unsigned long addr);
+/*
+ * In hard interrupt or NMI context (our NMI handler's): saves the stack of the context it
+ * interrupted, from its registers (arch.c), the interrupted instruction first; returns
+ * the number of entries stored (0 if it was user space), or -1 where that cannot be done
+ * (arm64, another context): then save the whole stack and cut it.
+ */
+int tio_stack_save_interrupted(unsigned long *entries, unsigned int max);
+
 
 /*
  * Whether addr lies where code that can go away lives (modules, BPF programs, trampolines):
@@ -128,6 +134,11 @@ unsigned int tio_hrtimer_retries(const void *timer);
  * "ktimers/<cpu>" (timers = 1); 0 if there is none. Process context. */
 int tio_softirq_thread_pid(unsigned int cpu, int timers);
 
+/* The pids of every CPU's softirq threads in one walk of the task list: ksoftirqd[cpu]
+ * and ktimers[cpu] for cpu < nr (left as they are for a CPU without one). Process
+ * context. */
+void tio_softirq_thread_pids(int *ksoftirqd, int *ktimers, unsigned int nr);
+
 /* Whether the task with this pid is queued to run but is not the current task. */
 int tio_task_waiting(int pid);
 
@@ -185,6 +196,11 @@ void tio_softtimer_stop(unsigned int cpu);
  */
 int tio_irqs_on_begin(void);
 void tio_irqs_on_end(int enabled);
+
+/* cpus_read_lock() / cpus_read_unlock(): no CPU comes or goes in between. Process
+ * context; may sleep. */
+void tio_cpus_read_lock(void);
+void tio_cpus_read_unlock(void);
 
 /*
  * The softirq probe: a per-CPU work item on the high-priority BH workqueue, so it runs in

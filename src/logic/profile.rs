@@ -188,6 +188,85 @@ pub(crate) fn rings(nr: u32, on: impl Fn(u32) -> bool, mut set: impl FnMut(u32, 
     }
 }
 
+/// The rings that `x` starting or stopping can change, set again as [`rings`] sets them:
+/// those of the CPUs before `x` in the ring down to the second one for which `on` holds
+/// (the CPUs whose next two are, or were, `x`), and `x`'s own (its entry may be new).
+/// O(the CPUs walked: those between the two CPUs on before `x` and the two after it):
+/// for one CPU's hotplug; a switch of every CPU at once sets all rings with [`rings`]
+/// once, at its end.
+pub(crate) fn rings_around(
+    nr: u32,
+    x: u32,
+    on: impl Fn(u32) -> bool,
+    mut set: impl FnMut(u32, [Option<u32>; 2]),
+) {
+    if x >= nr {
+        return;
+    }
+    let step = |c: u32, back: bool| match (back, c) {
+        (true, 0) => nr - 1,
+        (true, c) => c - 1,
+        (false, c) if c + 1 >= nr => 0,
+        (false, c) => c + 1,
+    };
+    // The first two CPUs on from `x` onwards, round the whole ring: what `rings` holds
+    // when it reaches the CPU before `x`.
+    let (mut n1, mut n2): (Option<u32>, Option<u32>) = (None, None);
+    let mut c = x;
+    for _ in 0..nr {
+        if on(c) {
+            if n1.is_none() {
+                n1 = Some(c);
+            } else {
+                n2 = Some(c);
+                break;
+            }
+        }
+        c = step(c, false);
+    }
+    // `x`'s own: the first two of those that are not `x`, or the next one after them.
+    let own = if n1 == Some(x) {
+        let mut third = None;
+        let mut c = n2.unwrap_or(x);
+        for _ in 0..nr {
+            c = step(c, false);
+            if c == x {
+                break;
+            }
+            if on(c) {
+                third = Some(c);
+                break;
+            }
+        }
+        [n2, n2.and(third)]
+    } else {
+        [n1, n1.and(n2)]
+    };
+    set(x, own);
+    let mut c = x;
+    let mut seen = 0;
+    for _ in 1..nr {
+        c = step(c, true);
+        let first = n1.filter(|&f| f != c);
+        let second = if first.is_some() {
+            n2.filter(|&s| s != c && Some(s) != first)
+        } else {
+            None
+        };
+        set(c, [first, second]);
+        if on(c) {
+            seen += 1;
+            if seen == 2 {
+                return;
+            }
+            if n1 != Some(c) {
+                n2 = n1;
+            }
+            n1 = Some(c);
+        }
+    }
+}
+
 /// The next online CPU after `cpu` in a ring of `nr` CPU numbers, by `online`; `None` if
 /// no other CPU is online.
 #[cfg(test)]
@@ -444,6 +523,41 @@ mod tests {
                 });
                 assert_eq!(n, nr);
             }
+        }
+        // One CPU switched: every ring that changed is set again, each as `watched` gives
+        // it, for every mask of up to 7 CPUs and every CPU switched.
+        for nr in 0..=7u32 {
+            for mask in 0..(1u32 << nr) {
+                for x in 0..nr {
+                    let before = |c: u32| (mask ^ (1 << x)) & (1 << c) != 0;
+                    let on = |c: u32| mask & (1 << c) != 0;
+                    let mut set = [false; 8];
+                    rings_around(nr, x, on, |c, ring| {
+                        assert_eq!(
+                            ring,
+                            watched(c, nr, on),
+                            "nr={nr} mask={mask:b} x={x} cpu={c}"
+                        );
+                        set[c as usize] = true;
+                    });
+                    for c in 0..nr {
+                        if watched(c, nr, on) != watched(c, nr, before) {
+                            assert!(
+                                set[c as usize],
+                                "nr={nr} mask={mask:b} x={x}: cpu {c} not set"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // One CPU's switch walks its neighbourhood, not the ring: with every other CPU of
+        // 4096 on, a handful of rings each.
+        let nr = 4096;
+        for x in [0, 1, 2047, 4095] {
+            let mut n = 0;
+            rings_around(nr, x, |c| c != x || x % 2 == 0, |_, _| n += 1);
+            assert!(n <= 3, "{n} rings set for cpu {x}");
         }
         let all = |_| true;
         assert_eq!(watched(0, 2, all), [Some(1), None]);

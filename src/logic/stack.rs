@@ -150,6 +150,18 @@ pub(crate) fn classify_for(arch: &ArchFrames, symbol: &str) -> FrameClass {
     }
 }
 
+/// A function's extent from its printed symbol (`func+0x1f/0x80 [module]`, as `%pS`
+/// prints it): the name, the address's offset into the function and the function's size.
+/// `None` for an address without a symbol (`0x...`) or a form without offset and size.
+pub(crate) fn symbol_extent(symbol: &str) -> Option<(&str, u64, u64)> {
+    let sym = symbol.split(' ').next()?;
+    let (name, rest) = sym.rsplit_once('+')?;
+    let (off, size) = rest.split_once('/')?;
+    let hex = |s: &str| u64::from_str_radix(s.strip_prefix("0x")?, 16).ok();
+    let (off, size) = (hex(off)?, hex(size)?);
+    (!name.is_empty() && off < size).then_some((name, off, size))
+}
+
 /// Index of the first frame to show.
 ///
 /// `irq_ip` is the interrupted instruction pointer when the sampler ran in hard interrupt
@@ -439,5 +451,31 @@ mod tests {
     fn unknown_stack_is_kept_whole() {
         assert_eq!(cut(&["a", "b"], 0), 0);
         assert_eq!(cut(&[], 0), 0);
+    }
+
+    #[test]
+    fn symbol_extent_reads_offset_and_size() {
+        assert_eq!(
+            symbol_extent("handle_softirqs+0x1f/0x2a0"),
+            Some(("handle_softirqs", 0x1f, 0x2a0))
+        );
+        assert_eq!(
+            symbol_extent("irqoff_sample_spin+0x0/0x80 [irqoff_sample 0a1b]"),
+            Some(("irqoff_sample_spin", 0, 0x80))
+        );
+        // Names with a dot or a plus of their own (`.cold`, `.isra.0`).
+        assert_eq!(
+            symbol_extent("do_x.cold+0x3/0x10"),
+            Some(("do_x.cold", 3, 0x10))
+        );
+    }
+
+    #[test]
+    fn symbol_extent_rejects_what_is_not_one() {
+        assert_eq!(symbol_extent("0xffffffffc0001234"), None);
+        assert_eq!(symbol_extent("handle_softirqs"), None);
+        assert_eq!(symbol_extent("f+0x10/0x10"), None);
+        assert_eq!(symbol_extent("+0x1/0x10"), None);
+        assert_eq!(symbol_extent("f+1f/0x20"), None);
     }
 }

@@ -68,9 +68,9 @@ const _: () = assert!(
         && crate::logic::sizes::fits_order1(core::mem::size_of::<LiveView>())
 );
 
-/// The number of possible CPUs (the samplers' count).
+/// The CPU numbers the module covers (`nr_cpu_ids`).
 pub(super) fn nr_cpus(state: &State) -> u32 {
-    u32::try_from(state.cpus.len()).unwrap_or(u32::MAX)
+    state.nr_cpus()
 }
 
 /// The CPUs below a count for which a test holds, as the kernel writes a CPU list

@@ -57,12 +57,13 @@ impl fmt::Display for Seconds {
 /// hardirq-off records and open window, the `softirq:` line, then per CPU its softirq-off
 /// records and open window. The text is the original tool's, byte for byte.
 pub(super) fn trace_latency_elements(state: &State) -> usize {
-    2 * state.cpus.len() + 2
+    2 * state.nr_cpus() as usize + 2
 }
 
 /// Shows element `index` of `trace_latency` (see [`trace_latency_elements`]).
 pub(super) fn show_trace_latency_element(state: &State, m: &SeqFile, index: usize) {
-    let n = state.cpus.len();
+    let n = state.nr_cpus() as usize;
+    let cpu = |i: usize| state.cpu(u32::try_from(i).unwrap_or(u32::MAX));
     match index {
         0 => {
             seq_print!(
@@ -72,9 +73,17 @@ pub(super) fn show_trace_latency_element(state: &State, m: &SeqFile, index: usiz
             );
             seq_print!(m, " hardirq:\n");
         }
-        i if i <= n => show_latency_hard(state, m, &state.cpus[i - 1]),
+        i if i <= n => {
+            if let Some(c) = cpu(i - 1) {
+                show_latency_hard(state, m, c);
+            }
+        }
         i if i == n + 1 => seq_print!(m, "\n softirq:\n"),
-        i if i <= 2 * n + 1 => show_latency_soft(state, m, &state.cpus[i - n - 2]),
+        i if i <= 2 * n + 1 => {
+            if let Some(c) = cpu(i - n - 2) {
+                show_latency_soft(state, m, c);
+            }
+        }
         _ => {}
     }
 }
@@ -175,7 +184,7 @@ pub(super) fn show_distribute_element(state: &State, m: &SeqFile, index: usize) 
             } else {
                 (Kind::Softirq, "softirq-off:")
             };
-            for cpu in state.cpus.iter() {
+            for cpu in state.samplers() {
                 cpu.counts(kind).add_to(&mut sum);
             }
             header
@@ -184,7 +193,7 @@ pub(super) fn show_distribute_element(state: &State, m: &SeqFile, index: usize) 
             let Some(&cause) = Cause::ALL.get(i - 2) else {
                 return;
             };
-            for cpu in state.cpus.iter() {
+            for cpu in state.samplers() {
                 if let Some(c) = cpu.cause_counts.get(cause.index()) {
                     c.add_to(&mut sum);
                 }

@@ -31,17 +31,31 @@ use kernel::sync::atomic::Relaxed;
 /// in the kernel; a CPU's records are one element, read in one pass and so consistent
 /// with each other.
 pub(super) fn records_elements(state: &State) -> usize {
-    3 * state.cpus.len() + 2
+    3 * state.nr_cpus() as usize + 2
 }
 
 /// Shows element `index` of `records` (see [`records_elements`]); nothing past the end.
 pub(super) fn show_records_element(state: &State, m: &SeqFile, index: usize) {
-    let n = state.cpus.len();
+    let n = state.nr_cpus() as usize;
+    // A CPU that never came online has no state, and no lines.
+    let cpu = |i: usize| state.cpu(u32::try_from(i).unwrap_or(u32::MAX));
     match index {
         0 => show_header(state, m, "records", RECORDS_VERSION),
-        i if i <= n => show_cpu_counters(state, m, &state.cpus[i - 1]),
-        i if i <= 2 * n => show_cpu_ongoing(state, m, &state.cpus[i - n - 1]),
-        i if i <= 3 * n => show_cpu_records(state, m, &state.cpus[i - 2 * n - 1]),
+        i if i <= n => {
+            if let Some(c) = cpu(i - 1) {
+                show_cpu_counters(state, m, c);
+            }
+        }
+        i if i <= 2 * n => {
+            if let Some(c) = cpu(i - n - 1) {
+                show_cpu_ongoing(state, m, c);
+            }
+        }
+        i if i <= 3 * n => {
+            if let Some(c) = cpu(i - 2 * n - 1) {
+                show_cpu_records(state, m, c);
+            }
+        }
         i if i == 3 * n + 1 => {
             show_tag_wait_records(state, m);
             seq_print!(m, "end\n");
@@ -111,11 +125,12 @@ pub(super) fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) 
     let n = state.namer.stats();
     seq_print!(
         m,
-        "namer passes={} named={} max_wait_ns={} wait_sum_ns={}\n",
+        "namer passes={} named={} max_wait_ns={} wait_sum_ns={} known_functions={}\n",
         n.passes,
         n.named,
         n.max_wait_ns,
-        n.wait_sum_ns
+        n.wait_sum_ns,
+        crate::capture::known_functions()
     );
 }
 
@@ -123,17 +138,18 @@ pub(super) fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) 
 /// `records`) and its `worst` line, then the tag-wait lines and `end`. O(CPUs) output and
 /// no stack: what a metrics scrape needs.
 pub(super) fn counters_elements(state: &State) -> usize {
-    state.cpus.len() + 2
+    state.nr_cpus() as usize + 2
 }
 
 pub(super) fn show_counters_element(state: &State, m: &SeqFile, index: usize) {
-    let n = state.cpus.len();
+    let n = state.nr_cpus() as usize;
     match index {
         0 => show_header(state, m, "counters", COUNTERS_VERSION),
         i if i <= n => {
-            let cpu = &state.cpus[i - 1];
-            show_cpu_counters(state, m, cpu);
-            show_cpu_worst(state, m, cpu);
+            if let Some(cpu) = state.cpu(u32::try_from(i - 1).unwrap_or(u32::MAX)) {
+                show_cpu_counters(state, m, cpu);
+                show_cpu_worst(state, m, cpu);
+            }
         }
         i if i == n + 1 => {
             show_tag_wait_records(state, m);

@@ -39,5 +39,30 @@ inject 1 hardirq 60
 sleep 0.2
 check "a CPU onlined while enabled is sampled" test "$(events 1 hard)" -ge 1
 echo 0 > $TIO/enable
+# Memory follows the CPUs that came online: loaded with cpu1 offline, the module holds no
+# state for it (no cpu line, one CPU's bytes less); its first online while sampling
+# makes it, and it is sampled from then on.
+echo 0 > $ONLINE
+tio_load
+m1=$(grep '^memory ' $TIO/records)
+echo "# measured with cpu1 offline at load: $m1"
+check "loaded with cpu1 offline: no state for it (no cpu 1 line in records or counters)" \
+	sh -c "! grep -q '^cpu 1 ' $TIO/records && ! grep -q '^cpu 1 ' $TIO/counters && grep -q '^cpu 0 ' $TIO/records"
+echo 1 > $TIO/enable
+echo 1 > $ONLINE
+sleep 0.1
+m2=$(grep '^memory ' $TIO/records)
+echo "# measured after cpu1's first online: $m2"
+grown=$(( $(field total_bytes "$m2") - $(field total_bytes "$m1") ))
+check "cpu1's first online made its state: a cpu 1 line, and memory grew by one CPU's $(field per_cpu_bytes "$m2") bytes ($grown)" \
+	sh -c "grep -q '^cpu 1 online=1 ' $TIO/records && test $grown = $(field per_cpu_bytes "$m2")"
+inject 1 hardirq 60
+sleep 0.2
+check "the CPU whose state was made at its first online is sampled" test "$(events 1 hard)" -ge 1
+echo 0 > $ONLINE
+echo 1 > $ONLINE
+check "its state is kept across offline and online (memory unchanged)" \
+	test "$(grep '^memory ' $TIO/records)" = "$m2"
+echo 0 > $TIO/enable
 rmmod irqoff_sample
 rmmod trace_irqoff

@@ -1426,6 +1426,28 @@ const READING: &str = "Reading these numbers
 - Cost per sample is in guest instructions (1 ns each).
 ";
 
+/// The scale boot (`tests/vm/many-cpus.sh` on many vCPUs): its figures as the guest
+/// measured them, and its checks.
+fn scale_section(o: &mut String, sc: &Value) {
+    let cpus = sc["cpus"].as_u64().unwrap_or(0);
+    heading(o, &format!("At scale: {cpus} vCPUs"), '=');
+    let failed = sc["failed"].as_array().map_or(0, Vec::len);
+    let _ = writeln!(
+        o,
+        "One boot of ``{}`` with {cpus} vCPUs under TCG at the suites' clock (``tests/vm/many-cpus.sh``,\n{} min of host time): load, enable, a 100 ms window on the highest CPU, every file read whole,\nthe CLI's first commands, disable and unload, each timed in the guest (``tio-time``).\nIts checks: {} passed, {failed} failed. The 2- and 16-CPU figures are in\n``Documentation/trace-irqoff.rst`` (*Memory*); the suite runs the same script on 16 vCPUs.\n",
+        sc["kernel"].as_str().unwrap_or("?"),
+        sc["host_seconds"].as_u64().map_or(0, |s| s.div_ceil(60)),
+        sc["passed"].as_u64().unwrap_or(0),
+    );
+    for m in sc["measured"].as_array().into_iter().flatten() {
+        let _ = writeln!(o, "- ``{}``", m.as_str().unwrap_or("?"));
+    }
+    for f in sc["failed"].as_array().into_iter().flatten() {
+        let _ = writeln!(o, "- failed: ``{}``", f.as_str().unwrap_or("?"));
+    }
+    let _ = writeln!(o);
+}
+
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
@@ -1524,6 +1546,9 @@ fn main() -> Result<()> {
     for k in &kernels {
         let t = kernel_section(&mut o, k, outdir)?;
         all_targets.push((kernel_title(k), t));
+    }
+    if let Some(sc) = doc.get("scale") {
+        scale_section(&mut o, sc);
     }
     heading(&mut o, "Targets", '=');
     for (title, ts) in &all_targets {
