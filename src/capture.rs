@@ -49,8 +49,11 @@ pub(crate) fn learn_from_here() {
 }
 
 /// Learns the classes of the addresses captures in interrupt context met without
-/// knowing them. Process context (the namer's pass).
+/// knowing them, and, at the first pass, the machinery functions found by name
+/// (`stack::named_classes`: the interrupt return paths above all, which the cut must know
+/// from the first window on). Process context (the namer's pass).
 pub(crate) fn learn_pending() {
+    FRAME_CACHE.learn_names();
     FRAME_CACHE.learn_pending();
 }
 

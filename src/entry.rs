@@ -92,11 +92,15 @@ impl Registration {
         // whose `drop` clears `INSTANCE` before freeing it.
         INSTANCE.store(core::ptr::from_ref::<State>(&*state) as usize, Release);
         match ffi::Namer::register().and_then(|namer| Ok((namer, ProcDir::create()?))) {
-            Ok((namer, proc)) => Ok(Self {
-                proc: Some(proc),
-                namer: Some(namer),
-                state,
-            }),
+            Ok((namer, proc)) => {
+                // Its first pass learns the frame classes found by name, off the load.
+                ffi::namer_kick();
+                Ok(Self {
+                    proc: Some(proc),
+                    namer: Some(namer),
+                    state,
+                })
+            }
             Err(e) => {
                 INSTANCE.store(0, Release);
                 Err(e)

@@ -345,6 +345,24 @@ pub(crate) fn save_interrupted_stack(frames: &mut [u64]) -> Option<usize> {
     usize::try_from(n).ok().map(|n| n.min(frames.len()))
 }
 
+/// The address of the core-kernel function `name`, 0 if there is none (or the name is
+/// longer than 63 bytes). Process context; may sleep (a kprobe registered disabled
+/// resolves it: nothing is patched).
+pub(crate) fn function_address(name: &str) -> u64 {
+    let mut buf = [0u8; 64];
+    if name.len() >= buf.len() || name.contains('\0') {
+        return 0;
+    }
+    let Some(dst) = buf.get_mut(..name.len()) else {
+        return 0;
+    };
+    dst.copy_from_slice(name.as_bytes());
+    // SAFETY: `buf` holds `name` followed by at least one NUL: a C string that lives
+    // across the call, which only reads it.
+    let addr = unsafe { raw::tio_function_address(buf.as_ptr().cast()) };
+    addr as u64
+}
+
 /// Whether `addr` is in code that can be unloaded (modules, BPF, trampolines), so that its
 /// name must be taken when it is captured.
 pub(crate) fn text_can_vanish(addr: u64) -> bool {

@@ -51,6 +51,8 @@ pub(crate) struct FrameCache {
     /// Addresses a capture met without knowing them (0: none).
     pending: [Atomic<u64>; PENDING],
     pending_any: Atomic<u32>,
+    /// [`FrameCache::learn_names`] ran.
+    names_learnt: Atomic<bool>,
 }
 
 fn class_bits(c: FrameClass) -> u64 {
@@ -61,6 +63,8 @@ fn class_bits(c: FrameClass) -> u64 {
         FrameClass::InterruptExit => 3,
         FrameClass::SoftirqLoop => 4,
         FrameClass::ReturnToUser => 5,
+        // Never stored: `classify` always knows.
+        FrameClass::Unknown => 0,
     }
 }
 
@@ -84,6 +88,7 @@ impl FrameCache {
             ranges_used: Atomic::new(0),
             pending: [const { Atomic::new(0) }; PENDING],
             pending_any: Atomic::new(0),
+            names_learnt: Atomic::new(false),
         }
     }
 
@@ -126,14 +131,28 @@ impl FrameCache {
     }
 
     /// The class of `addr` as far as it is known ([`FrameCache::known`]); an address not
-    /// known is taken as `Other` and left for [`FrameCache::learn_pending`]. Any context,
-    /// NMI included: never looks a symbol up.
+    /// known is `Unknown` and left for [`FrameCache::learn_pending`]. Any context, NMI
+    /// included: never looks a symbol up.
     pub(crate) fn classify_known(&self, addr: u64) -> FrameClass {
         self.known(addr).unwrap_or_else(|| {
             self.pending[Self::slot(addr) % PENDING].store(addr, Relaxed);
             self.pending_any.store(1, Relaxed);
-            FrameClass::Other
+            FrameClass::Unknown
         })
+    }
+
+    /// Learns the functions [`stack::named_classes`] names, found by name (process
+    /// context; once per load: later calls return at once).
+    pub(crate) fn learn_names(&self) {
+        if self.names_learnt.xchg(true, Relaxed) {
+            return;
+        }
+        for name in stack::named_classes(stack::THIS_ARCH) {
+            let addr = ffi::function_address(name);
+            if addr != 0 {
+                self.classify(addr);
+            }
+        }
     }
 
     /// The class of the frame at `addr`: known, or looked up and remembered. Not in NMI

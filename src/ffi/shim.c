@@ -485,6 +485,20 @@ void tio_softtimer_stop(unsigned int cpu)
 	timer_shutdown_sync(per_cpu_ptr(&tio_softtimer, cpu));
 }
 
+unsigned long tio_function_address(const char *name)
+{
+	struct kprobe kp = { .symbol_name = name, .flags = KPROBE_FLAG_DISABLED };
+
+	/*
+	 * register_kprobe() resolves the name into kp.addr first and only then refuses a
+	 * function that may not be probed (noinstr, entry code): either way kp.addr is the
+	 * function's address, or NULL if the name has no symbol.
+	 */
+	if (!register_kprobe(&kp))
+		unregister_kprobe(&kp);
+	return (unsigned long)kp.addr;
+}
+
 void tio_cpus_read_lock(void)
 {
 	cpus_read_lock();

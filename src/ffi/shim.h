@@ -68,6 +68,13 @@ unsigned int tio_stack_save(unsigned long *entries, unsigned int max);
  */
 int tio_stack_save_interrupted(unsigned long *entries, unsigned int max);
 
+/*
+ * The address of the core-kernel function `name` (NUL-terminated), 0 if there is none:
+ * resolved by a kprobe registered disabled, which patches nothing (the address is the
+ * kprobe's even where the function may not be probed). Process context; may sleep.
+ */
+unsigned long tio_function_address(const char *name);
+
 
 /*
  * Whether addr lies where code that can go away lives (modules, BPF programs, trampolines):

@@ -104,6 +104,19 @@ const INTERRUPT_EXIT: &[&str] = &[
 /// The functions of the return to user space that run with interrupts on.
 const RETURN_TO_USER: &[&str] = &["exit_to_user_mode_loop"];
 
+/// The functions whose class the cut needs where it may look nothing up, and that have
+/// whole names to be found by: the interrupt return paths and whole-named entries of
+/// `arch`, the softirq loop, the return to user space. Learnt by name in process context.
+pub(crate) fn named_classes(arch: &ArchFrames) -> impl Iterator<Item = &'static str> {
+    INTERRUPT_EXIT
+        .iter()
+        .chain(arch.exit_names)
+        .chain(arch.entry_names)
+        .chain(SOFTIRQ_LOOP)
+        .chain(RETURN_TO_USER)
+        .copied()
+}
+
 /// What a frame is, for the cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FrameClass {
@@ -124,6 +137,10 @@ pub(crate) enum FrameClass {
     ReturnToUser,
     /// Anything else, or a frame without a symbol.
     Other,
+    /// Not known without a symbol lookup, where none may be made (hard interrupt and NMI
+    /// context): the culprit's for the cut, but taken as the entry where it follows an
+    /// interrupt's return path (whose next frame is always its interrupt's entry).
+    Unknown,
 }
 
 /// Classifies a symbol name for the architecture the module is built for; a trailing
@@ -190,7 +207,10 @@ pub(crate) fn first_culprit_frame(
                         break;
                     }
                     FrameClass::Softirq | FrameClass::SoftirqLoop => cut = i + 1,
-                    FrameClass::InterruptExit | FrameClass::ReturnToUser | FrameClass::Other => {}
+                    FrameClass::InterruptExit
+                    | FrameClass::ReturnToUser
+                    | FrameClass::Other
+                    | FrameClass::Unknown => {}
                 }
             }
             cut
@@ -210,7 +230,13 @@ fn skip_interrupt_returns(
         while i < depth && class_of(i) == FrameClass::InterruptExit {
             i += 1;
         }
-        if i == cut || i >= depth || class_of(i) != FrameClass::InterruptEntry {
+        if i == cut
+            || i >= depth
+            || !matches!(
+                class_of(i),
+                FrameClass::InterruptEntry | FrameClass::Unknown
+            )
+        {
             return cut;
         }
         cut = i + 1;
@@ -477,5 +503,41 @@ mod tests {
         assert_eq!(symbol_extent("f+0x10/0x10"), None);
         assert_eq!(symbol_extent("+0x1/0x10"), None);
         assert_eq!(symbol_extent("f+1f/0x20"), None);
+    }
+
+    #[test]
+    fn nested_interrupt_return_is_cut_before_its_entry_is_known() {
+        // In interrupt context nothing is looked up: an entry not known yet, after a
+        // known return path, is taken as its entry.
+        let classes = [
+            FrameClass::InterruptExit,
+            FrameClass::InterruptExit,
+            FrameClass::Unknown,
+            FrameClass::Other,
+            FrameClass::Other,
+        ];
+        let frames = [0x10u64, 0x20, 0x30, 0x40, 0x50];
+        assert_eq!(first_culprit_frame(&frames, 0x10, |i| classes[i]), 3);
+        // Unknown frames without a return path before them are the culprit's.
+        let classes = [FrameClass::Unknown, FrameClass::Unknown, FrameClass::Other];
+        assert_eq!(first_culprit_frame(&frames[..3], 0x10, |i| classes[i]), 0);
+        // A known non-entry after the return path: nothing is cut.
+        let classes = [
+            FrameClass::InterruptExit,
+            FrameClass::Other,
+            FrameClass::Other,
+        ];
+        assert_eq!(first_culprit_frame(&frames[..3], 0x10, |i| classes[i]), 0);
+    }
+
+    #[test]
+    fn named_classes_are_classed_by_their_names() {
+        for arch in [&X86_64, &ARM64] {
+            for name in named_classes(arch) {
+                assert_ne!(classify_for(arch, name), FrameClass::Other, "{name}");
+            }
+        }
+        assert!(named_classes(&X86_64).any(|n| n == "preempt_schedule_irq"));
+        assert!(named_classes(&ARM64).any(|n| n == "el1h_64_irq"));
     }
 }

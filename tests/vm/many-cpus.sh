@@ -44,6 +44,13 @@ blk=$(window_block $last hard sh)
 h=$(events $last hard)
 check "a 100 ms window on cpu $last (the highest online): an event ($h), its record naming the sample in its in-window stack" \
 	sh -c "test '$h' -ge 1 && echo '$blk' | grep -q irqoff_sample_hardirq_window"
+# The observer's own cost on that CPU: its record's capture and the watcher's NMIs (each
+# line: runs, total ns, log2 histogram of ns), for a culprit in a module, then also one
+# spinning in core text (a lock held from cpu 0).
+grep -E "^cost $last (capture|nmi) " $TIO/records | sed "s/^/# measured at $n CPUs, window in irqoff_sample: /"
+taskset -c $last sh -c 'echo spin 100 > /dev/irqoff_sample'
+sleep 0.2
+grep -E "^cost $last (capture|nmi) " $TIO/records | sed "s/^/# measured at $n CPUs, and a spin in core text: /"
 # Each file read whole twice; the second read's time counts (the first one may fault in
 # the reader).
 tio-time $(ls -d $TIO/*) > /dev/null
