@@ -262,7 +262,7 @@ cache_report() {	# what the cache holds for this run, and what a missing part co
 	local c=$TRACE_IRQOFF_CACHE have=() miss=() v d add=0
 	for v in test sanitize; do
 		d=$(tools/kernels/build-kernel --print "$v" 2>/dev/null)
-		if [ -f "$d/.built" ]; then have+=("$v kernel"); else miss+=("$v kernel"); add=$((add + 10)); fi
+		if [ -f "$d/.built" ]; then have+=("$v kernel"); else miss+=("$v kernel"); add=$((add + 7)); fi
 	done
 	if ls -d "$c"/trixie-*/var/cache >/dev/null 2>&1; then
 		have+=("trixie chroot")
@@ -270,19 +270,19 @@ cache_report() {	# what the cache holds for this run, and what a missing part co
 			[ -f "$d/.ready" ] && have+=("stock $(basename "$d")")
 		done
 	else
-		miss+=("trixie chroot and Debian's stock kernels"); add=$((add + 15))
+		miss+=("trixie chroot and Debian's stock kernels"); add=$((add + 8))
 	fi
 	ls -d "$c"/boot-*/.ready >/dev/null 2>&1 && have+=("boot image") || { miss+=("boot image"); add=$((add + 2)); }
 	[ -d "$(cargo_cache test)" ] && have+=("the host tests' cargo builds") || { miss+=("the host tests' cargo builds"); add=$((add + 1)); }
 	progress "cache $c: $( (IFS=,; echo "${have[*]:-nothing}") | sed 's/,/, /g')"
 	[ ${#miss[@]} = 0 ] || progress "not cached: $(IFS=,; echo "${miss[*]}" | sed 's/,/, /g')"
-	# Measured on a 2-core machine, alone (2026-11-28): warm 30:34 (the sanitize kernel's
-	# suite 12:08 from 1:49, beside every other step); cold, every part above missing,
-	# CARGO_HOME empty, the set-up packages purged: 54:39 with set-up (53:01 in tests/run).
-	# What each missing part adds to the wall time: the two debug kernels, built side by
-	# side, about 17 minutes together; the chroot and the five stock kernels (the Rust build
-	# files of each) about 15 of one slot; the boot image 2.
-	progress "estimate for this run on 2 cores: ~31 min warm, up to ~$add min more for what is not cached"
+	# Measured on a 2-core machine, alone (2026-11-28): warm 27:23 (the sanitize kernel's
+	# suite the longest step, beside every other step); cold, on a new machine with nothing
+	# of ours: 50:15 with set-up (48:37 in tests/run). What each missing part adds to the
+	# wall time: the two debug kernels, built side by side, about 14 minutes together; the
+	# chroot and the five stock kernels (the Rust build files of each, beside other steps)
+	# about 8; the boot image 2.
+	progress "estimate for this run on 2 cores: ~28 min warm, up to ~$add min more for what is not cached"
 }
 
 run_steps() {
