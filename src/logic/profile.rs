@@ -160,6 +160,18 @@ pub(crate) fn closest_pair(
     best
 }
 
+/// The ring of `c` from the first two CPUs on after it, `n1` and `n2` (round the ring, so
+/// possibly `c` itself): never `c`, never the same one twice.
+fn ring_of(c: u32, n1: Option<u32>, n2: Option<u32>) -> [Option<u32>; 2] {
+    let first = n1.filter(|&f| f != c);
+    let second = if first.is_some() {
+        n2.filter(|&s| s != c && Some(s) != first)
+    } else {
+        None
+    };
+    [first, second]
+}
+
 /// Every CPU's watched CPUs at once: for each CPU below `nr`, calls `set(cpu, ring)` with
 /// the next two CPUs after it in the ring for which `on` holds (never itself, never the
 /// same one twice), as [`watched`] gives them, in O(nr) for all of them: worked out in
@@ -171,13 +183,7 @@ pub(crate) fn rings(nr: u32, on: impl Fn(u32) -> bool, mut set: impl FnMut(u32, 
     for i in (0..nr.saturating_mul(2)).rev() {
         let c = if i >= nr { i - nr } else { i };
         if i < nr {
-            let first = n1.filter(|&f| f != c);
-            let second = if first.is_some() {
-                n2.filter(|&s| s != c && Some(s) != first)
-            } else {
-                None
-            };
-            set(c, [first, second]);
+            set(c, ring_of(c, n1, n2));
         }
         if on(c) {
             if n1 != Some(c) {
@@ -247,13 +253,7 @@ pub(crate) fn rings_around(
     let mut seen = 0;
     for _ in 1..nr {
         c = step(c, true);
-        let first = n1.filter(|&f| f != c);
-        let second = if first.is_some() {
-            n2.filter(|&s| s != c && Some(s) != first)
-        } else {
-            None
-        };
-        set(c, [first, second]);
+        set(c, ring_of(c, n1, n2));
         if on(c) {
             seen += 1;
             if seen == 2 {
