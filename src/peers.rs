@@ -11,11 +11,11 @@
 //! looking at every CPU.
 
 use kernel::prelude::*;
-use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
+use kernel::sync::atomic::{Acquire, Atomic, Full, Relaxed, Release};
 
 use crate::ffi;
 use crate::ffi::tracepoints;
-use crate::logic::gap::Window;
+use crate::logic::gap::{Silent, Window};
 use crate::logic::overlap::{self, PeerNow, Posted, BOARD_SLOTS, OPEN};
 use crate::logic::stall::{self, SILENCE_SLOTS};
 
@@ -133,6 +133,10 @@ struct Pulse {
     last: Atomic<u64>,
     slots: [SilenceSlot; SILENCE_SLOTS],
     next: Atomic<u32>,
+    /// Beats that end a silence and have not yet posted it: raised before the beat moves
+    /// `last`, lowered after the post, so that a CPU that sees the new beat and then no
+    /// post in flight sees the post (`Peers::silent`).
+    posting: Atomic<u32>,
     /// Silences posted (stalls of the whole machine), their total and longest length, the
     /// latest one, and those at least the threshold long.
     count: Atomic<u64>,
@@ -168,6 +172,7 @@ impl Pulse {
                 }
             }; SILENCE_SLOTS],
             next: Atomic::new(0),
+            posting: Atomic::new(0),
             count: Atomic::new(0),
             sum_ns: Atomic::new(0),
             longest_ns: Atomic::new(0),
@@ -266,19 +271,35 @@ impl Peers {
     /// machine's last beat is half a period old, and posts the silence that beat ends, if
     /// any, while two or more CPUs sample. Constant time; one shared word written at most
     /// about twice per period machine-wide.
+    ///
+    /// A beat that ends a silence raises `posting` before it moves `last` and lowers it
+    /// after the post (both fully ordered), so that a reader that sees the beat also sees
+    /// either the post in flight or the post itself ([`Peers::silent`]).
     pub(crate) fn beat(&self, cpu: u32, now: u64, period_ns: u64, threshold_ns: u64) {
         let pulse = &self.pulse;
-        let last = pulse.last.load(Relaxed);
-        if !stall::beats(last, now, period_ns) || pulse.last.cmpxchg(last, now, Relaxed).is_err() {
+        let last = pulse.last.load(Acquire);
+        if !stall::beats(last, now, period_ns) {
             return;
         }
-        let Some(s) = stall::silence(last, now, period_ns) else {
+        let silence = if self.nr_sampling.load(Relaxed) < 2 {
+            None
+        } else {
+            stall::silence(last, now, period_ns)
+        };
+        if silence.is_some() {
+            pulse.posting.fetch_add(1, Full);
+        }
+        let won = pulse.last.cmpxchg(last, now, Full).is_ok();
+        let Some(s) = silence else {
             return;
         };
-        if self.nr_sampling.load(Relaxed) < 2 {
+        if won {
+            pulse.post(s);
+        }
+        pulse.posting.fetch_sub(1, Full);
+        if !won {
             return;
         }
-        pulse.post(s);
         let len = s.end - s.start;
         pulse.count.add(1, Relaxed);
         pulse.sum_ns.add(len, Relaxed);
@@ -292,10 +313,26 @@ impl Peers {
         tracepoints::stall(cpu, s.start, s.end);
     }
 
-    /// Nanoseconds of [`from`, `to`) in which no sampled CPU ran (the silences posted).
-    /// Constant time.
+    /// The part of [`from`, `to`) in which no sampled CPU ran (the silences posted), and
+    /// whether that is all of it: not if a beat that ends a silence had moved the
+    /// machine's last beat but not yet posted. Constant time; for a run after its own
+    /// [`Peers::beat`]: a silence that ends inside its gap was then ended by a beat before
+    /// this read's (acquiring) load of the last beat, which orders that beat's raise of
+    /// `posting`, and its lowering the post, before what is read here.
+    pub(crate) fn silent(&self, from: u64, to: u64) -> Silent {
+        let pulse = &self.pulse;
+        let _ = pulse.last.load(Acquire);
+        let complete = pulse.posting.load(Acquire) == 0;
+        Silent {
+            ns: stall::silent_ns(from, to, pulse.silences()),
+            complete,
+        }
+    }
+
+    /// Nanoseconds of [`from`, `to`) in which no sampled CPU ran, as posted so far (a
+    /// silence still being posted is not in it: see [`Peers::silent`]). Constant time.
     pub(crate) fn silent_ns(&self, from: u64, to: u64) -> u64 {
-        stall::silent_ns(from, to, self.pulse.silences())
+        self.silent(from, to).ns
     }
 
     /// The stalls counted so far.

@@ -22,7 +22,7 @@ use crate::ffi::compat::local_interrupt_disable;
 use crate::ffi::tracepoints::{self, WindowEvent};
 use crate::ffi::{self, softtimer, SoftirqThread, COMM_LEN};
 use crate::logic::cause::{self, Cause, Samples};
-use crate::logic::gap::{self, Decision, Steal, Verdict, Window};
+use crate::logic::gap::{self, Decision, Silent, Steal, Verdict, Window};
 use crate::logic::profile;
 use crate::logic::stack;
 use crate::peers::{Peer, Peers, WindowCell};
@@ -473,9 +473,9 @@ impl CpuSampler {
         }
         // The part of the gap in which no sampled CPU ran: a stall, not this CPU's window.
         let silent = if rules.hard_latency(gap).is_some() {
-            self.peers.silent_ns(prev, now)
+            self.peers.silent(prev, now)
         } else {
-            0
+            Silent::known(0)
         };
         let decision = rules.hard_decision_in(gap, asleep, steal, false, silent);
         match decision {
@@ -1054,7 +1054,7 @@ impl CpuSampler {
     }
 
     /// Holds a gap from `prev` to `now` whose verdict waits for the tick's steal
-    /// accounting (`gap::Decision::Wait`): what its event needs from now (the task, and
+    /// accounting or for a silence being posted (`gap::Decision::Wait`): what its event needs from now (the task, and
     /// the stack if it may be recorded) is kept, and its window is set as a hardirq-off
     /// window meanwhile, so that the timer_list, which may run first, does not count it
     /// again as softirqs held off. `steal_before`: the steal count at `prev`.
@@ -1100,7 +1100,8 @@ impl CpuSampler {
     }
 
     /// The held gap's verdict, with the steal count `count` read at `now`, if the count is
-    /// settled by then (or `force`: a new gap begins, and its steal is not this one's).
+    /// settled by then and no silence is being posted (or `force`: a new gap begins, and
+    /// its steal is not this one's; it is decided with what is known).
     fn decide_held(
         &self,
         held: &mut Held,
@@ -1121,7 +1122,11 @@ impl CpuSampler {
                 now: count,
             },
             settled,
-            self.peers.silent_ns(held.prev, held.end),
+            // A new gap begins: decided with the silence posted by now.
+            match self.peers.silent(held.prev, held.end) {
+                silent if force => Silent::known(silent.ns),
+                silent => silent,
+            },
         ) {
             Decision::Wait => return,
             Decision::Now(Verdict::Event(latency)) => {

@@ -402,6 +402,29 @@ impl Steal {
     }
 }
 
+/// The part of a gap that lay in silences of the whole machine, as read from the pulse
+/// (`stall::silent_ns`).
+///
+/// A beat that ends a silence is seen by the other CPUs (the machine's last beat moved)
+/// a moment before its silence is posted; a vCPU that the host deschedules in that moment
+/// (or a single-threaded emulator that runs the other vCPUs then) makes the moment long.
+/// A gap judged in it would miss the silence, so the read says whether it is whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Silent {
+    /// Nanoseconds of the gap inside the silences posted so far.
+    pub(crate) ns: u64,
+    /// No silence was being posted: `ns` is all of the gap's silence that the pulse will
+    /// ever know. If not, a gap that is an event without it waits for a later read.
+    pub(crate) complete: bool,
+}
+
+impl Silent {
+    /// `ns` of silence, known whole.
+    pub(crate) const fn known(ns: u64) -> Self {
+        Self { ns, complete: true }
+    }
+}
+
 /// The longest wait for the steal of a gap that ended in the idle loop
 /// ([`Rules::steal_settled_after`]): an event of an idle CPU is counted at most this late.
 pub(crate) const IDLE_STEAL_WAIT_NS: u64 = NSEC_PER_SEC;
@@ -462,8 +485,24 @@ impl Rules {
     /// once, before any other evidence (the machine stood still, so nothing on this CPU
     /// can have been held off then); otherwise the rest is decided as a gap of its own,
     /// so that an irq-off window around a stall is reported without the stall's length.
-    /// With no silence it is exactly [`Rules::hard_decision`].
+    /// With no silence it is exactly [`Rules::hard_decision`]. An event decided while a
+    /// silence was still being posted (`silent.complete` false) is [`Decision::Wait`]: the
+    /// silence may cover it.
     pub(crate) const fn hard_decision_in(
+        &self,
+        gap_ns: u64,
+        asleep: bool,
+        steal: Steal,
+        settled: bool,
+        silent: Silent,
+    ) -> Decision {
+        match self.hard_decision_silent(gap_ns, asleep, steal, settled, silent.ns) {
+            Decision::Now(Verdict::Event(_)) if !silent.complete => Decision::Wait,
+            d => d,
+        }
+    }
+
+    const fn hard_decision_silent(
         &self,
         gap_ns: u64,
         asleep: bool,
@@ -1379,7 +1418,13 @@ mod tests {
         for asleep in [false, true] {
             for settled in [false, true] {
                 assert_eq!(
-                    r.hard_decision_in(310 * MS, asleep, steal(0, 0), settled, 295 * MS),
+                    r.hard_decision_in(
+                        310 * MS,
+                        asleep,
+                        steal(0, 0),
+                        settled,
+                        Silent::known(295 * MS)
+                    ),
                     Decision::Now(Verdict::Stall)
                 );
             }
@@ -1395,11 +1440,11 @@ mod tests {
     fn window_without_silence_is_unchanged() {
         let r = Rules::new(10 * MS, 50 * MS, 250);
         assert_eq!(
-            r.hard_decision_in(110 * MS, false, steal(0, 0), false, 0),
+            r.hard_decision_in(110 * MS, false, steal(0, 0), false, Silent::known(0)),
             Decision::Now(Verdict::Event(100 * MS))
         );
         assert_eq!(
-            r.hard_decision_in(110 * MS, true, steal(0, 0), false, 0),
+            r.hard_decision_in(110 * MS, true, steal(0, 0), false, Silent::known(0)),
             Decision::Now(Verdict::IdleLate)
         );
         let soft = 100 * MS + 2 * r.soft_period_ns;
@@ -1416,21 +1461,33 @@ mod tests {
     fn window_around_a_stall_keeps_its_outside() {
         let r = Rules::new(10 * MS, 50 * MS, 250);
         assert_eq!(
-            r.hard_decision_in(410 * MS, false, steal(0, 0), false, 300 * MS),
+            r.hard_decision_in(410 * MS, false, steal(0, 0), false, Silent::known(300 * MS)),
             Decision::Now(Verdict::Event(100 * MS))
         );
         // With steal accounted too, the rest waits for the tick as before.
         assert_eq!(
-            r.hard_decision_in(410 * MS, false, steal(1, 1 + 5 * MS), false, 300 * MS),
+            r.hard_decision_in(
+                410 * MS,
+                false,
+                steal(1, 1 + 5 * MS),
+                false,
+                Silent::known(300 * MS)
+            ),
             Decision::Wait
         );
         assert_eq!(
-            r.hard_decision_in(410 * MS, false, steal(1, 1 + 5 * MS), true, 300 * MS),
+            r.hard_decision_in(
+                410 * MS,
+                false,
+                steal(1, 1 + 5 * MS),
+                true,
+                Silent::known(300 * MS)
+            ),
             Decision::Now(Verdict::Event(95 * MS))
         );
         // An ordinary gap stays ordinary, silence or not.
         assert_eq!(
-            r.hard_decision_in(15 * MS, false, steal(0, 0), false, 15 * MS),
+            r.hard_decision_in(15 * MS, false, steal(0, 0), false, Silent::known(15 * MS)),
             Decision::Now(Verdict::Ordinary)
         );
         // A softirq-off window beyond the stall: an event of the rest.
@@ -1438,6 +1495,45 @@ mod tests {
         assert_eq!(
             r.soft_verdict_in(soft, 0, 0, 0, 300 * MS),
             Verdict::Event(soft - 300 * MS - r.soft_period_ns)
+        );
+    }
+
+    /// The CI failure of `vm-stall` (busy CPUs, a loaded host): after a 300 ms stop, the
+    /// other vCPU's beat had moved the machine's last beat but not yet posted the silence
+    /// when this CPU judged its 310 ms gap, and found none of it silent. A gap judged so
+    /// waits instead of being an event, and the later read, with the silence posted, finds
+    /// a stall. Without a post in flight nothing changes; a gap that is no event never
+    /// waits for one.
+    #[test]
+    fn silence_being_posted_is_waited_for() {
+        let r = Rules::new(10 * MS, 50 * MS, 250);
+        let posting = |ns| Silent {
+            ns,
+            complete: false,
+        };
+        for asleep in [false, true] {
+            let now = r.hard_decision_in(310 * MS, asleep, steal(0, 0), false, posting(0));
+            let later =
+                r.hard_decision_in(310 * MS, asleep, steal(0, 0), true, Silent::known(295 * MS));
+            if asleep {
+                assert_eq!(now, Decision::Now(Verdict::IdleLate));
+            } else {
+                assert_eq!(now, Decision::Wait);
+            }
+            assert_eq!(later, Decision::Now(Verdict::Stall));
+        }
+        assert_eq!(
+            r.hard_decision_in(310 * MS, false, steal(0, 0), false, Silent::known(0)),
+            Decision::Now(Verdict::Event(300 * MS))
+        );
+        assert_eq!(
+            r.hard_decision_in(15 * MS, false, steal(0, 0), false, posting(0)),
+            Decision::Now(Verdict::Ordinary)
+        );
+        // A silence already seen is still taken out while another is being posted.
+        assert_eq!(
+            r.hard_decision_in(310 * MS, false, steal(0, 0), false, posting(295 * MS)),
+            Decision::Now(Verdict::Stall)
         );
     }
 
