@@ -80,10 +80,32 @@ pub(crate) const RAW_FRAMES: usize = MAX_FRAMES + stack::SCAN_DEPTH;
 /// handler's) own frames, at most [`MAX_FRAMES`]. `irq_ip` is the interrupted instruction
 /// (0: unknown). In `Context::Interrupt`, NMI included, no symbol is looked up.
 pub(crate) fn capture_raw(raw: &mut [u64], irq_ip: u64, ctx: Context) -> &[u64] {
+    capture_walking(raw, irq_ip, ctx, INTERRUPTED_FRAMES)
+}
+
+/// The end stack of a hardirq-off window that the watcher's NMIs sampled, where the
+/// unwind starts at the interrupted registers: the instruction at which interrupts came
+/// back on and a few callers. The culprit's whole stack is the window's (its profile);
+/// walking only these frames keeps the record's irq-off cost low, whatever the depth.
+pub(crate) const SAMPLED_END_FRAMES: usize = 3;
+
+/// [`capture_raw`] for the end of a hardirq-off window (interrupt context): at most
+/// [`SAMPLED_END_FRAMES`] walked if the watcher `sampled` the window.
+pub(crate) fn capture_end(raw: &mut [u64], irq_ip: u64, sampled: bool) -> &[u64] {
+    let walk = if sampled {
+        SAMPLED_END_FRAMES
+    } else {
+        INTERRUPTED_FRAMES
+    };
+    capture_walking(raw, irq_ip, Context::Interrupt, walk)
+}
+
+/// [`capture_raw`], walking at most `walk` frames from interrupted registers.
+fn capture_walking(raw: &mut [u64], irq_ip: u64, ctx: Context, walk: usize) -> &[u64] {
     // From an interrupt, the unwind starts at the interrupted registers where the
     // architecture allows (x86_64): it walks only the culprit's frames, and a few more for
     // an interrupt return path that the cut may skip.
-    let room = raw.len().min(INTERRUPTED_FRAMES);
+    let room = raw.len().min(walk);
     let interrupted = match ctx {
         Context::Interrupt => ffi::save_interrupted_stack(&mut raw[..room]),
         Context::Soft => None,

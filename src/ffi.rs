@@ -20,6 +20,7 @@ use kernel::error::to_result;
 use kernel::ffi::{c_int, c_uint, c_ulong};
 use kernel::fmt;
 use kernel::prelude::*;
+use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
 
 #[allow(
     dead_code,
@@ -543,11 +544,33 @@ impl Drop for Namer {
 }
 
 /// Asks the namer to run soon (process context, an unbound worker). Any context but NMI;
-/// O(1): a no-op while it is queued already.
+/// O(1): a no-op while it is queued already. Where it is not (the namer idle), it wakes a
+/// worker: in hard interrupt context that wake-up would be the tool's own irq-off time,
+/// so the samplers' hard interrupt side calls [`namer_want`] instead.
 pub(crate) fn namer_kick() {
     // SAFETY: No preconditions: the work item is statically initialised, and queueing it
     // is allowed in hard interrupt context.
     unsafe { raw::tio_namer_kick() };
+}
+
+/// A namer run wanted by hard interrupt context, kicked by [`namer_kick_wanted`].
+static NAMER_WANTED: Atomic<u32> = Atomic::new(0);
+
+/// Asks the namer to run soon, from hard interrupt context (not NMI): one store, no
+/// wake-up. The next softirq sampler run (the timer_list, a tick or a few later, with
+/// interrupts on) or sampler stop kicks it ([`namer_kick_wanted`]).
+pub(crate) fn namer_want() {
+    if NAMER_WANTED.load(Relaxed) == 0 {
+        NAMER_WANTED.store(1, Release);
+    }
+}
+
+/// Kicks the namer if hard interrupt context wanted it since the last kick (any context
+/// where interrupts are on, so that its wake-up costs no irq-off time).
+pub(crate) fn namer_kick_wanted() {
+    if NAMER_WANTED.load(Relaxed) != 0 && NAMER_WANTED.xchg(0, Acquire) != 0 {
+        namer_kick();
+    }
 }
 
 /// The per-CPU timer_list of the softirq sampler (one per CPU, in the shim).

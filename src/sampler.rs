@@ -354,6 +354,8 @@ impl CpuSampler {
         self.probe_armed.store(0, Relaxed);
         self.peers.set_sampling(self.cpu, false);
         self.watch.ring_changed(&self.peers, self.cpu);
+        // A record of its last runs is named even if no timer_list runs after them.
+        ffi::namer_kick_wanted();
     }
 
     /// Bytes allocated for this CPU as the allocators round them (`sizes`): the sampler
@@ -428,7 +430,7 @@ impl CpuSampler {
         // Frame classes that captures here or in the watcher's NMIs met without knowing
         // them: the namer learns them (`capture::learn_pending`).
         if capture::has_pending() {
-            ffi::namer_kick();
+            ffi::namer_want();
         }
         let interrupted = ffi::interrupted();
         let prev = me.last_hard_ns.xchg(now, Relaxed);
@@ -904,6 +906,8 @@ impl CpuSampler {
         if self.soft_cost.run_counted(runs) {
             self.soft_cost.timed(ffi::now_ns().saturating_sub(now));
         }
+        // The namer runs the hard interrupt side wanted (`ffi::namer_want`), queued here.
+        ffi::namer_kick_wanted();
         if *runs == 1 {
             // The first run on this CPU: its stack holds the softirq machinery (and, where
             // softirqs ran on an interrupt's exit, the interrupt's entry), whose classes
@@ -1221,15 +1225,19 @@ impl CpuSampler {
             } => (pid, comm, cgroup_id),
         };
         let recorded = rules.is_recorded(latency_ns);
-        // The stack where it ended, for the event stream too when it is read: taken here
-        // once, whether or not the record store keeps the window.
+        let live = self.watch.get(self.cpu).map(|w| &w.profile);
+        // The stack where it ended, for the record and the event stream: taken here once,
+        // whether or not the record store keeps the window. Short where the watcher
+        // sampled the window, whose profile holds the culprit's whole stack.
         let mut raw = [0u64; capture::RAW_FRAMES];
         let start = ffi::now_ns();
         let frames: &[u64] = match stack {
             EndStack::Held { frames, .. } => frames,
-            EndStack::Here if recorded && tracepoints::windows_enabled() => {
-                capture::capture_raw(&mut raw, ffi::irq_regs_ip(), capture::Context::Interrupt)
-            }
+            EndStack::Here if recorded => capture::capture_end(
+                &mut raw,
+                ffi::irq_regs_ip(),
+                live.is_some_and(|l| l.sampled(prev)),
+            ),
             EndStack::Here => &[],
         };
         tracepoints::hardirq_off(&WindowEvent {
@@ -1254,14 +1262,8 @@ impl CpuSampler {
             cgroup_id,
             ..Header::new(latency_ns, now, pid, comm)
         };
-        let live = self.watch.get(self.cpu).map(|w| &w.profile);
         self.hard.offer(&header, self.settings.generation(), |w| {
-            match stack {
-                EndStack::Here if frames.is_empty() => {
-                    capture::capture(w, Which::End, capture::Context::Interrupt)
-                }
-                _ => capture::put_frames(w, Which::End, frames),
-            }
+            capture::put_frames(w, Which::End, frames);
             if let Some(live) = live {
                 w.profile_from(live, prev);
             }

@@ -714,7 +714,7 @@ impl Watch {
             top,
             module,
         }) {
-            ffi::namer_kick();
+            ffi::namer_want();
         }
     }
 

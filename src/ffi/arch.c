@@ -99,12 +99,14 @@ int tio_stack_save_interrupted(unsigned long *store, unsigned int max)
 	if (user_mode(regs) || !max)
 		return 0;
 	store[n++] = instruction_pointer(regs);
-	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state) && n < max;
-	     unwind_next_frame(&state)) {
+	/* No step past the last frame kept: each costs an ORC lookup. */
+	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state) && n < max;) {
 		addr = unwind_get_return_address(&state);
 		if (!addr)
 			break;
 		store[n++] = addr;
+		if (n < max)
+			unwind_next_frame(&state);
 	}
 	return n;
 }

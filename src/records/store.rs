@@ -238,9 +238,10 @@ impl RecordStore {
         }
         // Naming a module's frame walks its symbol table: never here, in interrupt
         // context, but by the namer, within milliseconds (and before the module goes);
-        // it names the others too, once, so that reads do not.
+        // it names the others too, once, so that reads do not. Kicked from the next
+        // softirq sampler run, with interrupts on: its wake-up is no irq-off time.
         self.unnamed.store(1, Release);
-        crate::ffi::namer_kick();
+        crate::ffi::namer_want();
     }
 
     /// Bytes of the slot array.
