@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# cpus: 16
-# Booted with many CPUs (tests/run: --cpus 16 on debian-7.3; make bench: 64), or with few
+# cpus: 64
+# Booted with many CPUs (tests/run: 64 on debian-7.3; make bench: BENCH_SCALE_CPUS), or with few
 # online and many possible (--cpus 2 --possible-cpus M, which it checks the guest counts).
 # Claim: the module loads with a sampler for every online CPU and samples each, a window
 # on the highest online CPU is a record with its in-window stack, load, enable, disable
