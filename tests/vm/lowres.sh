@@ -11,7 +11,7 @@
 # kernel's own hrtimer_expire_entry events show both callbacks with the same `now`, one
 # pass), and that every such window is still reported as a hardirq-off event, with the
 # sample's callback in its stack, not taken for a late wake-up, because the watcher's NMI
-# found CPU 1 inside a hard interrupt handler during the gap (sampler.rs, SleepEvidence).
+# found CPU 1 inside a hard interrupt handler during the gap (sampler/hard.rs, SleepEvidence).
 . /tests/lib.sh
 D=120
 N=3
