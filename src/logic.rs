@@ -41,3 +41,5 @@ pub(crate) mod stack;
 pub(crate) mod stall;
 #[path = "logic/tag_key.rs"]
 pub(crate) mod tag_key;
+#[path = "logic/verdict.rs"]
+pub(crate) mod verdict;

@@ -9,8 +9,9 @@ use kernel::time::hrtimer::{HrTimerCallback, HrTimerCallbackContext, HrTimerRest
 
 use crate::capture;
 use crate::ffi;
-use crate::logic::gap::{self, Decision, Silent, Steal, Verdict, Window};
+use crate::logic::gap::{self, Silent, Steal, Window};
 use crate::logic::stack;
+use crate::logic::verdict::{HardOutcome, HardSeen, HeldOutcome, HeldSeen};
 use crate::peers::Peer;
 use crate::records::MAX_FRAMES;
 
@@ -110,45 +111,49 @@ impl CpuSampler {
         if prev == 0 {
             return;
         }
-        let gap = now.saturating_sub(prev);
         // Proven, never assumed from the idle task being current (gap::SleepEvidence).
         let asleep = evidence.proves_sleep();
-        if asleep {
-            // Every run proven asleep, also when late by less than an idle gap: the
-            // timer_list, if due earlier, may have been late by more.
-            self.idle_late.set(rules.late_window(prev, now));
-        }
         // The part of the gap in which no sampled CPU ran: a stall, not this CPU's window.
-        let silent = if rules.hard_latency(gap).is_some() {
+        let silent = if rules.needs_silence(now.saturating_sub(prev)) {
             self.peers.silent(prev, now)
         } else {
             Silent::known(0)
         };
-        let decision = rules.hard_decision_in(gap, asleep, steal, false, silent);
-        match decision {
-            Decision::Now(Verdict::IdleLate) => self.idle_gaps.add(1, Relaxed),
-            Decision::Now(Verdict::Stall) => {
+        let verdict = rules.judge_hard(HardSeen {
+            prev,
+            now,
+            asleep,
+            steal,
+            silent,
+        });
+        if let Some(late) = verdict.idle_late {
+            self.idle_late.set(late);
+        }
+        match verdict.outcome {
+            HardOutcome::Ordinary => {}
+            HardOutcome::IdleLate => self.idle_gaps.add(1, Relaxed),
+            HardOutcome::Stall { late } => {
                 self.stall_gaps.add(1, Relaxed);
-                self.stall_late.set(rules.late_window(prev, now));
+                self.stall_late.set(late);
             }
-            Decision::Now(Verdict::Steal) => {
+            HardOutcome::Steal { late } => {
                 self.steal_gaps.add(1, Relaxed);
-                self.steal_late.set(rules.late_window(prev, now));
+                self.steal_late.set(late);
             }
-            Decision::Now(Verdict::Event(latency)) => {
+            HardOutcome::Event { latency, window } => {
                 let returned = self.returned(interrupted, prev, now, rules);
                 self.hard_report(
                     rules,
                     me,
                     latency,
-                    rules.late_window(prev, now),
+                    window,
                     prev,
                     now,
                     !returned,
                     EndStack::Here,
                 );
             }
-            Decision::Wait => {
+            HardOutcome::Hold => {
                 let returned = self.returned(interrupted, prev, now, rules);
                 self.hold(
                     &mut local.held,
@@ -161,12 +166,8 @@ impl CpuSampler {
                     interrupted.idle_loop(),
                 );
             }
-            Decision::Now(Verdict::Ordinary) => {}
         }
-        let after_gap = !matches!(
-            decision,
-            Decision::Now(Verdict::Ordinary | Verdict::IdleLate)
-        );
+        let after_gap = verdict.after_gap();
         let bh_held = !asleep && self.bh_held(interrupted);
         if !asleep {
             self.probe_look(
@@ -339,29 +340,22 @@ impl CpuSampler {
         now: u64,
         force: bool,
     ) {
-        let settled =
-            force || rules.steal_settled_after(held.end, now, held.ended_idle, held.left_idle);
-        let gap = held.end.saturating_sub(held.prev);
-        match rules.hard_decision_in(
-            gap,
-            false,
-            Steal {
+        let outcome = rules.judge_held(HeldSeen {
+            prev: held.prev,
+            end: held.end,
+            now,
+            steal: Steal {
                 before: held.steal_before,
                 now: count,
             },
-            settled,
-            // A new gap begins: decided with the silence posted by now.
-            match self.peers.silent(held.prev, held.end) {
-                silent if force => Silent::known(silent.ns),
-                silent => silent,
-            },
-        ) {
-            Decision::Wait => return,
-            Decision::Now(Verdict::Event(latency)) => {
-                let window = Window {
-                    start: held.end.saturating_sub(latency),
-                    end: held.end,
-                };
+            ended_idle: held.ended_idle,
+            left_idle: held.left_idle,
+            force,
+            silent: self.peers.silent(held.prev, held.end),
+        });
+        match outcome {
+            HeldOutcome::Wait => return,
+            HeldOutcome::Event { latency, window } => {
                 let stack = EndStack::Held {
                     pid: held.pid,
                     comm: held.comm,
@@ -379,17 +373,18 @@ impl CpuSampler {
                     stack,
                 );
             }
-            Decision::Now(v) => {
+            HeldOutcome::Steal { late } => {
                 // Not an irq-off window: the one before it is this CPU's last again.
                 me.hard_off.set(held.before);
-                if v == Verdict::Steal {
-                    self.steal_gaps.add(1, Relaxed);
-                    self.steal_late.set(rules.late_window(held.prev, held.end));
-                } else if v == Verdict::Stall {
-                    self.stall_gaps.add(1, Relaxed);
-                    self.stall_late.set(rules.late_window(held.prev, held.end));
-                }
+                self.steal_gaps.add(1, Relaxed);
+                self.steal_late.set(late);
             }
+            HeldOutcome::Stall { late } => {
+                me.hard_off.set(held.before);
+                self.stall_gaps.add(1, Relaxed);
+                self.stall_late.set(late);
+            }
+            HeldOutcome::Ordinary => me.hard_off.set(held.before),
         }
         held.end = 0;
     }

@@ -11,6 +11,7 @@ use crate::ffi::COMM_LEN;
 use crate::logic::cause::{self, Samples};
 use crate::logic::gap::{self, Window};
 use crate::logic::stack;
+use crate::logic::verdict::{ProbeOutcome, ProbeSeen};
 
 use super::cpu::CpuSampler;
 use super::events::SoftWindow;
@@ -160,24 +161,20 @@ impl CpuSampler {
             return;
         }
         let rules = self.settings.rules();
-        let Some(latency) = rules.probe_latency(start, armed, now) else {
-            return;
-        };
-        // A stall of the whole machine inside the window is not softirqs held off: what
-        // remains of the hold after the look, without it, must still be a period.
-        let silent = self.peers.silent_ns(start, now);
-        let latency = if silent == 0 {
-            latency
-        } else {
-            let after_look = self.peers.silent_ns(armed, now);
-            if rules
-                .probe_latency(start, armed.saturating_add(after_look), now)
-                .is_none()
-            {
+        // A stall of the whole machine inside the window is not softirqs held off.
+        let latency = match rules.judge_probe(ProbeSeen {
+            start,
+            armed,
+            now,
+            silent: self.peers.silent_ns(start, now),
+            silent_after_look: self.peers.silent_ns(armed, now),
+        }) {
+            ProbeOutcome::Nothing => return,
+            ProbeOutcome::Stall => {
                 self.stall_gaps.add(1, Relaxed);
                 return;
             }
-            latency.saturating_sub(silent)
+            ProbeOutcome::Event { latency } => latency,
         };
         // Where timers run in their own thread, the timer_list may have reported this
         // window first (a long timer callback in ktimers/N, the probe run after it): one

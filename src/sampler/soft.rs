@@ -9,8 +9,9 @@ use crate::capture;
 use crate::ffi;
 use crate::ffi::COMM_LEN;
 use crate::logic::cause::{self, Cause, Samples};
-use crate::logic::gap::{self, Steal, Verdict, Window};
+use crate::logic::gap::{self, Steal, Window};
 use crate::logic::profile;
+use crate::logic::verdict::{SoftOutcome, SoftSeen};
 use crate::settings::RulesCache;
 
 use super::cpu::CpuSampler;
@@ -98,8 +99,16 @@ impl CpuSampler {
     /// The cause of the softirq window that started at `start` and ends `now` (run by the
     /// timer_list, as `pid`), and how long a softirq thread was seen waiting in it.
     pub(super) fn window_cause(&self, start: u64, now: u64, pid: i32) -> (Cause, u64, Samples) {
-        let mine = self.win_of.load(Relaxed) == start;
-        let samples = if mine {
+        let samples = self.window_samples(start);
+        let in_thread = self.thread_pids.iter().any(|p| p.load(Relaxed) == pid);
+        let cause = cause::classify(samples, in_thread);
+        (cause, self.runnable_in(start, cause, now), samples)
+    }
+
+    /// The hrtimer's looks inside the softirq window that started at `start` (none if it
+    /// looked into another).
+    pub(super) fn window_samples(&self, start: u64) -> Samples {
+        if self.win_of.load(Relaxed) == start {
             Samples {
                 total: self.win_total.load(Relaxed),
                 bh_off: self.win_bh_off.load(Relaxed),
@@ -107,10 +116,7 @@ impl CpuSampler {
             }
         } else {
             Samples::default()
-        };
-        let in_thread = self.thread_pids.iter().any(|p| p.load(Relaxed) == pid);
-        let cause = cause::classify(samples, in_thread);
-        (cause, self.runnable_in(start, cause, now), samples)
+        }
     }
 
     /// The timer_list ran: softirq-off check. Returns the next delay in jiffies.
@@ -168,31 +174,31 @@ impl CpuSampler {
         let prev_jiffies = self.last_soft_jiffies.xchg(ffi::jiffies(), Relaxed);
         // Shorter than an event, nothing can make it one: the common case.
         if prev != 0 && now.saturating_sub(prev) >= rules.soft_event_ns {
-            let gap = now.saturating_sub(prev);
-            let (hard_off, idle_late) = (
-                self.peer().map_or(Window::EMPTY, |p| p.hard_off.get()),
-                self.idle_late.get(),
-            );
-            // After the window: if the hrtimer ran since, its last run is newer than it.
-            let last_hard = self.peer().map_or(0, |p| p.last_hard_ns.load(Relaxed));
-            let idle_late = gap::idle_until(idle_late, last_hard, now);
-            // Reported already: hardirq-off windows and the probe's softirq-off ones.
-            let probe = self.probe_window.get();
-            let hard = gap::covered(prev, now, hard_off, probe);
-            let hard_or_idle = gap::covered_all(prev, now, [hard_off, probe, idle_late]);
-            let silent = self.peers.silent_ns(prev, now);
-            match rules.soft_verdict_in(gap, hard, hard_or_idle, stolen, silent) {
-                Verdict::IdleLate => self.idle_gaps.add(1, Relaxed),
-                Verdict::Steal => self.steal_gaps.add(1, Relaxed),
-                Verdict::Stall => self.stall_gaps.add(1, Relaxed),
-                Verdict::Event(latency) => {
+            let outcome = rules.judge_soft(SoftSeen {
+                prev,
+                now,
+                hard_off: self.peer().map_or(Window::EMPTY, |p| p.hard_off.get()),
+                // Reported already: the probe's softirq-off windows.
+                probe: self.probe_window.get(),
+                idle_late: self.idle_late.get(),
+                // After the window: if the hrtimer ran since, its last run is newer.
+                last_hard: self.peer().map_or(0, |p| p.last_hard_ns.load(Relaxed)),
+                stolen,
+                silent: self.peers.silent_ns(prev, now),
+                samples: self.window_samples(prev),
+                thread_waited: self.thread_waited_in(prev),
+                threaded: self.threaded,
+            });
+            match outcome {
+                SoftOutcome::Ordinary => {}
+                SoftOutcome::IdleLate => self.idle_gaps.add(1, Relaxed),
+                SoftOutcome::Steal => self.steal_gaps.add(1, Relaxed),
+                SoftOutcome::Stall => self.stall_gaps.add(1, Relaxed),
+                SoftOutcome::LateTimer => self.late_timer_gaps.add(1, Relaxed),
+                SoftOutcome::Event { latency } => {
                     let mut comm = [0u8; COMM_LEN];
                     let pid = ffi::current_task(&mut comm);
                     let (cause, runnable_ns, samples) = self.window_cause(prev, now, pid);
-                    if !cause::timer_gap_held(samples, self.thread_waited_in(prev), self.threaded) {
-                        self.late_timer_gaps.add(1, Relaxed);
-                        return self.soft_window_over(rules);
-                    }
                     self.timer_window.set(Window {
                         start: now.saturating_sub(latency),
                         end: now,
@@ -213,7 +219,6 @@ impl CpuSampler {
                     };
                     self.soft_event(rules, window, now, pid, comm);
                 }
-                Verdict::Ordinary => {}
             }
         }
         self.soft_window_over(rules)
