@@ -32,15 +32,17 @@
 //!
 //! The parts: `types` (what a record is), `slot` (the seqcount slot and its writer),
 //! `store` (a CPU's store of one kind), `pending` (the open softirq window), `live` (the
-//! live profile of an open window).
+//! live profile of an open window), `overlap` (a record's join with another CPU's).
 
 mod live;
+mod overlap;
 mod pending;
 mod slot;
 mod store;
 mod types;
 
 pub(crate) use live::{LiveProfile, LiveView};
+pub(crate) use overlap::{overlapping_hard, ReadAt};
 pub(crate) use pending::Pending;
 pub(crate) use slot::Writer;
 pub(crate) use store::{NameJob, RecordStore};

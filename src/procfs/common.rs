@@ -6,7 +6,7 @@
 use crate::ffi::{self, Symbol};
 use crate::logic::overlap::Resolved;
 use crate::logic::parse;
-use crate::records::{LiveView, Profile, Record, RecordStore, Stack, Which, MAX_RECORDS};
+use crate::records::{LiveView, Profile, ReadAt, Record, RecordStore, Stack, Which, MAX_RECORDS};
 use crate::sampler::CpuSampler;
 use crate::state::State;
 use crate::watch::Ongoing;
@@ -22,7 +22,7 @@ use kernel::seq_print;
 pub(super) fn for_each_record_while(
     store: &RecordStore,
     generation: u64,
-    mut f: impl FnMut(&Record, Slot) -> bool,
+    mut f: impl FnMut(&Record, ReadAt) -> bool,
 ) {
     let n = store.len(generation);
     let mut order = [0usize; MAX_RECORDS];
@@ -36,18 +36,11 @@ pub(super) fn for_each_record_while(
     };
     for &i in &order[..n] {
         if let Some(seq) = store.read_at(i, &mut r) {
-            if !f(&r, Slot { index: i, seq }) {
+            if !f(&r, ReadAt { index: i, seq }) {
                 return;
             }
         }
     }
-}
-
-/// Where a record was read: its slot in its store, and the slot's sequence count then.
-#[derive(Clone, Copy)]
-pub(super) struct Slot {
-    pub(super) index: usize,
-    pub(super) seq: u32,
 }
 
 /// Calls `f` with the CPU's open softirq window, if it has one.

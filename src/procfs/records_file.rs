@@ -10,14 +10,15 @@ use crate::ffi::COMM_LEN;
 use crate::ffi::{self};
 use crate::logic::cause::Cause;
 use crate::logic::escape::Escaped;
-use crate::logic::gap::{self, Window};
+use crate::logic::gap::Window;
 use crate::logic::grammar::{
     FileHeader, KindName, LineOverlap, RecordLine, COUNTERS_VERSION, RECORDS_VERSION,
 };
 use crate::logic::histogram::{self, NR_BUCKETS};
-use crate::logic::overlap::Resolved;
 use crate::procfs::common::*;
-use crate::records::{comm_str, Header, Kind, LiveView, Record, RecordStore, Which};
+use crate::records::{
+    comm_str, overlapping_hard, Header, Kind, LiveView, ReadAt, Record, RecordStore, Which,
+};
 use crate::sampler::CpuSampler;
 use crate::state::State;
 use crate::watch::Ongoing;
@@ -325,15 +326,18 @@ pub(super) fn show_record(
     cpu: u32,
     kind: Kind,
     r: &Record,
-    at: Option<(&RecordStore, Slot)>,
+    at: Option<(&RecordStore, ReadAt)>,
 ) {
     let h = &r.header;
     let (end, window) = (r.stack(Which::End), r.stack(Which::Window));
     let (start, end_ns) = r.window();
+    let generation = state.settings.generation();
     let found = h.overlap_cpu.map(|other| {
         (
             other,
-            overlapping_hard(state, other, Window { start, end: end_ns }, at),
+            state.cpu(other).and_then(|theirs| {
+                overlapping_hard(&theirs.hard, generation, Window { start, end: end_ns }, at)
+            }),
         )
     });
     let overlap = match &found {
@@ -409,85 +413,6 @@ pub(super) fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView,
         seq_print!(m, "window_frame {}\n", Frame(&v.latest, i));
     }
     show_live_profile(m, v);
-}
-
-/// What `records` shows of an overlapping hardirq-off record.
-pub(super) struct Overlap {
-    latency_ns: u64,
-    pid: i32,
-    comm: [u8; COMM_LEN],
-}
-
-/// The hardirq-off record of `cpu` that covers most of `ours`, if one covers most of it.
-/// Resolved once per record: the join compares the headers of `cpu`'s records (a few
-/// words each, no stacks copied), and the one it found is kept beside our record (`at`),
-/// so that later reads look at that one record only, while both records stay in their
-/// slots (`overlap::Resolved`). Nothing found is not kept: that window may still be open,
-/// its record still to come.
-pub(super) fn overlapping_hard(
-    state: &State,
-    cpu: u32,
-    ours: Window,
-    at: Option<(&RecordStore, Slot)>,
-) -> Option<Overlap> {
-    let sampler = state.cpu(cpu)?;
-    let generation = state.settings.generation();
-    let theirs = &sampler.hard;
-    let n = theirs.len(generation);
-    let mut h = Header::new(0, 0, 0, [0; COMM_LEN]);
-    if let Some((store, slot)) = at {
-        let word = store.resolved(slot.index);
-        let known = Resolved::still(word, slot.seq, |i| if i < n { theirs.seq(i) } else { None });
-        if let Some(i) = known {
-            if let Some(seq) = theirs.read_header(i, &mut h) {
-                if Resolved::still(word, slot.seq, |_| Some(seq)).is_some() {
-                    return Some(Overlap {
-                        latency_ns: h.latency_ns,
-                        pid: h.pid,
-                        comm: h.comm,
-                    });
-                }
-            }
-        }
-    }
-    let mut best: Option<(Overlap, u64, usize, u32)> = None;
-    for i in 0..n {
-        let Some(seq) = theirs.read_header(i, &mut h) else {
-            continue;
-        };
-        let w = Window {
-            start: h.timestamp_ns.saturating_sub(h.latency_ns),
-            end: h.timestamp_ns,
-        };
-        if gap::overlaps_most(ours, w) {
-            let covered = w.overlap(ours.start, ours.end);
-            if best.as_ref().is_none_or(|b| covered > b.1) {
-                best = Some((
-                    Overlap {
-                        latency_ns: h.latency_ns,
-                        pid: h.pid,
-                        comm: h.comm,
-                    },
-                    covered,
-                    i,
-                    seq,
-                ));
-            }
-        }
-    }
-    let (found, _, i, seq) = best?;
-    if let (Some((store, slot)), Ok(index)) = (at, u8::try_from(i)) {
-        store.set_resolved(
-            slot.index,
-            Resolved {
-                own: slot.seq,
-                index,
-                theirs: seq,
-            }
-            .pack(),
-        );
-    }
-    Some(found)
 }
 
 pub(super) fn show_tag_wait(state: &State, m: &SeqFile) {
