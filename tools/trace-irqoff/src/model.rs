@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //! What the CLI knows of the module apart from how it is read (`procfs`, `stream`,
 //! `saved`, parsed by `parse`) and shown (`render`): its state (`snapshot`), its settings,
-//! and what `record` saves.
+//! what `record` saves, and what a record's cgroup says (`cgroup`).
 
+pub mod cgroup;
 pub mod recording;
 pub mod settings;
 pub mod snapshot;

@@ -276,7 +276,7 @@ pub struct Record {
     pub cgroup: Option<String>,
     /// What the path says the task ran in (`cgroup::classify`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cgroup_class: Option<crate::cgroup::Class>,
+    pub cgroup_class: Option<crate::model::cgroup::Class>,
     /// The id was looked up and no cgroup has it any more.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cgroup_gone: bool,
