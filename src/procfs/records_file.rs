@@ -12,7 +12,8 @@ use crate::logic::cause::Cause;
 use crate::logic::escape::Escaped;
 use crate::logic::gap::Window;
 use crate::logic::grammar::{
-    FileHeader, KindName, LineOverlap, RecordLine, COUNTERS_VERSION, RECORDS_VERSION,
+    CpuLine, FileHeader, KindName, LineOverlap, RecordLine, COST_NAMES, COUNTERS_VERSION,
+    CPU_COUNTERS, HIST_NAMES, RECORDS_VERSION,
 };
 use crate::logic::histogram::{self, NR_BUCKETS};
 use crate::procfs::common::*;
@@ -208,38 +209,21 @@ pub(super) fn show_cpu_worst(state: &State, m: &SeqFile, cpu: &CpuSampler) {
 
 pub(super) fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
     let generation = state.settings.generation();
-    let (hd, hr) = cpu.hard.drops(generation);
-    let (sd, sr) = cpu.soft.drops(generation);
+    let values = CPU_COUNTERS.map(|c| cpu_counter(cpu, generation, c.key));
+    let line = CpuLine {
+        cpu: cpu.cpu,
+        online: ffi::cpu_online(cpu.cpu),
+        values: &values,
+    };
+    seq_print!(m, "{}\n", Show(line));
     let [bh, ksd] = &cpu.cause_counts;
-    seq_print!(
-        m,
-        "cpu {} online={} hard_events={} soft_events={} soft_bh_off_events={} soft_ksoftirqd_wait_events={} hard_dropped={} hard_replaced={} soft_dropped={} soft_replaced={} idle_gaps={} late_timer_gaps={} steal_gaps={} stall_gaps={} hard_sum_ns={} soft_sum_ns={} soft_bh_off_sum_ns={} soft_ksoftirqd_wait_sum_ns={}\n",
-        cpu.cpu,
-        u8::from(ffi::cpu_online(cpu.cpu)),
-        cpu.hard_counts.total(),
-        cpu.soft_counts.total(),
-        bh.total(),
-        ksd.total(),
-        hd,
-        hr,
-        sd,
-        sr,
-        cpu.idle_gaps.load(Relaxed),
-        cpu.late_timer_gaps.load(Relaxed),
-        cpu.steal_gaps.load(Relaxed),
-        cpu.stall_gaps.load(Relaxed),
-        cpu.hard_counts.sum(),
-        cpu.soft_counts.sum(),
-        bh.sum(),
-        ksd.sum()
-    );
-    let hists = [
-        ("hard", &cpu.hard_counts),
-        ("soft", &cpu.soft_counts),
-        ("soft-bh-off", bh),
-        ("soft-ksoftirqd-wait", ksd),
-    ];
-    for (name, counts) in hists {
+    for (name, _) in HIST_NAMES {
+        let counts = match name {
+            "hard" => &cpu.hard_counts,
+            "soft" => &cpu.soft_counts,
+            "soft-bh-off" => bh,
+            _ => ksd,
+        };
         seq_print!(m, "hist {} {}", cpu.cpu, name);
         for c in counts.snapshot() {
             seq_print!(m, " {}", c);
@@ -247,14 +231,14 @@ pub(super) fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
         seq_print!(m, "\n");
     }
     let watched = state.watch.get(cpu.cpu);
-    let costs = [
-        ("hard", Some(&cpu.hard_cost)),
-        ("soft", Some(&cpu.soft_cost)),
-        ("capture", Some(&cpu.capture_cost)),
-        ("nmi", watched.map(|w| &w.nmi_cost)),
-        ("nmi_rtt", watched.map(|w| &w.nmi_rtt)),
-    ];
-    for (name, cost) in costs {
+    for (name, _) in COST_NAMES {
+        let cost = match name {
+            "hard" => Some(&cpu.hard_cost),
+            "soft" => Some(&cpu.soft_cost),
+            "capture" => Some(&cpu.capture_cost),
+            "nmi" => watched.map(|w| &w.nmi_cost),
+            _ => watched.map(|w| &w.nmi_rtt),
+        };
         let Some(cost) = cost else { continue };
         seq_print!(
             m,
@@ -268,6 +252,30 @@ pub(super) fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
             seq_print!(m, " {}", c);
         }
         seq_print!(m, "\n");
+    }
+}
+
+/// The value of the `cpu` line's counter `key` (`logic::grammar::CPU_COUNTERS`) for `cpu`.
+fn cpu_counter(cpu: &CpuSampler, generation: u64, key: &str) -> u64 {
+    let [bh, ksd] = &cpu.cause_counts;
+    match key {
+        "hard_events" => cpu.hard_counts.total(),
+        "soft_events" => cpu.soft_counts.total(),
+        "soft_bh_off_events" => bh.total(),
+        "soft_ksoftirqd_wait_events" => ksd.total(),
+        "hard_dropped" => cpu.hard.drops(generation).0,
+        "hard_replaced" => cpu.hard.drops(generation).1,
+        "soft_dropped" => cpu.soft.drops(generation).0,
+        "soft_replaced" => cpu.soft.drops(generation).1,
+        "idle_gaps" => cpu.idle_gaps.load(Relaxed),
+        "late_timer_gaps" => cpu.late_timer_gaps.load(Relaxed),
+        "steal_gaps" => cpu.steal_gaps.load(Relaxed),
+        "stall_gaps" => cpu.stall_gaps.load(Relaxed),
+        "hard_sum_ns" => cpu.hard_counts.sum(),
+        "soft_sum_ns" => cpu.soft_counts.sum(),
+        "soft_bh_off_sum_ns" => bh.sum(),
+        "soft_ksoftirqd_wait_sum_ns" => ksd.sum(),
+        _ => 0,
     }
 }
 

@@ -150,6 +150,12 @@ pub struct Cpu {
     /// with `*_sum_ns`); `None` where the module does not say, and only an estimate exists.
     #[serde(default)]
     pub sums_ns: Sums,
+    /// Every counter of the `cpu` line the module declares
+    /// (`tio_logic::grammar::cpu_counters`) that the line has, by key; empty where the
+    /// CPU was not read from a `cpu` line. The fields above are the ones the views use by
+    /// name; this carries every counter, a new one too, to `--json` and the metrics.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counters: BTreeMap<String, u64>,
 }
 
 impl Cpu {
@@ -173,6 +179,7 @@ impl Cpu {
             soft_bh_off_hist: Vec::new(),
             soft_ksoftirqd_wait_hist: Vec::new(),
             sums_ns: Sums::default(),
+            counters: BTreeMap::new(),
         }
     }
 }
@@ -496,6 +503,14 @@ pub fn delta(before: &Snapshot, after: &Snapshot) -> (Vec<Cpu>, Vec<Record>) {
                         ),
                     }
                 },
+                counters: a
+                    .counters
+                    .iter()
+                    .map(|(k, &x)| {
+                        let y = b.and_then(|b| b.counters.get(k).copied());
+                        (k.clone(), x.saturating_sub(y.unwrap_or(0)))
+                    })
+                    .collect(),
             }
         })
         .collect();

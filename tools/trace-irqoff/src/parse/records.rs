@@ -289,6 +289,13 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                         soft_bh_off: f.opt_num("soft_bh_off_sum_ns")?,
                         soft_ksoftirqd_wait: f.opt_num("soft_ksoftirqd_wait_sum_ns")?,
                     },
+                    counters: tio_logic::grammar::cpu_counters()
+                        .filter_map(|c| match f.opt_num::<u64>(c.key) {
+                            Ok(Some(v)) => Some(Ok((c.key.to_string(), v))),
+                            Ok(None) => None,
+                            Err(e) => Some(Err(e)),
+                        })
+                        .collect::<Result<_, _>>()?,
                 });
             }
             "hist" => {
