@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a window that has not ended is seen by a watcher on another CPU, with an in-window stack taken by NMI, while it is still open
 # needs: x86_64
+# kernels: sanitize debian-7.3 debian-7.3-rt
+# proves: a window still open is seen, with in-window stacks by NMI; a stuck one is logged (`stuck_ms`) -- ("the kernel log names cpu, task and top frame")
+# Where: not on debian-7.2 and debian-7.3-cloud, for time (60-70 s of host time each, 10 s
+# of windows with interrupts off); debian-7.3 runs it, whose code paths they share.
 # Windows that have not ended: a watcher on another CPU sees the hrtimer overdue, an NMI
 # takes the stack inside the window. Read while a 3 s window is still open (from CPU 0,
 # by a reader started there before the window: see the IPI trap in the docs), the

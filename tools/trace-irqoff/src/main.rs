@@ -2,11 +2,17 @@
 //! `trace-irqoff`: the command line an engineer drives the trace_irqoff module with during
 //! an incident. See `trace-irqoff --help` and Documentation/trace-irqoff-cli.rst.
 //!
-//! Layout: `cli` (the clap types), `cmd` (one file per subcommand: read and drive the
-//! module, print), `render` (values to text and JSON, no I/O), `model` (settings and
-//! recordings), `procfs`, `stream` and `saved` (the module's files, its event ring, a
-//! saved recording), `snapshot` and `original` (their formats). Only this file decides
-//! the exit status, one of `error::Exit`.
+//! Layout: `cli` (the clap types) and `cmd` (one file per subcommand: read and drive the
+//! module, print). The module is read through `procfs` (its files), `stream` (its event
+//! ring) and `saved` (a recording read back), parsed by `parse` (`parse::records`,
+//! `parse::original`) into `model` (its state, `model::snapshot`; settings, recordings,
+//! `model::cgroup`). `culprit`, `mechanism`, `cgroup`, `precision`, `lines` and `symbols`
+//! say what a record means (its culprit, the mechanism frames around it, its cgroup's
+//! path, the bounds of its length, its source lines, readable names); `render` (values to
+//! text and JSON, no I/O) and `output` (stdout) show it; `files` writes files whole,
+//! `clock` gives wall-clock times, `conf` reads the service's settings file. Only this
+//! file decides the exit status, one of `error::Exit`. (tests/layout-check: every module
+//! is named here, and every name is a module.)
 
 use std::process::ExitCode;
 

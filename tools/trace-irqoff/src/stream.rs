@@ -519,7 +519,7 @@ mod tests {
 
     /// Claim: a stall line of the ring (`trace_irqoff:stall`) is read as a stall, with its
     /// CPU, span and length, apart from the windows: never an [`Event`], so never counted
-    /// as a hardirq-off or softirq-off window; the windows around it read as before, and
+    /// as a hardirq-off or softirq-off window; the windows around it read as windows, and
     /// the other lines (header, `irqoff_ongoing`) are neither.
     #[test]
     fn stalls_are_read_apart_from_windows() {

@@ -52,7 +52,7 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
         output::print_json(&v)?;
     } else {
         // On a terminal one line per window, cut to its width; on a pipe (scripts, files)
-        // the stacks, as before.
+        // the whole stacks, the form scripts read.
         let size = output::terminal_size();
         if a.oneline || (size.is_some() && !a.stacks && !a.lines) {
             output::print(&render::line::table(

@@ -1024,7 +1024,7 @@ mod tests {
     }
 
     /// Claim: files of modules before stalls (records v1, v2, with the watcher; counters)
-    /// parse as before: no stalls (unknown, not zero) and `stall_gaps` 0; the counters
+    /// parse, with no stalls (unknown, not zero) and `stall_gaps` 0; the counters
     /// file's `stall` line (the same header) parses too.
     #[test]
     fn files_before_stalls_parse_unchanged() {

@@ -465,7 +465,7 @@ pub fn record(
 /// a window still open) and "where it was": the profile's stacks, most-seen first, each
 /// with its share of the window's sampled periods. The window stack of a final record is
 /// the profile's first stack, so it is not shown twice; that of a window still open is
-/// its latest sample, shown as before.
+/// its latest sample, shown as the window stack.
 pub fn record_with(
     out: &mut String,
     r: &Record,
