@@ -9,6 +9,7 @@ use anstyle::{AnsiColor, Style};
 
 use crate::model::snapshot::{Cause, Kind, Record, Snapshot, Stall, Stalls, NR_BUCKETS};
 
+pub mod coverage;
 pub mod hist;
 pub mod line;
 pub mod live;
