@@ -27,6 +27,7 @@ mod output;
 mod parse;
 mod precision;
 mod procfs;
+mod profile;
 mod render;
 mod saved;
 mod stream;
