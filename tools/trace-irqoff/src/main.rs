@@ -5,8 +5,8 @@
 //! Layout: `cli` (the clap types), `cmd` (one file per subcommand: read and drive the
 //! module, print), `render` (values to text and JSON, no I/O), `model` (settings and
 //! recordings), `procfs`, `stream` and `saved` (the module's files, its event ring, a
-//! saved recording), `snapshot` and `original` (their formats). Only this file decides
-//! the exit status, one of `error::Exit`.
+//! saved recording), `snapshot` and `original` (their formats). The exit status is one of
+//! `error::Exit`, which decides it for every error (`Exit::of_error`).
 
 use std::process::ExitCode;
 
@@ -34,9 +34,7 @@ mod stream;
 mod symbols;
 
 use cmd::Outcome;
-use error::{Exit, Problem};
-use output::ClosedPipe;
-use procfs::ProcError;
+use error::Exit;
 
 fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
@@ -112,26 +110,10 @@ fn exit_status(result: anyhow::Result<Outcome>) -> Exit {
         Ok(Outcome::Interrupted) => return Exit::Interrupted,
         Err(e) => e,
     };
-    if e.is::<ClosedPipe>() {
-        return Exit::Success;
+    let (code, hint) = Exit::of_error(&e);
+    if code == Exit::Success {
+        return code;
     }
-    let (hint, code) = if let Some(pe) = e.downcast_ref::<ProcError>() {
-        (
-            pe.hint(),
-            if matches!(pe, ProcError::NotLoaded(_) | ProcError::ProcRootMissing(_)) {
-                Exit::Usage
-            } else {
-                Exit::Failure
-            },
-        )
-    } else if let Some(p) = e.downcast_ref::<Problem>() {
-        (
-            Some(p.hint.clone()),
-            if p.usage { Exit::Usage } else { Exit::Failure },
-        )
-    } else {
-        (None, Exit::Failure)
-    };
     eprintln!("trace-irqoff: {e:#}");
     if let Some(hint) = hint {
         eprintln!("hint: {hint}");

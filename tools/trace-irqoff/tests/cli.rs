@@ -4277,3 +4277,94 @@ fn watch_json_ring_windows_are_named_and_bounded() {
     );
     assert!(!text.contains("_RNv"), "{text}");
 }
+
+/// Claim: `set period -5` is refused as a value, in plain words (it is negative), exit
+/// status 2, not with clap's advice to escape it as `-- -5`; `-5ms` too.
+#[test]
+fn a_negative_value_is_a_plain_error() {
+    let root = ours();
+    for v in ["-5", "-5ms"] {
+        let out = cli(root.path())
+            .args(["set", "period", v])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(&format!("'{v}' is negative")), "{err}");
+        assert!(!err.contains("'--"), "{err}");
+    }
+    assert_eq!(read(root.path(), "sampling_period"), "10ms\n");
+}
+
+/// Claim: the global options are shown once, under their own heading, apart from each
+/// command's own options (in the main help and in a command's).
+#[test]
+fn global_options_have_their_own_heading() {
+    for args in [&["--help"][..], &["records", "--help"], &["top", "-h"]] {
+        let out = Command::cargo_bin("trace-irqoff")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap();
+        let help = String::from_utf8(out.stdout).unwrap();
+        let (own, global) = help.split_once("Global options:").expect("the heading");
+        // The lines that define an option (its text may name others).
+        let defined = |text: &str, opt: &str| {
+            text.lines()
+                .filter(|l| l.trim_start().starts_with(opt))
+                .count()
+        };
+        for opt in ["--proc-root", "--json", "--raw-symbols", "--color"] {
+            assert_eq!(
+                defined(own, opt),
+                0,
+                "{args:?}: {opt} among the command's own\n{help}"
+            );
+            assert_eq!(defined(global, opt), 1, "{args:?}: {opt}\n{help}");
+        }
+    }
+}
+
+/// Claim: `make install-cli` (its install step, from a built CLI) puts the binary, every
+/// man page and the three completion scripts under DESTDIR/PREFIX, where `man` looks.
+#[test]
+fn install_cli_installs_man_pages_and_completions() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    if std::process::Command::new("make")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("no make here: skipped");
+        return;
+    }
+    let dest = TempDir::new().unwrap();
+    let out = std::process::Command::new("make")
+        .arg("-C")
+        .arg(&repo)
+        .args(["--no-print-directory", "install-cli-files", "PREFIX=/usr"])
+        .arg(format!("DESTDIR={}", dest.path().display()))
+        .arg(format!("CLI_BIN={}", env!("CARGO_BIN_EXE_trace-irqoff")))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let usr = dest.path().join("usr");
+    for f in [
+        "bin/trace-irqoff",
+        "share/man/man1/trace-irqoff.1",
+        "share/man/man1/trace-irqoff-records.1",
+        "share/man/man1/trace-irqoff-record.1",
+        "share/bash-completion/completions/trace-irqoff",
+        "share/zsh/site-functions/_trace-irqoff",
+        "share/fish/vendor_completions.d/trace-irqoff.fish",
+    ] {
+        let p = usr.join(f);
+        assert!(p.metadata().is_ok_and(|m| m.len() > 0), "{f}");
+    }
+    let page = fs::read_to_string(usr.join("share/man/man1/trace-irqoff.1")).unwrap();
+    assert!(page.contains(".SH \"EXIT STATUS\""), "{page}");
+}

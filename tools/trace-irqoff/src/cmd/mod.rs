@@ -325,6 +325,27 @@ mod tests {
         assert_eq!(m.cpus().unwrap().as_deref(), Some("1,3"));
     }
 
+    /// Claim: a value the command line cannot have is one class of error, whoever
+    /// refuses it: `--cpus 5-9` where CPUs 5-9 do not exist (the module's EINVAL) exits
+    /// as `--period 0` does (the CLI's own range check), with status 2; something that
+    /// failed (the module busy) stays 1.
+    #[test]
+    fn refused_values_exit_alike() {
+        use crate::error::Exit;
+        let fake = Fake::new(include_str!("../../tests/fixtures/records-v1.txt"));
+        fake.files
+            .borrow_mut()
+            .insert("cpus".into(), "0-3\n".into());
+        let m = Module::open(&fake).unwrap();
+        let cpus = select_cpus(&m, "5-9").unwrap_err();
+        let period: anyhow::Error = validate(Some(0), None, 10).unwrap_err().into();
+        assert_eq!(Exit::of_error(&cpus).0, Exit::Usage);
+        assert_eq!(Exit::of_error(&period).0, Exit::Usage);
+        assert!(Exit::of_error(&cpus).1.unwrap().contains("0-3,8"));
+        let busy: anyhow::Error = crate::procfs::ProcError::Busy.into();
+        assert_eq!(Exit::of_error(&busy).0, Exit::Failure);
+    }
+
     #[test]
     fn validation_uses_the_modules_rules() {
         assert!(validate(Some(1), Some(2), 10).is_ok());
