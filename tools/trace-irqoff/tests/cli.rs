@@ -4140,7 +4140,7 @@ fn records_and_top_say_what_they_do_not_show() {
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(
             text.contains("3 windows over the threshold not shown")
-                && text.contains("no event ring (a copy of the module's files has none)")
+                && text.contains("no event ring gives them back: a copy of the module's files has none;")
                 && text.contains("trace-irqoff status counts them"),
             "{cmd}: {text}"
         );

@@ -37,7 +37,7 @@ impl Coverage {
         let windows = if n == 1 { "window" } else { "windows" };
         Some(match &self.no_ring {
             Some(why) => format!(
-                "{n} {windows} over the threshold not shown: the module's store did not keep them (dropped or replaced by worse ones), and there is no event ring ({why}); trace-irqoff status counts them, and once the ring runs (trace-irqoff enable) record --last and watch show every window"
+                "{n} {windows} over the threshold not shown: the module's store did not keep them (dropped or replaced by worse ones), and no event ring gives them back: {why}; trace-irqoff status counts them, and once the ring runs (trace-irqoff enable) record --last and watch show every window"
             ),
             None => format!(
                 "{n} {windows} over the threshold not shown: neither the module's store (dropped or replaced) nor the event ring (overwritten) holds them any more; trace-irqoff status counts them, trace-irqoff record keeps every window from its start"
