@@ -569,7 +569,9 @@ mod tests {
         for neg in ["-1", "-5ms", "-1m30s"] {
             assert_eq!(
                 parse_span(neg),
-                Err(format!("'{neg}' is negative: a duration is 0 or more (e.g. 10, 1.5ms, 2s)"))
+                Err(format!(
+                    "'{neg}' is negative: a duration is 0 or more (e.g. 10, 1.5ms, 2s)"
+                ))
             );
         }
     }

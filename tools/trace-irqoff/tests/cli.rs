@@ -4140,7 +4140,9 @@ fn records_and_top_say_what_they_do_not_show() {
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(
             text.contains("3 windows over the threshold not shown")
-                && text.contains("no event ring gives them back: a copy of the module's files has none;")
+                && text.contains(
+                    "no event ring gives them back: a copy of the module's files has none;"
+                )
                 && text.contains("trace-irqoff status counts them"),
             "{cmd}: {text}"
         );
@@ -4367,4 +4369,27 @@ fn install_cli_installs_man_pages_and_completions() {
     }
     let page = fs::read_to_string(usr.join("share/man/man1/trace-irqoff.1")).unwrap();
     assert!(page.contains(".SH \"EXIT STATUS\""), "{page}");
+}
+
+/// Claim: `report` of the running module draws the event ring's windows the store did not
+/// keep as stored ones are drawn: counted among its windows, and in the flame graph under
+/// their demangled names (no frame of their own named by a mangled symbol).
+#[test]
+fn report_folds_ring_windows_like_stored_ones() {
+    let root = store_full(1, 1);
+    let ring = ring_root(RING);
+    let page_path = root.path().join("now.html");
+    let v = json_of(
+        cli_ring(root.path(), ring.path())
+            .args(["report", "--json", "-o"])
+            .arg(&page_path),
+    );
+    // The store's 5, and the ring's 2 it did not keep.
+    assert_eq!(v["windows"], 7);
+    let page = fs::read_to_string(&page_path).unwrap();
+    assert!(
+        page.contains("irqoff_sample_main::spin_window"),
+        "no ring window"
+    );
+    assert!(!page.contains("_RNv"), "a mangled frame in the page");
 }
