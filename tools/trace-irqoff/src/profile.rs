@@ -152,7 +152,9 @@ pub(crate) mod tests {
             (s.stacks[0].count, s.percent(s.stacks[0].count)),
             (284, "99%".into())
         );
-        assert_eq!(s.rest(1), (4 + 0, 1 + 1));
+        // The other stack's 4 periods; it, and the one stack the module did not keep
+        // (5 distinct, 4 kept, no weight left over).
+        assert_eq!(s.rest(1), (4, 2));
         assert_eq!(s.rest(2), (0, 1));
     }
 }
