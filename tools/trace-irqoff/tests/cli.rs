@@ -4393,3 +4393,43 @@ fn report_folds_ring_windows_like_stored_ones() {
     );
     assert!(!page.contains("_RNv"), "a mangled frame in the page");
 }
+
+/// Claim: a recording written before ring windows were demangled (a frame as the kernel
+/// printed it) reads back with `--from` named as the module's records are; with
+/// `--raw-symbols` as it was written.
+#[test]
+fn old_recordings_read_back_demangled() {
+    let dir = TempDir::new().unwrap();
+    let nowhere = dir.path().join("no-proc");
+    let file = saved_recording(dir.path(), Some(1_778_151_600_000_000_000));
+    let mut v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+    v["records"][0]["stack"][0] = serde_json::json!(
+        "_RNvCsfhKZwEwFlVQ_18irqoff_sample_main11spin_window+0x41/0x90 [irqoff_sample]"
+    );
+    fs::write(&file, serde_json::to_string(&v).unwrap()).unwrap();
+    let shown = json_of(
+        cli(&nowhere)
+            .args(["records", "--json", "--from"])
+            .arg(&file),
+    );
+    let frames: Vec<String> = shown
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["stack"].as_array().unwrap().clone())
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        frames.contains(&"irqoff_sample_main::spin_window+0x41/0x90 [irqoff_sample]".into()),
+        "{frames:?}"
+    );
+    assert!(frames.iter().all(|f| !f.starts_with("_R")), "{frames:?}");
+    let raw = cli(&nowhere)
+        .args(["--raw-symbols", "records", "--json", "--from"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&raw.stdout)
+        .contains("_RNvCsfhKZwEwFlVQ_18irqoff_sample_main11spin_window"));
+}
