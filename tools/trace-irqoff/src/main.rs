@@ -6,13 +6,14 @@
 //! module, print). The module is read through `procfs` (its files), `stream` (its event
 //! ring) and `saved` (a recording read back), parsed by `parse` (`parse::records`,
 //! `parse::original`) into `model` (its state, `model::snapshot`; settings, recordings,
-//! `model::cgroup`). `culprit`, `mechanism`, `cgroup`, `precision`, `lines` and `symbols`
-//! say what a record means (its culprit, the mechanism frames around it, its cgroup's
-//! path, the bounds of its length, its source lines, readable names); `render` (values to
-//! text and JSON, no I/O) and `output` (stdout) show it; `files` writes files whole,
-//! `clock` gives wall-clock times, `conf` reads the service's settings file. Only this
-//! file decides the exit status, one of `error::Exit`. (tests/layout-check: every module
-//! is named here, and every name is a module.)
+//! `model::cgroup`). `culprit`, `mechanism`, `cgroup`, `precision`, `lines`, `symbols`
+//! and `profile` say what a record means (its culprit, the mechanism frames around it,
+//! its cgroup's path, the bounds of its length, its source lines, readable names, its
+//! in-window profile as every view shows it); `render` (values to text and JSON, no I/O)
+//! and `output` (stdout) show it; `files` writes files whole, `clock` gives wall-clock
+//! times, `conf` reads the service's settings file. The exit status of every error is
+//! decided in `error::Exit`. (tests/layout-check: every module is named here, and every
+//! name is a module.)
 
 use std::process::ExitCode;
 
@@ -33,15 +34,14 @@ mod output;
 mod parse;
 mod precision;
 mod procfs;
+mod profile;
 mod render;
 mod saved;
 mod stream;
 mod symbols;
 
 use cmd::Outcome;
-use error::{Exit, Problem};
-use output::ClosedPipe;
-use procfs::ProcError;
+use error::Exit;
 
 fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
@@ -117,26 +117,10 @@ fn exit_status(result: anyhow::Result<Outcome>) -> Exit {
         Ok(Outcome::Interrupted) => return Exit::Interrupted,
         Err(e) => e,
     };
-    if e.is::<ClosedPipe>() {
-        return Exit::Success;
+    let (code, hint) = Exit::of_error(&e);
+    if code == Exit::Success {
+        return code;
     }
-    let (hint, code) = if let Some(pe) = e.downcast_ref::<ProcError>() {
-        (
-            pe.hint(),
-            if matches!(pe, ProcError::NotLoaded(_) | ProcError::ProcRootMissing(_)) {
-                Exit::Usage
-            } else {
-                Exit::Failure
-            },
-        )
-    } else if let Some(p) = e.downcast_ref::<Problem>() {
-        (
-            Some(p.hint.clone()),
-            if p.usage { Exit::Usage } else { Exit::Failure },
-        )
-    } else {
-        (None, Exit::Failure)
-    };
     eprintln!("trace-irqoff: {e:#}");
     if let Some(hint) = hint {
         eprintln!("hint: {hint}");

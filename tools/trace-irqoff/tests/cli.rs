@@ -4012,3 +4012,424 @@ fn record_files_with_stalls_read_back() {
         plain.lines().collect::<Vec<_>>()
     );
 }
+
+/// The event ring's `trace` file (`instances/trace_irqoff`, as the module's tracepoints
+/// print it): CPU 1's window that the store holds too (same end), two it did not keep,
+/// one of them named by a mangled Rust symbol, one under the threshold, a stall and an
+/// `irqoff_ongoing` line (neither a window).
+const RING: &str = include_str!("fixtures/ring-trace.txt");
+
+/// A tracefs directory whose `trace_irqoff` instance runs and holds `trace`.
+fn ring_root(trace: &str) -> TempDir {
+    let dir = TempDir::new().unwrap();
+    let inst = dir.path().join("instances/trace_irqoff");
+    for ev in ["hardirq_off", "softirq_off"] {
+        let d = inst.join("events/trace_irqoff").join(ev);
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("enable"), "1\n").unwrap();
+    }
+    fs::write(inst.join("trace"), trace).unwrap();
+    dir
+}
+
+/// The v2 fixture with CPU 1's store full: `dropped` and `replaced` windows of its
+/// hardirq-off kind that it did not keep.
+fn store_full(dropped: u64, replaced: u64) -> TempDir {
+    let text = RECORDS_V2.replace(
+        "cpu 1 online=1 hard_events=1 soft_events=0 soft_bh_off_events=0 soft_ksoftirqd_wait_events=0 hard_dropped=0 hard_replaced=0",
+        &format!("cpu 1 online=1 hard_events={} soft_events=0 soft_bh_off_events=0 soft_ksoftirqd_wait_events=0 hard_dropped={dropped} hard_replaced={replaced}", 1 + dropped + replaced),
+    );
+    assert_ne!(text, RECORDS_V2);
+    ours_with(&text)
+}
+
+/// `cli` with the event ring at `ring`.
+fn cli_ring(root: &Path, ring: &Path) -> Command {
+    let mut c = cli(root);
+    c.env("TRACE_IRQOFF_TRACEFS", ring);
+    c
+}
+
+fn json_of(c: &mut Command) -> serde_json::Value {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Claim: `records` shows the event ring's windows beside the store's: a window both
+/// hold is shown once (same CPU, kind and end), the ring's windows the store did not keep
+/// are added, one under the threshold is not; `--sort newest` puts the newest (a ring
+/// window) first. Their frames are demangled as the store's are, and they carry the
+/// precision range stored records have. Without the merge, CPU 1 would show 1 window.
+#[test]
+fn records_merge_the_ring_with_the_store() {
+    let root = store_full(1, 1);
+    let ring = ring_root(RING);
+    let v = json_of(cli_ring(root.path(), ring.path()).args(["records", "--json", "--cpu", "1"]));
+    let ends: Vec<u64> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["timestamp_ns"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ends, [6_100_000_000, 4_033_412_000, 6_400_000_000], "{v:#}");
+    for r in v.as_array().unwrap() {
+        for f in r["stack"].as_array().unwrap() {
+            assert!(!f.as_str().unwrap().starts_with("_R"), "mangled: {f}");
+        }
+        assert!(
+            r["true_latency_min_ns"].is_u64() && r["true_latency_max_ns"].is_u64(),
+            "{r}"
+        );
+    }
+    assert_eq!(
+        v[0]["stack"][0],
+        "irqoff_sample_main::spin_window+0x41/0x90 [irqoff_sample]"
+    );
+    assert_eq!(v[0]["stack"][1], "<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter+0x352/0x409 [irqoff_sample]");
+    // P = 10 ms: a hardirq-off window is 0..P longer than shown.
+    assert_eq!(
+        (
+            v[0]["true_latency_min_ns"].as_u64(),
+            v[0]["true_latency_max_ns"].as_u64()
+        ),
+        (Some(120_000_000), Some(130_000_000))
+    );
+    // The newest window is the ring's.
+    let newest = json_of(
+        cli_ring(root.path(), ring.path())
+            .args(["records", "--json", "--sort", "newest", "--limit", "1"]),
+    );
+    assert_eq!(newest[0]["timestamp_ns"], 6_400_000_000u64);
+    // Every window shown: no footnote.
+    let out = cli_ring(root.path(), ring.path())
+        .args(["records", "--kind", "hard"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("not shown"), "{text}");
+    assert!(text.contains("irqoff_sample_main::spin_window"), "{text}");
+    // --raw-symbols: as the kernel printed them, ring windows too.
+    let raw = json_of(cli_ring(root.path(), ring.path()).args([
+        "--raw-symbols",
+        "records",
+        "--json",
+        "--cpu",
+        "1",
+    ]));
+    assert!(
+        raw[0]["stack"][0].as_str().unwrap().starts_with("_RNv"),
+        "{raw:#}"
+    );
+}
+
+/// Claim: where windows over the threshold are neither in the store nor in the ring,
+/// `records` and `top` say how many in a footnote and which commands have them: without
+/// a ring (a copy of the files) all the store's dropped and replaced ones, with the ring
+/// those it did not give back. With `--json` the sentence goes to stderr, the JSON stays
+/// whole.
+#[test]
+fn records_and_top_say_what_they_do_not_show() {
+    let root = store_full(2, 1);
+    for cmd in ["records", "top"] {
+        let out = cli(root.path()).arg(cmd).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("3 windows over the threshold not shown")
+                && text.contains(
+                    "no event ring gives them back: a copy of the module's files has none;"
+                )
+                && text.contains("trace-irqoff status counts them"),
+            "{cmd}: {text}"
+        );
+    }
+    let ring = ring_root(RING);
+    let out = cli_ring(root.path(), ring.path())
+        .arg("top")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("1 window over the threshold not shown: neither the module's store"),
+        "{text}"
+    );
+    let out = cli(root.path())
+        .args(["records", "--json"])
+        .output()
+        .unwrap();
+    assert!(serde_json::from_slice::<serde_json::Value>(&out.stdout).is_ok());
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("note: 3 windows over the threshold not shown"));
+}
+
+/// Claim: `top` counts what `record --last` finds for the same span: the store's windows
+/// and the ring's, each once. A ring window is grouped under its demangled culprit
+/// (`irqoff_sample_main::spin_window`, as a stored record of it would be), and the
+/// recording's folded stacks (the report's flame graph) name it so too. `record --last`
+/// changed nothing, so it does not say it restored the module.
+#[test]
+fn top_counts_equal_record_last() {
+    let root = store_full(1, 1);
+    let ring = ring_root(RING);
+    let top = json_of(cli_ring(root.path(), ring.path()).args(["top", "--json", "--limit", "100"]));
+    let counts = |v: &serde_json::Value| -> Vec<(String, String, u64, u64)> {
+        let mut c: Vec<_> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["kind"].to_string(),
+                    c["culprit"].as_str().unwrap().to_string(),
+                    c["count"].as_u64().unwrap(),
+                    c["total_ns"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        c.sort();
+        c
+    };
+    let hard: Vec<_> = counts(&top)
+        .into_iter()
+        .filter(|c| c.0 == "\"hard\"")
+        .collect();
+    assert_eq!(
+        hard.iter().map(|c| c.2).sum::<u64>(),
+        3,
+        "store 1 + ring 2: {hard:?}"
+    );
+    assert!(
+        hard.iter()
+            .any(|c| c.1 == "irqoff_sample_main::spin_window" && c.2 == 1),
+        "{hard:?}"
+    );
+    let dir = TempDir::new().unwrap();
+    let file = dir.path().join("last.json");
+    let folded = dir.path().join("last.folded");
+    let out = cli_ring(root.path(), ring.path())
+        .args(["record", "--last", "100000h", "-o"])
+        .arg(&file)
+        .arg("--folded")
+        .arg(&folded)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = String::from_utf8(out.stdout).unwrap();
+    assert!(!summary.contains("module restored"), "{summary}");
+    let from_file = json_of(
+        cli(root.path())
+            .args(["top", "--json", "--limit", "100", "--from"])
+            .arg(&file),
+    );
+    // Compared for hardirq-off: the store also holds a softirq window still open,
+    // which a recording leaves out.
+    let live = counts(&top);
+    let recorded = counts(&from_file);
+    assert_eq!(
+        live.iter()
+            .filter(|c| c.0 == "\"hard\"")
+            .collect::<Vec<_>>(),
+        recorded
+            .iter()
+            .filter(|c| c.0 == "\"hard\"")
+            .collect::<Vec<_>>()
+    );
+    let folded = fs::read_to_string(&folded).unwrap();
+    assert!(
+        folded.contains(";irqoff_sample_main::spin_window "),
+        "{folded}"
+    );
+    assert!(!folded.contains("_RNv"), "{folded}");
+}
+
+/// Claim: `watch --json` gives a window from the ring what a stored record has: the
+/// precision range and demangled frames.
+#[test]
+fn watch_json_ring_windows_are_named_and_bounded() {
+    let root = store_full(1, 1);
+    let ring = ring_root(RING);
+    let out = cli_ring(root.path(), ring.path())
+        .args(["watch", "--json", "--interval", "10ms", "--count", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let spin: serde_json::Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["timestamp_ns"] == 6_100_000_000u64)
+        .expect("the ring window");
+    assert_eq!(spin["true_latency_min_ns"], 120_000_000u64);
+    assert_eq!(spin["true_latency_max_ns"], 130_000_000u64);
+    assert_eq!(
+        spin["stack"][0],
+        "irqoff_sample_main::spin_window+0x41/0x90 [irqoff_sample]"
+    );
+    assert!(!text.contains("_RNv"), "{text}");
+}
+
+/// Claim: `set period -5` is refused as a value, in plain words (it is negative), exit
+/// status 2, not with clap's advice to escape it as `-- -5`; `-5ms` too.
+#[test]
+fn a_negative_value_is_a_plain_error() {
+    let root = ours();
+    for v in ["-5", "-5ms"] {
+        let out = cli(root.path())
+            .args(["set", "period", v])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(&format!("'{v}' is negative")), "{err}");
+        assert!(!err.contains("'--"), "{err}");
+    }
+    assert_eq!(read(root.path(), "sampling_period"), "10ms\n");
+}
+
+/// Claim: the global options are shown once, under their own heading, apart from each
+/// command's own options (in the main help and in a command's).
+#[test]
+fn global_options_have_their_own_heading() {
+    for args in [&["--help"][..], &["records", "--help"], &["top", "-h"]] {
+        let out = Command::cargo_bin("trace-irqoff")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap();
+        let help = String::from_utf8(out.stdout).unwrap();
+        let (own, global) = help.split_once("Global options:").expect("the heading");
+        // The lines that define an option (its text may name others).
+        let defined = |text: &str, opt: &str| {
+            text.lines()
+                .filter(|l| l.trim_start().starts_with(opt))
+                .count()
+        };
+        for opt in ["--proc-root", "--json", "--raw-symbols", "--color"] {
+            assert_eq!(
+                defined(own, opt),
+                0,
+                "{args:?}: {opt} among the command's own\n{help}"
+            );
+            assert_eq!(defined(global, opt), 1, "{args:?}: {opt}\n{help}");
+        }
+    }
+}
+
+/// Claim: `make install-cli` (its install step, from a built CLI) puts the binary, every
+/// man page and the three completion scripts under DESTDIR/PREFIX, where `man` looks.
+#[test]
+fn install_cli_installs_man_pages_and_completions() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    if std::process::Command::new("make")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("no make here: skipped");
+        return;
+    }
+    let dest = TempDir::new().unwrap();
+    let out = std::process::Command::new("make")
+        .arg("-C")
+        .arg(&repo)
+        .args(["--no-print-directory", "install-cli-files", "PREFIX=/usr"])
+        .arg(format!("DESTDIR={}", dest.path().display()))
+        .arg(format!("CLI_BIN={}", env!("CARGO_BIN_EXE_trace-irqoff")))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let usr = dest.path().join("usr");
+    for f in [
+        "bin/trace-irqoff",
+        "share/man/man1/trace-irqoff.1",
+        "share/man/man1/trace-irqoff-records.1",
+        "share/man/man1/trace-irqoff-record.1",
+        "share/bash-completion/completions/trace-irqoff",
+        "share/zsh/site-functions/_trace-irqoff",
+        "share/fish/vendor_completions.d/trace-irqoff.fish",
+    ] {
+        let p = usr.join(f);
+        assert!(p.metadata().is_ok_and(|m| m.len() > 0), "{f}");
+    }
+    let page = fs::read_to_string(usr.join("share/man/man1/trace-irqoff.1")).unwrap();
+    assert!(page.contains(".SH \"EXIT STATUS\""), "{page}");
+}
+
+/// Claim: `report` of the running module draws the event ring's windows the store did not
+/// keep as stored ones are drawn: counted among its windows, and in the flame graph under
+/// their demangled names (no frame of their own named by a mangled symbol).
+#[test]
+fn report_folds_ring_windows_like_stored_ones() {
+    let root = store_full(1, 1);
+    let ring = ring_root(RING);
+    let page_path = root.path().join("now.html");
+    let v = json_of(
+        cli_ring(root.path(), ring.path())
+            .args(["report", "--json", "-o"])
+            .arg(&page_path),
+    );
+    // The store's 5, and the ring's 2 it did not keep.
+    assert_eq!(v["windows"], 7);
+    let page = fs::read_to_string(&page_path).unwrap();
+    assert!(
+        page.contains("irqoff_sample_main::spin_window"),
+        "no ring window"
+    );
+    assert!(!page.contains("_RNv"), "a mangled frame in the page");
+}
+
+/// Claim: a recording written before ring windows were demangled (a frame as the kernel
+/// printed it) reads back with `--from` named as the module's records are; with
+/// `--raw-symbols` as it was written.
+#[test]
+fn old_recordings_read_back_demangled() {
+    let dir = TempDir::new().unwrap();
+    let nowhere = dir.path().join("no-proc");
+    let file = saved_recording(dir.path(), Some(1_778_151_600_000_000_000));
+    let mut v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+    v["records"][0]["stack"][0] = serde_json::json!(
+        "_RNvCsfhKZwEwFlVQ_18irqoff_sample_main11spin_window+0x41/0x90 [irqoff_sample]"
+    );
+    fs::write(&file, serde_json::to_string(&v).unwrap()).unwrap();
+    let shown = json_of(
+        cli(&nowhere)
+            .args(["records", "--json", "--from"])
+            .arg(&file),
+    );
+    let frames: Vec<String> = shown
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["stack"].as_array().unwrap().clone())
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        frames.contains(&"irqoff_sample_main::spin_window+0x41/0x90 [irqoff_sample]".into()),
+        "{frames:?}"
+    );
+    assert!(frames.iter().all(|f| !f.starts_with("_R")), "{frames:?}");
+    let raw = cli(&nowhere)
+        .args(["--raw-symbols", "records", "--json", "--from"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&raw.stdout)
+        .contains("_RNvCsfhKZwEwFlVQ_18irqoff_sample_main11spin_window"));
+}
