@@ -4637,8 +4637,8 @@ fn promql_reads(expr: &str) -> (Vec<(String, Vec<(String, String, String)>)>, Ve
 /// of that series' labels (or instance and job, which the scrape adds); a literal value
 /// it matches with `=` is one the exporter writes (so `le="0.064"` is a bucket edge); each
 /// label grouped by is a label of a series the expression reads. The alert rules'
-/// expressions pass the same check, but for node_exporter's node_textfile_mtime_seconds;
-/// so do the series tests/alerts feeds promtool (default or --per-cpu). A renamed metric or label, or a moved
+/// expressions pass the same check, but for node_exporter's node_textfile_mtime_seconds
+/// and Prometheus' up; so do the series every tests/alerts/*.test.yml feeds promtool (default or --per-cpu). A renamed metric or label, or a moved
 /// bucket edge, fails here instead of leaving an empty panel or a silent alert.
 #[test]
 fn dashboard_queries_only_metrics_the_exporter_serves() {
@@ -4780,8 +4780,10 @@ fn dashboard_queries_only_metrics_the_exporter_serves() {
         }
     }
     assert_eq!(rules.len(), alerts.matches("- alert:").count(), "{rules:?}");
+    // Not the exporter's: node_exporter's textfile collector's, and Prometheus' own.
+    let foreign = ["node_textfile_mtime_seconds", "up"];
     for e in &rules {
-        check("the alert rules", e, &["node_textfile_mtime_seconds"]);
+        check("the alert rules", e, &foreign);
     }
 
     // The series of tests/alerts, as the scrape stores them (instance and job added), from
@@ -4791,28 +4793,17 @@ fn dashboard_queries_only_metrics_the_exporter_serves() {
         root.path(),
         &["metrics", "--per-cpu"],
     )));
-    for (file, test) in [
-        (
-            "window-long",
-            include_str!("../../../tests/alerts/window-long.test.yml"),
-        ),
-        (
-            "p99-high",
-            include_str!("../../../tests/alerts/p99-high.test.yml"),
-        ),
-        (
-            "not-sampling",
-            include_str!("../../../tests/alerts/not-sampling.test.yml"),
-        ),
-        (
-            "records-dropped",
-            include_str!("../../../tests/alerts/records-dropped.test.yml"),
-        ),
-        (
-            "metrics-stale",
-            include_str!("../../../tests/alerts/metrics-stale.test.yml"),
-        ),
-    ] {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/alerts");
+    let mut files: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".test.yml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= rules.len(), "{files:?}");
+    for path in files {
+        let file = path.file_name().unwrap().to_string_lossy().to_string();
+        let test = fs::read_to_string(&path).unwrap();
         let series: Vec<&str> = test
             .lines()
             .filter_map(|l| l.trim().strip_prefix("- series: '")?.strip_suffix('\''))
@@ -4820,7 +4811,7 @@ fn dashboard_queries_only_metrics_the_exporter_serves() {
         assert!(!series.is_empty(), "{file}");
         for s in series {
             let name = &s[..s.find('{').unwrap_or(s.len())];
-            if name == "node_textfile_mtime_seconds" {
+            if foreign.contains(&name) {
                 continue;
             }
             let (_, mut labels) = exposition_series(&format!("{s} 0")).remove(0);
@@ -4836,7 +4827,7 @@ fn dashboard_queries_only_metrics_the_exporter_serves() {
                             .iter()
                             .all(|(k, v)| k == "cpu" || ls.iter().any(|l| l.0 == *k && l.1 == *v))
                 }),
-                "tests/alerts/{file}.test.yml feeds {s}, not a series the exporter serves"
+                "tests/alerts/{file} feeds {s}, not a series the exporter serves"
             );
         }
     }
