@@ -271,6 +271,10 @@ pub struct TopArgs {
     /// With --live: stop after this many refreshes (default: until Ctrl-C; 1 when not on a terminal).
     #[arg(long, requires = "live")]
     pub count: Option<u64>,
+    /// With --live: stop after this long (e.g. 30s, 5m), with a last refresh then; the
+    /// summary line follows, as on Ctrl-C.
+    #[arg(long, value_parser = parse_positive, requires = "live")]
+    pub duration: Option<Duration>,
     /// Read a file that `trace-irqoff record -o FILE` wrote instead of the module (any
     /// machine: its wall times come from the clock anchor saved in it).
     #[arg(long, value_name = "FILE", conflicts_with = "live")]
@@ -279,11 +283,16 @@ pub struct TopArgs {
 
 #[derive(Args, Debug)]
 pub struct WatchArgs {
+    /// Time between refreshes (e.g. 500ms, 2s).
     #[arg(long, default_value = "1s", value_parser = parse_positive)]
     pub interval: Duration,
     /// Stop after this many refreshes (default: until Ctrl-C).
     #[arg(long)]
     pub count: Option<u64>,
+    /// Stop after this long (e.g. 30s, 5m), with a last refresh then; the summary line
+    /// follows, as on Ctrl-C.
+    #[arg(long, value_parser = parse_positive)]
+    pub duration: Option<Duration>,
     /// End as soon as a window of at least MS ms is recorded (exit status 3).
     #[arg(long, value_name = "MS", value_parser = parse_whole_ms)]
     pub until: Option<u64>,

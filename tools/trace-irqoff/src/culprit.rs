@@ -101,11 +101,14 @@ pub fn lock_wait(r: &Record) -> bool {
     mechanism::waits_for_lock(inside.iter().map(|f| function(f)))
 }
 
+/// What [`label`] says after a culprit whose window was a lock wait.
+pub const LOCK_WAIT: &str = " (lock wait)";
+
 /// The culprit's name as the views show it: with " (lock wait)" after it for a window
 /// spent waiting for a lock ([`lock_wait`]).
 pub fn label(culprit: &str, r: &Record) -> String {
     if lock_wait(r) {
-        format!("{culprit} (lock wait)")
+        format!("{culprit}{LOCK_WAIT}")
     } else {
         culprit.to_string()
     }

@@ -217,13 +217,7 @@ pub fn stall_sentence(st: &Stalls) -> Option<String> {
 pub fn stall_line(st: &Stall, new: bool, width: Option<usize>) -> String {
     let start = line::instant(st.start_time.as_deref(), st.start_ns);
     let end = line::instant(st.end_time.as_deref(), st.end_ns);
-    let head = format!(
-        "{}{start:<12} {end:<12} {:>3} {:<14} {:>9}  ",
-        if new { '*' } else { ' ' },
-        "-",
-        "STALL",
-        length(st.length_ns),
-    );
+    let head = line::stall_head(new, &start, &end, &length(st.length_ns), width);
     let room = width.map_or(usize::MAX, |w| w.saturating_sub(head.chars().count()));
     let what = [
         STALL_WHAT,
@@ -728,25 +722,27 @@ mod tests {
             " 8.933        9.235          - STALL             302 ms  no CPU ran: the whole machine stood still (not an irq-off window)"
         );
         let st = st.stamped(&crate::clock::Clock::anchored(1_778_148_000_000_000_000));
+        // 80 columns: one time column (the end), as a window's line there.
         assert_eq!(
             stall_line(&st, true, Some(100)),
-            "*10:00:08.933 10:00:09.235   - STALL             302 ms  no CPU ran: the whole machine stood still"
+            "*10:00:09.235   - STALL           302 ms      no CPU ran: the whole machine stood still"
         );
         let narrow = stall_line(&st, false, Some(80));
         assert_eq!(
             narrow,
-            " 10:00:08.933 10:00:09.235   - STALL             302 ms  the machine stood still"
+            " 10:00:09.235   - STALL           302 ms      the machine stood still"
         );
         assert!(narrow.chars().count() <= 80);
-        // The same columns as a window's line.
-        assert_eq!(
-            line::header(None)
-                .find("LENGTH")
-                .map(|i| i + "LENGTH".len()),
-            stall_line(&st, false, None)
-                .find(" ms")
-                .map(|i| i + " ms".len())
-        );
+        // The same columns as a window's line, whatever the width.
+        for w in [None, Some(80), Some(120)] {
+            assert_eq!(
+                line::header(w).find("LENGTH").map(|i| i + "LENGTH".len()),
+                stall_line(&st, false, w)
+                    .find(" ms")
+                    .map(|i| i + " ms".len()),
+                "{w:?}"
+            );
+        }
         assert_eq!(
             stall_entry(&st, false),
             "STALL   302 ms  no CPU ran: the whole machine stood still (not an irq-off window)  ended 2026-05-07T10:00:09.235000Z (9.235000 s after boot)\n"

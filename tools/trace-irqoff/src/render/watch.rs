@@ -38,7 +38,23 @@ pub fn refresh(
         ],
         None,
     );
+    for block in blocks(s, seen, stalls, color) {
+        o += &block;
+    }
+    o
+}
+
+/// The newest 20 windows and stalls, each as `watch --stacks` shows it: a record with its
+/// stacks, or a stall's entry.
+fn blocks(
+    s: &Snapshot,
+    seen: Option<&HashSet<RecordKey>>,
+    stalls: &[(Stall, bool)],
+    color: bool,
+) -> Vec<String> {
+    let mut v = Vec::new();
     for item in newest_first(s, stalls).into_iter().take(20) {
+        let mut o = String::new();
         match item {
             Item::Window(r) => {
                 let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
@@ -51,8 +67,121 @@ pub fn refresh(
                 o += &super::stall_entry(st, color);
             }
         }
+        v.push(o);
+    }
+    v
+}
+
+/// `watch --stacks` on a terminal of `rows` x `cols`: the title and what the lengths mean,
+/// then the newest windows with their stacks, as many whole as the rows hold (the newest
+/// at least in part), every line cut to the width; the last line says what was left out
+/// and where it is. Never more lines than the terminal has, less the one the cursor rests
+/// on.
+pub fn stacks_screen(
+    s: &Snapshot,
+    seen: Option<&HashSet<RecordKey>>,
+    stalls: &[(Stall, bool)],
+    interval: Duration,
+    color: bool,
+    (rows, cols): (usize, usize),
+) -> String {
+    let mut o = super::line::fit(&title(s, interval), Some(cols)) + "\n";
+    o += &super::resolution_of(s, &s.records, Some(cols));
+    let room = rows.saturating_sub(o.lines().count() + 1).max(1);
+    let blocks = blocks(s, seen, stalls, color);
+    let shown_of_all = newest_first(s, stalls).len();
+    let mut used = 0;
+    let mut whole = 0;
+    let mut cut_lines = 0;
+    for (i, b) in blocks.iter().enumerate() {
+        let n = b.lines().count();
+        // Keep a line for what was left out, unless this is the last and it fits.
+        let rest = shown_of_all - i - 1;
+        let reserve = usize::from(rest > 0);
+        if used + n + reserve <= room {
+            for l in b.lines() {
+                o += &fit_visible(l, cols);
+                o.push('\n');
+            }
+            used += n;
+            whole += 1;
+        } else {
+            if whole == 0 {
+                // The newest window, in part: its head and what fits of its stacks.
+                let keep = room.saturating_sub(1).max(1);
+                for l in b.lines().take(keep) {
+                    o += &fit_visible(l, cols);
+                    o.push('\n');
+                }
+                cut_lines = n.saturating_sub(keep);
+                whole = 1;
+            }
+            break;
+        }
+    }
+    let more = shown_of_all - whole;
+    let mut left = Vec::new();
+    if cut_lines > 0 {
+        left.push(format!("{cut_lines} more lines of this window"));
+    }
+    match more {
+        0 => {}
+        1 => left.push("1 more window".into()),
+        n => left.push(format!("{n} more windows")),
+    }
+    if !left.is_empty() {
+        let l = format!(
+            " \u{2026} {}; see trace-irqoff records --stacks",
+            left.join(", ")
+        );
+        o += &super::paint(color, super::DIM, &super::line::fit(&l, Some(cols)));
+        o.push('\n');
+    }
+    if shown_of_all == 0 {
+        o += " (no window recorded yet)\n";
     }
     o
+}
+
+/// `line` as it is where it fits `cols` on screen (its escapes take no room); else cut to
+/// the width without its colour, so that a cut never lands inside an escape.
+pub fn fit_visible(line: &str, cols: usize) -> String {
+    let plain = strip_escapes(line);
+    if plain.chars().count() <= cols {
+        line.to_string()
+    } else {
+        super::line::fit(&plain, Some(cols))
+    }
+}
+
+/// `text` without its SGR escapes (`ESC [ ... m`).
+fn strip_escapes(text: &str) -> String {
+    let mut o = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            o.push(c);
+        }
+    }
+    o
+}
+
+/// The first line of `watch` on a terminal.
+fn title(s: &Snapshot, interval: Duration) -> String {
+    let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    format!(
+        "trace-irqoff watch: {} UTC, {total} events, {} windows with stacks, every {}",
+        now.get(11..19).unwrap_or("?"),
+        s.records.len(),
+        humantime::format_duration(interval)
+    )
 }
 
 /// A line of `watch`: a window, or a stall of the whole machine (with whether it is new).
@@ -83,15 +212,7 @@ pub fn screen(
     (rows, cols): (usize, usize),
 ) -> String {
     let width = Some(cols);
-    let total: u64 = s.cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
-    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let title = format!(
-        "trace-irqoff watch: {} UTC, {total} events, {} windows with stacks, every {}",
-        now.get(11..19).unwrap_or("?"),
-        s.records.len(),
-        humantime::format_duration(interval)
-    );
-    let mut o = super::line::fit(&title, width) + "\n";
+    let mut o = super::line::fit(&title(s, interval), width) + "\n";
     let recs = newest_first(s, stalls);
     o += &super::resolution_of(s, &s.records, width);
     o += &(super::paint(color, super::BOLD, &super::line::header(width)) + "\n");
