@@ -50,7 +50,10 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
         if let Some(f) = folded_file {
             f.commit(culprit::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
         }
-        output::print(&render::record::summary(&rec, &a.output, ctx.color))?;
+        output::print(&render::line::fitted(
+            &render::record::summary(&rec, &a.output, ctx.color),
+            output::terminal_size().map(|(_, c)| c),
+        ))?;
         return Ok(Outcome::Done);
     }
     let lock = m.try_lock()?.ok_or_else(|| {
@@ -72,7 +75,10 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
     if let Some(f) = folded_file {
         f.commit(culprit::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
     }
-    output::print(&render::record::summary(&rec, &a.output, ctx.color))?;
+    output::print(&render::line::fitted(
+        &render::record::summary(&rec, &a.output, ctx.color),
+        output::terminal_size().map(|(_, c)| c),
+    ))?;
     Ok(if rec.interrupted {
         Outcome::Interrupted
     } else if rec.caught.is_some() {

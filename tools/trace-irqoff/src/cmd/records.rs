@@ -85,7 +85,12 @@ fn source_lines(a: &RecordsArgs, loaded: &Loaded, v: &mut [Record]) {
         resolver.annotate(r);
     }
     if let Some(hint) = resolver.hint() {
-        eprintln!("trace-irqoff: {hint}");
+        // Fitted to the terminal, as the rest of the output.
+        let cols = output::terminal_size().map(|(_, c)| c);
+        eprint!(
+            "{}",
+            render::line::fitted(&format!("trace-irqoff: {hint}"), cols)
+        );
     }
 }
 

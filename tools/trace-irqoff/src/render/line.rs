@@ -325,6 +325,44 @@ pub fn fit(line: &str, width: Option<usize>) -> String {
     }
 }
 
+/// `text` without its SGR escapes (`ESC [ ... m`).
+pub fn strip_escapes(text: &str) -> String {
+    let mut o = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            o.push(c);
+        }
+    }
+    o
+}
+
+/// Every line of `text` that is wider on screen than `cols` (escapes take no room)
+/// wrapped to it ([`wrap`], without its colour); the others as they are. Without a width,
+/// `text` as it is. For the summaries and hints commands end with.
+pub fn fitted(text: &str, cols: Option<usize>) -> String {
+    let Some(w) = cols.filter(|w| *w > 0) else {
+        return text.to_string();
+    };
+    let mut o = String::new();
+    for l in text.lines() {
+        let plain = strip_escapes(l);
+        if plain.chars().count() <= w {
+            o += l;
+            o.push('\n');
+        } else {
+            o += &wrap(&plain, w);
+        }
+    }
+    o
+}
+
 /// `line` wrapped at spaces to `width` columns, each continuation two columns in; every
 /// line of the result ends in a newline. A word longer than a line is cut ([`fit`]).
 pub fn wrap(line: &str, width: usize) -> String {
@@ -479,6 +517,22 @@ mod tests {
             "irqoff_sample_hardirq_window"
         );
         assert_eq!(middle("abc", 1), "\u{2026}");
+    }
+
+    /// Claim: [`fitted`] wraps only the lines wider than the width, counting no escape
+    /// as a column, and leaves text alone without a width.
+    #[test]
+    fn summaries_are_fitted() {
+        let long = "recorded 30.0 s: 23 hardirq-off and 5 softirq-off (4 bh-off, 1 ksoftirqd-wait) events, 28 records -> /tmp/some/where/trace-irqoff-record.json";
+        let text = format!("\x1b[1mshort\x1b[0m\n{long}\n");
+        let f = fitted(&text, Some(80));
+        assert!(f.starts_with("\x1b[1mshort\x1b[0m\n"), "{f:?}");
+        assert!(
+            f.lines().all(|l| strip_escapes(l).chars().count() <= 80),
+            "{f}"
+        );
+        assert_eq!(f.lines().count(), 3, "{f}");
+        assert_eq!(fitted(&text, None), text);
     }
 
     /// Claim: a long line wraps at spaces within the width, continued two columns in; a

@@ -146,30 +146,12 @@ pub fn stacks_screen(
 /// `line` as it is where it fits `cols` on screen (its escapes take no room); else cut to
 /// the width without its colour, so that a cut never lands inside an escape.
 pub fn fit_visible(line: &str, cols: usize) -> String {
-    let plain = strip_escapes(line);
+    let plain = super::line::strip_escapes(line);
     if plain.chars().count() <= cols {
         line.to_string()
     } else {
         super::line::fit(&plain, Some(cols))
     }
-}
-
-/// `text` without its SGR escapes (`ESC [ ... m`).
-fn strip_escapes(text: &str) -> String {
-    let mut o = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' && chars.peek() == Some(&'[') {
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            o.push(c);
-        }
-    }
-    o
 }
 
 /// The first line of `watch` on a terminal.
