@@ -16,11 +16,9 @@ use kernel::sync::atomic::{Acquire, Atomic, Release};
 use kernel::sync::Arc;
 
 use crate::ffi::{self, ProcDir};
-use crate::logic::tag_key::TagKey;
 use crate::procfs::{self, ProcFile};
 use crate::sampler::CpuSampler;
 use crate::state::State;
-use crate::tag_wait;
 
 /// Fails to compile unless each entry point `$f` has exactly the type bindgen gives its
 /// prototype in `shim.h` (the `_` are inferred from each side, then compared): the two
@@ -223,7 +221,7 @@ pub(crate) extern "C" fn trace_irqoff_rs_cpu_offline(cpu: c_uint) -> c_int {
     0
 }
 
-/// Tag-wait hook: a submitter is about to sleep for a tag.
+/// Tag-wait hook (`tag_wait/hooks.h`): a submitter is about to sleep for a tag.
 #[no_mangle]
 pub(crate) extern "C" fn trace_irqoff_rs_tag_wait(
     dev: c_uint,
@@ -233,12 +231,9 @@ pub(crate) extern "C" fn trace_irqoff_rs_tag_wait(
     is_reserved: c_int,
 ) {
     if let Some(state) = instance() {
-        let key = TagKey {
-            dev,
-            hctx: hctx_id,
-            pool: tag_wait::pool(is_sched != 0, is_reserved != 0),
-        };
-        state.tag_wait.wait(key, nr_tags);
+        state
+            .tag_wait
+            .on_wait(dev, hctx_id, nr_tags, is_sched != 0, is_reserved != 0);
     }
 }
 
@@ -254,14 +249,7 @@ pub(crate) unsafe extern "C" fn trace_irqoff_rs_tag_kick(kick: *const ffi::raw::
         return;
     };
     if let Some(state) = instance() {
-        let kick = tag_wait::Kick {
-            task: k.task as u64,
-            dev: k.dev,
-            hctx: k.hctx_id,
-            pools: k.pool.map(|p| p as u64),
-            nr_tags: k.nr_tags,
-        };
-        state.tag_wait.kick(&kick);
+        state.tag_wait.on_kick(k);
     }
 }
 

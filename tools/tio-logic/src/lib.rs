@@ -15,6 +15,12 @@
 #[path = "../../../src/logic.rs"]
 mod logic;
 
+/// The tag-wait counters' keys: pure logic kept in that feature's folder of the module,
+/// mounted here for its unit tests (the CLI uses none of it).
+#[cfg(test)]
+#[path = "../../../src/tag_wait/key.rs"]
+mod tag_wait_key;
+
 /// The module's log2 histograms: bucket k holds [2^k, 2^(k+1)) of a unit (ms for latencies,
 /// µs for tag waits); the last bucket also holds everything longer.
 pub mod hist {
