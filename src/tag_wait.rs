@@ -8,8 +8,9 @@
 //! detection: nothing of the sampler reads it, and nothing here reads the sampler.
 //!
 //! This file holds the tables and what the hooks do to them; in `tag_wait/`:
-//! - [`hooks`]: the sources (`hooks.c`, `hooks.h`), the tracepoint (`trace.h`), and what the
-//!   C hooks hand over, reduced to calls on [`TagWait`];
+//! - [`hooks`]: the sources (`hooks.c`, and `hooks.h`, the feature's part of the C/Rust
+//!   boundary), the tracepoint (`trace.c`, `trace.h`), and what the C hooks hand over,
+//!   reduced to calls on [`TagWait`];
 //! - [`key`]: the counters' keys, pure logic (`core` only), host-tested by
 //!   `tools/tio-logic`;
 //! - [`switch`]: the source chosen at load, and tracking switched on and off;
@@ -25,7 +26,7 @@ mod hooks;
 pub(crate) mod key;
 mod switch;
 
-pub(crate) use hooks::TagSource;
+pub(crate) use hooks::{raw, TagSource};
 pub(crate) use switch::choose_source;
 
 use kernel::new_mutex;
@@ -49,7 +50,7 @@ const PENDING: usize = 128;
 /// free entry has its wait counted in `unattributed`.
 const CALLERS: usize = 256;
 /// `enum tio_tag_pool`: index of a pool in a kick's copy.
-const POOLS: usize = ffi::raw::TIO_TAG_POOLS as usize;
+const POOLS: usize = hooks::raw::TIO_TAG_POOLS as usize;
 
 /// What the kick hook copied for one task while its hctx was valid (kprobe source). Only
 /// integers: a stale entry can misattribute at worst, never reach freed memory. Written

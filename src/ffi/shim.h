@@ -291,9 +291,6 @@ void tio_namer_stop(void);
 /* The kernel log's rate limit for the stuck message: non-zero if one may be printed now. */
 int tio_warn_ratelimit(void);
 
-/* The tag-wait feature's own boundary: its sources and hooks. */
-#include "../tag_wait/hooks.h"
-
 /*
  * Implemented in Rust (src/entry.rs), called by the shim. bindgen declares them for Rust
  * too, and entry.rs checks at compile time that its definitions have these types.

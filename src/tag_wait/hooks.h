@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The tag-wait feature's part of the C/Rust boundary, included by shim.h (bindgen reads
- * it from there): the sources and hooks in hooks.c, and the entry points in Rust that the
- * hooks call (src/tag_wait/hooks.rs, wired in src/entry.rs). Plain types only.
+ * The tag-wait feature's part of the C/Rust boundary, beside the shim's (src/ffi/shim.h):
+ * the sources and hooks in hooks.c, and the entry points in Rust that the hooks call
+ * (src/entry.rs, which hands them to src/tag_wait/hooks.rs). Plain types only: bindgen
+ * turns this header into the Rust declarations at build time (hooks_bindings.rs).
  */
 #ifndef TRACE_IRQOFF_TAG_WAIT_HOOKS_H
 #define TRACE_IRQOFF_TAG_WAIT_HOOKS_H

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The tag-wait sources as Rust sees them: which one this kernel offers ([`TagSource`]),
-//! their registration ([`Registered`]), the tracepoint each wait fires, and what the C
-//! hooks (`hooks.c`, prototypes in `hooks.h`) hand over, reduced to calls on [`TagWait`].
-//! `entry.rs` owns the `#[no_mangle]` entry points and forwards them here once it has the
-//! module's state.
+//! The tag-wait sources as Rust sees them: the declarations bindgen generates from
+//! `hooks.h` ([`raw`]), which source this kernel offers ([`TagSource`]), their registration
+//! ([`Registered`]), the tracepoint each wait fires, and what the C hooks (`hooks.c`) hand
+//! over, reduced to calls on [`TagWait`]. `entry.rs` owns the `#[no_mangle]` entry points
+//! and forwards them here once it has the module's state.
 
 use kernel::error::to_result;
 use kernel::ffi::{c_int, c_uint};
@@ -12,7 +12,18 @@ use kernel::prelude::*;
 
 use super::key::TagKey;
 use super::{pool, Kick, TagWait};
-use crate::ffi::raw;
+
+#[allow(
+    dead_code,
+    missing_docs,
+    non_camel_case_types,
+    non_upper_case_globals,
+    unreachable_pub,
+    clippy::all
+)]
+pub(crate) mod raw {
+    include!("hooks_bindings.rs");
+}
 
 /// Where tag waits come from on this kernel.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
