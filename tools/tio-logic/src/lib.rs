@@ -49,6 +49,22 @@ pub mod hist {
     ) -> fmt::Result {
         crate::logic::histogram::render_unit(out, header, unit, counts)
     }
+
+    /// As [`render_unit`], from counts as a module wrote them, of any length: a newer
+    /// module's buckets beyond ours go into the last one.
+    pub fn render_counts(
+        out: &mut impl fmt::Write,
+        header: &str,
+        unit: &str,
+        counts: &[u64],
+    ) -> fmt::Result {
+        let mut fixed = [0u64; NR_BUCKETS];
+        for (f, c) in fixed.iter_mut().zip(counts) {
+            *f = *c;
+        }
+        fixed[NR_BUCKETS - 1] += counts.iter().skip(NR_BUCKETS).sum::<u64>();
+        render_unit(out, header, unit, &fixed)
+    }
 }
 
 /// The rules the module applies to writes of `sampling_period` and `trace_latency`.

@@ -5,8 +5,10 @@
 //! Layout: `cli` (the clap types), `cmd` (one file per subcommand: read and drive the
 //! module, print), `render` (values to text and JSON, no I/O), `model` (settings and
 //! recordings), `procfs`, `stream` and `saved` (the module's files, its event ring, a
-//! saved recording), `snapshot` and `original` (their formats). Only this file decides
-//! the exit status, one of `error::Exit`.
+//! saved recording), `snapshot` and `original` (their formats), `fields` and `prom` (what
+//! readers of the module's lines and writers of metrics share), and one module per feature
+//! unrelated to irq-off (`tagwait`). Only this file decides the exit status, one of
+//! `error::Exit`.
 
 use std::process::ExitCode;
 
@@ -19,6 +21,7 @@ mod cmd;
 mod conf;
 mod culprit;
 mod error;
+mod fields;
 mod files;
 mod lines;
 mod mechanism;
@@ -27,10 +30,12 @@ mod output;
 mod parse;
 mod precision;
 mod procfs;
+mod prom;
 mod render;
 mod saved;
 mod stream;
 mod symbols;
+mod tagwait;
 
 use cmd::Outcome;
 use error::{Exit, Problem};
