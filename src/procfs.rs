@@ -23,7 +23,7 @@ use original::{
     DISTRIBUTE_ELEMENTS,
 };
 use records_file::{
-    counters_elements, records_elements, show_counters_element, show_records_element, show_tag_wait,
+    counters_elements, records_elements, show_counters_element, show_records_element,
 };
 
 /// The files under `/proc/trace_irqoff`.
@@ -84,7 +84,7 @@ pub(crate) fn show(state: &State, file: ProcFile, m: &SeqFile, index: usize) {
         ProcFile::Distribute => show_distribute_element(state, m, index),
         ProcFile::Records => show_records_element(state, m, index),
         ProcFile::Counters => show_counters_element(state, m, index),
-        ProcFile::TagWait if index == 0 => show_tag_wait(state, m),
+        ProcFile::TagWait if index == 0 => state.tag_wait.show(m),
         ProcFile::Cpus if index == 0 => {
             seq_print!(
                 m,
@@ -102,7 +102,7 @@ pub(crate) fn write(state: &State, file: ProcFile, buf: &[u8]) -> Result {
         ProcFile::Enable => state.write_enable(buf),
         ProcFile::SamplingPeriod => state.write_period(buf),
         ProcFile::TraceLatency => state.write_trace_latency(buf),
-        ProcFile::TagWait => state.write_tag_wait(buf),
+        ProcFile::TagWait => state.tag_wait.write(buf),
         ProcFile::Cpus => state.write_cpus(buf),
         ProcFile::Distribute | ProcFile::Records | ProcFile::Counters => Err(EPERM),
     }

@@ -15,7 +15,7 @@ use crate::logic::grammar::{
     CpuLine, FileHeader, KindName, LineOverlap, RecordLine, COST_NAMES, COUNTERS_VERSION,
     CPU_COUNTERS, HIST_NAMES, RECORDS_VERSION,
 };
-use crate::logic::histogram::{self, NR_BUCKETS};
+use crate::logic::histogram::NR_BUCKETS;
 use crate::procfs::common::*;
 use crate::records::{
     comm_str, overlapping_hard, Header, Kind, LiveView, ReadAt, Record, RecordStore, Which,
@@ -59,7 +59,7 @@ pub(super) fn show_records_element(state: &State, m: &SeqFile, index: usize) {
             }
         }
         i if i == 3 * n + 1 => {
-            show_tag_wait_records(state, m);
+            state.tag_wait.show_records(m);
             seq_print!(m, "end\n");
         }
         _ => {}
@@ -154,7 +154,7 @@ pub(super) fn show_counters_element(state: &State, m: &SeqFile, index: usize) {
             }
         }
         i if i == n + 1 => {
-            show_tag_wait_records(state, m);
+            state.tag_wait.show_records(m);
             seq_print!(m, "end\n");
         }
         _ => {}
@@ -421,96 +421,4 @@ pub(super) fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView,
         seq_print!(m, "window_frame {}\n", Frame(&v.latest, i));
     }
     show_live_profile(m, v);
-}
-
-pub(super) fn show_tag_wait(state: &State, m: &SeqFile) {
-    let tw = &state.tag_wait;
-    seq_print!(
-        m,
-        "tag_wait: {} (source: {})\n",
-        tw.phase().name(),
-        tw.source.name()
-    );
-    seq_print!(
-        m,
-        "{:>11} {:>6}  {:<20} {:>10}\n",
-        "DEV",
-        "HCTX",
-        "POOL",
-        "WAITS"
-    );
-    tw.for_each(|row| {
-        // major,minor as the upstream tracepoint prints a dev_t.
-        let (major, minor) = row.key.major_minor();
-        seq_print!(
-            m,
-            "{:>6},{:<4} {:>6}  {:<20} {:>10}\n",
-            major,
-            minor,
-            row.key.hctx,
-            row.key.pool.name(),
-            row.waits
-        );
-    });
-    let (overflow, unattributed) = (tw.overflow.load(Relaxed), tw.unattributed.load(Relaxed));
-    let (full, aged) = (tw.callers_full.load(Relaxed), tw.aged_out.load(Relaxed));
-    if overflow != 0 || unattributed != 0 {
-        seq_print!(
-            m,
-            "not in the table: {} (table full), {} (hardware queue unknown; of those {} with too many waiters at once)\n",
-            overflow,
-            unattributed,
-            full
-        );
-    }
-    if aged != 0 {
-        seq_print!(
-            m,
-            "aged out: {} waits of rows idle for a minute, whose slots went to new rows\n",
-            aged
-        );
-    }
-    seq_print!(m, "\n");
-    let _ = histogram::render_unit(
-        &mut SeqWriter(m),
-        "tag wait duration (sbitmap_prepare_to_wait .. sbitmap_finish_wait):",
-        "usecs",
-        &tw.durations.snapshot(),
-    );
-}
-
-pub(super) fn show_tag_wait_records(state: &State, m: &SeqFile) {
-    let tw = &state.tag_wait;
-    seq_print!(
-        m,
-        "tagwait enabled={} state={} source={} overflow={} unattributed={} missed={} kicks_held={} kicks_full={} aged_out={}\n",
-        u8::from(tw.phase().is_on()),
-        tw.phase().name(),
-        tw.source.name(),
-        tw.overflow.load(Relaxed),
-        tw.unattributed.load(Relaxed),
-        tw.missed.load(Relaxed),
-        tw.callers_held(),
-        tw.callers_full.load(Relaxed),
-        tw.aged_out.load(Relaxed)
-    );
-    tw.for_each(|row| {
-        let (major, minor) = row.key.major_minor();
-        seq_print!(
-            m,
-            "tagwait_count major={} minor={} hctx={} sched={} reserved={} waits={}\n",
-            major,
-            minor,
-            row.key.hctx,
-            u8::from(row.key.pool.sched),
-            u8::from(row.key.pool.reserved),
-            row.waits
-        );
-    });
-    seq_print!(m, "tagwait_sum_us {}\n", tw.durations.sum());
-    seq_print!(m, "tagwait_hist_us");
-    for c in tw.durations.snapshot() {
-        seq_print!(m, " {}", c);
-    }
-    seq_print!(m, "\n");
 }

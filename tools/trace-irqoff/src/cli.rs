@@ -95,7 +95,7 @@ pub enum Command {
     Report(ReportArgs),
     /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
-    Tagwait(TagwaitArgs),
+    Tagwait(crate::tagwait::Args),
     /// Counters and latency histograms in the Prometheus text format (node_exporter).
     #[command(
         after_help = "Example: trace-irqoff metrics --textfile /var/lib/prometheus/node-exporter"
@@ -401,19 +401,6 @@ pub enum ServiceAction {
     Stop,
     /// Check the file only (exit status 2 and the reason if it is refused).
     Check,
-}
-
-#[derive(Args, Debug)]
-pub struct TagwaitArgs {
-    /// Switch tracking on or off (it costs nothing while off).
-    #[arg(value_enum)]
-    pub switch: Option<OnOff>,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum OnOff {
-    On,
-    Off,
 }
 
 #[derive(Args, Debug)]

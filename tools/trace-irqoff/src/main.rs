@@ -11,7 +11,9 @@
 //! its cgroup's path, the bounds of its length, its source lines, readable names, its
 //! in-window profile as every view shows it); `render` (values to text and JSON, no I/O)
 //! and `output` (stdout) show it; `files` writes files whole, `clock` gives wall-clock
-//! times, `conf` reads the service's settings file. The exit status of every error is
+//! times, `conf` reads the service's settings file; `fields` and `prom` are what readers
+//! of the module's lines and writers of metrics share, and `tagwait` is the one feature
+//! unrelated to irq-off (the blk-mq tag waits). The exit status of every error is
 //! decided in `error::Exit`. (tests/layout-check: every module is named here, and every
 //! name is a module.)
 
@@ -26,6 +28,7 @@ mod cmd;
 mod conf;
 mod culprit;
 mod error;
+mod fields;
 mod files;
 mod lines;
 mod mechanism;
@@ -35,10 +38,12 @@ mod parse;
 mod precision;
 mod procfs;
 mod profile;
+mod prom;
 mod render;
 mod saved;
 mod stream;
 mod symbols;
+mod tagwait;
 
 use cmd::Outcome;
 use error::Exit;

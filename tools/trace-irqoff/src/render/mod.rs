@@ -17,7 +17,6 @@ pub mod metrics;
 pub mod record;
 pub mod report;
 pub mod status;
-pub mod tagwait;
 pub mod top;
 pub mod watch;
 
@@ -71,14 +70,8 @@ pub fn histogram(header: &str, counts: &[u64]) -> String {
 
 /// [`histogram`] with another unit label (`usecs`).
 pub fn histogram_unit(header: &str, unit: &str, counts: &[u64]) -> String {
-    let mut fixed = [0u64; NR_BUCKETS];
-    for (f, c) in fixed.iter_mut().zip(counts) {
-        *f = *c;
-    }
-    // The module's buckets beyond ours (a newer module) go into the last one.
-    fixed[NR_BUCKETS - 1] += counts.iter().skip(NR_BUCKETS).sum::<u64>();
     let mut out = String::new();
-    let _ = tio_logic::hist::render_unit(&mut out, header, unit, &fixed);
+    let _ = tio_logic::hist::render_counts(&mut out, header, unit, counts);
     out
 }
 
