@@ -395,14 +395,6 @@ fn frames_at(
     }
 }
 
-/// `part` of `whole` in whole percent, rounded ("45%"); "-" of nothing.
-pub fn share(part: u64, whole: u64) -> String {
-    if whole == 0 {
-        return "-".into();
-    }
-    format!("{}%", (part.saturating_mul(100) + whole / 2) / whole)
-}
-
 fn periods(n: u64) -> String {
     format!("{n} period{}", if n == 1 { "" } else { "s" })
 }
@@ -518,7 +510,7 @@ pub fn record_with(
             let _ = writeln!(
                 out,
                 "    {} ({} of {}) {what}",
-                paint(color, DIM, &share(rest, p.weight)),
+                paint(color, DIM, &crate::profile::share(rest, p.weight)),
                 rest,
                 periods(p.weight)
             );
