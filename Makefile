@@ -10,6 +10,9 @@
 #                        Rust build files they lack (tools/rust-kbuild), or package them
 #   make cli             the static trace-irqoff binary (CLI_TARGET=aarch64-unknown-linux-musl
 #                        for arm64)
+#   make install-cli     install it with its man pages and bash, zsh and fish completions
+#                        under PREFIX (default /usr/local; DESTDIR for staging), so that
+#                        `man trace-irqoff` finds it
 #   make deb             target/debian/trace-irqoff-dkms_*.deb and trace-irqoff_*.deb
 #                        (CLI_TARGET=aarch64-unknown-linux-musl: trace-irqoff_*_arm64.deb)
 #   make test            builds, host tests and the VM suites, side by side (TEST_JOBS,
@@ -36,7 +39,7 @@ endif
 CLI_TARGET ?= x86_64-unknown-linux-musl
 CLI_BIN := target/$(CLI_TARGET)/release/trace-irqoff
 
-.PHONY: all modules setup kernel modules_install rust-kbuild cli deb test test-sanitize test-host demo bench soak clean
+.PHONY: all modules setup kernel modules_install rust-kbuild cli install-cli install-cli-files deb test test-sanitize test-host demo bench soak clean
 
 all: modules
 
@@ -120,6 +123,29 @@ rust-kbuild:
 cli: setup
 	cargo build --quiet --release --locked --target $(CLI_TARGET) -p trace-irqoff
 	cargo build --quiet --profile guest --locked --target $(CLI_TARGET) -p trace-irqoff-guest-tools
+
+# Where install-cli puts the CLI, its man pages and completions (DESTDIR: a staging root).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASH_COMPLETIONS ?= $(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETIONS ?= $(PREFIX)/share/zsh/site-functions
+FISH_COMPLETIONS ?= $(PREFIX)/share/fish/vendor_completions.d
+
+install-cli: cli
+	@$(MAKE) --no-print-directory install-cli-files
+
+# What install-cli installs, from the CLI built before (CLI_BIN; its man pages and
+# completions come from the binary itself, so it must run here: the host's CLI_TARGET).
+install-cli-files:
+	install -D -m 0755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/trace-irqoff
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASH_COMPLETIONS) \
+		$(DESTDIR)$(ZSH_COMPLETIONS) $(DESTDIR)$(FISH_COMPLETIONS)
+	$(CLI_BIN) man --dir $(DESTDIR)$(MANDIR)/man1
+	chmod 0644 $(DESTDIR)$(MANDIR)/man1/trace-irqoff*.1
+	$(CLI_BIN) completions bash > $(DESTDIR)$(BASH_COMPLETIONS)/trace-irqoff
+	$(CLI_BIN) completions zsh > $(DESTDIR)$(ZSH_COMPLETIONS)/_trace-irqoff
+	$(CLI_BIN) completions fish > $(DESTDIR)$(FISH_COMPLETIONS)/trace-irqoff.fish
 
 # trace-irqoff-dkms (module source for DKMS) and trace-irqoff (the CLI) in target/debian/.
 # CLI_TARGET=aarch64-unknown-linux-musl: the arm64 CLI package (man pages and completions

@@ -1355,9 +1355,9 @@ mod tests {
         );
     }
 
-    /// The timer_list: no steal, exactly as before; steal explains a gap like an idle
-    /// window, counted once with it; a section beyond the steal is still an event of the
-    /// rest.
+    /// The timer_list: no steal gives the verdicts of a gap without steal; steal explains
+    /// a gap like an idle window, counted once with it; a section beyond the steal is
+    /// still an event of the rest.
     #[test]
     fn soft_verdicts_with_steal() {
         let r = Rules::new(10 * MS, 50 * MS, 1000);
@@ -1435,7 +1435,7 @@ mod tests {
     }
 
     /// A real 100 ms window with the other CPU running on time leaves no silence: decided
-    /// exactly as before, an event of its whole length.
+    /// as a gap without silence is, an event of its whole length.
     #[test]
     fn window_without_silence_is_unchanged() {
         let r = Rules::new(10 * MS, 50 * MS, 250);
@@ -1464,7 +1464,7 @@ mod tests {
             r.hard_decision_in(410 * MS, false, steal(0, 0), false, Silent::known(300 * MS)),
             Decision::Now(Verdict::Event(100 * MS))
         );
-        // With steal accounted too, the rest waits for the tick as before.
+        // With steal accounted too, the rest waits for the tick, as any gap with steal does.
         assert_eq!(
             r.hard_decision_in(
                 410 * MS,
@@ -1577,7 +1577,7 @@ mod tests {
             r.hard_decision(gap, false, steal(before, before), true),
             Decision::Now(Verdict::Event(100 * MS))
         );
-        // A gap that did not end in the idle loop settles after a jiffy, as before.
+        // A gap that did not end in the idle loop settles after a jiffy, idle exit or not.
         assert!(r.steal_settled_after(end, end + r.jiffy_ns + 1, false, false));
     }
 }

@@ -203,6 +203,135 @@ impl fmt::Display for RecordLine<'_> {
     }
 }
 
+/// What a counter of the `cpu` line counts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Unit {
+    /// Windows (events).
+    Windows,
+    /// Windows a record store did not keep, or overwrote.
+    Records,
+    /// Sampler gaps that were no window.
+    Gaps,
+    /// Nanoseconds.
+    Nanoseconds,
+}
+
+/// A counter of a CPU's `cpu` line (`cpu N online=0|1 KEY=VALUE...`), declared once: the
+/// module prints the line from [`CPU_COUNTERS`] ([`CpuLine`]), the CLI parses every key
+/// declared here, exports each that has a `family` as a Prometheus counter labelled
+/// `cpu`, and the reference's table of the line is checked against this list. A new
+/// counter is one entry here and the value the module gives it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct CpuCounter {
+    /// Its key on the line.
+    pub(crate) key: &'static str,
+    pub(crate) unit: Unit,
+    /// What it counts (the reference's words, and the metric's help).
+    pub(crate) help: &'static str,
+    /// Its own Prometheus family (a counter labelled `cpu`), if it has one; the others
+    /// are shown through the latency histograms (`*_events`, `*_sum_ns`) or summed over
+    /// kinds (`*_dropped`, `*_replaced`).
+    pub(crate) family: Option<&'static str>,
+    /// Where a module's line lacks it (one from before the counter): read as 0 (the
+    /// module did not count it, and showing 0 says so), or as not known (no value, no
+    /// series: a zero would claim what the module could not tell).
+    pub(crate) absent: Absent,
+}
+
+/// How a reader takes a `cpu` line without a counter ([`CpuCounter::absent`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Absent {
+    /// Every line of format v2 has it.
+    Never,
+    /// 0.
+    Zero,
+    /// Not known.
+    Unknown,
+}
+
+const fn counter(key: &'static str, unit: Unit, absent: Absent, help: &'static str) -> CpuCounter {
+    CpuCounter {
+        key,
+        unit,
+        help,
+        family: None,
+        absent,
+    }
+}
+
+const fn gap_counter(
+    key: &'static str,
+    family: &'static str,
+    absent: Absent,
+    help: &'static str,
+) -> CpuCounter {
+    CpuCounter {
+        key,
+        unit: Unit::Gaps,
+        help,
+        family: Some(family),
+        absent,
+    }
+}
+
+/// The counters of the `cpu` line, in the order the module prints them.
+pub(crate) const CPU_COUNTERS: [CpuCounter; 16] = [
+    counter("hard_events", Unit::Windows, Absent::Never, "Hardirq-off windows counted since the last clear."),
+    counter("soft_events", Unit::Windows, Absent::Never, "Softirq-off windows counted since the last clear."),
+    counter("soft_bh_off_events", Unit::Windows, Absent::Never, "Softirq-off windows held by bottom halves off (or a long softirq handler)."),
+    counter("soft_ksoftirqd_wait_events", Unit::Windows, Absent::Never, "Softirq-off windows in which softirq work waited for its thread."),
+    counter("hard_dropped", Unit::Records, Absent::Never, "Hardirq-off windows not kept: the store was full of worse ones."),
+    counter("hard_replaced", Unit::Records, Absent::Never, "Hardirq-off records overwritten by a worse window."),
+    counter("soft_dropped", Unit::Records, Absent::Never, "Softirq-off windows not kept: the store was full of worse ones."),
+    counter("soft_replaced", Unit::Records, Absent::Never, "Softirq-off records overwritten by a worse window."),
+    gap_counter("idle_gaps", "trace_irqoff_idle_gaps_total", Absent::Zero, "Sampler gaps that ended in the idle loop (late wake-ups, not windows)."),
+    gap_counter("late_timer_gaps", "trace_irqoff_late_timer_gaps_total", Absent::Zero, "Timer_list gaps in which softirqs were found free to run (a late timer, not windows)."),
+    gap_counter("steal_gaps", "trace_irqoff_steal_gaps_total", Absent::Zero, "Sampler gaps long only because of steal time (the vCPU not run, not windows)."),
+    gap_counter("stall_gaps", "trace_irqoff_stall_gaps_total", Absent::Unknown, "Sampler gaps long only because the whole machine stood still (no CPU ran: a paused VM; not windows)."),
+    counter("hard_sum_ns", Unit::Nanoseconds, Absent::Unknown, "Exact sum of the hardirq-off windows' lengths."),
+    counter("soft_sum_ns", Unit::Nanoseconds, Absent::Unknown, "Exact sum of the softirq-off windows' lengths."),
+    counter("soft_bh_off_sum_ns", Unit::Nanoseconds, Absent::Unknown, "Exact sum of the bh-off windows' lengths."),
+    counter("soft_ksoftirqd_wait_sum_ns", Unit::Nanoseconds, Absent::Unknown, "Exact sum of the ksoftirqd-wait windows' lengths."),
+];
+
+/// The histograms of a CPU (`hist N NAME COUNT...`, log2 buckets), in printed order.
+pub(crate) const HIST_NAMES: [(&str, &str); 4] = [
+    ("hard", "Hardirq-off windows by length."),
+    ("soft", "Softirq-off windows by length."),
+    ("soft-bh-off", "Bh-off windows by length."),
+    ("soft-ksoftirqd-wait", "Ksoftirqd-wait windows by length."),
+];
+
+/// The costs of a CPU (`cost N NAME runs=N total_ns=N hist_ns COUNT...`), in printed
+/// order; `nmi` and `nmi_rtt` only where the watcher sends NMIs.
+pub(crate) const COST_NAMES: [(&str, &str); 5] = [
+    ("hard", "The hrtimer's runs."),
+    ("soft", "The timer_list's runs."),
+    ("capture", "Records captured in interrupt context."),
+    ("nmi", "The watcher's NMI handler on this CPU."),
+    (
+        "nmi_rtt",
+        "From sending an NMI to this CPU until its handler ran.",
+    ),
+];
+
+/// A CPU's `cpu` line: `values` in [`CPU_COUNTERS`] order.
+pub(crate) struct CpuLine<'a> {
+    pub(crate) cpu: u32,
+    pub(crate) online: bool,
+    pub(crate) values: &'a [u64; CPU_COUNTERS.len()],
+}
+
+impl fmt::Display for CpuLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cpu {} online={}", self.cpu, u8::from(self.online))?;
+        for (c, v) in CPU_COUNTERS.iter().zip(self.values) {
+            write!(f, " {}={}", c.key, v)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -275,6 +404,32 @@ mod tests {
             format!("{open}"),
             "record cpu=1 kind=hard lower_bound=1 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 ongoing=1"
         );
+    }
+
+    /// The `cpu` line prints `cpu N online=B` and then every declared counter once, in
+    /// declaration order: what the module printed by hand before (format v2).
+    #[test]
+    fn cpu_line_from_the_declaration() {
+        let mut values = [0u64; CPU_COUNTERS.len()];
+        for (i, v) in values.iter_mut().enumerate() {
+            *v = i as u64 + 1;
+        }
+        let text = format!(
+            "{}",
+            CpuLine {
+                cpu: 3,
+                online: true,
+                values: &values
+            }
+        );
+        assert_eq!(
+            text,
+            "cpu 3 online=1 hard_events=1 soft_events=2 soft_bh_off_events=3 soft_ksoftirqd_wait_events=4 hard_dropped=5 hard_replaced=6 soft_dropped=7 soft_replaced=8 idle_gaps=9 late_timer_gaps=10 steal_gaps=11 stall_gaps=12 hard_sum_ns=13 soft_sum_ns=14 soft_bh_off_sum_ns=15 soft_ksoftirqd_wait_sum_ns=16"
+        );
+        let mut keys: std::vec::Vec<&str> = CPU_COUNTERS.iter().map(|c| c.key).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), CPU_COUNTERS.len(), "a key declared twice");
     }
 
     /// Every key is printed once, in [`RECORD_KEYS`] order.

@@ -2,8 +2,9 @@
 
 //! Each sampler run's whole verdict from what the run observed: one pure call per run
 //! ([`Rules::judge_hard`] for the hrtimer's gap, [`Rules::judge_held`] for a gap held
-//! since, [`Rules::judge_soft`] for the timer_list's gap, [`Rules::judge_probe`] for the
-//! softirq probe's window), so that every verdict path is one host test. The samplers
+//! since, [`Rules::judge_open_soft`] for the hrtimer's look at an overdue timer_list,
+//! [`Rules::judge_soft`] for the timer_list's gap, [`Rules::judge_probe`] for the softirq
+//! probe's window), so that every verdict path is one host test. The samplers
 //! gather what they saw into one value (`*Seen`) and act on the outcome; the rules they
 //! combine (latency, steal, silence, sleep, the timer's own lateness) live in `gap`,
 //! `stall` and `cause`, and are combined here only.
@@ -138,6 +139,21 @@ pub(crate) enum SoftOutcome {
     Event { latency: u64 },
 }
 
+/// What the hrtimer's run at `now` (the run before at `prev`) saw of the timer_list,
+/// last run at `last_soft` and overdue: the windows that explain its absence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OpenSoftSeen {
+    pub(crate) last_soft: u64,
+    pub(crate) prev: u64,
+    pub(crate) now: u64,
+    /// This CPU's last hardirq-off window, idle-late window (`gap::idle_until` with
+    /// `prev`), steal and stall gaps' late parts.
+    pub(crate) hard_off: Window,
+    pub(crate) idle_late: Window,
+    pub(crate) steal_late: Window,
+    pub(crate) stall_late: Window,
+}
+
 /// What the softirq probe saw when softirqs ran at `now`: queued by a look at `armed`
 /// that estimated the window to have begun at `start`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -241,6 +257,19 @@ impl Rules {
             }
             Verdict::Event(latency) => SoftOutcome::Event { latency },
         }
+    }
+
+    /// Whether the timer_list's absence is a softirq-off window still open, and its
+    /// lower-bound latency so far: what the hardirq-off, idle-late, steal and stall windows
+    /// do not explain must reach the threshold and a period (`gap::Rules::soft_starved`).
+    pub(crate) fn judge_open_soft(&self, seen: OpenSoftSeen) -> Option<u64> {
+        let idle_late = gap::idle_until(seen.idle_late, seen.prev, seen.now);
+        let explained = gap::covered_all(
+            seen.last_soft,
+            seen.now,
+            [seen.hard_off, idle_late, seen.steal_late, seen.stall_late],
+        );
+        self.soft_starved(seen.now.saturating_sub(seen.last_soft), explained)
     }
 
     /// The probe's verdict: a hold of a period or more after the look
@@ -502,6 +531,52 @@ mod tests {
             }),
             SoftOutcome::Event { .. }
         ));
+    }
+
+    /// A softirq window still open: the timer_list away for 200 ms with nothing to explain
+    /// it is a window of its length less a period; a hardirq-off window, an idle-late run
+    /// up to this one, a steal gap or a stall over the same span explains it.
+    #[test]
+    fn open_soft_outcomes() {
+        let r = rules();
+        let (last_soft, now) = (1_000 * MS, 1_200 * MS);
+        let all = Window {
+            start: last_soft,
+            end: now,
+        };
+        let seen = OpenSoftSeen {
+            last_soft,
+            prev: now - 10 * MS,
+            now,
+            hard_off: Window::EMPTY,
+            idle_late: Window::EMPTY,
+            steal_late: Window::EMPTY,
+            stall_late: Window::EMPTY,
+        };
+        assert_eq!(r.judge_open_soft(seen), Some(190 * MS));
+        for explained in [
+            OpenSoftSeen {
+                hard_off: all,
+                ..seen
+            },
+            OpenSoftSeen {
+                idle_late: Window {
+                    start: last_soft,
+                    end: now - 10 * MS,
+                },
+                ..seen
+            },
+            OpenSoftSeen {
+                steal_late: all,
+                ..seen
+            },
+            OpenSoftSeen {
+                stall_late: all,
+                ..seen
+            },
+        ] {
+            assert_eq!(r.judge_open_soft(explained), None, "{explained:?}");
+        }
     }
 
     /// The probe: held off for less than a period after the look is nothing; a hold

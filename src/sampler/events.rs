@@ -162,8 +162,19 @@ impl CpuSampler {
 
     /// The hrtimer finds the softirq window that started at `start` open past the
     /// threshold: it takes the stack inside it, shown as ongoing until the window ends.
+    /// Its length so far is dated as its end will date it, so that a reader sees one start
+    /// for the open and the ended window: where a look armed the probe in it, from the
+    /// probe's estimate of its start (`close_probe` reports it from there, less the time
+    /// no CPU ran), else from the timer_list's last run (`latency_ns`).
     #[inline(never)]
     pub(super) fn open_soft_window(&self, latency_ns: u64, start: u64, now: u64) {
+        let probe_start = self.probe_start.load(Relaxed);
+        let latency_ns = if self.probe_armed.load(Relaxed) != 0 && probe_start > start {
+            now.saturating_sub(probe_start)
+                .saturating_sub(self.peers.silent_ns(probe_start, now))
+        } else {
+            latency_ns
+        };
         let t0 = ffi::now_ns();
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);

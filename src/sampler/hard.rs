@@ -11,7 +11,7 @@ use crate::capture;
 use crate::ffi;
 use crate::logic::gap::{self, Silent, Steal, Window};
 use crate::logic::stack;
-use crate::logic::verdict::{HardOutcome, HardSeen, HeldOutcome, HeldSeen};
+use crate::logic::verdict::{HardOutcome, HardSeen, HeldOutcome, HeldSeen, OpenSoftSeen};
 use crate::peers::Peer;
 use crate::records::MAX_FRAMES;
 
@@ -198,18 +198,16 @@ impl CpuSampler {
         // A run in idle that was late explains the gap up to it (`idle_until`); one on
         // time in idle while the timer_list stays away is itself worth a look.
         if !self.soft_starved_seen.load(Relaxed) {
-            let idle_late = gap::idle_until(self.idle_late.get(), prev, now);
-            let explained = gap::covered_all(
+            let starved = rules.judge_open_soft(OpenSoftSeen {
                 last_soft,
+                prev,
                 now,
-                [
-                    me.hard_off.get(),
-                    idle_late,
-                    self.steal_late.get(),
-                    self.stall_late.get(),
-                ],
-            );
-            if let Some(latency) = rules.soft_starved(now.saturating_sub(last_soft), explained) {
+                hard_off: me.hard_off.get(),
+                idle_late: self.idle_late.get(),
+                steal_late: self.steal_late.get(),
+                stall_late: self.stall_late.get(),
+            });
+            if let Some(latency) = starved {
                 self.soft_starved_seen.store(true, Relaxed);
                 self.open_soft_window(latency, last_soft, now);
             }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # boot: idle=poll
+# proves: windows opened in interrupt context (IPI, hard hrtimer, hard irq_work, timer_list, soft hrtimer, tasklet, BH work item) are events with their culprit, idle CPU or busy, also with `idle=poll` (design.rst: idle gaps)
 # icount-shift: 1
 # Booted with `idle=poll`: an idle CPU spins in the idle loop with interrupts on instead of
 # halting, and a function another CPU asks it to run (an IPI) is not sent as an interrupt:

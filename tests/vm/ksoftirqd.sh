@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # boot: threadirqs
+# proves: the cause of a softirq-off window: bh-off or ksoftirqd-wait, also on PREEMPT_RT
 # Booted with `threadirqs`: softirqs run in threads (ksoftirqd/N, ktimers/N). A task that keeps ksoftirqd from
 # running (here: preemption off for 150 ms, interrupts and bottom halves on) starves
 # softirqs: cause ksoftirqd-wait. The timer_list ends the window in the softirq thread; the

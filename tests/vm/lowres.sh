@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # boot: highres=off
+# proves: a hard hrtimer callback that runs in the same pass of the hrtimer queues as the sampler's (tick-driven hrtimers) is an event with its culprit, never an idle gap (design.rst: idle gaps)
 # Booted with `highres=off`: the hrtimers run from the tick, every one that expired within
 # a tick in one pass of the hrtimer queues. With the sampling period set to one tick, the
 # sampler's hrtimer on idle CPU 1 expires in every tick, so the sample's hard hrtimer

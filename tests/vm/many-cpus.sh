@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # cpus: 64
+# proves: memory is one state per online CPU, and load, enable, disable, unload, every file and the CLI's commands answer quickly at many CPUs (Memory; 64 vCPUs in `make bench`) -- "every file reads whole in under a second", "memory is N CPUs' state", the timed steps
 # Booted with many CPUs (tests/run: 64 on debian-7.3; make bench: BENCH_SCALE_CPUS), or with few
 # online and many possible (--cpus 2 --possible-cpus M, which it checks the guest counts).
 # Claim: the module loads with a sampler for every online CPU and samples each, a window

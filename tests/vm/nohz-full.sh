@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # boot: nohz_full=1
+# proves: the `cpus` control; nohz_full CPUs are not sampled by default
 # Booted with `nohz_full=1`. Claim: by default the samplers leave a nohz_full CPU alone
 # (no timer of ours, no NMI: the jitter such CPUs are isolated from), `records` and
 # `trace-irqoff status` say so, and choosing it with `enable --cpus` samples it.

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # clock: host-single
 # host: agent
+# proves: a stop of the whole VM is a stall, not an irq-off window; a real window beside it is still reported -- "five 300 ms stops of the idle VM: no hardirq-off or softirq-off event at the threshold", "... five stall events", "a real 100 ms hardirq-off window on CPU 1 is still reported"; host tests `logic::stall`, `gap::stopped_vm_is_a_stall`, `window_around_a_stall_keeps_its_outside`
 # A stalled machine is not an irq-off window. The guest runs on the host clock with all
 # vCPUs in one QEMU thread, so stopping QEMU stops every vCPU at once, as a host that
 # pauses the VM (or a live migration's last phase) does. The host stops QEMU (SIGSTOP) for

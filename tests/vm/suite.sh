@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# proves: no leak, no memory error, no KUnit failure -- on the sanitize kernel: `kernel-after` (kmemleak, KUnit), the splat scan (`tests/vm/splats`)
 # The VM test suite, as KTAP: every file in cases/ runs in order, each in a shell of its
 # own (no case sees another's variables), as one subtest whose result line names the case;
 # the kernel's own checks (kmemleak, KUnit) are a subtest before the cases and one after.

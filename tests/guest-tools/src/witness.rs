@@ -23,6 +23,8 @@
 //! by any window at all when `tol` exceeds it (the module reports a softirq window from
 //! 1.5 periods, at most half a period longer than it was). An event the trace cannot
 //! confirm is counted as false.
+//!
+//! proves: an event with nothing injected is a real window: the kernel's own trace confirms it (benchmarks.rst, false events) -- : its host tests (a long softirq handler, pending softirqs, a late hard hrtimer confirm; a short event needs half its length); the `bench-smoke` step's "the kernel's own trace judged each false-event run"; `make bench` judges every event of its runs
 
 use std::collections::HashMap;
 

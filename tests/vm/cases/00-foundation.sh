@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: the test kernel, our modules, the samples and the CLI work in the guest
+# kernels: test sanitize debian-7.3 debian-7.3-rt debian-7.2 debian-7.3-cloud arm64
+# proves: no NMI of ours is ever unclaimed (`unknown_nmi_panic=1`) -- "the guest panics on an unclaimed NMI"
 # The foundation: the test kernel, our modules and the CLI work in the guest.
 check "kernel has 2 CPUs online" test "$(cat /sys/devices/system/cpu/online)" = "0-1"
 # As on fleets that want a crash dump for any NMI nobody claims: one of ours that arrived

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: injected hardirq-off and softirq-off windows give one record each on the right CPU, with a latency within the running kernel's tolerance and the culprit's function on top
+# kernels: test debian-7.3 debian-7.3-rt debian-7.2 debian-7.3-cloud arm64
+# proves: an injected hardirq-off or softirq-off window is one record on its CPU, length within the running kernel's tolerance, culprit on top (trace-irqoff.rst: `records`)
 # Detection: injected windows give records on the right CPU, with the right latency and
 # the culprit's function on top of the stack. Tolerances come from the running kernel: the
 # hrtimer's period P, and the timer_list's period Ps = P rounded up to jiffies (12 ms at

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: short hardirq-off windows separated by idle are never merged into a long one: at threshold 50 ms, twelve 20 ms windows with 5-30 ms of idle between them are twelve events of about 20 ms, and no event of 40 ms or more is counted or recorded
+# kernels: test debian-7.3 debian-7.3-rt
+# proves: short windows separated by idle are separate events, never one long one (trace-irqoff.rst: an event is a gap of 2P or more between two runs) -- "each 20 ms window is one hardirq-off event ...", "no event of 40 ms or more ...", "no event of 32 ms or more is counted ..."
 # Twelve hardirq-off windows of D = 20 ms on CPU 1, one after another with 5 to 30 ms of
 # idle between them (the writing shell sleeps on CPU 1 with nothing else to run there), at
 # the defaults: P = 10 ms, threshold 50 ms. An event is a gap of 2P or more between two

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: windows opened in interrupt context (IPI, hard hrtimer, hard irq_work, timer_list with interrupts off and on, soft hrtimer, tasklet, BH work item) are reported with their culprit on an idle and on a busy CPU
+# kernels: test debian-7.3 debian-7.3-rt debian-7.2 debian-7.3-cloud arm64
+# proves: windows opened in interrupt context (IPI, hard hrtimer, hard irq_work, timer_list, soft hrtimer, tasklet, BH work item) are events with their culprit, idle CPU or busy, also with `idle=poll` (design.rst: idle gaps)
 # Windows opened from interrupt context, the way drivers and timers do, each D = 120 ms on
 # CPU 1, asked from CPU 0: with hard interrupts off, an IPI function, a pinned hard hrtimer
 # callback, a hard irq_work raised on CPU 1 and a pinned timer_list callback that turns

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: records name the culprit every time: names survive the culprit's rmmod, one record per softirq window with its cause, and a window on one CPU is named by the record of another it delayed
+# kernels: sanitize debian-7.3 debian-7.3-rt debian-7.2 debian-7.3-cloud
+# proves: the cause of a softirq-off window: bh-off or ksoftirqd-wait, also on PREEMPT_RT
 # Records that name the culprit, every time: names taken at capture survive the culprit's
 # rmmod (the kernel's own injector where this kernel has it, and our sample), one record
 # per softirq window with its cause, and a window on one CPU named by the record of

@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# description: a capture costs the same whatever the culprit's module (20 000 more symbols): names are taken off the capture path
+# description: a capture costs the same whatever the culprit's module (20 000 more symbols): names are taken off the capture path; so does the watcher's NMI, in a module or in core text
+# kernels: test debian-7.3 debian-7.3-rt
+# proves: module frames keep their names after the module is unloaded; the capture costs the same whatever the culprit's module -- "irqoff_sample_big unloaded right after its window", "... no frame of it lost its name", the cost comparison
+# proves: the watcher's NMI costs the same whatever it interrupts (no symbol lookup in NMI) -- "an NMI costs the same whatever it interrupts" (x86_64)
 # No observer effect from the culprit's module: a capture in hard interrupt context saves
 # addresses only, and the namer names module frames afterwards, in process context, so the
 # capture costs the same for a window in irqoff_sample and in irqoff_sample_big (the same

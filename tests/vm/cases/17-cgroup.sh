@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a record carries its culprit task's cgroup v2 id; the CLI resolves it to the path of nested cgroups (a systemd service, a Kubernetes pod's container) and groups by it
 # needs: cgroups
+# kernels: debian-7.3 debian-7.3-rt
+# proves: a record names its culprit's cgroup (systemd service, Kubernetes pod)
 # The culprit's container: a shell moved into a nested cgroup opens a 100 ms hardirq-off
 # window from there; its record's cgroup= is that cgroup's id (the inode number of its
 # directory on the cgroup2 mount), and the CLI shows the path, what it is (a service; a pod

@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: every bad write returns its documented errno and changes nothing
+# kernels: sanitize debian-7.3 debian-7.3-rt debian-7.2 debian-7.3-cloud arm64
+# proves: every bad write gets its documented errno and changes nothing (Errors); parameters out of range fail the load
+# proves: `sampling_period` keeps threshold >= 2P -- "raising the period raises the threshold to 2P"
 # Every bad write returns its errno and changes nothing.
 tio_load
 snapshot() { cat $TIO/enable $TIO/sampling_period; head -n1 $TIO/trace_latency; }

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: four writers toggling enable 500 times each leave a consistent state
+# kernels: test debian-7.3
+# proves: writes are serialised: concurrent writers leave a consistent state
 # Four writers toggling enable 500 times each leave a consistent state.
 tio_load
 modprobe irqoff_sample

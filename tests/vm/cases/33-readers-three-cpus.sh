@@ -1,5 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: readers never wait for a CPU, also while a tag_wait toggle waits (three CPUs)
+# kernels: none
+# proves: readers never wait for another CPU, also while a writer waits (Guarantees: what a reader sees during a write)
+# Where: not in make test: tests/vm/takeover.sh, which boots three CPUs, leaves it out
+# (there the first CLI command spawned on cpu 0 once waited 2.9 s for the stuck cpu).
 # Claim: readers never wait for a CPU, also while a tag_wait toggle waits. With three CPUs:
 # cpu 1 has hard interrupts off for 3 s, a disable and a tag_wait toggle on cpu 2 wait for
 # it (the toggle's text patching spins on cpu 2 until every CPU answered), and every file

@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: the cpus control chooses the CPUs sampled; bad lists are refused and change nothing
+# kernels: test debian-7.3
+# proves: every bad write gets its documented errno and changes nothing (Errors); parameters out of range fail the load
+# proves: the `cpus` control; nohz_full CPUs are not sampled by default
 # Claim: the `cpus` control chooses the CPUs sampled. A window on a CPU left out is not
 # seen (no event, no record, also after that CPU went offline and came back); one on a
 # chosen CPU is. A bad list is refused with EINVAL and changes nothing; a change while

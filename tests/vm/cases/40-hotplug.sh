@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# description: samplers follow CPUs going offline and online; records of offline CPUs stay readable
+# description: samplers follow CPUs going offline and online; records of offline CPUs stay readable; a CPU's state is made at its first online
+# kernels: test debian-7.3 debian-7.3-rt debian-7.2 debian-7.3-cloud arm64
+# proves: samplers follow CPU hotplug; records of an offline CPU stay readable
+# proves: memory follows the CPUs that came online: none for a CPU offline at load, one CPU's state at its first online, kept after -- "loaded with cpu1 offline", "cpu1's first online made its state", "its state is kept"
 # CPU hotplug: samplers follow CPUs going offline and online; records of offline CPUs stay.
 ONLINE=/sys/devices/system/cpu/cpu1/online
 tio_load

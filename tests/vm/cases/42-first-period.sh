@@ -1,5 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a CPU whose samplers start or stop is never taken for an irq-off window: 100 enable/disable cycles and cpu1 offline/online cycles under busy loops and SCHED_FIFO hogs give no hardirq-off event or record, no NMI and no stuck log
+# kernels: test
+# proves: a start or stop is never a window: the first period is clean, and the watcher never takes a starting or stopping CPU for overdue
+# Where: the test kernel only; module logic that no kernel option changes, and 71 s of
+# guest time on debian-7.3.
 # The first period is clean. A CPU's samplers start (enable, the CPU coming online) and
 # stop (disable, going offline) in its cpuhp/N thread, a normal task. Here SCHED_FIFO hogs
 # (tio-hog: spin 10 ms, sleep 0.1 ms, on both CPUs) take the CPU from it at any point, for

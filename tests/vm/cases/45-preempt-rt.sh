@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: on PREEMPT_RT a reader outranking the ktimers thread neither hangs nor reads a torn record, and windows are measured within tolerance
 # needs: rt
+# kernels: debian-7.3-rt
+# proves: an idle CPU yields no event; a late wake-up from idle is not a window -- "RT idle 30 s"
+# proves: a record is never half-written; a chunked read equals one read (what a reader sees of the records) -- "SCHED_FIFO 90 reader on cpu 1 finishes"
 # PREEMPT_RT: the timer_list sampler runs in the preemptible ktimers/N thread. A reader
 # that outranks it on its CPU (SCHED_FIFO 90 on CPU 1, reading the record files in a loop)
 # must neither hang (a record writer preempted mid-record, its reader spinning on it) nor

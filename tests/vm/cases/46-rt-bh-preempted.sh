@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: on PREEMPT_RT a bottom-half-disabled section whose task was preempted is one bh-off window of its whole length
 # needs: rt
+# kernels: debian-7.3-rt
+# proves: the cause of a softirq-off window: bh-off or ksoftirqd-wait, also on PREEMPT_RT
 # PREEMPT_RT: a task in a bottom-half-disabled section can be preempted. Here the sample
 # holds bottom halves off for 300 ms on CPU 1 (a normal task), and 50 ms in a SCHED_FIFO 50
 # hog (cat /dev/zero, above ktimers' FIFO 1) takes CPU 1 for about 100 ms.

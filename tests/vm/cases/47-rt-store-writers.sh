@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: on PREEMPT_RT both writers of a CPU's softirq record store (the timer_list and the probe) keep it exact: every event kept, dropped or replaced once, the worst kept
 # needs: rt
+# kernels: debian-7.3-rt
+# proves: one writer at a time on a record store, also on PREEMPT_RT where the softirq store's two writers run in threads that preempt each other (design.rst: PREEMPT_RT) -- "records + dropped + replaced = events offered", "the ... records kept are the ... largest"
 # PREEMPT_RT: the softirq record store of a CPU has two writers, the timer_list sampler
 # (in ktimers/N) and the softirq probe (a BH work item, in whichever task runs the HI
 # softirq). On RT softirq handlers are preemptible, so `RecordStore::offer` keeps

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: load, enable, inject and rmmod in cycles, and rmmod while enabled under injected load, leave no splat and detect every window
+# kernels: sanitize debian-7.3 debian-7.3-rt debian-7.2 debian-7.3-cloud arm64
+# proves: load/unload under load leaves nothing behind -- "nothing left" checks
 # 20 load/enable/inject/rmmod cycles, and rmmod while enabled during injected load.
 modprobe irqoff_sample
 rmmod trace_irqoff 2>/dev/null

@@ -1,5 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: the records files at their largest read the same in small chunks as in one read, and a reader holds one CPU's part at a time
+# kernels: sanitize debian-7.3-rt
+# proves: a record is never half-written; a chunked read equals one read (what a reader sees of the records) -- "read in 4096-byte chunks it equals one large read", "... 333-byte chunks"
+# proves: files held open across `rmmod` answer EIO -- "... fails with EIO"
+# Where: the sanitize kernel, and debian-7.3-rt where the writers are preemptible threads;
+# not debian-7.3 (65 s of host time there).
 # The records file (and trace_latency, counters) at its largest: records_per_cpu=64 on every CPU, full of hardirq and
 # softirq records. Read in small chunks it gives exactly what one large read gives, and a
 # reader holds one element (one CPU's part) in the kernel, not the whole file.

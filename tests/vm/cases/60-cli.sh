@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: the CLI against the real module: records, top, hist, status, metrics, top --live, record, errors as sentences, and lengths within their stated bounds
+# kernels: test debian-7.3 debian-7.3-rt debian-7.2 debian-7.3-cloud arm64
+# proves: a length's true value lies within the stated bounds (trace-irqoff-cli.rst: lengths) -- "lengths within their stated bounds" checks
 # The real CLI against the real module.
 tio_load
 modprobe irqoff_sample

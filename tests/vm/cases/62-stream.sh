@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: the event ring: record --until and watch --until catch the next window with its stack while the record store is full; top --live counts every window; record --last
+# kernels: sanitize debian-7.3
+# proves: readers never wait for another CPU, also while a writer waits (Guarantees: what a reader sees during a write) -- "watch reads the ring without waiting"
+# proves: the event ring catches every window while the record store is full
 # The event stream (trace_irqoff:hardirq_off/softirq_off in the tracefs instance
 # trace_irqoff, made by enable): record --until and watch --until catch the next window with
 # its task and stack even when the module's record store is full of worse ones, which is

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: trace-irqoff service start/stop (what trace-irqoff.service runs) loads the module with its file's settings, refuses a bad file changing nothing, restores the prior state; serve answers scrapes with the windows
+# kernels: test debian-7.3
+# proves: the service refuses a bad file changing nothing; serve counts a window
 # The unit's ExecStart/ExecStop and the exporter, run by hand: this guest has no systemd.
 rmmod trace_irqoff 2>/dev/null
 modprobe irqoff_sample

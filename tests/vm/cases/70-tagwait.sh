@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: blk-mq tag starvation with null_blk is counted and traced through both sources
+# kernels: sanitize debian-7.3 debian-7.3-rt debian-7.2 debian-7.3-cloud arm64
+# proves: tag-wait counting with the upstream tracepoint or the kprobe source, under device churn
 # blk-mq tag starvation with null_blk, through both sources.
 T=/sys/kernel/tracing
 NULLB="queue_mode=2 submit_queues=1 irqmode=2 completion_nsec=1000000"

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: the tag-wait kprobe source survives null_blk device churn under starved readers
+# kernels: sanitize debian-7.3
+# proves: tag-wait counting with the upstream tracepoint or the kprobe source, under device churn
 # Tag-wait kprobe source under device churn: null_blk devices are created and torn down
 # (configfs) under starved readers, with depths and queue counts varied, so that queues die
 # while submitters wait on them and the same tasks go on waiting on another device. Each

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a watcher that goes dark itself is replaced by another one
 # needs: x86_64
+# kernels: none
+# proves: a watcher that goes dark is replaced -- (three CPUs)
 # A watcher that goes dark itself: cpu 2's window is claimed by one of its two watchers
 # (cpu 0 and cpu 1); when that one's interrupts go off too, the other takes the claim
 # over after three periods, and cpu 2's profile keeps covering its window. Needs three

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: without NMIs (arm64), a hardirq-off window that has not ended is still seen by another CPU, with its length and why it has no in-window stack
 # needs: arm64
+# kernels: arm64
+# proves: without NMIs (arm64) a window still open is seen by another CPU, with its length and why it has no in-window stack; a stuck one is logged (`stuck_ms`)
 # Where the module cannot send NMIs (arm64: no pseudo-NMI for modules), the watcher is
 # unavailable and says why, but a window still open is seen all the same: another CPU's
 # hrtimer finds cpu 1's overdue. What it did while the 3 s window was open is read

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: no NMI of ours is ever unclaimed through disable/enable, rmmod/load and CPU hotplug during an open window
 # needs: x86_64
+# kernels: sanitize debian-7.3
+# proves: no NMI of ours is ever unclaimed (`unknown_nmi_panic=1`) -- "... each claimed"
 # No NMI of ours is ever unclaimed: NMI_ROUNDS (50) rounds of disable/enable, rmmod/load
 # and CPU hotplug while a window is open on cpu 1 and the watcher sends it an NMI every
 # period, about 1400 NMIs on debian-7.3. (100 rounds took 130 s of host time on the

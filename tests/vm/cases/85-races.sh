@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: readers and writers racing rmmod, reload, hotplug and the fuzzer leave no splat, hang or leak
 # needs: test-kernel
+# kernels: sanitize
+# proves: every bad write gets its documented errno and changes nothing (Errors); parameters out of range fail the load -- "tio-fuzz ... every write accepted or refused as documented"
+# proves: a clear empties every record at once, under readers and writers -- "clear under injected windows ...", "after the clears, counters are zero"
+# proves: files held open across `rmmod` answer EIO -- "rmmod under readers and writers ... held files answer EIO"
 # Races with the end of life: readers (cat of every file, the CLI's records --json and
 # watch) and a writer run in loops, pinned one per CPU, while (a) the module is removed
 # and reloaded with every file held open, (b) every non-boot CPU goes off and on,

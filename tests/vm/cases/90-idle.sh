@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: an idle minute at the defaults yields no event
+# kernels: test debian-7.3 debian-7.3-rt arm64
+# proves: an idle CPU yields no event; a late wake-up from idle is not a window -- "idle 60 s at P=10 ms ... no event", "... P=1 ms ... no event"
+# Where: not on debian-7.2 and debian-7.3-cloud, for time (120 s of guest time).
 # An idle minute at the defaults yields no event. The suite's guest clock counts
 # instructions (tests/vm/run --clock icount), so host scheduling cannot fake a gap.
 tio_load

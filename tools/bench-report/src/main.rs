@@ -1333,20 +1333,17 @@ const READING: &str = "Reading these numbers
   arrive on time and no gap comes from the host. The VM has one socket with N cores
   (``-smp cpus=N,sockets=1,cores=N``): the guest keeps its TSC as clocksource (header
   above) and does not mark it unstable.
-- **The old irqsoff readings.** The previous version of this report, and the issue that
-  replaced it, read 737, 912 and 765 ms for 100 ms ``preemptirq_delay_test`` windows, with
-  ``started at: irqentry_enter`` on the wrong CPU. That VM had two sockets: the kernel
-  marked the TSC unstable (``TSCs unsynchronized``) and fell back to HPET, and the
-  irqsoff tracer's per-CPU, sched_clock-based trace clock then disagreed between CPUs, so
-  a section measured across two CPUs' clocks came out hundreds of ms long. With one
-  socket the clock agrees, but readings of about 1 ms remained (the old column's 8-9 ms
-  for every D was not re-examined): ``check_critical_timing()`` in ``kernel/trace/trace_irqsoff.c``
-  records a section as the new maximum only if no other section, on any CPU, became the
-  maximum since it started (``critical_sequence == max_sequence``). With
-  ``tracing_max_latency`` reset to 0, the first ~1 ms irq-off section on CPU 0 during a
-  long window on CPU 1 became the maximum, and the window, ending later, was discarded
-  (the 1000 us reading named CPU 0, ``irqentry_enter`` to
-  ``asm_sysvec_apic_timer_interrupt``). The bench now sets ``tracing_max_latency`` to a
+- **Reading the irqsoff tracer.** Two things make its maximum a reading of the injected
+  window. The VM has one socket: with two, the kernel marks the TSC unstable (``TSCs
+  unsynchronized``) and falls back to HPET, and the irqsoff tracer's per-CPU,
+  sched_clock-based trace clock disagrees between CPUs, so a section measured across two
+  CPUs' clocks comes out hundreds of ms long. And ``check_critical_timing()`` in
+  ``kernel/trace/trace_irqsoff.c`` records a section as the new maximum only if no other
+  section, on any CPU, became the maximum since it started (``critical_sequence ==
+  max_sequence``): with ``tracing_max_latency`` at 0, the first ~1 ms irq-off section on
+  CPU 0 during a long window on CPU 1 becomes the maximum, and the window, ending later,
+  is discarded (a 1000 us reading naming CPU 0, ``irqentry_enter`` to
+  ``asm_sysvec_apic_timer_interrupt``). So the bench sets ``tracing_max_latency`` to a
   floor only the injected window can pass (D/2) and accepts a reading only if its header
   names CPU 1 and a start in the window's code; the precheck shows the result.
 - The errors in the accuracy table are the sampler's own: a hardirq window of length D
@@ -1399,9 +1396,10 @@ const READING: &str = "Reading these numbers
   only if a look inside it saw softirq work left to ksoftirqd; one whose looks found
   softirqs free to run (in the softirq loop between handlers, or enabled with nothing
   waiting) is the timer's own lateness, counted in that column and never an event. On
-  the bench kernel under stress at P = 1 ms those gaps were 3.0 ms ``bh-off`` events
-  before (one traced: about 1 ms of a task with bottom halves off, then about 2 ms in
-  which no timer softirq was raised on that CPU although the timer_list was due).
+  the bench kernel under stress at P = 1 ms such gaps are about 3.0 ms, which a judge by
+  length alone would take for ``bh-off`` events (one traced: about 1 ms of a task with
+  bottom halves off, then about 2 ms in which no timer softirq was raised on that CPU
+  although the timer_list was due).
 - ``bh-off`` events under stress at P = 1 ms on the bench kernel that are below the
   threshold (no record) come from the probe: a look found a softirq handler running or
   bottom halves off, and the pending softirqs ran a period or more later. One traced

@@ -15,6 +15,12 @@
 #[path = "../../../src/logic.rs"]
 mod logic;
 
+/// The tag-wait counters' keys: pure logic kept in that feature's folder of the module,
+/// mounted here for its unit tests (the CLI uses none of it).
+#[cfg(test)]
+#[path = "../../../src/tag_wait/key.rs"]
+mod tag_wait_key;
+
 /// The module's log2 histograms: bucket k holds [2^k, 2^(k+1)) of a unit (ms for latencies,
 /// µs for tag waits); the last bucket also holds everything longer.
 pub mod hist {
@@ -42,6 +48,22 @@ pub mod hist {
         counts: &[u64; NR_BUCKETS],
     ) -> fmt::Result {
         crate::logic::histogram::render_unit(out, header, unit, counts)
+    }
+
+    /// As [`render_unit`], from counts as a module wrote them, of any length: a newer
+    /// module's buckets beyond ours go into the last one.
+    pub fn render_counts(
+        out: &mut impl fmt::Write,
+        header: &str,
+        unit: &str,
+        counts: &[u64],
+    ) -> fmt::Result {
+        let mut fixed = [0u64; NR_BUCKETS];
+        for (f, c) in fixed.iter_mut().zip(counts) {
+            *f = *c;
+        }
+        fixed[NR_BUCKETS - 1] += counts.iter().skip(NR_BUCKETS).sum::<u64>();
+        render_unit(out, header, unit, &fixed)
     }
 }
 
@@ -399,5 +421,110 @@ pub mod grammar {
                 ["bh-off", "ksoftirqd-wait"]
             );
         }
+    }
+    /// A counter of a CPU's `cpu` line, as the module declares it (`CPU_COUNTERS`, in
+    /// printed order): the module prints it, the CLI parses and exports it, and the
+    /// reference's table is made from it.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub struct Counter {
+        pub key: &'static str,
+        /// `windows`, `records`, `gaps` or `ns`.
+        pub unit: &'static str,
+        pub help: &'static str,
+        /// Its own Prometheus family (a counter labelled `cpu`), if any.
+        pub family: Option<&'static str>,
+        /// A line without it (a module from before it) reads as 0; else as not known.
+        pub absent_is_zero: bool,
+    }
+
+    /// The `cpu` line's counters, in printed order.
+    pub fn cpu_counters() -> impl Iterator<Item = Counter> {
+        g::CPU_COUNTERS.iter().map(|c| Counter {
+            key: c.key,
+            unit: match c.unit {
+                g::Unit::Windows => "windows",
+                g::Unit::Records => "records",
+                g::Unit::Gaps => "gaps",
+                g::Unit::Nanoseconds => "ns",
+            },
+            help: c.help,
+            family: c.family,
+            absent_is_zero: c.absent == g::Absent::Zero,
+        })
+    }
+
+    /// The `hist` lines' names, with what each counts, in printed order.
+    pub const HIST_NAMES: [(&str, &str); 4] = g::HIST_NAMES;
+    /// The `cost` lines' names, with what each times, in printed order.
+    pub const COST_NAMES: [(&str, &str); 5] = g::COST_NAMES;
+
+    /// A table cell ``` ``PREFIXNAME`` ``` padded to `width`.
+    fn key_cell(f: &mut fmt::Formatter<'_>, prefix: &str, name: &str, width: usize) -> fmt::Result {
+        write!(f, "``{prefix}{name}``")?;
+        let used = 4 + prefix.len() + name.len();
+        write!(f, "{:1$}", "", width.saturating_sub(used))
+    }
+
+    /// The reference's table of the `cpu`, `hist` and `cost` lines (reStructuredText, as
+    /// `Documentation/trace-irqoff.rst` holds it between its `counters-table` markers).
+    pub struct CountersTable;
+
+    impl fmt::Display for CountersTable {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            const KEY: usize = 34;
+            const UNIT: usize = 8;
+            let rule = |f: &mut fmt::Formatter<'_>| {
+                writeln!(f, "{:=<KEY$}  {:=<UNIT$}  {:=<60}", "", "", "")
+            };
+            rule(f)?;
+            writeln!(f, "{:<KEY$}  {:<UNIT$}  what it counts", "key", "unit")?;
+            rule(f)?;
+            for c in cpu_counters() {
+                key_cell(f, "", c.key, KEY)?;
+                write!(f, "  {:<UNIT$}  {}", c.unit, c.help)?;
+                if let Some(family) = c.family {
+                    write!(f, " Exported as ``{family}``.")?;
+                }
+                writeln!(f)?;
+            }
+            for (name, help) in HIST_NAMES {
+                key_cell(f, "hist N ", name, KEY)?;
+                writeln!(f, "  {:<UNIT$}  {}", "windows", help)?;
+            }
+            for (name, help) in COST_NAMES {
+                key_cell(f, "cost N ", name, KEY)?;
+                writeln!(f, "  {:<UNIT$}  {}", "ns", help)?;
+            }
+            rule(f)
+        }
+    }
+}
+
+#[cfg(test)]
+mod counters_doc {
+    /// The reference's table of the counters is the one the declaration makes: a counter
+    /// declared, renamed or explained anew in `logic/grammar.rs` fails here until
+    /// `Documentation/trace-irqoff.rst` shows it (the expected table is printed; with
+    /// `TIO_BLESS=1` the test writes it there).
+    #[test]
+    fn reference_table_is_the_declaration() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../Documentation/trace-irqoff.rst"
+        );
+        let doc = std::fs::read_to_string(path).expect("the reference");
+        let (start, end) = (".. counters-table start\n\n", ".. counters-table end");
+        let a = doc.find(start).expect("the start marker") + start.len();
+        let b = doc[a..].find(end).expect("the end marker") + a;
+        let want = format!("{}\n", crate::grammar::CountersTable);
+        if doc[a..b] != want && std::env::var_os("TIO_BLESS").is_some() {
+            std::fs::write(path, format!("{}{}{}", &doc[..a], want, &doc[b..])).expect("write");
+            return;
+        }
+        assert_eq!(
+            doc[a..b],
+            want,
+            "Documentation/trace-irqoff.rst's counters table:\n{want}"
+        );
     }
 }

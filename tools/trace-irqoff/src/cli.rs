@@ -9,6 +9,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::model::snapshot::Kind;
 
+/// The heading the options of every command are shown under, apart from each command's
+/// own.
+const GLOBAL: &str = "Global options";
+
 /// Find CPUs that ran with hard interrupts or softirqs off for too long, and who did it.
 ///
 /// Reads and drives /proc/trace_irqoff (the trace_irqoff kernel module).
@@ -16,19 +20,19 @@ use crate::model::snapshot::Kind;
 #[command(name = "trace-irqoff", version, about, long_about = None, after_help = "Example: trace-irqoff enable && sleep 60 && trace-irqoff top")]
 pub struct Cli {
     /// Root of the proc file system (tests, containers).
-    #[arg(long, global = true, default_value = "/proc", value_name = "DIR")]
+    #[arg(long, global = true, default_value = "/proc", value_name = "DIR", help_heading = GLOBAL)]
     pub proc_root: PathBuf,
 
     /// Machine-readable JSON output (stable; see Documentation/trace-irqoff-cli.rst).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
 
     /// Show Rust symbols as the kernel printed them (mangled), not demangled.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub raw_symbols: bool,
 
     /// When to colour the output (auto: on a terminal, unless NO_COLOR is set).
-    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, help_heading = GLOBAL)]
     pub color: ColorWhen,
 
     #[command(subcommand)]
@@ -91,7 +95,7 @@ pub enum Command {
     Report(ReportArgs),
     /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
-    Tagwait(TagwaitArgs),
+    Tagwait(crate::tagwait::Args),
     /// Counters and latency histograms in the Prometheus text format (node_exporter).
     #[command(
         after_help = "Example: trace-irqoff metrics --textfile /var/lib/prometheus/node-exporter"
@@ -146,7 +150,8 @@ pub struct EnableArgs {
 pub struct SetArgs {
     pub what: Tunable,
     /// Value in ms (a trailing "ms" is accepted).
-    #[arg(value_parser = parse_whole_ms)]
+    // A negative number is a value to refuse in plain words, not an option to escape.
+    #[arg(value_parser = parse_whole_ms, allow_hyphen_values = true)]
     pub value: u64,
 }
 
@@ -408,19 +413,6 @@ pub enum ServiceAction {
 }
 
 #[derive(Args, Debug)]
-pub struct TagwaitArgs {
-    /// Switch tracking on or off (it costs nothing while off).
-    #[arg(value_enum)]
-    pub switch: Option<OnOff>,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum OnOff {
-    On,
-    Off,
-}
-
-#[derive(Args, Debug)]
 pub struct ManArgs {
     /// Write trace-irqoff.1 and a trace-irqoff-COMMAND.1 for every command into DIR,
     /// instead of printing trace-irqoff.1.
@@ -443,6 +435,11 @@ pub fn parse_span(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     if t.is_empty() {
         return Err(bad());
+    }
+    if t.starts_with('-') && parse_span(&t[1..]).is_ok() {
+        return Err(format!(
+            "'{s}' is negative: a duration is 0 or more (e.g. 10, 1.5ms, 2s)"
+        ));
     }
     let mut rest = t;
     let mut total: u128 = 0;
@@ -550,7 +547,8 @@ mod tests {
         for bad in [
             "",
             " ",
-            "-1",
+            "-",
+            "--1",
             "1.",
             ".5",
             "1.2.3",
@@ -562,6 +560,15 @@ mod tests {
             "99999999999999999999999h",
         ] {
             assert_eq!(parse_span(bad), Err(format!("'{bad}' is not a duration (e.g. 10, 1.5ms, 2s, 5m: a bare number is milliseconds)")), "{bad}");
+        }
+        // A negative duration is said to be one.
+        for neg in ["-1", "-5ms", "-1m30s"] {
+            assert_eq!(
+                parse_span(neg),
+                Err(format!(
+                    "'{neg}' is negative: a duration is 0 or more (e.g. 10, 1.5ms, 2s)"
+                ))
+            );
         }
     }
 

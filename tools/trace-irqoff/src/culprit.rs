@@ -317,7 +317,7 @@ mod tests {
             .map(|l| l.rsplit(' ').next().unwrap().parse().unwrap())
             .collect();
         assert_eq!(weights, [15, 15, 15, 120, 30, 125, 416, 1248, 66, 22]);
-        // Records without a profile: as before.
+        // Records without a profile: one line each, their window stack's.
         let mut plain = s.records[1].clone();
         plain.profile = None;
         assert_eq!(folded(&[plain], false).lines().count(), 1);
@@ -383,7 +383,7 @@ mod tests {
             UNSEEN
         );
         assert!(source(&bare).0.is_empty());
-        // A task's window: the end stack, as before.
+        // A task's window: the end stack names the culprit.
         let task = Record {
             window_stack: frames(&["cpu_relax+0x1/0x2"]),
             ..rec(Kind::Hard, 80, &["irq_user+0x1/0x2"])

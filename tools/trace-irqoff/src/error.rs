@@ -18,6 +18,33 @@ pub enum Exit {
 }
 
 impl Exit {
+    /// The status of a failed command, and its hint where there is one: what the
+    /// command line asked for cannot be (a value out of range, whether the CLI or the
+    /// module refused it, e.g. `--period 0` and `--cpus 5-9` on a 2-CPU machine alike; a
+    /// module not loaded) is [`Exit::Usage`], anything else that failed [`Exit::Failure`];
+    /// a closed pipe is [`Exit::Success`]. The one place these are decided (the table in
+    /// Documentation/trace-irqoff-cli.rst, EXIT STATUS, and the man page's).
+    pub fn of_error(e: &anyhow::Error) -> (Self, Option<String>) {
+        use crate::procfs::ProcError;
+        if e.is::<crate::output::ClosedPipe>() {
+            return (Exit::Success, None);
+        }
+        if let Some(pe) = e.downcast_ref::<ProcError>() {
+            let usage = matches!(
+                pe,
+                ProcError::NotLoaded(_) | ProcError::ProcRootMissing(_) | ProcError::Invalid { .. }
+            );
+            return (if usage { Exit::Usage } else { Exit::Failure }, pe.hint());
+        }
+        if let Some(p) = e.downcast_ref::<Problem>() {
+            return (
+                if p.usage { Exit::Usage } else { Exit::Failure },
+                Some(p.hint.clone()),
+            );
+        }
+        (Exit::Failure, None)
+    }
+
     pub fn code(self) -> u8 {
         match self {
             Exit::Success => 0,

@@ -2,11 +2,20 @@
 //! `trace-irqoff`: the command line an engineer drives the trace_irqoff module with during
 //! an incident. See `trace-irqoff --help` and Documentation/trace-irqoff-cli.rst.
 //!
-//! Layout: `cli` (the clap types), `cmd` (one file per subcommand: read and drive the
-//! module, print), `render` (values to text and JSON, no I/O), `model` (settings and
-//! recordings), `procfs`, `stream` and `saved` (the module's files, its event ring, a
-//! saved recording), `snapshot` and `original` (their formats). Only this file decides
-//! the exit status, one of `error::Exit`.
+//! Layout: `cli` (the clap types) and `cmd` (one file per subcommand: read and drive the
+//! module, print). The module is read through `procfs` (its files), `stream` (its event
+//! ring) and `saved` (a recording read back), parsed by `parse` (`parse::records`,
+//! `parse::original`) into `model` (its state, `model::snapshot`; settings, recordings,
+//! `model::cgroup`). `culprit`, `mechanism`, `cgroup`, `precision`, `lines`, `symbols`
+//! and `profile` say what a record means (its culprit, the mechanism frames around it,
+//! its cgroup's path, the bounds of its length, its source lines, readable names, its
+//! in-window profile as every view shows it); `render` (values to text and JSON, no I/O)
+//! and `output` (stdout) show it; `files` writes files whole, `clock` gives wall-clock
+//! times, `conf` reads the service's settings file; `fields` and `prom` are what readers
+//! of the module's lines and writers of metrics share, and `tagwait` is the one feature
+//! unrelated to irq-off (the blk-mq tag waits). The exit status of every error is
+//! decided in `error::Exit`. (tests/layout-check: every module is named here, and every
+//! name is a module.)
 
 use std::process::ExitCode;
 
@@ -19,6 +28,7 @@ mod cmd;
 mod conf;
 mod culprit;
 mod error;
+mod fields;
 mod files;
 mod lines;
 mod mechanism;
@@ -27,15 +37,16 @@ mod output;
 mod parse;
 mod precision;
 mod procfs;
+mod profile;
+mod prom;
 mod render;
 mod saved;
 mod stream;
 mod symbols;
+mod tagwait;
 
 use cmd::Outcome;
-use error::{Exit, Problem};
-use output::ClosedPipe;
-use procfs::ProcError;
+use error::Exit;
 
 fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
@@ -111,26 +122,10 @@ fn exit_status(result: anyhow::Result<Outcome>) -> Exit {
         Ok(Outcome::Interrupted) => return Exit::Interrupted,
         Err(e) => e,
     };
-    if e.is::<ClosedPipe>() {
-        return Exit::Success;
+    let (code, hint) = Exit::of_error(&e);
+    if code == Exit::Success {
+        return code;
     }
-    let (hint, code) = if let Some(pe) = e.downcast_ref::<ProcError>() {
-        (
-            pe.hint(),
-            if matches!(pe, ProcError::NotLoaded(_) | ProcError::ProcRootMissing(_)) {
-                Exit::Usage
-            } else {
-                Exit::Failure
-            },
-        )
-    } else if let Some(p) = e.downcast_ref::<Problem>() {
-        (
-            Some(p.hint.clone()),
-            if p.usage { Exit::Usage } else { Exit::Failure },
-        )
-    } else {
-        (None, Exit::Failure)
-    };
     eprintln!("trace-irqoff: {e:#}");
     if let Some(hint) = hint {
         eprintln!("hint: {hint}");

@@ -247,17 +247,29 @@ impl<B: Backend> Module<B> {
         crate::precision::annotate(&s.config, &mut s.records);
         self.resolve_cgroups(&mut s.records);
         if self.demangle {
-            for r in &mut s.records {
-                let profile = r
-                    .profile
-                    .iter_mut()
-                    .flat_map(|p| p.stacks.iter_mut().flat_map(|s| s.frames.iter_mut()));
-                for f in r.stack.iter_mut().chain(&mut r.window_stack).chain(profile) {
-                    *f = crate::symbols::demangle_frame(f);
-                }
-            }
+            crate::symbols::demangle_records(&mut s.records);
         }
         Ok(s)
+    }
+
+    /// The windows of `events` (the event ring's) at `config`'s threshold or more, as
+    /// records named, dated and bounded exactly as the store's are in [`Module::snapshot`]:
+    /// wall-clock times from its clock anchor, Rust symbols demangled (unless
+    /// `--raw-symbols`), the precision range of its period and HZ, cgroups looked up. The
+    /// one way every command turns ring windows into records.
+    pub fn ring_records(
+        &self,
+        events: &[crate::stream::Event],
+        config: &snapshot::Config,
+    ) -> Vec<snapshot::Record> {
+        let clock = crate::clock::Clock::of_anchor(config.realtime_offset_ns);
+        let mut v = crate::stream::records(events, config.threshold_ns, &clock);
+        if self.demangle {
+            crate::symbols::demangle_records(&mut v);
+        }
+        crate::precision::annotate(config, &mut v);
+        self.resolve_cgroups(&mut v);
+        v
     }
 
     /// Looks up the cgroups of `records` not looked up yet (`cgroup::resolve`) on this

@@ -80,16 +80,25 @@ pub fn records(events: &[Event], threshold_ns: u64, clock: &Clock) -> Vec<Record
         .collect()
 }
 
-/// Of `streamed`, the windows that `store` (the module's records) does not hold: the same
-/// window has the same CPU, kind, end and length in both.
+/// What makes a window the same window in the store and in the ring: its CPU, kind and
+/// end (CLOCK_MONOTONIC, to the ns: both come from the one sampler that saw it end). A
+/// module that gives no end (0) has its length added, the best there is then.
+pub fn same_window(r: &Record) -> (u32, Kind, u64, u64) {
+    let length = if r.timestamp_ns == 0 { r.latency_ns } else { 0 };
+    (r.cpu, r.kind, r.timestamp_ns, length)
+}
+
+/// Of `streamed`, the windows that `store` (the module's records) does not hold
+/// ([`same_window`]), each once: the store's record of a window wins (it has the
+/// in-window samples), and a window the ring holds twice is taken once.
 pub fn missing<'a>(
     store: &[Record],
     streamed: impl IntoIterator<Item = &'a Record>,
 ) -> Vec<Record> {
-    let kept: std::collections::HashSet<_> = store.iter().map(|r| r.key()).collect();
+    let mut kept: std::collections::HashSet<_> = store.iter().map(same_window).collect();
     streamed
         .into_iter()
-        .filter(|r| !kept.contains(&r.key()))
+        .filter(|r| kept.insert(same_window(r)))
         .cloned()
         .collect()
 }
@@ -179,11 +188,13 @@ impl Tally {
     }
 }
 
-/// Adds to `store` (the module's records) the windows of `events` at `threshold_ns` or
-/// more that it does not hold.
-pub fn add_missing(store: &mut Vec<Record>, events: &[Event], threshold_ns: u64, clock: &Clock) {
-    let extra = missing(store, &records(events, threshold_ns, clock));
+/// Adds to `store` (the module's records) the windows of `streamed` (the ring's, as
+/// `Module::ring_records` made them) that it does not hold; returns how many.
+pub fn add_missing(store: &mut Vec<Record>, streamed: &[Record]) -> usize {
+    let extra = missing(store, streamed);
+    let n = extra.len();
     store.extend(extra);
+    n
 }
 
 /// One line of `trace_pipe`, if it is one of the two events (the module's format since
@@ -461,6 +472,22 @@ fn running() -> Option<PathBuf> {
     (on("hardirq_off") && on("softirq_off")).then_some(dir)
 }
 
+/// Every window and stall the ring holds, where it runs (a pure reader's look: nothing
+/// is turned on); the sentence why not otherwise.
+pub fn read_running() -> Result<Ring, String> {
+    let dir = running().ok_or("the event ring is off (trace-irqoff enable starts it)")?;
+    let trace = dir.join("trace");
+    let text =
+        fs::read_to_string(&trace).map_err(|e| format!("cannot read {}: {e}", trace.display()))?;
+    Ok(Ring::parse(&text))
+}
+
+/// Whether a tracefs directory was given in [`TRACEFS_ENV`] (tests): its ring then stands
+/// for the module's, also with a `--proc-root` that is not `/proc`.
+pub fn overridden() -> bool {
+    std::env::var_os(TRACEFS_ENV).is_some()
+}
+
 /// Where tracefs is: the env override (tests), else its own mount, else under debugfs.
 fn tracefs() -> Option<PathBuf> {
     if let Some(d) = std::env::var_os(TRACEFS_ENV) {
@@ -519,7 +546,7 @@ mod tests {
 
     /// Claim: a stall line of the ring (`trace_irqoff:stall`) is read as a stall, with its
     /// CPU, span and length, apart from the windows: never an [`Event`], so never counted
-    /// as a hardirq-off or softirq-off window; the windows around it read as before, and
+    /// as a hardirq-off or softirq-off window; the windows around it read as windows, and
     /// the other lines (header, `irqoff_ongoing`) are neither.
     #[test]
     fn stalls_are_read_apart_from_windows() {

@@ -3,6 +3,8 @@
 //! schemes), the rest as the kernel printed them (`%pS`: `func+0x1f/0x80 [module]`).
 //! `--raw-symbols` keeps every frame as printed; the /proc files always are.
 
+use crate::model::snapshot::Record;
+
 /// A frame as the kernel prints it with build ids (`%pSb` where the kernel has
 /// CONFIG_STACKTRACE_BUILD_ID: `func+0x1f/0x80 [module 0123abcd...]`): the frame as `%pS`
 /// prints it, `[module]`, and the module's name and build id. Other frames are kept.
@@ -27,6 +29,22 @@ pub fn demangle_frame(frame: &str) -> String {
         // `{:#}` leaves out the hashes (crate disambiguators and legacy `::h...`).
         Ok(d) => format!("{d:#}{rest}"),
         Err(_) => frame.to_string(),
+    }
+}
+
+/// Every frame of `records` (end stack, in-window stack, profile stacks) demangled
+/// ([`demangle_frame`]): what the store's records and the event ring's windows both go
+/// through, so one window has one name whichever way it came. Frames already demangled
+/// stay as they are.
+pub fn demangle_records(records: &mut [Record]) {
+    for r in records {
+        let profile = r
+            .profile
+            .iter_mut()
+            .flat_map(|p| p.stacks.iter_mut().flat_map(|s| s.frames.iter_mut()));
+        for f in r.stack.iter_mut().chain(&mut r.window_stack).chain(profile) {
+            *f = demangle_frame(f);
+        }
     }
 }
 

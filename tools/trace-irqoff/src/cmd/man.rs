@@ -19,10 +19,10 @@ const EXIT_STATUS: &str = r#".SH "EXIT STATUS"
 Success. Also \fBwatch\fR and \fBtop \-\-live\fR ended by \fB\-\-count\fR or Ctrl\-C, and output cut short by a closed pipe.
 .TP
 \fB1\fR
-Something failed: permission denied (run as root), the module refused a value, its files could not be read, another \fBrecord\fR is running, an output file could not be written.
+Something failed although the command line was fine: permission denied (run as root), the module busy (a new period while enabled) or without a feature, its files could not be read, another \fBrecord\fR is running, no event ring for \fBrecord \-\-last\fR, an output file could not be written, \fBserve\fR could not listen.
 .TP
 \fB2\fR
-The command line is wrong (an unknown option, a value out of range), the module is not loaded, or the \fB\-\-proc\-root\fR directory does not exist.
+The command line is wrong: an unknown option, a value out of range or malformed, whether the CLI or the module refused it (\fB\-\-period 0\fR, \fBset period \-5\fR, \fB\-\-cpus 5\-9\fR where those CPUs do not exist, \fB\-\-cpu 7\fR the module does not report); or the module is not loaded, or the \fB\-\-proc\-root\fR directory does not exist.
 .TP
 \fB3\fR
 \fBrecord \-\-until\fR, \fBwatch \-\-until\fR: a window of at least that many ms was recorded.

@@ -56,6 +56,16 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         json: cli.json,
         color: use_color(cli.color),
     };
+    // A saved recording: its frames named as the module's are (files written before ring
+    // windows were demangled hold them as the kernel printed them).
+    let load = |f: &std::path::Path| {
+        crate::saved::load(f).map(|mut l| {
+            if !cli.raw_symbols {
+                crate::symbols::demangle_records(&mut l.snapshot.records);
+            }
+            l
+        })
+    };
     match &cli.command {
         Command::Status => status::run(&open()?, &ctx),
         Command::Enable(a) => enable::run(a, &open()?, &ctx),
@@ -64,19 +74,19 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Set(a) => set::run(a, &open()?, &ctx),
         // From a saved `record` file (no module needed), or from the module.
         Command::Records(a) => match &a.from {
-            Some(f) => records::show(a, &crate::saved::load(f)?, &ctx),
+            Some(f) => records::show(a, &load(f)?, &Default::default(), &ctx),
             None => records::run(a, &open()?, &ctx),
         },
         Command::Hist(a) => match &a.from {
-            Some(f) => hist::show(a, &crate::saved::load(f)?.snapshot, &ctx),
+            Some(f) => hist::show(a, &load(f)?.snapshot, &ctx),
             None => hist::run(a, &open()?, &ctx),
         },
         Command::Top(a) => match &a.from {
-            Some(f) => top::show(a, &crate::saved::load(f)?.snapshot, &ctx),
+            Some(f) => top::show(a, &load(f)?.snapshot, &Default::default(), &ctx),
             None => top::run(a, &open()?, &ctx),
         },
         Command::Report(a) => match &a.from {
-            Some(f) => report::show(a, &crate::saved::load(f)?, &ctx),
+            Some(f) => report::show(a, &load(f)?, &ctx),
             None => report::run(a, &open()?, &ctx),
         },
         Command::Watch(a) => watch::run(a, &open()?, &ctx),
@@ -131,7 +141,7 @@ fn confirm<B: Backend>(m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
 /// for every CPU (for commands that drive the module, which wait for them anyway); pure
 /// readers only read a ring that runs.
 fn open_stream<B: Backend>(m: &Module<B>, start: bool) -> Option<crate::stream::Stream> {
-    if !m.is_live() {
+    if !m.is_live() && !crate::stream::overridden() {
         return None;
     }
     let opened = if start {
@@ -147,6 +157,47 @@ fn open_stream<B: Backend>(m: &Module<B>, start: bool) -> Option<crate::stream::
             ));
             None
         }
+    }
+}
+
+/// Merges into `s` (the module's records, read just before) the event ring's windows at
+/// the threshold or over that its store did not keep, since the load or clear the store
+/// counts from, each once (`stream::same_window`), named as the store's are
+/// (`Module::ring_records`); says how many windows are still not shown, and why the ring
+/// was not read where it was not. What `records` and `top` show is then every window
+/// `record --last` finds for the same span.
+pub fn merge_ring<B: Backend>(
+    m: &Module<B>,
+    s: &mut crate::model::snapshot::Snapshot,
+) -> crate::render::coverage::Coverage {
+    use crate::render::coverage::Coverage;
+    let lost: u64 = s.cpus.iter().map(|c| c.dropped + c.replaced).sum();
+    let ring = if m.is_live() || crate::stream::overridden() {
+        crate::stream::read_running()
+    } else {
+        Err("a copy of the module's files has none".to_string())
+    };
+    match ring {
+        Ok(ring) => {
+            let from = s.config.counts_since_ns.unwrap_or(0);
+            let events: Vec<crate::stream::Event> = ring
+                .windows
+                .into_iter()
+                .filter(|e| e.end_ns >= from)
+                .collect();
+            let added =
+                crate::stream::add_missing(&mut s.records, &m.ring_records(&events, &s.config));
+            Coverage {
+                added,
+                unshown: lost.saturating_sub(added as u64),
+                no_ring: None,
+            }
+        }
+        Err(why) => Coverage {
+            added: 0,
+            unshown: lost,
+            no_ring: Some(why),
+        },
     }
 }
 
@@ -272,6 +323,27 @@ mod tests {
         assert!(p.hint().unwrap().contains("0-3,8"));
         assert!(m.settings().unwrap().enabled);
         assert_eq!(m.cpus().unwrap().as_deref(), Some("1,3"));
+    }
+
+    /// Claim: a value the command line cannot have is one class of error, whoever
+    /// refuses it: `--cpus 5-9` where CPUs 5-9 do not exist (the module's EINVAL) exits
+    /// as `--period 0` does (the CLI's own range check), with status 2; something that
+    /// failed (the module busy) stays 1.
+    #[test]
+    fn refused_values_exit_alike() {
+        use crate::error::Exit;
+        let fake = Fake::new(include_str!("../../tests/fixtures/records-v1.txt"));
+        fake.files
+            .borrow_mut()
+            .insert("cpus".into(), "0-3\n".into());
+        let m = Module::open(&fake).unwrap();
+        let cpus = select_cpus(&m, "5-9").unwrap_err();
+        let period: anyhow::Error = validate(Some(0), None, 10).unwrap_err().into();
+        assert_eq!(Exit::of_error(&cpus).0, Exit::Usage);
+        assert_eq!(Exit::of_error(&period).0, Exit::Usage);
+        assert!(Exit::of_error(&cpus).1.unwrap().contains("0-3,8"));
+        let busy: anyhow::Error = crate::procfs::ProcError::Busy.into();
+        assert_eq!(Exit::of_error(&busy).0, Exit::Failure);
     }
 
     #[test]

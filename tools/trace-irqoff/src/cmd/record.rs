@@ -166,13 +166,7 @@ pub fn record<B: Backend>(
                 stalls.extend(new.stalls);
             }
             let (cpus, mut records) = tracker.total();
-            stream::add_missing(
-                &mut records,
-                &streamed,
-                used.threshold_ms * 1_000_000,
-                &clock,
-            );
-            m.resolve_cgroups(&mut records);
+            stream::add_missing(&mut records, &m.ring_records(&streamed, &used_config));
             if progress {
                 let ev: u64 = cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
                 let end = match (limit, a.until) {
@@ -215,12 +209,7 @@ pub fn record<B: Backend>(
         stalls.extend(new.stalls);
     }
     let kept = records.len();
-    stream::add_missing(
-        &mut records,
-        &streamed,
-        used.threshold_ms * 1_000_000,
-        &clock,
-    );
+    stream::add_missing(&mut records, &m.ring_records(&streamed, &used_config));
     m.resolve_cgroups(&mut records);
     crate::precision::annotate(&used_config, &mut records);
     let stream = stream.map(|st| StreamSummary {
@@ -265,7 +254,7 @@ pub fn record<B: Backend>(
 fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
     let s = m.snapshot()?;
     let settings = m.settings()?;
-    let st = if m.is_live() {
+    let st = if m.is_live() || stream::overridden() {
         stream::Stream::open_running().map_err(Some)
     } else {
         Err(None)
@@ -301,7 +290,7 @@ fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
         .cloned()
         .collect();
     let kept = records.len();
-    stream::add_missing(&mut records, &events, s.config.threshold_ns, &clock);
+    stream::add_missing(&mut records, &m.ring_records(&events, &s.config));
     m.resolve_cgroups(&mut records);
     crate::precision::annotate(&s.config, &mut records);
     let mut cursor = stream::Cursor::default();

@@ -10,10 +10,13 @@ use crate::model::snapshot::{Record, Snapshot};
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
+use crate::render::coverage::Coverage;
 use crate::saved::Loaded;
 
 pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let mut snapshot = m.snapshot()?;
+    // Every window: the ring's beside the store's.
+    let coverage = super::merge_ring(m, &mut snapshot);
     // The running kernel's: the build ids it did not print in the frames, from the modules
     // loaded now, and its own (`--lines`); not for a copy of the files (another machine).
     let live = m.is_live();
@@ -36,12 +39,14 @@ pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outc
             },
             kernel_build_id: live.then(crate::lines::running_kernel_build_id).flatten(),
         },
+        &coverage,
         ctx,
     )
 }
 
-/// Prints the records of a snapshot, `--since` counting back from its `now_ns`.
-pub fn show(a: &RecordsArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
+/// Prints the records of a snapshot, `--since` counting back from its `now_ns`, and
+/// below them what `coverage` says is not shown (on stderr with `--json`).
+pub fn show(a: &RecordsArgs, loaded: &Loaded, coverage: &Coverage, ctx: &Ctx) -> Result<Outcome> {
     let s = &loaded.snapshot;
     check_cpus(&a.cpu, s)?;
     let mut v = select(s, a, loaded.now_ns);
@@ -50,19 +55,23 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
     }
     if ctx.json {
         output::print_json(&v)?;
+        if let Some(l) = coverage.sentence() {
+            output::note(&l);
+        }
     } else {
         // On a terminal one line per window, cut to its width; on a pipe (scripts, files)
-        // the stacks, as before.
+        // the whole stacks, the form scripts read.
         let size = output::terminal_size();
         if a.oneline || (size.is_some() && !a.stacks && !a.lines) {
-            output::print(&render::line::table(
-                &v,
-                s,
-                size.map(|(_, cols)| cols),
-                ctx.color,
-            ))?;
+            output::print(
+                &(render::line::table(&v, s, size.map(|(_, cols)| cols), ctx.color)
+                    + &coverage.footnote(size.map(|(_, cols)| cols))),
+            )?;
         } else {
-            output::print(&render::records(&v, s, a.depth, ctx.color))?;
+            output::print(
+                &(render::records(&v, s, a.depth, ctx.color)
+                    + &coverage.footnote(size.map(|(_, cols)| cols))),
+            )?;
         }
     }
     Ok(Outcome::Done)

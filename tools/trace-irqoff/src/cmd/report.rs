@@ -22,10 +22,14 @@ struct Written<'a> {
     cpus: usize,
 }
 
-/// The report of what the module holds now: its records since load or clear, on this
-/// machine.
+/// The report of what the module holds now: its records since load or clear, with the
+/// event ring's windows its store did not keep (as `records` and `top` show them), on
+/// this machine; what neither holds is said on stderr.
 pub fn run<B: Backend>(a: &ReportArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
-    let snapshot = m.snapshot()?;
+    let mut snapshot = m.snapshot()?;
+    if let Some(l) = super::merge_ring(m, &mut snapshot).sentence() {
+        output::note(&l);
+    }
     let uname = rustix::system::uname();
     let origin = Origin {
         host: Some(uname.nodename().to_string_lossy().into_owned()),

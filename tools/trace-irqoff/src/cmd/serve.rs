@@ -23,12 +23,7 @@ use crate::procfs::{Dir, Module};
 const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 pub fn run(a: &ServeArgs, proc_root: &Path, stop: &Arc<AtomicBool>) -> Result<Outcome> {
-    let server = Server::http(&a.listen).map_err(|e| {
-        Problem::failure(
-            format!("cannot listen on {}: {e}", a.listen),
-            "pick a free address and port with --listen, e.g. --listen 127.0.0.1:9809",
-        )
-    })?;
+    let server = Server::http(&a.listen).map_err(|e| not_listening(&a.listen, &*e))?;
     output::note(&format!("serving /metrics on http://{}/metrics", a.listen));
     let mut served = 0u64;
     while !stop.load(Ordering::SeqCst) {
@@ -47,6 +42,37 @@ pub fn run(a: &ServeArgs, proc_root: &Path, stop: &Arc<AtomicBool>) -> Result<Ou
     }
     // SIGTERM is how systemd stops the exporter: a clean end, exit status 0.
     Ok(Outcome::Done)
+}
+
+/// Why `serve` could not listen on `addr`, with a hint that fits the cause: only an
+/// address that is taken, not on this machine, not allowed or not an address is helped
+/// by picking another one; anything else (no sockets here: ENOSYS in a sandbox, a
+/// seccomp filter) is the system's, whatever the address.
+fn not_listening(addr: &str, e: &(dyn std::error::Error + 'static)) -> Problem {
+    use std::io::ErrorKind;
+    let sentence = format!("cannot listen on {addr}: {e}");
+    let Some(io) = e.downcast_ref::<std::io::Error>() else {
+        return Problem::failure(
+            sentence,
+            "the system refused the socket; see the error above",
+        );
+    };
+    match io.kind() {
+        ErrorKind::AddrInUse | ErrorKind::AddrNotAvailable | ErrorKind::InvalidInput => {
+            Problem::failure(
+                sentence,
+                "pick a free address and port of this machine with --listen, e.g. --listen 127.0.0.1:9809",
+            )
+        }
+        ErrorKind::PermissionDenied => Problem::failure(
+            sentence,
+            "ports below 1024 need root (or CAP_NET_BIND_SERVICE): pick a higher one, e.g. --listen 127.0.0.1:9809",
+        ),
+        _ => Problem::failure(
+            sentence,
+            "this system gives the process no listening socket (a sandbox or seccomp filter?): run serve where it may open one",
+        ),
+    }
 }
 
 /// Answers one request; whether it was a scrape of /metrics, and how the reply went.
@@ -92,5 +118,31 @@ fn with_type(
     match Header::from_bytes(&b"Content-Type"[..], value.as_bytes()) {
         Ok(h) => r.with_header(h),
         Err(()) => r,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Claim: a socket the system does not give (ENOSYS) is not answered with "pick a
+    /// free address"; a taken address is.
+    #[test]
+    fn the_hint_fits_why_it_could_not_listen() {
+        let nosys = std::io::Error::from_raw_os_error(rustix::io::Errno::NOSYS.raw_os_error());
+        let p = not_listening("127.0.0.1:9809", &nosys);
+        assert!(
+            p.sentence.starts_with("cannot listen on 127.0.0.1:9809: "),
+            "{}",
+            p.sentence
+        );
+        assert!(!p.hint.contains("free address"), "{}", p.hint);
+        assert!(p.hint.contains("no listening socket"), "{}", p.hint);
+        let taken = std::io::Error::from(std::io::ErrorKind::AddrInUse);
+        assert!(not_listening("127.0.0.1:9809", &taken)
+            .hint
+            .contains("pick a free address"));
+        let other = std::fmt::Error;
+        assert!(!not_listening("x", &other).hint.contains("free address"));
     }
 }

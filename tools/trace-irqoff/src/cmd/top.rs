@@ -15,21 +15,29 @@ use crate::model::snapshot::Snapshot;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
+use crate::render::coverage::Coverage;
 use crate::stream::Tally;
 
 pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     if a.live {
         return live(a, m, ctx);
     }
-    show(a, &m.snapshot()?, ctx)
+    let mut s = m.snapshot()?;
+    // Every window: the ring's beside the store's.
+    let coverage = super::merge_ring(m, &mut s);
+    show(a, &s, &coverage, ctx)
 }
 
-/// Prints the culprits of a snapshot's records.
-pub fn show(a: &TopArgs, s: &Snapshot, ctx: &Ctx) -> Result<Outcome> {
+/// Prints the culprits of a snapshot's records, and below them what `coverage` says is
+/// not shown (on stderr with `--json`).
+pub fn show(a: &TopArgs, s: &Snapshot, coverage: &Coverage, ctx: &Ctx) -> Result<Outcome> {
     let mut t = culprit::top(&s.records, a.grouping());
     t.truncate(a.limit);
     if ctx.json {
         output::print_json(&t)?;
+        if let Some(l) = coverage.sentence() {
+            output::note(&l);
+        }
     } else {
         // On a terminal, fitted to its width; on a pipe, the full table scripts read.
         let text = match output::terminal_size() {
@@ -37,11 +45,13 @@ pub fn show(a: &TopArgs, s: &Snapshot, ctx: &Ctx) -> Result<Outcome> {
                 render::top::screen(&t, ctx.color, cols)
                     + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), Some(cols))
                     + &render::top::stall_footnote(s.stalls.as_ref(), Some(cols))
+                    + &coverage.footnote(Some(cols))
             }
             None => {
                 render::top::text(&t, ctx.color)
                     + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), None)
                     + &render::top::stall_footnote(s.stalls.as_ref(), None)
+                    + &coverage.footnote(None)
             }
         };
         output::print(&text)?;

@@ -69,7 +69,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
             ring.stalls.extend(more.stalls);
         }
         let mut s = m.snapshot()?;
-        add_streamed(&mut s, &mut streamed, &ring.windows);
+        add_streamed(m, &mut s, &mut streamed, &ring.windows);
         add_stalls(&s, &mut stalls, ring.stalls);
         m.resolve_cgroups(&mut s.records);
         for r in &s.records {
@@ -206,9 +206,13 @@ const STREAMED_KEPT: usize = 256;
 
 /// Adds to the snapshot's records the streamed windows at its threshold that its store
 /// does not hold (kept in `streamed` across refreshes, the newest [`STREAMED_KEPT`]).
-fn add_streamed(s: &mut Snapshot, streamed: &mut VecDeque<Record>, events: &[stream::Event]) {
-    let clock = crate::clock::Clock::of_anchor(s.config.realtime_offset_ns);
-    streamed.extend(stream::records(events, s.config.threshold_ns, &clock));
+fn add_streamed<B: Backend>(
+    m: &Module<B>,
+    s: &mut Snapshot,
+    streamed: &mut VecDeque<Record>,
+    events: &[stream::Event],
+) {
+    streamed.extend(m.ring_records(events, &s.config));
     while streamed.len() > STREAMED_KEPT {
         streamed.pop_front();
     }

@@ -9,7 +9,9 @@
 use std::fmt::Write;
 
 use crate::model::snapshot::Row;
-use crate::model::snapshot::{Cause, Cpu, Kind, Snapshot, Stalls, TagWait, NR_BUCKETS};
+use crate::model::snapshot::{Cause, Cpu, Kind, Snapshot, Stalls};
+use crate::prom::{family, histogram, log2_buckets, round};
+use crate::tagwait;
 
 /// The labels of a latency series: CPU (empty for the original module, which only sums),
 /// kind, and for softirqs of a v2 module the cause (empty otherwise).
@@ -54,60 +56,8 @@ fn events(c: &Cpu, kind: Kind, cause: Option<Cause>) -> u64 {
     }
 }
 
-fn family(o: &mut String, name: &str, kind: &str, help: &str) {
-    let _ = writeln!(o, "# HELP {name} {help}");
-    let _ = writeln!(o, "# TYPE {name} {kind}");
-}
-
 fn secs(ns: u64) -> f64 {
     ns as f64 / 1e9
-}
-
-/// One histogram in seconds from per-bucket counts: `(upper edge in seconds or None for
-/// +Inf, count, midpoint in seconds)`, buckets ascending.
-/// `exact_sum` (seconds) is the module's own sum where it gives one; otherwise each value
-/// stands at its bucket's midpoint.
-fn histogram(
-    o: &mut String,
-    name: &str,
-    labels: &str,
-    buckets: &[(Option<f64>, u64, f64)],
-    exact_sum: Option<f64>,
-) {
-    let sep = if labels.is_empty() { "" } else { "," };
-    let mut cumulative = 0u64;
-    let mut estimate = 0f64;
-    for &(le, count, mid) in buckets {
-        cumulative += count;
-        estimate += count as f64 * mid;
-        if let Some(le) = le {
-            let _ = writeln!(o, "{name}_bucket{{{labels}{sep}le=\"{le}\"}} {cumulative}");
-        }
-    }
-    let sum = exact_sum.unwrap_or(estimate);
-    let _ = writeln!(o, "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {cumulative}");
-    let _ = writeln!(o, "{name}_sum{{{labels}}} {sum}");
-    let _ = writeln!(o, "{name}_count{{{labels}}} {cumulative}");
-}
-
-/// The module's log2 buckets in `unit_s` seconds per unit (1e-3: ms, 1e-6: µs): bucket k
-/// holds [2^k, 2^(k+1)) units, the last one everything longer. The midpoint stands in for
-/// each value in `_sum`: the module counts per bucket, not the sum.
-fn log2_buckets(counts: &[u64], unit_s: f64) -> Vec<(Option<f64>, u64, f64)> {
-    (0..NR_BUCKETS)
-        .map(|k| {
-            let lo = if k == 0 { 0.0 } else { (1u64 << k) as f64 };
-            let hi = (1u64 << (k + 1)) as f64;
-            // A newer module's extra buckets go into the last (open) one.
-            let count = if k + 1 == NR_BUCKETS {
-                counts.iter().skip(k).sum()
-            } else {
-                counts.get(k).copied().unwrap_or(0)
-            };
-            let le = (k + 1 < NR_BUCKETS).then(|| round(hi * unit_s));
-            (le, count, (lo + hi) / 2.0 * unit_s)
-        })
-        .collect()
 }
 
 /// The original module's rows, [lo, hi] whole ms each.
@@ -121,11 +71,6 @@ fn original_buckets(rows: &[Row]) -> Vec<(Option<f64>, u64, f64)> {
             )
         })
         .collect()
-}
-
-/// Drops float noise (0.001 * 64 = 0.064000000000000001) from bucket edges.
-fn round(v: f64) -> f64 {
-    (v * 1e9).round() / 1e9
 }
 
 const LATENCY_HELP: &str = "Windows with hard interrupts (kind=hard) or softirqs (kind=soft; cause=bh-off|ksoftirqd-wait from records format v2) off, by length, since the last clear, summed over CPUs (cpu empty) or per CPU (metrics --per-cpu). _sum is the module's exact sum; only from modules that do not give one (older ones, the original tool) each window stands at its bucket's midpoint.";
@@ -185,7 +130,7 @@ pub fn exposition(s: &Snapshot, per_cpu: bool) -> String {
         ours(&mut o, s, per_cpu);
     }
     if let Some(tw) = &s.tag_wait {
-        tag_wait(&mut o, tw);
+        tagwait::metrics::families(&mut o, tw);
     }
     o
 }
@@ -323,68 +268,40 @@ fn ours(o: &mut String, s: &Snapshot, per_cpu: bool) {
             c.cpu, c.replaced
         );
     }
-    family(
-        o,
-        "trace_irqoff_idle_gaps_total",
-        "counter",
-        "Sampler gaps that ended in the idle loop (late wake-ups, not windows).",
-    );
-    for c in &s.cpus {
-        let _ = writeln!(
-            o,
-            "trace_irqoff_idle_gaps_total{{cpu=\"{}\"}} {}",
-            c.cpu, c.idle_gaps
-        );
-    }
-    family(
-        o,
-        "trace_irqoff_late_timer_gaps_total",
-        "counter",
-        "Timer_list gaps in which softirqs were found free to run (a late timer, not windows).",
-    );
-    for c in &s.cpus {
-        let _ = writeln!(
-            o,
-            "trace_irqoff_late_timer_gaps_total{{cpu=\"{}\"}} {}",
-            c.cpu, c.late_timer_gaps
-        );
-    }
-    family(
-        o,
-        "trace_irqoff_steal_gaps_total",
-        "counter",
-        "Sampler gaps long only because of steal time (the vCPU not run, not windows).",
-    );
-    for c in &s.cpus {
-        let _ = writeln!(
-            o,
-            "trace_irqoff_steal_gaps_total{{cpu=\"{}\"}} {}",
-            c.cpu, c.steal_gaps
-        );
-    }
+    cpu_counter_families(o, s);
     if let Some(st) = &s.stalls {
-        stalls(o, s, st);
+        stalls(o, st);
     }
     worst(o, s, series.iter().map(|(_, se)| se));
+}
+
+/// The `cpu` line's counters that have a family of their own
+/// (`tio_logic::grammar::cpu_counters`): a counter labelled `cpu` each, with the
+/// declaration's help. A counter some CPU's line lacks is left out where the declaration
+/// takes a missing one as not known (a module from before it: no zero is claimed).
+fn cpu_counter_families(o: &mut String, s: &Snapshot) {
+    for c in tio_logic::grammar::cpu_counters() {
+        let Some(name) = c.family else { continue };
+        let values: Option<Vec<u64>> = s
+            .cpus
+            .iter()
+            .map(|cpu| {
+                let v = cpu.counters.get(c.key).copied();
+                v.or(c.absent_is_zero.then_some(0))
+            })
+            .collect();
+        let Some(values) = values else { continue };
+        family(o, name, "counter", c.help);
+        for (cpu, v) in s.cpus.iter().zip(values) {
+            let _ = writeln!(o, "{name}{{cpu=\"{}\"}} {v}", cpu.cpu);
+        }
+    }
 }
 
 /// Stalls of the whole machine (no sampled CPU ran: a paused VM), apart from the windows;
 /// only from modules that count them (older ones cannot tell them from windows, so no
 /// zero is claimed for them).
-fn stalls(o: &mut String, s: &Snapshot, st: &Stalls) {
-    family(
-        o,
-        "trace_irqoff_stall_gaps_total",
-        "counter",
-        "Sampler gaps long only because the whole machine stood still (no CPU ran: a paused VM; not windows).",
-    );
-    for c in &s.cpus {
-        let _ = writeln!(
-            o,
-            "trace_irqoff_stall_gaps_total{{cpu=\"{}\"}} {}",
-            c.cpu, c.stall_gaps
-        );
-    }
+fn stalls(o: &mut String, st: &Stalls) {
     family(
         o,
         "trace_irqoff_stalls_total",
@@ -501,73 +418,10 @@ fn worst<'a>(o: &mut String, s: &Snapshot, series: impl Iterator<Item = &'a Seri
     }
 }
 
-fn tag_wait(o: &mut String, tw: &TagWait) {
-    family(
-        o,
-        "trace_irqoff_tag_wait_enabled",
-        "gauge",
-        "1 while blk-mq tag-wait tracking is on.",
-    );
-    let _ = writeln!(
-        o,
-        "trace_irqoff_tag_wait_enabled{{source=\"{}\"}} {}",
-        tw.source,
-        u8::from(tw.enabled)
-    );
-    family(
-        o,
-        "trace_irqoff_tag_waits_total",
-        "counter",
-        "Submitters that slept for a blk-mq tag, by device, hardware queue and pool.",
-    );
-    for c in &tw.counts {
-        let _ = writeln!(
-            o,
-            "trace_irqoff_tag_waits_total{{dev=\"{}:{}\",hctx=\"{}\",pool=\"{}\",reserved=\"{}\"}} {}",
-            c.major, c.minor, c.hctx, c.pool, u8::from(c.reserved), c.waits
-        );
-    }
-    family(
-        o,
-        "trace_irqoff_tag_waits_unattributed_total",
-        "counter",
-        "Tag waits not counted per device: table full, or hardware queue unknown.",
-    );
-    let _ = writeln!(
-        o,
-        "trace_irqoff_tag_waits_unattributed_total{{reason=\"table_full\"}} {}",
-        tw.overflow
-    );
-    let _ = writeln!(
-        o,
-        "trace_irqoff_tag_waits_unattributed_total{{reason=\"queue_unknown\"}} {}",
-        tw.unattributed
-    );
-    family(
-        o,
-        "trace_irqoff_tag_wait_durations_missed_total",
-        "counter",
-        "Tag waits whose duration was not measured.",
-    );
-    let _ = writeln!(
-        o,
-        "trace_irqoff_tag_wait_durations_missed_total {}",
-        tw.missed
-    );
-    family(o, "trace_irqoff_tag_wait_duration_seconds", "histogram", "How long submitters slept for a tag. _sum is the module's exact sum (older modules: each wait at its bucket's midpoint).");
-    let exact = tw.duration_sum_us.map(|us| us as f64 / 1e6);
-    histogram(
-        o,
-        "trace_irqoff_tag_wait_duration_seconds",
-        "",
-        &log2_buckets(&tw.duration_hist_us, 1e-6),
-        exact,
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::snapshot::NR_BUCKETS;
 
     fn parse(name: &str) -> Snapshot {
         crate::parse::records::parse(match name {
@@ -686,6 +540,38 @@ mod tests {
     /// TYPE: stall gaps per CPU, stalls and their seconds (counters), the longest (a gauge);
     /// stalls add nothing to the windows' families; a module without them has none of the
     /// four (no zero claimed for what it cannot tell).
+    /// Every counter the module declares with a family of its own is exported from the
+    /// `cpu` lines with the declaration's name and help, one series per CPU with the
+    /// line's value: a counter added to the declaration is exported without code here.
+    /// A module's line that lacks a counter read as not known exports no series of it.
+    #[test]
+    fn declared_counters_are_families() {
+        let snap = parse("stall");
+        let text = exposition(&snap, false);
+        let mut exported = 0;
+        for c in tio_logic::grammar::cpu_counters() {
+            let Some(name) = c.family else { continue };
+            exported += 1;
+            assert!(
+                text.contains(&format!(
+                    "\n# HELP {name} {}\n# TYPE {name} counter\n",
+                    c.help
+                )),
+                "{name}\n{text}"
+            );
+            for cpu in &snap.cpus {
+                let v = cpu.counters.get(c.key).copied().unwrap_or(0);
+                let line = format!("\n{name}{{cpu=\"{}\"}} {v}\n", cpu.cpu);
+                assert!(text.contains(&line), "{line}");
+            }
+        }
+        assert!(exported >= 4, "the gap counters have families");
+        // v1 lines lack stall_gaps (not known: no series) but idle_gaps reads as 0.
+        let old = exposition(&parse("v1"), false);
+        assert!(!old.contains("trace_irqoff_stall_gaps_total"));
+        assert!(old.contains("\ntrace_irqoff_idle_gaps_total{cpu=\"0\"} 0\n"));
+    }
+
     #[test]
     fn stalls_are_their_own_families() {
         let text = exposition(&parse("stall"), false);

@@ -9,6 +9,7 @@ use anstyle::{AnsiColor, Style};
 
 use crate::model::snapshot::{Cause, Kind, Record, Snapshot, Stall, Stalls, NR_BUCKETS};
 
+pub mod coverage;
 pub mod hist;
 pub mod line;
 pub mod live;
@@ -16,7 +17,6 @@ pub mod metrics;
 pub mod record;
 pub mod report;
 pub mod status;
-pub mod tagwait;
 pub mod top;
 pub mod watch;
 
@@ -70,14 +70,8 @@ pub fn histogram(header: &str, counts: &[u64]) -> String {
 
 /// [`histogram`] with another unit label (`usecs`).
 pub fn histogram_unit(header: &str, unit: &str, counts: &[u64]) -> String {
-    let mut fixed = [0u64; NR_BUCKETS];
-    for (f, c) in fixed.iter_mut().zip(counts) {
-        *f = *c;
-    }
-    // The module's buckets beyond ours (a newer module) go into the last one.
-    fixed[NR_BUCKETS - 1] += counts.iter().skip(NR_BUCKETS).sum::<u64>();
     let mut out = String::new();
-    let _ = tio_logic::hist::render_unit(&mut out, header, unit, &fixed);
+    let _ = tio_logic::hist::render_counts(&mut out, header, unit, counts);
     out
 }
 
@@ -395,45 +389,6 @@ fn frames_at(
     }
 }
 
-/// `part` of `whole` in whole percent, rounded ("45%"); "-" of nothing.
-pub fn share(part: u64, whole: u64) -> String {
-    if whole == 0 {
-        return "-".into();
-    }
-    format!("{}%", (part.saturating_mul(100) + whole / 2) / whole)
-}
-
-/// A profile's stacks with those of one loop merged: stacks whose functions are the same
-/// once the mechanism frames at their leaf are set aside (a clock read, lock debugging, a
-/// delay: where a sample happened to land inside the same code) count as one, shown as the
-/// most-seen of them; most-seen first.
-fn merged_stacks(p: &crate::model::snapshot::Profile) -> Vec<crate::model::snapshot::ProfileStack> {
-    use crate::symbols::function;
-    let key = |frames: &[String]| -> Vec<String> {
-        let names: Vec<&str> = frames.iter().map(|f| function(f)).collect();
-        let leaf = names
-            .iter()
-            .take_while(|f| crate::mechanism::is_mechanism(f))
-            .count();
-        names[if leaf == names.len() { 0 } else { leaf }..]
-            .iter()
-            .map(|f| f.to_string())
-            .collect()
-    };
-    let mut out: Vec<(Vec<String>, crate::model::snapshot::ProfileStack)> = Vec::new();
-    for st in &p.stacks {
-        let k = key(&st.frames);
-        match out.iter_mut().find(|(ok, _)| *ok == k) {
-            Some((_, merged)) => merged.count += st.count,
-            None => out.push((k, st.clone())),
-        }
-    }
-    let mut v: Vec<crate::model::snapshot::ProfileStack> =
-        out.into_iter().map(|(_, st)| st).collect();
-    v.sort_by_key(|s| std::cmp::Reverse(s.count));
-    v
-}
-
 fn periods(n: u64) -> String {
     format!("{n} period{}", if n == 1 { "" } else { "s" })
 }
@@ -459,7 +414,7 @@ pub fn record(
 /// a window still open) and "where it was": the profile's stacks, most-seen first, each
 /// with its share of the window's sampled periods. The window stack of a final record is
 /// the profile's first stack, so it is not shown twice; that of a window still open is
-/// its latest sample, shown as before.
+/// its latest sample, shown as the window stack.
 pub fn record_with(
     out: &mut String,
     r: &Record,
@@ -528,21 +483,19 @@ pub fn record_with(
             p.samples,
             periods(p.weight)
         );
-        let stacks = merged_stacks(p);
-        for st in stacks.iter().take(max_stacks) {
+        let shares = crate::profile::Shares::of(p);
+        for st in shares.stacks.iter().take(max_stacks) {
             let _ = writeln!(
                 out,
                 "    {} ({} of {}):",
-                share(st.count, p.weight),
+                shares.percent(st.count),
                 st.count,
                 periods(p.weight)
             );
             frames_at(out, "      ", &st.frames, &r.lines, color, stack_depth);
         }
-        let hidden = &stacks[stacks.len().min(max_stacks)..];
-        let rest = hidden.iter().map(|s| s.count).sum::<u64>() + p.unkept();
+        let (rest, n) = shares.rest(max_stacks);
         if rest > 0 {
-            let n = hidden.len() as u64 + p.distinct.saturating_sub(p.stacks.len() as u64);
             let what = match n {
                 0 => "in other stacks".to_string(),
                 1 => "in 1 more stack".to_string(),
@@ -551,7 +504,7 @@ pub fn record_with(
             let _ = writeln!(
                 out,
                 "    {} ({} of {}) {what}",
-                paint(color, DIM, &share(rest, p.weight)),
+                paint(color, DIM, &crate::profile::share(rest, p.weight)),
                 rest,
                 periods(p.weight)
             );
@@ -588,51 +541,6 @@ pub fn records(v: &[Record], s: &Snapshot, depth: usize, color: bool) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Claim: one loop sampled under lockdep, whose samples land in six different lock
-    /// debugging leaves above the same code, is one stack of the profile; other code stays
-    /// apart, and the most-seen member is what is shown.
-    #[test]
-    fn one_loop_is_one_stack_whatever_its_leaves() {
-        use crate::model::snapshot::{Profile, ProfileStack};
-        let st = |count: u64, frames: &[&str]| ProfileStack {
-            count,
-            frames: frames.iter().map(|f| f.to_string()).collect(),
-        };
-        let code = ["spin_here+0x10/0x40 [drv]", "drv_ioctl+0x55/0x90 [drv]"];
-        // Most-seen first, as the module keeps them.
-        let mut stacks = vec![st(40, &["other_code+0x1/0x2 [drv]", code[1]])];
-        for (i, leaf) in [
-            "lock_acquire+0x1/0x2",
-            "lock_release+0x3/0x4",
-            "__lock_acquire+0x5/0x6",
-            "mark_lock+0x7/0x8",
-            "lock_is_held_type+0x9/0xa",
-            "ktime_get+0xb/0xc",
-        ]
-        .iter()
-        .enumerate()
-        {
-            stacks.push(st(15 - i as u64, &[leaf, code[0], code[1]]));
-        }
-        let p = Profile {
-            samples: 115,
-            weight: 115,
-            distinct: 7,
-            other: 0,
-            stacks,
-        };
-        let m = merged_stacks(&p);
-        assert_eq!(m.len(), 2, "{m:?}");
-        assert_eq!(
-            (m[0].count, m[0].frames[0].as_str()),
-            (15 + 14 + 13 + 12 + 11 + 10, "lock_acquire+0x1/0x2")
-        );
-        assert_eq!(
-            (m[1].count, m[1].frames[0].as_str()),
-            (40, "other_code+0x1/0x2 [drv]")
-        );
-    }
 
     #[test]
     fn histogram_matches_module_layout() {

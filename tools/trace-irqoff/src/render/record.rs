@@ -96,6 +96,11 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
     if !t.is_empty() {
         o += &super::top::text(&t[..t.len().min(5)], color);
     }
+    // Only where the recording changed the module (`record --last` only reads it).
+    let same = |a: &crate::model::settings::Settings| (a.enabled, a.period_ms, a.threshold_ms);
+    if same(&rec.settings) == same(&rec.restored) && rec.kept_outside.is_empty() {
+        return o;
+    }
     let _ = writeln!(
         o,
         "module restored: {}, period {} ms, threshold {} ms{}",

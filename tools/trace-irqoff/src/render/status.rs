@@ -7,8 +7,9 @@ use serde::Serialize;
 
 use super::{paint, BOLD};
 use crate::model::settings::Settings;
-use crate::model::snapshot::{Cpu, Kind, Ongoing, Record, Snapshot, Stalls, TagWait, Watcher};
+use crate::model::snapshot::{Cpu, Kind, Ongoing, Record, Snapshot, Stalls, Watcher};
 use crate::symbols::function;
+use crate::tagwait::{self, TagWait};
 
 /// `status --json`.
 #[derive(Serialize)]
@@ -416,16 +417,7 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
         let _ = writeln!(o, "{}", open_window_line(&w));
     }
     if let Some(tw) = &s.tag_wait {
-        let waits: u64 = tw.counts.iter().map(|c| c.waits).sum();
-        let state =
-            tw.switching
-                .as_deref()
-                .unwrap_or(if tw.enabled { "enabled" } else { "disabled" });
-        let _ = writeln!(
-            o,
-            "tag-wait tracking: {} (source: {}), {} waits counted",
-            state, tw.source, waits
-        );
+        let _ = writeln!(o, "{}", tagwait::render::status_line(tw));
     }
     o
 }
