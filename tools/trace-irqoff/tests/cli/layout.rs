@@ -173,22 +173,9 @@ fn watch_stacks_fits_the_terminal() {
 #[test]
 fn watch_interrupted_prints_its_summary() {
     let root = lock_wait_root(true);
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trace-irqoff"))
-        .arg("--proc-root")
-        .arg(root.path())
-        .args(["watch", "--interval", "50ms"])
-        .env("NO_COLOR", "1")
-        .env("TRACE_IRQOFF_BOOT_TIME", BOOT_TIME)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn(root.path(), &["watch", "--interval", "50ms"]);
     std::thread::sleep(std::time::Duration::from_millis(400));
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    signal(&child, "-INT");
     let out = child.wait_with_output().unwrap();
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
