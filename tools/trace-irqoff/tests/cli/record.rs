@@ -100,21 +100,11 @@ fn record_refuses_an_unusable_output_path_before_touching_the_module() {
 fn a_second_record_is_refused_while_one_runs() {
     let root = disabled();
     let first_out = root.path().join("first.json");
-    let first = spawn(
+    let first = spawn_recording(
         root.path(),
-        &[
-            "record",
-            "--duration",
-            "60s",
-            "--threshold",
-            "70",
-            "-o",
-            first_out.to_str().unwrap(),
-        ],
+        &first_out,
+        &["--duration", "60s", "--threshold", "70"],
     );
-    wait_for("the first record to enable", || {
-        read(root.path(), "enable") == "1\n"
-    });
     let second_out = root.path().join("second.json");
     cli(root.path())
         .args([
@@ -167,17 +157,10 @@ fn record_notices_an_outside_disable_and_says_so() {
         ("records", RECORDS),
     ]);
     let out = root.path().join("rec.json");
-    let rec = spawn(
+    let rec = spawn_recording(
         root.path(),
-        &[
-            "record",
-            "--duration",
-            "8s",
-            "--threshold",
-            "60",
-            "-o",
-            out.to_str().unwrap(),
-        ],
+        &out,
+        &["--duration", "8s", "--threshold", "60"],
     );
     wait_for("record to set its threshold", || {
         read(root.path(), "trace_latency") == "60\n"
@@ -217,19 +200,11 @@ fn record_files_appear_whole_or_not_at_all() {
     let out = dir.path().join("rec.json");
     let folded = dir.path().join("rec.folded");
     fs::write(&out, "old\n").unwrap();
-    let rec = spawn(
+    let rec = spawn_recording(
         root.path(),
-        &[
-            "record",
-            "--duration",
-            "60s",
-            "-o",
-            out.to_str().unwrap(),
-            "--folded",
-            folded.to_str().unwrap(),
-        ],
+        &out,
+        &["--duration", "60s", "--folded", folded.to_str().unwrap()],
     );
-    wait_for("record to enable", || read(root.path(), "enable") == "1\n");
     // While it records, the old file is untouched and the new ones are hidden.
     assert_eq!(fs::read_to_string(&out).unwrap(), "old\n");
     assert!(files_in(dir.path())
@@ -261,19 +236,7 @@ fn record_restores_after_sigterm_too() {
     let root = disabled();
     let dir = TempDir::new().unwrap();
     let out = dir.path().join("rec.json");
-    let rec = spawn(
-        root.path(),
-        &[
-            "record",
-            "--duration",
-            "60s",
-            "--period",
-            "5",
-            "-o",
-            out.to_str().unwrap(),
-        ],
-    );
-    wait_for("record to enable", || read(root.path(), "enable") == "1\n");
+    let rec = spawn_recording(root.path(), &out, &["--duration", "60s", "--period", "5"]);
     signal(&rec, "-TERM");
     assert_eq!(rec.wait_with_output().unwrap().status.code(), Some(130));
     assert_eq!(
@@ -480,19 +443,11 @@ fn record_folded_weighs_profile_stacks() {
     let root = disabled();
     let out = root.path().join("r.json");
     let folded = root.path().join("r.folded");
-    let rec = spawn(
+    let rec = spawn_recording(
         root.path(),
-        &[
-            "record",
-            "--duration",
-            "1500ms",
-            "-o",
-            out.to_str().unwrap(),
-            "--folded",
-            folded.to_str().unwrap(),
-        ],
+        &out,
+        &["--duration", "1500ms", "--folded", folded.to_str().unwrap()],
     );
-    wait_for("record to enable", || read(root.path(), "enable") == "1\n");
     std::thread::sleep(std::time::Duration::from_millis(200));
     replace(root.path(), "records", RECORDS_WATCHER);
     let done = rec.wait_with_output().unwrap();
@@ -560,17 +515,7 @@ fn record_counts_the_stalls_of_its_span() {
         ("records", RECORDS_STALL),
     ]);
     let out = root.path().join("paused.json");
-    let rec = spawn(
-        root.path(),
-        &[
-            "record",
-            "--duration",
-            "1500ms",
-            "-o",
-            out.to_str().unwrap(),
-        ],
-    );
-    wait_for("record to enable", || read(root.path(), "enable") == "1\n");
+    let rec = spawn_recording(root.path(), &out, &["--duration", "1500ms"]);
     std::thread::sleep(std::time::Duration::from_millis(300));
     // Two more stalls while it records.
     replace(

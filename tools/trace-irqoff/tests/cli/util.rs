@@ -194,6 +194,17 @@ pub(crate) fn spawn(root: &Path, args: &[&str]) -> std::process::Child {
         .unwrap()
 }
 
+/// Starts `record -o OUT ARGS...` in the background on `root` and waits until it has
+/// enabled sampling: the set-up of every test of a recording in progress.
+pub(crate) fn spawn_recording(root: &Path, out: &Path, args: &[&str]) -> std::process::Child {
+    let out = out.to_str().unwrap();
+    let mut all = vec!["record", "-o", out];
+    all.extend_from_slice(args);
+    let rec = spawn(root, &all);
+    wait_for("record to enable", || read(root, "enable") == "1\n");
+    rec
+}
+
 /// Waits up to 5 s for `cond`.
 pub(crate) fn wait_for(what: &str, cond: impl Fn() -> bool) {
     for _ in 0..250 {
