@@ -89,10 +89,18 @@ for size in 80x24 120x40; do
 		sed "s/^/# $v $size: /" /tmp/pty-$v.out | grep -E 'CULPRIT|spin_window' | head -n 3
 		check "$v on a $size terminal: no line wider than $cols columns" fits /tmp/pty-$v.out $cols
 	done
-	check "records and watch on $size: the lock wait's line has the mark, the culprit's own name and TASK[PID]" \
-		sh -c "grep -qE ' lock +[^ ]*spin_window sh\[[0-9]+\]' /tmp/pty-records.out && grep -qE ' lock +[^ ]*spin_window sh\[[0-9]+\]' /tmp/pty-watch.out"
-	check "top on $size: the lock wait's row has the mark, the culprit's own name and the task" \
-		grep -qE ' lock +[^ ]*spin_window \(([^)]*,)?sh' /tmp/pty-top.out
+	# The mark and the culprit come from the in-window samples (the watcher's NMIs):
+	# without them (arm64) the one-line views name the leaf that re-enabled interrupts,
+	# and a lock wait cannot be told from the culprit's own loop; nothing is checked
+	# there.
+	if grep -q '^watcher available=1 ' $TIO/records; then
+		check "records and watch on $size: the lock wait's line has the mark, the culprit's own name and TASK[PID]" \
+			sh -c "grep -qE ' lock +[^ ]*spin_window sh\[[0-9]+\]' /tmp/pty-records.out && grep -qE ' lock +[^ ]*spin_window sh\[[0-9]+\]' /tmp/pty-watch.out"
+		check "top on $size: the lock wait's row has the mark, the culprit's own name and the task" \
+			grep -qE ' lock +[^ ]*spin_window \(([^)]*,)?sh' /tmp/pty-top.out
+	else
+		echo "# $size: the lock wait's line is not checked: no in-window samples here"
+	fi
 done
 check "top --live on a pipe prints one table" sh -c "trace-irqoff top --live | grep -c '^trace-irqoff top --live:' | grep -qx 1"
 out=$(trace-irqoff set period 20 2>&1); rc=$?
