@@ -80,33 +80,10 @@ pub(crate) const RAW_FRAMES: usize = MAX_FRAMES + stack::SCAN_DEPTH;
 /// handler's) own frames, at most [`MAX_FRAMES`]. `irq_ip` is the interrupted instruction
 /// (0: unknown). In `Context::Interrupt`, NMI included, no symbol is looked up.
 pub(crate) fn capture_raw(raw: &mut [u64], irq_ip: u64, ctx: Context) -> &[u64] {
-    capture_walking(raw, irq_ip, ctx, INTERRUPTED_FRAMES)
-}
-
-/// The end stack of a hardirq-off window that the watcher's NMIs sampled, where the
-/// unwind starts at the interrupted registers. Walking only a few frames there cut the
-/// record's cost to 4.4 us on debian-7.3, but left no culprit frame after the cut on
-/// Debian's kernels (the sample's function was not in the end stack): until the cut
-/// keeps its frames within a short walk, the whole end stack is walked.
-pub(crate) const SAMPLED_END_FRAMES: usize = INTERRUPTED_FRAMES;
-
-/// [`capture_raw`] for the end of a hardirq-off window (interrupt context): at most
-/// [`SAMPLED_END_FRAMES`] walked if the watcher `sampled` the window.
-pub(crate) fn capture_end(raw: &mut [u64], irq_ip: u64, sampled: bool) -> &[u64] {
-    let walk = if sampled {
-        SAMPLED_END_FRAMES
-    } else {
-        INTERRUPTED_FRAMES
-    };
-    capture_walking(raw, irq_ip, Context::Interrupt, walk)
-}
-
-/// [`capture_raw`], walking at most `walk` frames from interrupted registers.
-fn capture_walking(raw: &mut [u64], irq_ip: u64, ctx: Context, walk: usize) -> &[u64] {
     // From an interrupt, the unwind starts at the interrupted registers where the
     // architecture allows (x86_64): it walks only the culprit's frames, and a few more for
     // an interrupt return path that the cut may skip.
-    let room = raw.len().min(walk);
+    let room = raw.len().min(INTERRUPTED_FRAMES);
     let interrupted = match ctx {
         Context::Interrupt => ffi::save_interrupted_stack(&mut raw[..room]),
         Context::Soft => None,

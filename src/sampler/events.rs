@@ -116,17 +116,14 @@ impl CpuSampler {
         let recorded = rules.is_recorded(latency_ns);
         let live = self.watch.get(self.cpu).map(|w| &w.profile);
         // The stack where it ended, for the record and the event stream: taken here once,
-        // whether or not the record store keeps the window. Short where the watcher
-        // sampled the window, whose profile holds the culprit's whole stack.
+        // whether or not the record store keeps the window.
         let mut raw = [0u64; capture::RAW_FRAMES];
         let start = ffi::now_ns();
         let frames: &[u64] = match stack {
             EndStack::Held { frames, .. } => frames,
-            EndStack::Here if recorded => capture::capture_end(
-                &mut raw,
-                ffi::irq_regs_ip(),
-                live.is_some_and(|l| l.sampled(prev)),
-            ),
+            EndStack::Here if recorded => {
+                capture::capture_raw(&mut raw, ffi::irq_regs_ip(), capture::Context::Interrupt)
+            }
             EndStack::Here => &[],
         };
         tracepoints::hardirq_off(&WindowEvent {
