@@ -334,16 +334,35 @@ pub(crate) fn save_stack(frames: &mut [u64]) -> usize {
     (n as usize).min(frames.len())
 }
 
-/// In hard interrupt or NMI context: saves the stack of the interrupted context into
-/// `frames`, unwound from its registers, the interrupted instruction first; returns how
-/// many entries were stored (0: it was user space). `None` where this cannot be done (arm64,
-/// or no registers of the interrupted context): save the whole stack instead.
-pub(crate) fn save_interrupted_stack(frames: &mut [u64]) -> Option<usize> {
-    let max = c_uint::try_from(frames.len()).unwrap_or(c_uint::MAX);
-    // SAFETY: `frames` has room for `max` entries of the size of `unsigned long` (asserted
-    // in `save_stack`).
-    let n = unsafe { raw::tio_stack_save_interrupted(frames.as_mut_ptr().cast(), max) };
-    usize::try_from(n).ok().map(|n| n.min(frames.len()))
+/// In hard interrupt or NMI context: walks the stack of the interrupted context, unwound
+/// from its registers, one address at a time: `step` gets the interrupted instruction
+/// first, then each return address, and says whether to go on (each further address costs
+/// an unwinder lookup). Returns how many addresses `step` got (0: the interrupted context
+/// was user space); `None` where this cannot be done (arm64, or no registers of the
+/// interrupted context): save the whole stack instead.
+pub(crate) fn walk_interrupted_stack(mut step: impl FnMut(u64) -> bool) -> Option<usize> {
+    let mut walk = raw::tio_unwind {
+        words: [0; raw::TIO_UNWIND_BYTES as usize / core::mem::size_of::<c_ulong>()],
+    };
+    // SAFETY: `walk` is a `struct tio_unwind`, the buffer the walk's state lives in.
+    match unsafe { raw::tio_unwind_interrupted_start(&mut walk) } {
+        1 => {}
+        0 => return Some(0),
+        _ => return None,
+    }
+    let mut n = 0;
+    loop {
+        // SAFETY: `walk` was started with a result of 1 above and has not moved since (the
+        // state points into the stack being walked, never into itself).
+        let addr = unsafe { raw::tio_unwind_interrupted_next(&mut walk) };
+        if addr == 0 {
+            return Some(n);
+        }
+        n += 1;
+        if !step(addr as u64) {
+            return Some(n);
+        }
+    }
 }
 
 /// The address of the core-kernel function `name`, 0 if there is none (or the name is

@@ -61,12 +61,28 @@ unsigned long tio_irq_regs_ip(void);
 unsigned int tio_stack_save(unsigned long *entries, unsigned int max);
 
 /*
- * In hard interrupt or NMI context (our NMI handler's): saves the stack of the context it
- * interrupted, from its registers (arch.c), the interrupted instruction first; returns
- * the number of entries stored (0 if it was user space), or -1 where that cannot be done
- * (arm64, another context): then save the whole stack and cut it.
+ * A walk of the stack that the current hard interrupt or NMI (our NMI handler's)
+ * interrupted, one frame per call, so that the caller stops as soon as it has the frames
+ * it keeps (each step is an unwinder lookup). The walk's state lives in the caller's
+ * buffer (arch.c asserts that it fits); it points into nothing but the stack being walked.
  */
-int tio_stack_save_interrupted(unsigned long *entries, unsigned int max);
+#define TIO_UNWIND_BYTES 256
+struct tio_unwind {
+	unsigned long words[TIO_UNWIND_BYTES / sizeof(unsigned long)];
+};
+
+/*
+ * Starts a walk in `u`: 1 if there is one, 0 if the interrupted context was user space
+ * (no kernel frame), -1 where it cannot be done (arm64, no interrupted registers): then
+ * save the whole stack and cut it.
+ */
+int tio_unwind_interrupted_start(struct tio_unwind *u);
+
+/*
+ * The walk's next address (`u` started with a result of 1): the interrupted instruction
+ * first, then the return addresses from its registers on; 0 at the end.
+ */
+unsigned long tio_unwind_interrupted_next(struct tio_unwind *u);
 
 /*
  * The address of the core-kernel function `name` (NUL-terminated), 0 if there is none:

@@ -11,7 +11,7 @@ use crate::ffi::tracepoints::WindowEvent;
 use crate::ffi::{self, COMM_LEN};
 use crate::logic::cause::{Cause, Samples};
 use crate::logic::gap::{self, Window};
-use crate::records::{Header, Which};
+use crate::records::{Header, Which, MAX_FRAMES};
 
 use super::cpu::CpuSampler;
 
@@ -121,9 +121,12 @@ impl CpuSampler {
         let start = ffi::now_ns();
         let frames: &[u64] = match stack {
             EndStack::Held { frames, .. } => frames,
-            EndStack::Here if recorded => {
-                capture::capture_raw(&mut raw, ffi::irq_regs_ip(), capture::Context::Interrupt)
-            }
+            EndStack::Here if recorded => capture::capture_raw(
+                &mut raw,
+                ffi::irq_regs_ip(),
+                capture::Context::Interrupt,
+                capture::END_FRAMES,
+            ),
             EndStack::Here => &[],
         };
         tracepoints::hardirq_off(&WindowEvent {
@@ -219,7 +222,12 @@ impl CpuSampler {
         self.capturing.store(true, Relaxed);
         let mut raw = [0u64; capture::RAW_FRAMES];
         let frames: &[u64] = if recorded && tracepoints::windows_enabled() {
-            capture::capture_raw(&mut raw, ffi::irq_regs_ip(), capture::Context::Soft)
+            capture::capture_raw(
+                &mut raw,
+                ffi::irq_regs_ip(),
+                capture::Context::Soft,
+                MAX_FRAMES,
+            )
         } else {
             &[]
         };
