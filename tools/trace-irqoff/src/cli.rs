@@ -209,17 +209,8 @@ pub struct RecordsArgs {
     pub debug_dir: Option<PathBuf>,
 }
 
-/// What `top` groups records by.
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
-pub enum By {
-    /// The culprit's function.
-    #[default]
-    Culprit,
-    /// The culprit's whole stack.
-    Stack,
-    /// The culprit task's cgroup.
-    Cgroup,
-}
+/// What `top` groups records by (`model::culprit`, beside what it groups into).
+pub use crate::model::culprit::By;
 
 impl TopArgs {
     /// The grouping asked for, `--stack` being `--by stack`.

@@ -10,7 +10,7 @@ use anyhow::Result;
 use super::{Ctx, Outcome};
 use crate::cli::TopArgs;
 use crate::clock;
-use crate::culprit;
+use crate::enrich;
 use crate::model::snapshot::Snapshot;
 use crate::output;
 use crate::procfs::{Backend, Module};
@@ -31,7 +31,7 @@ pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome>
 /// Prints the culprits of a snapshot's records, and below them what `coverage` says is
 /// not shown (on stderr with `--json`).
 pub fn show(a: &TopArgs, s: &Snapshot, coverage: &Coverage, ctx: &Ctx) -> Result<Outcome> {
-    let mut t = culprit::top(&s.records, a.grouping());
+    let mut t = enrich::top(&s.records, a.grouping());
     t.truncate(a.limit);
     if ctx.json {
         output::print_json(&t)?;
@@ -40,6 +40,7 @@ pub fn show(a: &TopArgs, s: &Snapshot, coverage: &Coverage, ctx: &Ctx) -> Result
         }
     } else {
         // On a terminal, fitted to its width; on a pipe, the full table scripts read.
+        let s = &enrich::snapshot(s);
         let text = match output::terminal_size() {
             Some((_, cols)) => {
                 render::top::screen(&t, ctx.color, cols)
@@ -129,7 +130,7 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
                     let foot = render::top::stall_footnote(stalls.as_ref(), Some(width));
                     let notes = render::line::notes(&crate::output::notes(), width);
                     let view = render::live::screen(
-                        &s,
+                        &enrich::snapshot(&s),
                         &rows,
                         previous.as_deref(),
                         &now,
@@ -147,7 +148,7 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
                 }
                 None => {
                     render::live::text(
-                        &s,
+                        &enrich::snapshot(&s),
                         &rows,
                         previous.as_deref(),
                         &now,

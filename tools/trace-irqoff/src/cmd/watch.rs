@@ -12,6 +12,7 @@ use anyhow::Result;
 
 use super::{Ctx, Outcome};
 use crate::cli::WatchArgs;
+use crate::enrich;
 use crate::error::Problem;
 use crate::model::snapshot::{self, Record, RecordKey, Snapshot, Stall};
 use crate::output;
@@ -107,6 +108,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
             .filter(|(_, new)| *new)
             .map(|(st, _)| st.clone())
             .collect();
+        let e = enrich::snapshot(&s);
         if redraw {
             size = output::terminal_size();
             let view = match size {
@@ -116,7 +118,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
                     let size = (rows.saturating_sub(notes.lines().count()), cols);
                     let view = if a.stacks {
                         render::watch::stacks_screen(
-                            &s,
+                            &e,
                             seen.as_ref(),
                             &marked,
                             a.interval,
@@ -125,7 +127,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
                         )
                     } else {
                         render::watch::screen(
-                            &s,
+                            &e,
                             seen.as_ref(),
                             &marked,
                             a.interval,
@@ -138,15 +140,15 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
                         None => view + &notes,
                     }
                 }
-                None => render::watch::refresh(&s, seen.as_ref(), &marked, a.interval, ctx.color),
+                None => render::watch::refresh(&e, seen.as_ref(), &marked, a.interval, ctx.color),
             };
             output::print(&(render::CLEAR_SCREEN.to_string() + &view))?;
         } else if ctx.json {
             output::print(&render::watch::ndjson(&new, &new_stalls)?)?;
         } else {
             output::print(&render::watch::appended(
-                &s,
-                &new,
+                &e,
+                &enrich::windows(&new),
                 &new_stalls,
                 seen.is_none(),
                 a.interval,

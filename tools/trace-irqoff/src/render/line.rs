@@ -6,7 +6,8 @@
 //! the culprit is cut from the middle, so that its function's own name (the tail), the
 //! task and its pid stay whole.
 
-use crate::model::snapshot::{Record, Snapshot};
+use crate::enrich::{Enriched, Window};
+use crate::model::snapshot::Record;
 
 /// From this width on, the terminal views show when a window started as well as when it
 /// ended, and its task's cgroup.
@@ -94,28 +95,26 @@ pub fn header(width: Option<usize>) -> String {
 /// irqoff_sample_softirq_window sh[79]" without a width, `*` first when `new`; a window
 /// still open ends "open" and its length is a lower bound ("+"). Times are UTC to the ms
 /// (since boot in seconds when the record has no wall time); the culprit and task are
-/// those of the stack that names the culprit (`culprit::source`), the culprit with
+/// those of the stack that names the culprit ([`Window`]), the culprit with
 /// mechanism frames skipped, as in `top`. Without a width a lock wait is said after the
 /// culprit ("(lock wait)"); on a terminal in the WAIT column ("lock"), and narrower than
 /// [`WIDE`] the start is left out. Where the width does not hold the line, the culprit is
 /// cut from the middle (its function's own name, the tail, stays), not the task.
-pub fn window(r: &Record, new: bool, width: Option<usize>) -> String {
+pub fn window(r: &Window, new: bool, width: Option<usize>) -> String {
     let (start, end) = times(r);
     let kind = super::kind_or_cause(r.kind, r.cause);
     let mut length = super::length(r.latency_ns);
     if r.ongoing || r.lower_bound {
         length.push('+');
     }
-    let (stack, comm) = crate::culprit::source(r);
-    let pid = if comm == r.window_comm && r.window_pid != 0 {
-        r.window_pid
-    } else {
-        r.pid
-    };
-    let name = crate::culprit::name_in(stack, r, "-");
-    let lock = crate::culprit::lock_wait(r);
+    let (comm, pid) = (r.culprit_comm, r.culprit_pid);
+    let name = r.name("-");
+    let lock = r.lock_wait;
     // The cgroup is the record's task's (`pid`): said after it, whoever is shown.
-    let cgroup = crate::cgroup::short(r).map_or(String::new(), |c| format!(" in {c}"));
+    let cgroup = r
+        .cgroup_short
+        .as_ref()
+        .map_or(String::new(), |c| format!(" in {c}"));
     let task = format!("{}[{pid}]", if comm.is_empty() { "?" } else { comm });
     let l = layout(width);
     let head = Head {
@@ -130,7 +129,7 @@ pub fn window(r: &Record, new: bool, width: Option<usize>) -> String {
     .text(l);
     match l {
         Layout::Whole => {
-            let culprit = crate::culprit::label(name, r);
+            let culprit = r.label("-");
             format!("{head}{culprit} {task}{cgroup}")
         }
         Layout::Narrow(w) | Layout::Wide(w) => {
@@ -276,7 +275,7 @@ impl Tally {
 
 /// `records --oneline`: the header, then one line per record of `v` (in its order), or
 /// "no records" as [`super::records`] says it.
-pub fn table(v: &[Record], s: &Snapshot, width: Option<usize>, color: bool) -> String {
+pub fn table(v: &[Window], s: &Enriched, width: Option<usize>, color: bool) -> String {
     if v.is_empty() {
         return super::records(v, s, 0, color);
     }
@@ -433,7 +432,7 @@ mod tests {
     #[test]
     fn a_window_in_one_line() {
         let l = window(
-            &record(Kind::Soft, Some(Cause::BhOff), 100_111_000),
+            &Window::of(&record(Kind::Soft, Some(Cause::BhOff), 100_111_000)),
             false,
             None,
         );
@@ -447,7 +446,7 @@ mod tests {
         let mut r = record(Kind::Hard, None, 1_500_000_000);
         r.start_wall_time = Some("2026-05-07T10:00:02.533490Z".into());
         r.ongoing = true;
-        let l = window(&r, true, None);
+        let l = window(&Window::of(&r), true, None);
         assert!(l.starts_with("*10:00:02.533 open           3 hardirq-off      1.50 s+  irqoff_sample_softirq_window sh[79]"), "{l}");
     }
 
@@ -460,7 +459,7 @@ mod tests {
         let mut r = record(Kind::Soft, Some(Cause::BhOff), 100_111_000);
         r.comm = "irq_test".into();
         r.pid = 1234;
-        let l = window(&r, false, Some(80));
+        let l = window(&Window::of(&r), false, Some(80));
         assert!(l.chars().count() <= 80, "{l}");
         assert!(
             l.starts_with(" 10:00:04.033   3 bh-off          100 ms      irqo"),
@@ -470,7 +469,7 @@ mod tests {
         // A comm so long that the culprit would be cut below its floor: the comm gives way,
         // never the pid.
         r.comm = "a_much_longer_task_name_here".into();
-        let l = window(&r, false, Some(80));
+        let l = window(&Window::of(&r), false, Some(80));
         assert!(
             l.chars().count() <= 80 && l.ends_with("\u{2026}[1234]"),
             "{l}"
@@ -483,7 +482,7 @@ mod tests {
             h.starts_with(" END (UTC)    CPU KIND            LENGTH WAIT CULPRIT"),
             "{h}"
         );
-        let wide = window(&r, false, Some(120));
+        let wide = window(&Window::of(&r), false, Some(120));
         assert_eq!(wide, " 10:00:03.933 10:00:04.033   3 bh-off          100 ms      irqoff_sample_softirq_window irq_test_worker[1234]");
         assert!(header(Some(120)).starts_with(" START (UTC)  END          CPU"));
         assert!(header(Some(40)).chars().count() <= 40);
@@ -494,8 +493,8 @@ mod tests {
             "_raw_spin_lock+0x3a/0x40".into(),
             "irqoff_sample_spin_window+0x2d/0x53 [irqoff_sample]".into(),
         ];
-        assert!(crate::culprit::lock_wait(&w));
-        let l = window(&w, false, Some(80));
+        assert!(Window::of(&w).lock_wait);
+        let l = window(&Window::of(&w), false, Some(80));
         assert!(l.contains(" hardirq-off     150 ms lock irqoff"), "{l}");
         assert!(
             l.ends_with("_softirq_window sh[79]") && l.chars().count() <= 80,
@@ -562,9 +561,9 @@ mod tests {
         r.wall_time = None;
         r.start_wall_time = None;
         assert!(
-            window(&r, false, None).starts_with(" 4.000        4.033"),
+            window(&Window::of(&r), false, None).starts_with(" 4.000        4.033"),
             "{}",
-            window(&r, false, None)
+            window(&Window::of(&r), false, None)
         );
     }
 }

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Everything the commands print: pure functions from values to text (or to the values
 //! serialised as JSON), so they are tested on fixtures without a module; colour is added
-//! only through [`paint`]. This file holds what several commands share.
+//! only through [`paint`]. They only present: what a view derives from a record or a
+//! snapshot (a culprit, a cgroup in words, the precision of lengths, culprit groups) comes
+//! worked out from `enrich`, whose values they take. This file holds what several commands
+//! share.
 
 use std::fmt::Write;
 
 use anstyle::{AnsiColor, Style};
 
+use crate::enrich::{Enriched, Window};
 use crate::model::snapshot::{Cause, Kind, Record, Snapshot, Stall, Stalls, NR_BUCKETS};
 
 pub mod coverage;
@@ -111,18 +115,18 @@ pub fn length(ns: u64) -> String {
     }
 }
 
-/// The line that says how exactly the lengths of a view are known (`precision`), for
+/// The line that says how exactly the lengths of a view are known (its precision), for
 /// windows of `kinds` (repeats and order do not matter; a softirq kind without a cause
 /// stands for both causes), hardirq first, the bounds in whole ms rounded outwards as
 /// lengths are shown: "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms
 /// (bh-off)"; wrapped to `cols` (as it is without); empty for the original module or no
 /// kind.
 pub fn resolution(
-    s: &Snapshot,
+    s: &Enriched,
     kinds: impl IntoIterator<Item = (Kind, Option<Cause>)>,
     cols: Option<usize>,
 ) -> String {
-    let Some(res) = crate::precision::Resolution::of(&s.config) else {
+    let Some(res) = s.precision else {
         return String::new();
     };
     let mut v: Vec<(Kind, Option<Cause>)> = Vec::new();
@@ -160,7 +164,7 @@ pub fn resolution(
 }
 
 /// [`resolution`] for the finished windows among `v`.
-pub fn resolution_of(s: &Snapshot, v: &[Record], cols: Option<usize>) -> String {
+pub fn resolution_of(s: &Enriched, v: &[Window], cols: Option<usize>) -> String {
     resolution(
         s,
         v.iter()
@@ -399,7 +403,7 @@ fn periods(n: u64) -> String {
 /// a window still open.
 pub fn record(
     out: &mut String,
-    r: &Record,
+    r: &Window,
     color: bool,
     new: bool,
     stack_depth: usize,
@@ -417,7 +421,7 @@ pub fn record(
 /// its latest sample, shown as the window stack.
 pub fn record_with(
     out: &mut String,
-    r: &Record,
+    r: &Window,
     color: bool,
     new: bool,
     stack_depth: usize,
@@ -443,7 +447,7 @@ pub fn record_with(
         who(r),
         when(r)
     );
-    if let Some(c) = crate::cgroup::described(r) {
+    if let Some(c) = &r.cgroup_described {
         let _ = writeln!(out, "  cgroup of {}: {c}", r.comm);
     }
     let profile = r.profile.as_ref().filter(|p| !p.stacks.is_empty());
@@ -510,7 +514,7 @@ pub fn record_with(
             );
         }
     }
-    if crate::culprit::lock_wait(r) {
+    if r.lock_wait {
         let _ = writeln!(out, "  a lock wait: the most-seen stack inside the window spins on a spinlock held elsewhere");
     }
     if let Some(o) = overlap(r) {
@@ -519,7 +523,7 @@ pub fn record_with(
 }
 
 /// `records`: the selected records of `s`, with `depth` frames per stack.
-pub fn records(v: &[Record], s: &Snapshot, depth: usize, color: bool) -> String {
+pub fn records(v: &[Window], s: &Enriched, depth: usize, color: bool) -> String {
     let mut o = String::new();
     if v.is_empty() {
         let _ = writeln!(
@@ -566,11 +570,11 @@ mod tests {
             (Kind::Soft, Some(Cause::BhOff)),
             (Kind::Hard, None),
         ];
-        assert_eq!(resolution(&s, kinds, None), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms (ksoftirqd-wait)\n");
-        assert_eq!(resolution(&s, kinds, Some(80)), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms\n  (ksoftirqd-wait)\n");
-        assert_eq!(resolution(&s, [], None), "");
+        assert_eq!(resolution(&crate::enrich::snapshot(&s), kinds, None), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms (ksoftirqd-wait)\n");
+        assert_eq!(resolution(&crate::enrich::snapshot(&s), kinds, Some(80)), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms\n  (ksoftirqd-wait)\n");
+        assert_eq!(resolution(&crate::enrich::snapshot(&s), [], None), "");
         s.config.hz = 0;
-        assert_eq!(resolution(&s, kinds, None), "");
+        assert_eq!(resolution(&crate::enrich::snapshot(&s), kinds, None), "");
     }
 
     /// Claim: the stall sentence says how often no CPU ran, the longest, the total and
@@ -710,17 +714,17 @@ mod tests {
         let mut s = v2();
         s.records[2].wall_time = Some("2026-05-07T10:00:05.120000Z".into());
         let mut o = String::new();
-        record(&mut o, &s.records[2], false, false, 2, 2);
+        record(&mut o, &Window::of(&s.records[2]), false, false, 2, 2);
         assert_eq!(
             o,
             "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2    64 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
         );
         let mut o = String::new();
-        record(&mut o, &s.records[4], false, false, 12, 2);
+        record(&mut o, &Window::of(&s.records[4]), false, false, 12, 2);
         assert!(o.starts_with("softirq-off (bh-off) cpu 3   57 ms+  kworker/3:1 (pid 140)  open since 5.043000 s after boot  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
         // In v1 a lower bound is the hrtimer's sample, not an open window.
         let mut o = String::new();
-        record(&mut o, &s.records[4], false, false, 12, 1);
+        record(&mut o, &Window::of(&s.records[4]), false, false, 12, 1);
         assert!(!o.contains("still open"), "{o}");
     }
 }

@@ -4,9 +4,8 @@
 use std::fmt::Write;
 
 use super::{paint, BOLD};
-use crate::cgroup::Class;
-use crate::cli::By;
-use crate::culprit::Culprit;
+use crate::model::cgroup::Class;
+use crate::model::culprit::{By, Culprit, LOCK_WAIT};
 use crate::model::snapshot::{Cause, Stalls};
 
 /// The group column's name: what the rows were grouped by.
@@ -85,7 +84,7 @@ pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
     for c in t {
         let kind = super::kind_or_cause(c.kind, c.cause);
         let full = group(c);
-        let (name, lock) = match full.strip_suffix(crate::culprit::LOCK_WAIT) {
+        let (name, lock) = match full.strip_suffix(LOCK_WAIT) {
             Some(n) if c.by != By::Cgroup => (n.to_string(), true),
             _ => (full, false),
         };
