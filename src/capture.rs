@@ -68,66 +68,87 @@ pub(crate) fn known_functions() -> usize {
     FRAME_CACHE.ranges()
 }
 
-/// Frames saved from an interrupt where the unwind starts at the interrupted registers:
-/// the culprit's, and a few for an interrupt return path that the cut may skip.
+/// Frames an interrupt's walk may take where the unwind starts at the interrupted
+/// registers: the culprit's, and a few for an interrupt return path that the cut skips.
 pub(crate) const INTERRUPTED_FRAMES: usize = MAX_FRAMES + 4;
 
 /// Room for a capture anywhere: the whole stack, the tracer's own frames included.
 pub(crate) const RAW_FRAMES: usize = MAX_FRAMES + stack::SCAN_DEPTH;
 
+/// The culprit's frames kept where a hardirq-off window ended (its record's end stack,
+/// taken in the hrtimer with interrupts off): where interrupts came back on and its
+/// callers up to the code that entered the culprit's (`write_iter` of a device, for
+/// example). Every further frame costs an unwinder lookup with interrupts off; the
+/// window's whole stack is the watcher's in-window one (Documentation/benchmarks.rst).
+pub(crate) const END_FRAMES: usize = 3;
+
+/// The classes of an interrupt walk's frames, each looked up once ([`classify_known`]).
+struct Classes([Option<stack::FrameClass>; INTERRUPTED_FRAMES]);
+
+impl Classes {
+    fn new() -> Self {
+        Self([None; INTERRUPTED_FRAMES])
+    }
+
+    /// The class of `frames[i]`.
+    fn of(&mut self, frames: &[u64], i: usize) -> stack::FrameClass {
+        match self.0.get_mut(i) {
+            Some(c) => *c.get_or_insert_with(|| classify_known(frames[i])),
+            None => classify_known(frames[i]),
+        }
+    }
+}
+
+/// Walks the stack an interrupt interrupted into `raw` ([`INTERRUPTED_FRAMES`] at most),
+/// the interrupted instruction first, until `keep` frames of the culprit are past the cut
+/// (`stack::walk_may_stop`); returns the frames walked, `None` where the architecture
+/// does not allow it.
+fn walk_interrupted(raw: &mut [u64], keep: usize, classes: &mut Classes) -> Option<usize> {
+    let room = raw.len().min(INTERRUPTED_FRAMES);
+    let mut n = 0;
+    ffi::walk_interrupted_stack(|addr| {
+        let Some(slot) = raw.get_mut(n) else {
+            return false;
+        };
+        *slot = addr;
+        n += 1;
+        let frames = &raw[..n];
+        // Fewer than `keep` frames cannot hold `keep` past the cut: no class is needed yet.
+        n < room && (n < keep || !stack::walk_may_stop(n, keep, |i| classes.of(frames, i)))
+    })
+}
+
 /// Saves the stack into `raw` ([`RAW_FRAMES`] entries; [`INTERRUPTED_FRAMES`] suffice in
 /// NMI context on x86_64) and returns the culprit's part: without the sampler's (or NMI
-/// handler's) own frames, at most [`MAX_FRAMES`]. `irq_ip` is the interrupted instruction
-/// (0: unknown). In `Context::Interrupt`, NMI included, no symbol is looked up.
-pub(crate) fn capture_raw(raw: &mut [u64], irq_ip: u64, ctx: Context) -> &[u64] {
-    capture_walking(raw, irq_ip, ctx, INTERRUPTED_FRAMES)
-}
-
-/// The end stack of a hardirq-off window that the watcher's NMIs sampled, where the
-/// unwind starts at the interrupted registers: the instruction at which interrupts came
-/// back on and a few callers. The culprit's whole stack is the window's (its profile);
-/// walking only these frames keeps the record's irq-off cost low, whatever the depth.
-pub(crate) const SAMPLED_END_FRAMES: usize = 3;
-
-/// [`capture_raw`] for the end of a hardirq-off window (interrupt context): at most
-/// [`SAMPLED_END_FRAMES`] walked if the watcher `sampled` the window.
-pub(crate) fn capture_end(raw: &mut [u64], irq_ip: u64, sampled: bool) -> &[u64] {
-    let walk = if sampled {
-        SAMPLED_END_FRAMES
-    } else {
-        INTERRUPTED_FRAMES
-    };
-    capture_walking(raw, irq_ip, Context::Interrupt, walk)
-}
-
-/// [`capture_raw`], walking at most `walk` frames from interrupted registers.
-fn capture_walking(raw: &mut [u64], irq_ip: u64, ctx: Context, walk: usize) -> &[u64] {
-    // From an interrupt, the unwind starts at the interrupted registers where the
-    // architecture allows (x86_64): it walks only the culprit's frames, and a few more for
-    // an interrupt return path that the cut may skip.
-    let room = raw.len().min(walk);
-    let interrupted = match ctx {
-        Context::Interrupt => ffi::save_interrupted_stack(&mut raw[..room]),
+/// handler's) own frames, at most `keep` (and [`MAX_FRAMES`]). `irq_ip` is the interrupted
+/// instruction (0: unknown). In `Context::Interrupt`, NMI included, no symbol is looked
+/// up, and the unwind starts at the interrupted registers where the architecture allows
+/// (x86_64): it walks only the culprit's frames, and stops after `keep` of them.
+pub(crate) fn capture_raw(raw: &mut [u64], irq_ip: u64, ctx: Context, keep: usize) -> &[u64] {
+    let keep = keep.min(MAX_FRAMES);
+    let mut classes = Classes::new();
+    let walked = match ctx {
+        Context::Interrupt => walk_interrupted(raw, keep, &mut classes),
         Context::Soft => None,
     };
-    let (n, irq_ip) = match interrupted {
+    let (n, irq_ip) = match walked {
         Some(n) => (n, raw.first().copied().unwrap_or(0)),
         None => (ffi::save_stack(raw), irq_ip),
     };
     let frames = &raw[..n];
     let first = stack::first_culprit_frame(frames, irq_ip, |i| match ctx {
-        Context::Interrupt => FRAME_CACHE.classify_known(frames[i]),
+        Context::Interrupt => classes.of(frames, i),
         Context::Soft => FRAME_CACHE.classify(frames[i]),
     });
-    let kept = frames.get(first..).unwrap_or(&[]);
     if ctx == Context::Interrupt {
         // The cut may go through an interrupt return path only as far as its frames are
         // known: the first few after it are noted for the namer to learn together.
-        for &f in kept.iter().take(LEARN_AHEAD) {
-            FRAME_CACHE.classify_known(f);
+        for i in first..n.min(first + LEARN_AHEAD) {
+            classes.of(frames, i);
         }
     }
-    &kept[..kept.len().min(MAX_FRAMES)]
+    let kept = frames.get(first..).unwrap_or(&[]);
+    &kept[..kept.len().min(keep)]
 }
 
 /// Frames after an interrupt-context cut whose classes are learnt if not known: an
@@ -140,7 +161,7 @@ const LEARN_AHEAD: usize = 4;
 /// is in.
 pub(crate) fn capture(w: &mut Writer<'_>, which: Which, ctx: Context) {
     let mut raw = [0u64; RAW_FRAMES];
-    let kept = capture_raw(&mut raw, ffi::irq_regs_ip(), ctx);
+    let kept = capture_raw(&mut raw, ffi::irq_regs_ip(), ctx, MAX_FRAMES);
     w.frames(which, kept);
 }
 

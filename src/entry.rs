@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The functions the C shim calls (`#[no_mangle]`, prototypes in `shim.h`), and the
-//! registration that makes them reach the module's state.
+//! The functions the C shim calls (`#[no_mangle]`, prototypes in `shim.h`, and the tag-wait
+//! hooks' in `tag_wait/hooks.h`), and the registration that makes them reach the module's
+//! state.
 //!
 //! Every entry point finds the state through [`instance`], which is set only while the
 //! callbacks that lead here are registered, and dispatches to safe code. Errors become
@@ -16,26 +17,25 @@ use kernel::sync::atomic::{Acquire, Atomic, Release};
 use kernel::sync::Arc;
 
 use crate::ffi::{self, ProcDir};
-use crate::logic::tag_key::TagKey;
 use crate::procfs::{self, ProcFile};
 use crate::sampler::CpuSampler;
 use crate::state::State;
 use crate::tag_wait;
 
 /// Fails to compile unless each entry point `$f` has exactly the type bindgen gives its
-/// prototype in `shim.h` (the `_` are inferred from each side, then compared): the two
-/// sides cannot drift apart.
+/// prototype in `$m::raw` (from `shim.h`, or `tag_wait/hooks.h`; the `_` are inferred
+/// from each side, then compared): the two sides cannot drift apart.
 macro_rules! same_prototype {
-    ($($f:ident($($arg:tt),*)),* $(,)?) => {
+    ($m:ident => $($f:ident($($arg:tt),*)),* $(,)?) => {
         $(const _: () = {
-            let theirs: unsafe extern "C" fn($($arg),*) -> _ = ffi::raw::$f;
+            let theirs: unsafe extern "C" fn($($arg),*) -> _ = $m::raw::$f;
             let ours: unsafe extern "C" fn($($arg),*) -> _ = $f;
             let _ = [theirs, ours];
         };)*
     };
 }
 
-same_prototype!(
+same_prototype!(ffi =>
     trace_irqoff_rs_elements(_),
     trace_irqoff_rs_show(_, _, _),
     trace_irqoff_rs_write(_, _, _),
@@ -43,14 +43,17 @@ same_prototype!(
     trace_irqoff_rs_probe_ran(_),
     trace_irqoff_rs_cpu_online(_),
     trace_irqoff_rs_cpu_offline(_),
+    trace_irqoff_rs_nmi(_, _),
+    trace_irqoff_rs_name_frames(),
+);
+// The tag-wait feature's, declared in `tag_wait/hooks.h`.
+same_prototype!(tag_wait =>
     trace_irqoff_rs_tag_wait(_, _, _, _, _),
     trace_irqoff_rs_tag_kick(_),
     trace_irqoff_rs_tag_prepare(_, _),
     trace_irqoff_rs_tag_done(_),
     trace_irqoff_rs_tag_wait_start(_, _),
     trace_irqoff_rs_tag_wait_end(_, _),
-    trace_irqoff_rs_nmi(_, _),
-    trace_irqoff_rs_name_frames(),
 );
 
 /// Address of the [`State`] that the C callbacks reach, 0 while there is none.
@@ -223,7 +226,7 @@ pub(crate) extern "C" fn trace_irqoff_rs_cpu_offline(cpu: c_uint) -> c_int {
     0
 }
 
-/// Tag-wait hook: a submitter is about to sleep for a tag.
+/// Tag-wait hook (`tag_wait/hooks.h`): a submitter is about to sleep for a tag.
 #[no_mangle]
 pub(crate) extern "C" fn trace_irqoff_rs_tag_wait(
     dev: c_uint,
@@ -233,12 +236,9 @@ pub(crate) extern "C" fn trace_irqoff_rs_tag_wait(
     is_reserved: c_int,
 ) {
     if let Some(state) = instance() {
-        let key = TagKey {
-            dev,
-            hctx: hctx_id,
-            pool: tag_wait::pool(is_sched != 0, is_reserved != 0),
-        };
-        state.tag_wait.wait(key, nr_tags);
+        state
+            .tag_wait
+            .on_wait(dev, hctx_id, nr_tags, is_sched != 0, is_reserved != 0);
     }
 }
 
@@ -248,20 +248,13 @@ pub(crate) extern "C" fn trace_irqoff_rs_tag_wait(
 ///
 /// `kick` must point to a valid `struct tio_tag_kick` for the duration of the call.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn trace_irqoff_rs_tag_kick(kick: *const ffi::raw::tio_tag_kick) {
+pub(crate) unsafe extern "C" fn trace_irqoff_rs_tag_kick(kick: *const tag_wait::raw::tio_tag_kick) {
     // SAFETY: Guaranteed by this function's safety contract.
     let Some(k) = (unsafe { kick.as_ref() }) else {
         return;
     };
     if let Some(state) = instance() {
-        let kick = tag_wait::Kick {
-            task: k.task as u64,
-            dev: k.dev,
-            hctx: k.hctx_id,
-            pools: k.pool.map(|p| p as u64),
-            nr_tags: k.nr_tags,
-        };
-        state.tag_wait.kick(&kick);
+        state.tag_wait.on_kick(k);
     }
 }
 

@@ -39,7 +39,5 @@ pub(crate) mod sizes;
 pub(crate) mod stack;
 #[path = "logic/stall.rs"]
 pub(crate) mod stall;
-#[path = "logic/tag_key.rs"]
-pub(crate) mod tag_key;
 #[path = "logic/verdict.rs"]
 pub(crate) mod verdict;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A switch (sampling, tag-wait tracking) as its files show it. The writer that turns it
-//! holds the switch's lock and may wait for every CPU meanwhile (hotplug and kprobe
-//! (un)registration); readers never take that lock: they load the [`Phase`] the writer
+//! A switch (sampling, or a feature's own tracking) as its files show it. The writer that
+//! turns it holds the switch's lock and may wait for every CPU meanwhile (hotplug and
+//! kprobe (un)registration); readers never take that lock: they load the [`Phase`] the writer
 //! publishes, so a reader never waits for a CPU with interrupts off.
 
 use kernel::sync::atomic::{Atomic, Relaxed};
@@ -23,7 +23,7 @@ impl Phase {
     /// In the order of their discriminants (`PhaseCell` stores those).
     const ALL: [Phase; 4] = [Phase::Off, Phase::TurningOn, Phase::On, Phase::TurningOff];
 
-    /// As `enable` and `tag_wait` show it.
+    /// As `enable`, and each feature's switch file, show it.
     pub(crate) const fn name(self) -> &'static str {
         match self {
             Phase::Off => "disabled",

@@ -5,9 +5,11 @@
 //! is the lossless, versioned form the CLI reads. See `Documentation/trace-irqoff.rst`.
 //!
 //! The parts: `original` (the original tool's `trace_latency` and `distribute`),
-//! `records_file` (`records` and `counters`), and `common`, what they show alike.
+//! `records_file` (`records`), `counters_file` (`counters`, and the lines `records`
+//! repeats from it), and `common`, what they show alike.
 
 mod common;
+mod counters_file;
 mod original;
 mod records_file;
 
@@ -15,6 +17,7 @@ use crate::ffi::file_id;
 use crate::logic::gap::NSEC_PER_MSEC;
 use crate::state::State;
 use common::{nr_cpus, CpuList};
+use counters_file::{counters_elements, show_counters_element};
 use kernel::prelude::*;
 use kernel::seq_file::SeqFile;
 use kernel::seq_print;
@@ -22,9 +25,7 @@ use original::{
     show_distribute_element, show_trace_latency_element, trace_latency_elements,
     DISTRIBUTE_ELEMENTS,
 };
-use records_file::{
-    counters_elements, records_elements, show_counters_element, show_records_element, show_tag_wait,
-};
+use records_file::{records_elements, show_records_element};
 
 /// The files under `/proc/trace_irqoff`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -84,7 +85,7 @@ pub(crate) fn show(state: &State, file: ProcFile, m: &SeqFile, index: usize) {
         ProcFile::Distribute => show_distribute_element(state, m, index),
         ProcFile::Records => show_records_element(state, m, index),
         ProcFile::Counters => show_counters_element(state, m, index),
-        ProcFile::TagWait if index == 0 => show_tag_wait(state, m),
+        ProcFile::TagWait if index == 0 => state.tag_wait.show(m),
         ProcFile::Cpus if index == 0 => {
             seq_print!(
                 m,
@@ -102,7 +103,7 @@ pub(crate) fn write(state: &State, file: ProcFile, buf: &[u8]) -> Result {
         ProcFile::Enable => state.write_enable(buf),
         ProcFile::SamplingPeriod => state.write_period(buf),
         ProcFile::TraceLatency => state.write_trace_latency(buf),
-        ProcFile::TagWait => state.write_tag_wait(buf),
+        ProcFile::TagWait => state.tag_wait.write(buf),
         ProcFile::Cpus => state.write_cpus(buf),
         ProcFile::Distribute | ProcFile::Records | ProcFile::Counters => Err(EPERM),
     }

@@ -12,13 +12,13 @@ use kernel::sync::{Arc, Mutex};
 
 use crate::capture::namer::Namer;
 use crate::cpu_table::CpuTable;
-use crate::ffi::{self, TagSource};
+use crate::ffi;
 use crate::logic::parse::{self, Invalid, LatencyWrite};
 use crate::peers::Peers;
 use crate::phase::{Phase, PhaseCell};
 use crate::sampler::CpuSampler;
 use crate::settings::Settings;
-use crate::tag_wait::TagWait;
+use crate::tag_wait::{TagSource, TagWait};
 use crate::watch::Watch;
 
 /// What only the control lock's holder may touch.
@@ -333,13 +333,6 @@ impl State {
             fixed,
         );
         (per_cpu, total)
-    }
-
-    /// `echo 0|1 > tag_wait`: tag-wait tracking off or on. Serialised by the tag-wait
-    /// switch's own lock, not the control lock: a toggle does not wait for a disable.
-    pub(crate) fn write_tag_wait(&self, buf: &[u8]) -> Result {
-        let on = parse::enable(buf)?;
-        self.tag_wait.set_enabled(on)
     }
 
     /// Stops sampling and tag-wait tracking (module unload).

@@ -2,9 +2,32 @@
 
 //! blk-mq tag starvation: counters of submitters that had to sleep for a tag, per device x
 //! hardware queue x pool, and a log2 histogram of how long they slept, fed by the hooks in
-//! `tag_wait_hooks.c` (the upstream block:block_rq_tag_wait tracepoint, or a kprobe shim on
+//! `tag_wait/hooks.c` (the upstream block:block_rq_tag_wait tracepoint, or a kprobe shim on
 //! kernels without it). Every wait also fires trace_irqoff:block_rq_tag_wait. Tracking has
-//! its own switch and costs nothing while off: no hook is registered.
+//! its own switch and costs nothing while off: no hook is registered. Unrelated to irq-off
+//! detection: nothing of the sampler reads it, and nothing here reads the sampler.
+//!
+//! This file holds the tables and what the hooks do to them; in `tag_wait/`:
+//! - [`hooks`]: the sources (`hooks.c`, and `hooks.h`, the feature's part of the C/Rust
+//!   boundary), the tracepoint (`trace.c`, `trace.h`), and what the C hooks hand over,
+//!   reduced to calls on [`TagWait`];
+//! - [`key`]: the counters' keys, pure logic (`core` only), host-tested by
+//!   `tools/tio-logic`;
+//! - [`switch`]: the source chosen at load, and tracking switched on and off;
+//! - [`file`]: the `tag_wait` file and the tag-wait lines of `records` and `counters`.
+//!
+//! The module wires it in at its edges only: `State` holds a [`TagWait`] (cleared with the
+//! counts, sized with the module), `entry.rs` forwards the C hooks' calls, `procfs`
+//! registers the `tag_wait` file and places [`file`]'s lines, and `trace_irqoff_main.rs`
+//! takes the `tag_wait_kprobe` parameter (`logic::params`) and picks the source.
+
+mod file;
+mod hooks;
+pub(crate) mod key;
+mod switch;
+
+pub(crate) use hooks::{raw, TagSource};
+pub(crate) use switch::choose_source;
 
 use kernel::new_mutex;
 use kernel::prelude::*;
@@ -12,14 +35,14 @@ use kernel::sync::atomic::{Atomic, Relaxed};
 use kernel::sync::Mutex;
 
 use crate::counts::Counts;
-use crate::ffi::{self, TagSource};
+use crate::ffi;
 use crate::logic::histogram::log2_bucket;
-use crate::logic::tag_key::{self, home_slot, Pool, TagKey, PROBE_LIMIT};
-use crate::phase::{Phase, PhaseCell};
+use crate::phase::PhaseCell;
+use key::{home_slot, Pool, TagKey, PROBE_LIMIT};
 
 /// Distinct (device, hctx, pool) triples counted at once; a key that finds the
 /// `PROBE_LIMIT` slots in its reach taken by counters that still count goes to
-/// `overflow`; one that finds an aged counter (`tag_key::aged`) takes its slot.
+/// `overflow`; one that finds an aged counter (`key::aged`) takes its slot.
 const SLOTS: usize = 256;
 /// Waits timed at once; more are counted in `missed`.
 const PENDING: usize = 128;
@@ -27,7 +50,7 @@ const PENDING: usize = 128;
 /// free entry has its wait counted in `unattributed`.
 const CALLERS: usize = 256;
 /// `enum tio_tag_pool`: index of a pool in a kick's copy.
-const POOLS: usize = ffi::raw::TIO_TAG_POOLS as usize;
+const POOLS: usize = hooks::raw::TIO_TAG_POOLS as usize;
 
 /// What the kick hook copied for one task while its hctx was valid (kprobe source). Only
 /// integers: a stale entry can misattribute at worst, never reach freed memory. Written
@@ -43,12 +66,12 @@ struct Caller {
 }
 
 /// A kick as the hook copied it.
-pub(crate) struct Kick {
-    pub(crate) task: u64,
-    pub(crate) dev: u32,
-    pub(crate) hctx: u32,
-    pub(crate) pools: [u64; POOLS],
-    pub(crate) nr_tags: [u32; POOLS],
+struct Kick {
+    task: u64,
+    dev: u32,
+    hctx: u32,
+    pools: [u64; POOLS],
+    nr_tags: [u32; POOLS],
 }
 
 /// `Pool` of index `i` of `enum tio_tag_pool`.
@@ -79,7 +102,7 @@ pub(crate) struct TagWait {
     pub(crate) source: TagSource,
     /// The registered hooks while tracking is on.
     #[pin]
-    hooks: Mutex<Option<ffi::TagWaitHooks>>,
+    hooks: Mutex<Option<hooks::Registered>>,
     /// Tracking on or off, as readers see it (set under `hooks`).
     phase: PhaseCell,
     slots: VVec<Slot>,
@@ -89,7 +112,7 @@ pub(crate) struct TagWait {
     pub(crate) unattributed: Atomic<u64>,
     /// Of those, kicks not kept because every entry in reach held another task's.
     pub(crate) callers_full: Atomic<u64>,
-    /// Waits of counters that gave their slot to a new key (aged, `tag_key::aged`).
+    /// Waits of counters that gave their slot to a new key (aged, `key::aged`).
     pub(crate) aged_out: Atomic<u64>,
     pending: VVec<Pending>,
     /// Kprobe source: each waiting task's kick, until its finish_wait.
@@ -166,48 +189,10 @@ impl TagWait {
             + vmalloc_bytes(self.callers.capacity() * core::mem::size_of::<Caller>())
     }
 
-    /// Tracking on, off or being switched: never waits for the lock, whose holder may wait
-    /// for every CPU (kprobe (un)registration patches kernel text).
-    pub(crate) fn phase(&self) -> Phase {
-        self.phase.get()
-    }
-
-    /// Switches tracking on or off; EOPNOTSUPP when no source is available.
-    pub(crate) fn set_enabled(&self, on: bool) -> Result {
-        let mut hooks = self.hooks.lock();
-        match (on, hooks.is_some()) {
-            (true, false) => {
-                // Waits begun under an earlier registration never end here.
-                for p in self.pending.iter() {
-                    p.wait.store(0, Relaxed);
-                }
-                // Kicks stored before the last unregistration never see their finish_wait.
-                for c in self.callers.iter() {
-                    c.task.store(0, Relaxed);
-                }
-                self.phase.set(Phase::TurningOn);
-                let registered = ffi::TagWaitHooks::register(self.source);
-                self.phase.set(if registered.is_ok() {
-                    Phase::On
-                } else {
-                    Phase::Off
-                });
-                *hooks = Some(registered?);
-            }
-            (false, true) => {
-                self.phase.set(Phase::TurningOff);
-                *hooks = None;
-                self.phase.set(Phase::Off);
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
     /// A submitter is about to sleep for a tag (hook context: no sleeping, no locks). At
     /// most `PROBE_LIMIT` slots are looked at.
     pub(crate) fn wait(&self, key: TagKey, nr_tags: u32) {
-        crate::ffi::tracepoints::block_rq_tag_wait(
+        hooks::block_rq_tag_wait(
             key.dev,
             key.hctx,
             nr_tags,
@@ -242,7 +227,7 @@ impl TagWait {
         }
         // Every slot in reach taken: the counter that has not counted for longest gives its
         // slot away if it is aged (one CAS decides between racing takers).
-        if let Some(slot) = oldest.filter(|s| tag_key::aged(s.last_ns.load(Relaxed), now)) {
+        if let Some(slot) = oldest.filter(|s| key::aged(s.last_ns.load(Relaxed), now)) {
             let old = slot.key.load(Relaxed);
             if old != 0 && slot.key.cmpxchg(old, packed, Relaxed).is_ok() {
                 self.aged_out.add(slot.waits.xchg(1, Relaxed), Relaxed);
@@ -260,7 +245,7 @@ impl TagWait {
 
     /// Kprobe source: `kick.task` kicked a hardware queue in blk_mq_get_tag; keeps the copy
     /// until the task's finish_wait (hook context). Replaces the task's previous kick.
-    pub(crate) fn kick(&self, kick: &Kick) {
+    fn kick(&self, kick: &Kick) {
         if kick.task == 0 {
             return;
         }
@@ -380,7 +365,7 @@ fn probe<T>(table: &[T], key: u64) -> impl Iterator<Item = &T> {
 }
 
 /// `Pool` from the hook's flags.
-pub(crate) fn pool(is_sched: bool, is_reserved: bool) -> Pool {
+fn pool(is_sched: bool, is_reserved: bool) -> Pool {
     Pool {
         sched: is_sched,
         reserved: is_reserved,
@@ -517,9 +502,9 @@ mod kunit {
         }
         let new = key(keys[PROBE_LIMIT]);
         // A minute after T - 1, only the first has been idle for a minute.
-        tw.count(new, T - 2 + tag_key::AGE_NS);
+        tw.count(new, T - 2 + key::AGE_NS);
         assert_eq!(tw.overflow.load(Relaxed), 1);
-        tw.count(new, T - 1 + tag_key::AGE_NS);
+        tw.count(new, T - 1 + key::AGE_NS);
         assert_eq!(tw.aged_out.load(Relaxed), 2);
         assert_eq!(waits(&tw, new.dev, new.pool.sched), 1);
         assert!(tw.slots.iter().all(|s| s.key.load(Relaxed) != keys[0]));

@@ -101,7 +101,7 @@ impl kernel::Module for TraceIrqoff {
                 why.name()
             );
         }
-        let source = tag_source(force_kprobe);
+        let source = tag_wait::choose_source(force_kprobe);
         ffi::probe::init();
         let state = KBox::pin_init(
             state::State::new(nr_cpus, records, source, watch)?,
@@ -120,26 +120,4 @@ fn param(p: params::Param, value: u32) -> Result<u32> {
         pr_err!("{}\n", compat::Show(refused));
         EINVAL
     })
-}
-
-/// Picks where tag waits come from, and says so in the kernel log.
-fn tag_source(force_kprobe: bool) -> ffi::TagSource {
-    use ffi::TagSource;
-    let tracepoint = !force_kprobe && TagSource::Tracepoint.available();
-    let source = if tracepoint {
-        TagSource::Tracepoint
-    } else if TagSource::Kprobe.available() {
-        TagSource::Kprobe
-    } else {
-        TagSource::None
-    };
-    match source {
-        TagSource::Tracepoint => pr_info!("tag_wait: source is the tracepoint block:block_rq_tag_wait\n"),
-        TagSource::Kprobe => pr_info!(
-            "tag_wait: source is the kprobe shim (sbitmap_prepare_to_wait from blk_mq_get_tag){}\n",
-            if force_kprobe { ", forced by tag_wait_kprobe=1" } else { "" }
-        ),
-        TagSource::None => pr_info!("tag_wait: no source on this kernel (no tracepoint, kprobes not placeable); tracking unavailable\n"),
-    }
-    source
 }

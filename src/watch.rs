@@ -37,7 +37,7 @@ use crate::ffi::{self, Symbol, COMM_LEN};
 use crate::logic::gap::{Rules, NSEC_PER_MSEC};
 use crate::logic::profile::{self, ClaimStep, Stuck};
 use crate::peers::Peers;
-use crate::records::{comm_str, LiveProfile};
+use crate::records::{comm_str, LiveProfile, MAX_FRAMES};
 
 /// At most this many doublings of the spacing between NMIs to a CPU whose NMIs came late:
 /// then every 64th watcher run.
@@ -842,7 +842,7 @@ impl Watch {
         }
         // The unwind starts at the interrupted registers: the culprit's frames only.
         let mut raw = [0u64; capture::INTERRUPTED_FRAMES];
-        let frames = capture::capture_raw(&mut raw, ip, capture::Context::Interrupt);
+        let frames = capture::capture_raw(&mut raw, ip, capture::Context::Interrupt, MAX_FRAMES);
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
         let cgroup_id = ffi::current_cgroup_id();

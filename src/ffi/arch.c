@@ -79,16 +79,25 @@ NOKPROBE_SYMBOL(tio_nmi_handler);
 
 /*
  * What stack_trace_save_regs() does (it is not exported), with the unwinder's exported
- * interface: the interrupted instruction, then the return addresses from the interrupted
- * registers on. The unwind starts where the culprit is, not at our handler: the handler,
- * the hrtimer or NMI code and the interrupt entry are neither walked nor saved.
+ * interface, one step per call: the interrupted instruction, then the return addresses
+ * from the interrupted registers on. The unwind starts where the culprit is, not at our
+ * handler: the handler, the hrtimer or NMI code and the interrupt entry are neither walked
+ * nor saved; and no step is taken past the last frame the caller keeps.
  */
-int tio_stack_save_interrupted(unsigned long *store, unsigned int max)
-{
-	struct pt_regs *regs;
+struct tio_unwind_walk {
 	struct unwind_state state;
-	unsigned long addr;
-	unsigned int n = 0;
+	/* The interrupted instruction, returned first (then 0). */
+	unsigned long ip;
+	/* unwind_start() stood on the first return address, not returned yet. */
+	bool fresh;
+};
+static_assert(sizeof(struct tio_unwind_walk) <= sizeof(struct tio_unwind));
+static_assert(__alignof__(struct tio_unwind_walk) <= __alignof__(struct tio_unwind));
+
+int tio_unwind_interrupted_start(struct tio_unwind *u)
+{
+	struct tio_unwind_walk *w = (struct tio_unwind_walk *)u;
+	struct pt_regs *regs;
 
 	if (in_nmi())
 		regs = this_cpu_read(tio_nmi_regs);
@@ -96,19 +105,38 @@ int tio_stack_save_interrupted(unsigned long *store, unsigned int max)
 		regs = in_hardirq() ? get_irq_regs() : NULL;
 	if (!regs)
 		return -1;
-	if (user_mode(regs) || !max)
+	if (user_mode(regs))
 		return 0;
-	store[n++] = instruction_pointer(regs);
-	/* No step past the last frame kept: each costs an ORC lookup. */
-	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state) && n < max;) {
-		addr = unwind_get_return_address(&state);
-		if (!addr)
-			break;
-		store[n++] = addr;
-		if (n < max)
-			unwind_next_frame(&state);
+	w->ip = instruction_pointer(regs);
+	w->fresh = true;
+	unwind_start(&w->state, current, regs, NULL);
+	return 1;
+}
+
+unsigned long tio_unwind_interrupted_next(struct tio_unwind *u)
+{
+	struct tio_unwind_walk *w = (struct tio_unwind_walk *)u;
+	unsigned long ip = w->ip;
+
+	if (ip) {
+		w->ip = 0;
+		return ip;
 	}
-	return n;
+	if (!w->fresh)
+		unwind_next_frame(&w->state);
+	w->fresh = false;
+	if (unwind_done(&w->state))
+		return 0;
+	/*
+	 * unwind_get_return_address() checks that the address is kernel text: for an
+	 * address in module space that is a module tree lookup (about 300 instructions) with
+	 * interrupts off, for every frame. The unwinder found the frame through ORC; an
+	 * address in module space is taken as it is (the namer names it later, or shows it
+	 * raw), and the next step's ORC lookup ends the walk if it is not code.
+	 */
+	if (w->state.ip >= MODULES_VADDR && w->state.ip < MODULES_END)
+		return w->state.ip;
+	return unwind_get_return_address(&w->state);
 }
 
 int tio_nmi_supported(void)
@@ -135,9 +163,14 @@ int tio_nmi_send(unsigned int cpu)
 }
 #else
 /* arm64 exports no unwinder: the caller saves the whole stack and cuts it. */
-int tio_stack_save_interrupted(unsigned long *store, unsigned int max)
+int tio_unwind_interrupted_start(struct tio_unwind *u)
 {
 	return -1;
+}
+
+unsigned long tio_unwind_interrupted_next(struct tio_unwind *u)
+{
+	return 0;
 }
 
 int tio_nmi_supported(void)

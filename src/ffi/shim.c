@@ -580,12 +580,6 @@ int tio_trace_windows_enabled(void)
 	return trace_hardirq_off_enabled() || trace_softirq_off_enabled();
 }
 
-void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned int nr_tags,
-				 int is_sched_tag, int is_reserved)
-{
-	trace_block_rq_tag_wait(dev, hctx_id, nr_tags, is_sched_tag, is_reserved);
-}
-
 void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
 			   const char *comm, unsigned long long cgroup, int cause,
 			   unsigned long long end_ns, unsigned long long seq, int end_shows_culprit,

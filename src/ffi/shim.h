@@ -61,12 +61,28 @@ unsigned long tio_irq_regs_ip(void);
 unsigned int tio_stack_save(unsigned long *entries, unsigned int max);
 
 /*
- * In hard interrupt or NMI context (our NMI handler's): saves the stack of the context it
- * interrupted, from its registers (arch.c), the interrupted instruction first; returns
- * the number of entries stored (0 if it was user space), or -1 where that cannot be done
- * (arm64, another context): then save the whole stack and cut it.
+ * A walk of the stack that the current hard interrupt or NMI (our NMI handler's)
+ * interrupted, one frame per call, so that the caller stops as soon as it has the frames
+ * it keeps (each step is an unwinder lookup). The walk's state lives in the caller's
+ * buffer (arch.c asserts that it fits); it points into nothing but the stack being walked.
  */
-int tio_stack_save_interrupted(unsigned long *entries, unsigned int max);
+#define TIO_UNWIND_BYTES 256
+struct tio_unwind {
+	unsigned long words[TIO_UNWIND_BYTES / sizeof(unsigned long)];
+};
+
+/*
+ * Starts a walk in `u`: 1 if there is one, 0 if the interrupted context was user space
+ * (no kernel frame), -1 where it cannot be done (arm64, no interrupted registers): then
+ * save the whole stack and cut it.
+ */
+int tio_unwind_interrupted_start(struct tio_unwind *u);
+
+/*
+ * The walk's next address (`u` started with a result of 1): the interrupted instruction
+ * first, then the return addresses from its registers on; 0 at the end.
+ */
+unsigned long tio_unwind_interrupted_next(struct tio_unwind *u);
 
 /*
  * The address of the core-kernel function `name` (NUL-terminated), 0 if there is none:
@@ -291,22 +307,6 @@ void tio_namer_stop(void);
 /* The kernel log's rate limit for the stuck message: non-zero if one may be printed now. */
 int tio_warn_ratelimit(void);
 
-/* Tag-wait sources (tag_wait_hooks.c). */
-enum tio_tag_source {
-	TIO_TAG_SOURCE_NONE = 0,
-	TIO_TAG_SOURCE_TRACEPOINT = 1,
-	TIO_TAG_SOURCE_KPROBE = 2,
-};
-/* Whether source can be used on this kernel (nothing stays registered). */
-int tio_tag_wait_available(int source);
-/* Registers the hooks of source; 0 or -errno. */
-int tio_tag_wait_register(int source);
-/* Unregisters them and waits until no hook runs. */
-void tio_tag_wait_unregister(int source);
-/* Tracepoint trace_irqoff:block_rq_tag_wait (upstream fields and format). */
-void tio_trace_block_rq_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned int nr_tags,
-				 int is_sched_tag, int is_reserved);
-
 /*
  * Implemented in Rust (src/entry.rs), called by the shim. bindgen declares them for Rust
  * too, and entry.rs checks at compile time that its definitions have these types.
@@ -319,32 +319,6 @@ unsigned long trace_irqoff_rs_softirq_sample(unsigned int cpu);
 void trace_irqoff_rs_probe_ran(unsigned int cpu);
 int trace_irqoff_rs_cpu_online(unsigned int cpu);
 int trace_irqoff_rs_cpu_offline(unsigned int cpu);
-void trace_irqoff_rs_tag_wait(unsigned int dev, unsigned int hctx_id, unsigned int nr_tags,
-			      int is_sched_tag, int is_reserved);
-/* Kprobe source: what the kick hook copied while blk_mq_get_tag's hctx was valid. pool and
- * nr_tags are indexed by enum tio_tag_pool; a pool the hctx lacks has address 0. */
-enum tio_tag_pool {
-	TIO_TAG_POOL_HW = 0,
-	TIO_TAG_POOL_HW_RESERVED = 1,
-	TIO_TAG_POOL_SCHED = 2,
-	TIO_TAG_POOL_SCHED_RESERVED = 3,
-	TIO_TAG_POOLS = 4,
-};
-struct tio_tag_kick {
-	unsigned long task;
-	unsigned int dev;
-	unsigned int hctx_id;
-	unsigned long pool[TIO_TAG_POOLS];
-	unsigned int nr_tags[TIO_TAG_POOLS];
-};
-/* The task kicked a hardware queue in blk_mq_get_tag's slow path. */
-void trace_irqoff_rs_tag_kick(const struct tio_tag_kick *kick);
-/* The task is about to sleep on the pool at bt (compared with its kick's copy only). */
-void trace_irqoff_rs_tag_prepare(unsigned long task, unsigned long bt);
-/* The task passed sbitmap_finish_wait in blk_mq_get_tag: its kick's copy is dropped. */
-void trace_irqoff_rs_tag_done(unsigned long task);
-void trace_irqoff_rs_tag_wait_start(unsigned long wait, unsigned long long now_ns);
-void trace_irqoff_rs_tag_wait_end(unsigned long wait, unsigned long long now_ns);
 /* NMI on cpu, which interrupted ip: non-zero if the module asked for it (NMI context). */
 int trace_irqoff_rs_nmi(unsigned int cpu, unsigned long ip);
 /* The namer's pass (process context, may sleep). */

@@ -108,17 +108,3 @@ pub(crate) fn stall(cpu: u32, start_ns: u64, end_ns: u64) {
     // SAFETY: Plain integers.
     unsafe { raw::tio_trace_stall(cpu, start_ns, end_ns) };
 }
-
-/// Fires `trace_irqoff:block_rq_tag_wait`.
-pub(crate) fn block_rq_tag_wait(dev: u32, hctx: u32, nr_tags: u32, sched: bool, reserved: bool) {
-    // SAFETY: Plain integers.
-    unsafe {
-        raw::tio_trace_block_rq_tag_wait(
-            dev,
-            hctx,
-            nr_tags,
-            c_int::from(sched),
-            c_int::from(reserved),
-        )
-    };
-}

@@ -219,6 +219,21 @@ pub(crate) fn first_culprit_frame(
     skip_interrupt_returns(cut, depth, class_of)
 }
 
+/// Whether a walk of an interrupted stack (the interrupted instruction first, as
+/// [`first_culprit_frame`] then cuts it at once) may stop at its `n` frames so far: at
+/// least `keep` of them are from the cut on, and more frames cannot move the cut (the
+/// frames from it do not all belong to an interrupt return path, whose end the next frame
+/// could show to be its interrupt's entry). `class_of(i)` classifies frame `i`.
+pub(crate) fn walk_may_stop(
+    n: usize,
+    keep: usize,
+    mut class_of: impl FnMut(usize) -> FrameClass,
+) -> bool {
+    let depth = n.min(SCAN_DEPTH);
+    let cut = skip_interrupt_returns(0, depth, &mut class_of);
+    n.saturating_sub(cut) >= keep && (cut..depth).any(|i| class_of(i) != FrameClass::InterruptExit)
+}
+
 /// From `cut`, skips every interrupt return path that ends in its interrupt's entry frame.
 fn skip_interrupt_returns(
     mut cut: usize,
@@ -256,6 +271,54 @@ mod tests {
 
     fn cut(names: &[&'static str], irq_ip: u64) -> usize {
         cut_for(&X86_64, names, irq_ip)
+    }
+
+    fn may_stop(names: &[&'static str], keep: usize) -> bool {
+        walk_may_stop(names.len(), keep, |i| classify_for(&X86_64, names[i]))
+    }
+
+    /// Claim: a walk from the interrupted instruction stops as soon as it holds `keep`
+    /// culprit frames, and not before.
+    #[test]
+    fn walk_stops_at_keep_culprit_frames() {
+        let names = [
+            "sample_irq_enable",
+            "hardirq_window",
+            "write_iter",
+            "vfs_write",
+        ];
+        assert!(!may_stop(&names[..2], 3));
+        assert!(may_stop(&names[..3], 3));
+        assert!(may_stop(&names, 3));
+    }
+
+    /// Claim: frames of an interrupt return path (interrupts re-enabled on the way out of
+    /// an earlier interrupt) do not count: the walk goes on through them and their
+    /// interrupt's entry until `keep` frames of the code that interrupt interrupted.
+    #[test]
+    fn walk_goes_through_an_interrupt_return_path() {
+        let names = [
+            "preempt_schedule_irq",
+            "irqentry_exit",
+            "asm_sysvec_apic_timer_interrupt",
+            "sample_irq_enable",
+            "hardirq_window",
+            "write_iter",
+        ];
+        for n in 1..names.len() {
+            assert!(!may_stop(&names[..n], 3), "stopped at {n} frames");
+        }
+        assert!(may_stop(&names, 3));
+        assert_eq!(cut(&names, 0x1000), 3);
+    }
+
+    /// Claim: a walk that holds only an interrupt return path never stops early (its
+    /// entry frame may be next), whatever `keep` is.
+    #[test]
+    fn walk_never_stops_inside_a_return_path() {
+        let names = ["preempt_schedule_irq", "irqentry_exit"];
+        assert!(!may_stop(&names, 1));
+        assert!(!may_stop(&names, 2));
     }
 
     #[test]

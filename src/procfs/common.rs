@@ -10,7 +10,6 @@ use crate::records::{LiveView, Profile, ReadAt, Record, RecordStore, Stack, Whic
 use crate::sampler::CpuSampler;
 use crate::state::State;
 use crate::watch::Ongoing;
-use core::fmt as corefmt;
 use kernel::fmt;
 use kernel::prelude::*;
 use kernel::seq_file::SeqFile;
@@ -251,12 +250,4 @@ pub(super) fn main_stack(r: &Record) -> &Stack {
     }
 }
 
-/// `fmt::Write` over a seq_file.
-pub(super) struct SeqWriter<'a>(pub(super) &'a SeqFile);
-
-impl corefmt::Write for SeqWriter<'_> {
-    fn write_str(&mut self, s: &str) -> corefmt::Result {
-        seq_print!(self.0, "{}", s);
-        Ok(())
-    }
-}
+pub(super) use crate::ffi::SeqWriter;

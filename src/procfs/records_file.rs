@@ -1,31 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The machine-readable files the CLI reads: `records` (lossless, versioned: every record
-//! with its stacks and profile, the counters, the open windows, tag waits) and `counters`
-//! (the same without records). Their grammar is `logic::grammar`; their format is
+//! The `records` file the CLI reads: lossless and versioned, every record with its stacks
+//! and profile, the counters (as `counters` shows them: `counters_file`), the open
+//! windows, tag waits. Their grammar is `logic::grammar`; their format is
 //! described in `Documentation/trace-irqoff.rst`.
 
 use crate::ffi::compat::Show;
-use crate::ffi::COMM_LEN;
 use crate::ffi::{self};
-use crate::logic::cause::Cause;
 use crate::logic::escape::Escaped;
 use crate::logic::gap::Window;
-use crate::logic::grammar::{
-    CpuLine, FileHeader, KindName, LineOverlap, RecordLine, COST_NAMES, COUNTERS_VERSION,
-    CPU_COUNTERS, HIST_NAMES, RECORDS_VERSION,
-};
-use crate::logic::histogram::{self, NR_BUCKETS};
+use crate::logic::grammar::{KindName, LineOverlap, RecordLine, RECORDS_VERSION};
 use crate::procfs::common::*;
+use crate::procfs::counters_file::{show_cpu_counters, show_header};
 use crate::records::{
-    comm_str, overlapping_hard, Header, Kind, LiveView, ReadAt, Record, RecordStore, Which,
+    comm_str, overlapping_hard, Kind, LiveView, ReadAt, Record, RecordStore, Which,
 };
 use crate::sampler::CpuSampler;
 use crate::state::State;
 use crate::watch::Ongoing;
 use kernel::seq_file::SeqFile;
 use kernel::seq_print;
-use kernel::sync::atomic::Relaxed;
 
 /// Elements of the `records` file, each shown by one seq_file `show` call: the header,
 /// then per CPU its counters, then per CPU its open hardirq window, then per CPU its
@@ -59,226 +53,14 @@ pub(super) fn show_records_element(state: &State, m: &SeqFile, index: usize) {
             }
         }
         i if i == 3 * n + 1 => {
-            show_tag_wait_records(state, m);
+            state.tag_wait.show_records(m);
             seq_print!(m, "end\n");
         }
         _ => {}
     }
 }
 
-/// The first lines of `records` and `counters`: the file's name and format version, the
-/// configuration, the memory line and the watcher.
-pub(super) fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) {
-    let rules = state.settings.rules();
-    seq_print!(m, "{}\n", Show(FileHeader { name, version }));
-    let (counts_since, enabled_since) = state.since();
-    seq_print!(
-        m,
-        "config enabled={} state={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={} counts_since_ns={} enabled_since_ns={} realtime_offset_ns={} cpus={} nohz_full={}\n",
-        u8::from(state.phase().is_on()),
-        state.phase().name(),
-        rules.period_ns,
-        rules.threshold_ns,
-        state.settings.hz(),
-        state.records_per_cpu,
-        rules.soft_period_ns,
-        rules.soft_event_ns,
-        NR_BUCKETS,
-        counts_since,
-        enabled_since,
-        ffi::realtime_offset_ns(),
-        CpuList(nr_cpus(state), |c| state.peers.selected(c)),
-        CpuList(nr_cpus(state), ffi::cpu_nohz_full)
-    );
-    let (per_cpu, total) = state.memory();
-    seq_print!(
-        m,
-        "memory per_cpu_bytes={} total_bytes={}\n",
-        per_cpu,
-        total
-    );
-    let w = &state.watch;
-    seq_print!(
-        m,
-        "watcher available={} active={} reason={} max_window_samples={} stuck_ns={} nmi_sent={} nmi_answered={} nmi_lost={} nmi_stale={} nmi_missed={} stuck_unconfirmed={}\n",
-        u8::from(w.unavailable().is_none()),
-        u8::from(w.is_active()),
-        w.unavailable().map_or("-", |r| r.name()),
-        w.max_samples,
-        w.stuck_ns,
-        w.nmi_sent.load(Relaxed),
-        w.nmi_answered.load(Relaxed),
-        w.nmi_lost.load(Relaxed),
-        w.nmi_stale.load(Relaxed),
-        w.nmi_missed.load(Relaxed),
-        w.stuck_unconfirmed.load(Relaxed)
-    );
-    let st = state.peers.stalls();
-    seq_print!(
-        m,
-        "stall count={} over_threshold={} sum_ns={} longest_ns={} latest_start_ns={} latest_end_ns={}\n",
-        st.count,
-        st.over_threshold,
-        st.sum_ns,
-        st.longest_ns,
-        st.latest.start,
-        st.latest.end
-    );
-    let n = state.namer.stats();
-    seq_print!(
-        m,
-        "namer passes={} named={} max_wait_ns={} wait_sum_ns={} known_functions={}\n",
-        n.passes,
-        n.named,
-        n.max_wait_ns,
-        n.wait_sum_ns,
-        crate::capture::known_functions()
-    );
-}
-
-/// Elements of `counters`: the header (as in `records`), then per CPU its counters (as in
-/// `records`) and its `worst` line, then the tag-wait lines and `end`. O(CPUs) output and
-/// no stack: what a metrics scrape needs.
-pub(super) fn counters_elements(state: &State) -> usize {
-    state.nr_cpus() as usize + 2
-}
-
-pub(super) fn show_counters_element(state: &State, m: &SeqFile, index: usize) {
-    let n = state.nr_cpus() as usize;
-    match index {
-        0 => show_header(state, m, "counters", COUNTERS_VERSION),
-        i if i <= n => {
-            if let Some(cpu) = state.cpu(u32::try_from(i - 1).unwrap_or(u32::MAX)) {
-                show_cpu_counters(state, m, cpu);
-                show_cpu_worst(state, m, cpu);
-            }
-        }
-        i if i == n + 1 => {
-            show_tag_wait_records(state, m);
-            seq_print!(m, "end\n");
-        }
-        _ => {}
-    }
-}
-
-/// The longest window of a CPU that `records` shows, per kind and cause (0: none): its
-/// records, its hardirq-off window still open, its softirq-off window still open. Reads
-/// the records' headers only.
-pub(super) fn show_cpu_worst(state: &State, m: &SeqFile, cpu: &CpuSampler) {
-    let generation = state.settings.generation();
-    let mut hard = 0u64;
-    let mut soft = [0u64; Cause::ALL.len()];
-    let mut h = Header::new(0, 0, 0, [0; COMM_LEN]);
-    let soft_max = |h: &Header, soft: &mut [u64; Cause::ALL.len()]| {
-        if let Some(w) = h.cause.and_then(|c| soft.get_mut(c.index())) {
-            *w = (*w).max(h.latency_ns);
-        }
-    };
-    for i in 0..cpu.hard.len(generation) {
-        if cpu.hard.read_header(i, &mut h).is_some() {
-            hard = hard.max(h.latency_ns);
-        }
-    }
-    if let Some(o) = state.watch.ongoing(
-        &state.peers,
-        cpu.cpu,
-        ffi::now_ns(),
-        &state.settings.rules(),
-    ) {
-        hard = hard.max(o.length_ns);
-    }
-    for i in 0..cpu.soft.len(generation) {
-        if cpu.soft.read_header(i, &mut h).is_some() {
-            soft_max(&h, &mut soft);
-        }
-    }
-    if cpu.pending.read_header(generation, ffi::now_ns(), &mut h) {
-        soft_max(&h, &mut soft);
-    }
-    let [bh, ksd] = soft;
-    seq_print!(
-        m,
-        "worst {} hard_ns={} soft_ns={} soft_bh_off_ns={} soft_ksoftirqd_wait_ns={}\n",
-        cpu.cpu,
-        hard,
-        bh.max(ksd),
-        bh,
-        ksd
-    );
-}
-
-pub(super) fn show_cpu_counters(state: &State, m: &SeqFile, cpu: &CpuSampler) {
-    let generation = state.settings.generation();
-    let values = CPU_COUNTERS.map(|c| cpu_counter(cpu, generation, c.key));
-    let line = CpuLine {
-        cpu: cpu.cpu,
-        online: ffi::cpu_online(cpu.cpu),
-        values: &values,
-    };
-    seq_print!(m, "{}\n", Show(line));
-    let [bh, ksd] = &cpu.cause_counts;
-    for (name, _) in HIST_NAMES {
-        let counts = match name {
-            "hard" => &cpu.hard_counts,
-            "soft" => &cpu.soft_counts,
-            "soft-bh-off" => bh,
-            _ => ksd,
-        };
-        seq_print!(m, "hist {} {}", cpu.cpu, name);
-        for c in counts.snapshot() {
-            seq_print!(m, " {}", c);
-        }
-        seq_print!(m, "\n");
-    }
-    let watched = state.watch.get(cpu.cpu);
-    for (name, _) in COST_NAMES {
-        let cost = match name {
-            "hard" => Some(&cpu.hard_cost),
-            "soft" => Some(&cpu.soft_cost),
-            "capture" => Some(&cpu.capture_cost),
-            "nmi" => watched.map(|w| &w.nmi_cost),
-            _ => watched.map(|w| &w.nmi_rtt),
-        };
-        let Some(cost) = cost else { continue };
-        seq_print!(
-            m,
-            "cost {} {} runs={} total_ns={} hist_ns",
-            cpu.cpu,
-            name,
-            cost.runs(),
-            cost.total_ns()
-        );
-        for c in cost.hist_ns.snapshot() {
-            seq_print!(m, " {}", c);
-        }
-        seq_print!(m, "\n");
-    }
-}
-
-/// The value of the `cpu` line's counter `key` (`logic::grammar::CPU_COUNTERS`) for `cpu`.
-fn cpu_counter(cpu: &CpuSampler, generation: u64, key: &str) -> u64 {
-    let [bh, ksd] = &cpu.cause_counts;
-    match key {
-        "hard_events" => cpu.hard_counts.total(),
-        "soft_events" => cpu.soft_counts.total(),
-        "soft_bh_off_events" => bh.total(),
-        "soft_ksoftirqd_wait_events" => ksd.total(),
-        "hard_dropped" => cpu.hard.drops(generation).0,
-        "hard_replaced" => cpu.hard.drops(generation).1,
-        "soft_dropped" => cpu.soft.drops(generation).0,
-        "soft_replaced" => cpu.soft.drops(generation).1,
-        "idle_gaps" => cpu.idle_gaps.load(Relaxed),
-        "late_timer_gaps" => cpu.late_timer_gaps.load(Relaxed),
-        "steal_gaps" => cpu.steal_gaps.load(Relaxed),
-        "stall_gaps" => cpu.stall_gaps.load(Relaxed),
-        "hard_sum_ns" => cpu.hard_counts.sum(),
-        "soft_sum_ns" => cpu.soft_counts.sum(),
-        "soft_bh_off_sum_ns" => bh.sum(),
-        "soft_ksoftirqd_wait_sum_ns" => ksd.sum(),
-        _ => 0,
-    }
-}
-
+/// The `ongoing` line of a CPU's hardirq-off window still open.
 pub(super) fn show_cpu_ongoing(state: &State, m: &SeqFile, cpu: &CpuSampler) {
     let rules = state.settings.rules();
     with_ongoing_hard(state, cpu, |o, v, _| {
@@ -421,96 +203,4 @@ pub(super) fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView,
         seq_print!(m, "window_frame {}\n", Frame(&v.latest, i));
     }
     show_live_profile(m, v);
-}
-
-pub(super) fn show_tag_wait(state: &State, m: &SeqFile) {
-    let tw = &state.tag_wait;
-    seq_print!(
-        m,
-        "tag_wait: {} (source: {})\n",
-        tw.phase().name(),
-        tw.source.name()
-    );
-    seq_print!(
-        m,
-        "{:>11} {:>6}  {:<20} {:>10}\n",
-        "DEV",
-        "HCTX",
-        "POOL",
-        "WAITS"
-    );
-    tw.for_each(|row| {
-        // major,minor as the upstream tracepoint prints a dev_t.
-        let (major, minor) = row.key.major_minor();
-        seq_print!(
-            m,
-            "{:>6},{:<4} {:>6}  {:<20} {:>10}\n",
-            major,
-            minor,
-            row.key.hctx,
-            row.key.pool.name(),
-            row.waits
-        );
-    });
-    let (overflow, unattributed) = (tw.overflow.load(Relaxed), tw.unattributed.load(Relaxed));
-    let (full, aged) = (tw.callers_full.load(Relaxed), tw.aged_out.load(Relaxed));
-    if overflow != 0 || unattributed != 0 {
-        seq_print!(
-            m,
-            "not in the table: {} (table full), {} (hardware queue unknown; of those {} with too many waiters at once)\n",
-            overflow,
-            unattributed,
-            full
-        );
-    }
-    if aged != 0 {
-        seq_print!(
-            m,
-            "aged out: {} waits of rows idle for a minute, whose slots went to new rows\n",
-            aged
-        );
-    }
-    seq_print!(m, "\n");
-    let _ = histogram::render_unit(
-        &mut SeqWriter(m),
-        "tag wait duration (sbitmap_prepare_to_wait .. sbitmap_finish_wait):",
-        "usecs",
-        &tw.durations.snapshot(),
-    );
-}
-
-pub(super) fn show_tag_wait_records(state: &State, m: &SeqFile) {
-    let tw = &state.tag_wait;
-    seq_print!(
-        m,
-        "tagwait enabled={} state={} source={} overflow={} unattributed={} missed={} kicks_held={} kicks_full={} aged_out={}\n",
-        u8::from(tw.phase().is_on()),
-        tw.phase().name(),
-        tw.source.name(),
-        tw.overflow.load(Relaxed),
-        tw.unattributed.load(Relaxed),
-        tw.missed.load(Relaxed),
-        tw.callers_held(),
-        tw.callers_full.load(Relaxed),
-        tw.aged_out.load(Relaxed)
-    );
-    tw.for_each(|row| {
-        let (major, minor) = row.key.major_minor();
-        seq_print!(
-            m,
-            "tagwait_count major={} minor={} hctx={} sched={} reserved={} waits={}\n",
-            major,
-            minor,
-            row.key.hctx,
-            u8::from(row.key.pool.sched),
-            u8::from(row.key.pool.reserved),
-            row.waits
-        );
-    });
-    seq_print!(m, "tagwait_sum_us {}\n", tw.durations.sum());
-    seq_print!(m, "tagwait_hist_us");
-    for c in tw.durations.snapshot() {
-        seq_print!(m, " {}", c);
-    }
-    seq_print!(m, "\n");
 }

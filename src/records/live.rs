@@ -75,12 +75,6 @@ impl LiveView {
 }
 
 impl LiveProfile {
-    /// Whether it holds samples of the window `window` (any context; a hint, read without
-    /// the sequence count).
-    pub(crate) fn sampled(&self, window: u64) -> bool {
-        window != 0 && self.window.load(Relaxed) == window && self.samples.load(Relaxed) != 0
-    }
-
     pub(crate) fn new() -> Self {
         Self {
             seq: Atomic::new(0),

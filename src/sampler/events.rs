@@ -11,7 +11,7 @@ use crate::ffi::tracepoints::WindowEvent;
 use crate::ffi::{self, COMM_LEN};
 use crate::logic::cause::{Cause, Samples};
 use crate::logic::gap::{self, Window};
-use crate::records::{Header, Which};
+use crate::records::{Header, Which, MAX_FRAMES};
 
 use super::cpu::CpuSampler;
 
@@ -116,16 +116,16 @@ impl CpuSampler {
         let recorded = rules.is_recorded(latency_ns);
         let live = self.watch.get(self.cpu).map(|w| &w.profile);
         // The stack where it ended, for the record and the event stream: taken here once,
-        // whether or not the record store keeps the window. Short where the watcher
-        // sampled the window, whose profile holds the culprit's whole stack.
+        // whether or not the record store keeps the window.
         let mut raw = [0u64; capture::RAW_FRAMES];
         let start = ffi::now_ns();
         let frames: &[u64] = match stack {
             EndStack::Held { frames, .. } => frames,
-            EndStack::Here if recorded => capture::capture_end(
+            EndStack::Here if recorded => capture::capture_raw(
                 &mut raw,
                 ffi::irq_regs_ip(),
-                live.is_some_and(|l| l.sampled(prev)),
+                capture::Context::Interrupt,
+                capture::END_FRAMES,
             ),
             EndStack::Here => &[],
         };
@@ -222,7 +222,12 @@ impl CpuSampler {
         self.capturing.store(true, Relaxed);
         let mut raw = [0u64; capture::RAW_FRAMES];
         let frames: &[u64] = if recorded && tracepoints::windows_enabled() {
-            capture::capture_raw(&mut raw, ffi::irq_regs_ip(), capture::Context::Soft)
+            capture::capture_raw(
+                &mut raw,
+                ffi::irq_regs_ip(),
+                capture::Context::Soft,
+                MAX_FRAMES,
+            )
         } else {
             &[]
         };

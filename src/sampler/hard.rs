@@ -316,8 +316,12 @@ impl CpuSampler {
         {
             let t0 = ffi::now_ns();
             let mut raw = [0u64; capture::RAW_FRAMES];
-            let kept =
-                capture::capture_raw(&mut raw, ffi::irq_regs_ip(), capture::Context::Interrupt);
+            let kept = capture::capture_raw(
+                &mut raw,
+                ffi::irq_regs_ip(),
+                capture::Context::Interrupt,
+                capture::END_FRAMES,
+            );
             for (to, &from) in held.frames.iter_mut().zip(kept) {
                 *to = from;
             }

@@ -12,6 +12,7 @@ use crate::logic::cause::{self, Cause, Samples};
 use crate::logic::gap::{self, Steal, Window};
 use crate::logic::profile;
 use crate::logic::verdict::{SoftOutcome, SoftSeen};
+use crate::records::MAX_FRAMES;
 use crate::settings::RulesCache;
 
 use super::cpu::CpuSampler;
@@ -36,8 +37,12 @@ impl CpuSampler {
         };
         let t0 = ffi::now_ns();
         let mut raw = [0u64; capture::RAW_FRAMES];
-        let frames =
-            capture::capture_raw(&mut raw, ffi::irq_regs_ip(), capture::Context::Interrupt);
+        let frames = capture::capture_raw(
+            &mut raw,
+            ffi::irq_regs_ip(),
+            capture::Context::Interrupt,
+            MAX_FRAMES,
+        );
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
         let cgroup_id = ffi::current_cgroup_id();

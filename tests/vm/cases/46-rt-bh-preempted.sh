@@ -4,8 +4,9 @@
 # kernels: debian-7.3-rt
 # proves: the cause of a softirq-off window: bh-off or ksoftirqd-wait, also on PREEMPT_RT
 # PREEMPT_RT: a task in a bottom-half-disabled section can be preempted. Here the sample
-# holds bottom halves off for 300 ms on CPU 1 (a normal task), and 50 ms in a SCHED_FIFO 50
-# hog (cat /dev/zero, above ktimers' FIFO 1) takes CPU 1 for about 100 ms.
+# holds bottom halves off for 600 ms on CPU 1 (a normal task), and 50 ms in a SCHED_FIFO 50
+# hog (cat /dev/zero, above ktimers' FIFO 1) takes CPU 1 for about 100 ms (under TCG up to
+# 250 ms were seen: the bound below is the hog's measured time, the section is longer).
 # - With the per-CPU BH lock (CONFIG_PREEMPT_RT_NEEDS_BH_LOCK, upstream's old behaviour,
 #   kept for testing) the preempted section holds every softirq of CPU 1 off: the claim is
 #   one bh-off window of the whole section.
@@ -21,7 +22,8 @@ P_NS=$(config_field period_ns)
 PS_NS=$(config_field soft_period_ns)
 sleep 0.5
 taskset -c 0 sh -c 'echo 0 > /proc/trace_irqoff/trace_latency'
-taskset -c 1 sh -c 'echo softirq 300 > /dev/irqoff_sample' &
+SECTION_MS=600
+taskset -c 1 sh -c "echo softirq $SECTION_MS > /dev/irqoff_sample" &
 inj=$!
 taskset -c 0 sleep 0.05
 t0=$(sed 's/ .*//' /proc/uptime)
@@ -44,11 +46,14 @@ echo "# measured: section $(true_ns softirq) ns, hog ran about $hog_ms ms (uptim
 worst=$(echo "$recs" | sed -n 's/.* latency_ns=\([0-9]*\) .*/\1/p' | sort -n | tail -n1)
 worst_rec=$(echo "$recs" | grep " latency_ns=${worst:-x} ")
 if has bh-lock; then
-	check "BH lock: one bh-off window of the whole 300 ms section, though its task was preempted" \
-		sh -c "[ '${worst:-0}' -ge $((300000000 - PS_NS)) ] && echo '$worst_rec' | grep -q ' cause=bh-off '"
+	check "BH lock: one bh-off window of the whole $SECTION_MS ms section, though its task was preempted" \
+		sh -c "[ '${worst:-0}' -ge $((SECTION_MS * 1000000 - PS_NS)) ] && echo '$worst_rec' | grep -q ' cause=bh-off '"
 else
-	check "no BH lock: the worst softirq-off window is the hog's (50..200 ms), not the 300 ms section" \
-		sh -c "[ '${worst:-0}' -ge 50000000 ] && [ '${worst:-0}' -le 200000000 ]"
+	# The hog's time by uptime is good to 10 ms at each end; a window is seen a softirq
+	# sampling period late at most.
+	hog_max_ns=$(( (hog_ms + 20) * 1000000 + PS_NS ))
+	check "no BH lock: the worst softirq-off window is the hog's (50 ms .. its $hog_ms ms measured), shorter than the $SECTION_MS ms section" \
+		sh -c "[ '${worst:-0}' -ge 50000000 ] && [ '${worst:-0}' -le $hog_max_ns ] && [ '${worst:-0}' -lt $((SECTION_MS * 1000000 - PS_NS)) ]"
 	check "... its cause is ksoftirqd-wait: the softirq threads waited behind the hog" \
 		sh -c "echo '$worst_rec' | grep -q ' cause=ksoftirqd-wait '"
 	check "... and the task that ran instead is the hog (cat)" \

@@ -15,6 +15,12 @@
 #[path = "../../../src/logic.rs"]
 mod logic;
 
+/// The tag-wait counters' keys: pure logic kept in that feature's folder of the module,
+/// mounted here for its unit tests (the CLI uses none of it).
+#[cfg(test)]
+#[path = "../../../src/tag_wait/key.rs"]
+mod tag_wait_key;
+
 /// The module's log2 histograms: bucket k holds [2^k, 2^(k+1)) of a unit (ms for latencies,
 /// µs for tag waits); the last bucket also holds everything longer.
 pub mod hist {
@@ -42,6 +48,22 @@ pub mod hist {
         counts: &[u64; NR_BUCKETS],
     ) -> fmt::Result {
         crate::logic::histogram::render_unit(out, header, unit, counts)
+    }
+
+    /// As [`render_unit`], from counts as a module wrote them, of any length: a newer
+    /// module's buckets beyond ours go into the last one.
+    pub fn render_counts(
+        out: &mut impl fmt::Write,
+        header: &str,
+        unit: &str,
+        counts: &[u64],
+    ) -> fmt::Result {
+        let mut fixed = [0u64; NR_BUCKETS];
+        for (f, c) in fixed.iter_mut().zip(counts) {
+            *f = *c;
+        }
+        fixed[NR_BUCKETS - 1] += counts.iter().skip(NR_BUCKETS).sum::<u64>();
+        render_unit(out, header, unit, &fixed)
     }
 }
 

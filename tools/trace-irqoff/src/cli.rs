@@ -95,7 +95,7 @@ pub enum Command {
     Report(ReportArgs),
     /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
-    Tagwait(TagwaitArgs),
+    Tagwait(crate::tagwait::Args),
     /// Counters and latency histograms in the Prometheus text format (node_exporter).
     #[command(
         after_help = "Example: trace-irqoff metrics --textfile /var/lib/prometheus/node-exporter"
@@ -209,17 +209,8 @@ pub struct RecordsArgs {
     pub debug_dir: Option<PathBuf>,
 }
 
-/// What `top` groups records by.
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
-pub enum By {
-    /// The culprit's function.
-    #[default]
-    Culprit,
-    /// The culprit's whole stack.
-    Stack,
-    /// The culprit task's cgroup.
-    Cgroup,
-}
+/// What `top` groups records by (`model::culprit`, beside what it groups into).
+pub use crate::model::culprit::By;
 
 impl TopArgs {
     /// The grouping asked for, `--stack` being `--by stack`.
@@ -276,6 +267,10 @@ pub struct TopArgs {
     /// With --live: stop after this many refreshes (default: until Ctrl-C; 1 when not on a terminal).
     #[arg(long, requires = "live")]
     pub count: Option<u64>,
+    /// With --live: stop after this long (e.g. 30s, 5m), with a last refresh then; the
+    /// summary line follows, as on Ctrl-C.
+    #[arg(long, value_parser = parse_positive, requires = "live")]
+    pub duration: Option<Duration>,
     /// Read a file that `trace-irqoff record -o FILE` wrote instead of the module (any
     /// machine: its wall times come from the clock anchor saved in it).
     #[arg(long, value_name = "FILE", conflicts_with = "live")]
@@ -284,11 +279,16 @@ pub struct TopArgs {
 
 #[derive(Args, Debug)]
 pub struct WatchArgs {
+    /// Time between refreshes (e.g. 500ms, 2s).
     #[arg(long, default_value = "1s", value_parser = parse_positive)]
     pub interval: Duration,
     /// Stop after this many refreshes (default: until Ctrl-C).
     #[arg(long)]
     pub count: Option<u64>,
+    /// Stop after this long (e.g. 30s, 5m), with a last refresh then; the summary line
+    /// follows, as on Ctrl-C.
+    #[arg(long, value_parser = parse_positive)]
+    pub duration: Option<Duration>,
     /// End as soon as a window of at least MS ms is recorded (exit status 3).
     #[arg(long, value_name = "MS", value_parser = parse_whole_ms)]
     pub until: Option<u64>,
@@ -401,19 +401,6 @@ pub enum ServiceAction {
     Stop,
     /// Check the file only (exit status 2 and the reason if it is refused).
     Check,
-}
-
-#[derive(Args, Debug)]
-pub struct TagwaitArgs {
-    /// Switch tracking on or off (it costs nothing while off).
-    #[arg(value_enum)]
-    pub switch: Option<OnOff>,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum OnOff {
-    On,
-    Off,
 }
 
 #[derive(Args, Debug)]

@@ -3,35 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
 use crate::cli::By;
 use crate::mechanism;
+pub use crate::model::culprit::Culprit;
 use crate::model::snapshot::{Cause, Kind, Record};
 use crate::symbols::function;
-
-/// One culprit: how often, how bad.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Culprit {
-    pub kind: Kind,
-    /// Softirq culprits are grouped by cause too (records format v2; none before, and
-    /// for hardirq culprits).
-    pub cause: Option<Cause>,
-    /// The first frame's function that is not mechanism (`mechanism.rs`), or the whole
-    /// stack joined with " <- ", of the stack [`source`] picks.
-    pub culprit: String,
-    pub count: u64,
-    pub worst_ns: u64,
-    pub total_ns: u64,
-    /// Task names seen, sorted.
-    pub comms: Vec<String>,
-    /// Grouped by cgroup: what its path says (`cgroup::classify`), where it was resolved.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cgroup_class: Option<crate::cgroup::Class>,
-    /// What `culprit` is: a function, a stack, a cgroup.
-    #[serde(skip)]
-    pub by: By,
-}
 
 /// The stack and task that name a record's culprit. For ksoftirqd-wait, the one sampled
 /// in the window: what ran instead of the softirq thread (where the window ended, the
@@ -81,10 +57,15 @@ pub const UNSEEN: &str = "? (handler returned, unsampled)";
 /// whose end stack does not show it and which has no stack that does, or `none` for an
 /// empty stack otherwise.
 pub fn name_in<'a>(stack: &'a [String], r: &Record, none: &'a str) -> &'a str {
+    name(stack, r).unwrap_or(none)
+}
+
+/// [`name_in`] without a stand-in: `None` where it would give `none`.
+pub fn name<'a>(stack: &'a [String], r: &Record) -> Option<&'a str> {
     if stack.is_empty() && !r.end_shows_culprit {
-        return UNSEEN;
+        return Some(UNSEEN);
     }
-    mechanism::culprit(stack.iter().map(|f| function(f))).unwrap_or(none)
+    mechanism::culprit(stack.iter().map(|f| function(f)))
 }
 
 /// Groups records by kind, cause and culprit; most frequent first, then worst.
@@ -101,11 +82,14 @@ pub fn lock_wait(r: &Record) -> bool {
     mechanism::waits_for_lock(inside.iter().map(|f| function(f)))
 }
 
+/// What [`label`] says after a culprit whose window was a lock wait.
+pub use crate::model::culprit::LOCK_WAIT;
+
 /// The culprit's name as the views show it: with " (lock wait)" after it for a window
 /// spent waiting for a lock ([`lock_wait`]).
 pub fn label(culprit: &str, r: &Record) -> String {
     if lock_wait(r) {
-        format!("{culprit} (lock wait)")
+        format!("{culprit}{LOCK_WAIT}")
     } else {
         culprit.to_string()
     }

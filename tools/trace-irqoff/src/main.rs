@@ -6,12 +6,17 @@
 //! module, print). The module is read through `procfs` (its files), `stream` (its event
 //! ring) and `saved` (a recording read back), parsed by `parse` (`parse::records`,
 //! `parse::original`) into `model` (its state, `model::snapshot`; settings, recordings,
-//! `model::cgroup`). `culprit`, `mechanism`, `cgroup`, `precision`, `lines`, `symbols`
-//! and `profile` say what a record means (its culprit, the mechanism frames around it,
-//! its cgroup's path, the bounds of its length, its source lines, readable names, its
-//! in-window profile as every view shows it); `render` (values to text and JSON, no I/O)
-//! and `output` (stdout) show it; `files` writes files whole, `clock` gives wall-clock
-//! times, `conf` reads the service's settings file. The exit status of every error is
+//! `model::cgroup`, `model::culprit`). `culprit`, `mechanism`, `cgroup`, `precision`,
+//! `lines`, `symbols` and `profile` say what a record means (its culprit, the mechanism
+//! frames around it, its cgroup's path, the bounds of its length, its source lines,
+//! readable names, its in-window profile as every view shows it); `enrich` works that
+//! out once between parse and render (a record's culprit and cgroup in words, a
+//! snapshot's precision and open windows, the culprit groups and folded stacks), so that
+//! `render` (enriched values to text and JSON, no I/O) and `output` (stdout) only show
+//! it; `files` writes files whole, `clock` gives wall-clock
+//! times, `conf` reads the service's settings file; `fields` and `prom` are what readers
+//! of the module's lines and writers of metrics share, and `tagwait` is the one feature
+//! unrelated to irq-off (the blk-mq tag waits). The exit status of every error is
 //! decided in `error::Exit`. (tests/layout-check: every module is named here, and every
 //! name is a module.)
 
@@ -25,7 +30,9 @@ mod clock;
 mod cmd;
 mod conf;
 mod culprit;
+mod enrich;
 mod error;
+mod fields;
 mod files;
 mod lines;
 mod mechanism;
@@ -35,10 +42,12 @@ mod parse;
 mod precision;
 mod procfs;
 mod profile;
+mod prom;
 mod render;
 mod saved;
 mod stream;
 mod symbols;
+mod tagwait;
 
 use cmd::Outcome;
 use error::Exit;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 //! What the CLI knows of the module apart from how it is read (`procfs`, `stream`,
 //! `saved`, parsed by `parse`) and shown (`render`): its state (`snapshot`), its settings,
-//! what `record` saves, and what a record's cgroup says (`cgroup`).
+//! what `record` saves, what a record's cgroup says (`cgroup`), and the culprits `top`
+//! groups records into (`culprit`).
 
 pub mod cgroup;
+pub mod culprit;
 pub mod recording;
 pub mod settings;
 pub mod snapshot;

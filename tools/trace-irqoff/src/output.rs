@@ -26,9 +26,25 @@ pub fn print_json<T: Serialize>(v: &T) -> Result<()> {
     print(&(serde_json::to_string_pretty(v)? + "\n"))
 }
 
-/// A remark for the user beside the results (stderr): "note: ...".
+/// The notes said so far, for views that clear the screen (`watch`, `top --live`) to say
+/// again in their header.
+static NOTES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// A remark for the user beside the results (stderr): "note: ...". Kept for [`notes`].
 pub fn note(text: &str) {
     eprintln!("note: {text}");
+    if let Ok(mut v) = NOTES.lock() {
+        if !v.iter().any(|n| n == text) {
+            v.push(text.to_string());
+        }
+    }
+}
+
+/// The notes [`note`] said so far, oldest first, each once: a view that clears the screen
+/// shows them again below its title, so that a warning such as "sampling is disabled"
+/// stays on screen.
+pub fn notes() -> Vec<String> {
+    NOTES.lock().map(|v| v.clone()).unwrap_or_default()
 }
 
 /// The terminal's size on stdout as (rows, columns), if stdout is a terminal that says;

@@ -47,7 +47,7 @@ impl Shares {
     /// The share of `count` periods in the window, in whole per cent ("-" without
     /// weight).
     pub fn percent(&self, count: u64) -> String {
-        crate::render::share(count, self.weight)
+        share(count, self.weight)
     }
 
     /// What is not among the first `shown` stacks: its weight in periods (with the
@@ -70,6 +70,14 @@ fn loop_key(frames: &[String]) -> Vec<&str> {
         .take_while(|f| crate::mechanism::is_mechanism(f))
         .count();
     names[if leaf == names.len() { 0 } else { leaf }..].to_vec()
+}
+
+/// `part` of `whole` in whole percent, rounded ("45%"); "-" of nothing.
+pub fn share(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "-".into();
+    }
+    format!("{}%", (part.saturating_mul(100) + whole / 2) / whole)
 }
 
 #[cfg(test)]

@@ -16,9 +16,10 @@ use anyhow::Result;
 use super::{Ctx, Outcome};
 use crate::cli::{RecordArgs, Weight};
 use crate::clock;
-use crate::culprit;
+use crate::enrich;
 use crate::error::Problem;
 use crate::files::AtomicFile;
+use crate::model::culprit::By;
 use crate::model::recording::{Caught, ModuleInfo, OutsideChange, Recording, StreamSummary};
 use crate::model::settings::Settings;
 use crate::model::snapshot::{self, Cpu, Kind, Record, Snapshot, Stall};
@@ -48,9 +49,13 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
         }
         json_file.commit((serde_json::to_string_pretty(&rec)? + "\n").as_bytes())?;
         if let Some(f) = folded_file {
-            f.commit(culprit::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
+            f.commit(enrich::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
         }
-        output::print(&render::record::summary(&rec, &a.output, ctx.color))?;
+        let culprits = enrich::top(&rec.records, By::Culprit);
+        output::print(&render::line::fitted(
+            &render::record::summary(&rec, &culprits, &a.output, ctx.color),
+            output::terminal_size().map(|(_, c)| c),
+        ))?;
         return Ok(Outcome::Done);
     }
     let lock = m.try_lock()?.ok_or_else(|| {
@@ -70,9 +75,13 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
     }
     json_file.commit((serde_json::to_string_pretty(&rec)? + "\n").as_bytes())?;
     if let Some(f) = folded_file {
-        f.commit(culprit::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
+        f.commit(enrich::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
     }
-    output::print(&render::record::summary(&rec, &a.output, ctx.color))?;
+    let culprits = enrich::top(&rec.records, By::Culprit);
+    output::print(&render::line::fitted(
+        &render::record::summary(&rec, &culprits, &a.output, ctx.color),
+        output::terminal_size().map(|(_, c)| c),
+    ))?;
     Ok(if rec.interrupted {
         Outcome::Interrupted
     } else if rec.caught.is_some() {

@@ -5,6 +5,7 @@ use anyhow::Result;
 
 use super::{Ctx, Outcome};
 use crate::cli::{RecordsArgs, Sort};
+use crate::enrich;
 use crate::error::Problem;
 use crate::model::snapshot::{Record, Snapshot};
 use crate::output;
@@ -62,14 +63,15 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, coverage: &Coverage, ctx: &Ctx) ->
         // On a terminal one line per window, cut to its width; on a pipe (scripts, files)
         // the whole stacks, the form scripts read.
         let size = output::terminal_size();
+        let (e, w) = (enrich::snapshot(s), enrich::windows(&v));
         if a.oneline || (size.is_some() && !a.stacks && !a.lines) {
             output::print(
-                &(render::line::table(&v, s, size.map(|(_, cols)| cols), ctx.color)
+                &(render::line::table(&w, &e, size.map(|(_, cols)| cols), ctx.color)
                     + &coverage.footnote(size.map(|(_, cols)| cols))),
             )?;
         } else {
             output::print(
-                &(render::records(&v, s, a.depth, ctx.color)
+                &(render::records(&w, &e, a.depth, ctx.color)
                     + &coverage.footnote(size.map(|(_, cols)| cols))),
             )?;
         }
@@ -94,7 +96,12 @@ fn source_lines(a: &RecordsArgs, loaded: &Loaded, v: &mut [Record]) {
         resolver.annotate(r);
     }
     if let Some(hint) = resolver.hint() {
-        eprintln!("trace-irqoff: {hint}");
+        // Fitted to the terminal, as the rest of the output.
+        let cols = output::terminal_size().map(|(_, c)| c);
+        eprint!(
+            "{}",
+            render::line::fitted(&format!("trace-irqoff: {hint}"), cols)
+        );
     }
 }
 

@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use super::{Ctx, Outcome};
 use crate::cli::ReportArgs;
+use crate::enrich;
 use crate::files::AtomicFile;
+use crate::model::culprit::By;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
@@ -53,7 +55,12 @@ pub fn run<B: Backend>(a: &ReportArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
 pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
     let file = AtomicFile::create(&a.output)?;
     let s = &loaded.snapshot;
-    let page = render::report::html(s, &loaded.origin);
+    let page = render::report::html(
+        &enrich::snapshot(s),
+        &enrich::top(&s.records, By::Culprit),
+        &enrich::folded(&s.records, true),
+        &loaded.origin,
+    );
     file.commit(page.as_bytes())?;
     let written = Written {
         output: &a.output,

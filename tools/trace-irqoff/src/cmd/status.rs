@@ -4,15 +4,17 @@
 use anyhow::Result;
 
 use super::{Ctx, Outcome};
+use crate::enrich;
 use crate::output;
 use crate::procfs::{Backend, Module};
 use crate::render;
 
 pub fn run<B: Backend>(m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let settings = m.settings()?;
-    let s = m.snapshot()?;
+    let snapshot = m.snapshot()?;
+    let s = enrich::snapshot(&snapshot);
     if ctx.json {
-        output::print_json(&render::status::json(settings, s))?;
+        output::print_json(&render::status::json(settings, &s))?;
     } else {
         // On a terminal, fitted to its width; on a pipe, the lines scripts read.
         let text = match output::terminal_size() {

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `tagwait [on|off]`: blk-mq tag starvation.
+//! `tagwait [on|off]`: blk-mq tag starvation (the feature's text and data: `crate::tagwait`).
 
 use anyhow::Result;
 
 use super::{Ctx, Outcome};
-use crate::cli::{OnOff, TagwaitArgs};
 use crate::output;
 use crate::procfs::{Backend, Module};
-use crate::render;
+use crate::tagwait::{self, Args, OnOff};
 
-pub fn run<B: Backend>(a: &TagwaitArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+pub fn run<B: Backend>(a: &Args, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     if let Some(sw) = a.switch {
         let on = sw == OnOff::On;
         m.set_tag_wait(on)?;
@@ -27,7 +26,7 @@ pub fn run<B: Backend>(a: &TagwaitArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outc
     if ctx.json {
         output::print_json(&s.tag_wait)?;
     } else {
-        output::print(&render::tagwait::text(&s))?;
+        output::print(&tagwait::render::text(s.tag_wait.as_ref()))?;
     }
     Ok(Outcome::Done)
 }

@@ -10,7 +10,7 @@ use anyhow::Result;
 use super::{Ctx, Outcome};
 use crate::cli::TopArgs;
 use crate::clock;
-use crate::culprit;
+use crate::enrich;
 use crate::model::snapshot::Snapshot;
 use crate::output;
 use crate::procfs::{Backend, Module};
@@ -31,7 +31,7 @@ pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome>
 /// Prints the culprits of a snapshot's records, and below them what `coverage` says is
 /// not shown (on stderr with `--json`).
 pub fn show(a: &TopArgs, s: &Snapshot, coverage: &Coverage, ctx: &Ctx) -> Result<Outcome> {
-    let mut t = culprit::top(&s.records, a.grouping());
+    let mut t = enrich::top(&s.records, a.grouping());
     t.truncate(a.limit);
     if ctx.json {
         output::print_json(&t)?;
@@ -40,6 +40,7 @@ pub fn show(a: &TopArgs, s: &Snapshot, coverage: &Coverage, ctx: &Ctx) -> Result
         }
     } else {
         // On a terminal, fitted to its width; on a pipe, the full table scripts read.
+        let s = &enrich::snapshot(s);
         let text = match output::terminal_size() {
             Some((_, cols)) => {
                 render::top::screen(&t, ctx.color, cols)
@@ -62,7 +63,14 @@ pub fn show(a: &TopArgs, s: &Snapshot, coverage: &Coverage, ctx: &Ctx) -> Result
 /// Redrawn in place on a terminal until Ctrl-C; printed once otherwise (a pipe, a log).
 fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let tty = std::io::stdout().is_terminal();
-    let count = a.count.unwrap_or(if tty { u64::MAX } else { 1 });
+    let count = a.count.unwrap_or(if tty || a.duration.is_some() {
+        u64::MAX
+    } else {
+        1
+    });
+    let started = Instant::now();
+    let deadline = a.duration.map(|d| started + d);
+    let mut cols = None;
     let stop = super::interrupt_flag()?;
     let mut previous = None;
     // Counts since the first refresh: that one shows what the module has since load.
@@ -76,6 +84,7 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let mut tally: Option<Tally> = None;
     let mut n = 0;
     while n < count && !stop.load(Ordering::SeqCst) {
+        let last = deadline.is_some_and(|d| Instant::now() >= d);
         let events = stream
             .as_mut()
             .map(|st| st.poll().windows)
@@ -114,22 +123,32 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
         } else {
             let now = clock::now_rfc3339();
             let table = match output::terminal_size().filter(|_| tty) {
-                Some((height, cols)) => {
-                    // The footnote below the table, which keeps the lines it takes free.
-                    let foot = render::top::stall_footnote(stalls.as_ref(), Some(cols));
-                    render::live::screen(
-                        &s,
+                Some((height, width)) => {
+                    cols = Some(width);
+                    // The footnote below the table, which keeps the lines it takes free;
+                    // the notes said before the first redraw below the title.
+                    let foot = render::top::stall_footnote(stalls.as_ref(), Some(width));
+                    let notes = render::line::notes(&crate::output::notes(), width);
+                    let view = render::live::screen(
+                        &enrich::snapshot(&s),
                         &rows,
                         previous.as_deref(),
                         &now,
                         (&since, ring),
                         ctx.color,
-                        (height.saturating_sub(foot.lines().count()), cols),
-                    ) + &foot
+                        (
+                            height.saturating_sub(foot.lines().count() + notes.lines().count()),
+                            width,
+                        ),
+                    );
+                    match view.split_once('\n') {
+                        Some((title, rest)) => format!("{title}\n{notes}{rest}{foot}"),
+                        None => view + &notes + &foot,
+                    }
                 }
                 None => {
                     render::live::text(
-                        &s,
+                        &enrich::snapshot(&s),
                         &rows,
                         previous.as_deref(),
                         &now,
@@ -142,9 +161,28 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
         }
         previous = Some(rows);
         n += 1;
+        if last {
+            break;
+        }
         let until = Instant::now() + a.interval;
+        let until = deadline.map_or(until, |d| until.min(d));
         while n < count && Instant::now() < until && !stop.load(Ordering::SeqCst) {
             std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    // The line a run that refreshed ends with (also on Ctrl-C): what the last rows count
+    // since the start; on stderr with --json.
+    if n > 1 || a.duration.is_some() || stop.load(Ordering::SeqCst) {
+        let mut tally = render::line::Tally::default();
+        for r in previous.iter().flatten() {
+            tally.add(r.kind.label(), r.cpu, r.events, r.max_ns);
+        }
+        let text = tally.summary("top --live", started.elapsed(), cols);
+        // Off a terminal on stderr: the table on stdout stays as scripts read it.
+        if ctx.json || !tty {
+            eprint!("{text}");
+        } else {
+            output::print(&text)?;
         }
     }
     Ok(Outcome::Done)

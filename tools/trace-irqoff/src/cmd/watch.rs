@@ -12,6 +12,7 @@ use anyhow::Result;
 
 use super::{Ctx, Outcome};
 use crate::cli::WatchArgs;
+use crate::enrich;
 use crate::error::Problem;
 use crate::model::snapshot::{self, Record, RecordKey, Snapshot, Stall};
 use crate::output;
@@ -53,7 +54,15 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         .and_then(|st| st.read().ok())
         .unwrap_or_default();
     let mut n = 0u64;
+    let started = Instant::now();
+    let started_ns = crate::clock::monotonic_ns();
+    let deadline = a.duration.map(|d| started + d);
+    // Every window that ended while watching, once, for the summary.
+    let mut ended: HashSet<RecordKey> = HashSet::new();
+    let mut tally = render::line::Tally::default();
+    let mut size = None;
     while !stop.load(Ordering::SeqCst) && a.count.is_none_or(|c| n < c) {
+        let last = deadline.is_some_and(|d| Instant::now() >= d);
         // The stream first: the store is then at least as new as what it carried.
         let mut ring = std::mem::take(&mut held);
         if let Some(more) = stream.as_mut().map(|st| st.poll()) {
@@ -64,6 +73,12 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         add_streamed(m, &mut s, &mut streamed, &ring.windows);
         add_stalls(&s, &mut stalls, ring.stalls);
         m.resolve_cgroups(&mut s.records);
+        for r in &s.records {
+            if !r.ongoing && r.timestamp_ns >= started_ns && ended.insert(r.key()) {
+                let kind = render::kind_or_cause(r.kind, r.cause);
+                tally.add(kind, r.cpu, 1, Some(r.latency_ns));
+            }
+        }
         let shown_stalls: Vec<(Stall, bool)> = stalls
             .iter()
             .map(|st| {
@@ -93,20 +108,47 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
             .filter(|(_, new)| *new)
             .map(|(st, _)| st.clone())
             .collect();
+        let e = enrich::snapshot(&s);
         if redraw {
-            let view = match output::terminal_size() {
-                Some(size) if !a.stacks => {
-                    render::watch::screen(&s, seen.as_ref(), &marked, a.interval, ctx.color, size)
+            size = output::terminal_size();
+            let view = match size {
+                Some((rows, cols)) => {
+                    // The notes said before the screen was cleared stay below the title.
+                    let notes = render::line::notes(&output::notes(), cols);
+                    let size = (rows.saturating_sub(notes.lines().count()), cols);
+                    let view = if a.stacks {
+                        render::watch::stacks_screen(
+                            &e,
+                            seen.as_ref(),
+                            &marked,
+                            a.interval,
+                            ctx.color,
+                            size,
+                        )
+                    } else {
+                        render::watch::screen(
+                            &e,
+                            seen.as_ref(),
+                            &marked,
+                            a.interval,
+                            ctx.color,
+                            size,
+                        )
+                    };
+                    match view.split_once('\n') {
+                        Some((title, rest)) => format!("{title}\n{notes}{rest}"),
+                        None => view + &notes,
+                    }
                 }
-                _ => render::watch::refresh(&s, seen.as_ref(), &marked, a.interval, ctx.color),
+                None => render::watch::refresh(&e, seen.as_ref(), &marked, a.interval, ctx.color),
             };
             output::print(&(render::CLEAR_SCREEN.to_string() + &view))?;
         } else if ctx.json {
             output::print(&render::watch::ndjson(&new, &new_stalls)?)?;
         } else {
             output::print(&render::watch::appended(
-                &s,
-                &new,
+                &e,
+                &enrich::windows(&new),
                 &new_stalls,
                 seen.is_none(),
                 a.interval,
@@ -117,7 +159,11 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         if let (Some(ms), Some(_)) = (a.until, &seen) {
             if let Some(r) = snapshot::first_at_least(&new, ms, s.version) {
                 if !ctx.json {
-                    output::print(&render::watch::caught(r, ms))?;
+                    let text = render::watch::caught(r, ms);
+                    output::print(&match size {
+                        Some((_, cols)) => render::line::wrap(text.trim_end(), cols),
+                        None => text,
+                    })?;
                 }
                 return Ok(Outcome::Caught);
             }
@@ -125,15 +171,36 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         seen = Some(s.records.iter().map(|r| r.key()).collect());
         seen_stalls = Some(stalls.iter().map(Stall::key).collect());
         n += 1;
-        if a.count.is_some_and(|c| n >= c) {
+        if last || a.count.is_some_and(|c| n >= c) {
             break;
         }
         let until = Instant::now() + a.interval;
+        let until = deadline.map_or(until, |d| until.min(d));
         while Instant::now() < until && !stop.load(Ordering::SeqCst) {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+    summary(&tally, started.elapsed(), size.map(|(_, cols)| cols), ctx)?;
     Ok(Outcome::Done)
+}
+
+/// The line `watch` ends with (at its end, on Ctrl-C, `--count` or `--duration`): the
+/// windows that ended while it watched, by kind, the longest, on how many CPUs; fitted to
+/// a terminal's width; on stderr off a terminal and with `--json` (a log or one object a
+/// line on stdout stays as it was).
+fn summary(
+    tally: &render::line::Tally,
+    span: Duration,
+    cols: Option<usize>,
+    ctx: &Ctx,
+) -> Result<()> {
+    let text = tally.summary("watch", span, cols);
+    if ctx.json || !std::io::stdout().is_terminal() {
+        eprint!("{text}");
+        Ok(())
+    } else {
+        output::print(&text)
+    }
 }
 
 /// Streamed windows kept for the views (the newest ones).

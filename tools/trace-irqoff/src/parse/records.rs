@@ -4,32 +4,18 @@
 
 use tio_logic::grammar;
 
+use crate::fields::{counts, malformed, Fields};
 use crate::model::snapshot::{
     Cause, Config, Cpu, Kind, Ongoing, Overlap, Profile, ProfileStack, Record, Snapshot, Stalls,
-    Sums, TagCount, TagWait, Watcher, Worst, NR_BUCKETS,
+    Sums, Watcher, Worst, NR_BUCKETS,
 };
+use crate::tagwait::{self, TagWait};
 
-/// Oldest and newest format versions this parser understands: the newest is the one the
-/// module writes (`tio_logic::grammar`, the module's own grammar).
-pub const MIN_RECORDS_VERSION: u32 = 1;
-pub const RECORDS_VERSION: u32 = grammar::RECORDS_VERSION;
-/// The `counters` format version this parser understands, and the `records` format of the
-/// modules that have it (its `config`, `cpu` and `hist` lines are those of that format).
-pub const COUNTERS_VERSION: u32 = grammar::COUNTERS_VERSION;
+pub use crate::fields::{ParseError, COUNTERS_VERSION, MIN_RECORDS_VERSION, RECORDS_VERSION};
+
+/// The `records` format of the modules that have a `counters` file (its `config`, `cpu`
+/// and `hist` lines are those of that format).
 const COUNTERS_RECORDS_VERSION: u32 = 2;
-
-/// Why the records file could not be read.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum ParseError {
-    #[error("unsupported records format version {0} (this trace-irqoff reads versions {MIN_RECORDS_VERSION} to {RECORDS_VERSION})")]
-    Version(String),
-    #[error("unsupported counters format version {0} (this trace-irqoff reads version {COUNTERS_VERSION})")]
-    CountersVersion(String),
-    #[error("line {line}: {what}")]
-    Malformed { line: usize, what: String },
-    #[error("the records file ends early (no 'end' line)")]
-    Truncated,
-}
 
 /// A frame line's frame, `[module]` without the build id the kernel may print there (kept
 /// in the record's `build_ids`).
@@ -39,74 +25,6 @@ fn module_frame(rec: &mut Record, text: &str) -> String {
         rec.build_ids.insert(module, id);
     }
     frame
-}
-
-fn malformed(line: usize, what: impl Into<String>) -> ParseError {
-    ParseError::Malformed {
-        line,
-        what: what.into(),
-    }
-}
-
-/// `key=value` fields of a line after its first word.
-struct Fields<'a> {
-    line: usize,
-    pairs: Vec<(&'a str, &'a str)>,
-}
-
-impl<'a> Fields<'a> {
-    fn new(line: usize, words: impl Iterator<Item = &'a str>) -> Result<Self, ParseError> {
-        let pairs = words
-            .map(|w| {
-                w.split_once('=')
-                    .ok_or_else(|| malformed(line, format!("expected key=value, got '{w}'")))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(Self { line, pairs })
-    }
-
-    fn str(&self, key: &str) -> Result<&'a str, ParseError> {
-        self.pairs
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| *v)
-            .ok_or_else(|| malformed(self.line, format!("missing '{key}'")))
-    }
-
-    fn num<T: std::str::FromStr>(&self, key: &str) -> Result<T, ParseError> {
-        let v = self.str(key)?;
-        v.parse()
-            .map_err(|_| malformed(self.line, format!("'{key}' is not a number: '{v}'")))
-    }
-
-    /// A number that older module versions do not print, `None` then.
-    fn opt_num<T: std::str::FromStr>(&self, key: &str) -> Result<Option<T>, ParseError> {
-        if self.pairs.iter().any(|(k, _)| *k == key) {
-            self.num(key).map(Some)
-        } else {
-            Ok(None)
-        }
-    }
-
-    /// A number that older module versions do not print.
-    fn num_or<T: std::str::FromStr>(&self, key: &str, default: T) -> Result<T, ParseError> {
-        if self.pairs.iter().any(|(k, _)| *k == key) {
-            self.num(key)
-        } else {
-            Ok(default)
-        }
-    }
-
-    fn flag(&self, key: &str) -> Result<bool, ParseError> {
-        match self.str(key)? {
-            "0" => Ok(false),
-            "1" => Ok(true),
-            v => Err(malformed(
-                self.line,
-                format!("'{key}' must be 0 or 1, got '{v}'"),
-            )),
-        }
-    }
 }
 
 /// Undoes the module's `\xHH` escaping of comm (`tio_logic::escape`, the module's own
@@ -121,15 +39,6 @@ fn kind(n: usize, s: &str) -> Result<Kind, ParseError> {
         Some(grammar::Kind::Soft) => Ok(Kind::Soft),
         None => Err(malformed(n, format!("unknown kind '{s}'"))),
     }
-}
-
-fn counts<'a>(n: usize, words: impl Iterator<Item = &'a str>) -> Result<Vec<u64>, ParseError> {
-    words
-        .map(|w| {
-            w.parse::<u64>()
-                .map_err(|_| malformed(n, format!("count '{w}'")))
-        })
-        .collect()
 }
 
 /// The v2 keys of a `record` line, filled into `r`.
@@ -444,60 +353,8 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
                     cgroup_id: f.opt_num::<u64>("cgroup")?.filter(|&id| id != 0),
                 });
             }
-            "tagwait" => {
-                let f = Fields::new(n, words)?;
-                tag_wait = Some(TagWait {
-                    enabled: f.flag("enabled")?,
-                    switching: f
-                        .str("state")
-                        .ok()
-                        .filter(|s| matches!(*s, "enabling" | "disabling"))
-                        .map(str::to_string),
-                    source: f.str("source")?.to_string(),
-                    overflow: f.num("overflow")?,
-                    unattributed: f.num("unattributed")?,
-                    missed: f.num("missed")?,
-                    kicks_full: f.num_or("kicks_full", 0)?,
-                    aged_out: f.num_or("aged_out", 0)?,
-                    counts: Vec::new(),
-                    duration_hist_us: vec![0; NR_BUCKETS],
-                    duration_sum_us: None,
-                });
-            }
-            "tagwait_count" => {
-                let f = Fields::new(n, words)?;
-                let tw = tag_wait
-                    .as_mut()
-                    .ok_or_else(|| malformed(n, "tagwait_count before tagwait"))?;
-                tw.counts.push(TagCount {
-                    major: f.num("major")?,
-                    minor: f.num("minor")?,
-                    hctx: f.num("hctx")?,
-                    pool: if f.flag("sched")? {
-                        "scheduler"
-                    } else {
-                        "hardware"
-                    }
-                    .to_string(),
-                    reserved: f.flag("reserved")?,
-                    waits: f.num("waits")?,
-                });
-            }
-            "tagwait_sum_us" => {
-                let tw = tag_wait
-                    .as_mut()
-                    .ok_or_else(|| malformed(n, "tagwait_sum_us before tagwait"))?;
-                let v = words.next().unwrap_or("");
-                tw.duration_sum_us =
-                    Some(v.parse().map_err(|_| {
-                        malformed(n, format!("tagwait_sum_us is not a number: '{v}'"))
-                    })?);
-            }
-            "tagwait_hist_us" => {
-                let tw = tag_wait
-                    .as_mut()
-                    .ok_or_else(|| malformed(n, "tagwait_hist_us before tagwait"))?;
-                tw.duration_hist_us = counts(n, words)?;
+            w if tagwait::parse::LINES.contains(&w) => {
+                tagwait::parse::line(&mut tag_wait, w, n, words)?;
             }
             "worst" => {
                 let Some(worst) = worst.as_mut() else {

@@ -1,53 +1,281 @@
 // SPDX-License-Identifier: GPL-2.0
-//! One line per window: when it started and ended, its CPU, kind or cause, length, task
-//! and culprit, cut to a width. What `watch` shows on a terminal, where a screen must
-//! hold the newest windows with the header (like `perf script` or criticalstat).
+//! One line per window: when it ended (and on a wide terminal when it started), its CPU,
+//! kind or cause, length, whether it was a lock wait, culprit and task, fitted to a width.
+//! What `watch` and `records` show on a terminal, where a screen must hold the newest
+//! windows with the header (like `perf script` or criticalstat). On an 80-column terminal
+//! the culprit is cut from the middle, so that its function's own name (the tail), the
+//! task and its pid stay whole.
 
-use crate::model::snapshot::{Record, Snapshot};
+use crate::enrich::{Enriched, Window};
+use crate::model::snapshot::Record;
+
+/// From this width on, the terminal views show when a window started as well as when it
+/// ended, and its task's cgroup.
+pub const WIDE: usize = 120;
+
+/// The least a cut culprit keeps, in columns.
+const MIN_CULPRIT: usize = 16;
+
+/// How a line is laid out: without a width (a pipe with `--oneline`) the columns as they
+/// always were, every field whole; on a terminal, narrow (one time column) or wide.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Layout {
+    Whole,
+    Narrow(usize),
+    Wide(usize),
+}
+
+fn layout(width: Option<usize>) -> Layout {
+    match width {
+        None | Some(0) => Layout::Whole,
+        Some(w) if w >= WIDE => Layout::Wide(w),
+        Some(w) => Layout::Narrow(w),
+    }
+}
+
+/// The columns before the culprit, shared by windows and stalls: `new` star, times, CPU,
+/// kind, length and the wait mark ("lock" for a lock wait).
+struct Head<'a> {
+    new: bool,
+    start: &'a str,
+    end: &'a str,
+    cpu: &'a str,
+    kind: &'a str,
+    length: &'a str,
+    wait: &'a str,
+}
+
+impl Head<'_> {
+    fn text(&self, l: Layout) -> String {
+        let star = if self.new { '*' } else { ' ' };
+        let Head {
+            start,
+            end,
+            cpu,
+            kind,
+            length,
+            wait,
+            ..
+        } = self;
+        match l {
+            Layout::Whole => {
+                format!("{star}{start:<12} {end:<12} {cpu:>3} {kind:<14} {length:>9}  ")
+            }
+            Layout::Wide(_) => {
+                format!("{star}{start:<12} {end:<12} {cpu:>3} {kind:<14} {length:>7} {wait:<4} ")
+            }
+            Layout::Narrow(_) => {
+                format!("{star}{end:<12} {cpu:>3} {kind:<14} {length:>7} {wait:<4} ")
+            }
+        }
+    }
+}
 
 /// The column header of [`window`]'s lines.
 pub fn header(width: Option<usize>) -> String {
-    let h = format!(
-        " {:<12} {:<12} {:>3} {:<14} {:>9}  {}",
-        "START (UTC)", "END", "CPU", "KIND", "LENGTH", "CULPRIT TASK[PID]"
-    );
-    fit(&h, width)
+    let l = layout(width);
+    let (start, end) = match l {
+        Layout::Narrow(_) => ("", "END (UTC)"),
+        _ => ("START (UTC)", "END"),
+    };
+    let head = Head {
+        new: false,
+        start,
+        end,
+        cpu: "CPU",
+        kind: "KIND",
+        length: "LENGTH",
+        wait: "WAIT",
+    }
+    .text(l);
+    fit(&format!("{head}CULPRIT TASK[PID]"), width)
 }
 
 /// One window in a line: " 10:00:03.933 10:00:04.033   0 bh-off            100 ms
-/// irqoff_sample_softirq_window sh[79]", `*` first when `new`; a window still open
-/// ends "open" and its length is a lower bound ("+"). Times are UTC to the ms (since boot
-/// in seconds when the record has no wall time); the culprit and task are those of the
-/// stack that names the culprit (`culprit::source`), the culprit with mechanism frames
-/// skipped, as in `top`. The culprit comes before the task, so that a cut takes the task.
-pub fn window(r: &Record, new: bool, width: Option<usize>) -> String {
+/// irqoff_sample_softirq_window sh[79]" without a width, `*` first when `new`; a window
+/// still open ends "open" and its length is a lower bound ("+"). Times are UTC to the ms
+/// (since boot in seconds when the record has no wall time); the culprit and task are
+/// those of the stack that names the culprit ([`Window`]), the culprit with
+/// mechanism frames skipped, as in `top`. Without a width a lock wait is said after the
+/// culprit ("(lock wait)"); on a terminal in the WAIT column ("lock"), and narrower than
+/// [`WIDE`] the start is left out. Where the width does not hold the line, the culprit is
+/// cut from the middle (its function's own name, the tail, stays), not the task.
+pub fn window(r: &Window, new: bool, width: Option<usize>) -> String {
     let (start, end) = times(r);
     let kind = super::kind_or_cause(r.kind, r.cause);
     let mut length = super::length(r.latency_ns);
     if r.ongoing || r.lower_bound {
         length.push('+');
     }
-    let (stack, comm) = crate::culprit::source(r);
-    let pid = if comm == r.window_comm && r.window_pid != 0 {
-        r.window_pid
-    } else {
-        r.pid
-    };
-    let culprit = crate::culprit::label(crate::culprit::name_in(stack, r, "-"), r);
+    let (comm, pid) = (r.culprit_comm, r.culprit_pid);
+    let name = r.name("-");
+    let lock = r.lock_wait;
     // The cgroup is the record's task's (`pid`): said after it, whoever is shown.
-    let cgroup = crate::cgroup::short(r).map_or(String::new(), |c| format!(" in {c}"));
-    let line = format!(
-        "{}{start:<12} {end:<12} {:>3} {kind:<14} {length:>9}  {culprit} {}[{pid}]{cgroup}",
-        if new { '*' } else { ' ' },
-        r.cpu,
-        if comm.is_empty() { "?" } else { comm },
-    );
-    fit(&line, width)
+    let cgroup = r
+        .cgroup_short
+        .as_ref()
+        .map_or(String::new(), |c| format!(" in {c}"));
+    let task = format!("{}[{pid}]", if comm.is_empty() { "?" } else { comm });
+    let l = layout(width);
+    let head = Head {
+        new,
+        start: &start,
+        end: &end,
+        cpu: &r.cpu.to_string(),
+        kind,
+        length: &length,
+        wait: if lock { "lock" } else { "" },
+    }
+    .text(l);
+    match l {
+        Layout::Whole => {
+            let culprit = r.label("-");
+            format!("{head}{culprit} {task}{cgroup}")
+        }
+        Layout::Narrow(w) | Layout::Wide(w) => {
+            let cgroup = if matches!(l, Layout::Wide(_)) {
+                cgroup
+            } else {
+                String::new()
+            };
+            let room = w.saturating_sub(head.chars().count());
+            let tail = task_fitted(&task, &cgroup, name.chars().count(), room);
+            let culprit = middle(name, room.saturating_sub(tail.chars().count() + 1));
+            fit(&format!("{head}{culprit} {tail}"), width)
+        }
+    }
+}
+
+/// The columns of a stall's line before what it says, as [`window`]'s for `width`: no
+/// CPU ("-"), STALL for the kind.
+pub fn stall_head(new: bool, start: &str, end: &str, length: &str, width: Option<usize>) -> String {
+    Head {
+        new,
+        start,
+        end,
+        cpu: "-",
+        kind: "STALL",
+        length,
+        wait: "",
+    }
+    .text(layout(width))
+}
+
+/// The task (and cgroup, where it fits) after a culprit of `culprit` columns in `room`:
+/// the cgroup goes first, then the task is cut so that the culprit keeps [`MIN_CULPRIT`].
+fn task_fitted(task: &str, cgroup: &str, culprit: usize, room: usize) -> String {
+    let want = culprit.min(MIN_CULPRIT) + 1;
+    let with = format!("{task}{cgroup}");
+    if want + with.chars().count() <= room {
+        return with;
+    }
+    if want + task.chars().count() <= room {
+        return task.to_string();
+    }
+    // The comm is cut, not the pid.
+    let keep = room.saturating_sub(want).max(1);
+    match task.rfind('[') {
+        Some(i) if keep > task.len() - i => {
+            let (comm, pid) = task.split_at(i);
+            fit(comm, Some(keep - pid.chars().count())) + pid
+        }
+        _ => fit(task, Some(keep)),
+    }
+}
+
+/// `name` cut from the middle to `room` columns: its start and, longer, its end (where a
+/// function's own name is: `irqoff_sa…_hardirq_window`), an ellipsis between; whole where
+/// it fits.
+pub fn middle(name: &str, room: usize) -> String {
+    let n = name.chars().count();
+    if n <= room {
+        return name.to_string();
+    }
+    if room < 2 {
+        return "\u{2026}".repeat(room);
+    }
+    let keep = room - 1;
+    let head = keep / 4;
+    let tail = keep - head;
+    let mut s: String = name.chars().take(head).collect();
+    s.push('\u{2026}');
+    s.extend(name.chars().skip(n - tail));
+    s
+}
+
+/// The notes a view that clears the screen says again below its title ("note: sampling
+/// is disabled: ..."), each wrapped to `cols`.
+pub fn notes(notes: &[String], cols: usize) -> String {
+    notes
+        .iter()
+        .map(|n| wrap(&format!("note: {n}"), cols))
+        .collect()
+}
+
+/// What a live view (`watch`, `top --live`) saw, for the line it ends with: windows by
+/// kind or cause, the longest, and on how many CPUs (as `rtla` ends its runs).
+#[derive(Debug, Default, Clone)]
+pub struct Tally {
+    /// Kind or cause and how many, in the order first seen.
+    pub by_kind: Vec<(&'static str, u64)>,
+    /// The longest: its length, kind or cause, and CPU.
+    pub longest: Option<(u64, &'static str, u32)>,
+    pub cpus: std::collections::BTreeSet<u32>,
+}
+
+impl Tally {
+    /// Counts `n` windows of `kind` on `cpu`, the longest of them `max_ns` long.
+    pub fn add(&mut self, kind: &'static str, cpu: u32, n: u64, max_ns: Option<u64>) {
+        if n == 0 {
+            return;
+        }
+        match self.by_kind.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, c)) => *c += n,
+            None => self.by_kind.push((kind, n)),
+        }
+        self.cpus.insert(cpu);
+        if let Some(ns) = max_ns {
+            if self.longest.is_none_or(|(l, _, _)| ns > l) {
+                self.longest = Some((ns, kind, cpu));
+            }
+        }
+    }
+
+    /// "watch: 12.0 s, 23 windows (16 hardirq-off, 7 bh-off), longest 302 ms
+    /// (hardirq-off, CPU 1), on 2 CPUs", wrapped to `cols` where given; `what` is the
+    /// command and `span` how long it ran.
+    pub fn summary(&self, what: &str, span: std::time::Duration, cols: Option<usize>) -> String {
+        let total: u64 = self.by_kind.iter().map(|(_, n)| n).sum();
+        let mut l = format!("{what}: {:.1} s, ", span.as_secs_f64());
+        if total == 0 {
+            l += "no window ended in that time";
+        } else {
+            let kinds: Vec<String> = self
+                .by_kind
+                .iter()
+                .map(|(k, n)| format!("{n} {k}"))
+                .collect();
+            l += &format!(
+                "{total} window{} ({})",
+                if total == 1 { "" } else { "s" },
+                kinds.join(", ")
+            );
+            if let Some((ns, k, cpu)) = self.longest {
+                l += &format!(", longest {} ({k}, CPU {cpu})", super::length(ns));
+            }
+            let n = self.cpus.len();
+            l += &format!(", on {n} CPU{}", if n == 1 { "" } else { "s" });
+        }
+        match cols {
+            Some(w) => wrap(&l, w),
+            None => l + "\n",
+        }
+    }
 }
 
 /// `records --oneline`: the header, then one line per record of `v` (in its order), or
 /// "no records" as [`super::records`] says it.
-pub fn table(v: &[Record], s: &Snapshot, width: Option<usize>, color: bool) -> String {
+pub fn table(v: &[Window], s: &Enriched, width: Option<usize>, color: bool) -> String {
     if v.is_empty() {
         return super::records(v, s, 0, color);
     }
@@ -94,6 +322,44 @@ pub fn fit(line: &str, width: Option<usize>) -> String {
         }
         _ => line.to_string(),
     }
+}
+
+/// `text` without its SGR escapes (`ESC [ ... m`).
+pub fn strip_escapes(text: &str) -> String {
+    let mut o = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            o.push(c);
+        }
+    }
+    o
+}
+
+/// Every line of `text` that is wider on screen than `cols` (escapes take no room)
+/// wrapped to it ([`wrap`], without its colour); the others as they are. Without a width,
+/// `text` as it is. For the summaries and hints commands end with.
+pub fn fitted(text: &str, cols: Option<usize>) -> String {
+    let Some(w) = cols.filter(|w| *w > 0) else {
+        return text.to_string();
+    };
+    let mut o = String::new();
+    for l in text.lines() {
+        let plain = strip_escapes(l);
+        if plain.chars().count() <= w {
+            o += l;
+            o.push('\n');
+        } else {
+            o += &wrap(&plain, w);
+        }
+    }
+    o
 }
 
 /// `line` wrapped at spaces to `width` columns, each continuation two columns in; every
@@ -166,7 +432,7 @@ mod tests {
     #[test]
     fn a_window_in_one_line() {
         let l = window(
-            &record(Kind::Soft, Some(Cause::BhOff), 100_111_000),
+            &Window::of(&record(Kind::Soft, Some(Cause::BhOff), 100_111_000)),
             false,
             None,
         );
@@ -180,22 +446,92 @@ mod tests {
         let mut r = record(Kind::Hard, None, 1_500_000_000);
         r.start_wall_time = Some("2026-05-07T10:00:02.533490Z".into());
         r.ongoing = true;
-        let l = window(&r, true, None);
+        let l = window(&Window::of(&r), true, None);
         assert!(l.starts_with("*10:00:02.533 open           3 hardirq-off      1.50 s+  irqoff_sample_softirq_window sh[79]"), "{l}");
     }
 
-    /// Claim: with a width, no line is longer, and a cut line ends in an ellipsis.
+    /// Claim: on an 80-column terminal a window's line has one time column (the end),
+    /// keeps the culprit's own name (its tail), the task and pid, and fits; a lock wait is
+    /// marked in the WAIT column; at 120 columns both times come back and the culprit is
+    /// whole. A line that had to be cut at the end would lose `sh[79]`.
     #[test]
     fn lines_fit_the_width() {
-        let l = window(
-            &record(Kind::Soft, Some(Cause::KsoftirqdWait), 52_004_000),
-            false,
-            Some(80),
+        let mut r = record(Kind::Soft, Some(Cause::BhOff), 100_111_000);
+        r.comm = "irq_test".into();
+        r.pid = 1234;
+        let l = window(&Window::of(&r), false, Some(80));
+        assert!(l.chars().count() <= 80, "{l}");
+        assert!(
+            l.starts_with(" 10:00:04.033   3 bh-off          100 ms      irqo"),
+            "{l}"
         );
-        assert_eq!(l.chars().count(), 80);
-        assert!(l.ends_with('\u{2026}'));
+        assert!(l.ends_with("softirq_window irq_test[1234]"), "{l}");
+        // A comm so long that the culprit would be cut below its floor: the comm gives way,
+        // never the pid.
+        r.comm = "a_much_longer_task_name_here".into();
+        let l = window(&Window::of(&r), false, Some(80));
+        assert!(
+            l.chars().count() <= 80 && l.ends_with("\u{2026}[1234]"),
+            "{l}"
+        );
+        assert!(l.contains("irq\u{2026}ftirq_window "), "{l}");
+        r.comm = "irq_test_worker".into();
+        assert!(l.contains('\u{2026}'), "{l}");
+        let h = header(Some(80));
+        assert!(
+            h.starts_with(" END (UTC)    CPU KIND            LENGTH WAIT CULPRIT"),
+            "{h}"
+        );
+        let wide = window(&Window::of(&r), false, Some(120));
+        assert_eq!(wide, " 10:00:03.933 10:00:04.033   3 bh-off          100 ms      irqoff_sample_softirq_window irq_test_worker[1234]");
+        assert!(header(Some(120)).starts_with(" START (UTC)  END          CPU"));
         assert!(header(Some(40)).chars().count() <= 40);
+        // A lock wait: "lock" in its column, not a suffix a cut could take.
+        let mut w = record(Kind::Hard, None, 150_000_000);
+        w.window_stack = vec![
+            "native_queued_spin_lock_slowpath+0x6c/0x230".into(),
+            "_raw_spin_lock+0x3a/0x40".into(),
+            "irqoff_sample_spin_window+0x2d/0x53 [irqoff_sample]".into(),
+        ];
+        assert!(Window::of(&w).lock_wait);
+        let l = window(&Window::of(&w), false, Some(80));
+        assert!(l.contains(" hardirq-off     150 ms lock irqoff"), "{l}");
+        assert!(
+            l.ends_with("_softirq_window sh[79]") && l.chars().count() <= 80,
+            "{l}"
+        );
         assert_eq!(fit("short", Some(80)), "short");
+    }
+
+    /// Claim: a culprit cut from the middle keeps its start and, longer, its end, with
+    /// one ellipsis in `room` columns; a name that fits is whole.
+    #[test]
+    fn culprits_are_cut_in_the_middle() {
+        assert_eq!(
+            middle("irqoff_sample_hardirq_window", 25),
+            "irqoff\u{2026}ple_hardirq_window"
+        );
+        assert_eq!(
+            middle("irqoff_sample_hardirq_window", 28),
+            "irqoff_sample_hardirq_window"
+        );
+        assert_eq!(middle("abc", 1), "\u{2026}");
+    }
+
+    /// Claim: [`fitted`] wraps only the lines wider than the width, counting no escape
+    /// as a column, and leaves text alone without a width.
+    #[test]
+    fn summaries_are_fitted() {
+        let long = "recorded 30.0 s: 23 hardirq-off and 5 softirq-off (4 bh-off, 1 ksoftirqd-wait) events, 28 records -> /tmp/some/where/trace-irqoff-record.json";
+        let text = format!("\x1b[1mshort\x1b[0m\n{long}\n");
+        let f = fitted(&text, Some(80));
+        assert!(f.starts_with("\x1b[1mshort\x1b[0m\n"), "{f:?}");
+        assert!(
+            f.lines().all(|l| strip_escapes(l).chars().count() <= 80),
+            "{f}"
+        );
+        assert_eq!(f.lines().count(), 3, "{f}");
+        assert_eq!(fitted(&text, None), text);
     }
 
     /// Claim: a long line wraps at spaces within the width, continued two columns in; a
@@ -225,9 +561,9 @@ mod tests {
         r.wall_time = None;
         r.start_wall_time = None;
         assert!(
-            window(&r, false, None).starts_with(" 4.000        4.033"),
+            window(&Window::of(&r), false, None).starts_with(" 4.000        4.033"),
             "{}",
-            window(&r, false, None)
+            window(&Window::of(&r), false, None)
         );
     }
 }

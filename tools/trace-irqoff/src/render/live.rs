@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::{paint, BOLD, RED};
 use crate::clock::Clock;
+use crate::enrich::Enriched;
 use crate::model::snapshot::{Kind, Snapshot, Stalls};
 use crate::stream::Tally;
 
@@ -164,7 +165,7 @@ pub fn rows(s: &Snapshot, base: Option<&Base>, tally: Option<&Tally>) -> Vec<Row
 /// `since`: what the counts count from ("since load", "since 10:00:03 UTC"); `ring`: last,
 /// min and max come from the event ring (every window), not the records.
 pub fn text(
-    s: &Snapshot,
+    s: &Enriched,
     rows: &[Row],
     previous: Option<&[Row]>,
     now: &str,
@@ -261,7 +262,7 @@ fn row_line(r: &Row, narrow: bool) -> String {
 /// rows with events (in CPU order) as many as fit, and a line counting the rest, so that
 /// an in-place redraw never scrolls.
 pub fn screen(
-    s: &Snapshot,
+    s: &Enriched,
     rows: &[Row],
     previous: Option<&[Row]>,
     now: &str,
@@ -364,7 +365,7 @@ mod tests {
         );
         assert_eq!((r[0].events, r[0].recorded, r[0].last_ns), (0, 0, None));
         let text = text(
-            &s,
+            &crate::enrich::snapshot(&s),
             &r,
             None,
             "2026-05-07T10:00:10Z",
@@ -416,7 +417,7 @@ mod tests {
             .unwrap();
         assert_eq!((hard0.events, hard0.recorded, hard0.last_ns), (0, 0, None));
         let t = text(
-            &s,
+            &crate::enrich::snapshot(&s),
             &r,
             None,
             "2026-05-07T10:00:10Z",
@@ -429,7 +430,7 @@ mod tests {
             "{t}"
         );
         let narrow = screen(
-            &s,
+            &crate::enrich::snapshot(&s),
             &r,
             None,
             "2026-05-07T10:00:10Z",
@@ -512,7 +513,7 @@ mod tests {
             .unwrap();
         let r = rows(&s, None, None);
         let big = screen(
-            &s,
+            &crate::enrich::snapshot(&s),
             &r,
             None,
             "2026-05-07T10:00:10Z",
@@ -535,7 +536,7 @@ mod tests {
         // 4 rows, 2 of them without events, on a 7-line terminal: 4 header lines, 1 row,
         // the count, and the cursor's line.
         let small = screen(
-            &s,
+            &crate::enrich::snapshot(&s),
             &r,
             None,
             "2026-05-07T10:00:10Z",

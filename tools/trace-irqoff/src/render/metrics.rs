@@ -9,7 +9,9 @@
 use std::fmt::Write;
 
 use crate::model::snapshot::Row;
-use crate::model::snapshot::{Cause, Cpu, Kind, Snapshot, Stalls, TagWait, NR_BUCKETS};
+use crate::model::snapshot::{Cause, Cpu, Kind, Snapshot, Stalls};
+use crate::prom::{family, histogram, log2_buckets, round};
+use crate::tagwait;
 
 /// The labels of a latency series: CPU (empty for the original module, which only sums),
 /// kind, and for softirqs of a v2 module the cause (empty otherwise).
@@ -54,60 +56,8 @@ fn events(c: &Cpu, kind: Kind, cause: Option<Cause>) -> u64 {
     }
 }
 
-fn family(o: &mut String, name: &str, kind: &str, help: &str) {
-    let _ = writeln!(o, "# HELP {name} {help}");
-    let _ = writeln!(o, "# TYPE {name} {kind}");
-}
-
 fn secs(ns: u64) -> f64 {
     ns as f64 / 1e9
-}
-
-/// One histogram in seconds from per-bucket counts: `(upper edge in seconds or None for
-/// +Inf, count, midpoint in seconds)`, buckets ascending.
-/// `exact_sum` (seconds) is the module's own sum where it gives one; otherwise each value
-/// stands at its bucket's midpoint.
-fn histogram(
-    o: &mut String,
-    name: &str,
-    labels: &str,
-    buckets: &[(Option<f64>, u64, f64)],
-    exact_sum: Option<f64>,
-) {
-    let sep = if labels.is_empty() { "" } else { "," };
-    let mut cumulative = 0u64;
-    let mut estimate = 0f64;
-    for &(le, count, mid) in buckets {
-        cumulative += count;
-        estimate += count as f64 * mid;
-        if let Some(le) = le {
-            let _ = writeln!(o, "{name}_bucket{{{labels}{sep}le=\"{le}\"}} {cumulative}");
-        }
-    }
-    let sum = exact_sum.unwrap_or(estimate);
-    let _ = writeln!(o, "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {cumulative}");
-    let _ = writeln!(o, "{name}_sum{{{labels}}} {sum}");
-    let _ = writeln!(o, "{name}_count{{{labels}}} {cumulative}");
-}
-
-/// The module's log2 buckets in `unit_s` seconds per unit (1e-3: ms, 1e-6: µs): bucket k
-/// holds [2^k, 2^(k+1)) units, the last one everything longer. The midpoint stands in for
-/// each value in `_sum`: the module counts per bucket, not the sum.
-fn log2_buckets(counts: &[u64], unit_s: f64) -> Vec<(Option<f64>, u64, f64)> {
-    (0..NR_BUCKETS)
-        .map(|k| {
-            let lo = if k == 0 { 0.0 } else { (1u64 << k) as f64 };
-            let hi = (1u64 << (k + 1)) as f64;
-            // A newer module's extra buckets go into the last (open) one.
-            let count = if k + 1 == NR_BUCKETS {
-                counts.iter().skip(k).sum()
-            } else {
-                counts.get(k).copied().unwrap_or(0)
-            };
-            let le = (k + 1 < NR_BUCKETS).then(|| round(hi * unit_s));
-            (le, count, (lo + hi) / 2.0 * unit_s)
-        })
-        .collect()
 }
 
 /// The original module's rows, [lo, hi] whole ms each.
@@ -121,11 +71,6 @@ fn original_buckets(rows: &[Row]) -> Vec<(Option<f64>, u64, f64)> {
             )
         })
         .collect()
-}
-
-/// Drops float noise (0.001 * 64 = 0.064000000000000001) from bucket edges.
-fn round(v: f64) -> f64 {
-    (v * 1e9).round() / 1e9
 }
 
 const LATENCY_HELP: &str = "Windows with hard interrupts (kind=hard) or softirqs (kind=soft; cause=bh-off|ksoftirqd-wait from records format v2) off, by length, since the last clear, summed over CPUs (cpu empty) or per CPU (metrics --per-cpu). _sum is the module's exact sum; only from modules that do not give one (older ones, the original tool) each window stands at its bucket's midpoint.";
@@ -185,7 +130,7 @@ pub fn exposition(s: &Snapshot, per_cpu: bool) -> String {
         ours(&mut o, s, per_cpu);
     }
     if let Some(tw) = &s.tag_wait {
-        tag_wait(&mut o, tw);
+        tagwait::metrics::families(&mut o, tw);
     }
     o
 }
@@ -473,73 +418,10 @@ fn worst<'a>(o: &mut String, s: &Snapshot, series: impl Iterator<Item = &'a Seri
     }
 }
 
-fn tag_wait(o: &mut String, tw: &TagWait) {
-    family(
-        o,
-        "trace_irqoff_tag_wait_enabled",
-        "gauge",
-        "1 while blk-mq tag-wait tracking is on.",
-    );
-    let _ = writeln!(
-        o,
-        "trace_irqoff_tag_wait_enabled{{source=\"{}\"}} {}",
-        tw.source,
-        u8::from(tw.enabled)
-    );
-    family(
-        o,
-        "trace_irqoff_tag_waits_total",
-        "counter",
-        "Submitters that slept for a blk-mq tag, by device, hardware queue and pool.",
-    );
-    for c in &tw.counts {
-        let _ = writeln!(
-            o,
-            "trace_irqoff_tag_waits_total{{dev=\"{}:{}\",hctx=\"{}\",pool=\"{}\",reserved=\"{}\"}} {}",
-            c.major, c.minor, c.hctx, c.pool, u8::from(c.reserved), c.waits
-        );
-    }
-    family(
-        o,
-        "trace_irqoff_tag_waits_unattributed_total",
-        "counter",
-        "Tag waits not counted per device: table full, or hardware queue unknown.",
-    );
-    let _ = writeln!(
-        o,
-        "trace_irqoff_tag_waits_unattributed_total{{reason=\"table_full\"}} {}",
-        tw.overflow
-    );
-    let _ = writeln!(
-        o,
-        "trace_irqoff_tag_waits_unattributed_total{{reason=\"queue_unknown\"}} {}",
-        tw.unattributed
-    );
-    family(
-        o,
-        "trace_irqoff_tag_wait_durations_missed_total",
-        "counter",
-        "Tag waits whose duration was not measured.",
-    );
-    let _ = writeln!(
-        o,
-        "trace_irqoff_tag_wait_durations_missed_total {}",
-        tw.missed
-    );
-    family(o, "trace_irqoff_tag_wait_duration_seconds", "histogram", "How long submitters slept for a tag. _sum is the module's exact sum (older modules: each wait at its bucket's midpoint).");
-    let exact = tw.duration_sum_us.map(|us| us as f64 / 1e6);
-    histogram(
-        o,
-        "trace_irqoff_tag_wait_duration_seconds",
-        "",
-        &log2_buckets(&tw.duration_hist_us, 1e-6),
-        exact,
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::snapshot::NR_BUCKETS;
 
     fn parse(name: &str) -> Snapshot {
         crate::parse::records::parse(match name {

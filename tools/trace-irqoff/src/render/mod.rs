@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Everything the commands print: pure functions from values to text (or to the values
 //! serialised as JSON), so they are tested on fixtures without a module; colour is added
-//! only through [`paint`]. This file holds what several commands share.
+//! only through [`paint`]. They only present: what a view derives from a record or a
+//! snapshot (a culprit, a cgroup in words, the precision of lengths, culprit groups) comes
+//! worked out from `enrich`, whose values they take. This file holds what several commands
+//! share.
 
 use std::fmt::Write;
 
 use anstyle::{AnsiColor, Style};
 
+use crate::enrich::{Enriched, Window};
 use crate::model::snapshot::{Cause, Kind, Record, Snapshot, Stall, Stalls, NR_BUCKETS};
 
 pub mod coverage;
@@ -17,7 +21,6 @@ pub mod metrics;
 pub mod record;
 pub mod report;
 pub mod status;
-pub mod tagwait;
 pub mod top;
 pub mod watch;
 
@@ -71,14 +74,8 @@ pub fn histogram(header: &str, counts: &[u64]) -> String {
 
 /// [`histogram`] with another unit label (`usecs`).
 pub fn histogram_unit(header: &str, unit: &str, counts: &[u64]) -> String {
-    let mut fixed = [0u64; NR_BUCKETS];
-    for (f, c) in fixed.iter_mut().zip(counts) {
-        *f = *c;
-    }
-    // The module's buckets beyond ours (a newer module) go into the last one.
-    fixed[NR_BUCKETS - 1] += counts.iter().skip(NR_BUCKETS).sum::<u64>();
     let mut out = String::new();
-    let _ = tio_logic::hist::render_unit(&mut out, header, unit, &fixed);
+    let _ = tio_logic::hist::render_counts(&mut out, header, unit, counts);
     out
 }
 
@@ -118,18 +115,18 @@ pub fn length(ns: u64) -> String {
     }
 }
 
-/// The line that says how exactly the lengths of a view are known (`precision`), for
+/// The line that says how exactly the lengths of a view are known (its precision), for
 /// windows of `kinds` (repeats and order do not matter; a softirq kind without a cause
 /// stands for both causes), hardirq first, the bounds in whole ms rounded outwards as
 /// lengths are shown: "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms
 /// (bh-off)"; wrapped to `cols` (as it is without); empty for the original module or no
 /// kind.
 pub fn resolution(
-    s: &Snapshot,
+    s: &Enriched,
     kinds: impl IntoIterator<Item = (Kind, Option<Cause>)>,
     cols: Option<usize>,
 ) -> String {
-    let Some(res) = crate::precision::Resolution::of(&s.config) else {
+    let Some(res) = s.precision else {
         return String::new();
     };
     let mut v: Vec<(Kind, Option<Cause>)> = Vec::new();
@@ -167,7 +164,7 @@ pub fn resolution(
 }
 
 /// [`resolution`] for the finished windows among `v`.
-pub fn resolution_of(s: &Snapshot, v: &[Record], cols: Option<usize>) -> String {
+pub fn resolution_of(s: &Enriched, v: &[Window], cols: Option<usize>) -> String {
     resolution(
         s,
         v.iter()
@@ -218,13 +215,7 @@ pub fn stall_sentence(st: &Stalls) -> Option<String> {
 pub fn stall_line(st: &Stall, new: bool, width: Option<usize>) -> String {
     let start = line::instant(st.start_time.as_deref(), st.start_ns);
     let end = line::instant(st.end_time.as_deref(), st.end_ns);
-    let head = format!(
-        "{}{start:<12} {end:<12} {:>3} {:<14} {:>9}  ",
-        if new { '*' } else { ' ' },
-        "-",
-        "STALL",
-        length(st.length_ns),
-    );
+    let head = line::stall_head(new, &start, &end, &length(st.length_ns), width);
     let room = width.map_or(usize::MAX, |w| w.saturating_sub(head.chars().count()));
     let what = [
         STALL_WHAT,
@@ -402,14 +393,6 @@ fn frames_at(
     }
 }
 
-/// `part` of `whole` in whole percent, rounded ("45%"); "-" of nothing.
-pub fn share(part: u64, whole: u64) -> String {
-    if whole == 0 {
-        return "-".into();
-    }
-    format!("{}%", (part.saturating_mul(100) + whole / 2) / whole)
-}
-
 fn periods(n: u64) -> String {
     format!("{n} period{}", if n == 1 { "" } else { "s" })
 }
@@ -420,7 +403,7 @@ fn periods(n: u64) -> String {
 /// a window still open.
 pub fn record(
     out: &mut String,
-    r: &Record,
+    r: &Window,
     color: bool,
     new: bool,
     stack_depth: usize,
@@ -438,7 +421,7 @@ pub fn record(
 /// its latest sample, shown as the window stack.
 pub fn record_with(
     out: &mut String,
-    r: &Record,
+    r: &Window,
     color: bool,
     new: bool,
     stack_depth: usize,
@@ -464,7 +447,7 @@ pub fn record_with(
         who(r),
         when(r)
     );
-    if let Some(c) = crate::cgroup::described(r) {
+    if let Some(c) = &r.cgroup_described {
         let _ = writeln!(out, "  cgroup of {}: {c}", r.comm);
     }
     let profile = r.profile.as_ref().filter(|p| !p.stacks.is_empty());
@@ -525,13 +508,13 @@ pub fn record_with(
             let _ = writeln!(
                 out,
                 "    {} ({} of {}) {what}",
-                paint(color, DIM, &share(rest, p.weight)),
+                paint(color, DIM, &crate::profile::share(rest, p.weight)),
                 rest,
                 periods(p.weight)
             );
         }
     }
-    if crate::culprit::lock_wait(r) {
+    if r.lock_wait {
         let _ = writeln!(out, "  a lock wait: the most-seen stack inside the window spins on a spinlock held elsewhere");
     }
     if let Some(o) = overlap(r) {
@@ -540,7 +523,7 @@ pub fn record_with(
 }
 
 /// `records`: the selected records of `s`, with `depth` frames per stack.
-pub fn records(v: &[Record], s: &Snapshot, depth: usize, color: bool) -> String {
+pub fn records(v: &[Window], s: &Enriched, depth: usize, color: bool) -> String {
     let mut o = String::new();
     if v.is_empty() {
         let _ = writeln!(
@@ -587,11 +570,11 @@ mod tests {
             (Kind::Soft, Some(Cause::BhOff)),
             (Kind::Hard, None),
         ];
-        assert_eq!(resolution(&s, kinds, None), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms (ksoftirqd-wait)\n");
-        assert_eq!(resolution(&s, kinds, Some(80)), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms\n  (ksoftirqd-wait)\n");
-        assert_eq!(resolution(&s, [], None), "");
+        assert_eq!(resolution(&crate::enrich::snapshot(&s), kinds, None), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms (ksoftirqd-wait)\n");
+        assert_eq!(resolution(&crate::enrich::snapshot(&s), kinds, Some(80)), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms\n  (ksoftirqd-wait)\n");
+        assert_eq!(resolution(&crate::enrich::snapshot(&s), [], None), "");
         s.config.hz = 0;
-        assert_eq!(resolution(&s, kinds, None), "");
+        assert_eq!(resolution(&crate::enrich::snapshot(&s), kinds, None), "");
     }
 
     /// Claim: the stall sentence says how often no CPU ran, the longest, the total and
@@ -651,25 +634,27 @@ mod tests {
             " 8.933        9.235          - STALL             302 ms  no CPU ran: the whole machine stood still (not an irq-off window)"
         );
         let st = st.stamped(&crate::clock::Clock::anchored(1_778_148_000_000_000_000));
+        // 80 columns: one time column (the end), as a window's line there.
         assert_eq!(
             stall_line(&st, true, Some(100)),
-            "*10:00:08.933 10:00:09.235   - STALL             302 ms  no CPU ran: the whole machine stood still"
+            "*10:00:09.235   - STALL           302 ms      no CPU ran: the whole machine stood still"
         );
         let narrow = stall_line(&st, false, Some(80));
         assert_eq!(
             narrow,
-            " 10:00:08.933 10:00:09.235   - STALL             302 ms  the machine stood still"
+            " 10:00:09.235   - STALL           302 ms      the machine stood still"
         );
         assert!(narrow.chars().count() <= 80);
-        // The same columns as a window's line.
-        assert_eq!(
-            line::header(None)
-                .find("LENGTH")
-                .map(|i| i + "LENGTH".len()),
-            stall_line(&st, false, None)
-                .find(" ms")
-                .map(|i| i + " ms".len())
-        );
+        // The same columns as a window's line, whatever the width.
+        for w in [None, Some(80), Some(120)] {
+            assert_eq!(
+                line::header(w).find("LENGTH").map(|i| i + "LENGTH".len()),
+                stall_line(&st, false, w)
+                    .find(" ms")
+                    .map(|i| i + " ms".len()),
+                "{w:?}"
+            );
+        }
         assert_eq!(
             stall_entry(&st, false),
             "STALL   302 ms  no CPU ran: the whole machine stood still (not an irq-off window)  ended 2026-05-07T10:00:09.235000Z (9.235000 s after boot)\n"
@@ -729,17 +714,17 @@ mod tests {
         let mut s = v2();
         s.records[2].wall_time = Some("2026-05-07T10:00:05.120000Z".into());
         let mut o = String::new();
-        record(&mut o, &s.records[2], false, false, 2, 2);
+        record(&mut o, &Window::of(&s.records[2]), false, false, 2, 2);
         assert_eq!(
             o,
             "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2    64 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
         );
         let mut o = String::new();
-        record(&mut o, &s.records[4], false, false, 12, 2);
+        record(&mut o, &Window::of(&s.records[4]), false, false, 12, 2);
         assert!(o.starts_with("softirq-off (bh-off) cpu 3   57 ms+  kworker/3:1 (pid 140)  open since 5.043000 s after boot  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
         // In v1 a lower bound is the hrtimer's sample, not an open window.
         let mut o = String::new();
-        record(&mut o, &s.records[4], false, false, 12, 1);
+        record(&mut o, &Window::of(&s.records[4]), false, false, 12, 1);
         assert!(!o.contains("still open"), "{o}");
     }
 }

@@ -4,10 +4,12 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use crate::culprit;
+use crate::model::culprit::Culprit;
 use crate::model::recording::Recording;
 
-pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
+/// What `record` says when it is done: what it caught and recorded, and where; the first
+/// five of `culprits` (the recording's, by culprit).
+pub fn summary(rec: &Recording, culprits: &[Culprit], output: &Path, color: bool) -> String {
     let hard: u64 = rec.cpus.iter().map(|c| c.hard_events).sum();
     let soft: u64 = rec.cpus.iter().map(|c| c.soft_events).sum();
     let bh_off: u64 = rec.cpus.iter().map(|c| c.soft_bh_off_events).sum();
@@ -92,7 +94,7 @@ pub fn summary(rec: &Recording, output: &Path, color: bool) -> String {
         "on {} (kernel {}), {} to {}",
         rec.host, rec.kernel, rec.started, rec.ended
     );
-    let t = culprit::top(&rec.records, crate::cli::By::Culprit);
+    let t = culprits;
     if !t.is_empty() {
         o += &super::top::text(&t[..t.len().min(5)], color);
     }

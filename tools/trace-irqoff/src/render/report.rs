@@ -10,12 +10,13 @@
 //! [`FLAME_MIN_WIDTH`] pixels; the page says what it left out. A recording of 64 CPUs
 //! stays under 3 MB (tests/cli.rs proves it for a synthetic one).
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::cli::By;
 use crate::clock::Clock;
-use crate::culprit;
+use crate::enrich::{Enriched, Window};
+use crate::model::culprit::Culprit;
 use crate::model::snapshot::{Cause, Kind, Record, Snapshot};
 use crate::saved::Origin;
 
@@ -37,8 +38,9 @@ const LABEL: f64 = 60.0;
 /// Height of one CPU's lane.
 const LANE: f64 = 16.0;
 
-/// The report of `s`, recorded as `origin` says.
-pub fn html(s: &Snapshot, origin: &Origin) -> String {
+/// The report of `s`, recorded as `origin` says, with the `culprits` of its records (by
+/// culprit) and their `folded` stacks weighted by latency.
+pub fn html(s: &Enriched, culprits: &[Culprit], folded: &str, origin: &Origin) -> String {
     let clock = s.config.realtime_offset_ns.map(Clock::anchored);
     let mut o = String::with_capacity(64 * 1024);
     let host = origin.host.as_deref().unwrap_or("?");
@@ -52,10 +54,10 @@ pub fn html(s: &Snapshot, origin: &Origin) -> String {
         esc(host)
     );
     summary(&mut o, s, origin, clock.as_ref());
-    culprits(&mut o, s);
+    culprits_table(&mut o, culprits);
     timeline(&mut o, s, origin, clock.as_ref());
     histograms(&mut o, s);
-    flamegraph(&mut o, s);
+    flamegraph(&mut o, folded);
     windows(&mut o, s);
     let _ = write!(
         o,
@@ -133,7 +135,7 @@ fn epoch_ns(rfc3339: &str) -> Option<u64> {
 }
 
 /// Host, kernel, settings, time range, and what the recording holds.
-fn summary(o: &mut String, s: &Snapshot, origin: &Origin, clock: Option<&Clock>) {
+fn summary(o: &mut String, s: &Enriched, origin: &Origin, clock: Option<&Clock>) {
     let c = &s.config;
     let ms = |ns: u64| ns / 1_000_000;
     let (from, to) = range(s, origin);
@@ -196,7 +198,7 @@ fn summary(o: &mut String, s: &Snapshot, origin: &Origin, clock: Option<&Clock>)
         let _ = writeln!(o, "<tr><th>{k}</th><td>{}</td></tr>", esc(&v));
     }
     o.push_str("</table>\n");
-    let res = crate::render::resolution_of(s, &s.records, None);
+    let res = crate::render::resolution_of(s, &s.windows, None);
     if !res.is_empty() {
         let _ = writeln!(o, "<p class=\"note\">{}</p>", esc(res.trim_end()));
     }
@@ -204,17 +206,16 @@ fn summary(o: &mut String, s: &Snapshot, origin: &Origin, clock: Option<&Clock>)
 }
 
 /// The culprits table, as `top` shows it.
-fn culprits(o: &mut String, s: &Snapshot) {
-    let mut t = culprit::top(&s.records, By::Culprit);
-    let all = t.len();
-    t.truncate(CULPRITS);
+fn culprits_table(o: &mut String, culprits: &[Culprit]) {
+    let all = culprits.len();
+    let t = &culprits[..all.min(CULPRITS)];
     o.push_str("<section id=\"culprits\">\n<h2>Culprits</h2>\n");
     if t.is_empty() {
         o.push_str("<p>No windows were recorded.</p>\n</section>\n");
         return;
     }
     o.push_str("<table id=\"culprits-table\">\n<tr><th>kind</th><th>cause</th><th>count</th><th>worst</th><th>total</th><th>tasks</th><th>culprit</th></tr>\n");
-    for c in &t {
+    for c in t {
         let _ = writeln!(
             o,
             "<tr><td><span style=\"color:{}\">&#9632;</span> {}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td><b>{}</b></td></tr>",
@@ -246,11 +247,11 @@ pub fn cpus_with_windows(records: &[Record]) -> usize {
     by_cpu(records).len()
 }
 
-/// Records by CPU.
-fn by_cpu(records: &[Record]) -> BTreeMap<u32, Vec<&Record>> {
-    let mut m: BTreeMap<u32, Vec<&Record>> = BTreeMap::new();
+/// Records (or their windows) by CPU.
+fn by_cpu<W: Borrow<Record>>(records: &[W]) -> BTreeMap<u32, Vec<&W>> {
+    let mut m: BTreeMap<u32, Vec<&W>> = BTreeMap::new();
     for r in records {
-        m.entry(r.cpu).or_default().push(r);
+        m.entry(r.borrow().cpu).or_default().push(r);
     }
     m
 }
@@ -331,9 +332,9 @@ fn tick_step(span_ns: u64, n: u64) -> u64 {
 }
 
 /// The per-CPU timeline of the windows, wall-clock axis, a lane per CPU with windows.
-fn timeline(o: &mut String, s: &Snapshot, origin: &Origin, clock: Option<&Clock>) {
+fn timeline(o: &mut String, s: &Enriched, origin: &Origin, clock: Option<&Clock>) {
     o.push_str("<section id=\"timeline\">\n<h2>Timeline</h2>\n");
-    let cpus = by_cpu(&s.records);
+    let cpus = by_cpu(&s.windows);
     if cpus.is_empty() {
         o.push_str("<p>No windows to draw.</p>\n</section>\n");
         return;
@@ -384,15 +385,14 @@ fn timeline(o: &mut String, s: &Snapshot, origin: &Origin, clock: Option<&Clock>
             y + LANE / 2.0,
             y + LANE / 2.0
         );
-        let mut worst: Vec<&&Record> = rs.iter().collect();
+        let mut worst: Vec<&&Window> = rs.iter().collect();
         worst.sort_by_key(|r| std::cmp::Reverse(r.latency_ns));
         left_out += worst.len().saturating_sub(TIMELINE_PER_CPU);
         worst.truncate(TIMELINE_PER_CPU);
         for r in worst {
             let x0 = x(r.timestamp_ns.saturating_sub(r.latency_ns));
             let w = (x(r.timestamp_ns) - x0).max(1.5);
-            let (stack, _) = culprit::source(r);
-            let who = culprit::label(culprit::name_in(stack, r, "?"), r);
+            let who = r.label("?");
             let _ = writeln!(
                 o,
                 "<rect class=\"window\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{w:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{}\nculprit: {}</title></rect>",
@@ -487,16 +487,15 @@ fn histogram(o: &mut String, k: Kind, c: Option<Cause>, counts: &[u64], from_rec
 }
 
 /// The flame graph of the culprit stacks weighted by time with interrupts off
-/// (`culprit::folded` by latency: in-window profiles where there are), inline SVG.
-fn flamegraph(o: &mut String, s: &Snapshot) {
+/// (`folded` by latency: in-window profiles where there are), inline SVG.
+fn flamegraph(o: &mut String, folded: &str) {
     o.push_str("<section id=\"flamegraph\">\n<h2>Flame graph</h2>\n");
-    let folded = culprit::folded(&s.records, true);
     if folded.is_empty() {
         o.push_str("<p>No stacks to draw.</p>\n</section>\n");
         return;
     }
     o.push_str("<p class=\"note\">The culprit stacks weighted by the time with interrupts or softirqs off (ms), root at the bottom: kind, task, then the stack; a window with an in-window profile counts where it was sampled. Frames narrower than a pixel are left out; hover a frame for its name and weight.</p>\n");
-    o.push_str(&flame_svg(&folded));
+    o.push_str(&flame_svg(folded));
     o.push_str("</section>\n");
 }
 
@@ -607,7 +606,7 @@ fn flame_frames(o: &mut String, node: &Flame, total: u64, mut x: f64, y: f64, sc
 }
 
 /// The worst windows, each with its stacks and in-window profile.
-fn windows(o: &mut String, s: &Snapshot) {
+fn windows(o: &mut String, s: &Enriched) {
     o.push_str("<section id=\"windows\">\n<h2>Worst windows and their in-window profiles</h2>\n");
     let mut v: Vec<&Record> = s.records.iter().collect();
     v.sort_by(|a, b| {
@@ -701,6 +700,16 @@ fn stack(o: &mut String, title: &str, frames: &[String]) {
 mod tests {
     use super::*;
 
+    /// [`html`] of `s` enriched as `report` enriches it.
+    fn html_of(s: &Snapshot, origin: &Origin) -> String {
+        let by = crate::model::culprit::By::Culprit;
+        let (top, folded) = (
+            crate::enrich::top(&s.records, by),
+            crate::enrich::folded(&s.records, true),
+        );
+        html(&crate::enrich::snapshot(s), &top, &folded, origin)
+    }
+
     /// Claim: the report's window details and `records` give one window the same
     /// profile: the 2.99 s window, one loop over 284 of 288 periods whose
     /// samples landed in three leaves, is "99% (284 of 288 periods)" in both, and no
@@ -715,9 +724,9 @@ mod tests {
         r.latency_ns = 2_990_000_000;
         r.profile = Some(crate::profile::tests::one_loop());
         let mut cli = String::new();
-        crate::render::record(&mut cli, r, false, false, 8, 2);
+        crate::render::record(&mut cli, &Window::of(r), false, false, 8, 2);
         let mut html = String::new();
-        windows(&mut html, &s);
+        windows(&mut html, &crate::enrich::snapshot(&s));
         assert!(cli.contains("    99% (284 of 288 periods):"), "{cli}");
         assert!(
             html.contains("99% of the window (284 of 288 periods)"),
@@ -805,7 +814,7 @@ mod tests {
     #[test]
     fn ticks_at_round_wall_clock_times() {
         let s = one_window(1_000_300_000_000);
-        let page = html(&s, &Origin::default());
+        let page = html_of(&s, &Origin::default());
         // From 00:16:43.3 to 00:16:45.3, every 500 ms.
         assert!(page.contains(">00:16:43.500</text>"), "{page}");
         assert!(page.contains(">00:16:45.000</text>"), "{page}");
@@ -815,7 +824,7 @@ mod tests {
         let mut later = s.records[0].clone();
         later.timestamp_ns = 950_400_000_000_000;
         s.records.push(later);
-        let page = html(&s, &Origin::default());
+        let page = html_of(&s, &Origin::default());
         assert!(page.contains(">01-03 00:00</text>"), "{page}");
     }
 

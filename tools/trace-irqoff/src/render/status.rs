@@ -6,9 +6,10 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::{paint, BOLD};
+use crate::enrich::{Enriched, OpenWindow};
 use crate::model::settings::Settings;
-use crate::model::snapshot::{Cpu, Kind, Ongoing, Record, Snapshot, Stalls, TagWait, Watcher};
-use crate::symbols::function;
+use crate::model::snapshot::{Cpu, Kind, Stalls, Watcher};
+use crate::tagwait::{self, TagWait};
 
 /// `status --json`.
 #[derive(Serialize)]
@@ -27,70 +28,6 @@ pub struct Status {
     ongoing: Vec<OpenWindow>,
     /// Stalls of the whole machine (no sampled CPU ran); null from a module without them.
     stalls: Option<Stalls>,
-}
-
-/// A window still open, with its culprit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct OpenWindow {
-    #[serde(flatten)]
-    pub window: Ongoing,
-    /// The culprit (mechanism frames skipped, like `top`) of its latest in-window stack;
-    /// none without a sample.
-    pub culprit: Option<String>,
-    /// That stack, innermost first.
-    pub stack: Vec<String>,
-}
-
-/// The windows of `s` still open: the watcher's hardirq-off ones, then the softirq-off
-/// ones, with the culprit of the matching record's latest in-window stack.
-pub fn open_windows(s: &Snapshot) -> Vec<OpenWindow> {
-    let record = |cpu: u32, kind: Kind| {
-        s.records
-            .iter()
-            .find(|r| r.ongoing && r.cpu == cpu && r.kind == kind)
-    };
-    let with = |window: Ongoing, r: Option<&Record>| {
-        let stack = r
-            .map(|r| crate::culprit::source(r).0.to_vec())
-            .unwrap_or_default();
-        let culprit =
-            crate::mechanism::culprit(stack.iter().map(|f| function(f))).map(str::to_string);
-        OpenWindow {
-            window,
-            culprit,
-            stack,
-        }
-    };
-    let mut v: Vec<OpenWindow> = s
-        .ongoing
-        .iter()
-        .map(|o| with(o.clone(), record(o.cpu, o.kind)))
-        .collect();
-    for r in s
-        .records
-        .iter()
-        .filter(|r| r.ongoing && r.kind == Kind::Soft)
-    {
-        let (pid, comm) = if r.window_pid != 0 || !r.window_comm.is_empty() {
-            (r.window_pid, &r.window_comm)
-        } else {
-            (r.pid, &r.comm)
-        };
-        let window = Ongoing {
-            cpu: r.cpu,
-            kind: Kind::Soft,
-            latency_ns: r.latency_ns,
-            start_ns: r.timestamp_ns.saturating_sub(r.latency_ns),
-            pid,
-            comm: comm.clone(),
-            samples: r.profile.as_ref().map_or(0, |p| p.samples),
-            watcher_cpu: None,
-            // The record's cgroup is its culprit's (`r.pid`).
-            cgroup_id: r.cgroup_id.filter(|_| pid == r.pid),
-        };
-        v.push(with(window, Some(r)));
-    }
-    v
 }
 
 /// "on (...)", "not available on this architecture: ... (arch)", ...: the watcher in a sentence.
@@ -166,18 +103,18 @@ pub fn open_window_line(w: &OpenWindow) -> String {
     s
 }
 
-pub fn json(settings: Settings, s: Snapshot) -> Status {
+pub fn json(settings: Settings, s: &Enriched) -> Status {
     Status {
         loaded: true,
         settings,
         hz: s.config.hz,
         soft_event_ns: s.config.soft_event_ns,
         records_per_cpu: s.config.records_per_cpu,
-        ongoing: open_windows(&s),
-        cpus: s.cpus,
-        tag_wait: s.tag_wait,
-        watcher: s.watcher,
-        stalls: s.stalls,
+        ongoing: s.open.clone(),
+        cpus: s.cpus.clone(),
+        tag_wait: s.tag_wait.clone(),
+        watcher: s.watcher.clone(),
+        stalls: s.stalls.clone(),
     }
 }
 
@@ -197,7 +134,7 @@ pub fn settings_line(s: &Settings) -> String {
 /// On a terminal `cols` wide: the same as [`text`], with the per-CPU table in short
 /// headers where the full one does not fit, and every other line wrapped at a space
 /// (continued two columns in).
-pub fn screen(settings: &Settings, s: &Snapshot, color: bool, cols: usize) -> String {
+pub fn screen(settings: &Settings, s: &Enriched, color: bool, cols: usize) -> String {
     let full = text(settings, s, false);
     let table_width = full
         .lines()
@@ -297,7 +234,7 @@ fn short_row(line: &str, by_cause: bool, stall: bool) -> Option<String> {
     }
 }
 
-pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
+pub fn text(settings: &Settings, s: &Enriched, color: bool) -> String {
     let mut o = String::new();
     let state = match settings.switching {
         Some(w) => format!(
@@ -412,20 +349,11 @@ pub fn text(settings: &Settings, s: &Snapshot, color: bool) -> String {
     if let Some(w) = &s.watcher {
         let _ = writeln!(o, "watcher: {}", watcher_sentence(w));
     }
-    for w in open_windows(s) {
-        let _ = writeln!(o, "{}", open_window_line(&w));
+    for w in &s.open {
+        let _ = writeln!(o, "{}", open_window_line(w));
     }
     if let Some(tw) = &s.tag_wait {
-        let waits: u64 = tw.counts.iter().map(|c| c.waits).sum();
-        let state =
-            tw.switching
-                .as_deref()
-                .unwrap_or(if tw.enabled { "enabled" } else { "disabled" });
-        let _ = writeln!(
-            o,
-            "tag-wait tracking: {} (source: {}), {} waits counted",
-            state, tw.source, waits
-        );
+        let _ = writeln!(o, "{}", tagwait::render::status_line(tw));
     }
     o
 }

@@ -4,9 +4,8 @@
 use std::fmt::Write;
 
 use super::{paint, BOLD};
-use crate::cgroup::Class;
-use crate::cli::By;
-use crate::culprit::Culprit;
+use crate::model::cgroup::Class;
+use crate::model::culprit::{By, Culprit, LOCK_WAIT};
 use crate::model::snapshot::{Cause, Stalls};
 
 /// The group column's name: what the rows were grouped by.
@@ -61,8 +60,10 @@ pub fn text(t: &[Culprit], color: bool) -> String {
 }
 
 /// On a terminal: the same groups in `cols` columns, the kind shown as its cause for
-/// softirq-off (as [`super::line`] does), the culprit before the tasks
-/// so that a cut takes the tasks.
+/// softirq-off (as [`super::line`] does), a lock wait in its own column ("lock") rather
+/// than after the culprit, and the culprit before the tasks. Where the width does not hold
+/// a row, the tasks are cut first (to a third of what is left), then the culprit from the
+/// middle, keeping its function's own name (its tail).
 pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
     if t.is_empty() {
         return "no records\n".into();
@@ -70,34 +71,50 @@ pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
     let width = Some(cols);
     let mut o = super::line::fit(
         &format!(
-            "{:<14} {:>6} {:>10} {:>10}  {} (TASKS)",
+            "{:<14} {:>5} {:>7} {:>8} {:<4} {} (TASKS)",
             "KIND",
             "COUNT",
             "WORST",
             "TOTAL",
+            "WAIT",
             what(t).to_uppercase()
         ),
         width,
     ) + "\n";
     for c in t {
         let kind = super::kind_or_cause(c.kind, c.cause);
+        let full = group(c);
+        let (name, lock) = match full.strip_suffix(LOCK_WAIT) {
+            Some(n) if c.by != By::Cgroup => (n.to_string(), true),
+            _ => (full, false),
+        };
         let head = format!(
-            "{kind:<14} {:>6} {:>10} {:>10}  ",
+            "{kind:<14} {:>5} {:>7} {:>8} {:<4} ",
             c.count,
             super::length(c.worst_ns),
-            super::length(c.total_ns)
+            super::length(c.total_ns),
+            if lock { "lock" } else { "" },
         );
-        let name = group(c);
-        let line = super::line::fit(&format!("{head}{name} ({})", c.comms.join(",")), width);
-        // Bold the culprit only where it is whole on the line.
-        let line = match line
-            .strip_prefix(&head)
-            .and_then(|rest| rest.strip_prefix(name.as_str()).map(|tail| (rest, tail)))
-        {
-            Some((_, tail)) if color => format!("{head}{}{tail}", paint(true, BOLD, &name)),
-            _ => line,
+        let room = cols.saturating_sub(head.chars().count());
+        let tasks = format!("({})", c.comms.join(","));
+        let (n, k) = (name.chars().count(), tasks.chars().count());
+        let tasks = if n + 1 + k <= room {
+            tasks
+        } else {
+            let keep = k.min((room / 3).max(6));
+            super::line::fit(&tasks, Some(keep))
         };
-        o += &line;
+        let name =
+            super::line::middle(&name, room.saturating_sub(tasks.chars().count() + 1).max(1));
+        let plain = format!("{head}{name} {tasks}");
+        // Bold the culprit only where the row fits whole (a cut never lands in a style).
+        o += &if plain.chars().count() > cols {
+            super::line::fit(&plain, width)
+        } else if color {
+            format!("{head}{} {tasks}", paint(true, BOLD, &name))
+        } else {
+            plain
+        };
         o.push('\n');
     }
     o
@@ -133,9 +150,13 @@ mod tests {
     }
 
     /// Claim: on a terminal every line fits the width, the softirq-off kind is its cause,
-    /// and the culprit comes before the tasks.
+    /// the culprit comes before the tasks, and a lock wait is marked in the WAIT column;
+    /// on 80 columns a long culprit is cut in the middle, its tail (the function's own
+    /// name) kept, the lock mark and the tasks (cut after the culprit's floor) visible.
     #[test]
     fn the_terminal_table_fits_and_names_the_culprit_first() {
+        let mut spin = culprit(Kind::Hard, None, "irqoff_sample_spin_window (lock wait)");
+        spin.culprit = "<irqoff_sample_main::SampleDevice as kernel::miscdevice::MiscDevice>::write_iter (lock wait)".into();
         let t = [
             culprit(Kind::Hard, None, "irqoff_sample_hardirq_window"),
             culprit(
@@ -143,31 +164,38 @@ mod tests {
                 Some(Cause::BhOff),
                 "irqoff_sample_softirq_window",
             ),
+            spin,
         ];
         let text = screen(&t, false, 100);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[0],
-            "KIND            COUNT      WORST      TOTAL  CULPRIT (TASKS)"
+            "KIND           COUNT   WORST    TOTAL WAIT CULPRIT (TASKS)"
         );
-        assert_eq!(lines[1], "hardirq-off         2     100 ms     200 ms  irqoff_sample_hardirq_window (irq_test,sh)");
+        assert_eq!(
+            lines[1],
+            "hardirq-off        2  100 ms   200 ms      irqoff_sample_hardirq_window (irq_test,sh)"
+        );
         assert!(lines[2].starts_with("bh-off "), "{text}");
-        let narrow = screen(&t, false, 60);
-        assert!(narrow.lines().all(|l| l.chars().count() <= 60), "{narrow}");
+        let narrow = screen(&t, false, 80);
+        assert!(narrow.lines().all(|l| l.chars().count() <= 80), "{narrow}");
+        let row = narrow.lines().nth(3).unwrap_or("");
         assert!(
-            narrow
-                .lines()
-                .nth(1)
-                .is_some_and(|l| l.ends_with('\u{2026}')),
-            "{narrow}"
+            row.starts_with("hardirq-off        2  100 ms   200 ms lock <irq"),
+            "{row}"
         );
-        // Colour never lands inside a cut culprit.
-        assert!(screen(&t, false, 80)
+        assert!(
+            row.contains("\u{2026}") && row.contains("evice>::write_iter (irq_test"),
+            "{row}"
+        );
+        assert!(!row.contains("(lock wait)"), "{row}");
+        assert!(screen(&t, false, 60)
             .lines()
-            .all(|l| l.chars().count() <= 80));
+            .all(|l| l.chars().count() <= 60));
         assert!(screen(&t, true, 100)
             .contains("\x1b[1mirqoff_sample_hardirq_window\x1b[0m (irq_test,sh)"));
-        assert!(!screen(&t, true, 60)
+        // Colour never lands inside a cut row.
+        assert!(!screen(&t, true, 30)
             .lines()
             .nth(1)
             .unwrap_or("")

@@ -2,8 +2,8 @@
 /*
  * Hooks that see a blk-mq submitter about to sleep for a tag. Only C can do this: it reads
  * block-layer structures and registers tracepoint probes and kprobes. Each hook reduces
- * what it sees to plain integers and hands them to Rust (tag_wait.rs), which counts them
- * and fires trace_irqoff:block_rq_tag_wait.
+ * what it sees to plain integers and hands them to Rust (hooks.rs, through src/entry.rs),
+ * which counts them and fires trace_irqoff:block_rq_tag_wait (trace.c).
  *
  * Sources, chosen at load time:
  *  - TIO_TAG_SOURCE_TRACEPOINT: a probe on the upstream block:block_rq_tag_wait (7.2+),
@@ -27,7 +27,7 @@
 #include <linux/version.h>
 
 #include "arch.h"
-#include "shim.h"
+#include "hooks.h"
 
 /*
  * Every attachment's prototype, checked against the kernel built against: a hook reads

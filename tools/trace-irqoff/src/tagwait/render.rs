@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `tagwait`.
+//! Tag-wait for people: the `tagwait` command's table, counters and histogram, and the
+//! line `status` ends with.
 
 use std::fmt::Write;
 
-use crate::model::snapshot::Snapshot;
+use super::model::TagWait;
 
-pub fn text(s: &Snapshot) -> String {
-    let Some(tw) = &s.tag_wait else {
+/// What `tagwait` prints: `tw` is the snapshot's, none from a module without tracking.
+pub fn text(tw: Option<&TagWait>) -> String {
+    let Some(tw) = tw else {
         return "this trace_irqoff module has no tag-wait tracking\n".into();
     };
     let mut o = String::new();
@@ -55,6 +57,19 @@ pub fn text(s: &Snapshot) -> String {
             tw.aged_out
         );
     }
-    o += &super::histogram_unit("wait duration:", "usecs", &tw.duration_hist_us);
+    let _ = tio_logic::hist::render_counts(&mut o, "wait duration:", "usecs", &tw.duration_hist_us);
     o
+}
+
+/// The line `status` ends with.
+pub fn status_line(tw: &TagWait) -> String {
+    let waits: u64 = tw.counts.iter().map(|c| c.waits).sum();
+    let state = tw
+        .switching
+        .as_deref()
+        .unwrap_or(if tw.enabled { "enabled" } else { "disabled" });
+    format!(
+        "tag-wait tracking: {} (source: {}), {} waits counted",
+        state, tw.source, waits
+    )
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Keys of the tag-wait counters: device x hardware queue x pool, packed into one non-zero
-//! u64 so that a slot can be claimed with one compare-and-swap. Pure logic (`core` only).
+//! u64 so that a slot can be claimed with one compare-and-swap. Pure logic (`core` only,
+//! no `unsafe`), as in `logic/`: `tools/tio-logic` mounts this file and runs its tests.
+
+#![forbid(unsafe_code)]
 
 /// Which tag pool a submitter waited for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
