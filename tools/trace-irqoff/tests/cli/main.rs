@@ -8,6 +8,7 @@ mod util;
 mod cgroup;
 mod completions;
 mod control;
+mod dashboard;
 mod layout;
 mod metrics;
 mod record;
