@@ -1424,6 +1424,17 @@ const READING: &str = "Reading these numbers
 - Cost per sample is in guest instructions (1 ns each).
 ";
 
+/// A script boot's "# measured" figures and failed checks (`scale`, `capture`), as a list.
+fn figures_and_failures(o: &mut String, part: &Value) {
+    for m in part["measured"].as_array().into_iter().flatten() {
+        let _ = writeln!(o, "- ``{}``", m.as_str().unwrap_or("?"));
+    }
+    for f in part["failed"].as_array().into_iter().flatten() {
+        let _ = writeln!(o, "- failed: ``{}``", f.as_str().unwrap_or("?"));
+    }
+    let _ = writeln!(o);
+}
+
 /// The scale boot (`tests/vm/many-cpus.sh` on many vCPUs): its figures as the guest
 /// measured them, and its checks.
 fn scale_section(o: &mut String, sc: &Value) {
@@ -1437,13 +1448,7 @@ fn scale_section(o: &mut String, sc: &Value) {
         sc["host_seconds"].as_u64().map_or(0, |s| s.div_ceil(60)),
         sc["passed"].as_u64().unwrap_or(0),
     );
-    for m in sc["measured"].as_array().into_iter().flatten() {
-        let _ = writeln!(o, "- ``{}``", m.as_str().unwrap_or("?"));
-    }
-    for f in sc["failed"].as_array().into_iter().flatten() {
-        let _ = writeln!(o, "- failed: ``{}``", f.as_str().unwrap_or("?"));
-    }
-    let _ = writeln!(o);
+    figures_and_failures(o, sc);
 }
 
 /// The observer's own cost (case 16 on the stock kernel at 1 GHz): a hardirq record's
@@ -1459,13 +1464,7 @@ fn capture_section(o: &mut String, c: &Value) {
         c["host_seconds"].as_u64().map_or(0, |s| s.div_ceil(60)),
         c["passed"].as_u64().unwrap_or(0),
     );
-    for m in c["measured"].as_array().into_iter().flatten() {
-        let _ = writeln!(o, "- ``{}``", m.as_str().unwrap_or("?"));
-    }
-    for f in c["failed"].as_array().into_iter().flatten() {
-        let _ = writeln!(o, "- failed: ``{}``", f.as_str().unwrap_or("?"));
-    }
-    let _ = writeln!(o);
+    figures_and_failures(o, c);
 }
 
 fn main() -> Result<()> {
