@@ -116,9 +116,12 @@ events() {	# events CPU KIND: events counted on CPU of KIND (hard|soft)
 	sed -n "s/^cpu $1 .* $2_events=\([0-9]*\).*/\1/p" $TIO/records
 }
 has() {	# has FEATURE: the kernel has FEATURE (tests/vm/run: test-kernel, stock, rt, bh-lock, hz=N,
-	# x86_64 or arm64)
+	# rcu-boost-delay=MS, x86_64 or arm64)
 	case " $(cat /tests/features 2>/dev/null) " in *" $1 "*) return 0 ;; esac
 	return 1
+}
+feature() {	# feature NAME: the value of the kernel's feature NAME=VALUE (has), empty if none
+	echo " $(cat /tests/features 2>/dev/null) " | sed -n "s/.* $1=\([^ ]*\) .*/\1/p"
 }
 host_do() {	# host_do VERB ARGS...: asks the host to act on this VM (tests/vm/host-agent: stop
 	# MS COUNT GAP_MS, nmi COUNT GAP_MS, wait MS) and waits for its answer, which it prints
