@@ -204,7 +204,9 @@ pub struct RecordsArgs {
     #[arg(long, value_name = "FILE", requires = "lines")]
     pub vmlinux: Option<PathBuf>,
     /// Where --lines looks for debug files: DIR/.build-id/xx/yyyy.debug,
-    /// DIR/boot/vmlinux-RELEASE, DIR/lib/modules/RELEASE/**/NAME.ko [default: /usr/lib/debug].
+    /// DIR/boot/vmlinux-RELEASE, DIR/lib/modules/RELEASE/**/NAME.ko (or .ko.xz, .ko.zst,
+    /// .ko.gz); DIR/usr/lib/debug where DIR is an unpacked package [default:
+    /// /usr/lib/debug].
     #[arg(long, value_name = "DIR", requires = "lines")]
     pub debug_dir: Option<PathBuf>,
 }

@@ -11,12 +11,18 @@
 //!   `linux-image-RELEASE-dbg`); else `/lib/modules/RELEASE/build/vmlinux`;
 //! - a module: `DEBUG_DIR/.build-id/xx/yyyy.debug` by its build id; else
 //!   `DEBUG_DIR/lib/modules/RELEASE/**/NAME.ko`; else `/lib/modules/RELEASE/**/NAME.ko`
-//!   if it has debug information (compressed `.ko.xz`/`.ko.zst` are not read).
+//!   if it has debug information; each name also as a compressed module, `NAME.ko.xz`,
+//!   `NAME.ko.zst` or `NAME.ko.gz` (the kernel's `CONFIG_MODULE_COMPRESS_*`), which is
+//!   decompressed in memory.
 //!
-//! `DEBUG_DIR` is `--debug-dir`, or `/usr/lib/debug`. A file found by name whose build id
-//! differs from the one the record keeps is not used. A module (`.ko`) is relocatable:
-//! its DWARF refers to its code through relocations, which are applied here, with each of
-//! its sections at an address of its own.
+//! `DEBUG_DIR` is `--debug-dir`, or `/usr/lib/debug`; a directory a debug package was
+//! unpacked into (`dpkg-deb -x PKG DIR`) is taken at its `usr/lib/debug`. A file found by
+//! name whose build id differs from the one the record keeps is not used. Compressed debug
+//! sections are read: `SHF_COMPRESSED` with zlib or zstd (`objcopy
+//! --compress-debug-sections`, `CONFIG_DEBUG_INFO_COMPRESSED_*`) and GNU's older
+//! `.zdebug_*`. A module (`.ko`) is relocatable: its DWARF refers to its code through
+//! relocations, which are applied here, with each of its sections at an address of its
+//! own.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -53,20 +59,28 @@ fn build_id_path(dir: &Path, id: &str) -> Option<PathBuf> {
     })
 }
 
+/// The debug directory `dir` stands for: its `usr/lib/debug` where it has one (a package
+/// unpacked with `dpkg-deb -x`), else itself.
+fn debug_root(dir: &Path) -> PathBuf {
+    let inner = dir.join("usr/lib/debug");
+    if inner.is_dir() {
+        inner
+    } else {
+        dir.to_path_buf()
+    }
+}
+
 /// Where the kernel's debug information may be, in the order tried.
 pub fn kernel_candidates(o: &Options) -> Vec<PathBuf> {
+    let dir = debug_root(&o.debug_dir);
     let mut v = Vec::new();
     v.extend(o.vmlinux.clone());
     v.extend(
         o.kernel_build_id
             .as_deref()
-            .and_then(|id| build_id_path(&o.debug_dir, id)),
+            .and_then(|id| build_id_path(&dir, id)),
     );
-    v.push(
-        o.debug_dir
-            .join("boot")
-            .join(format!("vmlinux-{}", o.release)),
-    );
+    v.push(dir.join("boot").join(format!("vmlinux-{}", o.release)));
     v.push(
         o.root
             .join("lib/modules")
@@ -79,14 +93,15 @@ pub fn kernel_candidates(o: &Options) -> Vec<PathBuf> {
 /// Where module `name`'s debug information may be, in the order tried: the files that are
 /// there.
 pub fn module_candidates(o: &Options, name: &str, build_id: Option<&str>) -> Vec<PathBuf> {
+    let dir = debug_root(&o.debug_dir);
     let mut v = Vec::new();
     v.extend(
         build_id
-            .and_then(|id| build_id_path(&o.debug_dir, id))
+            .and_then(|id| build_id_path(&dir, id))
             .filter(|p| p.is_file()),
     );
     let tree = Path::new("lib/modules").join(&o.release);
-    for top in [o.debug_dir.join(&tree), o.root.join(&tree)] {
+    for top in [dir.join(&tree), o.root.join(&tree)] {
         let mut found = Vec::new();
         find_ko(&top, name, 0, &mut found);
         found.sort();
@@ -95,7 +110,11 @@ pub fn module_candidates(o: &Options, name: &str, build_id: Option<&str>) -> Vec
     v
 }
 
-/// Files `NAME.ko` under `dir` (a module's name has `_` where its file may have `-`).
+/// The suffixes of a module's file: plain, then compressed (`CONFIG_MODULE_COMPRESS_*`).
+const KO_SUFFIXES: [&str; 4] = [".ko", ".ko.xz", ".ko.zst", ".ko.gz"];
+
+/// Files `NAME.ko` (or compressed, `NAME.ko.xz`...) under `dir` (a module's name has `_`
+/// where its file may have `-`).
 fn find_ko(dir: &Path, name: &str, depth: usize, out: &mut Vec<PathBuf>) {
     // Deep enough for kernel/drivers/net/ethernet/vendor/x/NAME.ko; no symlink loops.
     if depth > 12 {
@@ -112,8 +131,9 @@ fn find_ko(dir: &Path, name: &str, depth: usize, out: &mut Vec<PathBuf>) {
             if !(depth == 0 && (e.file_name() == "build" || e.file_name() == "source")) {
                 find_ko(&path, name, depth + 1, out);
             }
-        } else if let Some(stem) = e.file_name().to_str().and_then(|f| f.strip_suffix(".ko")) {
-            if stem.replace('-', "_") == name.replace('-', "_") {
+        } else if let Some(file) = e.file_name().to_str() {
+            let stem = KO_SUFFIXES.iter().find_map(|s| file.strip_suffix(s));
+            if stem.is_some_and(|stem| stem.replace('-', "_") == name.replace('-', "_")) {
                 out.push(path);
             }
         }
@@ -233,7 +253,10 @@ impl DebugFile {
         // lines or a parse error, not undefined behaviour in safe code reading bytes; the
         // CLI does not write it.
         let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-        let data: &'static [u8] = Box::leak(Box::new(map));
+        let data: &'static [u8] = match decompressed(&map) {
+            Some(bytes) => bytes?.leak(),
+            None => Box::leak(Box::new(map)),
+        };
         let obj = object::File::parse(data).ok()?;
         obj.section_by_name(".debug_info")?;
         let relocatable = obj.kind() == object::ObjectKind::Relocatable;
@@ -250,7 +273,7 @@ impl DebugFile {
         let load = |id: gimli::SectionId| -> Result<Reader, ()> {
             let bytes: &'static [u8] = match obj.section_by_name(id.name()) {
                 Some(s) if relocatable => relocated(&obj, &s, &bases),
-                Some(s) => s.data().unwrap_or(&[]),
+                Some(s) => section_data(&s),
                 None => &[],
             };
             Ok(gimli::EndianSlice::new(bytes, endian))
@@ -346,6 +369,36 @@ impl DebugFile {
     }
 }
 
+/// A whole file compressed as the kernel compresses modules (xz, zstd, gzip), by its magic
+/// bytes: `None` if it is not, `Some(None)` if it does not decompress.
+fn decompressed(data: &[u8]) -> Option<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let ok = if data.starts_with(b"\xfd7zXZ\0") {
+        lzma_rs::xz_decompress(&mut &data[..], &mut out).is_ok()
+    } else if data.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        ruzstd::decoding::StreamingDecoder::new(data)
+            .is_ok_and(|mut d| d.read_to_end(&mut out).is_ok())
+    } else if data.starts_with(&[0x1f, 0x8b]) {
+        flate2::read::MultiGzDecoder::new(data)
+            .read_to_end(&mut out)
+            .is_ok()
+    } else {
+        return None;
+    };
+    Some(ok.then_some(out))
+}
+
+/// A section's bytes, decompressed if it is compressed (`SHF_COMPRESSED`, `.zdebug_*`);
+/// empty if they cannot be read. Decompressed bytes stay until the CLI exits, as the map.
+fn section_data(s: &object::Section<'static, '_>) -> &'static [u8] {
+    match s.uncompressed_data() {
+        Ok(std::borrow::Cow::Borrowed(b)) => b,
+        Ok(std::borrow::Cow::Owned(v)) => v.leak(),
+        Err(_) => &[],
+    }
+}
+
 /// Addresses for the allocated sections of a relocatable file, each its own range.
 fn section_bases(obj: &object::File<'_>) -> HashMap<usize, u64> {
     let mut at = 0x1000u64;
@@ -368,8 +421,10 @@ fn relocated(
     s: &object::Section<'_, '_>,
     bases: &HashMap<usize, u64>,
 ) -> &'static [u8] {
-    let Ok(data) = s.data() else { return &[] };
-    let mut bytes = data.to_vec();
+    let Ok(data) = s.uncompressed_data() else {
+        return &[];
+    };
+    let mut bytes = data.into_owned();
     let little = obj.is_little_endian();
     for (offset, r) in s.relocations() {
         if r.kind() != RelocationKind::Absolute {
@@ -610,6 +665,10 @@ mod tests {
         touch("root/lib/modules/7.3.0-test/extra/irqoff_sample.ko");
         touch("root/lib/modules/7.3.0-test/build/samples/irqoff_sample.ko");
         touch("root/lib/modules/7.3.0-test/extra/other.ko");
+        touch("root/lib/modules/7.3.0-test/kernel/x/null_blk.ko.xz");
+        touch("root/lib/modules/7.3.0-test/kernel/y/null_blk.ko.zst");
+        touch("root/lib/modules/7.3.0-test/kernel/z/null_blk.ko.gz");
+        touch("root/lib/modules/7.3.0-test/kernel/z/null_blk.ko.bz2");
         let o = opts(d);
         assert_eq!(
             module_candidates(&o, "irqoff_sample", Some("123456")),
@@ -620,11 +679,127 @@ mod tests {
             ]
         );
         assert_eq!(
+            module_candidates(&o, "null_blk", None),
+            vec![
+                d.join("root/lib/modules/7.3.0-test/kernel/x/null_blk.ko.xz"),
+                d.join("root/lib/modules/7.3.0-test/kernel/y/null_blk.ko.zst"),
+                d.join("root/lib/modules/7.3.0-test/kernel/z/null_blk.ko.gz"),
+            ],
+            "compressed modules, as the kernel compresses them"
+        );
+        assert_eq!(
             module_candidates(&o, "irqoff_sample", Some("ffff")).len(),
             2,
             "no file for another build id"
         );
         assert!(module_candidates(&o, "absent", None).is_empty());
+    }
+
+    /// Claim: a debug directory that is a package unpacked with `dpkg-deb -x` is looked in
+    /// at its usr/lib/debug, for the kernel and the modules alike.
+    #[test]
+    fn an_unpacked_package_is_a_debug_directory() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let inner = t.path().join("debug/usr/lib/debug");
+        let ko = inner.join("lib/modules/7.3.0-test/kernel/m.ko");
+        std::fs::create_dir_all(ko.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&ko, b"").expect("write");
+        let o = opts(t.path());
+        assert_eq!(
+            kernel_candidates(&o)[..2],
+            [
+                inner.join(".build-id/ab/cdef0123.debug"),
+                inner.join("boot/vmlinux-7.3.0-test")
+            ]
+        );
+        assert_eq!(module_candidates(&o, "m", None), vec![ko]);
+    }
+
+    /// A debug-information fixture (tests/fixtures/debug/make).
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/debug")
+            .join(name)
+    }
+
+    /// The source lines of every offset of the fixture's two functions.
+    fn fixture_lines(file: &DebugFile) -> Vec<Vec<SourceLine>> {
+        let mut all = Vec::new();
+        for function in ["fixture_window", "fixture_caller"] {
+            let size = file.symbols[function][0].1;
+            for offset in 0..size {
+                let frame = Frame {
+                    function,
+                    offset,
+                    size,
+                    module: Some("fixture"),
+                };
+                all.push(file.lines(&frame, true));
+            }
+        }
+        all
+    }
+
+    /// Claim: a module's debug information compressed gives the same source lines, at every
+    /// offset of its functions, inlined function included, and the same build id as
+    /// uncompressed: debug sections compressed with zlib or zstd (SHF_COMPRESSED) or as
+    /// GNU's .zdebug_*, and whole modules compressed as .ko.xz, .ko.zst or .ko.gz (fixtures
+    /// made by tests/fixtures/debug/make from one fixture.debug).
+    #[test]
+    fn compressed_debug_information_gives_the_same_lines() {
+        let (plain, id) = DebugFile::open(&fixture("fixture.debug")).expect("fixture.debug");
+        let id = id.expect("a build id");
+        let want = fixture_lines(&plain);
+        assert!(
+            want.iter().any(|l| matches!(l.as_slice(),
+                [inner, outer] if inner.function == "fixture_spin" && outer.function == "fixture_window")),
+            "fixture_spin is inlined into fixture_window: {want:?}"
+        );
+        assert!(
+            want.iter()
+                .flatten()
+                .all(|l| l.file == "/src/fixture.c" && (1..=20).contains(&l.line)),
+            "{want:?}"
+        );
+        for name in [
+            "fixture-zlib.debug",
+            "fixture-zstd.debug",
+            "fixture-zdebug.debug",
+            "fixture.debug.xz",
+            "fixture.debug.zst",
+            "fixture.debug.gz",
+        ] {
+            let (file, has) = DebugFile::open(&fixture(name)).expect(name);
+            assert_eq!(has.as_deref(), Some(id.as_str()), "{name}'s build id");
+            assert_eq!(fixture_lines(&file), want, "{name}");
+        }
+    }
+
+    /// Claim: a compressed module found by name under the debug directory resolves a
+    /// record's frame, and a compressed file that does not decompress is no debug file.
+    #[test]
+    fn compressed_modules_resolve_frames() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let dir = t.path().join("debug/lib/modules/7.3.0-test/kernel/drivers");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::copy(fixture("fixture.debug.xz"), dir.join("fixture.ko.xz")).expect("copy");
+        let mut r = Record::new(0, crate::model::snapshot::Kind::Hard);
+        let size = 0x30; // fixture_window's size (readelf -s fixture.debug)
+        r.stack = vec![format!("fixture_window+0x4/{size:#x} [fixture]")];
+        let mut res = Resolver::new(opts(t.path()));
+        res.annotate(&mut r);
+        let l = &r.lines[&r.stack[0]];
+        assert_eq!(
+            l.last().map(|l| l.function.as_str()),
+            Some("fixture_window")
+        );
+        assert!(l.iter().all(|l| l.file == "/src/fixture.c"), "{l:?}");
+
+        let broken = t.path().join("broken.ko.zst");
+        let mut bytes = std::fs::read(fixture("fixture.debug.zst")).expect("read");
+        bytes.truncate(bytes.len() / 2);
+        std::fs::write(&broken, bytes).expect("write");
+        assert!(DebugFile::open(&broken).is_none());
     }
 
     /// Claim: in a relocatable object (as a module is), with each function in a section of
