@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The lines of a records file that make its records: `record`, then the `frame` and
+//! `window_frame` lines it announces, then an optional `profile` with its `profile_stack`
+//! and `profile_frame` lines. [`Records`] holds the records read so far and the lines the
+//! last one still owes.
+
+use tio_logic::grammar;
+
+use super::words::{kind, unescape};
+use crate::fields::{malformed, Fields, ParseError};
+use crate::model::snapshot::{Cause, Overlap, Profile, ProfileStack, Record};
+
+/// The first words of the lines read here.
+pub const LINES: [&str; 6] = [
+    "record",
+    "frame",
+    "window_frame",
+    "profile",
+    "profile_stack",
+    "profile_frame",
+];
+
+/// A frame line's frame, `[module]` without the build id the kernel may print there (kept
+/// in the record's `build_ids`).
+fn module_frame(rec: &mut Record, text: &str) -> String {
+    let (frame, id) = crate::symbols::split_build_id(text);
+    if let Some((module, id)) = id {
+        rec.build_ids.insert(module, id);
+    }
+    frame
+}
+
+/// The v2 keys of a `record` line, filled into `r`.
+fn record_v2(f: &Fields, r: &mut Record) -> Result<(), ParseError> {
+    let n = f.line;
+    r.cause = match f.str("cause")? {
+        grammar::NONE => None,
+        c => Some(Cause::parse(c).ok_or_else(|| malformed(n, format!("unknown cause '{c}'")))?),
+    };
+    r.runnable_ns = f.num("runnable_ns")?;
+    // 0: a kernel without cgroups.
+    r.cgroup_id = f.opt_num::<u64>("cgroup")?.filter(|&id| id != 0);
+    r.end_shows_culprit = f.num_or::<u8>("end_shows_culprit", 1)? != 0;
+    r.window_pid = f.num("window_pid")?;
+    r.window_comm = unescape(f.str("window_comm")?);
+    let overlap_cpu: i64 = f.num("overlap_cpu")?;
+    r.overlap = if overlap_cpu < 0 {
+        None
+    } else {
+        let latency_ns: u64 = f.num("overlap_latency_ns")?;
+        Some(Overlap {
+            cpu: u32::try_from(overlap_cpu)
+                .map_err(|_| malformed(n, format!("overlap_cpu {overlap_cpu}")))?,
+            kind: kind(n, f.str("overlap_kind")?)?,
+            // A kept record is never 0 ns long: 0 means the other record was not found.
+            latency_ns: (latency_ns != 0).then_some(latency_ns),
+            pid: f.num("overlap_pid")?,
+            comm: unescape(f.str("overlap_comm")?),
+        })
+    };
+    Ok(())
+}
+
+/// The records of a file so far, and the lines the last one still owes.
+#[derive(Default)]
+pub struct Records {
+    pub records: Vec<Record>,
+    /// `frame` lines, then `window_frame` lines, still owed to the last record.
+    frames: usize,
+    window: usize,
+    /// `profile_stack` lines, and `profile_frame` lines of the current one, still owed.
+    stacks: usize,
+    profile_frames: usize,
+    /// Whether the lines since the last `record` line are all its own (a profile may
+    /// follow).
+    in_record: bool,
+}
+
+impl Records {
+    /// Takes note of line `n`, whose first word is `head` (any line of the file): refuses
+    /// it where the last record still owes lines of another kind.
+    pub fn next_line(&mut self, n: usize, head: &str) -> Result<(), ParseError> {
+        if self.frames > 0 && head != "frame" {
+            return Err(malformed(
+                n,
+                format!("expected {} more frame lines", self.frames),
+            ));
+        }
+        if self.frames == 0 && self.window > 0 && head != "window_frame" {
+            return Err(malformed(
+                n,
+                format!("expected {} more window_frame lines", self.window),
+            ));
+        }
+        if self.profile_frames > 0 && head != "profile_frame" {
+            return Err(malformed(
+                n,
+                format!("expected {} more profile_frame lines", self.profile_frames),
+            ));
+        }
+        if self.profile_frames == 0 && self.stacks > 0 && head != "profile_stack" {
+            return Err(malformed(
+                n,
+                format!("expected {} more profile_stack lines", self.stacks),
+            ));
+        }
+        self.in_record = match head {
+            "record" => true,
+            "frame" | "window_frame" | "profile" | "profile_stack" | "profile_frame" => {
+                self.in_record
+            }
+            _ => false,
+        };
+        Ok(())
+    }
+
+    /// Whether the last record still owes lines (the file was cut there).
+    pub fn owed(&self) -> bool {
+        self.frames > 0 || self.window > 0 || self.stacks > 0 || self.profile_frames > 0
+    }
+
+    /// Reads line `n` of a format `version` 2 or later (`v2`), the whole `line`, whose
+    /// first word is `head` (one of [`LINES`]) and whose other words are `words`.
+    pub fn line<'a>(
+        &mut self,
+        n: usize,
+        head: &str,
+        line: &str,
+        words: impl Iterator<Item = &'a str>,
+        v2: bool,
+    ) -> Result<(), ParseError> {
+        match head {
+            "record" => {
+                let f = Fields::new(n, words)?;
+                let mut r = Record {
+                    lower_bound: f.flag("lower_bound")?,
+                    latency_ns: f.num("latency_ns")?,
+                    timestamp_ns: f.num("timestamp_ns")?,
+                    pid: f.num("pid")?,
+                    comm: unescape(f.str("comm")?),
+                    ..Record::new(f.num("cpu")?, kind(n, f.str("kind")?)?)
+                };
+                r.ongoing = r.lower_bound && v2;
+                self.frames = f.num("frames")?;
+                self.window = 0;
+                if v2 {
+                    record_v2(&f, &mut r)?;
+                    self.window = f.num("window_frames")?;
+                }
+                r.stack.reserve(self.frames);
+                r.window_stack.reserve(self.window);
+                self.records.push(r);
+            }
+            "frame" => {
+                let rec = self
+                    .records
+                    .last_mut()
+                    .filter(|_| self.frames > 0)
+                    .ok_or_else(|| malformed(n, "frame outside a record"))?;
+                let frame = module_frame(rec, &line["frame ".len().min(line.len())..]);
+                rec.stack.push(frame);
+                self.frames -= 1;
+            }
+            "window_frame" => {
+                let rec = self
+                    .records
+                    .last_mut()
+                    .filter(|_| self.window > 0)
+                    .ok_or_else(|| malformed(n, "window_frame outside a record"))?;
+                let frame = module_frame(rec, &line["window_frame ".len().min(line.len())..]);
+                rec.window_stack.push(frame);
+                self.window -= 1;
+            }
+            "profile" => {
+                let f = Fields::new(n, words)?;
+                let rec = self
+                    .records
+                    .last_mut()
+                    .filter(|r| self.in_record && r.profile.is_none())
+                    .ok_or_else(|| malformed(n, "profile outside a record"))?;
+                self.stacks = f.num("stacks")?;
+                rec.profile = Some(Profile {
+                    samples: f.num("samples")?,
+                    weight: f.num("weight")?,
+                    distinct: f.num_or("distinct", self.stacks as u64)?,
+                    other: f.num_or("other", 0)?,
+                    stacks: Vec::with_capacity(self.stacks),
+                });
+            }
+            "profile_stack" => {
+                let f = Fields::new(n, words)?;
+                let p = self
+                    .records
+                    .last_mut()
+                    .and_then(|r| r.profile.as_mut())
+                    .filter(|_| self.stacks > 0)
+                    .ok_or_else(|| malformed(n, "profile_stack outside a profile"))?;
+                self.profile_frames = f.num("frames")?;
+                p.stacks.push(ProfileStack {
+                    count: f.num("count")?,
+                    frames: Vec::with_capacity(self.profile_frames),
+                });
+                self.stacks -= 1;
+            }
+            "profile_frame" => {
+                let rec = self
+                    .records
+                    .last_mut()
+                    .filter(|r| r.profile.as_ref().is_some_and(|p| !p.stacks.is_empty()))
+                    .filter(|_| self.profile_frames > 0)
+                    .ok_or_else(|| malformed(n, "profile_frame outside a profile stack"))?;
+                let frame = module_frame(rec, &line["profile_frame ".len().min(line.len())..]);
+                if let Some(st) = rec.profile.as_mut().and_then(|p| p.stacks.last_mut()) {
+                    st.frames.push(frame);
+                }
+                self.profile_frames -= 1;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::snapshot::Kind;
+    use crate::parse::records::fixtures::V2;
+    use crate::parse::records::{parse, ParseError};
+
+    /// Records written by the module's own record writer (`tio_logic::grammar`, the code
+    /// the module runs), with their frame lines.
+    fn written(lines: &[grammar::RecordLine]) -> String {
+        let mut text = format!("{}\n", grammar::header("records", grammar::RECORDS_VERSION));
+        text += V2.lines().nth(1).unwrap_or_default();
+        text += "\n";
+        for l in lines {
+            text += &format!("{l}\n");
+            for i in 0..l.frames {
+                text += &format!("frame end_{i}+0x1/0x10 [m]\n");
+            }
+            for i in 0..l.window_frames {
+                text += &format!("window_frame in_{i}+0x2/0x20\n");
+            }
+        }
+        text + "end\n"
+    }
+
+    /// Claim: every record line the module's writer prints parses back to the fields it
+    /// was given: both kinds, every cause and none, a window still open, an overlap found,
+    /// not found and not looked for, task names with spaces, `=`, `\` and tabs, and the
+    /// culprit's cgroup id (0, a kernel without cgroups: none).
+    #[test]
+    fn record_lines_round_trip() {
+        let base = grammar::RecordLine {
+            cpu: 3,
+            kind: grammar::Kind::Soft,
+            lower_bound: false,
+            latency_ns: 101_234_567,
+            timestamp_ns: 9_876_543_210,
+            pid: 42,
+            comm: b"kworker/3:1 a=b\\c\t",
+            cause: Some(grammar::Cause::BhOff),
+            runnable_ns: 7,
+            samples: 10,
+            bh_off_samples: 9,
+            idle_samples: 1,
+            jiffies: 4_294_967_296,
+            end_shows_culprit: true,
+            overlap: grammar::Overlap::Hard {
+                cpu: 0,
+                latency_ns: 99_000_000,
+                pid: 7,
+                comm: b"my hog",
+            },
+            frames: 3,
+            window_frames: 2,
+            window_pid: 43,
+            window_comm: b"sh -c",
+            cgroup_id: 5873,
+            ongoing: false,
+        };
+        let lines = [
+            base,
+            grammar::RecordLine {
+                cause: Some(grammar::Cause::KsoftirqdWait),
+                overlap: grammar::Overlap::NotFound { cpu: 1 },
+                end_shows_culprit: false,
+                ..base
+            },
+            grammar::RecordLine {
+                kind: grammar::Kind::Hard,
+                cause: None,
+                overlap: grammar::Overlap::None,
+                window_frames: 0,
+                // A kernel without cgroups.
+                cgroup_id: 0,
+                ..base
+            },
+            grammar::RecordLine {
+                kind: grammar::Kind::Hard,
+                lower_bound: true,
+                cause: None,
+                overlap: grammar::Overlap::None,
+                frames: 0,
+                ongoing: true,
+                ..base
+            },
+            grammar::RecordLine {
+                lower_bound: true,
+                cause: None,
+                frames: 0,
+                ..base
+            },
+        ];
+        let text = written(&lines);
+        let s = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(s.version, grammar::RECORDS_VERSION);
+        assert_eq!(s.records.len(), lines.len());
+        let str_of = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap_or_default();
+        for (l, r) in lines.iter().zip(&s.records) {
+            let kind = match l.kind {
+                grammar::Kind::Hard => Kind::Hard,
+                grammar::Kind::Soft => Kind::Soft,
+            };
+            assert_eq!((r.cpu, r.kind), (l.cpu, kind), "{l}");
+            assert_eq!(r.cause.map(Cause::grammar), l.cause, "{l}");
+            assert_eq!(
+                (r.lower_bound, r.ongoing),
+                (l.lower_bound, l.lower_bound),
+                "{l}"
+            );
+            assert_eq!(
+                (r.latency_ns, r.timestamp_ns),
+                (l.latency_ns, l.timestamp_ns)
+            );
+            assert_eq!((r.pid, r.comm.as_str()), (l.pid, str_of(l.comm).as_str()));
+            assert_eq!(r.runnable_ns, l.runnable_ns);
+            assert_eq!(r.cgroup_id, Some(l.cgroup_id).filter(|&id| id != 0), "{l}");
+            assert_eq!(r.end_shows_culprit, l.end_shows_culprit, "{l}");
+            assert_eq!(
+                (r.window_pid, r.window_comm.as_str()),
+                (l.window_pid, str_of(l.window_comm).as_str())
+            );
+            assert_eq!(
+                (r.stack.len(), r.window_stack.len()),
+                (l.frames, l.window_frames)
+            );
+            let overlap = r
+                .overlap
+                .as_ref()
+                .map(|o| (o.cpu, o.kind, o.latency_ns, o.pid, o.comm.clone()));
+            let want = match l.overlap {
+                grammar::Overlap::None => None,
+                grammar::Overlap::NotFound { cpu } => {
+                    Some((cpu, Kind::Hard, None, 0, String::new()))
+                }
+                grammar::Overlap::Hard {
+                    cpu,
+                    latency_ns,
+                    pid,
+                    comm,
+                } => Some((cpu, Kind::Hard, Some(latency_ns), pid, str_of(comm))),
+            };
+            assert_eq!(overlap, want, "{l}");
+        }
+        // Every key the writer prints is one the grammar lists, in its order.
+        let keys: Vec<&str> = text
+            .lines()
+            .find(|l| l.starts_with("record "))
+            .unwrap_or_default()
+            .split(' ')
+            .skip(1)
+            .map(|w| w.split_once('=').map_or(w, |(k, _)| k))
+            .collect();
+        assert_eq!(keys, grammar::RECORD_KEYS);
+    }
+
+    #[test]
+    fn v2_records_carry_cause_window_and_overlap() {
+        let s = parse(V2).unwrap();
+        let r = &s.records;
+        assert_eq!(r.len(), 5);
+
+        // bh-off, with the stack sampled in the window and a found overlap.
+        assert_eq!(
+            (r[0].kind, r[0].cause, r[0].lower_bound, r[0].latency_ns),
+            (Kind::Soft, Some(Cause::BhOff), false, 100_111_000)
+        );
+        assert_eq!(r[0].stack.len(), 5);
+        assert_eq!(r[0].stack[0], "__local_bh_enable_ip+0x5e/0x80");
+        assert_eq!(r[0].window_stack.len(), 6);
+        assert_eq!(
+            r[0].window_stack[2],
+            "irqoff_sample_softirq_window+0x20/0x53 [irqoff_sample]"
+        );
+        assert_eq!((r[0].window_pid, r[0].window_comm.as_str()), (79, "sh"));
+        assert_eq!(
+            r[0].overlap,
+            Some(Overlap {
+                cpu: 1,
+                kind: Kind::Hard,
+                latency_ns: Some(99_800_123),
+                pid: 90,
+                comm: "irq_test".into()
+            })
+        );
+
+        // hard: no cause, no window stack.
+        assert_eq!(
+            (
+                r[1].kind,
+                r[1].cause,
+                r[1].stack.len(),
+                r[1].window_stack.len(),
+                r[1].window_pid
+            ),
+            (Kind::Hard, None, 7, 0, 0)
+        );
+        assert_eq!(
+            r[1].overlap.as_ref().map(|o| (o.cpu, o.kind, o.latency_ns)),
+            Some((0, Kind::Soft, Some(100_111_000)))
+        );
+
+        // ksoftirqd-wait: how long the thread waited, what ran instead (escaped comm), and an
+        // overlap whose record was not found.
+        assert_eq!(
+            (r[2].cause, r[2].runnable_ns, r[2].comm.as_str()),
+            (Some(Cause::KsoftirqdWait), 48_000_000, "ksoftirqd/2")
+        );
+        assert_eq!(
+            (
+                r[2].window_pid,
+                r[2].window_comm.as_str(),
+                r[2].window_stack.len()
+            ),
+            (131, "my hog", 5)
+        );
+        assert_eq!(
+            r[2].overlap,
+            Some(Overlap {
+                cpu: 3,
+                kind: Kind::Soft,
+                latency_ns: None,
+                pid: 0,
+                comm: String::new()
+            })
+        );
+        assert_eq!(
+            (
+                r[3].runnable_ns,
+                r[3].window_stack.len(),
+                r[3].overlap.as_ref()
+            ),
+            (0, 0, None)
+        );
+
+        // A window still open: latency so far, no end stack yet.
+        assert!(r[4].lower_bound);
+        assert_eq!(
+            (r[4].stack.len(), r[4].window_stack.len(), r[4].cause),
+            (0, 4, Some(Cause::BhOff))
+        );
+    }
+
+    #[test]
+    fn v2_overlap_comm_is_unescaped() {
+        let text = V2.replace("overlap_comm=irq_test", "overlap_comm=irq\\x20test");
+        assert_eq!(
+            parse(&text).unwrap().records[0]
+                .overlap
+                .as_ref()
+                .unwrap()
+                .comm,
+            "irq test"
+        );
+    }
+
+    #[test]
+    fn v2_rejects_what_it_cannot_read() {
+        // A v2 record line without its v2 keys.
+        let text = "trace_irqoff records v2\nconfig enabled=1 period_ns=1 threshold_ns=1 hz=1 records_per_cpu=1 soft_period_ns=1 soft_event_ns=1\nrecord cpu=0 kind=hard lower_bound=0 latency_ns=1 timestamp_ns=1 pid=1 comm=x frames=0\nend\n";
+        assert!(matches!(
+            parse(text),
+            Err(ParseError::Malformed { line: 3, .. })
+        ));
+        assert!(matches!(
+            parse(&V2.replace("cause=bh-off", "cause=nmi")),
+            Err(ParseError::Malformed { .. })
+        ));
+        // Window frames owed, or out of place.
+        assert_eq!(
+            parse(&V2.replace("window_frame worker_thread+0x256/0x3b0\nend\n", "")),
+            Err(ParseError::Truncated)
+        );
+        let missing_window_frame = V2.replacen("window_frame ksys_write+0x75/0xc0\n", "", 1);
+        assert!(matches!(
+            parse(&missing_window_frame),
+            Err(ParseError::Malformed { .. })
+        ));
+        let stray = V2.replace("\nend\n", "\nwindow_frame x+0x1/0x2\nend\n");
+        assert!(matches!(parse(&stray), Err(ParseError::Malformed { .. })));
+        assert_eq!(
+            parse("trace_irqoff records v3\nend\n"),
+            Err(ParseError::Version("3".into()))
+        );
+        assert_eq!(
+            ParseError::Version("3".into()).to_string(),
+            "unsupported records format version 3 (this trace-irqoff reads versions 1 to 2)"
+        );
+    }
+}
