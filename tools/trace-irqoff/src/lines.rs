@@ -490,21 +490,55 @@ pub struct Resolver {
     modules: HashMap<(String, Option<String>), Option<DebugFile>>,
     /// What had no debug information: "kernel RELEASE", "module NAME".
     missing: BTreeSet<String>,
+    /// Frames looked up, by (frame, exact, its module's build id): `watch` resolves the
+    /// same records again on every refresh.
+    seen: HashMap<(String, bool, Option<String>), Vec<SourceLine>>,
 }
 
 impl Resolver {
+    /// For `--lines` (`None` without it), on records taken on kernel `release` whose build
+    /// id is `kernel_build_id`.
+    pub fn for_args(
+        a: &crate::cli::LinesArgs,
+        release: Option<&str>,
+        kernel_build_id: Option<&str>,
+    ) -> Option<Self> {
+        a.lines.then(|| {
+            Self::new(Options {
+                vmlinux: a.vmlinux.clone(),
+                debug_dir: a.debug_dir.clone().unwrap_or_else(|| DEBUG_DIR.into()),
+                release: release.unwrap_or_default().to_string(),
+                kernel_build_id: kernel_build_id.map(str::to_string),
+                root: "/".into(),
+            })
+        })
+    }
+
+    /// For `--lines` on the running kernel's records: its release, and its build id where
+    /// `live` (the module's own files, not a copy of them under `--proc-root`).
+    pub fn for_running(a: &crate::cli::LinesArgs, live: bool) -> Option<Self> {
+        let release = rustix::system::uname()
+            .release()
+            .to_string_lossy()
+            .into_owned();
+        let id = live.then(running_kernel_build_id).flatten();
+        Self::for_args(a, Some(&release), id.as_deref())
+    }
+
     pub fn new(o: Options) -> Self {
         Self {
             o,
             kernel: None,
             modules: HashMap::new(),
             missing: BTreeSet::new(),
+            seen: HashMap::new(),
         }
     }
 
-    /// Sets `r.lines` for each of its frames with debug information.
+    /// Sets `r.lines` for each of its frames with debug information; lines it has already
+    /// (a `record --lines` file read back) are kept.
     pub fn annotate(&mut self, r: &mut Record) {
-        let mut lines = BTreeMap::new();
+        let mut lines = std::mem::take(&mut r.lines);
         let profile = r
             .profile
             .iter()
@@ -518,7 +552,16 @@ impl Resolver {
                 let Some(f) = parse_frame(frame) else {
                     continue;
                 };
-                let found = self.lines(&f, i == 0, &r.build_ids);
+                let id = f.module.and_then(|m| r.build_ids.get(m)).cloned();
+                let key = (frame.clone(), i == 0, id);
+                let found = match self.seen.get(&key) {
+                    Some(found) => found.clone(),
+                    None => {
+                        let found = self.lines(&f, i == 0, &r.build_ids);
+                        self.seen.insert(key, found.clone());
+                        found
+                    }
+                };
                 if !found.is_empty() {
                     lines.insert(frame.clone(), found);
                 }

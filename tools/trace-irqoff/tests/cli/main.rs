@@ -10,6 +10,7 @@ mod completions;
 mod control;
 mod dashboard;
 mod layout;
+mod lines;
 mod metrics;
 mod record;
 mod records;
