@@ -53,11 +53,10 @@ pub fn run<B: Backend>(a: &JournalArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outc
 fn follow<B: Backend, S: Sink>(
     a: &JournalArgs,
     m: &Module<B>,
-    stream: Stream,
+    mut stream: Stream,
     mut w: Writer<S>,
 ) -> Result<Outcome> {
     let stop = super::interrupt_flag()?;
-    let mut stream = stream;
     let min_ns = a.min_ns.unwrap_or(0);
     output::note(&format!(
         "writing {} to {} (rate limit: burst {}, {}/s)",
