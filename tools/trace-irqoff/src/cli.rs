@@ -107,6 +107,18 @@ pub enum Command {
         after_help = "Example: trace-irqoff serve --listen 127.0.0.1:9809 & curl -s localhost:9809/metrics"
     )]
     Serve(ServeArgs),
+    /// Every window in the systemd journal (trace-irqoff-journal.service): one structured
+    /// entry per window as it ends, read from the module's event ring, rate-limited.
+    #[command(
+        after_help = "Fields: MESSAGE (\"cpu 1: hardirq off 101.2 ms by sh[2168] in irqoff_sample_hardirq_window [irqoff_sample]\"),
+  TRACE_IRQOFF_CPU, _KIND (hard, soft), _CAUSE (bh-off, ksoftirqd-wait), _LATENCY_NS, _END,
+  _CULPRIT, _LOCK_WAIT, _TASK, _PID, _CGROUP, _STACK (one frame a line); SYSLOG_IDENTIFIER=trace-irqoff.
+PRIORITY: warning (4) from --warning on, notice (5) from the module's threshold on, info (6) below.
+
+Example: systemctl enable --now trace-irqoff-journal && journalctl -t trace-irqoff -f
+Example: trace-irqoff journal --print --json   (the entries on stdout, not in the journal)"
+    )]
+    Journal(JournalArgs),
     /// What trace-irqoff.service runs: apply /etc/trace-irqoff.conf (loading the module if
     /// needed) and put the prior state back on stop.
     #[command(
@@ -396,6 +408,39 @@ pub struct ServeArgs {
     /// Stop after serving this many scrapes (tests; default: until SIGTERM or Ctrl-C).
     #[arg(long, hide = true)]
     pub scrapes: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+pub struct JournalArgs {
+    /// The rate limit's burst: how many windows are written at once after a quiet spell
+    /// (the token bucket's size).
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    pub burst: u32,
+    /// The rate limit's rate: how many windows a second are written beyond the burst (the
+    /// bucket's refill); the others are dropped and counted.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate: u32,
+    /// At most one entry per this interval says how many windows were dropped (the rate
+    /// limit, or overwritten in the event ring before being read).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_positive)]
+    pub summary_interval: Duration,
+    /// Windows at least this long (ms) have the priority warning; shorter ones notice from
+    /// the module's threshold on, info below.
+    #[arg(long = "warning", value_name = "MS", default_value = "100", value_parser = parse_ns)]
+    pub warning_ns: u64,
+    /// Only windows of at least this many ms (default: every window the ring carries).
+    #[arg(long = "min", value_name = "MS", value_parser = parse_ns)]
+    pub min_ns: Option<u64>,
+    /// Time between reads of the event ring.
+    #[arg(long, default_value = "1s", value_parser = parse_positive)]
+    pub interval: Duration,
+    /// Write the entries to stdout instead of the journal: a line each, or with --json one
+    /// JSON object of every field a line, as journalctl -o json shows them.
+    #[arg(long)]
+    pub print: bool,
+    /// Stop after this many reads of the ring (tests; default: until SIGTERM or Ctrl-C).
+    #[arg(long, hide = true)]
+    pub reads: Option<u64>,
 }
 
 #[derive(Args, Debug)]

@@ -20,6 +20,7 @@ mod completions;
 mod disable;
 mod enable;
 mod hist;
+mod journal;
 mod man;
 mod metrics;
 pub mod record;
@@ -99,6 +100,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         },
         Command::Watch(a) => watch::run(a, &open()?, &ctx),
         Command::Record(a) => record::run(a, &open()?, &ctx),
+        Command::Journal(a) => journal::run(a, &open()?, &ctx),
         Command::Tagwait(a) => tagwait::run(a, &open()?, &ctx),
         // Says "not loaded" in its own format.
         Command::Metrics(a) => metrics::run(a, open()),

@@ -9,6 +9,7 @@ mod cgroup;
 mod completions;
 mod control;
 mod dashboard;
+mod journal;
 mod layout;
 mod lines;
 mod metrics;
