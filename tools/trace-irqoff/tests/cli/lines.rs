@@ -47,9 +47,10 @@ fn with_fixture_window(ms: u64) -> String {
 /// `fixture_window`'s frame with its source line in fixture.c, as the text views show it.
 const WINDOW_LINE: &str = "    fixture_window+0x4/0x30 [fixture]  ";
 
+/// Whether a line of `text` shows `fixture_window`'s frame with its line (at any indent).
 fn has_window_line(text: &str) -> bool {
     text.lines()
-        .any(|l| l.starts_with(WINDOW_LINE) && l.contains("/src/fixture.c:"))
+        .any(|l| l.contains(WINDOW_LINE.trim_start()) && l.contains("/src/fixture.c:"))
 }
 
 /// Claim: `top --lines` shows under the culprit's row its frame with its source line
@@ -67,7 +68,10 @@ fn top_lines_shows_the_culprits_source_line() {
         .iter()
         .position(|l| l.ends_with(" fixture_window"))
         .unwrap_or_else(|| panic!("a fixture_window row: {text}"));
-    assert!(has_window_line(rows[at + 1]), "{text}");
+    assert!(
+        rows[at + 1].starts_with(WINDOW_LINE) && has_window_line(rows[at + 1]),
+        "{text}"
+    );
     let plain = stdout(root.path(), &["top"]);
     assert!(!plain.contains("fixture.c"), "{plain}");
     assert_eq!(
@@ -128,7 +132,8 @@ fn top_lines_shows_the_culprits_source_line() {
 }
 
 /// Claim: `watch --lines` prints each window's frames with their source lines on a pipe,
-/// and its --json records have them (`lines`).
+/// shows them on a terminal (the stacked view, without --stacks), and its --json records
+/// have them (`lines`).
 #[test]
 fn watch_lines_prints_source_lines() {
     let root = with_records(&with_fixture_window(120));
@@ -145,6 +150,9 @@ fn watch_lines_prints_source_lines() {
     ];
     let text = stdout(root.path(), &[&["watch"][..], &args].concat());
     assert!(has_window_line(&text), "{text}");
+    let (code, screen) = on_a_terminal(root.path(), &[&["watch"][..], &args].concat());
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(has_window_line(&screen), "{screen}");
     let json = stdout(root.path(), &[&["watch", "--json"][..], &args].concat());
     let frame = "fixture_window+0x4/0x30 [fixture]";
     let rec = json
