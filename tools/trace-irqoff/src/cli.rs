@@ -199,7 +199,7 @@ pub struct RecordsArgs {
     #[arg(long, default_value_t = 12)]
     pub depth: usize,
     /// One line per window, also on a pipe (the default on a terminal).
-    #[arg(long, conflicts_with = "stacks")]
+    #[arg(long, conflicts_with_all = ["stacks", "lines"])]
     pub oneline: bool,
     /// Each record with its stacks, also on a terminal (the default on a pipe).
     #[arg(long)]
@@ -208,15 +208,26 @@ pub struct RecordsArgs {
     /// machine: its wall times come from the clock anchor saved in it).
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
+    // --lines shows the stacked view, also on a terminal.
+    #[command(flatten)]
+    pub lines: LinesArgs,
+}
+
+/// `--lines` and where it looks for debug information (records, top, watch, record,
+/// report: `lines.rs`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct LinesArgs {
     /// Each frame's source file and line, with inlined functions, from the kernel's and the
-    /// modules' debug information (Debian: linux-image-RELEASE-dbg); the stacked view.
-    #[arg(long, conflicts_with = "oneline")]
+    /// modules' debug information (Debian: linux-image-RELEASE-dbg).
+    #[arg(long)]
     pub lines: bool,
     /// The kernel's debug file (vmlinux with DWARF) for --lines.
     #[arg(long, value_name = "FILE", requires = "lines")]
     pub vmlinux: Option<PathBuf>,
     /// Where --lines looks for debug files: DIR/.build-id/xx/yyyy.debug,
-    /// DIR/boot/vmlinux-RELEASE, DIR/lib/modules/RELEASE/**/NAME.ko [default: /usr/lib/debug].
+    /// DIR/boot/vmlinux-RELEASE, DIR/lib/modules/RELEASE/**/NAME.ko (or .ko.xz, .ko.zst,
+    /// .ko.gz); DIR/usr/lib/debug where DIR is an unpacked package [default:
+    /// /usr/lib/debug].
     #[arg(long, value_name = "DIR", requires = "lines")]
     pub debug_dir: Option<PathBuf>,
 }
@@ -271,7 +282,7 @@ pub struct TopArgs {
     /// Per CPU and kind: events and their average length, last, min and max of the
     /// recorded windows, and windows still open; since the command started, refreshed in
     /// place on a terminal (once otherwise, since load).
-    #[arg(long, conflicts_with_all = ["stack", "by", "limit"])]
+    #[arg(long, conflicts_with_all = ["stack", "by", "limit", "lines"])]
     pub live: bool,
     /// With --live: time between refreshes.
     #[arg(long, default_value = "1s", value_parser = parse_positive, requires = "live")]
@@ -287,6 +298,9 @@ pub struct TopArgs {
     /// machine: its wall times come from the clock anchor saved in it).
     #[arg(long, value_name = "FILE", conflicts_with = "live")]
     pub from: Option<PathBuf>,
+    // --lines: each culprit's source line under its row (its worst window's frame).
+    #[command(flatten)]
+    pub lines: LinesArgs,
 }
 
 #[derive(Args, Debug)]
@@ -308,6 +322,10 @@ pub struct WatchArgs {
     /// first, as many as the screen holds).
     #[arg(long)]
     pub stacks: bool,
+    // --lines: the stacks' frames with their source lines (the stacked view on a terminal
+    // too; `lines` in --json).
+    #[command(flatten)]
+    pub lines: LinesArgs,
 }
 
 #[derive(Args, Debug)]
@@ -338,6 +356,10 @@ pub struct RecordArgs {
     /// What a folded stack counts: its windows, or their length in whole ms.
     #[arg(long, value_enum, default_value_t = Weight::Count, requires = "folded")]
     pub weight: Weight,
+    // --lines: the file keeps each frame's source lines (resolved on this machine when
+    // recorded), which `records --from FILE` and `report FILE` show.
+    #[command(flatten)]
+    pub lines: LinesArgs,
 }
 
 #[derive(Args, Debug)]
@@ -348,6 +370,9 @@ pub struct ReportArgs {
     /// Where to write the HTML page.
     #[arg(short, long, default_value = "trace-irqoff-report.html")]
     pub output: PathBuf,
+    // --lines: the stacks' frames with their source lines.
+    #[command(flatten)]
+    pub lines: LinesArgs,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]

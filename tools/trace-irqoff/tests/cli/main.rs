@@ -11,6 +11,7 @@ mod control;
 mod dashboard;
 mod journal;
 mod layout;
+mod lines;
 mod metrics;
 mod record;
 mod records;
