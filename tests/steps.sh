@@ -273,6 +273,8 @@ cache_report() {	# what the cache holds for this run, and what a missing part co
 		miss+=("trixie chroot and Debian's stock kernels"); add=$((add + 8))
 	fi
 	ls -d "$c"/boot-*/.ready >/dev/null 2>&1 && have+=("boot image") || { miss+=("boot image"); add=$((add + 2)); }
+	# Beside other steps: the download and the unpacking of the debug package's vmlinux.
+	ls -d "$c"/debug/*/.ready >/dev/null 2>&1 && have+=("Debian's debug vmlinux") || { miss+=("Debian's debug vmlinux"); add=$((add + 1)); }
 	[ -d "$(cargo_cache test)" ] && have+=("the host tests' cargo builds") || { miss+=("the host tests' cargo builds"); add=$((add + 1)); }
 	progress "cache $c: $( (IFS=,; echo "${have[*]:-nothing}") | sed 's/,/, /g')"
 	[ ${#miss[@]} = 0 ] || progress "not cached: $(IFS=,; echo "${miss[*]}" | sed 's/,/, /g')"

@@ -107,6 +107,18 @@ pub enum Command {
         after_help = "Example: trace-irqoff serve --listen 127.0.0.1:9809 & curl -s localhost:9809/metrics"
     )]
     Serve(ServeArgs),
+    /// Every window in the systemd journal (trace-irqoff-journal.service): one structured
+    /// entry per window as it ends, read from the module's event ring, rate-limited.
+    #[command(
+        after_help = "Fields: MESSAGE (\"cpu 1: hardirq off 101.2 ms by sh[2168] in irqoff_sample_hardirq_window [irqoff_sample]\"),
+  TRACE_IRQOFF_CPU, _KIND (hard, soft), _CAUSE (bh-off, ksoftirqd-wait), _LATENCY_NS, _END,
+  _CULPRIT, _LOCK_WAIT, _TASK, _PID, _CGROUP, _STACK (one frame a line); SYSLOG_IDENTIFIER=trace-irqoff.
+PRIORITY: warning (4) from --warning on, notice (5) from the module's threshold on, info (6) below.
+
+Example: systemctl enable --now trace-irqoff-journal && journalctl -t trace-irqoff -f
+Example: trace-irqoff journal --print --json   (the entries on stdout, not in the journal)"
+    )]
+    Journal(JournalArgs),
     /// What trace-irqoff.service runs: apply /etc/trace-irqoff.conf (loading the module if
     /// needed) and put the prior state back on stop.
     #[command(
@@ -187,7 +199,7 @@ pub struct RecordsArgs {
     #[arg(long, default_value_t = 12)]
     pub depth: usize,
     /// One line per window, also on a pipe (the default on a terminal).
-    #[arg(long, conflicts_with = "stacks")]
+    #[arg(long, conflicts_with_all = ["stacks", "lines"])]
     pub oneline: bool,
     /// Each record with its stacks, also on a terminal (the default on a pipe).
     #[arg(long)]
@@ -196,15 +208,26 @@ pub struct RecordsArgs {
     /// machine: its wall times come from the clock anchor saved in it).
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
+    // --lines shows the stacked view, also on a terminal.
+    #[command(flatten)]
+    pub lines: LinesArgs,
+}
+
+/// `--lines` and where it looks for debug information (records, top, watch, record,
+/// report: `lines.rs`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct LinesArgs {
     /// Each frame's source file and line, with inlined functions, from the kernel's and the
-    /// modules' debug information (Debian: linux-image-RELEASE-dbg); the stacked view.
-    #[arg(long, conflicts_with = "oneline")]
+    /// modules' debug information (Debian: linux-image-RELEASE-dbg).
+    #[arg(long)]
     pub lines: bool,
     /// The kernel's debug file (vmlinux with DWARF) for --lines.
     #[arg(long, value_name = "FILE", requires = "lines")]
     pub vmlinux: Option<PathBuf>,
     /// Where --lines looks for debug files: DIR/.build-id/xx/yyyy.debug,
-    /// DIR/boot/vmlinux-RELEASE, DIR/lib/modules/RELEASE/**/NAME.ko [default: /usr/lib/debug].
+    /// DIR/boot/vmlinux-RELEASE, DIR/lib/modules/RELEASE/**/NAME.ko (or .ko.xz, .ko.zst,
+    /// .ko.gz); DIR/usr/lib/debug where DIR is an unpacked package [default:
+    /// /usr/lib/debug].
     #[arg(long, value_name = "DIR", requires = "lines")]
     pub debug_dir: Option<PathBuf>,
 }
@@ -259,7 +282,7 @@ pub struct TopArgs {
     /// Per CPU and kind: events and their average length, last, min and max of the
     /// recorded windows, and windows still open; since the command started, refreshed in
     /// place on a terminal (once otherwise, since load).
-    #[arg(long, conflicts_with_all = ["stack", "by", "limit"])]
+    #[arg(long, conflicts_with_all = ["stack", "by", "limit", "lines"])]
     pub live: bool,
     /// With --live: time between refreshes.
     #[arg(long, default_value = "1s", value_parser = parse_positive, requires = "live")]
@@ -275,6 +298,9 @@ pub struct TopArgs {
     /// machine: its wall times come from the clock anchor saved in it).
     #[arg(long, value_name = "FILE", conflicts_with = "live")]
     pub from: Option<PathBuf>,
+    // --lines: each culprit's source line under its row (its worst window's frame).
+    #[command(flatten)]
+    pub lines: LinesArgs,
 }
 
 #[derive(Args, Debug)]
@@ -296,6 +322,10 @@ pub struct WatchArgs {
     /// first, as many as the screen holds).
     #[arg(long)]
     pub stacks: bool,
+    // --lines: the stacks' frames with their source lines (the stacked view on a terminal
+    // too; `lines` in --json).
+    #[command(flatten)]
+    pub lines: LinesArgs,
 }
 
 #[derive(Args, Debug)]
@@ -326,6 +356,10 @@ pub struct RecordArgs {
     /// What a folded stack counts: its windows, or their length in whole ms.
     #[arg(long, value_enum, default_value_t = Weight::Count, requires = "folded")]
     pub weight: Weight,
+    // --lines: the file keeps each frame's source lines (resolved on this machine when
+    // recorded), which `records --from FILE` and `report FILE` show.
+    #[command(flatten)]
+    pub lines: LinesArgs,
 }
 
 #[derive(Args, Debug)]
@@ -336,6 +370,9 @@ pub struct ReportArgs {
     /// Where to write the HTML page.
     #[arg(short, long, default_value = "trace-irqoff-report.html")]
     pub output: PathBuf,
+    // --lines: the stacks' frames with their source lines.
+    #[command(flatten)]
+    pub lines: LinesArgs,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -371,6 +408,39 @@ pub struct ServeArgs {
     /// Stop after serving this many scrapes (tests; default: until SIGTERM or Ctrl-C).
     #[arg(long, hide = true)]
     pub scrapes: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+pub struct JournalArgs {
+    /// The rate limit's burst: how many windows are written at once after a quiet spell
+    /// (the token bucket's size).
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    pub burst: u32,
+    /// The rate limit's rate: how many windows a second are written beyond the burst (the
+    /// bucket's refill); the others are dropped and counted.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate: u32,
+    /// At most one entry per this interval says how many windows were dropped (the rate
+    /// limit, or overwritten in the event ring before being read).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_positive)]
+    pub summary_interval: Duration,
+    /// Windows at least this long (ms) have the priority warning; shorter ones notice from
+    /// the module's threshold on, info below.
+    #[arg(long = "warning", value_name = "MS", default_value = "100", value_parser = parse_ns)]
+    pub warning_ns: u64,
+    /// Only windows of at least this many ms (default: every window the ring carries).
+    #[arg(long = "min", value_name = "MS", value_parser = parse_ns)]
+    pub min_ns: Option<u64>,
+    /// Time between reads of the event ring.
+    #[arg(long, default_value = "1s", value_parser = parse_positive)]
+    pub interval: Duration,
+    /// Write the entries to stdout instead of the journal: a line each, or with --json one
+    /// JSON object of every field a line, as journalctl -o json shows them.
+    #[arg(long)]
+    pub print: bool,
+    /// Stop after this many reads of the ring (tests; default: until SIGTERM or Ctrl-C).
+    #[arg(long, hide = true)]
+    pub reads: Option<u64>,
 }
 
 #[derive(Args, Debug)]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::cli::By;
 use crate::mechanism;
-pub use crate::model::culprit::Culprit;
+pub use crate::model::culprit::{Culprit, Source};
 use crate::model::snapshot::{Cause, Kind, Record};
 use crate::symbols::function;
 
@@ -129,8 +129,12 @@ pub fn top(records: &[Record], by: By) -> Vec<Culprit> {
                 comms: Vec::new(),
                 cgroup_class: r.cgroup_class.clone().filter(|_| by == By::Cgroup),
                 by,
+                source: None,
             });
         c.count += 1;
+        if c.count == 1 || r.latency_ns > c.worst_ns {
+            c.source = (by != By::Cgroup).then(|| source_of(stack, r)).flatten();
+        }
         c.worst_ns = c.worst_ns.max(r.latency_ns);
         c.total_ns += r.latency_ns;
         if !c.comms.iter().any(|k| k == comm) {
@@ -146,6 +150,18 @@ pub fn top(records: &[Record], by: By) -> Vec<Culprit> {
             .then(a.culprit.cmp(&b.culprit))
     });
     v
+}
+
+/// The culprit's frame in `stack` (the first of the culprit's function past the mechanism)
+/// with its source lines, where `r` has them (`--lines`).
+fn source_of(stack: &[String], r: &Record) -> Option<Source> {
+    let name = name(stack, r)?;
+    let frame = stack.iter().find(|f| function(f) == name)?;
+    let lines = r.lines.get(frame).filter(|l| !l.is_empty())?;
+    Some(Source {
+        frame: frame.clone(),
+        lines: lines.clone(),
+    })
 }
 
 /// Folded stacks (`root;...;leaf count`), root first: kind, comm, then the stack from the

@@ -15,8 +15,10 @@
 //! `render` (enriched values to text and JSON, no I/O) and `output` (stdout) only show
 //! it; `files` writes files whole, `clock` gives wall-clock
 //! times, `conf` reads the service's settings file; `fields` and `prom` are what readers
-//! of the module's lines and writers of metrics share, and `tagwait` is the one feature
-//! unrelated to irq-off (the blk-mq tag waits). The exit status of every error is
+//! of the module's lines and writers of metrics share; `journal` is what `cmd::journal`
+//! writes to the systemd journal (each window's entry, its priority, the rate limit in
+//! `journal::limit`, where entries go in `journal::sink`), and `tagwait` is the one
+//! feature unrelated to irq-off (the blk-mq tag waits). The exit status of every error is
 //! decided in `error::Exit`. (tests/layout-check: every module is named here, and every
 //! name is a module.)
 
@@ -34,6 +36,7 @@ mod enrich;
 mod error;
 mod fields;
 mod files;
+mod journal;
 mod lines;
 mod mechanism;
 mod model;

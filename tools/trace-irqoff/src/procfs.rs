@@ -262,8 +262,19 @@ impl<B: Backend> Module<B> {
         events: &[crate::stream::Event],
         config: &snapshot::Config,
     ) -> Vec<snapshot::Record> {
+        self.ring_windows(events, config, config.threshold_ns)
+    }
+
+    /// [`Module::ring_records`] for the windows of `events` of `min_ns` or more, whatever
+    /// the threshold (`journal` writes every window).
+    pub fn ring_windows(
+        &self,
+        events: &[crate::stream::Event],
+        config: &snapshot::Config,
+        min_ns: u64,
+    ) -> Vec<snapshot::Record> {
         let clock = crate::clock::Clock::of_anchor(config.realtime_offset_ns);
-        let mut v = crate::stream::records(events, config.threshold_ns, &clock);
+        let mut v = crate::stream::records(events, min_ns, &clock);
         if self.demangle {
             crate::symbols::demangle_records(&mut v);
         }

@@ -398,6 +398,16 @@ impl Stream {
         Ok(s)
     }
 
+    /// Turns the window events on again where they are off (a module loaded again: the
+    /// instance has its events off then), as [`prepare`]; nothing where they run. The
+    /// sentence why not otherwise (the module is not loaded).
+    pub fn keep_on(&self) -> Result<(), String> {
+        match running() {
+            Some(_) => Ok(()),
+            None => prepare().map(|_| ()),
+        }
+    }
+
     /// Every window and stall the ring holds, in its order.
     pub fn read(&self) -> Result<Ring, String> {
         let text = fs::read_to_string(&self.trace)

@@ -55,6 +55,13 @@ pub fn function(frame: &str) -> &str {
     split(frame).0
 }
 
+/// The kernel module a frame is in ("irqoff_sample" of "f+0x30/0x4d [irqoff_sample]");
+/// none for the kernel's own code.
+pub fn module(frame: &str) -> Option<&str> {
+    let tail = split(frame).1;
+    tail[tail.rfind(" [")? + 2..].strip_suffix(']')
+}
+
 /// (symbol, "+0x../0x.. [module]" or " [module]" or "").
 fn split(frame: &str) -> (&str, &str) {
     let end = frame
@@ -67,6 +74,19 @@ fn split(frame: &str) -> (&str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Claim: a frame's module is the name in its brackets, with or without an offset;
+    /// a frame of the kernel's own code has none.
+    #[test]
+    fn a_frames_module_is_the_name_in_its_brackets() {
+        assert_eq!(
+            module("irqoff_sample_hardirq_window+0x30/0x4d [irqoff_sample]"),
+            Some("irqoff_sample")
+        );
+        assert_eq!(module("hog [my_mod]"), Some("my_mod"));
+        assert_eq!(module("vfs_write+0x1d7/0x210"), None);
+        assert_eq!(module("0xffffffff81000000"), None);
+    }
 
     #[test]
     fn v0_symbols_are_demangled_with_offset_and_module_kept() {

@@ -20,6 +20,7 @@ mod completions;
 mod disable;
 mod enable;
 mod hist;
+mod journal;
 mod man;
 mod metrics;
 pub mod record;
@@ -82,7 +83,15 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             None => hist::run(a, &open()?, &ctx),
         },
         Command::Top(a) => match &a.from {
-            Some(f) => top::show(a, &load(f)?.snapshot, &Default::default(), &ctx),
+            Some(f) => {
+                let l = load(f)?;
+                let resolver = crate::lines::Resolver::for_args(
+                    &a.lines,
+                    l.origin.kernel.as_deref(),
+                    l.kernel_build_id.as_deref(),
+                );
+                top::show(a, &l.snapshot, resolver, &Default::default(), &ctx)
+            }
             None => top::run(a, &open()?, &ctx),
         },
         Command::Report(a) => match &a.from {
@@ -91,6 +100,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         },
         Command::Watch(a) => watch::run(a, &open()?, &ctx),
         Command::Record(a) => record::run(a, &open()?, &ctx),
+        Command::Journal(a) => journal::run(a, &open()?, &ctx),
         Command::Tagwait(a) => tagwait::run(a, &open()?, &ctx),
         // Says "not loaded" in its own format.
         Command::Metrics(a) => metrics::run(a, open()),
@@ -198,6 +208,33 @@ pub fn merge_ring<B: Backend>(
             unshown: lost,
             no_ring: Some(why),
         },
+    }
+}
+
+/// `--lines`: sets the source lines of `records`' frames with `resolver` (`None` without
+/// --lines), and says in one sentence on stderr what had no debug information.
+pub fn source_lines(
+    resolver: Option<crate::lines::Resolver>,
+    records: &mut [crate::model::snapshot::Record],
+) {
+    if let Some(mut res) = resolver {
+        for r in records.iter_mut() {
+            res.annotate(r);
+        }
+        lines_hint(&res);
+    }
+}
+
+/// What `resolver` found no debug information for, how to get it: one sentence on stderr,
+/// fitted to the terminal as the rest of the output.
+pub fn lines_hint(resolver: &crate::lines::Resolver) {
+    if let Some(hint) = resolver.hint() {
+        let cols = output::terminal_size().map(|(_, c)| c);
+        // A line of its own, also off a terminal (where nothing fits it).
+        eprint!(
+            "{}",
+            crate::render::line::fitted(&format!("trace-irqoff: {hint}\n"), cols)
+        );
     }
 }
 

@@ -52,6 +52,17 @@ const DEFAULT_DURATION: Duration = Duration::from_secs(30);
 const CLEARED: &str =
     "the records and counters were cleared (events just before that may be missing)";
 
+/// `--lines`: the recording's frames with their source lines, resolved on this machine and
+/// kept in the file (`records --from FILE` and `report FILE` show them).
+fn source_lines(a: &RecordArgs, rec: &mut Recording) {
+    let resolver = crate::lines::Resolver::for_args(
+        &a.lines,
+        Some(&rec.kernel),
+        rec.kernel_build_id.as_deref(),
+    );
+    super::source_lines(resolver, &mut rec.records);
+}
+
 pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     // Before touching the module: where the results go, and whether it is ours to drive.
     let json_file = AtomicFile::create(&a.output)?;
@@ -62,6 +73,7 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
         if m.is_live() {
             crate::lines::fill_build_ids(&mut rec.records);
         }
+        source_lines(a, &mut rec);
         json_file.commit((serde_json::to_string_pretty(&rec)? + "\n").as_bytes())?;
         if let Some(f) = folded_file {
             f.commit(enrich::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
@@ -88,6 +100,7 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
     if m.is_live() {
         crate::lines::fill_build_ids(&mut rec.records);
     }
+    source_lines(a, &mut rec);
     json_file.commit((serde_json::to_string_pretty(&rec)? + "\n").as_bytes())?;
     if let Some(f) = folded_file {
         f.commit(enrich::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
@@ -282,6 +295,7 @@ mod tests {
             output: PathBuf::from("/dev/null"),
             folded: None,
             weight: Weight::Count,
+            lines: Default::default(),
         }
     }
 

@@ -51,9 +51,14 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, coverage: &Coverage, ctx: &Ctx) ->
     let s = &loaded.snapshot;
     check_cpus(&a.cpu, s)?;
     let mut v = select(s, a, loaded.now_ns);
-    if a.lines {
-        source_lines(a, loaded, &mut v);
-    }
+    super::source_lines(
+        crate::lines::Resolver::for_args(
+            &a.lines,
+            loaded.origin.kernel.as_deref(),
+            loaded.kernel_build_id.as_deref(),
+        ),
+        &mut v,
+    );
     if ctx.json {
         output::print_json(&v)?;
         if let Some(l) = coverage.sentence() {
@@ -64,7 +69,7 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, coverage: &Coverage, ctx: &Ctx) ->
         // the whole stacks, the form scripts read.
         let size = output::terminal_size();
         let (e, w) = (enrich::snapshot(s), enrich::windows(&v));
-        if a.oneline || (size.is_some() && !a.stacks && !a.lines) {
+        if a.oneline || (size.is_some() && !a.stacks && !a.lines.lines) {
             output::print(
                 &(render::line::table(&w, &e, size.map(|(_, cols)| cols), ctx.color)
                     + &coverage.footnote(size.map(|(_, cols)| cols))),
@@ -77,32 +82,6 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, coverage: &Coverage, ctx: &Ctx) ->
         }
     }
     Ok(Outcome::Done)
-}
-
-/// `--lines`: the records' frames with their source lines, where there is debug
-/// information; one sentence on stderr about what had none.
-fn source_lines(a: &RecordsArgs, loaded: &Loaded, v: &mut [Record]) {
-    let mut resolver = crate::lines::Resolver::new(crate::lines::Options {
-        vmlinux: a.vmlinux.clone(),
-        debug_dir: a
-            .debug_dir
-            .clone()
-            .unwrap_or_else(|| crate::lines::DEBUG_DIR.into()),
-        release: loaded.origin.kernel.clone().unwrap_or_default(),
-        kernel_build_id: loaded.kernel_build_id.clone(),
-        root: "/".into(),
-    });
-    for r in v.iter_mut() {
-        resolver.annotate(r);
-    }
-    if let Some(hint) = resolver.hint() {
-        // Fitted to the terminal, as the rest of the output.
-        let cols = output::terminal_size().map(|(_, c)| c);
-        eprint!(
-            "{}",
-            render::line::fitted(&format!("trace-irqoff: {hint}"), cols)
-        );
-    }
 }
 
 /// Refuses a `--cpu` the module does not report (a typo would otherwise read as "no

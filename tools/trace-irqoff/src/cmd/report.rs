@@ -29,6 +29,9 @@ struct Written<'a> {
 /// this machine; what neither holds is said on stderr.
 pub fn run<B: Backend>(a: &ReportArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let mut snapshot = m.snapshot()?;
+    if a.lines.lines && m.is_live() {
+        crate::lines::fill_build_ids(&mut snapshot.records);
+    }
     if let Some(l) = super::merge_ring(m, &mut snapshot).sentence() {
         output::note(&l);
     }
@@ -45,7 +48,10 @@ pub fn run<B: Backend>(a: &ReportArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
             snapshot,
             now_ns: crate::clock::monotonic_ns(),
             origin,
-            kernel_build_id: None,
+            kernel_build_id: m
+                .is_live()
+                .then(crate::lines::running_kernel_build_id)
+                .flatten(),
         },
         ctx,
     )
@@ -54,7 +60,19 @@ pub fn run<B: Backend>(a: &ReportArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
 /// Writes the report of a loaded recording to `a.output` and says where.
 pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
     let file = AtomicFile::create(&a.output)?;
-    let s = &loaded.snapshot;
+    let mut annotated;
+    let s = match crate::lines::Resolver::for_args(
+        &a.lines,
+        loaded.origin.kernel.as_deref(),
+        loaded.kernel_build_id.as_deref(),
+    ) {
+        Some(res) => {
+            annotated = loaded.snapshot.clone();
+            super::source_lines(Some(res), &mut annotated.records);
+            &annotated
+        }
+        None => &loaded.snapshot,
+    };
     let page = render::report::html(
         &enrich::snapshot(s),
         &enrich::top(&s.records, By::Culprit),

@@ -25,13 +25,33 @@ pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome>
     let mut s = m.snapshot()?;
     // Every window: the ring's beside the store's.
     let coverage = super::merge_ring(m, &mut s);
-    show(a, &s, &coverage, ctx)
+    let resolver = crate::lines::Resolver::for_running(&a.lines, m.is_live());
+    if resolver.is_some() && m.is_live() {
+        crate::lines::fill_build_ids(&mut s.records);
+    }
+    show(a, &s, resolver, &coverage, ctx)
 }
 
 /// Prints the culprits of a snapshot's records, and below them what `coverage` says is
-/// not shown (on stderr with `--json`).
-pub fn show(a: &TopArgs, s: &Snapshot, coverage: &Coverage, ctx: &Ctx) -> Result<Outcome> {
-    let mut t = enrich::top(&s.records, a.grouping());
+/// not shown (on stderr with `--json`); with `resolver` (`--lines`), each culprit's source
+/// line.
+pub fn show(
+    a: &TopArgs,
+    s: &Snapshot,
+    resolver: Option<crate::lines::Resolver>,
+    coverage: &Coverage,
+    ctx: &Ctx,
+) -> Result<Outcome> {
+    let mut annotated;
+    let records = match resolver {
+        Some(res) => {
+            annotated = s.records.clone();
+            super::source_lines(Some(res), &mut annotated);
+            &annotated
+        }
+        None => &s.records,
+    };
+    let mut t = enrich::top(records, a.grouping());
     t.truncate(a.limit);
     if ctx.json {
         output::print_json(&t)?;

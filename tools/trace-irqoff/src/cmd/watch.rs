@@ -61,6 +61,8 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
     let mut ended: HashSet<RecordKey> = HashSet::new();
     let mut tally = render::line::Tally::default();
     let mut size = None;
+    // --lines: one resolver throughout, each debug file read once.
+    let mut lines = crate::lines::Resolver::for_running(&a.lines, m.is_live());
     while !stop.load(Ordering::SeqCst) && a.count.is_none_or(|c| n < c) {
         let last = deadline.is_some_and(|d| Instant::now() >= d);
         // The stream first: the store is then at least as new as what it carried.
@@ -73,6 +75,14 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         add_streamed(m, &mut s, &mut streamed, &ring.windows);
         add_stalls(&s, &mut stalls, ring.stalls);
         m.resolve_cgroups(&mut s.records);
+        if let Some(res) = lines.as_mut() {
+            if m.is_live() {
+                crate::lines::fill_build_ids(&mut s.records);
+            }
+            for r in s.records.iter_mut() {
+                res.annotate(r);
+            }
+        }
         for r in &s.records {
             if !r.ongoing && r.timestamp_ns >= started_ns && ended.insert(r.key()) {
                 let kind = render::kind_or_cause(r.kind, r.cause);
@@ -116,7 +126,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
                     // The notes said before the screen was cleared stay below the title.
                     let notes = render::line::notes(&output::notes(), cols);
                     let size = (rows.saturating_sub(notes.lines().count()), cols);
-                    let view = if a.stacks {
+                    let view = if a.stacks || a.lines.lines {
                         render::watch::stacks_screen(
                             &e,
                             seen.as_ref(),
@@ -179,6 +189,9 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         while Instant::now() < until && !stop.load(Ordering::SeqCst) {
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+    if let Some(res) = &lines {
+        super::lines_hint(res);
     }
     summary(&tally, started.elapsed(), size.map(|(_, cols)| cols), ctx)?;
     Ok(Outcome::Done)

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::model::cgroup::Class;
-use crate::model::snapshot::{Cause, Kind};
+use crate::model::snapshot::{Cause, Kind, SourceLine};
 
 /// What `top` groups records by.
 #[derive(Clone, Copy, Debug, clap::ValueEnum, PartialEq, Eq, Default)]
@@ -43,4 +43,16 @@ pub struct Culprit {
     /// What `culprit` is: a function, a stack, a cgroup.
     #[serde(skip)]
     pub by: By,
+    /// `--lines`: the culprit's frame in its worst window, with its source lines; absent
+    /// without debug information for it (and by cgroup).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+}
+
+/// A culprit's frame as its worst window's stack shows it, and where that is in the source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Source {
+    pub frame: String,
+    /// Innermost first, the frame's own function last (as a record's `lines`).
+    pub lines: Vec<SourceLine>,
 }

@@ -357,28 +357,7 @@ fn frames_at(
     depth: usize,
 ) {
     for f in stack.iter().take(depth) {
-        match lines.get(f).map(Vec::as_slice) {
-            None | Some([]) => {
-                let _ = writeln!(out, "{indent}{f}");
-            }
-            Some([one]) => {
-                let _ = writeln!(out, "{indent}{f}  {}:{}", one.file, one.line);
-            }
-            Some([inner, outer @ ..]) => {
-                let _ = writeln!(
-                    out,
-                    "{indent}{f}  {} at {}:{}",
-                    inner.function, inner.file, inner.line
-                );
-                for l in outer {
-                    let _ = writeln!(
-                        out,
-                        "{indent}  (inlined by) {} at {}:{}",
-                        l.function, l.file, l.line
-                    );
-                }
-            }
-        }
+        frame_with_lines(out, indent, f, lines.get(f).map_or(&[], Vec::as_slice));
     }
     if stack.len() > depth {
         let _ = writeln!(
@@ -390,6 +369,39 @@ fn frames_at(
                 &format!("... {} more frames", stack.len() - depth)
             )
         );
+    }
+}
+
+/// One frame at `indent`, with its source lines where known: the innermost location on
+/// the frame's line, and the functions it is inlined into below it, as
+/// scripts/faddr2line shows them.
+pub fn frame_with_lines(
+    out: &mut String,
+    indent: &str,
+    f: &str,
+    lines: &[crate::model::snapshot::SourceLine],
+) {
+    match lines {
+        [] => {
+            let _ = writeln!(out, "{indent}{f}");
+        }
+        [one] => {
+            let _ = writeln!(out, "{indent}{f}  {}:{}", one.file, one.line);
+        }
+        [inner, outer @ ..] => {
+            let _ = writeln!(
+                out,
+                "{indent}{f}  {} at {}:{}",
+                inner.function, inner.file, inner.line
+            );
+            for l in outer {
+                let _ = writeln!(
+                    out,
+                    "{indent}  (inlined by) {} at {}:{}",
+                    l.function, l.file, l.line
+                );
+            }
+        }
     }
 }
 

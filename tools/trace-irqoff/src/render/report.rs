@@ -210,7 +210,7 @@ fn windows(o: &mut String, s: &Enriched) {
             colour(r.kind, r.cause),
             esc(&crate::render::window_sentence(r))
         );
-        stack(o, "Where it ended", &r.stack);
+        stack(o, "Where it ended", &r.stack, &r.lines);
         if !r.window_stack.is_empty() {
             stack(
                 o,
@@ -219,6 +219,7 @@ fn windows(o: &mut String, s: &Enriched) {
                     r.window_comm, r.window_pid
                 ),
                 &r.window_stack,
+                &r.lines,
             );
         }
         if let Some(p) = r.profile.as_ref().filter(|p| p.weight > 0) {
@@ -239,6 +240,7 @@ fn windows(o: &mut String, s: &Enriched) {
                         shares.weight
                     ),
                     &st.frames,
+                    &r.lines,
                 );
             }
             let (rest, _) = shares.rest(shares.stacks.len());
@@ -259,13 +261,21 @@ fn windows(o: &mut String, s: &Enriched) {
     );
 }
 
-fn stack(o: &mut String, title: &str, frames: &[String]) {
+/// A stack's frames, each with its source lines where the record has them (`--lines`).
+fn stack(
+    o: &mut String,
+    title: &str,
+    frames: &[String],
+    lines: &std::collections::BTreeMap<String, Vec<crate::model::snapshot::SourceLine>>,
+) {
     if frames.is_empty() {
         return;
     }
     let _ = write!(o, "<p>{}</p><pre>", esc(title));
     for f in frames.iter().take(DEPTH) {
-        let _ = writeln!(o, "{}", esc(f));
+        let mut text = String::new();
+        crate::render::frame_with_lines(&mut text, "", f, lines.get(f).map_or(&[], Vec::as_slice));
+        o.push_str(&esc(&text));
     }
     if frames.len() > DEPTH {
         let _ = writeln!(o, "... {} more", frames.len() - DEPTH);

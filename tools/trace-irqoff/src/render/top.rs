@@ -55,8 +55,26 @@ pub fn text(t: &[Culprit], color: bool) -> String {
             c.comms.join(","),
             paint(color, BOLD, &group(c))
         );
+        source(&mut o, c, None);
     }
     o
+}
+
+/// `--lines`: under a culprit's row, its frame in its worst window with its source lines,
+/// each line fitted to `cols` where given.
+fn source(o: &mut String, c: &Culprit, cols: Option<usize>) {
+    let Some(s) = &c.source else { return };
+    let mut block = String::new();
+    super::frame_with_lines(&mut block, "    ", &s.frame, &s.lines);
+    match cols {
+        Some(_) => {
+            for l in block.lines() {
+                *o += &super::line::fit(l, cols);
+                o.push('\n');
+            }
+        }
+        None => *o += &block,
+    }
 }
 
 /// On a terminal: the same groups in `cols` columns, the kind shown as its cause for
@@ -116,6 +134,7 @@ pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
             plain
         };
         o.push('\n');
+        source(&mut o, c, Some(cols));
     }
     o
 }
@@ -146,6 +165,7 @@ mod tests {
             comms: vec!["irq_test".into(), "sh".into()],
             cgroup_class: None,
             by: crate::cli::By::Culprit,
+            source: None,
         }
     }
 

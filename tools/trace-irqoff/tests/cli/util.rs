@@ -182,16 +182,20 @@ pub(crate) fn disabled() -> TempDir {
 }
 
 pub(crate) fn spawn(root: &Path, args: &[&str]) -> std::process::Child {
-    std::process::Command::new(assert_cmd::cargo::cargo_bin("trace-irqoff"))
-        .arg("--proc-root")
+    background(root, args).spawn().unwrap()
+}
+
+/// What [`spawn`] starts, for a test to add to first (an environment variable).
+pub(crate) fn background(root: &Path, args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("trace-irqoff"));
+    c.arg("--proc-root")
         .arg(root)
         .args(args)
         .env("NO_COLOR", "1")
         .env("TRACE_IRQOFF_BOOT_TIME", BOOT_TIME)
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap()
+        .stderr(std::process::Stdio::piped());
+    c
 }
 
 /// Starts `record -o OUT ARGS...` in the background on `root` and waits until it has

@@ -85,6 +85,7 @@ pub(super) mod tests {
             output: PathBuf::from("/dev/null"),
             folded: None,
             weight: Weight::Count,
+            lines: Default::default(),
         }
     }
 
