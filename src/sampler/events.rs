@@ -169,7 +169,10 @@ impl CpuSampler {
     #[inline(never)]
     pub(super) fn open_soft_window(&self, latency_ns: u64, start: u64, now: u64) {
         let probe_start = self.probe_start.load(Relaxed);
-        let latency_ns = if self.probe_armed.load(Relaxed) != 0 && probe_start > start {
+        // A probe armed since the timer_list's last run is this window's, and its start is
+        // the one the ended window will have: a look's estimate, half its gap back, which
+        // may be before that run when the run came between the look and the one before.
+        let latency_ns = if self.probe_armed.load(Relaxed) > start {
             now.saturating_sub(probe_start)
                 .saturating_sub(self.peers.silent_ns(probe_start, now))
         } else {
