@@ -54,6 +54,28 @@ const CLEARED: &str =
 
 /// `--lines`: the recording's frames with their source lines, resolved on this machine and
 /// kept in the file (`records --from FILE` and `report FILE` show them).
+/// The machine a recording is taken on: its host name and kernel release, and, reading
+/// the live module, the running kernel's build id.
+struct Machine {
+    host: String,
+    kernel: String,
+    kernel_build_id: Option<String>,
+}
+
+impl Machine {
+    fn of<B: Backend>(m: &Module<B>) -> Self {
+        let uname = rustix::system::uname();
+        Self {
+            host: uname.nodename().to_string_lossy().into_owned(),
+            kernel: uname.release().to_string_lossy().into_owned(),
+            kernel_build_id: m
+                .is_live()
+                .then(crate::lines::running_kernel_build_id)
+                .flatten(),
+        }
+    }
+}
+
 fn source_lines(a: &RecordArgs, rec: &mut Recording) {
     let resolver = crate::lines::Resolver::for_args(
         &a.lines,
@@ -245,14 +267,15 @@ pub fn record<B: Backend>(
         lost: st.cursor.lost,
         history_from: None,
     });
-    let uname = rustix::system::uname();
+    let Machine {
+        host,
+        kernel,
+        kernel_build_id,
+    } = Machine::of(m);
     Ok(Recording {
-        host: uname.nodename().to_string_lossy().into_owned(),
-        kernel: uname.release().to_string_lossy().into_owned(),
-        kernel_build_id: m
-            .is_live()
-            .then(crate::lines::running_kernel_build_id)
-            .flatten(),
+        host,
+        kernel,
+        kernel_build_id,
         cli_version: env!("CARGO_PKG_VERSION"),
         module,
         started,

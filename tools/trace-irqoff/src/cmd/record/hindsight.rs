@@ -13,6 +13,8 @@ use crate::model::snapshot::Record;
 use crate::procfs::{Backend, Module};
 use crate::stream;
 
+use super::Machine;
+
 /// `--last`: the windows of the last `last` that the event ring holds, with the module's
 /// records of that time (those the store kept have their in-window samples); the module
 /// is only read.
@@ -60,14 +62,15 @@ pub fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording>
     crate::precision::annotate(&s.config, &mut records);
     let mut cursor = stream::Cursor::default();
     cursor.take(events.clone());
-    let uname = rustix::system::uname();
+    let Machine {
+        host,
+        kernel,
+        kernel_build_id,
+    } = Machine::of(m);
     Ok(Recording {
-        host: uname.nodename().to_string_lossy().into_owned(),
-        kernel: uname.release().to_string_lossy().into_owned(),
-        kernel_build_id: m
-            .is_live()
-            .then(crate::lines::running_kernel_build_id)
-            .flatten(),
+        host,
+        kernel,
+        kernel_build_id,
         cli_version: env!("CARGO_PKG_VERSION"),
         module: ModuleInfo {
             records_format: s.version,
