@@ -52,8 +52,6 @@ const DEFAULT_DURATION: Duration = Duration::from_secs(30);
 const CLEARED: &str =
     "the records and counters were cleared (events just before that may be missing)";
 
-/// `--lines`: the recording's frames with their source lines, resolved on this machine and
-/// kept in the file (`records --from FILE` and `report FILE` show them).
 /// The machine a recording is taken on: its host name and kernel release, and, reading
 /// the live module, the running kernel's build id.
 struct Machine {
@@ -76,6 +74,8 @@ impl Machine {
     }
 }
 
+/// `--lines`: the recording's frames with their source lines, resolved on this machine and
+/// kept in the file (`records --from FILE` and `report FILE` show them).
 fn source_lines(a: &RecordArgs, rec: &mut Recording) {
     let resolver = crate::lines::Resolver::for_args(
         &a.lines,
