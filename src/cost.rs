@@ -6,7 +6,9 @@ use kernel::sync::atomic::{Atomic, Relaxed};
 use crate::counts::Counts;
 
 /// Every run of a handler counts; the samplers' own runs, which come every period, are
-/// timed one in [`Cost::TIME_EVERY`] (two clock reads are a good part of a run), rarer work
+/// timed one in [`Cost::TIME_EVERY`] (two clock reads are a good part of a run), a prime:
+/// the hrtimer's watcher runs every `watch_interval`, a whole number of periods, and a
+/// stride that shares a factor with it would time only its runs, or none. Rarer work
 /// (captures, NMIs) every time. `total_ns` scales the timed runs to all of them; the log2
 /// histogram of lengths in ns holds the timed ones.
 pub(crate) struct Cost {
@@ -18,9 +20,26 @@ pub(crate) struct Cost {
     pub(crate) hist_ns: Counts,
 }
 
+/// A sampler's count of its own runs, kept by its context ([`Cost::run_counted`]).
+pub(crate) struct RunCount {
+    /// Runs so far.
+    pub(crate) runs: u64,
+    /// Runs to come before the next one timed (0: the next one is).
+    until_timed: u32,
+}
+
+impl RunCount {
+    pub(crate) const fn new() -> Self {
+        Self {
+            runs: 0,
+            until_timed: 0,
+        }
+    }
+}
+
 impl Cost {
     /// One run in this many of a sampler is timed, the first one included.
-    pub(crate) const TIME_EVERY: u64 = 16;
+    pub(crate) const TIME_EVERY: u32 = 17;
 
     pub(crate) const fn new() -> Self {
         Self {
@@ -36,13 +55,14 @@ impl Cost {
     /// per run); the shared count is brought up to it at each timed run, so it lags by
     /// fewer than [`Cost::TIME_EVERY`] runs. Whether this run is one to time. One context
     /// per `Cost` counts this way; others may count with [`Cost::add`].
-    pub(crate) fn run_counted(&self, runs: &mut u64) -> bool {
-        let n = *runs;
-        *runs = n.wrapping_add(1);
-        if n % Self::TIME_EVERY != 0 {
+    pub(crate) fn run_counted(&self, count: &mut RunCount) -> bool {
+        count.runs = count.runs.wrapping_add(1);
+        if count.until_timed != 0 {
+            count.until_timed -= 1;
             return false;
         }
-        self.counted.store(*runs, Relaxed);
+        count.until_timed = Self::TIME_EVERY - 1;
+        self.counted.store(count.runs, Relaxed);
         true
     }
 

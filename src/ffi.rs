@@ -165,10 +165,15 @@ pub(crate) fn in_idle() -> bool {
     unsafe { raw::tio_current_is_idle() != 0 }
 }
 
-/// What the running hard interrupt interrupted: see [`Interrupted`].
-pub(crate) fn interrupted() -> Interrupted {
-    // SAFETY: No preconditions; outside hard interrupt context the shim returns 0.
-    Interrupted(unsafe { raw::tio_interrupted() })
+/// What the running hard interrupt interrupted (see [`Interrupted`]; none outside hard
+/// interrupt context), and [`steal_ns`], in one call into the shim: the hrtimer's every
+/// run needs both.
+pub(crate) fn interrupted_steal() -> (Interrupted, u64) {
+    let mut steal = 0u64;
+    // SAFETY: `steal` is a valid, writable `u64` for the call, which only stores to it; no
+    // other preconditions (outside hard interrupt context the shim returns 0).
+    let what = unsafe { raw::tio_interrupted_steal(&mut steal) };
+    (Interrupted(what), steal)
 }
 
 /// What a hard interrupt interrupted (all false outside hard interrupt context).
@@ -236,6 +241,32 @@ pub(crate) fn hrtimer_retries<T>(timer: &kernel::time::hrtimer::HrTimer<T>) -> u
     // SAFETY: `raw` is a live `struct hrtimer` whose callback runs now, on this CPU (the
     // caller's contract): its base pointers are valid and stay put while it runs.
     unsafe { raw::tio_hrtimer_retries(raw) }
+}
+
+/// Moves `timer`'s expiry on by `interval_ns` past its expiry at or before `now_ns` (the
+/// monotonic clock, [`now_ns`]), as the kernel crate's `HrTimerCallbackContext::forward`
+/// does through the kernel's `hrtimer_forward`; a run on time (`now_ns` less than one
+/// interval past the expiry) moves it inline, with no call into the kernel. Returns the
+/// overruns, as `hrtimer_forward`. `interval_ns` is at most a second (the period's bound,
+/// `parse::period`): the expiry moved on stays far from `KTIME_MAX`.
+///
+/// # Safety
+///
+/// Call only from `timer`'s own callback, which must return a restart: the kernel's
+/// contract for moving a timer's expiry (it is not queued, and nothing else starts it
+/// meanwhile).
+pub(crate) unsafe fn hrtimer_forward<T>(
+    timer: &kernel::time::hrtimer::HrTimer<T>,
+    now_ns: u64,
+    interval_ns: u64,
+) -> u64 {
+    // `HrTimer` is `#[repr(C)]` with its `struct hrtimer` as the first field, so its
+    // address is that of the C timer; the C timer sits in an `Opaque`, which C may write.
+    let raw = core::ptr::from_ref(timer).cast_mut().cast::<c_void>();
+    // SAFETY: `raw` is a live `struct hrtimer` whose callback runs now, on this CPU, and
+    // that nothing else starts meanwhile (the caller's contract): its expiry is the
+    // callback's to move.
+    unsafe { raw::tio_hrtimer_forward(raw, now_ns, interval_ns) }
 }
 
 /// The per-CPU threads that run deferred softirqs.

@@ -275,24 +275,36 @@ impl Peers {
     /// A beat that ends a silence raises `posting` before it moves `last` and lowers it
     /// after the post (both fully ordered), so that a reader that sees the beat also sees
     /// either the post in flight or the post itself ([`Peers::silent`]).
+    ///
+    /// The common run, which finds the last beat younger than half a period, only loads
+    /// it, and a beat that ends no silence only moves it (both inline); a beat that may
+    /// end one is [`Peers::beat_silence`].
+    #[inline]
     pub(crate) fn beat(&self, cpu: u32, now: u64, period_ns: u64, threshold_ns: u64) {
-        let pulse = &self.pulse;
-        let last = pulse.last.load(Acquire);
+        let last = self.pulse.last.load(Acquire);
         if !stall::beats(last, now, period_ns) {
             return;
         }
-        let silence = if self.nr_sampling.load(Relaxed) < 2 {
-            None
-        } else {
-            stall::silence(last, now, period_ns)
-        };
-        if silence.is_some() {
-            pulse.posting.fetch_add(1, Full);
+        match stall::silence(last, now, period_ns) {
+            // Whoever moved `last` first beat: a lost race leaves it as that one left it.
+            None => {
+                let _ = self.pulse.last.cmpxchg(last, now, Full);
+            }
+            Some(s) => self.beat_silence(last, s, cpu, now, threshold_ns),
         }
-        let won = pulse.last.cmpxchg(last, now, Full).is_ok();
-        let Some(s) = silence else {
+    }
+
+    /// [`Peers::beat`]'s beat at `now` that ends silence `s` (the last beat, as loaded,
+    /// having been at `last`): posted while two or more CPUs sample.
+    #[inline(never)]
+    fn beat_silence(&self, last: u64, s: Window, cpu: u32, now: u64, threshold_ns: u64) {
+        let pulse = &self.pulse;
+        if self.nr_sampling.load(Relaxed) < 2 {
+            let _ = pulse.last.cmpxchg(last, now, Full);
             return;
-        };
+        }
+        pulse.posting.fetch_add(1, Full);
+        let won = pulse.last.cmpxchg(last, now, Full).is_ok();
         if won {
             pulse.post(s);
         }
@@ -313,26 +325,31 @@ impl Peers {
         tracepoints::stall(cpu, s.start, s.end);
     }
 
-    /// The part of [`from`, `to`) in which no sampled CPU ran (the silences posted), and
-    /// whether that is all of it: not if a beat that ends a silence had moved the
-    /// machine's last beat but not yet posted. Constant time; for a run after its own
-    /// [`Peers::beat`]: a silence that ends inside its gap was then ended by a beat before
-    /// this read's (acquiring) load of the last beat, which orders that beat's raise of
-    /// `posting`, and its lowering the post, before what is read here.
-    pub(crate) fn silent(&self, from: u64, to: u64) -> Silent {
+    /// The part of the gap [`from`, `to`) of a CPU whose hrtimer ran again at `to` in
+    /// which no sampled CPU ran, counting only the silences that CPU came back from
+    /// (`stall::came_back`: within `back_ns`, its period, of their end), and whether that
+    /// is all of it: not if a beat that ends a silence had moved the machine's last beat
+    /// but not yet posted. Constant time; for a run after its own [`Peers::beat`]: a
+    /// silence that ends inside its gap was then ended by a beat before this read's
+    /// (acquiring) load of the last beat, which orders that beat's raise of `posting`, and
+    /// its lowering the post, before what is read here.
+    pub(crate) fn silent(&self, from: u64, to: u64, back_ns: u64) -> Silent {
         let pulse = &self.pulse;
         let _ = pulse.last.load(Acquire);
         let complete = pulse.posting.load(Acquire) == 0;
         Silent {
-            ns: stall::silent_ns(from, to, pulse.silences()),
+            ns: stall::silent_ns(from, to, back_ns, pulse.silences()),
             complete,
         }
     }
 
     /// Nanoseconds of [`from`, `to`) in which no sampled CPU ran, as posted so far (a
-    /// silence still being posted is not in it: see [`Peers::silent`]). Constant time.
+    /// silence still being posted is not in it: see [`Peers::silent`]), for the softirq
+    /// samplers: every silence counts, whenever the softirq sampler ran again (softirqs
+    /// held off after the machine resumed do not show whether the CPU was stopped).
+    /// Constant time.
     pub(crate) fn silent_ns(&self, from: u64, to: u64) -> u64 {
-        self.silent(from, to).ns
+        self.silent(from, to, u64::MAX).ns
     }
 
     /// The stalls counted so far.
@@ -392,12 +409,20 @@ impl Peers {
     /// A watcher found `cpu`'s window open since its hrtimer's run `last` for
     /// `length_ns`: posted once per window, from a quarter of the threshold on (a window
     /// that covers most of a record is at least half the threshold long by then).
+    ///
+    /// The common look, at a window shorter than that, is inline and reads nothing.
+    #[inline]
     pub(crate) fn open_seen(&self, cpu: u32, last: u64, length_ns: u64, threshold_ns: u64) {
+        if length_ns >= threshold_ns / 4 {
+            self.open_post(cpu, last);
+        }
+    }
+
+    /// [`Peers::open_seen`]'s post, once per window.
+    #[inline(never)]
+    fn open_post(&self, cpu: u32, last: u64) {
         let Some(p) = self.get(cpu) else { return };
-        if length_ns < threshold_ns / 4
-            || p.open_posted.load(Relaxed) == last
-            || p.open_posted.xchg(last, Relaxed) == last
-        {
+        if p.open_posted.load(Relaxed) == last || p.open_posted.xchg(last, Relaxed) == last {
             return;
         }
         self.board.post(Posted {

@@ -4,9 +4,6 @@
 //! bumps. Written only under the control lock (see `state`), read locklessly.
 
 use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
-use kernel::time::{Instant, Monotonic};
-
-use crate::ffi;
 
 use crate::logic::gap::{Rules, NSEC_PER_MSEC};
 
@@ -21,11 +18,6 @@ pub(crate) struct Settings {
     /// Bumped after every change of the period or the threshold (see [`RulesCache`]).
     version: Atomic<u64>,
     hz: u64,
-    /// One instant of the monotonic clock and its value in ns, read back to back at load:
-    /// the hrtimer reads the clock once per run as an [`Instant`] (what it re-arms from)
-    /// and takes its ns from here.
-    epoch: Instant<Monotonic>,
-    epoch_ns: u64,
 }
 
 impl Settings {
@@ -36,18 +28,7 @@ impl Settings {
             generation: Atomic::new(1),
             version: Atomic::new(1),
             hz,
-            epoch: Instant::now(),
-            epoch_ns: ffi::now_ns(),
         }
-    }
-
-    /// The monotonic clock now, as an [`Instant`] and in ns (the module's clock, that of
-    /// `ffi::now_ns` within the few ns between the two reads at load).
-    pub(crate) fn now(&self) -> (Instant<Monotonic>, u64) {
-        let t = Instant::<Monotonic>::now();
-        // Both are monotonic-clock values in [0, KTIME_MAX]: no overflow to check for.
-        let ns = (t - self.epoch).as_nanos();
-        (t, self.epoch_ns.wrapping_add_signed(ns))
     }
 
     pub(crate) fn rules(&self) -> Rules {
@@ -56,6 +37,22 @@ impl Settings {
             self.threshold_ns.load(Relaxed),
             self.hz,
         )
+    }
+
+    /// [`Settings::rules`] (with the same loads, in the same order), derived only where
+    /// `wanted` holds for the period read first: a caller that needs the rules only for
+    /// some runs skips their derivation (two divisions and the wheel's granularity) in
+    /// the others.
+    pub(crate) fn rules_if(&self, wanted: impl FnOnce(u64) -> bool) -> Option<Rules> {
+        let period_ns = self.period_ns.load(Relaxed);
+        if !wanted(period_ns) {
+            return None;
+        }
+        Some(Rules::new(
+            period_ns,
+            self.threshold_ns.load(Relaxed),
+            self.hz,
+        ))
     }
 
     /// The current rules, derived again only if a setting changed since `cache` was

@@ -254,6 +254,12 @@ unsigned int tio_interrupted(void)
 	return what;
 }
 
+unsigned int tio_interrupted_steal(unsigned long long *steal)
+{
+	*steal = tio_steal_ns();
+	return tio_interrupted();
+}
+
 int tio_nmi_interrupted_hardirq(void)
 {
 	/* NMI entry adds one hardirq level of its own. */
@@ -301,6 +307,21 @@ unsigned int tio_hrtimer_retries(const void *timer)
 #else
 	return 0;
 #endif
+}
+
+unsigned long long tio_hrtimer_forward(void *timer, unsigned long long now,
+					unsigned long long interval)
+{
+	struct hrtimer *t = timer;
+	ktime_t delta = ktime_sub(ns_to_ktime(now), hrtimer_get_expires(t));
+
+	if (likely(delta >= 0 && delta < (s64)interval && interval >= hrtimer_resolution &&
+		   !hrtimer_is_queued(t))) {
+		/* No overflow: the expiry is now or earlier, interval at most a second. */
+		hrtimer_add_expires_ns(t, interval);
+		return 1;
+	}
+	return hrtimer_forward(t, ns_to_ktime(now), ns_to_ktime(interval));
 }
 
 int tio_softirq_thread_pid(unsigned int cpu, int timers)

@@ -119,6 +119,11 @@ enum tio_interrupted {
 	TIO_INTERRUPTED_USER = 8,
 };
 unsigned int tio_interrupted(void);
+/*
+ * The hrtimer's one look at its CPU: tio_interrupted(), and tio_steal_ns() into *steal
+ * (one call where the hot path needs both).
+ */
+unsigned int tio_interrupted_steal(unsigned long long *steal);
 
 /*
  * Interrupts this CPU has taken since boot, NMIs (and perf's NMI-delivered PMIs) not
@@ -152,6 +157,17 @@ unsigned long long tio_steal_ns(void);
  * struct hrtimer; 0 without high-resolution timers.
  */
 unsigned int tio_hrtimer_retries(const void *timer);
+
+/*
+ * hrtimer_forward(timer, now, interval) from timer's own callback, with its run on time
+ * inline: where now lies within one interval past the expiry (interval no shorter than
+ * the clock's resolution), the expiry moves on by interval and 1 overrun is returned,
+ * as the kernel's would; any other run is the kernel's. now and interval in ns of the
+ * monotonic clock (ktime_t), interval at most a second. In C: hrtimer_add_expires_ns()
+ * is a static inline.
+ */
+unsigned long long tio_hrtimer_forward(void *timer, unsigned long long now,
+					unsigned long long interval);
 
 /* Pid of cpu's per-CPU kernel thread named "ksoftirqd/<cpu>" (timers = 0) or
  * "ktimers/<cpu>" (timers = 1); 0 if there is none. Process context. */

@@ -52,6 +52,14 @@ pub(crate) const fn wheel_granularity(delta: u64) -> u64 {
     1u64 << (lvl * WHEEL_LVL_CLK_SHIFT)
 }
 
+/// Whether softirqs that a look at `armed_ns` found held off, and that the probe found
+/// running again at `ran_ns`, were held a period (`period_ns`) or more after that look:
+/// only then is it a window ([`Rules::probe_latency`]). Needs only the period, so that the
+/// probe's common run decides it before it derives the rules.
+pub(crate) const fn probe_held_a_period(armed_ns: u64, ran_ns: u64, period_ns: u64) -> bool {
+    ran_ns.saturating_sub(armed_ns) >= period_ns
+}
+
 /// Everything the samplers need to classify a gap, derived once from the settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Rules {
@@ -182,7 +190,7 @@ impl Rules {
         armed_ns: u64,
         ran_ns: u64,
     ) -> Option<u64> {
-        if ran_ns.saturating_sub(armed_ns) >= self.period_ns {
+        if probe_held_a_period(armed_ns, ran_ns, self.period_ns) {
             Some(ran_ns.saturating_sub(start_ns))
         } else {
             None
@@ -411,7 +419,8 @@ impl Steal {
 /// A gap judged in it would miss the silence, so the read says whether it is whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Silent {
-    /// Nanoseconds of the gap inside the silences posted so far.
+    /// Nanoseconds of the gap inside the silences posted so far (for the hrtimer, those its
+    /// CPU came back from: `stall::came_back`).
     pub(crate) ns: u64,
     /// No silence was being posted: `ns` is all of the gap's silence that the pulse will
     /// ever know. If not, a gap that is an event without it waits for a later read.

@@ -15,13 +15,27 @@
 //! posted on a small ring ([`SILENCE_SLOTS`] posts, read in constant time).
 //!
 //! A gap of one CPU is then judged without the part of it that was silent (see
-//! `gap::Rules::hard_decision_in`): the part of a late gap in which every sampled CPU was
-//! late too is a stall, not a window. What this cannot tell apart: every sampled CPU
-//! having hard interrupts off over the same span (stop_machine; on a two-CPU machine, one
-//! CPU waiting with interrupts off for a lock the other holds with interrupts off) is
-//! silence too, so that common part is counted as a stall, and only what lies outside
-//! it is reported as a window. It takes two sampled CPUs: with one (a one-vCPU VM, or a
-//! `cpus` selection of one) every gap of that CPU would be silent, so no silence counts.
+//! `gap::Rules::hard_decision_in`), but only if the CPU *came back with the machine*: its
+//! sampler ran again within one of its periods of the silence's end ([`came_back`]). When
+//! a stopped machine resumes, every CPU's overdue timer fires at once; a CPU whose gap
+//! goes on long after the others ran again was held by something of its own past the
+//! silence, with interrupts off, and nothing shows that it was stopped rather than held
+//! before, so its whole gap is judged as a window. This is the case that breaks the
+//! proxy "no hrtimer ran anywhere, so the machine stood still": on a two-CPU machine,
+//! CPU 1 in a long irq-off window and CPU 0 spinning with interrupts off for a few
+//! milliseconds (Linux 7.3's clocksource watchdog waits so for the other CPU in its
+//! inter-CPU skew check) leave a silence inside CPU 1's window; CPU 0 ends it, CPU 1 does
+//! not come back until its window ends.
+//!
+//! What this still cannot tell apart: every sampled CPU having hard interrupts off over
+//! the same span and all ending it together (stop_machine) is silence that every CPU came
+//! back from, so that common part is counted as a stall, and only what lies outside it is
+//! reported as a window; the CPU that ends a silence always came back with it, so its
+//! own short irq-off spin inside another CPU's window is a stall of its own gap (and is
+//! counted on the `stall` line). A stop of the machine inside a CPU's real window is part
+//! of that window's length (the CPU did not come back with the machine). It takes two
+//! sampled CPUs: with one (a one-vCPU VM, or a `cpus` selection of one) every gap of that
+//! CPU would be silent, so no silence counts.
 
 use crate::logic::gap::Window;
 
@@ -51,11 +65,27 @@ pub(crate) const fn silence(last: u64, now: u64, period_ns: u64) -> Option<Windo
     }
 }
 
-/// Nanoseconds of [`from`, `to`) inside the `silences` (which never overlap one another:
-/// each lies between two consecutive beats). Constant time: [`SILENCE_SLOTS`] at most.
-pub(crate) fn silent_ns(from: u64, to: u64, silences: impl Iterator<Item = Window>) -> u64 {
+/// Whether a CPU whose sampler ran again at `to` came back with the machine from silence
+/// `s`: within `back_ns` (that sampler's period) of its end. A stopped machine's overdue
+/// timers all fire as it resumes; a CPU that ran again later had been held past the
+/// silence by something of its own.
+pub(crate) const fn came_back(s: Window, to: u64, back_ns: u64) -> bool {
+    to <= s.end.saturating_add(back_ns)
+}
+
+/// Nanoseconds of the gap [`from`, `to`) of a CPU whose sampler ran again at `to` inside
+/// the `silences` it came back from ([`came_back`]: `back_ns` is that sampler's period).
+/// The silences never overlap one another (each lies between two consecutive beats).
+/// Constant time: [`SILENCE_SLOTS`] at most.
+pub(crate) fn silent_ns(
+    from: u64,
+    to: u64,
+    back_ns: u64,
+    silences: impl Iterator<Item = Window>,
+) -> u64 {
     silences
         .take(SILENCE_SLOTS)
+        .filter(|&s| came_back(s, to, back_ns))
         .map(|s| s.overlap(from, to))
         .fold(0u64, u64::saturating_add)
 }
@@ -122,7 +152,7 @@ mod tests {
         runs.extend(every_period(500 * MS, 1000 * MS, 3 * MS));
         let silences = replay(runs);
         assert_eq!(silences, vec![]);
-        assert_eq!(silent_ns(193 * MS, 500 * MS, silences.into_iter()), 0);
+        assert_eq!(silent_ns(193 * MS, 500 * MS, P, silences.into_iter()), 0);
     }
 
     /// The whole VM paused for 300 ms (every CPU, idle or busy, stopped at 200 ms and
@@ -143,7 +173,7 @@ mod tests {
             assert!(s.end == 500 * MS && s.start <= 200 * MS + P / 2, "{s:?}");
             // Each CPU's gap: from its last run before the pause to its first after.
             for (last, first) in [(190 * MS, 500 * MS), (190 * MS + phase, 500 * MS + 7_000)] {
-                let silent = silent_ns(last, first, silences.iter().copied());
+                let silent = silent_ns(last, first, P, silences.iter().copied());
                 let gap = first - last;
                 assert!(
                     gap - silent <= P + P / 2,
@@ -157,10 +187,52 @@ mod tests {
     #[test]
     fn silent_ns_is_the_overlap() {
         let s = [w(100, 200), w(300, 400)];
-        assert_eq!(silent_ns(0, 1000, s.into_iter()), 200);
-        assert_eq!(silent_ns(150, 350, s.into_iter()), 100);
-        assert_eq!(silent_ns(200, 300, s.into_iter()), 0);
-        assert_eq!(silent_ns(0, 1000, core::iter::empty()), 0);
+        assert_eq!(silent_ns(0, 1000, 1000, s.into_iter()), 200);
+        assert_eq!(silent_ns(150, 350, 1000, s.into_iter()), 100);
+        assert_eq!(silent_ns(200, 300, 1000, s.into_iter()), 0);
+        assert_eq!(silent_ns(0, 1000, 1000, core::iter::empty()), 0);
+    }
+
+    /// A gap counts only the silences its CPU came back from: those that ended at most a
+    /// period before the CPU ran again.
+    #[test]
+    fn silent_ns_counts_only_silences_come_back_from() {
+        let s = [w(100 * MS, 200 * MS), w(300 * MS, 400 * MS)];
+        // Ran again 4 ms after the second ended: only that one counts.
+        assert_eq!(silent_ns(0, 404 * MS, P, s.into_iter()), 100 * MS);
+        // Exactly a period after it: still came back with it.
+        assert!(came_back(s[1], 410 * MS, P));
+        assert_eq!(silent_ns(0, 410 * MS, P, s.into_iter()), 100 * MS);
+        // Later: held past both, neither counts.
+        assert!(!came_back(s[1], 410 * MS + 1, P));
+        assert_eq!(silent_ns(0, 410 * MS + 1, P, s.into_iter()), 0);
+    }
+
+    /// The case that breaks the proxy "no hrtimer ran, so the machine stood still", as
+    /// traced on Linux 7.3 in the VM: CPU 1 has hard interrupts off from 100 to 220 ms;
+    /// at 150 ms CPU 0's clocksource watchdog waits for CPU 1 with interrupts off for
+    /// 6.6 ms, so neither CPU's hrtimer runs and a silence is posted. CPU 0 ends it and
+    /// came back with it (a stall of its own, ordinary gap); CPU 1 ran again 63 ms later,
+    /// so its window keeps its whole length.
+    #[test]
+    fn window_past_another_cpus_spin_keeps_its_length() {
+        let mut runs = every_period(0, 300 * MS, 0);
+        // CPU 0 does not run from 150 to 156.6 ms (its 150 ms run is late).
+        runs.retain(|&t| t != 150 * MS);
+        runs.push(156_600_000);
+        // CPU 1: on time until 97 ms, then nothing until 220 ms.
+        runs.extend(every_period(0, 100 * MS, 7 * MS));
+        runs.push(220 * MS);
+        runs.extend(every_period(220 * MS + P, 300 * MS, 0));
+        let silences = replay(runs);
+        assert_eq!(silences.len(), 1, "{silences:?}");
+        let s = silences[0];
+        assert!(s.start < 150 * MS && s.end == 156_600_000, "{s:?}");
+        // CPU 0's gap, 140 to 156.6 ms: it ended the silence, all of it inside.
+        let cpu0 = silent_ns(140 * MS, 156_600_000, P, silences.iter().copied());
+        assert_eq!(cpu0, s.end - s.start);
+        // CPU 1's gap, 97 to 220 ms: none of it silent.
+        assert_eq!(silent_ns(97 * MS, 220 * MS, P, silences.iter().copied()), 0);
     }
 
     /// The first beat ends no silence; a beat younger than half a period is not renewed.

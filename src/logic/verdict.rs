@@ -184,6 +184,13 @@ impl Rules {
         self.hard_latency(gap_ns).is_some()
     }
 
+    /// Whether an hrtimer gap of `gap_ns` is ordinary whatever else was seen:
+    /// [`Rules::judge_hard`] then finds [`HardOutcome::Ordinary`], with the late window as
+    /// `idle_late` if asleep, and nothing else (the common run works out no more).
+    pub(crate) const fn hard_ordinary(&self, gap_ns: u64) -> bool {
+        !self.needs_silence(gap_ns)
+    }
+
     /// The hrtimer's verdict on its gap (`gap::Rules::hard_decision_in`, with the steal
     /// not yet settled at the gap's own end).
     pub(crate) const fn judge_hard(&self, seen: HardSeen) -> HardVerdict {
@@ -612,5 +619,93 @@ mod tests {
                 latency: plain.unwrap_or(0) - 50 * MS
             }
         );
+    }
+
+    /// The probe's common run decides with the period alone: where it was not held a
+    /// period after the look, the verdict is `Nothing` whatever the silences.
+    #[test]
+    fn probe_not_held_a_period_is_nothing() {
+        let r = rules();
+        let (start, armed) = (1_000 * MS, 1_020 * MS);
+        for now in [
+            armed,
+            1_025 * MS,
+            armed + r.period_ns - 1,
+            armed + r.period_ns,
+        ] {
+            let held = gap::probe_held_a_period(armed, now, r.period_ns);
+            assert_eq!(held, r.probe_latency(start, armed, now).is_some());
+            for (silent, after) in [(0, 0), (5 * MS, 5 * MS), (30 * MS, 10 * MS)] {
+                let outcome = r.judge_probe(ProbeSeen {
+                    start,
+                    armed,
+                    now,
+                    silent,
+                    silent_after_look: after,
+                });
+                if !held {
+                    assert_eq!(outcome, ProbeOutcome::Nothing);
+                }
+            }
+        }
+    }
+
+    /// The hrtimer's common run skips the verdict where `hard_ordinary` holds: it must be
+    /// `Ordinary` then, with the late window as `idle_late` exactly when asleep, whatever
+    /// the steal and the silences; and `hard_ordinary` must not hold for any longer gap.
+    #[test]
+    fn hard_ordinary_is_judge_hard_ordinary() {
+        let r = rules();
+        let prev = 1_000 * MS;
+        let steals = [
+            no_steal(),
+            Steal { before: 5, now: 5 },
+            Steal {
+                before: 1,
+                now: 30 * MS,
+            },
+        ];
+        let silents = [
+            Silent::known(0),
+            Silent::known(15 * MS),
+            Silent {
+                ns: 3 * MS,
+                complete: false,
+            },
+        ];
+        for gap in [
+            0,
+            1,
+            5 * MS,
+            10 * MS,
+            19 * MS,
+            20 * MS - 1,
+            20 * MS,
+            21 * MS,
+            90 * MS,
+        ] {
+            let now = prev + gap;
+            assert_eq!(r.hard_ordinary(gap), r.hard_latency(gap).is_none());
+            if !r.hard_ordinary(gap) {
+                continue;
+            }
+            for asleep in [false, true] {
+                for steal in steals {
+                    for silent in silents {
+                        let v = r.judge_hard(HardSeen {
+                            prev,
+                            now,
+                            asleep,
+                            steal,
+                            silent,
+                        });
+                        assert_eq!(v.outcome, HardOutcome::Ordinary);
+                        assert!(!v.after_gap());
+                        let late = asleep.then(|| r.late_window(prev, now));
+                        assert_eq!(v.idle_late, late);
+                    }
+                }
+            }
+        }
     }
 }

@@ -11,7 +11,7 @@ use kernel::time::hrtimer::{
 use kernel::time::{Delta, Monotonic};
 use kernel::{impl_has_hr_timer, new_mutex};
 
-use crate::cost::Cost;
+use crate::cost::{Cost, RunCount};
 use crate::counts::Counts;
 use crate::ffi;
 use crate::ffi::compat::local_interrupt_disable;
@@ -177,7 +177,7 @@ impl CpuSampler {
                 timer <- HrTimer::new(),
                 running <- new_mutex!(None),
                 hard_local: ContextCell::new(HardLocal::new()),
-                soft_local: ContextCell::new(SoftLocal { rules: RulesCache::new(), runs: 0, steal: 0, steal_at: 0 }),
+                soft_local: ContextCell::new(SoftLocal { rules: RulesCache::new(), runs: RunCount::new(), steal: 0, steal_at: 0 }),
                 threaded,
                 bh_lock: ffi::has_bh_lock(),
                 soft_running: Atomic::new(false),

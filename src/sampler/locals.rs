@@ -2,6 +2,7 @@
 
 //! What each side of a CPU's sampler keeps from run to run, owned by its callback.
 
+use crate::cost::RunCount;
 use crate::ffi::COMM_LEN;
 use crate::logic::gap::Window;
 use crate::records::MAX_FRAMES;
@@ -12,7 +13,7 @@ use crate::watch::{PendingSeen, Ring};
 pub(super) struct SoftLocal {
     pub(super) rules: RulesCache,
     /// The timer_list's runs (`Cost::run_counted`).
-    pub(super) runs: u64,
+    pub(super) runs: RunCount,
     /// The steal count (`ffi::steal_ns`) at its last run, and when that was.
     pub(super) steal: u64,
     pub(super) steal_at: u64,
@@ -28,7 +29,7 @@ pub(super) struct HardLocal {
     /// A request for an NMI to this CPU that it saw sent (`Watch::settle`).
     pub(super) nmi_seen: PendingSeen,
     /// The hrtimer's runs (`Cost::run_counted`).
-    pub(super) runs: u64,
+    pub(super) runs: RunCount,
     pub(super) look: LookLocal,
 }
 
@@ -65,7 +66,7 @@ impl HardLocal {
             watch_next: 0,
             ring: Ring::new(),
             nmi_seen: PendingSeen::new(),
-            runs: 0,
+            runs: RunCount::new(),
             look: LookLocal {
                 sleep: SleepCounts {
                     last_irq_events: 0,
@@ -84,7 +85,7 @@ impl HardLocal {
 }
 
 /// A gap whose verdict waits for the tick's steal accounting (`gap::Decision::Wait`), with
-/// what its event needs from the time it ended (`CpuSampler::hold`).
+/// what its event needs from the time it ended (`hard::hold`).
 pub(super) struct Held {
     /// When it ended (0: none held), and the hrtimer run before it.
     pub(super) end: u64,

@@ -160,7 +160,15 @@ impl CpuSampler {
         if armed == 0 {
             return;
         }
-        let rules = self.settings.rules();
+        // Softirqs held off for less than a period after the look (the common run of the
+        // probe): no window, whatever stalled (`Rules::judge_probe` finds nothing), so
+        // neither the rules are derived nor the machine's silences read.
+        let Some(rules) = self
+            .settings
+            .rules_if(|period_ns| gap::probe_held_a_period(armed, now, period_ns))
+        else {
+            return;
+        };
         // A stall of the whole machine inside the window is not softirqs held off.
         let latency = match rules.judge_probe(ProbeSeen {
             start,

@@ -155,7 +155,7 @@ impl CpuSampler {
         }
         // The namer runs the hard interrupt side wanted (`ffi::namer_want`), queued here.
         ffi::namer_kick_wanted();
-        if *runs == 1 {
+        if runs.runs == 1 {
             // The first run on this CPU: its stack holds the softirq machinery (and, where
             // softirqs ran on an interrupt's exit, the interrupt's entry), whose classes
             // are learnt here, with interrupts on, so that the hard interrupt side, which

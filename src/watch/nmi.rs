@@ -149,7 +149,8 @@ impl Watch {
         true
     }
 
-    /// On `cpu`'s own hrtimer, every run (hard interrupt context: NMIs are not blocked):
+    /// On `cpu`'s own hrtimer, at its watcher runs (every `watch_interval`; hard interrupt
+    /// context: NMIs are not blocked):
     /// settles a request of this CPU's whose NMI was taken without reaching our handler.
     /// That happens when another NMI_LOCAL handler claims the NMI ours came in (two NMIs
     /// that arrive while one is being handled are latched as one; AMD's perf handler
@@ -160,6 +161,10 @@ impl Watch {
     /// [`LOST_AFTER_NS`] on (this CPU's clock, this CPU having run in between) cannot
     /// have its NMI still on the way: it is cleared and counted (`nmi_lost`). The common
     /// path: one load of this CPU's own request word.
+    ///
+    /// The common run, with no request pending, is inline; one with a request sent is
+    /// [`Watch::settle_sent`].
+    #[inline]
     pub(crate) fn settle(&self, cpu: u32, seen: &mut PendingSeen, now: u64) {
         if !self.enabled {
             return;
@@ -170,6 +175,12 @@ impl Watch {
             seen.stamp = 0;
             return;
         }
+        self.settle_sent(w, p, seen, now);
+    }
+
+    /// [`Watch::settle`] where `w`'s request `p` was sent (as loaded).
+    #[inline(never)]
+    fn settle_sent(&self, w: &Watched, p: u64, seen: &mut PendingSeen, now: u64) {
         if seen.stamp != p {
             // Seen sent for the first time: its send returned before this load.
             seen.stamp = p;

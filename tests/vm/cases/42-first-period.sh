@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# description: a CPU whose samplers start or stop is never taken for an irq-off window: 100 enable/disable cycles and cpu1 offline/online cycles under busy loops and SCHED_FIFO hogs give no hardirq-off event or record, no NMI and no stuck log
+# description: a CPU whose samplers start or stop is never taken for an irq-off window: 100 enable/disable cycles and cpu1 offline/online cycles under busy loops and SCHED_FIFO hogs give no hardirq-off event or record (but cpu0's real spins in stop_machine, measured by kprobes), no NMI and no stuck log
 # kernels: test
 # proves: a start or stop is never a window: the first period is clean, and the watcher never takes a starting or stopping CPU for overdue
 # Where: the test kernel only; module logic that no kernel option changes, and 71 s of
@@ -14,8 +14,10 @@
 # was then held off before arming the hrtimer would be a hardirq-off event of about 10 ms
 # (a record, and a "hard interrupts off" log line from the watcher); a stop held off
 # between cancelling the hrtimer and saying it stopped would be taken by the watcher for
-# a window still open (NMIs, a stuck line). Interrupts stay on throughout: any hardirq-off
-# event or record, NMI or stuck line is false (on the test kernel; see claims for others).
+# a window still open (NMIs, a stuck line). Interrupts stay on throughout, but for cpu0's
+# spins in stop_machine while cpu1 goes down (measured beside, below): any other
+# hardirq-off event or record, NMI or stuck line is false (on the test kernel; see claims
+# for others).
 # Softirq-off events are counted but not checked: this load makes real ones. Traced
 # (timer, softirq, sched, cpuhp and workqueue events on cpu1), each was a stretch of
 # several ms spent in softirq handling in another task's context (the busy loop's sh, a
@@ -49,6 +51,9 @@ claims() {	# claims WHAT: the checks, on the counts; on kernels other than the t
 		echo "# $1: hardirq-off events (not checked on this kernel): $hard, records: $recs"
 	fi
 	grep '^record .* kind=hard ' $TIO/records | head -n 3 | cut -c1-300 | sed 's/^/# /'
+	watcher_claims "$1"
+}
+watcher_claims() {	# watcher_claims WHAT: no NMI sent, no stuck line logged (from counts)
 	check "$1: the watcher never found a starting or stopping CPU overdue: no NMI sent ($sent)" \
 		test "$sent" = 0
 	check "$1: no \"hard interrupts off\" line in the kernel log ($stuck)" test "$stuck" = 0
@@ -113,6 +118,20 @@ tio-hog 10 5000 5000 &
 hog0=$!
 tio-hog 10 5000 5000 &
 hog1=$!
+# Taking a CPU down is a stop_machine: every other online CPU spins in multi_cpu_stop with
+# interrupts off while the dying one runs take_cpu_down, a real hardirq-off window on
+# cpu0 (measured on the test kernel under this load, P = 1 ms, 40 cycles: 41 runs of
+# 1.14 ms on average, 1.33 ms at most, and 43 hardirq-off events on cpu0). Their lengths
+# on cpu0 come from kprobes on its entry and return, which bracket its interrupts-off part.
+if has test-kernel; then
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	KT=/sys/kernel/tracing
+	echo > $KT/trace
+	check "kprobes on multi_cpu_stop's entry and return are set" sh -c "
+		echo 'p:tio_msin multi_cpu_stop' > $KT/kprobe_events &&
+		echo 'r:tio_msout multi_cpu_stop' >> $KT/kprobe_events &&
+		echo 1 > $KT/events/kprobes/enable"
+fi
 tio-chrt 20 0 sh -c '
 	echo 1 > '$TIO'/enable || exit 1
 	j=0
@@ -140,7 +159,31 @@ check "$HOTPLUG offline/online cycles of cpu1 while enabled, beside busy loops a
 check "the SCHED_FIFO hogs ran throughout both parts (tio-hog alive until killed)" test "$hogs_ran" = 1
 counts
 if has test-kernel; then
-	claims "$HOTPLUG offline/online cycles"
+	echo 0 > $KT/events/kprobes/enable
+	# cpu0's multi_cpu_stop runs: how many, how many of P or longer (only those can make an
+	# event: its hrtimer comes late by at most the spin, and an event is a gap of 2 P), and
+	# of the threshold or longer (only those can make a record), the longest, in us.
+	P_US=$(( $(config_field period_ns) / 1000 )); THR_US=$(( $(config_field threshold_ns) / 1000 ))
+	set -- $(grep '\[000\]' $KT/trace | awk -v p=$P_US -v t=$THR_US '
+		{ ts = ""; for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = $i; sub(":", "", ts) } }
+		/ tio_msin:/ { s = ts; next }
+		/ tio_msout:/ && s != "" { d = int((ts - s) * 1000000); n++; if (d >= p) np++; if (d >= t) nt++; if (d > mx) mx = d; s = "" }
+		END { print n + 0, np + 0, nt + 0, mx + 0 }')
+	sm_n=$1 sm_p=$2 sm_thr=$3 sm_max=$4
+	echo > $KT/kprobe_events
+	echo "# cpu0's stop_machine spins: $sm_n runs of multi_cpu_stop, $sm_p of P ($P_US us) or longer, $sm_thr of the threshold or longer, the longest $sm_max us"
+	hard0=$(events 0 hard) hard1=$(events 1 hard)
+	recs0=$(grep -c '^record cpu=0 kind=hard ' $TIO/records) recs1=$(grep -c '^record cpu=1 kind=hard ' $TIO/records)
+	what="$HOTPLUG offline/online cycles"
+	echo "# $what: softirq-off events (not checked, see above): $soft"
+	check "$what: cpu0 spun in multi_cpu_stop at each offline of cpu1 ($sm_n runs)" test "$sm_n" -ge $HOTPLUG
+	check "$what: no hardirq-off event on cpu1, whose samplers stop and start ($hard1)" test "$hard1" = 0
+	check "$what: cpu0's hardirq-off events are its stop_machine spins: no more than its spins of P or longer ($hard0 <= $sm_p)" \
+		test "$hard0" -le "$sm_p"
+	check "$what: no hardirq-off record on cpu1 ($recs1), and on cpu0 no more than its spins of the threshold or longer ($recs0 <= $sm_thr)" \
+		test "$recs1" = 0 -a "$recs0" -le "$sm_thr"
+	grep '^record .* kind=hard ' $TIO/records | head -n 3 | cut -c1-300 | sed 's/^/# /'
+	watcher_claims "$what"
 else
 	# Debian's 7.3 under TCG keeps interrupts off on cpu1 itself for tens of ms around
 	# its hotplug, with no hog too (one recorded: 45 ms, its in-window stack the tick's
