@@ -96,6 +96,13 @@ pub enum Command {
     /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
     Tagwait(crate::tagwait::Args),
+    /// Was this delay an irq-off window? Block requests, softirqs and a task's CPUs,
+    /// traced for --last DURATION (or read --from a saved trace), each with the windows on
+    /// the CPUs that serve it, or the sentence that none explains it.
+    #[command(
+        after_help = "Example: trace-irqoff explain --last 10s --device nvme0n1\nExample: trace-irqoff explain --last 5s --pid 1234 --json"
+    )]
+    Explain(ExplainArgs),
     /// Counters and latency histograms in the Prometheus text format (node_exporter).
     #[command(
         after_help = "Example: trace-irqoff metrics --textfile /var/lib/prometheus/node-exporter"
@@ -370,6 +377,9 @@ pub struct ReportArgs {
     /// Where to write the HTML page.
     #[arg(short, long, default_value = "trace-irqoff-report.html")]
     pub output: PathBuf,
+    /// Draw the delays of `trace-irqoff explain --json > FILE` beside the windows.
+    #[arg(long, value_name = "FILE")]
+    pub explain: Option<PathBuf>,
     // --lines: the stacks' frames with their source lines.
     #[command(flatten)]
     pub lines: LinesArgs,
@@ -479,6 +489,28 @@ pub struct ManArgs {
     /// instead of printing trace-irqoff.1.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    /// Trace this long from now (block requests, softirqs, task switches) [default: 5s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_positive, conflicts_with = "from")]
+    pub last: Option<Duration>,
+    /// A trace saved from tracefs (trace_clock mono) instead of tracing anew.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
+    /// Only this block device's requests (nvme0n1, or MAJOR:MINOR).
+    #[arg(long, value_name = "DEV")]
+    pub device: Option<String>,
+    /// The CPUs this task ran on in the span, and the windows there.
+    #[arg(long)]
+    pub pid: Option<i32>,
+    /// The same for every task of this cgroup (v2 path, /sys/fs/cgroup/PATH).
+    #[arg(long, value_name = "PATH")]
+    pub cgroup: Option<String>,
+    /// Only delays of at least this many ms (decimals allowed: 0.5).
+    #[arg(long = "min", value_name = "MS", value_parser = parse_ns, default_value = "1")]
+    pub min_ns: u64,
 }
 
 #[derive(Args, Debug)]

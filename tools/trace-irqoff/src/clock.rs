@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Wall-clock times for the module's timestamps, which are CLOCK_MONOTONIC ns: incidents are
-//! correlated by wall clock, so every time a person reads is shown as both.
+//! correlated by wall clock, so every time a person reads is shown as both. Also the
+//! plain forms of a length (ms) and of a time since boot (s) that every view prints.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -87,6 +88,16 @@ pub fn now_rfc3339() -> String {
 
 fn duration(t: rustix::time::Timespec) -> Duration {
     Duration::new(t.tv_sec.max(0) as u64, t.tv_nsec as u32)
+}
+
+/// A length as people read it: 107234567 ns -> "107.234 ms".
+pub fn ms(ns: u64) -> String {
+    format!("{}.{:03} ms", ns / 1_000_000, (ns % 1_000_000) / 1000)
+}
+
+/// Seconds since boot, as in the kernel log.
+pub fn secs(ns: u64) -> String {
+    format!("{}.{:06}", ns / 1_000_000_000, (ns % 1_000_000_000) / 1000)
 }
 
 #[cfg(test)]

@@ -18,7 +18,9 @@
 //! of the module's lines and writers of metrics share; `journal` is what `cmd::journal`
 //! writes to the systemd journal (each window's entry, its priority, the rate limit in
 //! `journal::limit`, where entries go in `journal::sink`), and `tagwait` is the one
-//! feature unrelated to irq-off (the blk-mq tag waits). The exit status of every error is
+//! feature unrelated to irq-off (the blk-mq tag waits). `explain` joins delays (block
+//! requests, softirqs, a task's CPUs; `explain::trace` reads them from tracefs) with
+//! windows (`explain::join`) and says so (`explain::render`). The exit status of every error is
 //! decided in `error::Exit`. (tests/layout-check: every module is named here, and every
 //! name is a module.)
 
@@ -34,6 +36,7 @@ mod conf;
 mod culprit;
 mod enrich;
 mod error;
+mod explain;
 mod fields;
 mod files;
 mod journal;

@@ -283,6 +283,9 @@ pub fn parse_stall(line: &str) -> Option<Stall> {
 pub struct Ring {
     pub windows: Vec<Event>,
     pub stalls: Vec<Stall>,
+    /// The ring overwrote events (its header's entries-in-buffer is below
+    /// entries-written): what it holds starts later than the ring did.
+    pub lost: bool,
 }
 
 impl Ring {
@@ -290,7 +293,17 @@ impl Ring {
     pub fn parse(text: &str) -> Self {
         let mut r = Ring::default();
         for line in text.lines() {
-            if let Some(e) = parse_line(line) {
+            if let Some(counts) = line.strip_prefix("# entries-in-buffer/entries-written: ") {
+                let mut n = counts
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .split('/')
+                    .map(|v| v.parse::<u64>().ok());
+                if let (Some(Some(held)), Some(Some(written))) = (n.next(), n.next()) {
+                    r.lost = held < written;
+                }
+            } else if let Some(e) = parse_line(line) {
                 r.windows.push(e);
             } else if let Some(st) = parse_stall(line) {
                 r.stalls.push(st);
@@ -343,6 +356,7 @@ impl Cursor {
         Ring {
             windows: self.take(ring.windows),
             stalls: self.take_stalls(ring.stalls),
+            lost: ring.lost,
         }
     }
 
@@ -499,7 +513,7 @@ pub fn overridden() -> bool {
 }
 
 /// Where tracefs is: the env override (tests), else its own mount, else under debugfs.
-fn tracefs() -> Option<PathBuf> {
+pub fn tracefs() -> Option<PathBuf> {
     if let Some(d) = std::env::var_os(TRACEFS_ENV) {
         return Some(PathBuf::from(d));
     }
@@ -786,5 +800,18 @@ mod tests {
             [1]
         );
         assert_eq!(c.lost, 2);
+    }
+
+    /// Claim: a ring whose header holds fewer entries than were written has lost some;
+    /// one that holds them all, or has no header, has not.
+    #[test]
+    fn a_ring_that_overwrote_events_says_so() {
+        let head = |h: u64, w: u64| {
+            format!("# entries-in-buffer/entries-written: {h}/{w}   #P:4\n{HARD}\n")
+        };
+        assert!(Ring::parse(&head(1, 9)).lost);
+        assert!(!Ring::parse(&head(1, 1)).lost);
+        assert!(!Ring::parse(HARD).lost);
+        assert_eq!(Ring::parse(&head(1, 9)).windows.len(), 1);
     }
 }

@@ -2,12 +2,16 @@
 //! `report`: the incident as one self-contained HTML page (`render::report`), from a
 //! `record` file or from the running module.
 
+use std::path::Path;
+
 use anyhow::Result;
 use serde::Serialize;
 
 use super::{Ctx, Outcome};
 use crate::cli::ReportArgs;
 use crate::enrich;
+use crate::error::Problem;
+use crate::explain::Answer;
 use crate::files::AtomicFile;
 use crate::model::culprit::By;
 use crate::output;
@@ -57,8 +61,10 @@ pub fn run<B: Backend>(a: &ReportArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
     )
 }
 
-/// Writes the report of a loaded recording to `a.output` and says where.
+/// Writes the report of a loaded recording to `a.output` and says where; with
+/// `--explain`, its answer read first (a bad one writes no page).
 pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
+    let answer = a.explain.as_deref().map(load_answer).transpose()?;
     let file = AtomicFile::create(&a.output)?;
     let mut annotated;
     let s = match crate::lines::Resolver::for_args(
@@ -78,6 +84,7 @@ pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
         &enrich::top(&s.records, By::Culprit),
         &enrich::folded(&s.records, true),
         &loaded.origin,
+        answer.as_ref(),
     );
     file.commit(page.as_bytes())?;
     let written = Written {
@@ -98,4 +105,21 @@ pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
         ))?;
     }
     Ok(Outcome::Done)
+}
+
+/// The answer `explain --json` wrote to `path`: one sentence and a hint when it cannot
+/// be read (exit status 1) or is not such an answer (2), as `load` says of a record file.
+fn load_answer(path: &Path) -> Result<Answer, Problem> {
+    let hint = "give --explain the output of trace-irqoff explain --json (JSON)";
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Problem::failure(format!("cannot read {}: {e}", path.display()), hint))?;
+    serde_json::from_str(&text).map_err(|e| {
+        Problem::usage(
+            format!(
+                "{} is not an answer of trace-irqoff explain --json: {e}",
+                path.display()
+            ),
+            hint,
+        )
+    })
 }

@@ -51,15 +51,7 @@ pub fn paint(color: bool, style: Style, text: &str) -> String {
     }
 }
 
-/// 107234567 ns -> "107.235 ms".
-pub fn ms(ns: u64) -> String {
-    format!("{}.{:03} ms", ns / 1_000_000, (ns % 1_000_000) / 1000)
-}
-
-/// Seconds since boot, as in the kernel log.
-pub fn secs(ns: u64) -> String {
-    format!("{}.{:06}", ns / 1_000_000_000, (ns % 1_000_000_000) / 1000)
-}
+pub use crate::clock::{ms, secs};
 
 /// Lowest and highest whole unit of log2 bucket `k` (the module's edges).
 pub fn bucket_range(k: usize) -> (u64, u64) {
@@ -582,8 +574,8 @@ mod tests {
             (Kind::Soft, Some(Cause::BhOff)),
             (Kind::Hard, None),
         ];
-        assert_eq!(resolution(&crate::enrich::snapshot(&s), kinds, None), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms (ksoftirqd-wait)\n");
-        assert_eq!(resolution(&crate::enrich::snapshot(&s), kinds, Some(80)), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+16 ms\n  (ksoftirqd-wait)\n");
+        assert_eq!(resolution(&crate::enrich::snapshot(&s), kinds, None), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+25 ms (ksoftirqd-wait)\n");
+        assert_eq!(resolution(&crate::enrich::snapshot(&s), kinds, Some(80)), "true length = LENGTH +0..10 ms (hardirq-off), -8..+12 ms (bh-off), -8..+25 ms\n  (ksoftirqd-wait)\n");
         assert_eq!(resolution(&crate::enrich::snapshot(&s), [], None), "");
         s.config.hz = 0;
         assert_eq!(resolution(&crate::enrich::snapshot(&s), kinds, None), "");

@@ -11,22 +11,26 @@
 //! recording of 64 CPUs stays under 3 MB (tests/cli.rs proves it for a synthetic one).
 //!
 //! The page's sections: the summary, the culprits and the worst windows here,
-//! `timeline`, `histograms` and `flame` (the flame graph) in files of their own; `markup`
-//! holds what they all use.
+//! `timeline`, `delays` (with `--explain`: `explain`'s delays beside the windows, drawn
+//! [`delays::DELAYS_DRAWN`] at most), `histograms` and `flame` (the flame graph) in files
+//! of their own; `markup` holds what they all use.
 
 use std::fmt::Write;
 
 use crate::clock::Clock;
 use crate::enrich::Enriched;
+use crate::explain::Answer;
 use crate::model::culprit::Culprit;
 use crate::model::snapshot::{Cause, Kind, Record};
 use crate::saved::Origin;
 
+mod delays;
 mod flame;
 mod histograms;
 mod markup;
 mod timeline;
 
+use delays::delays;
 use flame::flamegraph;
 use histograms::histograms;
 use markup::{close, colour, esc};
@@ -40,8 +44,15 @@ pub const CULPRITS: usize = 30;
 const DEPTH: usize = 24;
 
 /// The report of `s`, recorded as `origin` says, with the `culprits` of its records (by
-/// culprit) and their `folded` stacks weighted by latency.
-pub fn html(s: &Enriched, culprits: &[Culprit], folded: &str, origin: &Origin) -> String {
+/// culprit) and their `folded` stacks weighted by latency; with `explain`'s answer, its
+/// delays beside the windows after the timeline.
+pub fn html(
+    s: &Enriched,
+    culprits: &[Culprit],
+    folded: &str,
+    origin: &Origin,
+    explain: Option<&Answer>,
+) -> String {
     let clock = s.config.realtime_offset_ns.map(Clock::anchored);
     let mut o = String::with_capacity(64 * 1024);
     let host = origin.host.as_deref().unwrap_or("?");
@@ -57,6 +68,9 @@ pub fn html(s: &Enriched, culprits: &[Culprit], folded: &str, origin: &Origin) -
     summary(&mut o, s, origin, clock.as_ref());
     culprits_table(&mut o, culprits);
     timeline(&mut o, s, origin, clock.as_ref());
+    if let Some(a) = explain {
+        delays(&mut o, a);
+    }
     histograms(&mut o, s);
     flamegraph(&mut o, folded);
     windows(&mut o, s);

@@ -9,6 +9,7 @@ mod cgroup;
 mod completions;
 mod control;
 mod dashboard;
+mod explain;
 mod journal;
 mod layout;
 mod lines;

@@ -156,7 +156,7 @@ fn v2_records_text() {
     vfs_write+0x1d7/0x210
     ksys_write+0x75/0xc0
   overlaps softirq-off on CPU 3
-true length = LENGTH -5..+11 ms (ksoftirqd-wait)
+true length = LENGTH -5..+17 ms (ksoftirqd-wait)
 "
     );
     let text = stdout(root.path(), &["records"]);
@@ -290,7 +290,7 @@ fn records_on_a_terminal_is_one_line_per_window() {
     assert_eq!(
         lines[6..],
         [
-            "true length = LENGTH +0..10 ms (hardirq-off), -5..+10 ms (bh-off), -5..+11 ms",
+            "true length = LENGTH +0..10 ms (hardirq-off), -5..+10 ms (bh-off), -5..+17 ms",
             "  (ksoftirqd-wait)"
         ],
         "{text}"

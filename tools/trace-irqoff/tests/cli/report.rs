@@ -152,3 +152,241 @@ fn report_folds_ring_windows_like_stored_ones() {
     );
     assert!(!page.contains("_RNv"), "a mangled frame in the page");
 }
+
+/// The answer of tests/fixtures/explain-answer.json: I/O on 252:0 explained by a 100 ms
+/// hardirq-off window on CPU 1, a tag wait explained by the same window, a NET_RX
+/// softirq on CPU 0 explained by a bh-off window, and I/O on CPU 0 that nothing explains.
+const ANSWER: &str = include_str!("../fixtures/explain-answer.json");
+
+/// `report FILE --explain ANSWER -o PAGE` in a directory of its own (with `answer` as
+/// ANSWER): its output, and the page if one was written.
+fn report_explained(answer: &str) -> (std::process::Output, Option<String>) {
+    let dir = TempDir::new().unwrap();
+    let file = saved_recording(dir.path(), Some(1_778_151_600_000_000_000));
+    let a = dir.path().join("answer.json");
+    fs::write(&a, answer).unwrap();
+    let page = dir.path().join("page.html");
+    let out = cli(&dir.path().join("no-proc"))
+        .arg("report")
+        .arg(&file)
+        .arg("--explain")
+        .arg(&a)
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap();
+    (out, fs::read_to_string(&page).ok())
+}
+
+/// The page of `report_explained(answer)`, which must succeed.
+fn page_explained(answer: &str) -> String {
+    let (out, page) = report_explained(answer);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    page.unwrap()
+}
+
+/// The `<title>` of the first bar of `class` whose title contains `has`.
+fn title_of<'a>(page: &'a str, class: &str, has: &str) -> &'a str {
+    page.split(&format!("<rect class=\"{class}\""))
+        .skip(1)
+        .filter_map(|r| r.split_once("<title>")?.1.split_once("</title>"))
+        .map(|(t, _)| t)
+        .find(|t| t.contains(has))
+        .unwrap_or_else(|| panic!("no {class} bar with {has} in {page}"))
+}
+
+/// Claim: with --explain the page has the section "Delays and the windows that explain
+/// them", after the timeline, with one bar per delay (3 explained, 1 not), one per
+/// distinct window of the answer (CPU 1's window explains two delays: one bar), a line
+/// from each explained delay to its window, an axis in seconds after boot, the table of
+/// delays and the answer's limits.
+#[test]
+fn report_explain_draws_a_bar_per_delay_and_per_window() {
+    let page = page_explained(ANSWER);
+    let at = |m: &str| page.find(m).unwrap_or_else(|| panic!("{m} missing"));
+    assert!(at("id=\"timeline-svg\"") < at("<section id=\"delays\">"));
+    assert!(at("<section id=\"delays\">") < at("id=\"histograms\""));
+    assert!(page.contains("<h2>Delays and the windows that explain them</h2>"));
+    assert!(page.contains("id=\"delays-svg\""));
+    assert_eq!(page.matches("<rect class=\"delay explained\"").count(), 3);
+    assert_eq!(
+        page.matches("<rect class=\"delay not-explained\"").count(),
+        1
+    );
+    assert_eq!(page.matches("<rect class=\"delay-window\"").count(), 2);
+    assert_eq!(page.matches("<line class=\"link\"").count(), 3);
+    // The axis: seconds after boot, every 100 ms, the last label inside the page.
+    assert!(page.contains("text-anchor=\"middle\">4.0 s</text>"));
+    assert!(page.contains("text-anchor=\"end\">4.7 s</text>"));
+    // Rows: the CPUs with windows, then what was delayed.
+    for row in [
+        ">CPU 0<",
+        ">CPU 1<",
+        ">I/O 252:0<",
+        ">softirq NET_RX CPU 0<",
+        ">tag wait 252:0<",
+    ] {
+        assert!(page.contains(row), "{row} missing");
+    }
+    // The table, longest first, and the limits in one line.
+    let table = &page[at("id=\"delays-table\"")..];
+    let first = table.find("took 90.000 ms").unwrap();
+    assert!(first < table.find("waited 62.000 ms").unwrap());
+    assert!(page.contains(
+        "Limits: window edges are known to within the sampling period (10.000 ms). \
+         Windows are held from 3.000000 s on."
+    ));
+    assert!(page.contains(
+        "4 delays of 1.000 ms or more from 3.900000 s to 4.700000 s, 3 explained by irq-off windows"
+    ));
+    assert_eq!(outside_references(&page), Vec::<String>::new());
+    assert!(!page.to_lowercase().contains("<script"));
+}
+
+/// Claim: an explained delay's bar says in its title what it was, how long, and the
+/// window that explains it in `explain`'s words: kind, CPU, task and culprit; the bar of
+/// the window says the same of it; the bar of a softirq delay names its bh-off window.
+#[test]
+fn report_explain_names_the_window_of_an_explained_delay() {
+    let page = page_explained(ANSWER);
+    let io = title_of(&page, "delay explained", "I/O on 252:0");
+    assert!(
+        io.starts_with(
+            "I/O on 252:0 by dd-70 took 90.000 ms from 3.950000 s; completed on CPU 1\n"
+        ),
+        "{io}"
+    );
+    assert!(
+        io.contains(
+            "explained by a hardirq-off window of 100.000 ms on CPU 1 by irq_test[90] \
+             in irqoff_sample_hardirq_window, overlapping it 83.612 ms"
+        ),
+        "{io}"
+    );
+    let sirq = title_of(&page, "delay explained", "NET_RX");
+    assert!(
+        sirq.contains("softirq-off (bh-off) window of 70.000 ms on CPU 0 by iperf3[77]"),
+        "{sirq}"
+    );
+    let w = title_of(&page, "delay-window", "CPU 1");
+    assert!(w.contains("irqoff_sample_hardirq_window"), "{w}");
+}
+
+/// Claim: a delay no window explains is drawn grey with `explain`'s sentence in its
+/// title and in the table, and no line goes from it.
+#[test]
+fn report_explain_says_why_a_delay_is_not_explained() {
+    let page = page_explained(ANSWER);
+    let sentence = "not explained by an irq-off window on the CPUs that serve this device (0)";
+    let t = title_of(&page, "delay not-explained", "4.500000 s");
+    assert!(t.ends_with(sentence), "{t}");
+    assert!(page.contains(&format!("<td>{sentence}</td>")));
+    assert_eq!(page.matches("<line class=\"link\"").count(), 3);
+}
+
+/// Claim: every text of the answer (task, device, culprit, notes) is escaped in the
+/// drawing and in the table: a task named `<script>` runs nothing.
+#[test]
+fn report_explain_escapes_the_answers_text() {
+    let mut v: serde_json::Value = serde_json::from_str(ANSWER).unwrap();
+    v["delays"][0]["delay"]["task"] = serde_json::json!("<script>alert(1)</script>");
+    v["delays"][0]["windows"][0]["window"]["culprit"] = serde_json::json!("f<b>&\"'");
+    v["delays"][3]["delay"]["device"] = serde_json::json!("<img src=x>");
+    v["notes"] = serde_json::json!(["<i>note</i>"]);
+    let page = page_explained(&v.to_string());
+    let lower = page.to_lowercase();
+    assert!(!lower.contains("<script"), "a script in the page");
+    assert!(!lower.contains("<img") && !page.contains("f<b>") && !page.contains("<i>note"));
+    assert!(page.contains("by &lt;script&gt;alert(1)&lt;/script&gt; took 90.000 ms"));
+    assert!(page.contains("in f&lt;b&gt;&amp;&quot;&#39;, overlapping"));
+    assert!(page.contains(">I/O &lt;img src=x&gt;<"));
+    assert!(page.contains("Note: &lt;i&gt;note&lt;/i&gt;"));
+}
+
+/// Claim: without --explain the page is the page of before (no delays section); with it,
+/// the page is that one with the section added after the timeline and nothing else.
+#[test]
+fn report_without_explain_is_unchanged() {
+    let dir = TempDir::new().unwrap();
+    let file = saved_recording(dir.path(), Some(1_778_151_600_000_000_000));
+    let (_, plain) = report_of(&file);
+    assert!(!plain.contains("id=\"delays\"") && !plain.contains("class=\"delay"));
+    let with = page_explained(ANSWER);
+    let start = with.find("<section id=\"delays\">").unwrap();
+    let end = start + with[start..].find("</section>\n").unwrap() + "</section>\n".len();
+    assert_eq!(format!("{}{}", &with[..start], &with[end..]), plain);
+}
+
+/// Claim: a --explain file that is not an answer of `explain --json` is refused with one
+/// plain sentence and a hint, exit status 2 (as a FILE that is not a record file), and
+/// no page is written; one that cannot be read, exit status 1.
+#[test]
+fn report_explain_refuses_a_bad_answer() {
+    for (bad, status) in [("{\"delays\": 3}", 2), ("not json", 2)] {
+        let (out, page) = report_explained(bad);
+        assert_eq!(out.status.code(), Some(status), "{bad}");
+        assert!(page.is_none(), "a page written for {bad}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 2, "{err}");
+        assert!(
+            lines[0].contains("answer.json is not an answer of trace-irqoff explain --json"),
+            "{err}"
+        );
+        assert_eq!(
+            lines[1],
+            "hint: give --explain the output of trace-irqoff explain --json (JSON)"
+        );
+    }
+    let dir = TempDir::new().unwrap();
+    let file = saved_recording(dir.path(), None);
+    let page = dir.path().join("page.html");
+    let out = cli(&dir.path().join("no-proc"))
+        .arg("report")
+        .arg(&file)
+        .args(["--explain", "/nonexistent/answer.json", "-o"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent/answer.json"));
+    assert!(!page.exists());
+}
+
+/// Claim: the section's size is bounded whatever the answer: of 1000 delays, each with
+/// a window of its own, it draws the longest 200 and their 200 windows, lists 20, and
+/// says how many it left out of each.
+#[test]
+fn report_explain_is_bounded() {
+    let mut v: serde_json::Value = serde_json::from_str(ANSWER).unwrap();
+    let one = v["delays"][0].clone();
+    let delays: Vec<serde_json::Value> = (0..1000u64)
+        .map(|i| {
+            let mut d = one.clone();
+            let start = 4_000_000_000 + i * 1_000_000;
+            d["delay"]["start_ns"] = serde_json::json!(start);
+            d["delay"]["end_ns"] = serde_json::json!(start + 2_000_000 + i * 1000);
+            d["delay"]["cpus"] = serde_json::json!([i % 64]);
+            d["windows"][0]["window"]["cpu"] = serde_json::json!(i % 64);
+            d["windows"][0]["window"]["start_ns"] = serde_json::json!(start);
+            d
+        })
+        .collect();
+    v["delays"] = serde_json::json!(delays);
+    let page = page_explained(&v.to_string());
+    assert_eq!(page.matches("<rect class=\"delay explained\"").count(), 200);
+    assert_eq!(page.matches("<rect class=\"delay-window\"").count(), 200);
+    assert!(page.contains("800 shorter delays are not drawn: the drawing holds the longest 200"));
+    let table = &page[page.find("id=\"delays-table\"").unwrap()..];
+    assert_eq!(
+        table[..table.find("</table>").unwrap()]
+            .matches("<tr><td>")
+            .count(),
+        20
+    );
+    assert!(page.contains("980 shorter delays are left out of the table"));
+}

@@ -33,7 +33,7 @@ hardirq-off  -                   1         100 ms         100 ms  irq_test      
 softirq-off  ksoftirqd-wait      1          64 ms          64 ms  my hog                   irqoff_sample_busy
 softirq-off  bh-off              1          57 ms          57 ms  kworker/3:1              irqoff_sample_bh_work
 softirq-off  ksoftirqd-wait      1          52 ms          52 ms  ksoftirqd/2              call_timer_fn
-true length = LENGTH +0..10 ms (hardirq-off), -5..+10 ms (bh-off), -5..+11 ms (ksoftirqd-wait)
+true length = LENGTH +0..10 ms (hardirq-off), -5..+10 ms (bh-off), -5..+17 ms (ksoftirqd-wait)
 "
     );
     let text = stdout(root.path(), &["top", "--stack"]);

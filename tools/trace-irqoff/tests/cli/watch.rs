@@ -199,7 +199,7 @@ fn watch_on_80x24_keeps_the_header_and_the_newest_window_on_screen() {
     assert!(lines[0].starts_with("trace-irqoff watch: "), "{screen}");
     // What the lengths mean, for the kinds on screen.
     assert_eq!(
-        lines[1], "true length = LENGTH +0..10 ms (hardirq-off), -5..+11 ms (ksoftirqd-wait)",
+        lines[1], "true length = LENGTH +0..10 ms (hardirq-off), -5..+17 ms (ksoftirqd-wait)",
         "{screen}"
     );
     assert!(lines[2].starts_with(" END (UTC)    CPU KIND "), "{screen}");

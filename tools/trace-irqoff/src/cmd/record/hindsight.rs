@@ -37,6 +37,7 @@ pub fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording>
     let stream::Ring {
         windows: ring,
         stalls,
+        ..
     } = st
         .read()
         .map_err(|why| Problem::failure(why, "run as root"))?;

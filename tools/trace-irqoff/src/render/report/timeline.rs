@@ -92,7 +92,7 @@ pub fn range(s: &Snapshot, origin: &Origin) -> (u64, u64) {
 /// A step between ticks giving at most about `n` of them over `span_ns`: below a second 1,
 /// 2 or 5 times a power of ten ns; from a second on, a step of the clock (1, 2, 5, 10, 15,
 /// 30 s, the same in minutes, 1, 2, 3, 6, 12 h, 1, 2, 7, 14, 28 days).
-fn tick_step(span_ns: u64, n: u64) -> u64 {
+pub fn tick_step(span_ns: u64, n: u64) -> u64 {
     let raw = (span_ns / n.max(1)).max(1);
     const S: u64 = 1_000_000_000;
     const CLOCK: [u64; 21] = [

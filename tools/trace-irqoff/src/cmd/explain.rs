@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `explain [--last DUR | --from FILE] [--device DEV] [--pid PID] [--cgroup PATH]`: the
+//! delays of the span (traced in an instance of our own, `instance`, or read from a saved
+//! trace), the CPUs that serve them (`sources`), the module's windows (its records and
+//! its event ring), joined by `crate::explain` and shown.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use super::{Ctx, Outcome};
+use crate::cli::ExplainArgs;
+use crate::error::Problem;
+use crate::explain::{self, Answer, Delay, DelayKind, Limits, Window};
+use crate::model::snapshot::{Kind, Record};
+use crate::output;
+use crate::procfs::{Backend, Module};
+use crate::stream;
+
+mod instance;
+mod sources;
+
+/// How long `--last` traces when not told.
+const DEFAULT_SPAN: Duration = Duration::from_secs(5);
+
+pub fn run<B: Backend>(
+    a: &ExplainArgs,
+    m: &Module<B>,
+    proc_root: &Path,
+    ctx: &Ctx,
+) -> Result<Outcome> {
+    let sys = sources::sysfs();
+    let device = a
+        .device
+        .as_deref()
+        .map(|d| sources::device(&sys, proc_root, d))
+        .transpose()?;
+    let mut notes: Vec<String> = device.iter().flat_map(|d| d.notes.clone()).collect();
+    let mut pids: Vec<i32> = a.pid.into_iter().collect();
+    if let Some(cg) = &a.cgroup {
+        pids.extend(sources::cgroup_pids(&sys, cg)?);
+    }
+    let text = match &a.from {
+        Some(f) => std::fs::read_to_string(f).map_err(|e| {
+            Problem::usage(
+                format!("cannot read the trace {}: {e}", f.display()),
+                "give a trace saved from tracefs (cat instances/NAME/trace > FILE)",
+            )
+        })?,
+        None => {
+            let root = stream::tracefs().ok_or_else(|| {
+                Problem::failure(
+                    "tracefs is not mounted",
+                    "mount -t tracefs nodev /sys/kernel/tracing",
+                )
+            })?;
+            let mut events = vec!["irq/softirq_raise", "irq/softirq_entry"];
+            if device.is_some() || pids.is_empty() {
+                events.extend([
+                    "block/block_rq_issue",
+                    "block/block_rq_complete",
+                    "trace_irqoff/block_rq_tag_wait",
+                ]);
+            }
+            if !pids.is_empty() {
+                events.push("sched/sched_switch");
+            }
+            let t = instance::trace(&root, &events, a.last.unwrap_or(DEFAULT_SPAN))
+                .map_err(|why| Problem::failure(why, "run as root"))?;
+            notes.extend(t.notes);
+            t.text
+        }
+    };
+    let traced =
+        explain::trace::delays(&text, a.min_ns, device.as_ref().map(|d| d.number.as_str()));
+    if traced.events == 0 && !text.trim().is_empty() {
+        let from = a
+            .from
+            .as_deref()
+            .map_or("the trace".into(), |f| f.display().to_string());
+        return Err(Problem::usage(
+            format!("{from} is not a tracefs trace: no line reads as an event"),
+            "give the text of a tracefs instance's trace file, taken with trace_clock mono",
+        )
+        .into());
+    }
+    let mut delays: Vec<Delay> = traced.delays.clone();
+    if let Some(d) = &device {
+        for delay in delays
+            .iter_mut()
+            .filter(|d| matches!(d.kind, DelayKind::Io | DelayKind::TagWait))
+        {
+            let mut cpus: BTreeSet<u32> = delay.cpus.iter().copied().collect();
+            cpus.extend(&d.irq_cpus);
+            delay.cpus = cpus.into_iter().collect();
+            if !d.irq_cpus.is_empty() {
+                let cpus = explain::join::cpu_words(&d.irq_cpus);
+                delay.evidence.push(format!("its interrupts go to {cpus}"));
+            }
+        }
+    }
+    if !pids.is_empty() {
+        delays.retain(|d| !matches!(d.kind, DelayKind::Io | DelayKind::TagWait));
+        delays.push(task_delay(a, &pids, proc_root, &traced)?);
+    }
+    let s = m.snapshot()?;
+    if a.from.is_none() && s.tag_wait.as_ref().is_some_and(|tw| !tw.enabled) {
+        notes.push(
+            "tag-wait tracking is off, so no tag wait was traced (trace-irqoff tagwait on)".into(),
+        );
+    }
+    let (windows, from, held_from) = windows(m, &s, &mut notes);
+    let span = traced.span;
+    let windows: Vec<Window> = windows
+        .iter()
+        .filter(|w| {
+            span.is_none_or(|(a, b)| {
+                (w.open || w.end_ns >= a) && w.start_ns <= b + s.config.period_ns
+            })
+        })
+        .cloned()
+        .collect();
+    let limits = Limits {
+        period_ns: s.config.period_ns,
+        held_from_ns: held_from,
+    };
+    let answer = Answer {
+        span_start_ns: span.map(|s| s.0),
+        span_end_ns: span.map(|s| s.1),
+        min_ns: a.min_ns,
+        limits,
+        windows_from: from,
+        windows_seen: windows.len(),
+        delays: explain::join::join(&delays, &windows, limits),
+        notes,
+    };
+    if ctx.json {
+        output::print_json(&answer)?;
+    } else {
+        output::print(&explain::render::text(&answer))?;
+    }
+    Ok(Outcome::Done)
+}
+
+/// The task delay of `--pid`/`--cgroup`: the trace's span, on the CPUs the tasks were
+/// switched in on (sched_switch) and last ran on (/proc).
+fn task_delay(
+    a: &ExplainArgs,
+    pids: &[i32],
+    proc_root: &Path,
+    traced: &explain::trace::Traced,
+) -> Result<Delay> {
+    let mut cpus = BTreeSet::new();
+    let mut evidence = Vec::new();
+    let mut name = None;
+    for pid in pids {
+        if let Some(ran) = traced.ran_on.get(pid) {
+            cpus.extend(ran);
+            evidence.push(format!(
+                "{pid} switched in on {}",
+                explain::join::cpu_words(&ran.iter().copied().collect::<Vec<_>>())
+            ));
+        }
+        if let Some((comm, last)) = sources::task_cpus(proc_root, *pid) {
+            name.get_or_insert(format!("{comm}[{pid}]"));
+            if !last.is_empty() {
+                evidence.push(format!(
+                    "{pid} last ran on {}",
+                    explain::join::cpu_words(&last.iter().copied().collect::<Vec<_>>())
+                ));
+            }
+            cpus.extend(last);
+        } else if a.pid == Some(*pid) && a.from.is_none() && !traced.ran_on.contains_key(pid) {
+            return Err(Problem::usage(
+                format!("there is no process {pid}"),
+                "give the pid of a running process (ps -e)",
+            )
+            .into());
+        }
+    }
+    let (start_ns, end_ns) = traced.span.unwrap_or((0, 0));
+    Ok(Delay {
+        kind: DelayKind::Task,
+        start_ns,
+        end_ns,
+        cpus: cpus.into_iter().collect(),
+        end_cpu: None,
+        evidence,
+        device: None,
+        vector: None,
+        task: Some(match (&a.cgroup, name) {
+            (Some(cg), _) => format!("cgroup {cg}"),
+            (None, Some(n)) => n,
+            (None, None) => format!("pid {}", a.pid.unwrap_or(0)),
+        }),
+    })
+}
+
+/// The module's windows: its records, and every window of the event ring where it runs;
+/// where they come from; and from when they are held.
+fn windows<B: Backend>(
+    m: &Module<B>,
+    s: &crate::model::snapshot::Snapshot,
+    notes: &mut Vec<String>,
+) -> (Vec<Window>, String, Option<u64>) {
+    let mut records: Vec<Record> = s.records.clone();
+    let ring = if m.is_live() || stream::overridden() {
+        stream::read_running()
+    } else {
+        Err("the event ring is not read with --proc-root".into())
+    };
+    let (from, held_from) = match ring {
+        Ok(ring) => {
+            // A ring that overwrote nothing holds every window since it started (before
+            // it, the records); one that did holds each CPU's from its oldest on.
+            let mut oldest = std::collections::BTreeMap::new();
+            for e in &ring.windows {
+                let start = e.end_ns.saturating_sub(e.latency_ns);
+                let o = oldest.entry(e.cpu).or_insert(start);
+                *o = (*o).min(start);
+            }
+            let held = if ring.lost {
+                oldest.values().copied().max()
+            } else {
+                s.config.counts_since_ns
+            };
+            stream::add_missing(&mut records, &m.ring_windows(&ring.windows, &s.config, 0));
+            ("records+ring", held)
+        }
+        Err(why) => {
+            notes.push(format!(
+                "{why}: only the records the module keeps (the worst {} per CPU and kind) were joined",
+                s.config.records_per_cpu
+            ));
+            ("records", s.config.counts_since_ns)
+        }
+    };
+    let windows = records.iter().map(window).collect();
+    (windows, from.to_string(), held_from)
+}
+
+/// A record as the join takes it: its span, and its culprit as `top` names it.
+fn window(r: &Record) -> Window {
+    let (stack, comm) = crate::culprit::source(r);
+    let culprit = crate::culprit::label(crate::culprit::name_in(stack, r, "?"), r);
+    let pid = if comm == r.window_comm && !r.window_comm.is_empty() {
+        r.window_pid
+    } else {
+        r.pid
+    };
+    Window {
+        cpu: r.cpu,
+        kind: match r.kind {
+            Kind::Hard => "hard",
+            Kind::Soft => "soft",
+        }
+        .to_string(),
+        cause: r.cause.map(|c| c.name().to_string()),
+        start_ns: r.timestamp_ns.saturating_sub(r.latency_ns),
+        end_ns: r.timestamp_ns,
+        comm: comm.to_string(),
+        pid,
+        culprit,
+        open: r.ongoing,
+    }
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `explain`: was this delay an irq-off window? The delays a tracefs instance of our own
+//! shows (block requests from issue to completion, softirqs from raise to entry, the CPUs
+//! a task ran on), each joined with the module's windows on the CPUs that serve it.
+//!
+//! - [`join`]: delays and windows in, each delay with the windows that explain it or
+//!   the sentence that none does, and its limits (pure);
+//! - [`trace`]: a tracefs `trace` text read into delays (pure);
+//! - [`render`]: the answer as text of 80 columns (its JSON is its serde form).
+//!
+//! The files and directories it reads (the module, tracefs, sysfs, /proc) are read by
+//! `cmd::explain`. `report --explain FILE` reads the JSON back (`Deserialize`, the fields
+//! left out when empty read as empty).
+
+use serde::{Deserialize, Serialize};
+
+pub mod join;
+pub mod render;
+pub mod trace;
+
+pub use join::{Delay, DelayKind, Explained, Limits, Window};
+
+/// What `explain` answers: the span looked at, what bounds the answer, each delay with
+/// its windows, and notes on what could not be looked at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    /// The span the delays were traced in (CLOCK_MONOTONIC ns); None: an empty trace.
+    pub span_start_ns: Option<u64>,
+    pub span_end_ns: Option<u64>,
+    /// Delays shorter than this were not looked at.
+    pub min_ns: u64,
+    pub limits: Limits,
+    /// Where the windows came from: "records" (the module's store of the worst per CPU
+    /// and kind), "records+ring" (and the event ring, every window).
+    pub windows_from: String,
+    pub windows_seen: usize,
+    pub delays: Vec<Explained>,
+    pub notes: Vec<String>,
+}

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `explain`'s answer as text for people: one paragraph per delay, what explains it or
+//! the sentence that nothing does, then the limits; every line within 80 columns.
+
+use std::fmt::Write;
+
+use super::join::{cpu_list, Delay, DelayKind, Explained, Match, Window};
+use super::Answer;
+use crate::clock::{ms, secs};
+
+/// The width every line fits in.
+pub const WIDTH: usize = 80;
+
+/// The whole answer.
+pub fn text(a: &Answer) -> String {
+    let mut o = String::new();
+    para(&mut o, "", &summary(a));
+    for e in &a.delays {
+        o.push('\n');
+        delay(&mut o, e);
+    }
+    o.push('\n');
+    para(&mut o, "", &limits(a));
+    for n in &a.notes {
+        para(&mut o, "", &format!("Note: {n}"));
+    }
+    o
+}
+
+/// The answer's first sentence: how many delays of what length in which span, how many
+/// explained, and how many windows were seen where (`report --explain` says the same).
+pub fn summary(a: &Answer) -> String {
+    let explained = a.delays.iter().filter(|e| !e.windows.is_empty()).count();
+    let span = match (a.span_start_ns, a.span_end_ns) {
+        (Some(s), Some(e)) => format!("from {} s to {} s", secs(s), secs(e)),
+        _ => "in an empty trace".to_string(),
+    };
+    format!(
+        "{} of {} or more {span}, {explained} explained by irq-off windows \
+         ({} seen, from the {}).",
+        counted(a.delays.len(), "delay"),
+        ms(a.min_ns),
+        counted(a.windows_seen, "window"),
+        match a.windows_from.as_str() {
+            "records+ring" => "records and the event ring",
+            _ => "records only",
+        }
+    )
+}
+
+/// "1 delay", "2 delays".
+fn counted(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+/// The answer's limits in one sentence or two: the sampling period, since when windows
+/// are held and how many delays began before that (`report --explain` says the same).
+pub fn limits(a: &Answer) -> String {
+    let mut limits = format!(
+        "Limits: window edges are known to within the sampling period ({}).",
+        ms(a.limits.period_ns)
+    );
+    match a.limits.held_from_ns {
+        Some(h) => {
+            let _ = write!(limits, " Windows are held from {} s on", secs(h));
+            let before = a.delays.iter().filter(|e| e.before_held).count();
+            if before > 0 {
+                let _ = write!(
+                    limits,
+                    "; {before} delays began before that: windows then are no longer held"
+                );
+            }
+            limits.push('.');
+        }
+        None => limits.push_str(" Since when windows are held is unknown."),
+    }
+    limits
+}
+
+fn delay(o: &mut String, e: &Explained) {
+    let d = &e.delay;
+    let mut head = headline(d);
+    if !d.evidence.is_empty() {
+        let _ = write!(head, "; {}", d.evidence.join("; "));
+    }
+    para(o, "", &head);
+    for m in &e.windows {
+        para(o, "  ", &window(m));
+    }
+    if let Some(s) = &e.not_explained {
+        para(o, "  ", s);
+    }
+    if e.before_held {
+        para(
+            o,
+            "  ",
+            "(it began before the oldest window held: an earlier window would not show)",
+        );
+    }
+}
+
+/// What was delayed and for how long, without its evidence: "I/O on 252:0 by dd-70 took
+/// 90.000 ms from 3.950000 s".
+pub fn headline(d: &Delay) -> String {
+    let what = match d.kind {
+        DelayKind::Io => format!(
+            "I/O on {}{}",
+            d.device.as_deref().unwrap_or("?"),
+            d.task
+                .as_deref()
+                .map(|t| format!(" by {t}"))
+                .unwrap_or_default()
+        ),
+        DelayKind::Softirq => format!(
+            "softirq {} on CPU {}",
+            d.vector.as_deref().unwrap_or("?"),
+            cpu_list(&d.cpus)
+        ),
+        DelayKind::TagWait => format!(
+            "tag wait on {} by {}",
+            d.device.as_deref().unwrap_or("?"),
+            d.task.as_deref().unwrap_or("?")
+        ),
+        DelayKind::Task => format!("task {}", d.task.as_deref().unwrap_or("?")),
+    };
+    let verb = match d.kind {
+        DelayKind::Io => "took",
+        DelayKind::Softirq | DelayKind::TagWait => "waited",
+        DelayKind::Task => "ran for",
+    };
+    format!(
+        "{what} {verb} {} from {} s",
+        ms(d.len_ns()),
+        secs(d.start_ns)
+    )
+}
+
+/// "explained by a hardirq-off window of ... on CPU 1 by sh[63] in f, overlapping it ...".
+pub fn window(m: &Match) -> String {
+    let overlap = if m.within_precision {
+        "overlapping only within the sampling period".to_string()
+    } else {
+        format!("overlapping it {}", ms(m.overlap_ns))
+    };
+    format!("explained by {}, {overlap}", window_words(&m.window))
+}
+
+/// A window in words: "a hardirq-off window of 99.800 ms on CPU 1 by irq_test[90] in
+/// irqoff_sample_hardirq_window".
+pub fn window_words(w: &Window) -> String {
+    let kind = match (w.kind.as_str(), w.cause.as_deref()) {
+        ("hard", _) => "hardirq-off".to_string(),
+        (_, Some(c)) => format!("softirq-off ({c})"),
+        _ => "softirq-off".to_string(),
+    };
+    let open = if w.open { " and counting" } else { "" };
+    format!(
+        "a {kind} window of {}{open} on CPU {} by {}[{}] in {}",
+        ms(w.end_ns.saturating_sub(w.start_ns)),
+        w.cpu,
+        w.comm,
+        w.pid,
+        w.culprit
+    )
+}
+
+/// `text` wrapped at spaces to [`WIDTH`], every line after the first indented two more
+/// than `indent`.
+fn para(o: &mut String, indent: &str, text: &str) {
+    let mut line = indent.to_string();
+    let mut empty = true;
+    let more = format!("{indent}  ");
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !empty && line.len() + 1 + word.len() > WIDTH {
+            let _ = writeln!(o, "{line}");
+            line = more.clone();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    let _ = writeln!(o, "{line}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::join::{join, Limits};
+
+    /// Claim: an explained delay names the window's kind, CPU, task and culprit and the
+    /// overlap; an unexplained one the sentence; no line is wider than 80 columns.
+    #[test]
+    fn paragraphs_fit_80_columns() {
+        let ms_ = 1_000_000;
+        let d = |cpus: Vec<u32>| Delay {
+            kind: DelayKind::Io,
+            start_ns: 1000 * ms_,
+            end_ns: 1100 * ms_,
+            cpus,
+            end_cpu: Some(1),
+            evidence: vec!["completed on CPU 1".into()],
+            device: Some("252:0".into()),
+            vector: None,
+            task: Some("dd-70".into()),
+        };
+        let w = Window {
+            cpu: 1,
+            kind: "hard".into(),
+            cause: None,
+            start_ns: 990 * ms_,
+            end_ns: 1090 * ms_,
+            comm: "sh".into(),
+            pid: 63,
+            culprit: "irqoff_sample_hardirq_window".into(),
+            open: false,
+        };
+        let limits = Limits {
+            period_ns: 10 * ms_,
+            held_from_ns: Some(1050 * ms_),
+        };
+        let a = Answer {
+            span_start_ns: Some(900 * ms_),
+            span_end_ns: Some(1200 * ms_),
+            min_ns: ms_,
+            limits,
+            windows_from: "records+ring".into(),
+            windows_seen: 1,
+            delays: join(&[d(vec![1]), d(vec![0])], &[w], limits),
+            notes: vec![],
+        };
+        let t = text(&a);
+        assert!(t.lines().all(|l| l.len() <= WIDTH), "{t}");
+        let flat = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("I/O on 252:0 by dd-70 took 100.000 ms"),
+            "{t}"
+        );
+        assert!(flat.contains("hardirq-off window of 100.000 ms on CPU 1 by sh[63] in irqoff_sample_hardirq_window, overlapping it 90.000 ms"), "{t}");
+        assert!(
+            flat.contains(
+                "not explained by an irq-off window on the CPUs that serve this device (0)"
+            ),
+            "{t}"
+        );
+        assert!(flat.contains("2 delays began before that"), "{t}");
+    }
+
+    /// Claim: an answer's JSON reads back as the same answer (`report --explain`), the
+    /// fields left out when empty (`end_cpu`, `device`, `vector`, `task`, `cause`,
+    /// `not_explained`, `open`) read as empty.
+    #[test]
+    fn the_json_reads_back() {
+        let ms_ = 1_000_000;
+        let d = Delay {
+            kind: DelayKind::Softirq,
+            start_ns: 1000 * ms_,
+            end_ns: 1100 * ms_,
+            cpus: vec![1],
+            end_cpu: None,
+            evidence: vec![],
+            device: None,
+            vector: Some("NET_RX".into()),
+            task: None,
+        };
+        let limits = Limits {
+            period_ns: 10 * ms_,
+            held_from_ns: None,
+        };
+        let a = Answer {
+            span_start_ns: None,
+            span_end_ns: None,
+            min_ns: ms_,
+            limits,
+            windows_from: "records".into(),
+            windows_seen: 0,
+            delays: join(&[d], &[], limits),
+            notes: vec![],
+        };
+        let json = serde_json::to_string(&a).unwrap();
+        for left_out in ["end_cpu", "device", "task", "not_explained\":null", "open"] {
+            assert!(!json.contains(left_out), "{json}");
+        }
+        let back: Answer = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, a);
+    }
+}

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `explain`: the delays of a saved trace (tests/fixtures/explain-trace.txt) joined with
+//! the windows of records-v2.txt, and of the event ring; a traced span in a tracefs
+//! instance of its own; refusals.
+
+use crate::util::*;
+
+const TRACE: &str = include_str!("../fixtures/explain-trace.txt");
+
+/// A sysfs with block device `nullb0` (252:0) whose one hardware queue takes requests
+/// from CPUs 0-1, and no interrupt.
+fn sysfs() -> TempDir {
+    let dir = TempDir::new().unwrap();
+    let b = dir.path().join("block/nullb0");
+    fs::create_dir_all(b.join("mq/0")).unwrap();
+    fs::write(b.join("dev"), "252:0\n").unwrap();
+    fs::write(b.join("mq/0/cpu_list"), "0-1\n").unwrap();
+    dir
+}
+
+/// `explain --from TRACE ARGS --json` on records-v2, with sysfs `sys`; its JSON.
+fn explain_json(sys: &Path, args: &[&str]) -> serde_json::Value {
+    let root = ours_with(RECORDS_V2);
+    let trace = root.path().join("trace.txt");
+    fs::write(&trace, TRACE).unwrap();
+    json_of(
+        cli(root.path())
+            .env("TRACE_IRQOFF_SYSFS", sys)
+            .args(["explain", "--json", "--from"])
+            .arg(&trace)
+            .args(args),
+    )
+}
+
+/// The text `c` printed, with its words joined by one space (the 80-column wrapping
+/// undone), after checking that it succeeded.
+fn flat_text(c: &mut Command) -> String {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The delay of `kind` starting at `start_ns` in an answer.
+fn delay<'a>(j: &'a serde_json::Value, kind: &str, start_ns: u64) -> &'a serde_json::Value {
+    j["delays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["delay"]["kind"] == kind && d["delay"]["start_ns"] == start_ns)
+        .unwrap_or_else(|| panic!("no {kind} delay at {start_ns} in {j}"))
+}
+
+/// Claim: a request of nullb0 that completed on CPU 1 while CPU 1 had hard interrupts
+/// off is explained by that window, with its culprit, its task and the overlap
+/// (3.950000..4.033412 s); the other device's requests are not looked at.
+#[test]
+fn an_io_delay_is_explained_by_the_window_on_its_cpu() {
+    let j = explain_json(sysfs().path(), &["--device", "nullb0"]);
+    let d = delay(&j, "io", 3_950_000_000);
+    assert_eq!(d["delay"]["cpus"], serde_json::json!([1]));
+    assert_eq!(d["delay"]["device"], "252:0");
+    let w = &d["windows"][0];
+    assert_eq!(w["window"]["cpu"], 1);
+    assert_eq!(w["window"]["kind"], "hard");
+    assert_eq!(w["window"]["comm"], "irq_test");
+    assert_eq!(w["window"]["culprit"], "irqoff_sample_hardirq_window");
+    assert_eq!(w["overlap_ns"], 4_033_412_000u64 - 3_950_000_000);
+    assert!(d.get("not_explained").is_none());
+    let ios = j["delays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["delay"]["kind"] == "io")
+        .count();
+    assert_eq!(ios, 2, "only nullb0's two requests: {j}");
+}
+
+/// Claim: a submitter that slept for a tag of nullb0 from 3.960 s until it issued at
+/// 4.045 s waited for the completion on CPU 1 (the only one meanwhile), so its wait is
+/// explained by CPU 1's hardirq-off window, overlapping it 73.412 ms.
+#[test]
+fn a_tag_wait_is_explained_by_the_window_where_tags_come_back() {
+    let j = explain_json(sysfs().path(), &["--device", "nullb0"]);
+    let d = delay(&j, "tag-wait", 3_960_000_000);
+    assert_eq!(d["delay"]["end_ns"], 4_045_000_000u64);
+    assert_eq!(d["delay"]["cpus"], serde_json::json!([1]));
+    assert_eq!(d["delay"]["task"], "dd-71");
+    assert_eq!(
+        d["windows"][0]["window"]["culprit"],
+        "irqoff_sample_hardirq_window"
+    );
+    assert_eq!(
+        d["windows"][0]["overlap_ns"],
+        4_033_412_000u64 - 3_960_000_000
+    );
+}
+
+/// Claim: a request of nullb0 that completed on CPU 0 with no window there is "not
+/// explained by an irq-off window on the CPUs that serve this device", in the text too,
+/// whose lines fit 80 columns.
+#[test]
+fn an_io_delay_without_a_window_is_not_explained() {
+    let j = explain_json(sysfs().path(), &["--device", "nullb0"]);
+    let d = delay(&j, "io", 4_500_000_000);
+    assert_eq!(d["windows"], serde_json::json!([]));
+    assert_eq!(
+        d["not_explained"],
+        "not explained by an irq-off window on the CPUs that serve this device (0)"
+    );
+    let root = ours_with(RECORDS_V2);
+    let trace = root.path().join("trace.txt");
+    fs::write(&trace, TRACE).unwrap();
+    let sys = sysfs();
+    let out = cli(root.path())
+        .env("TRACE_IRQOFF_SYSFS", sys.path())
+        .args(["explain", "--device", "nullb0", "--from"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().all(|l| l.len() <= 80), "{text}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("not explained by an irq-off window on the CPUs that serve this device (0)"),
+        "{text}"
+    );
+    assert!(
+        flat.contains("by irq_test[90] in irqoff_sample_hardirq_window"),
+        "{text}"
+    );
+    assert!(
+        flat.contains("hardware queue 0 takes requests from CPUs 0-1"),
+        "{text}"
+    );
+}
+
+/// Claim: a NET_RX softirq raised on CPU 0 and run 94 ms later is attributed to the
+/// bh-off window of CPU 0 and its task; a TIMER softirq held 10 ms on CPU 2 between its
+/// two windows is "not explained by an irq-off window on CPU 2".
+#[test]
+fn a_softirq_delay_is_attributed_to_the_bh_off_window() {
+    let j = explain_json(sysfs().path(), &[]);
+    let d = delay(&j, "softirq", 3_940_000_000);
+    assert_eq!(d["delay"]["vector"], "NET_RX");
+    let w = &d["windows"][0]["window"];
+    assert_eq!(
+        (w["cpu"].as_u64(), w["kind"].as_str()),
+        (Some(0), Some("soft"))
+    );
+    assert_eq!(w["cause"], "bh-off");
+    assert_eq!(w["pid"], 79);
+    let t = delay(&j, "softirq", 5_300_000_000);
+    assert_eq!(
+        t["not_explained"],
+        "not explained by an irq-off window on CPU 2"
+    );
+}
+
+/// Claim: a window still open when the module was read (CPU 3's bh-off window, from
+/// 5.043 s) goes on: it explains a request of another device completed on CPU 3 at
+/// 5.46 s, after it was last seen open (5.1 s), marked open and "and counting".
+#[test]
+fn a_window_still_open_explains_what_came_after() {
+    let j = explain_json(sysfs().path(), &[]);
+    let d = delay(&j, "io", 5_400_000_000);
+    let w = &d["windows"][0];
+    assert_eq!(w["window"]["cpu"], 3);
+    assert_eq!(w["window"]["open"], true);
+    assert_eq!(w["overlap_ns"], 60_000_000);
+    assert_eq!(w["window"]["culprit"], "irqoff_sample_bh_work");
+    let root = ours_with(RECORDS_V2);
+    let trace = root.path().join("trace.txt");
+    fs::write(&trace, TRACE).unwrap();
+    let flat = flat_text(cli(root.path()).args(["explain", "--from"]).arg(&trace));
+    assert!(
+        flat.contains("I/O on 8:0 by dd-70 took 60.000 ms from 5.400000 s; completed on CPU 3 explained by a softirq-off (bh-off) window of 57.000 ms and counting on CPU 3"),
+        "{flat}"
+    );
+}
+
+/// Claim: when the event ring runs and has overwritten events (entries-in-buffer below
+/// entries-written), its oldest window bounds what is held: a delay that began before it
+/// says so (`before_held`, and a sentence in the text); one after it does not; the
+/// windows come from the records and the ring. A ring that overwrote nothing bounds
+/// nothing: what is held starts with the records (unknown in this fixture).
+#[test]
+fn a_span_partly_not_held_says_so() {
+    let root = ours_with(RECORDS_V2);
+    let trace = root.path().join("trace.txt");
+    fs::write(&trace, TRACE).unwrap();
+    // One window in the ring, CPU 2, 4.450000..4.500000 s.
+    let line = "              sh-2168    [002] d.h1.     4.500000: hardirq_off: cpu=2 latency_ns=50000000 lower_bound=0 pid=2168 comm=sh cause=- end_ns=4500000000 seq=1 end_shows_culprit=1 frames=irqoff_sample_hardirq_window+0x30/0x4d [irqoff_sample];0x0\n";
+    let whole = ring_root(&format!(
+        "# entries-in-buffer/entries-written: 1/1   #P:4\n{line}"
+    ));
+    let mut c = cli_ring(root.path(), whole.path());
+    c.args(["explain", "--json", "--from"]).arg(&trace);
+    let j = json_of(&mut c);
+    assert_eq!(j["limits"]["held_from_ns"], serde_json::Value::Null);
+    assert_eq!(delay(&j, "io", 3_950_000_000)["before_held"], false);
+    let ring = ring_root(&format!(
+        "# entries-in-buffer/entries-written: 1/9   #P:4\n{line}"
+    ));
+    let sys = sysfs();
+    let mut c = cli_ring(root.path(), ring.path());
+    c.env("TRACE_IRQOFF_SYSFS", sys.path())
+        .args(["explain", "--json", "--from"])
+        .arg(&trace);
+    let j = json_of(&mut c);
+    assert_eq!(j["windows_from"], "records+ring");
+    assert_eq!(j["limits"]["held_from_ns"], 4_450_000_000u64);
+    assert_eq!(delay(&j, "io", 3_950_000_000)["before_held"], true);
+    assert_eq!(delay(&j, "io", 4_500_000_000)["before_held"], false);
+    let mut c = cli_ring(root.path(), ring.path());
+    let flat = flat_text(
+        c.env("TRACE_IRQOFF_SYSFS", sys.path())
+            .args(["explain", "--from"])
+            .arg(&trace),
+    );
+    assert!(
+        flat.contains("3 delays began before that: windows then are no longer held"),
+        "{flat}"
+    );
+}
+
+/// Claim: `--pid` joins the span with the windows on the CPUs the task was switched in
+/// on (sched_switch: CPU 1) and last ran on (/proc/PID/task/*/stat field 39: CPU 1), and
+/// block requests are not looked at then.
+#[test]
+fn a_task_is_joined_on_the_cpus_it_ran_on() {
+    let root = ours_with(RECORDS_V2);
+    let task = root.path().join("70/task/70");
+    fs::create_dir_all(&task).unwrap();
+    fs::write(root.path().join("70/comm"), "dd\n").unwrap();
+    let mut stat: Vec<String> = (3..=52).map(|n| n.to_string()).collect();
+    stat[39 - 3] = "1".into();
+    fs::write(task.join("stat"), format!("70 (dd) {}\n", stat.join(" "))).unwrap();
+    let j = explain_json_in(&root, &["--pid", "70"]);
+    let d = j["delays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["delay"]["kind"] == "task")
+        .unwrap();
+    assert_eq!(d["delay"]["task"], "dd[70]");
+    assert_eq!(d["delay"]["cpus"], serde_json::json!([1]));
+    assert_eq!(d["windows"][0]["window"]["comm"], "irq_test");
+    assert!(j["delays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|d| d["delay"]["kind"] != "io"));
+}
+
+/// Claim: `--cgroup PATH` joins the span on the CPUs its tasks (cgroup.procs under
+/// sysfs's fs/cgroup) were switched in on: pid 70 on CPU 1, so the window of CPU 1.
+#[test]
+fn a_cgroup_is_joined_on_the_cpus_its_tasks_ran_on() {
+    let root = ours_with(RECORDS_V2);
+    let trace = root.path().join("trace.txt");
+    fs::write(&trace, TRACE).unwrap();
+    let sys = sysfs();
+    let cg = sys.path().join("fs/cgroup/system.slice/dd.service");
+    fs::create_dir_all(&cg).unwrap();
+    fs::write(cg.join("cgroup.procs"), "70\n").unwrap();
+    let j = json_of(
+        cli(root.path())
+            .env("TRACE_IRQOFF_SYSFS", sys.path())
+            .args([
+                "explain",
+                "--json",
+                "--cgroup",
+                "/system.slice/dd.service",
+                "--from",
+            ])
+            .arg(&trace),
+    );
+    let d = j["delays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["delay"]["kind"] == "task")
+        .unwrap();
+    assert_eq!(d["delay"]["task"], "cgroup /system.slice/dd.service");
+    assert_eq!(d["delay"]["cpus"], serde_json::json!([1]));
+    assert_eq!(d["windows"][0]["window"]["cpu"], 1);
+    // A cgroup that is not there is refused in one sentence.
+    let out = cli(root.path())
+        .env("TRACE_IRQOFF_SYSFS", sys.path())
+        .args(["explain", "--cgroup", "nosuch", "--from"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read the cgroup's tasks"));
+}
+
+/// `explain --from TRACE ARGS --json` in the proc root `root`.
+fn explain_json_in(root: &TempDir, args: &[&str]) -> serde_json::Value {
+    let trace = root.path().join("trace.txt");
+    fs::write(&trace, TRACE).unwrap();
+    let sys = sysfs();
+    json_of(
+        cli(root.path())
+            .env("TRACE_IRQOFF_SYSFS", sys.path())
+            .args(["explain", "--json", "--from"])
+            .arg(&trace)
+            .args(args),
+    )
+}
+
+/// Claim: `--last` traces in an instance of its own (trace_clock mono, the softirq and
+/// block events on) and turns its events off again; what its trace held is joined.
+#[test]
+fn last_traces_in_an_instance_of_its_own() {
+    let root = ours_with(RECORDS_V2);
+    let tracefs = TempDir::new().unwrap();
+    let inst = tracefs.path().join("instances/trace_irqoff_explain");
+    for ev in [
+        "irq/softirq_raise",
+        "irq/softirq_entry",
+        "block/block_rq_issue",
+        "block/block_rq_complete",
+    ] {
+        fs::create_dir_all(inst.join("events").join(ev)).unwrap();
+        fs::write(inst.join("events").join(ev).join("enable"), "0\n").unwrap();
+    }
+    // The fake's trace file gets what a real one would hold once the events are on (the
+    // command empties it before turning them on).
+    let sys = sysfs();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trace-irqoff"))
+        .arg("--proc-root")
+        .arg(root.path())
+        .env("TRACE_IRQOFF_TRACEFS", tracefs.path())
+        .env("TRACE_IRQOFF_SYSFS", sys.path())
+        .env("TRACE_IRQOFF_BOOT_TIME", BOOT_TIME)
+        .args(["explain", "--json", "--last", "2s"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let on = inst.join("events/block/block_rq_complete/enable");
+    for _ in 0..150 {
+        if fs::read_to_string(&on).unwrap() == "1" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(
+        fs::read_to_string(&on).unwrap(),
+        "1",
+        "the events were not turned on"
+    );
+    fs::write(inst.join("trace"), TRACE).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        fs::read_to_string(inst.join("trace_clock")).unwrap(),
+        "mono"
+    );
+    assert_eq!(
+        fs::read_to_string(inst.join("events/irq/softirq_raise/enable")).unwrap(),
+        "0"
+    );
+    assert_eq!(
+        delay(&j, "softirq", 3_940_000_000)["windows"][0]["window"]["cpu"],
+        0
+    );
+}
+
+/// Claim: bad input is one sentence and a hint, exit status 2: a file that is no trace,
+/// a file that does not exist, a device that does not exist, --last with --from.
+#[test]
+fn bad_input_is_refused_in_one_sentence() {
+    let root = ours_with(RECORDS_V2);
+    let junk = root.path().join("junk.txt");
+    fs::write(&junk, "hello\nworld\n").unwrap();
+    let sys = sysfs();
+    let cases: [(Vec<&str>, &str); 4] = [
+        (
+            vec!["--from", junk.to_str().unwrap()],
+            "is not a tracefs trace: no line reads as an event",
+        ),
+        (
+            vec!["--from", "/nonexistent/trace"],
+            "cannot read the trace /nonexistent/trace",
+        ),
+        (
+            vec!["--from", junk.to_str().unwrap(), "--device", "nosuch"],
+            "there is no block device nosuch",
+        ),
+        (
+            vec!["--from", junk.to_str().unwrap(), "--last", "1s"],
+            "cannot be used with",
+        ),
+    ];
+    for (args, sentence) in cases {
+        let out = cli(root.path())
+            .env("TRACE_IRQOFF_SYSFS", sys.path())
+            .arg("explain")
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("trace-irqoff: ") && err.contains(sentence),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.lines().nth(1).is_some_and(|l| l.starts_with("hint: ")),
+            "{err}"
+        );
+    }
+}
