@@ -118,7 +118,7 @@ impl DebugFile {
                     ..
                 }) if line > 0 => out.push(SourceLine {
                     function,
-                    file: file.to_string(),
+                    file: tidy(file),
                     line,
                 }),
                 // Code of no line (compiler-made): not this address's place.
@@ -146,6 +146,17 @@ impl DebugFile {
         }
         found
     }
+}
+
+/// `file` without its `.` components. DWARF names a header that the build generated from the
+/// build's top directory, as `BUILD/./arch/x86/include/generated/...`: the same file as
+/// `BUILD/arch/...`, which is what a user looks for.
+pub(super) fn tidy(file: &str) -> String {
+    Path::new(file)
+        .components()
+        .collect::<std::path::PathBuf>()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// A whole file compressed as the kernel compresses modules (xz, zstd, gzip), by its magic

@@ -323,6 +323,23 @@ fn linked_files_resolve_demangled_frames() {
 }
 
 /// Claim: the build id is read from a notes section of several notes.
+/// A generated header's path as DWARF gives it, `BUILD/./arch/...`, is shown as
+/// `BUILD/arch/...`; other paths are kept as they are.
+#[test]
+fn dot_components_leave_paths() {
+    use super::debug_file::tidy;
+    assert_eq!(
+        tidy("debian/build/build_amd64_none_amd64/./arch/x86/include/generated/asm/syscalls_64.h"),
+        "debian/build/build_amd64_none_amd64/arch/x86/include/generated/asm/syscalls_64.h"
+    );
+    assert_eq!(
+        tidy("/usr/src/linux/./kernel/./time/hrtimer.c"),
+        "/usr/src/linux/kernel/time/hrtimer.c"
+    );
+    assert_eq!(tidy("fs/read_write.c"), "fs/read_write.c");
+    assert_eq!(tidy("../rust/kernel/lib.rs"), "../rust/kernel/lib.rs");
+}
+
 #[test]
 fn build_id_from_notes() {
     let mut n = Vec::new();
