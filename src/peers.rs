@@ -327,7 +327,8 @@ impl Peers {
 
     /// The part of the gap [`from`, `to`) of a CPU whose hrtimer ran again at `to` in
     /// which no sampled CPU ran, counting only the silences that CPU came back from
-    /// (`stall::came_back`: within `back_ns`, its period, of their end), and whether that
+    /// (`stall::came_back`: within their length, or `back_ns`, its period, if that is
+    /// longer, of their end), and whether that
     /// is all of it: not if a beat that ends a silence had moved the machine's last beat
     /// but not yet posted. Constant time; for a run after its own [`Peers::beat`]: a
     /// silence that ends inside its gap was then ended by a beat before this read's
