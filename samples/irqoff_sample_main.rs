@@ -28,8 +28,19 @@
 //! and for its tasklet, work item, timer or irq_work to be idle again; its log line also
 //! says the task that was current (`pid=`, 0 for the idle task) and the context the
 //! window ran in (`hardirq`, `softirq`, `idle-task` when the idle task was current,
-//! `irqs-off`). The true length of each window, measured here, goes to
-//! the kernel log:
+//! `irqs-off`). `stopmachine CPU LENGTH` spins in the function of a `stop_machine()` run
+//! on CPU (`irqoff_sample_stop_window`): every online CPU has hard interrupts off at once,
+//! the others in `multi_cpu_stop`.
+//!
+//! Two windows at once, on CPU and on the writer's CPU: `convoy CPU HOLD AFTER` is a lock
+//! convoy (a work item on CPU holds the sample's lock with interrupts off for HOLD, in
+//! `sample_hold_fn`; AFTER its start the writer spins for it with `spin_lock_irqsave` in
+//! `irqoff_sample_convoy_window` until it is let go); `inside CPU OUTER AT INNER` opens a
+//! hardirq window of INNER on the writer's CPU AT after a work item on CPU took interrupts
+//! off for OUTER (`irqoff_sample_inside_window` inside `sample_hold_fn`). Their log line
+//! gives both lengths (`ns=` here, `other_ns=` on CPU).
+//!
+//! The true length of each window, measured here, goes to the kernel log:
 //!
 //! ```text
 //! # taskset -c 1 sh -c 'echo hardirq 100 > /dev/irqoff_sample'
@@ -141,6 +152,9 @@ enum Mode {
     SoftHrtimer,
     /// Spins in a hard irq_work raised on another CPU.
     IrqWork,
+    /// Spins in the function of a `stop_machine()` on another CPU: every CPU has
+    /// interrupts off, the others in `multi_cpu_stop`.
+    StopMachine,
 }
 
 impl Mode {
@@ -160,6 +174,7 @@ impl Mode {
             Mode::BhWork => "bhwork",
             Mode::SoftHrtimer => "softhrtimer",
             Mode::IrqWork => "irqwork",
+            Mode::StopMachine => "stopmachine",
         }
     }
 
@@ -175,6 +190,7 @@ impl Mode {
                 | Mode::BhWork
                 | Mode::SoftHrtimer
                 | Mode::IrqWork
+                | Mode::StopMachine
         )
     }
 }
@@ -203,6 +219,7 @@ fn parse(cmd: &[u8]) -> Result<(Mode, u32, u32)> {
         Some("bhwork") => Mode::BhWork,
         Some("softhrtimer") => Mode::SoftHrtimer,
         Some("irqwork") => Mode::IrqWork,
+        Some("stopmachine") => Mode::StopMachine,
         _ => return Err(EINVAL),
     };
     let cpu: u32 = if mode.on_cpu() {
@@ -210,17 +227,78 @@ fn parse(cmd: &[u8]) -> Result<(Mode, u32, u32)> {
     } else {
         0
     };
-    let len = words.next().ok_or(EINVAL)?;
-    let (digits, scale) = match len.strip_suffix("us") {
-        Some(d) => (d, 1),
-        None => (len.strip_suffix("ms").unwrap_or(len), 1000),
-    };
-    let n: u32 = digits.parse().map_err(|_| EINVAL)?;
-    let us = n.checked_mul(scale).ok_or(EINVAL)?;
-    if us == 0 || us > MAX_US || words.next().is_some() {
+    let us = length_us(words.next().ok_or(EINVAL)?)?;
+    if words.next().is_some() {
         return Err(EINVAL);
     }
     Ok((mode, us, cpu))
+}
+
+/// A length word: `150` or `150ms` (milliseconds), `500us`; at least 1 µs, at most
+/// `MAX_US`.
+fn length_us(word: &str) -> Result<u32> {
+    let (digits, scale) = match word.strip_suffix("us") {
+        Some(d) => (d, 1),
+        None => (word.strip_suffix("ms").unwrap_or(word), 1000),
+    };
+    let n: u32 = digits.parse().map_err(|_| EINVAL)?;
+    let us = n.checked_mul(scale).ok_or(EINVAL)?;
+    if us == 0 || us > MAX_US {
+        return Err(EINVAL);
+    }
+    Ok(us)
+}
+
+/// Two windows at once, one on another CPU (`cpu`) and one here, pinned by the writer.
+#[derive(Clone, Copy)]
+enum Pair {
+    /// `convoy CPU HOLD AFTER`: a work item on `cpu` holds the sample's lock with
+    /// interrupts off for `hold` (`sample_hold_fn`); from `after` on, this CPU spins for
+    /// it with `spin_lock_irqsave` until it is let go.
+    Convoy { cpu: u32, hold: u32, after: u32 },
+    /// `inside CPU OUTER AT INNER`: a work item on `cpu` has interrupts off for `outer`
+    /// (holding the lock nobody else wants); `at` after its start this CPU has them off
+    /// for `inner`, inside it.
+    Inside {
+        cpu: u32,
+        outer: u32,
+        at: u32,
+        inner: u32,
+    },
+}
+
+/// Parses `convoy CPU HOLD AFTER` or `inside CPU OUTER AT INNER` (lengths as
+/// [`length_us`]); `None` for any other command.
+fn parse_pair(cmd: &[u8]) -> Option<Result<Pair>> {
+    let text = core::str::from_utf8(cmd).ok()?.trim();
+    let mut words = text.split_ascii_whitespace();
+    let head = words.next()?;
+    if head != "convoy" && head != "inside" {
+        return None;
+    }
+    let mut parse = || -> Result<Pair> {
+        let cpu: u32 = words.next().ok_or(EINVAL)?.parse().map_err(|_| EINVAL)?;
+        let mut next = || length_us(words.next().ok_or(EINVAL)?);
+        let pair = if head == "convoy" {
+            Pair::Convoy {
+                cpu,
+                hold: next()?,
+                after: next()?,
+            }
+        } else {
+            Pair::Inside {
+                cpu,
+                outer: next()?,
+                at: next()?,
+                inner: next()?,
+            }
+        };
+        if words.next().is_some() {
+            return Err(EINVAL);
+        }
+        Ok(pair)
+    };
+    Some(parse())
 }
 
 /// Spins for `us` µs of monotonic time. Not mdelay(): its loop calibration is unreliable
@@ -333,7 +411,7 @@ extern "Rust" fn irqoff_sample_halves_window(us: u32) -> i64 {
 #[inline(never)]
 extern "Rust" fn irqoff_sample_spin_window(us: u32) -> Result<i64> {
     // SAFETY: No preconditions; returns once the holder has the lock.
-    kernel::error::to_result(unsafe { raw::sample_hold_start(0, us) })?;
+    kernel::error::to_result(unsafe { raw::sample_hold_start(0, us, 0) })?;
     // SAFETY: Paired with the enable below; the lock is taken and released in between,
     // and its holder runs on another CPU with interrupts on.
     unsafe { raw::sample_irq_disable() };
@@ -348,6 +426,56 @@ extern "Rust" fn irqoff_sample_spin_window(us: u32) -> Result<i64> {
     // SAFETY: No preconditions; waits for the holder's work item to return.
     unsafe { raw::sample_hold_wait() };
     Ok(core::hint::black_box(ns))
+}
+
+/// A lock convoy: a work item on `cpu` holds the sample's lock with interrupts off for
+/// `hold` µs; from `after` µs on, this CPU spins for it with `spin_lock_irqsave`, its
+/// window, which ends in the unlock here. Returns this CPU's window and the holder's, ns.
+#[no_mangle]
+#[inline(never)]
+extern "Rust" fn irqoff_sample_convoy_window(
+    cpu: u32,
+    hold: u32,
+    after: u32,
+) -> Result<(i64, i64)> {
+    // SAFETY: No preconditions; returns once the holder has the lock.
+    kernel::error::to_result(unsafe { raw::sample_hold_start(cpu, hold, 1) })?;
+    busy_wait(after);
+    let start = Instant::<Monotonic>::now();
+    // SAFETY: Released right below, with the flags it returned; the holder lets go after
+    // `hold` µs, on another CPU.
+    let flags = unsafe { raw::sample_lock_irqsave() };
+    // SAFETY: Taken just above, with these flags.
+    unsafe { raw::sample_unlock_irqrestore(flags) };
+    let ns = start.elapsed().as_nanos();
+    // SAFETY: No preconditions; waits for the holder's work item to return.
+    unsafe { raw::sample_hold_wait() };
+    // SAFETY: No preconditions; the holder has returned.
+    let held = unsafe { raw::sample_hold_ns() };
+    Ok(core::hint::black_box((ns, held)))
+}
+
+/// A window inside another CPU's: a work item on `cpu` has interrupts off for `outer` µs
+/// (`sample_hold_fn`, holding the lock that nobody else wants), and `at` µs after it took
+/// it this CPU has them off for `inner` µs (`irqoff_sample_hardirq_window`). Returns this
+/// CPU's window and the other's, ns.
+#[no_mangle]
+#[inline(never)]
+extern "Rust" fn irqoff_sample_inside_window(
+    cpu: u32,
+    outer: u32,
+    at: u32,
+    inner: u32,
+) -> Result<(i64, i64)> {
+    // SAFETY: No preconditions; returns once the holder has the lock.
+    kernel::error::to_result(unsafe { raw::sample_hold_start(cpu, outer, 1) })?;
+    busy_wait(at);
+    let ns = irqoff_sample_hardirq_window(inner);
+    // SAFETY: No preconditions; waits for the holder's work item to return.
+    unsafe { raw::sample_hold_wait() };
+    // SAFETY: No preconditions; the holder has returned.
+    let held = unsafe { raw::sample_hold_ns() };
+    Ok(core::hint::black_box((ns, held)))
 }
 
 /// Bottom halves stay off for `us`; pending softirqs run from `local_bh_enable` here.
@@ -448,6 +576,20 @@ fn irq_window(w: &mut IrqWindow, irqs_off: bool) {
 #[inline(never)]
 unsafe extern "C" fn irqoff_sample_ipi_window(arg: *mut c_void) {
     IRQ_KIND.store(1, Relaxed);
+    // SAFETY: The caller guarantees `arg` is a valid, unshared `IrqWindow`.
+    irq_window(unsafe { &mut *arg.cast::<IrqWindow>() }, false);
+}
+
+/// Spins as the function of a `stop_machine()` (its stopper thread, interrupts off on
+/// every CPU).
+///
+/// # Safety
+///
+/// `arg` points to an `IrqWindow` that nothing else accesses until this returns.
+#[no_mangle]
+#[inline(never)]
+unsafe extern "C" fn irqoff_sample_stop_window(arg: *mut c_void) {
+    IRQ_KIND.store(9, Relaxed);
     // SAFETY: The caller guarantees `arg` is a valid, unshared `IrqWindow`.
     irq_window(unsafe { &mut *arg.cast::<IrqWindow>() }, false);
 }
@@ -557,6 +699,7 @@ fn irq_context_window(mode: Mode, cpu: u32, us: u32) -> Result<IrqWindow> {
             irqoff_sample_softhrtimer_window,
         ),
         Mode::IrqWork => (raw::SAMPLE_RUN_IRQWORK, irqoff_sample_irqwork_window),
+        Mode::StopMachine => (raw::SAMPLE_RUN_STOP_MACHINE, irqoff_sample_stop_window),
         _ => return Err(EINVAL),
     };
     let mut w = IrqWindow {
@@ -605,6 +748,37 @@ impl MiscDevice for SampleDevice {
             return Err(EINVAL);
         }
         let n = iov.copy_from_iter(&mut buf[..len]);
+        if let Some(pair) = parse_pair(&buf[..n]) {
+            let (name, cpu, (ns, other_ns)) = match pair? {
+                Pair::Convoy { cpu, hold, after } => (
+                    "convoy",
+                    cpu,
+                    irqoff_sample_convoy_window(cpu, hold, after)?,
+                ),
+                Pair::Inside {
+                    cpu,
+                    outer,
+                    at,
+                    inner,
+                } => (
+                    "inside",
+                    cpu,
+                    irqoff_sample_inside_window(cpu, outer, at, inner)?,
+                ),
+            };
+            LAST_NS.store(ns, Relaxed);
+            // SAFETY: Reads the CPU number; no preconditions.
+            let here = unsafe { raw::sample_this_cpu() };
+            pr_info!(
+                "{} window cpu={} ns={} other_cpu={} other_ns={}\n",
+                name,
+                here,
+                ns,
+                cpu,
+                other_ns
+            );
+            return Ok(n);
+        }
         let (mode, us, cpu) = parse(&buf[..n])?;
         if mode.on_cpu() {
             let w = irq_context_window(mode, cpu, us)?;

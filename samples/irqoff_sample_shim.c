@@ -13,6 +13,7 @@
 #include <linux/smp.h>
 #include <linux/timer.h>
 #include <linux/spinlock.h>
+#include <linux/stop_machine.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
@@ -29,26 +30,44 @@ unsigned int sample_this_cpu(void) { return raw_smp_processor_id(); }
 static DEFINE_RAW_SPINLOCK(sample_raw_lock);
 static DECLARE_COMPLETION(sample_held);
 static unsigned int sample_hold_us;
+static int sample_hold_irqs_off;
+static long long sample_held_ns;
 
-/* The holder: a plain busy loop on its CPU with the lock held, interrupts on. */
+/*
+ * The holder: a plain busy loop on its CPU with the lock held, interrupts on or (a
+ * window of its own, ended in the unlock) off.
+ */
 static void sample_hold_fn(struct work_struct *w)
 {
-	u64 end;
+	unsigned long flags = 0;
+	u64 start, end;
 
-	raw_spin_lock(&sample_raw_lock);
+	if (sample_hold_irqs_off)
+		raw_spin_lock_irqsave(&sample_raw_lock, flags);
+	else
+		raw_spin_lock(&sample_raw_lock);
+	start = ktime_get_ns();
 	complete(&sample_held);
-	end = ktime_get_ns() + (u64)sample_hold_us * NSEC_PER_USEC;
+	end = start + (u64)sample_hold_us * NSEC_PER_USEC;
 	while (ktime_get_ns() < end)
 		cpu_relax();
-	raw_spin_unlock(&sample_raw_lock);
+	end = ktime_get_ns();
+	if (sample_hold_irqs_off)
+		raw_spin_unlock_irqrestore(&sample_raw_lock, flags);
+	else
+		raw_spin_unlock(&sample_raw_lock);
+	/* After the unlock, so that it is no tail call: the interrupt that comes in there
+	 * finds this function on the stack, as the culprit. */
+	WRITE_ONCE(sample_held_ns, end - start);
 }
 static DECLARE_WORK(sample_hold_work, sample_hold_fn);
 
-int sample_hold_start(unsigned int cpu, unsigned int us)
+int sample_hold_start(unsigned int cpu, unsigned int us, int irqs_off)
 {
-	if (!cpu_online(cpu))
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
 		return -EINVAL;
 	sample_hold_us = us;
+	sample_hold_irqs_off = irqs_off;
 	reinit_completion(&sample_held);
 	queue_work_on(cpu, system_highpri_wq, &sample_hold_work);
 	wait_for_completion(&sample_held);
@@ -58,6 +77,20 @@ int sample_hold_start(unsigned int cpu, unsigned int us)
 void sample_hold_wait(void) { flush_work(&sample_hold_work); }
 void sample_lock(void) { raw_spin_lock(&sample_raw_lock); }
 void sample_unlock(void) { raw_spin_unlock(&sample_raw_lock); }
+long long sample_hold_ns(void) { return READ_ONCE(sample_held_ns); }
+
+unsigned long sample_lock_irqsave(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&sample_raw_lock, flags);
+	return flags;
+}
+
+void sample_unlock_irqrestore(unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(&sample_raw_lock, flags);
+}
 
 static void sample_noop(void *info) { }
 int sample_call_on(unsigned int cpu) { return smp_call_function_single(cpu, sample_noop, NULL, 1); }
@@ -164,11 +197,26 @@ static int sample_hrtimer_on(unsigned int cpu, enum hrtimer_restart (*cb)(struct
 	return ret;
 }
 
+static int sample_stop_cb(void *unused)
+{
+	sample_irq_fn(sample_irq_arg);
+	return 0;
+}
+
 int sample_run_on(unsigned int cpu, unsigned int how, sample_fn_t fn, void *arg)
 {
 	int ret = 0;
 
 	mutex_lock(&sample_irq_lock);
+	if (how == SAMPLE_RUN_STOP_MACHINE) {
+		/* stop_machine() takes the CPU hotplug lock itself. */
+		sample_irq_fn = fn;
+		sample_irq_arg = arg;
+		ret = cpu < nr_cpu_ids && cpu_online(cpu) ?
+			stop_machine(sample_stop_cb, NULL, cpumask_of(cpu)) : -EINVAL;
+		mutex_unlock(&sample_irq_lock);
+		return ret;
+	}
 	cpus_read_lock();
 	if (cpu >= nr_cpu_ids || !cpu_online(cpu)) {
 		ret = -EINVAL;

@@ -197,24 +197,28 @@ pub(crate) extern "C" fn trace_irqoff_rs_probe_ran(cpu: c_uint) {
 }
 
 /// CPU hotplug: `cpu` is online (runs on `cpu`). Its state is made at its first online.
+/// Never fails: an observer must not keep a CPU from coming online. Where its samplers
+/// cannot be set up (no memory for its state, or the callback not on `cpu`), the CPU
+/// comes online unsampled, and the `config` line's `unsampled` list names it.
 #[no_mangle]
 pub(crate) extern "C" fn trace_irqoff_rs_cpu_online(cpu: c_uint) -> c_int {
     let Some(state) = instance() else {
-        return EINVAL.to_errno();
+        return 0;
     };
-    if kernel::cpu::CpuId::current().as_u32() != cpu {
-        return EINVAL.to_errno();
-    }
-    match state.cpu_came_online(cpu) {
-        Ok(s) => {
-            // Not selected (`cpus`): left alone, as if sampling were off there.
-            if state.peers.selected(cpu) {
-                CpuSampler::start(s);
-            }
-            0
+    let here = kernel::cpu::CpuId::current().as_u32() == cpu;
+    let made = if here {
+        state.cpu_came_online(cpu).ok()
+    } else {
+        None
+    };
+    state.peers.set_unsampled(cpu, made.is_none());
+    if let Some(s) = made {
+        // Not selected (`cpus`): left alone, as if sampling were off there.
+        if state.peers.selected(cpu) {
+            CpuSampler::start(s);
         }
-        Err(e) => e.to_errno(),
     }
+    0
 }
 
 /// CPU hotplug: `cpu` goes offline, or sampling is disabled (runs on `cpu`).

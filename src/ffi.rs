@@ -466,6 +466,49 @@ pub(crate) fn nmi_supported() -> bool {
     unsafe { raw::tio_nmi_supported() != 0 }
 }
 
+/// Interrupts this CPU has taken since boot that are not its local timer's
+/// ([`irq_events`] less the timer's vector on x86; all of them on arm64). Only differences
+/// between two reads on this CPU mean anything.
+pub(crate) fn irq_events_but_timer() -> u64 {
+    // SAFETY: No preconditions.
+    unsafe { raw::tio_irq_events_but_timer() }
+}
+
+/// The time this CPU has spent in hard interrupt handlers and softirqs since boot, ns, as
+/// the kernel accounts it at each exit (`CONFIG_IRQ_TIME_ACCOUNTING`); `None` where it
+/// does not. Only differences between two reads on this CPU mean anything.
+pub(crate) fn irq_time_ns() -> Option<u64> {
+    // SAFETY: No preconditions.
+    let ns = unsafe { raw::tio_irq_time_ns() };
+    (ns != u64::MAX).then_some(ns)
+}
+
+/// The time this CPU has slept in the idle loop since boot, ns, up to the current
+/// interrupt's entry; `None` where the kernel does not account it (no dynticks). Any
+/// context on this CPU.
+pub(crate) fn idle_sleep_ns() -> Option<u64> {
+    // SAFETY: No preconditions.
+    let ns = unsafe { raw::tio_idle_sleep_ns() };
+    (ns != u64::MAX).then_some(ns)
+}
+
+/// The NMIs `cpu` has taken since boot, whoever claimed them, read from any CPU; `None`
+/// where NMIs are not ours to send (arm64) or `cpu` is not possible. Only differences
+/// between two reads mean anything.
+pub(crate) fn nmi_count(cpu: u32) -> Option<u64> {
+    // SAFETY: No preconditions; any `cpu` is checked.
+    let n = unsafe { raw::tio_nmi_count(cpu) };
+    (n != u64::MAX).then_some(n)
+}
+
+/// Whether a host can stop this machine: the CPU reports a hypervisor (x86), or the
+/// kernel was not entered at EL2 (arm64). Without one no silence of the whole machine is a
+/// stall (`logic::stall`).
+pub(crate) fn under_hypervisor() -> bool {
+    // SAFETY: No preconditions.
+    unsafe { raw::tio_under_hypervisor() != 0 }
+}
+
 /// Sends an NMI to `cpu`, if it is online; the registered handler decides whether it was
 /// ours. `EINVAL` for any other CPU number (nothing sent). Any context.
 pub(crate) fn send_nmi(cpu: u32) -> Result {

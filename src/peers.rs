@@ -64,6 +64,11 @@ pub(crate) struct Peer {
     pub(crate) last_hard_ns: Atomic<u64>,
     /// Its last hardirq-off window.
     pub(crate) hard_off: WindowCell,
+    /// Hardirq-off windows reported at their whole length although every CPU was late
+    /// together over part of them, with no evidence that this CPU was stopped rather than
+    /// holding interrupts off (`stall::Evidence`): a host pause, `stop_machine()` or a
+    /// lock convoy. Since the last clear.
+    pub(crate) together_events: Atomic<u64>,
     /// Sampled while sampling is on (the `cpus` selection); changed only while it is off.
     selected: Atomic<bool>,
     /// Its samplers run: set before a start, cleared after a stop, each time before the
@@ -72,6 +77,20 @@ pub(crate) struct Peer {
     /// The hrtimer run after which a watcher last posted its window as open (once per
     /// window).
     open_posted: Atomic<u64>,
+    /// Its samplers could not be set up when it last came online (no memory for its
+    /// state, or the callback ran elsewhere): it is not sampled, and the `config` line's
+    /// `unsampled` list says so. The CPU came online all the same.
+    unsampled: Atomic<bool>,
+    /// The longest of its samplers' starts with hard interrupts off, ns
+    /// (`Peers::started_off`).
+    online_max_ns: Atomic<u64>,
+}
+
+impl Peer {
+    /// The longest of its samplers' starts with hard interrupts off so far, ns.
+    pub(crate) fn online_max_ns(&self) -> u64 {
+        self.online_max_ns.load(Relaxed)
+    }
 }
 
 /// One post of the board: `end` is written last, 0 while being written.
@@ -209,6 +228,9 @@ pub(crate) struct Peers {
     pulse: Pulse,
     /// CPUs whose samplers run: the pulse proves a stall only with two or more.
     nr_sampling: Atomic<u32>,
+    /// A host can stop the machine (`ffi::under_hypervisor`, read at load): without one
+    /// no silence is a stall (`stall::Evidence`).
+    vm: bool,
 }
 
 impl Peers {
@@ -222,9 +244,12 @@ impl Peers {
                 Peer {
                     last_hard_ns: Atomic::new(0),
                     hard_off: WindowCell::new(),
+                    together_events: Atomic::new(0),
                     selected,
                     sampling: Atomic::new(false),
                     open_posted: Atomic::new(0),
+                    unsampled: Atomic::new(false),
+                    online_max_ns: Atomic::new(0),
                 },
                 GFP_KERNEL,
             )?;
@@ -234,7 +259,14 @@ impl Peers {
             board: Board::new(),
             pulse: Pulse::new(),
             nr_sampling: Atomic::new(0),
+            vm: ffi::under_hypervisor(),
         })
+    }
+
+    /// Whether a host can stop this machine (the CPU reports a hypervisor): only then can
+    /// a silence be a stall.
+    pub(crate) fn vm(&self) -> bool {
+        self.vm
     }
 
     pub(crate) fn get(&self, cpu: u32) -> Option<&Peer> {
@@ -244,6 +276,29 @@ impl Peers {
     /// Whether `cpu` is in the `cpus` selection.
     pub(crate) fn selected(&self, cpu: u32) -> bool {
         self.get(cpu).is_some_and(|p| p.selected.load(Relaxed))
+    }
+
+    /// Records whether `cpu`'s samplers could be set up when it last came online.
+    pub(crate) fn set_unsampled(&self, cpu: u32, unsampled: bool) {
+        if let Some(p) = self.get(cpu) {
+            p.unsampled.store(unsampled, Relaxed);
+        }
+    }
+
+    /// `cpu`'s samplers started with hard interrupts off for `ns` (on `cpu`, in that
+    /// section): the longest is kept, the one stretch the module keeps them off outside
+    /// its samplers' handlers.
+    pub(crate) fn started_off(&self, cpu: u32, ns: u64) {
+        if let Some(p) = self.get(cpu) {
+            if ns > p.online_max_ns.load(Relaxed) {
+                p.online_max_ns.store(ns, Relaxed);
+            }
+        }
+    }
+
+    /// Whether `cpu` came online last without its samplers (`Peers::set_unsampled`).
+    pub(crate) fn unsampled(&self, cpu: u32) -> bool {
+        self.get(cpu).is_some_and(|p| p.unsampled.load(Relaxed))
     }
 
     /// Whether `cpu`'s samplers run (between their start and stop).

@@ -296,6 +296,9 @@ impl State {
                     cpu.late_timer_gaps.store(0, Relaxed);
                     cpu.steal_gaps.store(0, Relaxed);
                     cpu.stall_gaps.store(0, Relaxed);
+                    if let Some(p) = cpu.peer() {
+                        p.together_events.store(0, Relaxed);
+                    }
                 }
                 self.peers.reset_stalls();
                 self.tag_wait.clear();

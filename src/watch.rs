@@ -62,12 +62,15 @@ const ANNOUNCE_WITHOUT_SAMPLE: u32 = 3;
 const DRAIN_MS: u32 = 10_000;
 
 /// How long a CPU whose hrtimer last ran at `last` has been overdue at `now`: the time
-/// past its next expiry, without the part in which no sampled CPU ran (a stall of the
-/// whole machine is no window of this CPU's). The stall lookup only when the plain length
-/// could be one, so the common look costs nothing more.
+/// past its next expiry, on a machine a host can stop without the part in which no
+/// sampled CPU ran (maybe a stall of the whole machine, not yet judged: the hardirq side
+/// decides when the CPU is back, with its evidence, `stall::Evidence`; this length only
+/// paces the watcher's NMIs and its announcements of a window still open). On bare metal
+/// nothing is taken out, as on the hardirq side. The stall lookup only when the plain
+/// length could be one, so the common look costs nothing more.
 fn open_length(peers: &Peers, last: u64, now: u64, rules: &Rules) -> u64 {
     let length_ns = now.saturating_sub(last).saturating_sub(rules.period_ns);
-    if length_ns < rules.threshold_ns / 4 {
+    if length_ns < rules.threshold_ns / 4 || !peers.vm() {
         return length_ns;
     }
     length_ns.saturating_sub(peers.silent_ns(last, now))

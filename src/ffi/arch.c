@@ -26,8 +26,13 @@
 #include <asm/nmi.h>
 #include <asm/unwind.h>
 #endif
+#ifdef CONFIG_X86
+#include <asm/cpufeature.h>
+#include <asm/tsc.h>
+#endif
 #ifdef CONFIG_ARM64
 #include <asm/pointer_auth.h>
+#include <asm/virt.h>
 #endif
 
 #include "arch.h"
@@ -39,6 +44,17 @@ unsigned long tio_arch_entry_return_address(struct pt_regs *regs)
 	return ptrauth_strip_kernel_insn_pac(procedure_link_pointer(regs));
 #else
 	return regs_get_kernel_stack_nth(regs, 0);
+#endif
+}
+
+int tio_under_hypervisor(void)
+{
+#if defined(CONFIG_X86)
+	return boot_cpu_has(X86_FEATURE_HYPERVISOR) ? 1 : 0;
+#elif defined(CONFIG_ARM64)
+	return is_hyp_mode_available() ? 0 : 1;
+#else
+	return 1;
 #endif
 }
 
@@ -60,6 +76,27 @@ unsigned long long tio_arch_irq_events(void)
 	}
 #endif
 	return n;
+}
+
+unsigned long long tio_arch_timer_irqs(void)
+{
+#if defined(CONFIG_X86) && defined(CONFIG_X86_LOCAL_APIC)
+	return READ_ONCE(this_cpu_ptr(&irq_stat)->counts[IRQ_COUNT_APIC_TIMER]);
+#else
+	return 0;
+#endif
+}
+
+int tio_arch_irq_time_accounted(void)
+{
+#if !defined(CONFIG_IRQ_TIME_ACCOUNTING)
+	return 0;
+#elif defined(CONFIG_X86)
+	/* mark_tsc_unstable() turns the accounting off (disable_sched_clock_irqtime). */
+	return !check_tsc_unstable();
+#else
+	return 1;
+#endif
 }
 
 #ifdef CONFIG_X86_64
@@ -161,6 +198,13 @@ int tio_nmi_send(unsigned int cpu)
 	__apic_send_IPI_mask(cpumask_of(cpu), NMI_VECTOR);
 	return 0;
 }
+
+unsigned long long tio_nmi_count(unsigned int cpu)
+{
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return ULLONG_MAX;
+	return READ_ONCE(per_cpu(irq_stat, cpu).counts[IRQ_COUNT_NMI]);
+}
 #else
 /* arm64 exports no unwinder: the caller saves the whole stack and cuts it. */
 int tio_unwind_interrupted_start(struct tio_unwind *u)
@@ -190,5 +234,10 @@ void tio_nmi_unregister(void)
 int tio_nmi_send(unsigned int cpu)
 {
 	return -EOPNOTSUPP;
+}
+
+unsigned long long tio_nmi_count(unsigned int cpu)
+{
+	return ULLONG_MAX;
 }
 #endif

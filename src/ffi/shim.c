@@ -297,6 +297,27 @@ unsigned long long tio_irq_events(void)
 	return __this_cpu_read(kstat.irqs_sum) + tio_arch_irq_events();
 }
 
+unsigned long long tio_irq_events_but_timer(void)
+{
+	return tio_irq_events() - tio_arch_timer_irqs();
+}
+
+unsigned long long tio_irq_time_ns(void)
+{
+	const u64 *c = kcpustat_this_cpu->cpustat;
+
+	if (!tio_arch_irq_time_accounted())
+		return ULLONG_MAX;
+	return READ_ONCE(c[CPUTIME_IRQ]) + READ_ONCE(c[CPUTIME_SOFTIRQ]);
+}
+
+unsigned long long tio_idle_sleep_ns(void)
+{
+	u64 us = get_cpu_idle_time_us(raw_smp_processor_id(), NULL);
+
+	return us == (u64)-1 ? ULLONG_MAX : us * NSEC_PER_USEC;
+}
+
 unsigned int tio_hrtimer_retries(const void *timer)
 {
 #ifdef CONFIG_HIGH_RES_TIMERS
@@ -590,10 +611,11 @@ void tio_cpuhp_remove(int state)
 void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
 			   const char *comm, unsigned long long cgroup, unsigned long long end_ns,
 			   unsigned long long seq, int end_shows_culprit,
+			   unsigned long long together_ns,
 			   const unsigned long long *frames, unsigned int nr_frames)
 {
 	trace_hardirq_off(cpu, latency_ns, 0, pid, comm, 0, cgroup, end_ns, seq,
-			  end_shows_culprit, frames, nr_frames);
+			  end_shows_culprit, together_ns, frames, nr_frames);
 }
 
 int tio_trace_windows_enabled(void)
@@ -607,7 +629,7 @@ void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int 
 			   const unsigned long long *frames, unsigned int nr_frames)
 {
 	trace_softirq_off(cpu, latency_ns, 0, pid, comm, cause, cgroup, end_ns, seq,
-			  end_shows_culprit, frames, nr_frames);
+			  end_shows_culprit, 0, frames, nr_frames);
 }
 
 void tio_trace_irqoff_ongoing(unsigned int cpu, unsigned long long length_ns, int pid,

@@ -131,6 +131,24 @@ unsigned int tio_interrupted_steal(unsigned long long *steal);
  * Only differences between two reads on this CPU mean anything.
  */
 unsigned long long tio_irq_events(void);
+/*
+ * Of those, the ones that are not the local timer's: tio_irq_events() less the APIC
+ * timer's vector on x86. On arm64 the timer is an interrupt like any other, and this is
+ * tio_irq_events().
+ */
+unsigned long long tio_irq_events_but_timer(void);
+/*
+ * The time this CPU has spent in hard interrupt handlers and softirqs since boot, ns, as
+ * the kernel accounts it at each exit (CONFIG_IRQ_TIME_ACCOUNTING; on x86 only while the
+ * TSC is stable, as the kernel turns it off otherwise); ULLONG_MAX where it does not.
+ */
+unsigned long long tio_irq_time_ns(void);
+/*
+ * The time this CPU has slept in the idle loop since boot (get_cpu_idle_time_us), ns, up
+ * to the current interrupt's entry; ULLONG_MAX where the kernel does not account it
+ * (no dynticks).
+ */
+unsigned long long tio_idle_sleep_ns(void);
 
 /* In NMI context: whether the NMI interrupted a hard interrupt handler. */
 int tio_nmi_interrupted_hardirq(void);
@@ -271,12 +289,14 @@ enum tio_cause {
 /*
  * Tracepoints trace_irqoff:hardirq_off and trace_irqoff:softirq_off (the event stream): the
  * window's CPU, length and end (CLOCK_MONOTONIC), task and its cgroup v2 id
- * (tio_current_cgroup_id), its number on the CPU, and up to 8
+ * (tio_current_cgroup_id), its number on the CPU, for a hardirq-off window the part of
+ * it in which every CPU was late together (together_ns, 0: none), and up to 8
  * culprit frames (addresses, culprit first; nr_frames may be 0).
  */
 void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
 			   const char *comm, unsigned long long cgroup, unsigned long long end_ns,
 			   unsigned long long seq, int end_shows_culprit,
+			   unsigned long long together_ns,
 			   const unsigned long long *frames, unsigned int nr_frames);
 void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int pid,
 			   const char *comm, unsigned long long cgroup, int cause,
@@ -305,9 +325,22 @@ void tio_trace_stall(unsigned int cpu, unsigned long long start_ns, unsigned lon
  * cannot be sent): a possible but absent CPU's APIC id is not one to send to.
  */
 int tio_nmi_supported(void);
+/*
+ * Whether a host can stop this machine: the CPU reports a hypervisor (x86
+ * X86_FEATURE_HYPERVISOR, CPUID leaf 1 ECX bit 31). arm64 has no such flag: a kernel that
+ * every CPU entered at EL2 (is_hyp_mode_available) is the machine's own (bare metal, or a
+ * host running guests), one entered at EL1 may be a guest and counts as one. 1 or 0.
+ */
+int tio_under_hypervisor(void);
 int tio_nmi_register(void);
 void tio_nmi_unregister(void);
 int tio_nmi_send(unsigned int cpu);
+/*
+ * The NMIs cpu has taken since boot (x86: irq_stat's NMI count, moved at each NMI's
+ * entry, whoever claims it), read from any CPU; ULLONG_MAX where NMIs are not ours to
+ * send or cpu is not a possible CPU.
+ */
+unsigned long long tio_nmi_count(unsigned int cpu);
 /*
  * The namer (src/capture/namer.rs): names the frames of records in module text off the capture
  * path. start: registers a module notifier that, when a module goes (MODULE_STATE_GOING,

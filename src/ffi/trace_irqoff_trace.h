@@ -16,17 +16,18 @@
  * is always 0; cause as in shim.h (enum tio_cause), 0 for hardirq. end_ns: when the
  * window ended (CLOCK_MONOTONIC, the records' clock; it started latency_ns before). seq:
  * the window's number on its CPU (both kinds, from 1 at load: a gap is a window this
- * ring lost). cgroup: the task's cgroup v2 id (0: unknown), end_shows_culprit: as in
- * records. frames: the culprit's stack where the window ended, culprit first, for windows
+ * ring lost). cgroup: the task's cgroup v2 id (0: unknown), end_shows_culprit and
+ * together_ns (the part of a hardirq-off window in which every CPU was late together, 0
+ * for none and for softirq-off windows): as in records. frames: the culprit's stack where the window ended, culprit first, for windows
  * at the threshold while tracing the event (0x0: none), named only when the trace is read
  * (%pS), never on the sampler's path.
  */
 DECLARE_EVENT_CLASS(trace_irqoff_event,
 	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm,
 		 int cause, u64 cgroup, u64 end_ns, u64 seq, bool end_shows_culprit,
-		 const u64 *frames, unsigned int nr_frames),
+		 u64 together_ns, const u64 *frames, unsigned int nr_frames),
 	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause, cgroup, end_ns, seq,
-		end_shows_culprit, frames, nr_frames),
+		end_shows_culprit, together_ns, frames, nr_frames),
 	TP_STRUCT__entry(
 		__field(unsigned int, cpu)
 		__field(u64, latency_ns)
@@ -38,6 +39,7 @@ DECLARE_EVENT_CLASS(trace_irqoff_event,
 		__field(u64, end_ns)
 		__field(u64, seq)
 		__field(bool, end_shows_culprit)
+		__field(u64, together_ns)
 		__array(u64, frames, TIO_TRACE_FRAMES)
 	),
 	TP_fast_assign(
@@ -53,14 +55,16 @@ DECLARE_EVENT_CLASS(trace_irqoff_event,
 		__entry->end_ns = end_ns;
 		__entry->seq = seq;
 		__entry->end_shows_culprit = end_shows_culprit;
+		__entry->together_ns = together_ns;
 		for (i = 0; i < TIO_TRACE_FRAMES; i++)
 			__entry->frames[i] = i < nr_frames ? frames[i] : 0;
 	),
-	TP_printk("cpu=%u latency_ns=%llu lower_bound=%d pid=%d comm=%s cause=%s cgroup=%llu end_ns=%llu seq=%llu end_shows_culprit=%d frames=%pS;%pS;%pS;%pS;%pS;%pS;%pS;%pS",
+	TP_printk("cpu=%u latency_ns=%llu lower_bound=%d pid=%d comm=%s cause=%s cgroup=%llu end_ns=%llu seq=%llu end_shows_culprit=%d together_ns=%llu frames=%pS;%pS;%pS;%pS;%pS;%pS;%pS;%pS",
 		  __entry->cpu, __entry->latency_ns, __entry->lower_bound,
 		  __entry->pid, __entry->comm,
 		  __print_symbolic(__entry->cause, { 0, "-" }, { 1, "bh-off" }, { 2, "ksoftirqd-wait" }),
 		  __entry->cgroup, __entry->end_ns, __entry->seq, __entry->end_shows_culprit,
+		  __entry->together_ns,
 		  (void *)(unsigned long)__entry->frames[0], (void *)(unsigned long)__entry->frames[1],
 		  (void *)(unsigned long)__entry->frames[2], (void *)(unsigned long)__entry->frames[3],
 		  (void *)(unsigned long)__entry->frames[4], (void *)(unsigned long)__entry->frames[5],
@@ -70,16 +74,16 @@ DECLARE_EVENT_CLASS(trace_irqoff_event,
 DEFINE_EVENT(trace_irqoff_event, hardirq_off,
 	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm,
 		 int cause, u64 cgroup, u64 end_ns, u64 seq, bool end_shows_culprit,
-		 const u64 *frames, unsigned int nr_frames),
+		 u64 together_ns, const u64 *frames, unsigned int nr_frames),
 	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause, cgroup, end_ns, seq,
-		end_shows_culprit, frames, nr_frames));
+		end_shows_culprit, together_ns, frames, nr_frames));
 
 DEFINE_EVENT(trace_irqoff_event, softirq_off,
 	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm,
 		 int cause, u64 cgroup, u64 end_ns, u64 seq, bool end_shows_culprit,
-		 const u64 *frames, unsigned int nr_frames),
+		 u64 together_ns, const u64 *frames, unsigned int nr_frames),
 	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause, cgroup, end_ns, seq,
-		end_shows_culprit, frames, nr_frames));
+		end_shows_culprit, together_ns, frames, nr_frames));
 
 /*
  * A hardirq-off window still open on cpu, seen from another CPU: once when it passes the

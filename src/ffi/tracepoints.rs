@@ -24,6 +24,9 @@ pub(crate) struct WindowEvent<'a> {
     /// The task's cgroup v2 id (0: unknown).
     pub(crate) cgroup_id: u64,
     pub(crate) end_shows_culprit: bool,
+    /// Of a hardirq-off window, the part in which every CPU was late together (0: none;
+    /// softirq-off windows do not carry it).
+    pub(crate) together_ns: u64,
     /// The culprit's frames, culprit first (at most [`FRAMES`] are sent; may be empty).
     pub(crate) frames: &'a [u64],
 }
@@ -51,6 +54,7 @@ pub(crate) fn hardirq_off(e: &WindowEvent<'_>) {
             e.end_ns,
             e.seq,
             c_int::from(e.end_shows_culprit),
+            e.together_ns,
             frames.as_ptr(),
             frames.len() as u32,
         )

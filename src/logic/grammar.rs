@@ -60,9 +60,10 @@ pub(crate) const NONE: &str = "-";
 pub(crate) const NO_CAUSE: &str = NONE;
 
 /// The keys of a `record` line in the order they are printed; `ongoing=1` follows them on
-/// the line of a hardirq-off window still open. `cgroup` came last, within format v2:
-/// readers take a line without it as one of a module that did not print it.
-pub(crate) const RECORD_KEYS: [&str; 24] = [
+/// the line of a hardirq-off window still open. `cgroup` and then `together_ns` came last,
+/// within format v2: readers take a line without them as one of a module that did not
+/// print them (`together_ns` absent: 0).
+pub(crate) const RECORD_KEYS: [&str; 25] = [
     "cpu",
     "kind",
     "lower_bound",
@@ -87,6 +88,7 @@ pub(crate) const RECORD_KEYS: [&str; 24] = [
     "window_pid",
     "window_comm",
     "cgroup",
+    "together_ns",
 ];
 
 /// The key that marks a hardirq-off window still open (after [`RECORD_KEYS`]).
@@ -141,13 +143,16 @@ pub(crate) struct RecordLine<'a> {
     pub(crate) window_comm: &'a [u8],
     /// The cgroup v2 id of the culprit task (`pid`), 0 when unknown.
     pub(crate) cgroup_id: u64,
+    /// Of `latency_ns`, the part in which every CPU was late together, kept in the window
+    /// for want of evidence that this CPU was stopped (`stall::Evidence`); 0: none.
+    pub(crate) together_ns: u64,
     /// A hardirq-off window still open (adds `ongoing=1`).
     pub(crate) ongoing: bool,
 }
 
 impl fmt::Display for RecordLine<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let [cpu, kind, lower_bound, latency_ns, timestamp_ns, pid, comm, cause, runnable_ns, samples, bh_off_samples, idle_samples, jiffies, end_shows_culprit, overlap_cpu, overlap_kind, overlap_latency_ns, overlap_pid, overlap_comm, frames, window_frames, window_pid, window_comm, cgroup] =
+        let [cpu, kind, lower_bound, latency_ns, timestamp_ns, pid, comm, cause, runnable_ns, samples, bh_off_samples, idle_samples, jiffies, end_shows_culprit, overlap_cpu, overlap_kind, overlap_latency_ns, overlap_pid, overlap_comm, frames, window_frames, window_pid, window_comm, cgroup, together_ns] =
             RECORD_KEYS;
         write!(
             f,
@@ -189,12 +194,13 @@ impl fmt::Display for RecordLine<'_> {
         )?;
         write!(
             f,
-            " {frames}={} {window_frames}={} {window_pid}={} {window_comm}={} {cgroup}={}",
+            " {frames}={} {window_frames}={} {window_pid}={} {window_comm}={} {cgroup}={} {together_ns}={}",
             self.frames,
             self.window_frames,
             self.window_pid,
             Escaped(self.window_comm),
             self.cgroup_id,
+            self.together_ns,
         )?;
         if self.ongoing {
             write!(f, " {ONGOING_KEY}=1")?;
@@ -275,7 +281,7 @@ const fn gap_counter(
 }
 
 /// The counters of the `cpu` line, in the order the module prints them.
-pub(crate) const CPU_COUNTERS: [CpuCounter; 16] = [
+pub(crate) const CPU_COUNTERS: [CpuCounter; 18] = [
     counter("hard_events", Unit::Windows, Absent::Never, "Hardirq-off windows counted since the last clear."),
     counter("soft_events", Unit::Windows, Absent::Never, "Softirq-off windows counted since the last clear."),
     counter("soft_bh_off_events", Unit::Windows, Absent::Never, "Softirq-off windows held by bottom halves off (or a long softirq handler)."),
@@ -292,6 +298,8 @@ pub(crate) const CPU_COUNTERS: [CpuCounter; 16] = [
     counter("soft_sum_ns", Unit::Nanoseconds, Absent::Unknown, "Exact sum of the softirq-off windows' lengths."),
     counter("soft_bh_off_sum_ns", Unit::Nanoseconds, Absent::Unknown, "Exact sum of the bh-off windows' lengths."),
     counter("soft_ksoftirqd_wait_sum_ns", Unit::Nanoseconds, Absent::Unknown, "Exact sum of the ksoftirqd-wait windows' lengths."),
+    counter("together_events", Unit::Windows, Absent::Unknown, "Hardirq-off windows over which every CPU was late together (a host pause, stop_machine or a lock convoy), reported at their length."),
+    counter("online_max_ns", Unit::Nanoseconds, Absent::Unknown, "The longest stretch with hard interrupts off in the samplers' start on this CPU (enable, CPU online) since load."),
 ];
 
 /// The histograms of a CPU (`hist N NAME COUNT...`, log2 buckets), in printed order.
@@ -365,17 +373,19 @@ mod tests {
             window_pid: 43,
             window_comm: b"sh",
             cgroup_id: 4242,
+            together_ns: 0,
             ongoing: false,
         }
     }
 
     /// The line is byte for byte what the module printed with its hand-written format
-    /// strings before the grammar was written once (format v2), with `cgroup` added last.
+    /// strings before the grammar was written once (format v2), with `cgroup` and
+    /// `together_ns` added last.
     #[test]
     fn record_line_is_the_v2_line() {
         assert_eq!(
             format!("{}", line()),
-            "record cpu=1 kind=soft lower_bound=0 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=bh-off runnable_ns=7 samples=10 bh_off_samples=9 idle_samples=1 jiffies=4294967296 end_shows_culprit=1 overlap_cpu=0 overlap_kind=hard overlap_latency_ns=99000000 overlap_pid=7 overlap_comm=a\\x3db frames=3 window_frames=2 window_pid=43 window_comm=sh cgroup=4242"
+            "record cpu=1 kind=soft lower_bound=0 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=bh-off runnable_ns=7 samples=10 bh_off_samples=9 idle_samples=1 jiffies=4294967296 end_shows_culprit=1 overlap_cpu=0 overlap_kind=hard overlap_latency_ns=99000000 overlap_pid=7 overlap_comm=a\\x3db frames=3 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 together_ns=0"
         );
         let not_found = RecordLine {
             overlap: LineOverlap::NotFound { cpu: 0 },
@@ -402,7 +412,7 @@ mod tests {
         };
         assert_eq!(
             format!("{open}"),
-            "record cpu=1 kind=hard lower_bound=1 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 ongoing=1"
+            "record cpu=1 kind=hard lower_bound=1 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 together_ns=0 ongoing=1"
         );
     }
 
@@ -424,7 +434,7 @@ mod tests {
         );
         assert_eq!(
             text,
-            "cpu 3 online=1 hard_events=1 soft_events=2 soft_bh_off_events=3 soft_ksoftirqd_wait_events=4 hard_dropped=5 hard_replaced=6 soft_dropped=7 soft_replaced=8 idle_gaps=9 late_timer_gaps=10 steal_gaps=11 stall_gaps=12 hard_sum_ns=13 soft_sum_ns=14 soft_bh_off_sum_ns=15 soft_ksoftirqd_wait_sum_ns=16"
+            "cpu 3 online=1 hard_events=1 soft_events=2 soft_bh_off_events=3 soft_ksoftirqd_wait_events=4 hard_dropped=5 hard_replaced=6 soft_dropped=7 soft_replaced=8 idle_gaps=9 late_timer_gaps=10 steal_gaps=11 stall_gaps=12 hard_sum_ns=13 soft_sum_ns=14 soft_bh_off_sum_ns=15 soft_ksoftirqd_wait_sum_ns=16 together_events=17 online_max_ns=18"
         );
         let mut keys: std::vec::Vec<&str> = CPU_COUNTERS.iter().map(|c| c.key).collect();
         keys.sort_unstable();

@@ -301,6 +301,47 @@ pub(crate) const fn trusted(since: u32, slow: u32) -> bool {
     slow == 0 || since >= 1u32 << (if slow < 31 { slow } else { 31 })
 }
 
+/// How long after a CPU's NMI count moved past a request's send a request still pending
+/// is taken for lost by its watcher ([`remote_settle`]): NMIs do not nest, one latched
+/// behind another is taken as soon as that one returns (microseconds), so ours would have
+/// come by then unless the host did not run that vCPU for this long.
+pub(crate) const LOST_REMOTE_NS: u64 = 500_000_000;
+
+/// What the watcher of a CPU does about a request of ours still pending on it
+/// ([`remote_settle`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RemoteSettle {
+    /// Nothing yet: no NMI reached the CPU since the send (ours may still be on its way),
+    /// or one did less than [`LOST_REMOTE_NS`] ago (ours may be latched behind it).
+    Wait,
+    /// An NMI reached the CPU since the send, first seen now: note the time.
+    Moved,
+    /// The CPU took an NMI after the send [`LOST_REMOTE_NS`] ago or more and ours has
+    /// not claimed the request: ours was taken by another handler or swallowed. Clear it,
+    /// so that a foreign NMI that comes in the rest of a long window is reported unknown.
+    Lost,
+}
+
+/// The watcher's settle of a request pending on a CPU whose own hrtimer cannot settle it
+/// (it is in a long window): the CPU's NMI count `at_send` (read before the send) and
+/// `now_count`, when the watcher first saw it moved (`moved_at`, 0: not yet) and `now`.
+pub(crate) const fn remote_settle(
+    at_send: u64,
+    now_count: u64,
+    moved_at: u64,
+    now: u64,
+) -> RemoteSettle {
+    if now_count == at_send {
+        RemoteSettle::Wait
+    } else if moved_at == 0 {
+        RemoteSettle::Moved
+    } else if now.saturating_sub(moved_at) >= LOST_REMOTE_NS {
+        RemoteSettle::Lost
+    } else {
+        RemoteSettle::Wait
+    }
+}
+
 /// What the watcher does about a window open for `length_ns` once it reaches the stuck
 /// length (`stuck_ns`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -349,6 +390,25 @@ fn watched(cpu: u32, nr: u32, online: impl Fn(u32) -> bool) -> [Option<u32>; 2] 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Claim: a request of ours pending on a CPU in a long window is cleared by its
+    /// watcher only once the CPU took an NMI after the send and half a second more went
+    /// by (ours, latched behind that one, would have come); never while no NMI reached
+    /// the CPU since the send (ours may still be on its way).
+    #[test]
+    fn a_lost_request_is_settled_from_another_cpu() {
+        const MS: u64 = 1_000_000;
+        assert_eq!(remote_settle(7, 7, 0, 900 * MS), RemoteSettle::Wait);
+        assert_eq!(
+            remote_settle(7, 7, 100 * MS, 5_000 * MS),
+            RemoteSettle::Wait
+        );
+        assert_eq!(remote_settle(7, 8, 0, 100 * MS), RemoteSettle::Moved);
+        assert_eq!(remote_settle(7, 8, 100 * MS, 599 * MS), RemoteSettle::Wait);
+        assert_eq!(remote_settle(7, 9, 100 * MS, 600 * MS), RemoteSettle::Lost);
+        // The count wraps: any change is a move.
+        assert_eq!(remote_settle(u64::MAX, 0, 0, 1), RemoteSettle::Moved);
+    }
 
     /// A stuck line only once an NMI of the window found code other than the idle loop
     /// (or where NMIs cannot be used at all); once per window.

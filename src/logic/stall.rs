@@ -28,17 +28,92 @@
 //! inter-CPU skew check) leave a silence inside CPU 1's window; CPU 0 ends it, CPU 1 does
 //! not come back until its window ends.
 //!
-//! What this still cannot tell apart: every sampled CPU having hard interrupts off over
-//! the same span and all ending it together (stop_machine) is silence that every CPU came
-//! back from, so that common part is counted as a stall, and only what lies outside it is
-//! reported as a window; the CPU that ends a silence always came back with it, so its
-//! own short irq-off spin inside another CPU's window is a stall of its own gap (and is
-//! counted on the `stall` line). A stop of the machine inside a CPU's real window is part
-//! of that window's length (the CPU did not come back with the machine). It takes two
-//! sampled CPUs: with one (a one-vCPU VM, or a `cpus` selection of one) every gap of that
-//! CPU would be silent, so no silence counts.
+//! A silence alone proves nothing about one CPU: every CPU with hard interrupts off over
+//! the same span (`stop_machine()`, a lock convoy of `spin_lock_irqsave` callers, a
+//! window of one CPU inside another's) leaves the same silence as a host that stopped the
+//! machine. So a silence is taken out of a CPU's gap only with *evidence*, of that CPU,
+//! that it was not running with interrupts off through it ([`Evidence::proves_stall`]):
+//!
+//! - a host can stop the machine at all: the CPU reports a hypervisor. On bare metal
+//!   nothing can stop every CPU with its clock running, so no silence is ever a stall
+//!   there, and every gap is judged at its whole length;
+//! - and the CPU came back from the gap in a way that shows it was not holding interrupts
+//!   off: into the idle loop or user space, and not out of an interrupt handler, IPI
+//!   function or softirq that ran long (those return there too): shown by sleep proven
+//!   over the whole gap (`gap::SleepEvidence`), by the kernel's interrupt time accounting
+//!   (less than half the silence in handlers), in the idle loop by its idle time (asleep
+//!   for at least half the silence), in user space by no interrupt but the local timer's
+//!   in the gap ([`Evidence::proves_stall`]). A CPU that came back in kernel code (at a
+//!   site that turns interrupts on again, `multi_cpu_stop`, `_raw_spin_unlock_irqrestore`,
+//!   or out of an interrupt handler that ran long) shows nothing of the sort.
+//!
+//! Steal the kernel accounted over the gap is evidence of its own, taken out as steal
+//! (`gap::Steal`), silence or not. A gap with silence but without evidence is judged at
+//! its whole length, and its window says how much of it every CPU was late together
+//! ([`together_ns`]): a host pause, `stop_machine()` or a lock convoy, which the guest
+//! cannot tell apart. A missed window is worse than a false one. It takes two sampled
+//! CPUs: with one (a one-vCPU VM, or a `cpus` selection of one) every gap of that CPU would
+//! be silent, so no silence counts.
 
 use crate::logic::gap::Window;
+
+/// What a CPU's run after a gap shows about how it spent the machine's silences in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Evidence {
+    /// A host can stop the machine: the CPU reports a hypervisor (`ffi::under_hypervisor`).
+    pub(crate) vm: bool,
+    /// The run's interrupt came into the idle loop, or into user space.
+    pub(crate) idle_loop: bool,
+    pub(crate) user: bool,
+    /// The CPU is proven to have slept through the whole gap (`gap::SleepEvidence`).
+    pub(crate) asleep: bool,
+    /// The time the kernel accounted to hard interrupt handlers and softirqs on this CPU in
+    /// the gap (`None`: it accounts none, or the run before did not read it).
+    pub(crate) irq_ns: Option<u64>,
+    /// The time the CPU slept in the idle loop in the gap (`None`: not accounted, or not
+    /// read by the run before, which read it only in the idle loop).
+    pub(crate) idle_ns: Option<u64>,
+    /// The CPU handled no interrupt but its local timer's in the gap.
+    pub(crate) quiet: bool,
+}
+
+impl Evidence {
+    /// Whether `silent_ns` of the gap, in which no sampled CPU ran, may be taken out of it
+    /// as a stall: only on a machine a host can stop, and only for a CPU that came back
+    /// into the idle loop or user space (a window in kernel code ends in kernel code) and
+    /// then was not in an interrupt handler or softirq for that time either (one that
+    /// ran long returns to the idle loop or user space too). What shows that, best first:
+    /// sleep proven over the whole gap; the kernel's interrupt time accounting (less than
+    /// half the silence in handlers); in the idle loop, its idle time (at least half the
+    /// silence asleep); in user space, no interrupt but the local timer's in the gap.
+    pub(crate) const fn proves_stall(self, silent_ns: u64) -> bool {
+        if !self.vm || !(self.idle_loop || self.user) {
+            return false;
+        }
+        if self.asleep {
+            return true;
+        }
+        if let Some(irq) = self.irq_ns {
+            return irq < silent_ns / 2;
+        }
+        if self.idle_loop {
+            if let Some(idle) = self.idle_ns {
+                return idle >= silent_ns / 2;
+            }
+        }
+        self.user && self.quiet
+    }
+}
+
+/// The part of a window of `latency_ns` in which every CPU was late together: the silence
+/// left in it (without evidence, `verdict::with_evidence`), at most the window's length.
+pub(crate) const fn together_ns(together: u64, latency_ns: u64) -> u64 {
+    if together < latency_ns {
+        together
+    } else {
+        latency_ns
+    }
+}
 
 /// Silences kept for the gaps that end after them: a pause ends every CPU's gap within a
 /// period or so, so the ring needs to hold only the latest few.
@@ -259,6 +334,97 @@ mod tests {
         assert_eq!(cpu0, s.end - s.start);
         // CPU 1's gap, 97 to 220 ms: none of it silent.
         assert_eq!(silent_ns(97 * MS, 220 * MS, P, silences.iter().copied()), 0);
+    }
+
+    /// The evidence rule: bare metal never takes a silence out, whatever the CPU came back
+    /// to; a VM does only for a CPU that came back asleep or in user space. A CPU that came
+    /// back in kernel code (stop_machine's `multi_cpu_stop`, the unlock of a lock convoy,
+    /// the end of another window) keeps the silence in its window, as every CPU late
+    /// together.
+    #[test]
+    fn a_stall_needs_evidence() {
+        let silent = 140 * MS;
+        let base = Evidence {
+            vm: true,
+            idle_loop: false,
+            user: false,
+            asleep: false,
+            irq_ns: None,
+            idle_ns: None,
+            quiet: false,
+        };
+        // Bare metal: nothing is evidence.
+        for e in [
+            Evidence {
+                idle_loop: true,
+                asleep: true,
+                ..base
+            },
+            Evidence {
+                user: true,
+                quiet: true,
+                irq_ns: Some(0),
+                ..base
+            },
+        ] {
+            assert!(e.proves_stall(silent));
+            assert!(!Evidence { vm: false, ..e }.proves_stall(silent), "{e:?}");
+        }
+        // Came back in kernel code: never, whatever else.
+        let kernel = Evidence {
+            asleep: true,
+            quiet: true,
+            irq_ns: Some(0),
+            idle_ns: Some(silent),
+            ..base
+        };
+        assert!(!kernel.proves_stall(silent));
+        // Interrupt time accounted: a host pause leaves almost none in the gap; a window in
+        // an IPI function or softirq that returned to the idle loop or user space leaves
+        // its length.
+        let idle = Evidence {
+            idle_loop: true,
+            ..base
+        };
+        let user = Evidence {
+            user: true,
+            quiet: true,
+            ..base
+        };
+        for e in [idle, user] {
+            assert!(Evidence {
+                irq_ns: Some(20_000),
+                ..e
+            }
+            .proves_stall(silent));
+            assert!(!Evidence {
+                irq_ns: Some(150 * MS),
+                ..e
+            }
+            .proves_stall(silent));
+        }
+        // Without it, the idle loop's sleep time: the paused idle CPU slept through the
+        // silence (idle time of the whole gap); one in an IPI function did not.
+        assert!(Evidence {
+            idle_ns: Some(150 * MS),
+            ..idle
+        }
+        .proves_stall(silent));
+        assert!(!Evidence {
+            idle_ns: Some(10 * MS),
+            ..idle
+        }
+        .proves_stall(silent));
+        assert!(!idle.proves_stall(silent));
+        // In user space without either: only a gap with no interrupt but the timer's.
+        assert!(user.proves_stall(silent));
+        assert!(!Evidence {
+            quiet: false,
+            ..user
+        }
+        .proves_stall(silent));
+        assert_eq!(together_ns(30 * MS, 20 * MS), 20 * MS);
+        assert_eq!(together_ns(30 * MS, 140 * MS), 30 * MS);
     }
 
     /// The first beat ends no silence; a beat younger than half a period is not renewed.

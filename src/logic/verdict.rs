@@ -11,6 +11,7 @@
 
 use crate::logic::cause::{self, Samples};
 use crate::logic::gap::{self, Decision, Rules, Silent, Steal, Verdict, Window};
+use crate::logic::stall;
 
 /// What the hrtimer saw at its run at `now`, the run before having been at `prev`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +26,9 @@ pub(crate) struct HardSeen {
     /// The part of the gap in which no sampled CPU ran, read only where
     /// [`Rules::needs_silence`] (else none).
     pub(crate) silent: Silent,
+    /// The run shows that the CPU was not running with interrupts off through the
+    /// silences (`stall::Evidence::proves_stall`): only then are they taken out.
+    pub(crate) stall_evidence: bool,
 }
 
 /// What a gap of the hrtimer is.
@@ -53,6 +57,10 @@ pub(crate) struct HardVerdict {
     /// earlier, may have been late by more): the idle-late window the softirq side takes
     /// out.
     pub(crate) idle_late: Option<Window>,
+    /// Of an event's latency, the part in which every CPU was late together (silence
+    /// without evidence, [`with_evidence`]): a host pause, `stop_machine()` or a lock convoy.
+    /// 0 for any other outcome.
+    pub(crate) together_ns: u64,
 }
 
 impl HardVerdict {
@@ -79,6 +87,8 @@ pub(crate) struct HeldSeen {
     pub(crate) force: bool,
     /// The part of the held gap in which no sampled CPU ran, as read now.
     pub(crate) silent: Silent,
+    /// As [`HardSeen::stall_evidence`], from the run that ended the gap.
+    pub(crate) stall_evidence: bool,
 }
 
 /// What a held gap is.
@@ -87,8 +97,12 @@ pub(crate) enum HeldOutcome {
     /// Not yet known: held on.
     Wait,
     /// A hardirq-off window of `latency` (steal and stall taken out), ending at the held
-    /// gap's end.
-    Event { latency: u64, window: Window },
+    /// gap's end; `together_ns` as [`HardVerdict::together_ns`].
+    Event {
+        latency: u64,
+        window: Window,
+        together_ns: u64,
+    },
     /// Long only for steal: counted; `late` its late part.
     Steal { late: Window },
     /// Long only for a stall of the whole machine: counted; `late` its late part.
@@ -177,6 +191,17 @@ pub(crate) enum ProbeOutcome {
     Event { latency: u64 },
 }
 
+/// The silence a gap's verdict may take out, and the nanoseconds of it that stay in its
+/// window as every CPU late together: all of it one way or the other
+/// (`stall::Evidence::proves_stall`). Without evidence nothing waits for a silence being posted.
+const fn with_evidence(silent: Silent, evidence: bool) -> (Silent, u64) {
+    if evidence {
+        (silent, 0)
+    } else {
+        (Silent::known(0), silent.ns)
+    }
+}
+
 impl Rules {
     /// Whether an hrtimer gap of `gap_ns` could be an event: only then does the run read
     /// the machine's silences (the common run reads nothing shared).
@@ -196,21 +221,26 @@ impl Rules {
     pub(crate) const fn judge_hard(&self, seen: HardSeen) -> HardVerdict {
         let gap = seen.now.saturating_sub(seen.prev);
         let late = self.late_window(seen.prev, seen.now);
-        let outcome = match self.hard_decision_in(gap, seen.asleep, seen.steal, false, seen.silent)
-        {
+        let (silent, together) = with_evidence(seen.silent, seen.stall_evidence);
+        let mut together_ns = 0;
+        let outcome = match self.hard_decision_in(gap, seen.asleep, seen.steal, false, silent) {
             Decision::Now(Verdict::Ordinary) => HardOutcome::Ordinary,
             Decision::Now(Verdict::IdleLate) => HardOutcome::IdleLate,
             Decision::Now(Verdict::Stall) => HardOutcome::Stall { late },
             Decision::Now(Verdict::Steal) => HardOutcome::Steal { late },
-            Decision::Now(Verdict::Event(latency)) => HardOutcome::Event {
-                latency,
-                window: late,
-            },
+            Decision::Now(Verdict::Event(latency)) => {
+                together_ns = stall::together_ns(together, latency);
+                HardOutcome::Event {
+                    latency,
+                    window: late,
+                }
+            }
             Decision::Wait => HardOutcome::Hold,
         };
         HardVerdict {
             outcome,
             idle_late: if seen.asleep { Some(late) } else { None },
+            together_ns,
         }
     }
 
@@ -225,6 +255,7 @@ impl Rules {
         } else {
             seen.silent
         };
+        let (silent, together) = with_evidence(silent, seen.stall_evidence);
         let gap = seen.end.saturating_sub(seen.prev);
         let late = self.late_window(seen.prev, seen.end);
         match self.hard_decision_in(gap, false, seen.steal, settled, silent) {
@@ -235,6 +266,7 @@ impl Rules {
                     start: seen.end.saturating_sub(latency),
                     end: seen.end,
                 },
+                together_ns: stall::together_ns(together, latency),
             },
             Decision::Now(Verdict::Steal) => HeldOutcome::Steal { late },
             Decision::Now(Verdict::Stall) => HeldOutcome::Stall { late },
@@ -327,6 +359,7 @@ mod tests {
             asleep,
             steal: no_steal(),
             silent,
+            stall_evidence: true,
         })
     }
 
@@ -384,8 +417,48 @@ mod tests {
                 now: 1 + 100 * MS,
             },
             silent: Silent::known(0),
+            stall_evidence: true,
         });
         assert_eq!(v.outcome, HardOutcome::Steal { late });
+    }
+
+    /// Silence without evidence (bare metal, or a CPU that came back in kernel code) is
+    /// never taken out: the gap is an event of its whole length, which says how much of
+    /// it every CPU was late together, and a silence being posted is not waited for. With
+    /// evidence the same gap is a stall.
+    #[test]
+    fn silence_without_evidence_keeps_the_window() {
+        let prev = 1_000 * MS;
+        let seen = |silent, stall_evidence| HardSeen {
+            prev,
+            now: prev + 160 * MS,
+            asleep: false,
+            steal: no_steal(),
+            silent,
+            stall_evidence,
+        };
+        let v = rules().judge_hard(seen(Silent::known(155 * MS), false));
+        assert!(matches!(
+            v.outcome,
+            HardOutcome::Event {
+                latency,
+                ..
+            } if latency == 150 * MS
+        ));
+        assert_eq!(v.together_ns, 150 * MS);
+        let posting = Silent {
+            ns: 155 * MS,
+            complete: false,
+        };
+        let v = rules().judge_hard(seen(posting, false));
+        assert!(matches!(v.outcome, HardOutcome::Event { .. }));
+        assert_eq!(v.together_ns, 150 * MS);
+        let v = rules().judge_hard(seen(Silent::known(155 * MS), true));
+        assert!(matches!(v.outcome, HardOutcome::Stall { .. }));
+        assert_eq!(v.together_ns, 0);
+        // Without silence nothing is together.
+        let v = rules().judge_hard(seen(Silent::known(0), false));
+        assert_eq!(v.together_ns, 0);
     }
 
     /// A held gap: waits while the steal is unsettled or a silence is being posted, and
@@ -406,6 +479,7 @@ mod tests {
             left_idle: false,
             force: false,
             silent: Silent::known(0),
+            stall_evidence: true,
         };
         let late = Window {
             start: 1_010 * MS,
@@ -419,7 +493,8 @@ mod tests {
                 window: Window {
                     start: 1_015 * MS,
                     end: 1_110 * MS
-                }
+                },
+                together_ns: 0,
             }
         );
         // Right at the end: not settled yet.
@@ -466,6 +541,22 @@ mod tests {
                 ..seen
             }),
             HeldOutcome::Steal { late }
+        );
+        // Without evidence the silence stays in the window, as every CPU late together.
+        assert_eq!(
+            r.judge_held(HeldSeen {
+                silent: Silent::known(95 * MS),
+                stall_evidence: false,
+                ..seen
+            }),
+            HeldOutcome::Event {
+                latency: 95 * MS,
+                window: Window {
+                    start: 1_015 * MS,
+                    end: 1_110 * MS
+                },
+                together_ns: 95 * MS,
+            }
         );
     }
 
@@ -698,6 +789,7 @@ mod tests {
                             asleep,
                             steal,
                             silent,
+                            stall_evidence: asleep,
                         });
                         assert_eq!(v.outcome, HardOutcome::Ordinary);
                         assert!(!v.after_gap());

@@ -29,7 +29,7 @@ pub(super) fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) 
     let (counts_since, enabled_since) = state.since();
     seq_print!(
         m,
-        "config enabled={} state={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={} counts_since_ns={} enabled_since_ns={} realtime_offset_ns={} cpus={} nohz_full={}\n",
+        "config enabled={} state={} period_ns={} threshold_ns={} hz={} records_per_cpu={} soft_period_ns={} soft_event_ns={} buckets={} counts_since_ns={} enabled_since_ns={} realtime_offset_ns={} cpus={} nohz_full={} unsampled={}\n",
         u8::from(state.phase().is_on()),
         state.phase().name(),
         rules.period_ns,
@@ -43,7 +43,8 @@ pub(super) fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) 
         enabled_since,
         ffi::realtime_offset_ns(),
         CpuList(nr_cpus(state), |c| state.peers.selected(c)),
-        CpuList(nr_cpus(state), ffi::cpu_nohz_full)
+        CpuList(nr_cpus(state), ffi::cpu_nohz_full),
+        CpuList(nr_cpus(state), |c| state.peers.unsampled(c))
     );
     let (per_cpu, total) = state.memory();
     seq_print!(
@@ -71,13 +72,14 @@ pub(super) fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) 
     let st = state.peers.stalls();
     seq_print!(
         m,
-        "stall count={} over_threshold={} sum_ns={} longest_ns={} latest_start_ns={} latest_end_ns={}\n",
+        "stall count={} over_threshold={} sum_ns={} longest_ns={} latest_start_ns={} latest_end_ns={} hypervisor={}\n",
         st.count,
         st.over_threshold,
         st.sum_ns,
         st.longest_ns,
         st.latest.start,
-        st.latest.end
+        st.latest.end,
+        u8::from(state.peers.vm())
     );
     let n = state.namer.stats();
     seq_print!(
@@ -226,6 +228,8 @@ fn cpu_counter(cpu: &CpuSampler, generation: u64, key: &str) -> u64 {
         "late_timer_gaps" => cpu.late_timer_gaps.load(Relaxed),
         "steal_gaps" => cpu.steal_gaps.load(Relaxed),
         "stall_gaps" => cpu.stall_gaps.load(Relaxed),
+        "together_events" => cpu.peer().map_or(0, |p| p.together_events.load(Relaxed)),
+        "online_max_ns" => cpu.peer().map_or(0, |p| p.online_max_ns()),
         "hard_sum_ns" => cpu.hard_counts.sum(),
         "soft_sum_ns" => cpu.soft_counts.sum(),
         "soft_bh_off_sum_ns" => bh.sum(),

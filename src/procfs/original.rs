@@ -39,6 +39,24 @@ impl fmt::Display for CauseSuffix {
     }
 }
 
+/// ` TOGETHER: 141ms (...)` for a hardirq-off record over which every CPU was late
+/// together (`Header::together_ns`), nothing for the others: the guest cannot tell a host
+/// pause from `stop_machine()` or a lock convoy, and says so.
+pub(super) struct TogetherSuffix(u64);
+
+impl fmt::Display for TogetherSuffix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 == 0 {
+            return Ok(());
+        }
+        write!(
+            f,
+            " TOGETHER: {}ms (every CPU was late together: a host pause, stop_machine or a lock convoy)",
+            self.0 / NSEC_PER_MSEC
+        )
+    }
+}
+
 /// Seconds with microseconds, as in the kernel log.
 pub(super) struct Seconds(u64);
 
@@ -93,13 +111,14 @@ pub(super) fn show_latency_record(m: &SeqFile, r: &Record) {
     let h = &r.header;
     seq_print!(
         m,
-        "     COMMAND: {} PID: {} LATENCY: {} LATENCY_NS: {} TIME: {}{}\n",
+        "     COMMAND: {} PID: {} LATENCY: {} LATENCY_NS: {} TIME: {}{}{}\n",
         Show(Printable(r.comm())),
         h.pid,
         Millis(r),
         h.latency_ns,
         Seconds(h.timestamp_ns),
-        CauseSuffix(h.cause)
+        CauseSuffix(h.cause),
+        TogetherSuffix(h.together_ns)
     );
     let stack = main_stack(r);
     for i in 0..stack.frames().len() {

@@ -161,6 +161,7 @@ pub(super) fn show_record(
         window_pid: r.window_pid,
         window_comm: comm_str(&r.window_comm),
         cgroup_id: h.cgroup_id,
+        together_ns: h.together_ns,
         ongoing: false,
     };
     seq_print!(m, "{}\n", Show(line));
@@ -196,6 +197,7 @@ pub(super) fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView,
         window_pid: v.pid,
         window_comm: comm_str(&v.comm),
         cgroup_id: v.cgroup_id,
+        together_ns: 0,
         ongoing: true,
     };
     seq_print!(m, "{}\n", Show(line));

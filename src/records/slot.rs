@@ -229,6 +229,7 @@ pub(super) struct Slot {
     pub(super) timestamp_ns: Atomic<u64>,
     pub(super) pid: Atomic<i32>,
     pub(super) cgroup_id: Atomic<u64>,
+    pub(super) together_ns: Atomic<u64>,
     pub(super) window_pid: Atomic<i32>,
     pub(super) flags: Atomic<u32>,
     pub(super) runnable_ns: Atomic<u64>,
@@ -295,6 +296,7 @@ impl Slot {
             timestamp_ns: Atomic::new(0),
             pid: Atomic::new(0),
             cgroup_id: Atomic::new(0),
+            together_ns: Atomic::new(0),
             window_pid: Atomic::new(0),
             flags: Atomic::new(0),
             runnable_ns: Atomic::new(0),
@@ -349,6 +351,7 @@ impl Slot {
         h.timestamp_ns = self.timestamp_ns.load(Relaxed);
         h.pid = self.pid.load(Relaxed);
         h.cgroup_id = self.cgroup_id.load(Relaxed);
+        h.together_ns = self.together_ns.load(Relaxed);
         let flags = self.flags.load(Relaxed);
         h.ongoing = flags & 1 != 0;
         h.cause = cause_of(flags);
@@ -405,6 +408,7 @@ impl<'a> Writer<'a> {
         slot.timestamp_ns.store(header.timestamp_ns, Relaxed);
         slot.pid.store(header.pid, Relaxed);
         slot.cgroup_id.store(header.cgroup_id, Relaxed);
+        slot.together_ns.store(header.together_ns, Relaxed);
         slot.flags.store(flags(header), Relaxed);
         slot.runnable_ns.store(header.runnable_ns, Relaxed);
         slot.samples.store(pack_samples(header.samples), Relaxed);

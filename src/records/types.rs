@@ -121,6 +121,10 @@ pub(crate) struct Header {
     /// interrupt handler, timer or softirq callback, or IPI function that had returned
     /// when the sampler ran: then the in-window stack names it.
     pub(crate) end_shows_culprit: bool,
+    /// Of `latency_ns`, the part in which every CPU was late together and this CPU showed
+    /// no evidence of being stopped (`stall::Evidence`): a host pause, `stop_machine()` or
+    /// a lock convoy, reported as the window it may be. 0: none.
+    pub(crate) together_ns: u64,
 }
 
 impl Header {
@@ -148,6 +152,7 @@ impl Header {
             jiffies: 0,
             overlap_cpu: None,
             end_shows_culprit: true,
+            together_ns: 0,
         }
     }
 }

@@ -140,8 +140,11 @@ pub(crate) struct CpuSampler {
     /// The late part of the hrtimer's last steal gap: the hrtimer's look at an open
     /// softirq window does not take it for softirqs held off.
     pub(super) steal_late: WindowCell,
-    /// The late part of the hrtimer's last stall gap, for the same look.
-    pub(super) stall_late: WindowCell,
+    /// The hrtimer's last gap out of which it took the machine's silences (with evidence,
+    /// `stall::Evidence`): the softirq side and the probe take silences out only inside it
+    /// ([`CpuSampler::stalled_ns`]), and the hrtimer's look at an open softirq window does
+    /// not take its late part for softirqs held off.
+    pub(super) stall_gap: WindowCell,
     /// Time spent in the samplers' handlers: what sampling costs this CPU.
     pub(crate) hard_cost: Cost,
     pub(crate) soft_cost: Cost,
@@ -217,7 +220,7 @@ impl CpuSampler {
                 stall_gaps: Atomic::new(0),
                 events_seq: Atomic::new(0),
                 steal_late: WindowCell::new(),
-                stall_late: WindowCell::new(),
+                stall_gap: WindowCell::new(),
                 hard_cost: Cost::new(),
                 soft_cost: Cost::new(),
                 capture_cost: Cost::new(),
@@ -226,8 +229,21 @@ impl CpuSampler {
         )
     }
 
-    pub(super) fn peer(&self) -> Option<&Peer> {
+    pub(crate) fn peer(&self) -> Option<&Peer> {
         self.peers.get(self.cpu)
+    }
+
+    /// Nanoseconds of [`from`, `to`) that the softirq side and the probe take out as a
+    /// stall of the whole machine: only where the hardirq side did, inside its last gap
+    /// out of which it took the silences with evidence ([`CpuSampler::stall_gap`]), never
+    /// elsewhere (one rule for every side: `logic::stall`). Constant time.
+    pub(super) fn stalled_ns(&self, from: u64, to: u64) -> u64 {
+        let g = self.stall_gap.get();
+        let (from, to) = (from.max(g.start), to.min(g.end));
+        if from >= to {
+            return 0;
+        }
+        self.peers.silent_ns(from, to)
     }
 
     /// Starts both samplers; must run on `self.cpu`, in process context (the CPU hotplug
@@ -279,7 +295,7 @@ impl CpuSampler {
         local.look.held.end = 0;
         this.idle_late.set(Window::EMPTY);
         this.steal_late.set(Window::EMPTY);
-        this.stall_late.set(Window::EMPTY);
+        this.stall_gap.set(Window::EMPTY);
         this.probe_window.set(Window::EMPTY);
         this.timer_window.set(Window::EMPTY);
         this.probe_armed.store(0, Relaxed);
@@ -289,6 +305,7 @@ impl CpuSampler {
         this.soft_running.store(true, Relaxed);
         let (handle, soft) = {
             let _irqs_off = local_interrupt_disable();
+            let t0 = ffi::now_ns();
             // On this CPU (cpuhp/N is bound to it, and cannot move with interrupts off):
             // both timers are pinned here. Neither callback can run before the section
             // ends, so they find their first run published.
@@ -300,6 +317,8 @@ impl CpuSampler {
             }
             this.last_soft_ns.store(now, Relaxed);
             this.last_soft_jiffies.store(ffi::jiffies(), Relaxed);
+            this.peers
+                .started_off(this.cpu, ffi::now_ns().saturating_sub(t0));
             (handle, soft)
         };
         *running = Some(handle);

@@ -80,6 +80,8 @@ impl CpuSampler {
             // Set by the caller, which took it with `pid`.
             cgroup_id: 0,
             end_shows_culprit,
+            // Set by the hardirq side's caller.
+            together_ns: 0,
             frames,
         }
     }
@@ -87,6 +89,8 @@ impl CpuSampler {
     /// Reports a hardirq-off window (`prev` is the hrtimer run before it: the id under
     /// which the watcher sampled it) that ended at `now`: the tracepoint always, a record
     /// at the threshold, with the window's profile if the watcher took one.
+    /// `together_ns`: the part of it in which every CPU was late together, kept in it for
+    /// want of evidence of a stall (`stall::Evidence`).
     /// `end_shows_culprit`: the stack where the window ended is the culprit's (not the
     /// idle loop it returned to). `stack`: that stack, here or held since.
     #[inline(never)]
@@ -96,6 +100,7 @@ impl CpuSampler {
         rules: &gap::Rules,
         latency_ns: u64,
         window: Window,
+        together_ns: u64,
         prev: u64,
         now: u64,
         end_shows_culprit: bool,
@@ -131,6 +136,7 @@ impl CpuSampler {
         };
         tracepoints::hardirq_off(&WindowEvent {
             cgroup_id,
+            together_ns,
             ..self.window_event(
                 latency_ns,
                 now,
@@ -149,6 +155,7 @@ impl CpuSampler {
                 .hardirq_overlap(self.cpu, window, rules.period_ns),
             end_shows_culprit,
             cgroup_id,
+            together_ns,
             ..Header::new(latency_ns, now, pid, comm)
         };
         self.hard.offer(&header, self.settings.generation(), |w| {
@@ -174,7 +181,7 @@ impl CpuSampler {
         // may be before that run when the run came between the look and the one before.
         let latency_ns = if self.probe_armed.load(Relaxed) > start {
             now.saturating_sub(probe_start)
-                .saturating_sub(self.peers.silent_ns(probe_start, now))
+                .saturating_sub(self.stalled_ns(probe_start, now))
         } else {
             latency_ns
         };

@@ -11,6 +11,7 @@ use crate::capture;
 use crate::ffi;
 use crate::logic::gap::{self, Steal, Window};
 use crate::logic::stack;
+use crate::logic::stall::Evidence;
 use crate::logic::verdict::{HardOutcome, HardSeen, HeldOutcome, HeldSeen, OpenSoftSeen};
 use crate::peers::Peer;
 use crate::records::MAX_FRAMES;
@@ -60,6 +61,50 @@ fn sleep_evidence(
     evidence
 }
 
+/// This CPU's counts since the run before, at `prev`, for a stall's evidence
+/// (`stall::Evidence`): whether it handled no interrupt but its local timer's, the time
+/// the kernel accounted to its interrupt handlers and softirqs (`None`: not accounted, or
+/// not read at `prev`), and, for a run in the idle loop, the time it slept there (`None`:
+/// not accounted, or `prev` not in the idle loop). Every run reads the first two (a few
+/// per-CPU loads); the idle time only runs in the idle loop.
+fn since_prev(
+    local: &mut LookLocal,
+    interrupted: ffi::Interrupted,
+    prev: u64,
+) -> (bool, Option<u64>, Option<u64>) {
+    // Known where the run before read them: every run reads the steal count too, after
+    // this, and `steal_at` says when.
+    let known = local.steal_at == prev;
+    let others = ffi::irq_events_but_timer();
+    let others_before = core::mem::replace(&mut local.others, others);
+    let quiet = known && others == others_before;
+    let irq_ns = ffi::irq_time_ns().and_then(|t| {
+        let before = core::mem::replace(&mut local.irq_time, t);
+        known.then(|| t.wrapping_sub(before))
+    });
+    // Read in the runs that read the sleep counts, and known where the run before did
+    // (`sleep_evidence`, which runs after this and moves `counts_at`).
+    let idle_ns = if interrupted.idle_loop() {
+        ffi::idle_sleep_ns().and_then(|t| {
+            let before = core::mem::replace(&mut local.idle_sleep, t);
+            (local.sleep.counts_at == prev).then(|| t.wrapping_sub(before))
+        })
+    } else {
+        None
+    };
+    (quiet, irq_ns, idle_ns)
+}
+
+/// The late part of the hrtimer's last gap out of which it took silences (`g`, empty:
+/// none), which the look at an open softirq window does not take for softirqs held off.
+fn stall_late(rules: &gap::Rules, g: Window) -> Window {
+    if g == Window::EMPTY {
+        g
+    } else {
+        rules.late_window(g.start, g.end)
+    }
+}
+
 /// The hrtimer ran at `now`: hardirq-off check, then the softirq side's open window.
 fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
     let Some(me) = s.peer() else { return };
@@ -67,6 +112,9 @@ fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
     // never while this interrupt runs.
     let (interrupted, steal_now) = ffi::interrupted_steal();
     let prev = me.last_hard_ns.xchg(now, Relaxed);
+    // What a gap that came back into the idle loop or user space may show of a stall
+    // (`stall::Evidence`), as counts since the run before, if that run read them.
+    let (quiet, irq_ns, idle_ns) = since_prev(local, interrupted, prev);
     // The machine's pulse first: if this run ends a silence, it is posted before this
     // CPU's own gap is judged against it.
     s.peers
@@ -108,13 +156,22 @@ fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
         }
         false
     } else {
+        let evidence = Evidence {
+            vm: s.peers.vm(),
+            idle_loop: interrupted.idle_loop(),
+            user: interrupted.user(),
+            asleep,
+            irq_ns,
+            idle_ns,
+            quiet,
+        };
         hard_gap(
             s,
             &mut local.held,
             rules,
             me,
             interrupted,
-            asleep,
+            evidence,
             steal,
             prev,
             now,
@@ -157,7 +214,7 @@ fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
             hard_off: me.hard_off.get(),
             idle_late: s.idle_late.get(),
             steal_late: s.steal_late.get(),
-            stall_late: s.stall_late.get(),
+            stall_late: stall_late(rules, s.stall_gap.get()),
         });
         if let Some(latency) = starved {
             s.soft_starved_seen.store(true, Relaxed);
@@ -184,20 +241,29 @@ fn hard_gap(
     rules: &gap::Rules,
     me: &Peer,
     interrupted: ffi::Interrupted,
-    asleep: bool,
+    evidence: Evidence,
     steal: Steal,
     prev: u64,
     now: u64,
 ) -> bool {
-    // The part of the gap in which no sampled CPU ran: a stall, not this CPU's window
-    // (a gap that is not ordinary may be an event: `Rules::needs_silence`).
+    // The part of the gap in which no sampled CPU ran (a gap that is not ordinary may be
+    // an event: `Rules::needs_silence`): a stall only with this CPU's evidence, else part
+    // of its window, as every CPU late together.
     let silent = s.peers.silent(prev, now, rules.period_ns);
+    let stall_evidence = evidence.proves_stall(silent.ns);
+    if stall_evidence && silent.ns > 0 {
+        s.stall_gap.set(Window {
+            start: prev,
+            end: now,
+        });
+    }
     let verdict = rules.judge_hard(HardSeen {
         prev,
         now,
-        asleep,
+        asleep: evidence.asleep,
         steal,
         silent,
+        stall_evidence,
     });
     if let Some(late) = verdict.idle_late {
         s.idle_late.set(late);
@@ -205,9 +271,8 @@ fn hard_gap(
     match verdict.outcome {
         HardOutcome::Ordinary => {}
         HardOutcome::IdleLate => s.idle_gaps.add(1, Relaxed),
-        HardOutcome::Stall { late } => {
+        HardOutcome::Stall { .. } => {
             s.stall_gaps.add(1, Relaxed);
-            s.stall_late.set(late);
         }
         HardOutcome::Steal { late } => {
             s.steal_gaps.add(1, Relaxed);
@@ -221,6 +286,7 @@ fn hard_gap(
                 me,
                 latency,
                 window,
+                verdict.together_ns,
                 prev,
                 now,
                 !returned,
@@ -239,6 +305,7 @@ fn hard_gap(
                 steal.before,
                 !returned,
                 interrupted.idle_loop(),
+                stall_evidence,
             );
         }
     }
@@ -284,6 +351,7 @@ fn hard_report(
     _me: &Peer,
     latency_ns: u64,
     window: Window,
+    together_ns: u64,
     prev: u64,
     end: u64,
     end_shows_culprit: bool,
@@ -292,10 +360,16 @@ fn hard_report(
     // Published for the other CPUs' overlap joins (`Peers::hard_off`).
     s.peers.hard_off(s.cpu, window, rules.threshold_ns);
     s.hard_counts.add(latency_ns);
+    if together_ns > 0 {
+        if let Some(me) = s.peer() {
+            me.together_events.add(1, Relaxed);
+        }
+    }
     s.hard_event(
         rules,
         latency_ns,
         window,
+        together_ns,
         prev,
         end,
         end_shows_culprit,
@@ -320,6 +394,7 @@ fn hold(
     steal_before: u64,
     end_shows_culprit: bool,
     ended_idle: bool,
+    stall_evidence: bool,
 ) {
     held.before = me.hard_off.get();
     me.hard_off.set(rules.late_window(prev, now));
@@ -327,6 +402,7 @@ fn hold(
     held.prev = prev;
     held.steal_before = steal_before;
     held.end_shows_culprit = end_shows_culprit;
+    held.stall_evidence = stall_evidence;
     held.ended_idle = ended_idle;
     held.left_idle = false;
     held.pid = ffi::current_task(&mut held.comm);
@@ -365,6 +441,13 @@ fn decide_held(
     now: u64,
     force: bool,
 ) {
+    let silent = s.peers.silent(held.prev, held.end, rules.period_ns);
+    if held.stall_evidence && silent.ns > 0 {
+        s.stall_gap.set(Window {
+            start: held.prev,
+            end: held.end,
+        });
+    }
     let outcome = rules.judge_held(HeldSeen {
         prev: held.prev,
         end: held.end,
@@ -376,11 +459,16 @@ fn decide_held(
         ended_idle: held.ended_idle,
         left_idle: held.left_idle,
         force,
-        silent: s.peers.silent(held.prev, held.end, rules.period_ns),
+        silent,
+        stall_evidence: held.stall_evidence,
     });
     match outcome {
         HeldOutcome::Wait => return,
-        HeldOutcome::Event { latency, window } => {
+        HeldOutcome::Event {
+            latency,
+            window,
+            together_ns,
+        } => {
             let stack = EndStack::Held {
                 pid: held.pid,
                 comm: held.comm,
@@ -393,6 +481,7 @@ fn decide_held(
                 me,
                 latency,
                 window,
+                together_ns,
                 held.prev,
                 held.end,
                 held.end_shows_culprit,
@@ -405,10 +494,9 @@ fn decide_held(
             s.steal_gaps.add(1, Relaxed);
             s.steal_late.set(late);
         }
-        HeldOutcome::Stall { late } => {
+        HeldOutcome::Stall { .. } => {
             me.hard_off.set(held.before);
             s.stall_gaps.add(1, Relaxed);
-            s.stall_late.set(late);
         }
         HeldOutcome::Ordinary => me.hard_off.set(held.before),
     }

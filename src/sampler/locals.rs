@@ -45,6 +45,15 @@ pub(super) struct LookLocal {
     pub(super) probe_queued: bool,
     /// The interrupted instruction last found in the softirq loop (0: none yet).
     pub(super) loop_ip: u64,
+    /// This CPU's count of interrupts but its local timer's (`ffi::irq_events_but_timer`)
+    /// and the interrupt time accounted on it (`ffi::irq_time_ns`, 0 where none is) at the
+    /// last run (read with the steal count: `steal_at` says when): a stall's evidence
+    /// (`stall::Evidence`).
+    pub(super) others: u64,
+    pub(super) irq_time: u64,
+    /// Its idle sleep time (`ffi::idle_sleep_ns`) at the last run in the idle loop (only
+    /// such runs read it, with the sleep counts: `SleepCounts::counts_at` says when).
+    pub(super) idle_sleep: u64,
 }
 
 /// This CPU's interrupt count and hrtimer interrupt retries at the hrtimer's last run that
@@ -79,6 +88,9 @@ impl HardLocal {
                 held: Held::new(),
                 probe_queued: false,
                 loop_ip: 0,
+                others: 0,
+                irq_time: 0,
+                idle_sleep: 0,
             },
         }
     }
@@ -99,6 +111,9 @@ pub(super) struct Held {
     /// This CPU's hardirq-off window before it, restored if it is no event.
     pub(super) before: Window,
     pub(super) end_shows_culprit: bool,
+    /// The run that ended it showed the CPU was not running with interrupts off through
+    /// the machine's silences (`stall::Evidence::proves_stall`).
+    pub(super) stall_evidence: bool,
     pub(super) pid: i32,
     pub(super) comm: [u8; COMM_LEN],
     pub(super) cgroup_id: u64,
@@ -117,6 +132,7 @@ impl Held {
             left_idle: false,
             before: Window::EMPTY,
             end_shows_culprit: false,
+            stall_evidence: false,
             pid: 0,
             comm: [0; COMM_LEN],
             cgroup_id: 0,

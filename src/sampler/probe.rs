@@ -174,8 +174,8 @@ impl CpuSampler {
             start,
             armed,
             now,
-            silent: self.peers.silent_ns(start, now),
-            silent_after_look: self.peers.silent_ns(armed, now),
+            silent: self.stalled_ns(start, now),
+            silent_after_look: self.stalled_ns(armed, now),
         }) {
             ProbeOutcome::Nothing => return,
             ProbeOutcome::Stall => {

@@ -189,7 +189,7 @@ impl CpuSampler {
                 // After the window: if the hrtimer ran since, its last run is newer.
                 last_hard: self.peer().map_or(0, |p| p.last_hard_ns.load(Relaxed)),
                 stolen,
-                silent: self.peers.silent_ns(prev, now),
+                silent: self.stalled_ns(prev, now),
                 samples: self.window_samples(prev),
                 thread_waited: self.thread_waited_in(prev),
                 threaded: self.threaded,

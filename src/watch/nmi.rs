@@ -3,14 +3,14 @@
 //! the stack it interrupted, the CPU's own hrtimer settling one that was lost, and what
 //! NMIs found the CPU doing.
 
-use kernel::sync::atomic::{Full, Relaxed, Release};
+use kernel::sync::atomic::{Acquire, Full, Relaxed, Release};
 
 use super::state::Watch;
 use super::watched::Watched;
 use crate::capture;
 use crate::ffi::{self, COMM_LEN};
 use crate::logic::gap::{Rules, NSEC_PER_MSEC};
-use crate::logic::profile;
+use crate::logic::profile::{self, RemoteSettle};
 use crate::peers::Peers;
 use crate::records::MAX_FRAMES;
 
@@ -48,7 +48,11 @@ impl Watch {
     /// given up on (it may still come, and must find its claim), so no other is sent to
     /// that CPU before it is answered or its CPU settles it ([`Watch::settle`]).
     pub(super) fn ask(&self, w: &Watched, me: u32, t: u32, window: u64, now: u64, rules: &Rules) {
-        let pending = w.nmi_pending.load(Relaxed);
+        // Acquire: a request seen here comes with the NMI count its sender read before it.
+        let pending = w.nmi_pending.load(Acquire);
+        if pending != 0 && pending & SENDING == 0 && self.settle_remote(w, t, pending, now) {
+            return;
+        }
         if pending != 0 {
             if now.saturating_sub(pending) >= rules.period_ns / 2
                 && w.late_of.load(Relaxed) != pending
@@ -76,6 +80,10 @@ impl Watch {
                 w.nmi_weight.store(weight, Relaxed);
                 w.nmi_asked.store(now, Relaxed);
                 let sending = SENDING | u64::from(me);
+                // Before the send: an NMI counted after this is ours or a later one.
+                w.nmis_at_send
+                    .store(ffi::nmi_count(t).unwrap_or(0), Relaxed);
+                w.nmis_moved_at.store(0, Relaxed);
                 // One sender per NMI: only the watcher whose compare-exchange from 0 wins
                 // sends. The NMI that takes this (xchg, Full) sees the window and weight.
                 if w.nmi_pending.cmpxchg(0, sending, Release).is_err() {
@@ -195,6 +203,36 @@ impl Watch {
             self.nmi_lost.add(1, Relaxed);
         }
         seen.stamp = 0;
+    }
+
+    /// A watcher's settle of request `p` pending on `t` (sent, as loaded), whose own
+    /// hrtimer may not run to settle it for the rest of a long window: once `t` has taken
+    /// an NMI after the send and [`profile::LOST_REMOTE_NS`] more went by, ours was taken
+    /// by another handler or swallowed (`profile::remote_settle`), and the request is
+    /// cleared and counted as lost, so that a foreign NMI later in the window is reported
+    /// unknown. Returns whether it cleared it. Out of line: only runs with a request
+    /// pending come here.
+    #[inline(never)]
+    fn settle_remote(&self, w: &Watched, t: u32, p: u64, now: u64) -> bool {
+        let Some(count) = ffi::nmi_count(t) else {
+            return false;
+        };
+        let moved_at = w.nmis_moved_at.load(Relaxed);
+        match profile::remote_settle(w.nmis_at_send.load(Relaxed), count, moved_at, now) {
+            RemoteSettle::Wait => false,
+            RemoteSettle::Moved => {
+                w.nmis_moved_at.store(now.max(1), Relaxed);
+                false
+            }
+            RemoteSettle::Lost => {
+                w.nmis_moved_at.store(0, Relaxed);
+                if w.nmi_pending.cmpxchg(p, 0, Relaxed).is_ok() {
+                    self.nmi_lost.add(1, Relaxed);
+                    return true;
+                }
+                false
+            }
+        }
     }
 
     /// Whether an NMI found `cpu` awake (outside the idle loop's wait,

@@ -64,6 +64,10 @@ pub(crate) struct Watched {
     /// answered within half a period).
     pub(super) last_sent: Atomic<u64>,
     pub(super) late_of: Atomic<u64>,
+    /// This CPU's NMI count (`ffi::nmi_count`) before the pending request was sent, and
+    /// when a watcher first saw it moved since (0: not yet): `profile::remote_settle`.
+    pub(super) nmis_at_send: Atomic<u64>,
+    pub(super) nmis_moved_at: Atomic<u64>,
     /// How much less the watcher trusts this CPU's NMIs: it asks at most every 2^slow
     /// runs. One more for each NMI that came late, one less for each on time.
     pub(super) slow: Atomic<u32>,
@@ -105,6 +109,8 @@ impl Watched {
             nmi_asked: Atomic::new(0),
             last_sent: Atomic::new(0),
             late_of: Atomic::new(0),
+            nmis_at_send: Atomic::new(0),
+            nmis_moved_at: Atomic::new(0),
             slow: Atomic::new(0),
             nmi_window: Atomic::new(0),
             nmi_weight: Atomic::new(0),

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # proves: no NMI of ours is ever unclaimed (`unknown_nmi_panic=1`) -- "unknown_nmi_panic=1: the watcher sent at least 1000 NMIs"
-# proves: only our NMIs are ours: NMIs from elsewhere are reported unknown as without the module -- "with the module every injected NMI is still reported as unknown on each CPU, as without it", "every NMI the watcher sent was claimed"
+# proves: only our NMIs are ours: NMIs from elsewhere are reported unknown as without the module -- "with the module every injected NMI is still reported as unknown on each CPU, as without it" (also 1.2 s into 1.5 s windows), "every NMI the watcher sent was claimed"
 # Only our NMIs are ours (issue 41, item 4). Run by tests/vm/run --host: QEMU's monitor
 # injects NMIs from outside the guest (`nmi`) on the guest's request (lib.sh's host_do,
 # tests/vm/host-agent). QEMU delivers that NMI through each local APIC's LINT1 input,
@@ -68,14 +68,14 @@ in_windows() {	# in_windows: how many unknown-NMI lines since the last mark came
 watcher() {	# watcher NAME: a counter of the records file's watcher line
 	sed -n "s/^watcher .* $1=\([0-9]*\).*/\1/p" $TIO/records
 }
-# One window of $1 ms on cpu 0, and 0.3 s into it one NMI from the host, asked by a helper
+# One window of $1 ms on cpu 0, and $2 s into it one NMI from the host, asked by a helper
 # on cpu 1 with shell builtins only once the window is open (a fork there may wait for
 # cpu 0: see case 80). The answer comes once the window is over (cpu 0 takes the
 # console's interrupt); the NMI came during it (QEMU injects it at once).
 nmi_during_window() {
 	rm -f /tmp/fn-ready /tmp/fn.fifo /tmp/fn-answer
 	mkfifo /tmp/fn.fifo
-	taskset -c 1 sh -c 'echo > /tmp/fn-ready; read -t 0.3 x <> /tmp/fn.fifo
+	taskset -c 1 sh -c 'echo > /tmp/fn-ready; read -t '"$2"' x <> /tmp/fn.fifo
 		echo "<4>@@HOST nmi 1 0" > /dev/kmsg
 		while read -r r < /dev/console; do
 			case "$r" in @@DONE*) echo "${r#@@DONE }" > /tmp/fn-answer; break ;; esac
@@ -130,9 +130,12 @@ mark "@@EXPECT-UNKNOWN-NMI begin"
 mark "@@MARK with"
 s0=$(watcher nmi_sent)
 set -- $(nmi_row); a0=$1 a1=$2
+# Windows of 1 s with the NMI 0.3 s in, and of 1.5 s with it 1.2 s in: past the time
+# after which a request of ours that another handler took is settled from another CPU
+# (profile::LOST_REMOTE_NS), the injected NMI is still reported unknown.
 i=0
 while [ $i -lt $N ]; do
-	nmi_during_window 1000
+	if [ $((i % 2)) = 0 ]; then nmi_during_window 1000 0.3; else nmi_during_window 1500 1.2; fi
 	wait_unknown $((i + 1))
 	sleep 0.2
 	i=$((i + 1))

@@ -246,7 +246,7 @@ pub mod grammar {
     /// The format version of `counters` the module writes.
     pub const COUNTERS_VERSION: u32 = g::COUNTERS_VERSION;
     /// The keys of a `record` line, in the order the module prints them.
-    pub const RECORD_KEYS: [&str; 24] = g::RECORD_KEYS;
+    pub const RECORD_KEYS: [&str; 25] = g::RECORD_KEYS;
     /// The key after them on the line of a hardirq-off window still open.
     pub const ONGOING_KEY: &str = g::ONGOING_KEY;
     /// A field that does not apply (no cause, no overlapping kind).
@@ -352,6 +352,8 @@ pub mod grammar {
         pub window_comm: &'a [u8],
         /// The culprit's cgroup v2 id (0: unknown).
         pub cgroup_id: u64,
+        /// Of the latency, the part in which every CPU was late together (0: none).
+        pub together_ns: u64,
         pub ongoing: bool,
     }
 
@@ -393,6 +395,7 @@ pub mod grammar {
                 window_pid: self.window_pid,
                 window_comm: self.window_comm,
                 cgroup_id: self.cgroup_id,
+                together_ns: self.together_ns,
                 ongoing: self.ongoing,
             };
             fmt::Display::fmt(&line, f)

@@ -113,6 +113,7 @@ pub(crate) mod tests {
             enabled: true,
             cpus: None,
             nohz_full: None,
+            unsampled: None,
             period_ns: period_ms * ms,
             threshold_ns: 50 * ms,
             hz,

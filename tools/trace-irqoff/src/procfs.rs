@@ -323,6 +323,7 @@ impl<B: Backend> Module<B> {
                 soft_event_ns: 2 * settings.period_ms * ms,
                 cpus: None,
                 nohz_full: None,
+                unsampled: None,
                 counts_since_ns: None,
                 enabled_since_ns: None,
                 realtime_offset_ns: None,

@@ -94,6 +94,7 @@ pub fn parse(text: &str) -> Result<Loaded, serde_json::Error> {
             enabled: saved.settings.enabled,
             cpus: None,
             nohz_full: None,
+            unsampled: None,
             period_ns: saved.settings.period_ms * ms,
             threshold_ns: saved.settings.threshold_ms * ms,
             hz: saved.module.hz,

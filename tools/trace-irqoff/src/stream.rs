@@ -47,6 +47,9 @@ pub struct Event {
     /// The task's cgroup v2 id (a module that gives it, a kernel with cgroups).
     pub cgroup_id: Option<u64>,
     pub end_shows_culprit: bool,
+    /// Of the latency, the part in which every CPU was late together (0: none, or a
+    /// module that does not say).
+    pub together_ns: u64,
     /// Culprit first, as the kernel names them; empty below the threshold.
     pub frames: Vec<String>,
 }
@@ -65,6 +68,7 @@ impl Event {
             stack: self.frames.clone(),
             end_shows_culprit: self.end_shows_culprit,
             cgroup_id: self.cgroup_id,
+            together_ns: self.together_ns,
             ..Record::new(self.cpu, self.kind)
         }
     }
@@ -245,6 +249,7 @@ pub fn parse_line(line: &str) -> Option<Event> {
         comm: comm.to_string(),
         cgroup_id: num("cgroup").filter(|&id| id != 0),
         end_shows_culprit: num("end_shows_culprit").is_none_or(|v| v != 0),
+        together_ns: num("together_ns").unwrap_or(0),
         frames: frames
             .map(|f| {
                 f.split(';')

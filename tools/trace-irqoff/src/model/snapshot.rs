@@ -34,6 +34,10 @@ pub struct Config {
     pub cpus: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nohz_full: Option<String>,
+    /// CPUs that came online without their samplers (they could not be set up then: a
+    /// CPU list, "-": none); absent from modules before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsampled: Option<String>,
     pub period_ns: u64,
     pub threshold_ns: u64,
     pub hz: u64,

@@ -414,6 +414,7 @@ mod tests {
             window_comm: String::new(),
             window_stack: vec![],
             overlap: None,
+            together_ns: 0,
             ongoing: false,
             profile: None,
             true_latency_min_ns: None,

@@ -166,10 +166,12 @@ pub fn resolution_of(s: &Enriched, v: &[Window], cols: Option<usize>) -> String 
     )
 }
 
-/// Stalls in a sentence for on-call readers: "stalls: 5 times no CPU ran (the whole machine
-/// stood still: a paused VM?), longest 302 ms, 1.51 s in all; not irq-off windows". A
-/// length of 0 is one not known (a stall is at least a period long), and left out. None
-/// without a stall.
+/// Stalls in a sentence for on-call readers: "stalls: 5 times no CPU ran (every CPU late
+/// together: a paused VM, stop_machine or a lock convoy), longest 302 ms, 1.51 s in all;
+/// not irq-off windows where a CPU came back asleep or in user space, kept in its window
+/// elsewhere". On bare metal (no hypervisor) no host can pause the machine, and the
+/// sentence says the silences stayed in the windows. A length of 0 is one not known (a
+/// stall is at least a period long), and left out. None without a stall.
 pub fn stall_sentence(st: &Stalls) -> Option<String> {
     if st.count == 0 {
         return None;
@@ -194,8 +196,13 @@ pub fn stall_sentence(st: &Stalls) -> Option<String> {
         lengths.push(format!("the latest ended {t}"));
     }
     let lengths: String = lengths.iter().map(|l| format!(", {l}")).collect();
+    if st.hypervisor == Some(false) {
+        return Some(format!(
+            "silences: {times} no CPU ran (every CPU late together: stop_machine or a lock convoy){lengths}; bare metal, no host can pause it: kept in the windows"
+        ));
+    }
     Some(format!(
-        "stalls: {times} no CPU ran (the whole machine stood still: a paused VM?){lengths}; not irq-off windows"
+        "stalls: {times} no CPU ran (every CPU late together: a paused VM, stop_machine or a lock convoy){lengths}; not irq-off windows where a CPU came back asleep or in user space, kept in its window elsewhere"
     ))
 }
 
@@ -322,6 +329,17 @@ pub fn overlap(r: &Record) -> Option<String> {
         }
     }
     Some(s)
+}
+
+/// "every CPU was late together for 141 ms of it: a host pause, stop_machine or a lock
+/// convoy (not told apart)", for a window that kept such a span (`Record::together_ns`).
+pub fn together(r: &Record) -> Option<String> {
+    (r.together_ns > 0).then(|| {
+        format!(
+            "every CPU was late together for {} of it: a host pause, stop_machine or a lock convoy (not told apart)",
+            ms_short(r.together_ns)
+        )
+    })
 }
 
 /// A record's length: "107 ms", or "57 ms+" for a lower bound (a window still open).
@@ -524,6 +542,9 @@ pub fn record_with(
     if let Some(o) = overlap(r) {
         let _ = writeln!(out, "  {o}");
     }
+    if let Some(t) = together(r) {
+        let _ = writeln!(out, "  {t}");
+    }
 }
 
 /// `records`: the selected records of `s`, with `depth` frames per stack.
@@ -595,15 +616,27 @@ mod tests {
             latest_start_ns: 1,
             latest_end_ns: 2,
             latest_end_time: None,
+            hypervisor: Some(true),
         };
+        const VM: &str = "not irq-off windows where a CPU came back asleep or in user space, kept in its window elsewhere";
         assert_eq!(
-            stall_sentence(&st).as_deref(),
-            Some("stalls: 5 times no CPU ran (the whole machine stood still: a paused VM?), longest 302 ms, 1.51 s in all; not irq-off windows")
+            stall_sentence(&st),
+            Some(format!("stalls: 5 times no CPU ran (every CPU late together: a paused VM, stop_machine or a lock convoy), longest 302 ms, 1.51 s in all; {VM}"))
         );
         st.latest_end_time = Some("2026-05-07T10:00:09.235000Z".into());
-        assert!(stall_sentence(&st).unwrap().ends_with(
-            ", 1.51 s in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows"
-        ));
+        assert!(stall_sentence(&st).unwrap().ends_with(&format!(
+            ", 1.51 s in all, the latest ended 2026-05-07T10:00:09.235000Z; {VM}"
+        )));
+        // Bare metal: no stall can be; the silences stayed in the windows.
+        let metal = Stalls {
+            hypervisor: Some(false),
+            latest_end_time: None,
+            ..st.clone()
+        };
+        assert_eq!(
+            stall_sentence(&metal).as_deref(),
+            Some("silences: 5 times no CPU ran (every CPU late together: stop_machine or a lock convoy), longest 302 ms, 1.51 s in all; bare metal, no host can pause it: kept in the windows")
+        );
         let one = Stalls {
             count: 1,
             sum_ns: 302_000_000,
@@ -612,16 +645,16 @@ mod tests {
             ..st.clone()
         };
         assert_eq!(
-            stall_sentence(&one).as_deref(),
-            Some("stalls: once no CPU ran (the whole machine stood still: a paused VM?), 302 ms; not irq-off windows")
+            stall_sentence(&one),
+            Some(format!("stalls: once no CPU ran (every CPU late together: a paused VM, stop_machine or a lock convoy), 302 ms; {VM}"))
         );
         let unknown = Stalls {
             count: 3,
             ..Stalls::default()
         };
         assert_eq!(
-            stall_sentence(&unknown).as_deref(),
-            Some("stalls: 3 times no CPU ran (the whole machine stood still: a paused VM?); not irq-off windows")
+            stall_sentence(&unknown),
+            Some(format!("stalls: 3 times no CPU ran (every CPU late together: a paused VM, stop_machine or a lock convoy); {VM}"))
         );
         assert_eq!(stall_sentence(&Stalls::default()), None);
     }
@@ -711,6 +744,20 @@ mod tests {
             Some("overlaps softirq-off on CPU 3")
         );
         assert_eq!(overlap(&s.records[3]), None);
+    }
+
+    /// Claim: a window that kept a span in which every CPU was late together says so, with
+    /// that span's length and the three things it may have been; one without says nothing.
+    #[test]
+    fn together_sentence() {
+        let s = v2();
+        let mut r = s.records[0].clone();
+        assert_eq!(together(&r), None);
+        r.together_ns = 141_000_000;
+        assert_eq!(
+            together(&r).as_deref(),
+            Some("every CPU was late together for 141 ms of it: a host pause, stop_machine or a lock convoy (not told apart)")
+        );
     }
 
     #[test]

@@ -279,11 +279,15 @@ pub fn text(settings: &Settings, s: &Enriched, color: bool) -> String {
     }
     if let Some(cpus) = &s.config.cpus {
         let nohz = s.config.nohz_full.as_deref().filter(|n| *n != "-");
+        let unsampled = s.config.unsampled.as_deref().filter(|n| *n != "-");
         let _ = writeln!(
             o,
-            "CPUs sampled: {}{}",
+            "CPUs sampled: {}{}{}",
             if cpus == "-" { "none" } else { cpus },
             nohz.map(|n| format!(" (nohz_full, not sampled unless chosen: {n})"))
+                .unwrap_or_default(),
+            unsampled
+                .map(|n| format!("; not sampled, set-up failed when it came online: {n}"))
                 .unwrap_or_default()
         );
     }

@@ -533,7 +533,7 @@ fn record_counts_the_stalls_of_its_span() {
         String::from_utf8_lossy(&done.stderr)
     );
     let summary = String::from_utf8(done.stdout).unwrap();
-    assert!(summary.contains("\nstalls: 2 times no CPU ran (the whole machine stood still: a paused VM?); not irq-off windows\n"), "{summary}");
+    assert!(summary.contains("\nstalls: 2 times no CPU ran (every CPU late together: a paused VM, stop_machine or a lock convoy); not irq-off windows where a CPU came back asleep or in user space, kept in its window elsewhere\n"), "{summary}");
     assert!(
         summary.contains(": 0 hardirq-off and 0 softirq-off"),
         "{summary}"

@@ -178,7 +178,7 @@ fn record_files_with_stalls_read_back() {
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.ends_with("\nstalls: 2 times no CPU ran (the whole machine stood still: a paused VM?), longest 302 ms, 322 ms in all, the latest ended 2026-05-07T11:00:04.020000Z; not irq-off windows\n"), "{text}");
+    assert!(text.ends_with("\nstalls: 2 times no CPU ran (every CPU late together: a paused VM, stop_machine or a lock convoy), longest 302 ms, 322 ms in all, the latest ended 2026-05-07T11:00:04.020000Z; not irq-off windows where a CPU came back asleep or in user space, kept in its window elsewhere\n"), "{text}");
     assert_eq!(
         text.lines()
             .filter(|l| !l.starts_with("stalls:"))

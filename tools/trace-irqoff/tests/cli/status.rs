@@ -227,7 +227,7 @@ fn status_shows_stalls_apart_from_windows() {
     let root = with_records(RECORDS_STALL);
     let text = stdout(root.path(), &["status"]);
     assert!(text.contains("\n CPU  online   hardirq-off  softirq-off   bh-off ksoftirqd-wait  dropped  replaced  idle gaps  steal gaps  stall gaps\n   0  yes                0            1        0              1        0         0          0           1          10\n   1  yes                1            0        0              0        0         0          0           0           9\n"), "{text}");
-    assert!(text.contains("\nstalls: 5 times no CPU ran (the whole machine stood still: a paused VM?), longest 302 ms, 935 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows\n"), "{text}");
+    assert!(text.contains("\nstalls: 5 times no CPU ran (every CPU late together: a paused VM, stop_machine or a lock convoy), longest 302 ms, 935 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows where a CPU came back asleep or in user space, kept in its window elsewhere\n"), "{text}");
     let old = stdout(with_records(RECORDS_WATCHER).path(), &["status"]);
     assert!(!old.contains("stall"), "{old}");
     let v: serde_json::Value =
@@ -287,4 +287,26 @@ fn status_with_stalls_on_80_columns_fits() {
     };
     assert_eq!(words(&text), words(&stdout(root.path(), &["status"])));
     assert!(text.contains("\nstalls: 5 times no CPU ran"), "{text}");
+}
+
+/// Claim: on bare metal (the stall line's `hypervisor=0`) `status` says the silences were
+/// kept in the windows, not that they were stalls; and a CPU that came online without its
+/// samplers (the config line's `unsampled`) is named on the `CPUs sampled` line.
+#[test]
+fn status_on_bare_metal_and_an_unsampled_cpu() {
+    let records = RECORDS_STALL
+        .replace(
+            "latest_end_ns=9235000000",
+            "latest_end_ns=9235000000 hypervisor=0",
+        )
+        .replace("cpus=0-1 nohz_full=-", "cpus=0-1 nohz_full=- unsampled=1");
+    assert!(records.contains("hypervisor=0") && records.contains("unsampled=1"));
+    let root = with_records(&records);
+    let text = stdout(root.path(), &["status"]);
+    assert!(text.contains("\nsilences: 5 times no CPU ran (every CPU late together: stop_machine or a lock convoy), longest 302 ms, 935 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; bare metal, no host can pause it: kept in the windows\n"), "{text}");
+    assert!(!text.contains("\nstalls:"), "{text}");
+    assert!(
+        text.contains("\nCPUs sampled: 0-1; not sampled, set-up failed when it came online: 1\n"),
+        "{text}"
+    );
 }

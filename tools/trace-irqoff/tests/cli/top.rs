@@ -175,7 +175,7 @@ fn status_and_top_live_say_since_when_they_count() {
 #[test]
 fn top_footnotes_the_stalls_of_its_span() {
     let text = stdout(with_records(RECORDS_STALL).path(), &["top"]);
-    assert!(text.ends_with("\nstalls: 5 times no CPU ran (the whole machine stood still: a paused VM?), longest 302 ms, 935 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows\n"), "{text}");
+    assert!(text.ends_with("\nstalls: 5 times no CPU ran (every CPU late together: a paused VM, stop_machine or a lock convoy), longest 302 ms, 935 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows where a CPU came back asleep or in user space, kept in its window elsewhere\n"), "{text}");
     let without = stdout(with_records(RECORDS_WATCHER).path(), &["top"]);
     assert!(!without.contains("stall"), "{without}");
     assert_eq!(
@@ -221,8 +221,8 @@ fn top_live_footnotes_the_stalls_since_its_start() {
             .filter(|l| l.starts_with("stalls:")),
     );
     assert!(top.wait().unwrap().success());
-    let since_load = "stalls: 5 times no CPU ran (the whole machine stood still: a paused VM?), longest 302 ms, 935 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows";
-    let since_start = "stalls: 2 times no CPU ran (the whole machine stood still: a paused VM?), 600 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows";
+    let since_load = "stalls: 5 times no CPU ran (every CPU late together: a paused VM, stop_machine or a lock convoy), longest 302 ms, 935 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows where a CPU came back asleep or in user space, kept in its window elsewhere";
+    let since_start = "stalls: 2 times no CPU ran (every CPU late together: a paused VM, stop_machine or a lock convoy), 600 ms in all, the latest ended 2026-05-07T10:00:09.235000Z; not irq-off windows where a CPU came back asleep or in user space, kept in its window elsewhere";
     // The second refresh may come before the two stalls (no footnote) or after them.
     assert_eq!(
         feet.first().map(String::as_str),

@@ -53,6 +53,12 @@ pub struct Record {
     /// A window on another CPU that overlapped this one.
     #[serde(default)]
     pub overlap: Option<Overlap>,
+    /// Of the latency, the part in which every CPU was late together and this CPU showed
+    /// no evidence of being stopped: a host pause, `stop_machine()` or a lock convoy,
+    /// which the guest cannot tell apart, kept in the window (0: none; absent from modules
+    /// before it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub together_ns: u64,
     /// A window still open when the file was read (format v2 `lower_bound=1`: a softirq
     /// window, or a hardirq window seen by the watcher): its latency so far, no end stack.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -113,6 +119,7 @@ impl Record {
             window_comm: String::new(),
             window_stack: Vec::new(),
             overlap: None,
+            together_ns: 0,
             ongoing: false,
             profile: None,
             true_latency_min_ns: None,
@@ -125,6 +132,10 @@ impl Record {
             lines: BTreeMap::new(),
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn yes() -> bool {

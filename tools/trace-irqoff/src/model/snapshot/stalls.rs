@@ -4,9 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Stalls of the whole machine: spans in which no sampled CPU's hrtimer ran at all (a VM
-/// paused by its host, a stopped emulator, a live migration's pause). Not irq-off
-/// windows: the module counts them apart, and the CPUs' gaps over them as `stall_gaps`.
+/// Silences of the whole machine: spans in which no sampled CPU's hrtimer ran at all (a
+/// VM paused by its host, a stopped emulator, a live migration's pause, but also
+/// `stop_machine()` or a lock convoy with every CPU's interrupts off). The module takes
+/// one out of a CPU's gap, as a stall counted in `stall_gaps`, only on a machine a host
+/// can stop and with that CPU's evidence; elsewhere it stays in the window.
 /// The `stall` line of the records and counters files, since the last clear.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stalls {
@@ -23,6 +25,11 @@ pub struct Stalls {
     /// views; JSON has the numbers).
     #[serde(skip)]
     pub latest_end_time: Option<String>,
+    /// Whether a host can stop the machine (the CPU reports a hypervisor); absent from
+    /// modules before they said. On bare metal no silence is a stall: every one stays in
+    /// the windows of the CPUs that were late.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hypervisor: Option<bool>,
 }
 
 impl Stalls {
@@ -90,6 +97,7 @@ impl Stalls {
             latest_start_ns: if latest { self.latest_start_ns } else { 0 },
             latest_end_ns: if latest { self.latest_end_ns } else { 0 },
             latest_end_time: self.latest_end_time.clone().filter(|_| latest),
+            hypervisor: self.hypervisor,
         }
     }
 
@@ -156,6 +164,7 @@ mod tests {
             latest_start_ns: latest.0,
             latest_end_ns: latest.1,
             latest_end_time: None,
+            hypervisor: None,
         }
     }
 

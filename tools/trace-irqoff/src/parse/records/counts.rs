@@ -12,6 +12,7 @@ pub fn config<'a>(n: usize, words: impl Iterator<Item = &'a str>) -> Result<Conf
         enabled: f.flag("enabled")?,
         cpus: f.str("cpus").ok().map(str::to_string),
         nohz_full: f.str("nohz_full").ok().map(str::to_string),
+        unsampled: f.str("unsampled").ok().map(str::to_string),
         period_ns: f.num("period_ns")?,
         threshold_ns: f.num("threshold_ns")?,
         hz: f.num("hz")?,

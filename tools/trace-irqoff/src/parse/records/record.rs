@@ -40,6 +40,8 @@ fn record_v2(f: &Fields, r: &mut Record) -> Result<(), ParseError> {
     r.runnable_ns = f.num("runnable_ns")?;
     // 0: a kernel without cgroups.
     r.cgroup_id = f.opt_num::<u64>("cgroup")?.filter(|&id| id != 0);
+    // Absent from modules before it: nothing together.
+    r.together_ns = f.opt_num::<u64>("together_ns")?.unwrap_or(0);
     r.end_shows_culprit = f.num_or::<u8>("end_shows_culprit", 1)? != 0;
     r.window_pid = f.num("window_pid")?;
     r.window_comm = unescape(f.str("window_comm")?);
@@ -278,6 +280,7 @@ mod tests {
             window_pid: 43,
             window_comm: b"sh -c",
             cgroup_id: 5873,
+            together_ns: 0,
             ongoing: false,
         };
         let lines = [
@@ -295,6 +298,8 @@ mod tests {
                 window_frames: 0,
                 // A kernel without cgroups.
                 cgroup_id: 0,
+                // Every CPU late together for 140 ms of it.
+                together_ns: 140_000_000,
                 ..base
             },
             grammar::RecordLine {
@@ -336,6 +341,7 @@ mod tests {
             );
             assert_eq!((r.pid, r.comm.as_str()), (l.pid, str_of(l.comm).as_str()));
             assert_eq!(r.runnable_ns, l.runnable_ns);
+            assert_eq!(r.together_ns, l.together_ns, "{l}");
             assert_eq!(r.cgroup_id, Some(l.cgroup_id).filter(|&id| id != 0), "{l}");
             assert_eq!(r.end_shows_culprit, l.end_shows_culprit, "{l}");
             assert_eq!(

@@ -41,6 +41,7 @@ pub fn stall<'a>(n: usize, words: impl Iterator<Item = &'a str>) -> Result<Stall
         latest_start_ns: f.num_or("latest_start_ns", 0)?,
         latest_end_ns: f.num_or("latest_end_ns", 0)?,
         latest_end_time: None,
+        hypervisor: f.opt_num::<u8>("hypervisor")?.map(|h| h != 0),
     })
 }
 
@@ -169,6 +170,7 @@ mod tests {
                 latest_start_ns: 8_933_000_000,
                 latest_end_ns: 9_235_000_000,
                 latest_end_time: None,
+                hypervisor: None,
             })
         );
         assert_eq!(
