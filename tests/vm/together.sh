@@ -82,6 +82,8 @@ for round in 1 2 3; do
 	at_length "convoy round $round: the holder on CPU 1 (sample_hold_fn)" "$r1" "$(log_ns convoy other_ns)"
 	at_length "convoy round $round: the spinner on CPU 0 (irqoff_sample_convoy_window)" "$r0" "$(log_ns convoy ns)"
 done
+sed -n '/ hardirq:/,/ softirq:/p' $TIO/trace_latency | grep -E 'cpu:|COMMAND' | sed 's/^/# convoy trace_latency: /'
+COLUMNS=80 trace-irqoff status 2>&1 | grep -E '^(stalls|silences):' | sed 's/^/# convoy status: /'
 
 # A 40 ms window on CPU 0 inside CPU 1's 150 ms one: in the middle, and ending 10 ms
 # before it.
