@@ -71,16 +71,21 @@ check "records say it too (trace-irqoff records: every CPU was late together for
 check "the counters count them (together_events > 0)" \
 	test "$(sed -n 's/^cpu 1 .* together_events=\([0-9]*\).*/\1/p' $TIO/counters)" -gt 0
 
-# A lock convoy: a work item on CPU 1 holds a raw spinlock with interrupts off for 150 ms
-# (sample_hold_fn); from 10 ms on CPU 0 spins for it with spin_lock_irqsave.
-for round in 1 2 3; do
+# Two windows at once, opened by the sample from CPU 0 (pair MODE ARGS FUNC LABEL): a work
+# item on CPU 1 with interrupts off in sample_hold_fn, and CPU 0's window in FUNC; each
+# record at the length the sample measured (ns= for CPU 0, other_ns= for CPU 1).
+pair() {
 	clear_records
-	taskset -c 0 sh -c 'echo convoy 1 150 10 > /dev/irqoff_sample'
+	taskset -c 0 sh -c "echo $1 $2 > /dev/irqoff_sample"
 	sleep 0.3
-	r1=$(rec_with 1 sample_hold_fn)
-	r0=$(rec_with 0 irqoff_sample_convoy_window)
-	at_length "convoy round $round: the holder on CPU 1 (sample_hold_fn)" "$r1" "$(log_ns convoy other_ns)"
-	at_length "convoy round $round: the spinner on CPU 0 (irqoff_sample_convoy_window)" "$r0" "$(log_ns convoy ns)"
+	at_length "$4: CPU 1's window (sample_hold_fn)" "$(rec_with 1 sample_hold_fn)" "$(log_ns "$1" other_ns)"
+	at_length "$4: CPU 0's window ($3)" "$(rec_with 0 "$3")" "$(log_ns "$1" ns)"
+}
+
+# A lock convoy: a work item on CPU 1 holds a raw spinlock with interrupts off for 150 ms;
+# from 10 ms on CPU 0 spins for it with spin_lock_irqsave.
+for round in 1 2 3; do
+	pair convoy "1 150 10" irqoff_sample_convoy_window "convoy round $round"
 done
 sed -n '/ hardirq:/,/ softirq:/p' $TIO/trace_latency | grep -E 'cpu:|COMMAND' | sed 's/^/# convoy trace_latency: /'
 COLUMNS=80 trace-irqoff status 2>&1 | grep -E '^(stalls|silences):' | sed 's/^/# convoy status: /'
@@ -88,13 +93,7 @@ COLUMNS=80 trace-irqoff status 2>&1 | grep -E '^(stalls|silences):' | sed 's/^/#
 # A 40 ms window on CPU 0 inside CPU 1's 150 ms one: in the middle, and ending 10 ms
 # before it.
 for at in 55 100 55 100; do
-	clear_records
-	taskset -c 0 sh -c "echo inside 1 150 $at 40 > /dev/irqoff_sample"
-	sleep 0.3
-	r1=$(rec_with 1 sample_hold_fn)
-	r0=$(rec_with 0 irqoff_sample_hardirq_window)
-	at_length "inside at $at ms: CPU 1's 150 ms window at its whole length" "$r1" "$(log_ns inside other_ns)"
-	at_length "inside at $at ms: CPU 0's 40 ms window inside it" "$r0" "$(log_ns inside ns)"
+	pair inside "1 150 $at 40" irqoff_sample_hardirq_window "inside at $at ms"
 done
 
 # A module not ours (the kernel's own injector; Debian's kernels do not build it): loaded
