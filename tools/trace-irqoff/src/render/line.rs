@@ -34,7 +34,8 @@ fn layout(width: Option<usize>) -> Layout {
 }
 
 /// The columns before the culprit, shared by windows and stalls: `new` star, times, CPU,
-/// kind, length and the wait mark ("lock" for a lock wait).
+/// kind, length and the wait mark ("lock" for a lock wait, "all" for a window over which
+/// every CPU was late together).
 struct Head<'a> {
     new: bool,
     start: &'a str,
@@ -97,7 +98,8 @@ pub fn header(width: Option<usize>) -> String {
 /// (since boot in seconds when the record has no wall time); the culprit and task are
 /// those of the stack that names the culprit ([`Window`]), the culprit with
 /// mechanism frames skipped, as in `top`. Without a width a lock wait is said after the
-/// culprit ("(lock wait)"); on a terminal in the WAIT column ("lock"), and narrower than
+/// culprit ("(lock wait)"), a window every CPU had at once at the end ("(every CPU late
+/// together)"); on a terminal in the WAIT column ("lock", "all"), and narrower than
 /// [`WIDE`] the start is left out. Where the width does not hold the line, the culprit is
 /// cut from the middle (its function's own name, the tail, stays), not the task.
 pub fn window(r: &Window, new: bool, width: Option<usize>) -> String {
@@ -124,13 +126,24 @@ pub fn window(r: &Window, new: bool, width: Option<usize>) -> String {
         cpu: &r.cpu.to_string(),
         kind,
         length: &length,
-        wait: if lock { "lock" } else { "" },
+        wait: if lock {
+            "lock"
+        } else if r.together_ns > 0 {
+            "all"
+        } else {
+            ""
+        },
     }
     .text(l);
     match l {
         Layout::Whole => {
             let culprit = r.label("-");
-            format!("{head}{culprit} {task}{cgroup}")
+            let together = if r.together_ns > 0 {
+                " (every CPU late together)"
+            } else {
+                ""
+            };
+            format!("{head}{culprit} {task}{cgroup}{together}")
         }
         Layout::Narrow(w) | Layout::Wide(w) => {
             let cgroup = if matches!(l, Layout::Wide(_)) {
@@ -438,6 +451,19 @@ mod tests {
             None,
         );
         assert_eq!(l, " 10:00:03.933 10:00:04.033   3 bh-off            100 ms  irqoff_sample_softirq_window sh[79]");
+    }
+
+    /// Claim: a window over which every CPU was late together (`together_ns`) says so: at
+    /// the end of the line on a pipe, as "all" in the WAIT column on a terminal.
+    #[test]
+    fn a_window_every_cpu_had_says_so() {
+        let mut r = record(Kind::Hard, None, 145_000_000);
+        r.together_ns = 140_000_000;
+        let l = window(&Window::of(&r), false, None);
+        assert!(l.ends_with(" sh[79] (every CPU late together)"), "{l}");
+        let l = window(&Window::of(&r), false, Some(80));
+        assert!(l.contains(" hardirq-off     145 ms all  irqoff"), "{l}");
+        assert!(l.chars().count() <= 80, "{l}");
     }
 
     /// Claim: an open window says so in place of its end, its length a lower bound, and a
