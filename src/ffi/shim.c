@@ -614,7 +614,7 @@ void tio_trace_hardirq_off(unsigned int cpu, unsigned long long latency_ns, int 
 			   unsigned long long together_ns,
 			   const unsigned long long *frames, unsigned int nr_frames)
 {
-	trace_hardirq_off(cpu, latency_ns, 0, pid, comm, 0, cgroup, end_ns, seq,
+	trace_hardirq_off(cpu, latency_ns, pid, comm, 0, cgroup, end_ns, seq,
 			  end_shows_culprit, together_ns, frames, nr_frames);
 }
 
@@ -628,7 +628,7 @@ void tio_trace_softirq_off(unsigned int cpu, unsigned long long latency_ns, int 
 			   unsigned long long end_ns, unsigned long long seq, int end_shows_culprit,
 			   const unsigned long long *frames, unsigned int nr_frames)
 {
-	trace_softirq_off(cpu, latency_ns, 0, pid, comm, cause, cgroup, end_ns, seq,
+	trace_softirq_off(cpu, latency_ns, pid, comm, cause, cgroup, end_ns, seq,
 			  end_shows_culprit, 0, frames, nr_frames);
 }
 

@@ -12,8 +12,8 @@
 
 /*
  * One event per hardirq-off / softirq-off window, when it ends: the module's event
- * stream (trace-irqoff watch, record --until). lower_bound is kept for older readers and
- * is always 0; cause as in shim.h (enum tio_cause), 0 for hardirq. end_ns: when the
+ * stream (trace-irqoff watch, record --until). lower_bound is kept in the record for
+ * older readers and is always 0 (not an argument: BPF's tracepoints take 12 at most); cause as in shim.h (enum tio_cause), 0 for hardirq. end_ns: when the
  * window ended (CLOCK_MONOTONIC, the records' clock; it started latency_ns before). seq:
  * the window's number on its CPU (both kinds, from 1 at load: a gap is a window this
  * ring lost). cgroup: the task's cgroup v2 id (0: unknown), end_shows_culprit and
@@ -23,10 +23,10 @@
  * (%pS), never on the sampler's path.
  */
 DECLARE_EVENT_CLASS(trace_irqoff_event,
-	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm,
+	TP_PROTO(unsigned int cpu, u64 latency_ns, int pid, const char *comm,
 		 int cause, u64 cgroup, u64 end_ns, u64 seq, bool end_shows_culprit,
 		 u64 together_ns, const u64 *frames, unsigned int nr_frames),
-	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause, cgroup, end_ns, seq,
+	TP_ARGS(cpu, latency_ns, pid, comm, cause, cgroup, end_ns, seq,
 		end_shows_culprit, together_ns, frames, nr_frames),
 	TP_STRUCT__entry(
 		__field(unsigned int, cpu)
@@ -47,7 +47,7 @@ DECLARE_EVENT_CLASS(trace_irqoff_event,
 
 		__entry->cpu = cpu;
 		__entry->latency_ns = latency_ns;
-		__entry->lower_bound = lower_bound;
+		__entry->lower_bound = 0;
 		__entry->pid = pid;
 		strscpy(__entry->comm, comm, TASK_COMM_LEN);
 		__entry->cause = cause;
@@ -72,17 +72,17 @@ DECLARE_EVENT_CLASS(trace_irqoff_event,
 );
 
 DEFINE_EVENT(trace_irqoff_event, hardirq_off,
-	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm,
+	TP_PROTO(unsigned int cpu, u64 latency_ns, int pid, const char *comm,
 		 int cause, u64 cgroup, u64 end_ns, u64 seq, bool end_shows_culprit,
 		 u64 together_ns, const u64 *frames, unsigned int nr_frames),
-	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause, cgroup, end_ns, seq,
+	TP_ARGS(cpu, latency_ns, pid, comm, cause, cgroup, end_ns, seq,
 		end_shows_culprit, together_ns, frames, nr_frames));
 
 DEFINE_EVENT(trace_irqoff_event, softirq_off,
-	TP_PROTO(unsigned int cpu, u64 latency_ns, bool lower_bound, int pid, const char *comm,
+	TP_PROTO(unsigned int cpu, u64 latency_ns, int pid, const char *comm,
 		 int cause, u64 cgroup, u64 end_ns, u64 seq, bool end_shows_culprit,
 		 u64 together_ns, const u64 *frames, unsigned int nr_frames),
-	TP_ARGS(cpu, latency_ns, lower_bound, pid, comm, cause, cgroup, end_ns, seq,
+	TP_ARGS(cpu, latency_ns, pid, comm, cause, cgroup, end_ns, seq,
 		end_shows_culprit, together_ns, frames, nr_frames));
 
 /*
