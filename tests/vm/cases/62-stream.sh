@@ -16,7 +16,7 @@ T=/sys/kernel/tracing
 kb=$(cat $T/instances/trace_irqoff/buffer_size_kb)
 check "enable made the event ring: instances/trace_irqoff, both window events on, 16 KB per CPU asked ($kb KB in whole pages)" \
 	sh -c "test \$(cat $T/instances/trace_irqoff/events/trace_irqoff/hardirq_off/enable) = 1 && test \$(cat $T/instances/trace_irqoff/events/trace_irqoff/softirq_off/enable) = 1 && test $kb -ge 16 -a $kb -le 32"
-check "the window events carry end_ns, seq and frames" sh -c "grep -q 'end_ns=%llu seq=%llu end_shows_culprit=%d frames=' $T/events/trace_irqoff/hardirq_off/format"
+check "the window events carry end_ns, seq, together_ns and frames" sh -c "grep -q 'end_ns=%llu seq=%llu end_shows_culprit=%d together_ns=%llu frames=' $T/events/trace_irqoff/hardirq_off/format"
 # Fill CPU 1's hardirq store with windows of 120 ms: worse than any below.
 per_cpu=$(config_field records_per_cpu)
 i=0
