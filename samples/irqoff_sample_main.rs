@@ -441,6 +441,11 @@ extern "Rust" fn irqoff_sample_convoy_window(
     // SAFETY: No preconditions; returns once the holder has the lock.
     kernel::error::to_result(unsafe { raw::sample_hold_start(cpu, hold, 1) })?;
     busy_wait(after);
+    // Interrupts off before the clock starts, so that no interrupt between the two makes
+    // the measured window longer than the one the sampler can see; the spin itself is
+    // `spin_lock_irqsave`'s, which saves them off.
+    // SAFETY: Paired with the enable below; nothing in between sleeps.
+    unsafe { raw::sample_irq_disable() };
     let start = Instant::<Monotonic>::now();
     // SAFETY: Released right below, with the flags it returned; the holder lets go after
     // `hold` µs, on another CPU.
@@ -448,6 +453,8 @@ extern "Rust" fn irqoff_sample_convoy_window(
     // SAFETY: Taken just above, with these flags.
     unsafe { raw::sample_unlock_irqrestore(flags) };
     let ns = start.elapsed().as_nanos();
+    // SAFETY: Interrupts were disabled above by this function.
+    unsafe { raw::sample_irq_enable() };
     // SAFETY: No preconditions; waits for the holder's work item to return.
     unsafe { raw::sample_hold_wait() };
     // SAFETY: No preconditions; the holder has returned.

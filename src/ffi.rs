@@ -502,7 +502,7 @@ pub(crate) fn nmi_count(cpu: u32) -> Option<u64> {
 }
 
 /// Whether a host can stop this machine: the CPU reports a hypervisor (x86), or the
-/// kernel was not entered at EL2 (arm64). Without one no silence of the whole machine is a
+/// kernel does not run at EL2 (arm64). Without one no silence of the whole machine is a
 /// stall (`logic::stall`).
 pub(crate) fn under_hypervisor() -> bool {
     // SAFETY: No preconditions.

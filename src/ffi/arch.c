@@ -52,7 +52,8 @@ int tio_under_hypervisor(void)
 #if defined(CONFIG_X86)
 	return boot_cpu_has(X86_FEATURE_HYPERVISOR) ? 1 : 0;
 #elif defined(CONFIG_ARM64)
-	return is_hyp_mode_available() ? 0 : 1;
+	/* CurrentEL, read inline: is_hyp_mode_available() needs symbols modules lack. */
+	return is_kernel_in_hyp_mode() ? 0 : 1;
 #else
 	return 1;
 #endif

@@ -328,8 +328,8 @@ int tio_nmi_supported(void);
 /*
  * Whether a host can stop this machine: the CPU reports a hypervisor (x86
  * X86_FEATURE_HYPERVISOR, CPUID leaf 1 ECX bit 31). arm64 has no such flag: a kernel that
- * every CPU entered at EL2 (is_hyp_mode_available) is the machine's own (bare metal, or a
- * host running guests), one entered at EL1 may be a guest and counts as one. 1 or 0.
+ * runs at EL2 (is_kernel_in_hyp_mode: VHE) is the machine's own, bare metal or a host; one
+ * at EL1 may be a guest and counts as one (so does a non-VHE host). 1 or 0.
  */
 int tio_under_hypervisor(void);
 int tio_nmi_register(void);
