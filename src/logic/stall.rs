@@ -38,7 +38,10 @@
 //!   nothing can stop every CPU with its clock running, so no silence is ever a stall
 //!   there, and every gap is judged at its whole length;
 //! - and the CPU came back from the gap in a way that shows it was not holding interrupts
-//!   off: into the idle loop or user space, and not out of an interrupt handler, IPI
+//!   off: into the idle loop, user space or the return from an interrupt (where the
+//!   kernel turns them on after a handler: the return to user space, the preemption on
+//!   the return to kernel code, the softirq loop; on a busy TCG guest a third of the stops
+//!   came back there), and not out of an interrupt handler, IPI
 //!   function or softirq that ran long (those return there too): shown by sleep proven
 //!   over the whole gap (`gap::SleepEvidence`), by the kernel's interrupt time accounting
 //!   (less than half the silence in handlers), in the idle loop by its idle time (asleep
@@ -65,6 +68,13 @@ pub(crate) struct Evidence {
     /// The run's interrupt came into the idle loop, or into user space.
     pub(crate) idle_loop: bool,
     pub(crate) user: bool,
+    /// The run's interrupt came into the return from an interrupt, where the kernel turns
+    /// interrupts on again: the return to user space (`exit_to_user_mode_loop`), the
+    /// preemption on the return to kernel code (`preempt_schedule_irq`), the softirq loop
+    /// run on an interrupt's exit. What held interrupts off before was an interrupt
+    /// handler (and the few instructions of its entry and exit), whose time the kernel
+    /// accounts.
+    pub(crate) exit: bool,
     /// The CPU is proven to have slept through the whole gap (`gap::SleepEvidence`).
     pub(crate) asleep: bool,
     /// The time the kernel accounted to hard interrupt handlers and softirqs on this CPU in
@@ -80,14 +90,15 @@ pub(crate) struct Evidence {
 impl Evidence {
     /// Whether `silent_ns` of the gap, in which no sampled CPU ran, may be taken out of it
     /// as a stall: only on a machine a host can stop, and only for a CPU that came back
-    /// into the idle loop or user space (a window in kernel code ends in kernel code) and
-    /// then was not in an interrupt handler or softirq for that time either (one that
-    /// ran long returns to the idle loop or user space too). What shows that, best first:
+    /// into the idle loop, user space or the return from an interrupt (a window in kernel
+    /// code ends in kernel code, where it turns interrupts on) and then was not in an
+    /// interrupt handler or softirq for that time either (one that ran long returns
+    /// there too). What shows that, best first:
     /// sleep proven over the whole gap; the kernel's interrupt time accounting (less than
     /// half the silence in handlers); in the idle loop, its idle time (at least half the
     /// silence asleep); in user space, no interrupt but the local timer's in the gap.
     pub(crate) const fn proves_stall(self, silent_ns: u64) -> bool {
-        if !self.vm || !(self.idle_loop || self.user) {
+        if !self.vm || !(self.idle_loop || self.user || self.exit) {
             return false;
         }
         if self.asleep {
@@ -337,7 +348,8 @@ mod tests {
     }
 
     /// The evidence rule: bare metal never takes a silence out, whatever the CPU came back
-    /// to; a VM does only for a CPU that came back asleep or in user space. A CPU that came
+    /// to; a VM does only for a CPU that came back asleep, in user space or in the return
+    /// from an interrupt, with its handlers' time short of half the silence. A CPU that came
     /// back in kernel code (stop_machine's `multi_cpu_stop`, the unlock of a lock convoy,
     /// the end of another window) keeps the silence in its window, as every CPU late
     /// together.
@@ -348,6 +360,7 @@ mod tests {
             vm: true,
             idle_loop: false,
             user: false,
+            exit: false,
             asleep: false,
             irq_ns: None,
             idle_ns: None,
@@ -391,7 +404,12 @@ mod tests {
             quiet: true,
             ..base
         };
-        for e in [idle, user] {
+        // The return from an interrupt (to user space, the preemption on the return to
+        // kernel code, the softirq loop on an interrupt's exit): as user space, but the
+        // timer's interrupt alone is no evidence (the handler returned from may be its).
+        let exit = Evidence { exit: true, ..base };
+        assert!(!Evidence { quiet: true, ..exit }.proves_stall(silent));
+        for e in [idle, user, exit] {
             assert!(Evidence {
                 irq_ns: Some(20_000),
                 ..e

@@ -246,6 +246,17 @@ impl CpuSampler {
         self.peers.silent_ns(from, to)
     }
 
+    /// Of a softirq-side window of `latency_ns` over [`from`, `to`), the nanoseconds in
+    /// which no sampled CPU ran and that stay in it ([`CpuSampler::stalled_ns`] took out
+    /// the rest): every CPU late together, as the hardirq side says of its windows.
+    pub(super) fn together_ns(&self, from: u64, to: u64, latency_ns: u64) -> u64 {
+        let kept = self
+            .peers
+            .silent_ns(from, to)
+            .saturating_sub(self.stalled_ns(from, to));
+        crate::logic::stall::together_ns(kept, latency_ns)
+    }
+
     /// Starts both samplers; must run on `self.cpu`, in process context (the CPU hotplug
     /// callback does). Sampling starts now: a window that begins before the first expiry
     /// is measured too. Starting a started sampler does nothing.

@@ -41,6 +41,9 @@ pub(super) struct SoftWindow {
     pub(super) runnable_ns: u64,
     pub(super) samples: Samples,
     pub(super) end_shows_culprit: bool,
+    /// The part of it in which every CPU was late together, kept in it for want of
+    /// evidence of a stall ([`CpuSampler::together_ns`]).
+    pub(super) together_ns: u64,
 }
 
 impl CpuSampler {
@@ -244,6 +247,7 @@ impl CpuSampler {
         tracepoints::softirq_off(
             &WindowEvent {
                 cgroup_id,
+                together_ns: sw.together_ns,
                 ..self.window_event(latency_ns, now, pid, &comm, sw.end_shows_culprit, frames)
             },
             sw.cause,
@@ -266,6 +270,7 @@ impl CpuSampler {
                 .peers
                 .hardirq_overlap(self.cpu, window, rules.period_ns),
             cgroup_id,
+            together_ns: sw.together_ns,
             ..Header::new(latency_ns, now, pid, comm)
         };
         self.soft.offer(&header, self.settings.generation(), |w| {

@@ -160,6 +160,7 @@ fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
             vm: s.peers.vm(),
             idle_loop: interrupted.idle_loop(),
             user: interrupted.user(),
+            exit: came_back_in_exit(interrupted),
             asleep,
             irq_ns,
             idle_ns,
@@ -310,6 +311,18 @@ fn hard_gap(
         }
     }
     verdict.after_gap()
+}
+
+/// Whether this hrtimer run's interrupt came into the return from an interrupt, where the
+/// kernel turns interrupts on again after a handler (`stall::Evidence::exit`): the
+/// return to user space, the preemption on the return to kernel code, the softirq loop
+/// run on an interrupt's exit. Only the classes already known (no lookup here).
+fn came_back_in_exit(interrupted: ffi::Interrupted) -> bool {
+    match capture::classify_known(ffi::irq_regs_ip()) {
+        stack::FrameClass::ReturnToUser | stack::FrameClass::InterruptExit => true,
+        stack::FrameClass::SoftirqLoop => interrupted.serving_softirq(),
+        _ => false,
+    }
 }
 
 /// Whether the stack at this hrtimer run, which ends a gap from `prev`, shows no

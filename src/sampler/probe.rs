@@ -206,6 +206,7 @@ impl CpuSampler {
             runnable_ns: self.runnable_in(key, cause, now),
             samples,
             end_shows_culprit: !ffi::in_idle() && !serving,
+            together_ns: self.together_ns(start, now, latency),
         };
         self.soft_event(&rules, window, now, pid, comm);
     }

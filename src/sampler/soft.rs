@@ -221,6 +221,7 @@ impl CpuSampler {
                         runnable_ns,
                         samples,
                         end_shows_culprit: !ffi::in_idle() && !serving,
+                        together_ns: self.together_ns(prev, now, latency),
                     };
                     self.soft_event(rules, window, now, pid, comm);
                 }
