@@ -17,8 +17,8 @@
  * window ended (CLOCK_MONOTONIC, the records' clock; it started latency_ns before). seq:
  * the window's number on its CPU (both kinds, from 1 at load: a gap is a window this
  * ring lost). cgroup: the task's cgroup v2 id (0: unknown), end_shows_culprit and
- * together_ns (the part of a hardirq-off window in which every CPU was late together, 0
- * for none and for softirq-off windows): as in records. frames: the culprit's stack where the window ended, culprit first, for windows
+ * together_ns (the part of a window in which every CPU was late together, 0 for none):
+ * as in records. frames: the culprit's stack where the window ended, culprit first, for windows
  * at the threshold while tracing the event (0x0: none), named only when the trace is read
  * (%pS), never on the sampler's path.
  */

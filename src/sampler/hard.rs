@@ -65,8 +65,8 @@ fn sleep_evidence(
 /// (`stall::Evidence`): whether it handled no interrupt but its local timer's, the time
 /// the kernel accounted to its interrupt handlers and softirqs (`None`: not accounted, or
 /// not read at `prev`), and, for a run in the idle loop, the time it slept there (`None`:
-/// not accounted, or `prev` not in the idle loop). Every run reads the first two (a few
-/// per-CPU loads); the idle time only runs in the idle loop.
+/// not accounted, or not read at `prev`). Every run reads them (a few per-CPU loads, and
+/// the idle time's clock read).
 fn since_prev(
     local: &mut LookLocal,
     interrupted: ffi::Interrupted,
@@ -82,16 +82,13 @@ fn since_prev(
         let before = core::mem::replace(&mut local.irq_time, t);
         known.then(|| t.wrapping_sub(before))
     });
-    // Read in the runs that read the sleep counts, and known where the run before did
-    // (`sleep_evidence`, which runs after this and moves `counts_at`).
-    let idle_ns = if interrupted.idle_loop() {
-        ffi::idle_sleep_ns().and_then(|t| {
-            let before = core::mem::replace(&mut local.idle_sleep, t);
-            (local.sleep.counts_at == prev).then(|| t.wrapping_sub(before))
-        })
-    } else {
-        None
-    };
+    // Read in every run, as the first two: a CPU that went idle after a run in a task
+    // (a shell that asked the host for a stop, say) has its idle time known from then.
+    // Used for a run in the idle loop only.
+    let idle_ns = ffi::idle_sleep_ns().and_then(|t| {
+        let before = core::mem::replace(&mut local.idle_sleep, t);
+        (known && interrupted.idle_loop()).then(|| t.wrapping_sub(before))
+    });
     (quiet, irq_ns, idle_ns)
 }
 
