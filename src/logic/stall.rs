@@ -408,7 +408,11 @@ mod tests {
         // kernel code, the softirq loop on an interrupt's exit): as user space, but the
         // timer's interrupt alone is no evidence (the handler returned from may be its).
         let exit = Evidence { exit: true, ..base };
-        assert!(!Evidence { quiet: true, ..exit }.proves_stall(silent));
+        assert!(!Evidence {
+            quiet: true,
+            ..exit
+        }
+        .proves_stall(silent));
         for e in [idle, user, exit] {
             assert!(Evidence {
                 irq_ns: Some(20_000),
