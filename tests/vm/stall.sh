@@ -7,8 +7,10 @@
 # vCPUs in one QEMU thread, so stopping QEMU stops every vCPU at once, as a host that
 # pauses the VM (or a live migration's last phase) does. The host stops QEMU (SIGSTOP) for
 # 300 ms and continues it (SIGCONT), five times with both CPUs idle and five times with
-# both busy: no hardirq-off or softirq-off event of the stop's length (none at the
-# threshold or more, no record), each stop counted as a stall (the `stall` line, the CPUs'
+# both busy: no hardirq-off or softirq-off event of the stop's length but one that says
+# every CPU was late together (a stop that caught a CPU in an interrupt handler, which the
+# guest cannot tell from a window there; at most 3 of the 20 CPU-stops where the kernel
+# accounts interrupt time), each stop counted as a stall (the `stall` line, the CPUs'
 # stall_gaps, the trace_irqoff:stall event), no stuck log line. The emulator's own
 # sub-threshold lateness on the host clock is measured beside it, without stops.
 # Then a real 100 ms hardirq-off window in the same run is still reported, with its
@@ -66,7 +68,11 @@ phase() {	# phase WHAT STOPS: 5.5 s of the VM, with five 300 ms stops 700 ms apa
 # stop, measured here as the control. A stop of the VM must add no window of its length.
 phase "CPUs idle" control
 phase "CPUs idle" stops
-check "five 300 ms stops of the idle VM: no hardirq-off or softirq-off event at the threshold (50 ms) or more" test "$(long_windows)" = 0
+# An idle CPU comes back from a stop asleep: a stall. One that the stop caught in an
+# interrupt handler or the softirqs on its exit (debian-7.3: 1 of 10 CPU-stops, in
+# run_timer_softirq) cannot be told from a window there: reported, and it says every CPU
+# was late together.
+check "five 300 ms stops of the idle VM: no hardirq-off or softirq-off event at the threshold (50 ms) but one that says every CPU was late together" test "$(long_apart)" = 0
 check "... five stall events of 250 ms or more (trace_irqoff:stall)" test "$(long_stalls)" -ge 5
 check "... the stall line counts them (count >= 5, longest >= 250 ms)" sh -c "grep -q '^stall count=\([5-9]\|[1-9][0-9]\+\) ' $TIO/counters && test \$(sed -n 's/^stall .*longest_ns=\([0-9]*\).*/\1/p' $TIO/counters) -ge 250000000"
 check "... each CPU counted its late gaps as stall gaps (>= 5 each)" sh -c "test \$(sed -n 's/^cpu 0 .* stall_gaps=\([0-9]*\).*/\1/p' $TIO/counters) -ge 5 && test \$(sed -n 's/^cpu 1 .* stall_gaps=\([0-9]*\).*/\1/p' $TIO/counters) -ge 5"
@@ -91,14 +97,19 @@ wait $b0 $b1 2>/dev/null
 grep -E '(hardirq|softirq)_off: ' $T/trace | awk '/latency_ns=[0-9]{9}/' | sed 's/^/# busy stop reported: /'
 check "five 300 ms stops of the busy VM: no hardirq-off or softirq-off event at the threshold but one that says every CPU was late together" test "$(long_apart)" = 0
 if has irq-time-accounting; then
-	check "... such ambiguous stops are the exception: at most 2 of the 10 CPU-stops ($(long_windows))" test "$(long_windows)" -le 2
+	check "... such ambiguous stops are the exception: at most 3 of the 20 CPU-stops, idle and busy ($(long_windows))" test "$(long_windows)" -le 3
 else
-	echo "# not bounded here: without interrupt time accounting $(long_windows) of the 10 CPU-stops were ambiguous"
+	echo "# not bounded here: without interrupt time accounting $(long_windows) of the 20 CPU-stops, idle and busy, were ambiguous"
 fi
 check "... ten stall events of 250 ms or more in all" test "$(long_stalls)" -ge 10
 check "no 'hard interrupts off' log line for a stall (stuck_ms=200)" sh -c "! dmesg | grep -q 'hard interrupts off'"
 check "no record was kept for a stall, but as a window every CPU had together" sh -c "! grep '^record ' $TIO/records | grep -qv ' together_ns=[1-9]'"
 grep -E '^(cpu|hist [0-9]+ (hard|soft) )' $TIO/counters | sed 's/^/# /'
+# What a user reads after the stops: the status (80 columns), before the clear below
+# (which starts its counts, the stalls' too, anew).
+COLUMNS=80 trace-irqoff status > /tmp/status.txt 2>&1
+sed 's/^/# status: /' /tmp/status.txt
+check "trace-irqoff status says the stalls were not irq-off windows" grep -q '^stalls: .*not irq-off windows' /tmp/status.txt
 # The real window's record is told from those: a clear first.
 echo 0 > $TIO/trace_latency
 
@@ -125,11 +136,8 @@ check "... at its length: 50 to 140 ms but for what every CPU was late together 
 blk=$(record_block 1 hard 0)
 check "... with its culprit ($HARD_FN) in its stack" test "$(frame_at "$blk" "$HARD_FN")" -ge 1
 
-# What a user reads after the run: the status (80 columns) and the original file.
-COLUMNS=80 trace-irqoff status > /tmp/status.txt 2>&1
-sed 's/^/# status: /' /tmp/status.txt
+# What a user reads after the run: the original file.
 cat $TIO/trace_latency | sed 's/^/# trace_latency: /'
-check "trace-irqoff status says the stalls were not irq-off windows" grep -q '^stalls: .*not irq-off windows' /tmp/status.txt
 check "trace_latency holds the real window only (one hardirq record, none of the stops: cleared)" test "$(grep -c 'LATENCY_NS:' $TIO/trace_latency)" = 1
 
 echo 0 > $TIO/enable
