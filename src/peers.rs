@@ -322,7 +322,9 @@ impl Peers {
         }
     }
 
-    /// An hrtimer run at `now` (hard interrupt context, any sampled CPU): beats if the
+    /// An hrtimer run at `now` (hard interrupt context, any sampled CPU), or a timer_list
+    /// run at `now` that ends a gap long enough to be an event (softirq context: its CPU
+    /// runs with interrupts on, as an hrtimer run shows): beats if the
     /// machine's last beat is half a period old, and posts the silence that beat ends, if
     /// any, while two or more CPUs sample. Constant time; one shared word written at most
     /// about twice per period machine-wide.

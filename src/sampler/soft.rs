@@ -179,6 +179,12 @@ impl CpuSampler {
         let prev_jiffies = self.last_soft_jiffies.xchg(ffi::jiffies(), Relaxed);
         // Shorter than an event, nothing can make it one: the common case.
         if prev != 0 && now.saturating_sub(prev) >= rules.soft_event_ns {
+            // This CPU runs, with interrupts on: a beat of the machine's pulse, as an
+            // hrtimer run is. A timer_list that a pause caught inside the timer softirq
+            // runs on resume before any hrtimer: its beat posts the silence, and the window
+            // below says every CPU was late together, as the hardirq side would.
+            self.peers
+                .beat(self.cpu, now, rules.period_ns, rules.threshold_ns);
             let outcome = rules.judge_soft(SoftSeen {
                 prev,
                 now,
