@@ -269,6 +269,20 @@ pub(crate) unsafe fn hrtimer_forward<T>(
     unsafe { raw::tio_hrtimer_forward(raw, now_ns, interval_ns) }
 }
 
+/// `timer`'s expiry (the monotonic clock, as [`now_ns`]).
+///
+/// # Safety
+///
+/// Call only from `timer`'s own callback: there nothing else moves its expiry (the
+/// contract of [`hrtimer_forward`]), so the read is whole.
+pub(crate) unsafe fn hrtimer_expires_ns<T>(timer: &kernel::time::hrtimer::HrTimer<T>) -> u64 {
+    // As in `hrtimer_forward`: the address of the `HrTimer` is that of its C timer.
+    let raw = core::ptr::from_ref(timer).cast::<c_void>();
+    // SAFETY: `raw` is a live `struct hrtimer` whose callback runs now, on this CPU: its
+    // expiry is moved only by that callback (the caller's contract), not during the read.
+    unsafe { raw::tio_hrtimer_expires_ns(raw) }
+}
+
 /// The per-CPU threads that run deferred softirqs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum SoftirqThread {

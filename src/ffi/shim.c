@@ -345,6 +345,11 @@ unsigned long long tio_hrtimer_forward(void *timer, unsigned long long now,
 	return hrtimer_forward(t, ns_to_ktime(now), ns_to_ktime(interval));
 }
 
+unsigned long long tio_hrtimer_expires_ns(const void *timer)
+{
+	return ktime_to_ns(hrtimer_get_expires(timer));
+}
+
 int tio_softirq_thread_pid(unsigned int cpu, int timers)
 {
 	char name[TASK_COMM_LEN], comm[TASK_COMM_LEN];

@@ -187,6 +187,10 @@ unsigned int tio_hrtimer_retries(const void *timer);
 unsigned long long tio_hrtimer_forward(void *timer, unsigned long long now,
 					unsigned long long interval);
 
+/* timer's expiry in ns of the monotonic clock, from timer's own callback (where nothing
+ * else moves it). In C: hrtimer_get_expires() is a static inline. */
+unsigned long long tio_hrtimer_expires_ns(const void *timer);
+
 /* Pid of cpu's per-CPU kernel thread named "ksoftirqd/<cpu>" (timers = 0) or
  * "ktimers/<cpu>" (timers = 1); 0 if there is none. Process context. */
 int tio_softirq_thread_pid(unsigned int cpu, int timers);

@@ -299,7 +299,7 @@ pub(crate) const CPU_COUNTERS: [CpuCounter; 18] = [
     counter("soft_bh_off_sum_ns", Unit::Nanoseconds, Absent::Unknown, "Exact sum of the bh-off windows' lengths."),
     counter("soft_ksoftirqd_wait_sum_ns", Unit::Nanoseconds, Absent::Unknown, "Exact sum of the ksoftirqd-wait windows' lengths."),
     counter("together_events", Unit::Windows, Absent::Unknown, "Hardirq-off windows over which every CPU was late together (a host pause, stop_machine or a lock convoy), reported at their length."),
-    counter("online_max_ns", Unit::Nanoseconds, Absent::Unknown, "The longest stretch with hard interrupts off in the samplers' start on this CPU (enable, CPU online) since load."),
+    counter("online_max_ns", Unit::Nanoseconds, Absent::Unknown, "The longest stretch with hard interrupts off in the samplers' start on this CPU (enable, CPU online; the publishing of the first runs, after the timers were armed) since load."),
 ];
 
 /// The histograms of a CPU (`hist N NAME COUNT...`, log2 buckets), in printed order.

@@ -261,12 +261,14 @@ impl CpuSampler {
     /// callback does). Sampling starts now: a window that begins before the first expiry
     /// is measured too. Starting a started sampler does nothing.
     ///
-    /// The first period is clean: the hrtimer and the timer_list are armed, and this CPU's
-    /// first run of each published, in one section with interrupts off. Nothing runs on
-    /// this CPU in between: not a task that preempts ours (cpuhp/N is a normal task), which
-    /// the first gap would otherwise count as interrupts held off, nor an interrupt and the
-    /// softirqs on its exit, which run with interrupts on. Until then `last_hard_ns` stays
-    /// 0 (stopped): a watcher never finds this CPU overdue before its hrtimer runs.
+    /// The first period is clean, and the module is never its culprit: both timers are
+    /// armed with interrupts on. The hrtimer's first run measures its gap from the arming
+    /// (a period before its first expiry, which the kernel set with its own clock read),
+    /// so a task that preempts ours (cpuhp/N is a normal task) after the arming is not
+    /// counted as interrupts held off, nor is a wait for a lock inside the kernel's
+    /// `hrtimer_start` before it. The first runs are then published in a short section
+    /// with interrupts off that takes no lock (`online_max_ns` measures it). Until then
+    /// `last_hard_ns` stays 0 (stopped): a watcher never finds this CPU overdue before.
     pub(crate) fn start(this: &Arc<Self>) {
         // The sleeping lock first, outside the section; held to the end, so that no stop
         // can come between (the hotplug callbacks of a CPU are serialised anyway).
@@ -314,24 +316,36 @@ impl CpuSampler {
         this.pending.close();
         let rules = this.settings.rules();
         this.soft_running.store(true, Relaxed);
-        let (handle, soft) = {
+        if let Some(me) = this.peer() {
+            me.last_hard_ns.store(0, Relaxed);
+        }
+        this.last_soft_ns.store(0, Relaxed);
+        // Armed with interrupts on, on this CPU (cpuhp/N is bound to it; both timers are
+        // pinned here): the kernel's timer calls take their locks with interrupts off
+        // inside, as for any caller, and a wait there for another CPU's hold of them is
+        // not ours to measure. The hrtimer's first run measures its gap from where it was
+        // armed (a period before its first expiry), whenever it runs.
+        let handle = HrTimerPointer::start(this.clone(), period(&rules));
+        let soft = softtimer::start(rules.soft_period_jiffies);
+        let now = ffi::now_ns();
+        let jiffies = ffi::jiffies();
+        {
+            // The first runs published, unless a callback ran first and did (an
+            // interrupt, or a preemption, longer than a period came since the arming):
+            // interrupts off so that the timer_list, a softirq, finds its time and
+            // jiffies as a pair. No lock, no wait: the one stretch the module keeps them
+            // off outside its samplers' handlers, measured.
             let _irqs_off = local_interrupt_disable();
-            let t0 = ffi::now_ns();
-            // On this CPU (cpuhp/N is bound to it, and cannot move with interrupts off):
-            // both timers are pinned here. Neither callback can run before the section
-            // ends, so they find their first run published.
-            let handle = HrTimerPointer::start(this.clone(), period(&rules));
-            let soft = softtimer::start(rules.soft_period_jiffies);
-            let now = ffi::now_ns();
+            let t0 = ffi::now_ns_nmi();
             if let Some(me) = this.peer() {
-                me.last_hard_ns.store(now, Relaxed);
+                let _ = me.last_hard_ns.cmpxchg(0, now, Relaxed);
             }
-            this.last_soft_ns.store(now, Relaxed);
-            this.last_soft_jiffies.store(ffi::jiffies(), Relaxed);
+            if this.last_soft_ns.cmpxchg(0, now, Relaxed).is_ok() {
+                this.last_soft_jiffies.store(jiffies, Relaxed);
+            }
             this.peers
-                .started_off(this.cpu, ffi::now_ns().saturating_sub(t0));
-            (handle, soft)
-        };
+                .started_off(this.cpu, ffi::now_ns_nmi().saturating_sub(t0));
+        }
         *running = Some(handle);
         drop(running);
         if soft.is_err() {

@@ -102,13 +102,20 @@ fn stall_late(rules: &gap::Rules, g: Window) -> Window {
     }
 }
 
-/// The hrtimer ran at `now`: hardirq-off check, then the softirq side's open window.
+/// The hrtimer ran at `now` (in its callback only): hardirq-off check, then the softirq
+/// side's open window.
 fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
     let Some(me) = s.peer() else { return };
     // The steal count with it, in one call: only this CPU's tick and idle exit move it,
     // never while this interrupt runs.
     let (interrupted, steal_now) = ffi::interrupted_steal();
-    let prev = me.last_hard_ns.xchg(now, Relaxed);
+    let prev = match me.last_hard_ns.xchg(now, Relaxed) {
+        // The first run since `start`, before it published one: the gap from the arming,
+        // a period before this first expiry.
+        // SAFETY: `sample` runs in `s.timer`'s callback only (`run`).
+        0 => unsafe { ffi::hrtimer_expires_ns(&s.timer) }.saturating_sub(rules.period_ns),
+        prev => prev,
+    };
     // What a gap that came back into the idle loop or user space may show of a stall
     // (`stall::Evidence`), as counts since the run before, if that run read them.
     let (quiet, irq_ns, idle_ns) = since_prev(local, interrupted, prev);
