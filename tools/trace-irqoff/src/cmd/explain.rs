@@ -61,6 +61,8 @@ pub fn run<B: Backend>(
                 events.extend([
                     "block/block_rq_issue",
                     "block/block_rq_complete",
+                    "block/block_rq_requeue",
+                    "block/block_rq_merge",
                     "trace_irqoff/block_rq_tag_wait",
                 ]);
             }
@@ -85,6 +87,12 @@ pub fn run<B: Backend>(
             "give the text of a tracefs instance's trace file, taken with trace_clock mono",
         )
         .into());
+    }
+    if traced.unfinished > 0 {
+        notes.push(format!(
+            "{} block requests were issued and not completed in the span: their delays are not known",
+            traced.unfinished
+        ));
     }
     let mut delays: Vec<Delay> = traced.delays.clone();
     if let Some(d) = &device {
@@ -187,6 +195,7 @@ fn task_delay(
         end_ns,
         cpus: cpus.into_iter().collect(),
         end_cpu: None,
+        issue_cpu: None,
         evidence,
         device: None,
         vector: None,

@@ -35,6 +35,9 @@ pub struct Delay {
     /// that CPU was taking interrupts then. None for a task's span.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_cpu: Option<u32>,
+    /// The CPU a block request was (last) issued on; None for other delays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue_cpu: Option<u32>,
     /// Why these CPUs, in words ("completed on CPU 1", "irq 24 effective affinity 1").
     pub evidence: Vec<String>,
     /// The device ("252:0") of an I/O delay.
@@ -276,6 +279,7 @@ mod tests {
             end_ns: end_ms * MS,
             cpus: cpus.to_vec(),
             end_cpu: None,
+            issue_cpu: None,
             evidence: Vec::new(),
             device: Some("252:0".into()),
             vector: None,

@@ -205,6 +205,7 @@ mod tests {
             end_ns: 1100 * ms_,
             cpus,
             end_cpu: Some(1),
+            issue_cpu: Some(0),
             evidence: vec!["completed on CPU 1".into()],
             device: Some("252:0".into()),
             vector: None,
@@ -264,6 +265,7 @@ mod tests {
             end_ns: 1100 * ms_,
             cpus: vec![1],
             end_cpu: None,
+            issue_cpu: None,
             evidence: vec![],
             device: None,
             vector: Some("NET_RX".into()),
@@ -284,7 +286,14 @@ mod tests {
             notes: vec![],
         };
         let json = serde_json::to_string(&a).unwrap();
-        for left_out in ["end_cpu", "device", "task", "not_explained\":null", "open"] {
+        for left_out in [
+            "end_cpu",
+            "issue_cpu",
+            "device",
+            "task",
+            "not_explained\":null",
+            "open",
+        ] {
             assert!(!json.contains(left_out), "{json}");
         }
         let back: Answer = serde_json::from_str(&json).unwrap();

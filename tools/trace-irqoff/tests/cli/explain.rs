@@ -186,7 +186,7 @@ fn a_window_still_open_explains_what_came_after() {
     fs::write(&trace, TRACE).unwrap();
     let flat = flat_text(cli(root.path()).args(["explain", "--from"]).arg(&trace));
     assert!(
-        flat.contains("I/O on 8:0 by dd-70 took 60.000 ms from 5.400000 s; completed on CPU 3 explained by a softirq-off (bh-off) window of 57.000 ms and counting on CPU 3"),
+        flat.contains("I/O on 8:0 by dd-70 took 60.000 ms from 5.400000 s; issued on CPU 3, completed on CPU 3 explained by a softirq-off (bh-off) window of 57.000 ms and counting on CPU 3"),
         "{flat}"
     );
 }
