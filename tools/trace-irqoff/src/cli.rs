@@ -119,7 +119,7 @@ pub enum Command {
     #[command(
         after_help = "Fields: MESSAGE (\"cpu 1: hardirq off 101.2 ms by sh[2168] in irqoff_sample_hardirq_window [irqoff_sample]\"),
   TRACE_IRQOFF_CPU, _KIND (hard, soft), _CAUSE (bh-off, ksoftirqd-wait), _LATENCY_NS, _END,
-  _CULPRIT, _LOCK_WAIT, _TASK, _PID, _CGROUP, _STACK (one frame a line); SYSLOG_IDENTIFIER=trace-irqoff.
+  _CULPRIT, _LOCK_WAIT, _CONTEXT, _TASK, _PID, _CGROUP, _STACK (one frame a line); SYSLOG_IDENTIFIER=trace-irqoff.
 PRIORITY: warning (4) from --warning on, notice (5) from the module's threshold on, info (6) below.
 
 Example: systemctl enable --now trace-irqoff-journal && journalctl -t trace-irqoff -f

@@ -272,6 +272,7 @@ fn window(r: &Record) -> Window {
         comm: comm.to_string(),
         pid,
         culprit,
+        context: crate::culprit::context(r).map(str::to_string),
         open: r.ongoing,
     }
 }

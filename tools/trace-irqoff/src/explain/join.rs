@@ -73,6 +73,11 @@ pub struct Window {
     pub pid: i32,
     /// The culprit's function, as `top` names it.
     pub culprit: String,
+    /// The interrupt context the culprit ran in ("an IPI function", "a tasklet", "a hard
+    /// hrtimer callback", ...): `comm`/`pid` is then the task it interrupted, not its
+    /// doer. None in task context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
     /// Still open when the module was read: `end_ns` is when it was last seen open, and
     /// it goes on after that.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -268,6 +273,7 @@ mod tests {
             comm: "sh".into(),
             pid: 63,
             culprit: "irqoff_sample_hardirq_window".into(),
+            context: None,
             open: false,
         }
     }

@@ -150,7 +150,9 @@ pub fn window(m: &Match) -> String {
 }
 
 /// A window in words: "a hardirq-off window of 99.800 ms on CPU 1 by irq_test[90] in
-/// irqoff_sample_hardirq_window".
+/// irqoff_sample_hardirq_window"; one opened in interrupt context names the task it
+/// interrupted, not as its doer: "a hardirq-off window of 120.000 ms in an IPI function
+/// (irqctx_spin) on CPU 1, interrupting kdamond.0[54]".
 pub fn window_words(w: &Window) -> String {
     let kind = match (w.kind.as_str(), w.cause.as_deref()) {
         ("hard", _) => "hardirq-off".to_string(),
@@ -158,6 +160,20 @@ pub fn window_words(w: &Window) -> String {
         _ => "softirq-off".to_string(),
     };
     let open = if w.open { " and counting" } else { "" };
+    if let Some(c) = &w.context {
+        let culprit = if w.culprit == crate::culprit::UNSEEN {
+            String::new()
+        } else {
+            format!(" ({})", w.culprit)
+        };
+        return format!(
+            "a {kind} window of {}{open} in {c}{culprit} on CPU {}, interrupting {}[{}]",
+            ms(w.end_ns.saturating_sub(w.start_ns)),
+            w.cpu,
+            w.comm,
+            w.pid
+        );
+    }
     format!(
         "a {kind} window of {}{open} on CPU {} by {}[{}] in {}",
         ms(w.end_ns.saturating_sub(w.start_ns)),
@@ -220,6 +236,7 @@ mod tests {
             comm: "sh".into(),
             pid: 63,
             culprit: "irqoff_sample_hardirq_window".into(),
+            context: None,
             open: false,
         };
         let limits = Limits {
@@ -251,6 +268,28 @@ mod tests {
             "{t}"
         );
         assert!(flat.contains("2 delays began before that"), "{t}");
+    }
+
+    /// Claim: a window opened in interrupt context is said to be in that context,
+    /// interrupting its task, never "by" it.
+    #[test]
+    fn a_window_in_interrupt_context_is_not_by_its_task() {
+        let w = Window {
+            cpu: 1,
+            kind: "hard".into(),
+            cause: None,
+            start_ns: 0,
+            end_ns: 120_000_000,
+            comm: "kdamond.0".into(),
+            pid: 54,
+            culprit: "irqctx_spin".into(),
+            context: Some("an IPI function".into()),
+            open: false,
+        };
+        assert_eq!(
+            window_words(&w),
+            "a hardirq-off window of 120.000 ms in an IPI function (irqctx_spin) on CPU 1, interrupting kdamond.0[54]"
+        );
     }
 
     /// Claim: an answer's JSON reads back as the same answer (`report --explain`), the
