@@ -100,7 +100,7 @@ pub enum Command {
     /// traced for --last DURATION (or read --from a saved trace), each with the windows on
     /// the CPUs that serve it, or the sentence that none explains it.
     #[command(
-        after_help = "Example: trace-irqoff explain --last 10s --device nvme0n1\nExample: trace-irqoff explain --last 5s --pid 1234 --json"
+        after_help = "Example: trace-irqoff explain --for 10s --device nvme0n1\nExample: trace-irqoff explain --for 5s --pid 1234 --json"
     )]
     Explain(ExplainArgs),
     /// Counters and latency histograms in the Prometheus text format (node_exporter).
@@ -493,9 +493,14 @@ pub struct ManArgs {
 
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
-    /// Trace this long from now (block requests, softirqs, task switches) [default: 5s].
-    #[arg(long, value_name = "DURATION", value_parser = parse_positive, conflicts_with = "from")]
-    pub last: Option<Duration>,
+    /// Trace the next DURATION from now (block requests, softirqs, task switches), then
+    /// answer [default: 5s]. Ctrl-C ends it early and answers for what was traced.
+    #[arg(long = "for", value_name = "DURATION", value_parser = parse_positive, conflicts_with = "from")]
+    pub span: Option<Duration>,
+    /// Deprecated: `--for` (it traced the next DURATION, it never looked back); refused
+    /// with that hint.
+    #[arg(long, value_name = "DURATION", hide = true)]
+    pub last: Option<String>,
     /// A trace saved from tracefs (trace_clock mono) instead of tracing anew.
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `explain [--last DUR | --from FILE] [--device DEV] [--pid PID] [--cgroup PATH]`: the
+//! `explain [--for DUR | --from FILE] [--device DEV] [--pid PID] [--cgroup PATH]`: the
 //! delays of the span (traced in an instance of our own, `instance`, or read from a saved
-//! trace), the CPUs that serve them (`sources`), the module's windows (its records and
-//! its event ring), joined by `crate::explain` and shown.
+//! trace of the module's clock), the CPUs that serve them (`sources`), the module's
+//! windows (its records and its event ring) and its stalls, joined by `crate::explain`
+//! and shown.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -22,7 +23,7 @@ use crate::stream;
 mod instance;
 mod sources;
 
-/// How long `--last` traces when not told.
+/// How long `--for` traces when not told.
 const DEFAULT_SPAN: Duration = Duration::from_secs(5);
 
 pub fn run<B: Backend>(
@@ -31,6 +32,13 @@ pub fn run<B: Backend>(
     proc_root: &Path,
     ctx: &Ctx,
 ) -> Result<Outcome> {
+    if let Some(last) = &a.last {
+        return Err(Problem::usage(
+            format!("explain --last {last} is now --for {last}: it traces the next {last}, it does not look back"),
+            format!("trace-irqoff explain --for {last}"),
+        )
+        .into());
+    }
     let sys = sources::sysfs();
     let device = a
         .device
@@ -42,13 +50,21 @@ pub fn run<B: Backend>(
     if let Some(cg) = &a.cgroup {
         pids.extend(sources::cgroup_pids(&sys, cg)?);
     }
+    let mut trace_lost = 0;
+    let mut interrupted = false;
     let text = match &a.from {
-        Some(f) => std::fs::read_to_string(f).map_err(|e| {
-            Problem::usage(
-                format!("cannot read the trace {}: {e}", f.display()),
-                "give a trace saved from tracefs (cat instances/NAME/trace > FILE)",
-            )
-        })?,
+        Some(f) => {
+            let bytes = std::fs::read(f).map_err(|e| {
+                Problem::usage(
+                    format!("cannot read the trace {}: {e}", f.display()),
+                    "give a trace saved from tracefs (cat instances/NAME/trace_clock instances/NAME/trace > FILE)",
+                )
+            })?;
+            // A task name is any bytes: one that is not UTF-8 must not stop the read.
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            check_clock(&text, f, &mut notes)?;
+            text
+        }
         None => {
             let root = stream::tracefs().ok_or_else(|| {
                 Problem::failure(
@@ -69,9 +85,29 @@ pub fn run<B: Backend>(
             if !pids.is_empty() {
                 events.push("sched/sched_switch");
             }
-            let t = instance::trace(&root, &events, a.last.unwrap_or(DEFAULT_SPAN))
+            let stop = super::interrupt_flag()?;
+            let t = instance::trace(&root, &events, a.span.unwrap_or(DEFAULT_SPAN), &stop)
                 .map_err(|why| Problem::failure(why, "run as root"))?;
             notes.extend(t.notes);
+            if !t.overruns.is_empty() {
+                trace_lost = t.overruns.iter().map(|(_, n)| n).sum();
+                let on: Vec<String> = t
+                    .overruns
+                    .iter()
+                    .map(|(cpu, n)| format!("{n} on CPU {cpu}"))
+                    .collect();
+                notes.push(format!(
+                    "the trace's own ring overran and lost {trace_lost} events ({}): delays may be missing and requests paired wrongly; trace a shorter span (--for)",
+                    on.join(", ")
+                ));
+            }
+            if let Some(after) = t.interrupted {
+                interrupted = true;
+                notes.push(format!(
+                    "interrupted after {:.1} s: the answer covers what was traced until then",
+                    after.as_secs_f64()
+                ));
+            }
             t.text
         }
     };
@@ -119,7 +155,7 @@ pub fn run<B: Backend>(
             "tag-wait tracking is off, so no tag wait was traced (trace-irqoff tagwait on)".into(),
         );
     }
-    let (windows, from, held_from) = windows(m, &s, &mut notes);
+    let (windows, from, held_from, stalls) = windows(m, &s, &mut notes);
     let span = traced.span;
     let windows: Vec<Window> = windows
         .iter()
@@ -133,6 +169,7 @@ pub fn run<B: Backend>(
     let limits = Limits {
         period_ns: s.config.period_ns,
         held_from_ns: held_from,
+        trace_lost,
     };
     let answer = Answer {
         span_start_ns: span.map(|s| s.0),
@@ -141,7 +178,7 @@ pub fn run<B: Backend>(
         limits,
         windows_from: from,
         windows_seen: windows.len(),
-        delays: explain::join::join(&delays, &windows, limits),
+        delays: explain::join::join_all(&delays, &windows, &stalls, limits),
         notes,
     };
     if ctx.json {
@@ -149,7 +186,51 @@ pub fn run<B: Backend>(
     } else {
         output::print(&explain::render::text(&answer))?;
     }
-    Ok(Outcome::Done)
+    Ok(if interrupted {
+        Outcome::Interrupted
+    } else {
+        Outcome::Done
+    })
+}
+
+/// Refuses a saved trace of a clock other than the module's (CLOCK_MONOTONIC, tracefs's
+/// `mono`): its times would not line up with the windows'. A trace that does not say its
+/// clock is taken as mono, with a note; one whose times are counts is refused.
+fn check_clock(text: &str, f: &Path, notes: &mut Vec<String>) -> Result<()> {
+    let hint = "trace in an instance with echo mono > trace_clock, and save it with cat trace_clock trace > FILE (or let explain trace: --for DUR)";
+    if let Some(clock) = explain::trace::trace_clock(text) {
+        if clock != "mono" {
+            return Err(Problem::usage(
+                format!(
+                    "{} was traced with trace_clock {clock}, not mono: its times cannot be joined with the module's (CLOCK_MONOTONIC)",
+                    f.display()
+                ),
+                hint,
+            )
+            .into());
+        }
+        return Ok(());
+    }
+    let counts = text
+        .lines()
+        .filter_map(explain::trace::parse_line)
+        .next()
+        .is_some_and(|l| l.count);
+    if counts {
+        return Err(Problem::usage(
+            format!(
+                "{}'s times are counts (trace_clock counter or x86-tsc), not the module's clock",
+                f.display()
+            ),
+            hint,
+        )
+        .into());
+    }
+    notes.push(format!(
+        "{} does not say its clock (no trace_clock line before its events): taken as mono, the module's",
+        f.display()
+    ));
+    Ok(())
 }
 
 /// The task delay of `--pid`/`--cgroup`: the trace's span, on the CPUs the tasks were
@@ -207,13 +288,24 @@ fn task_delay(
     })
 }
 
+/// What the module holds for the join: windows, where they came from, from when they
+/// are held, and its stalls (start, end).
+type Held = (Vec<Window>, String, Option<u64>, Vec<(u64, u64)>);
+
 /// The module's windows: its records, and every window of the event ring where it runs;
-/// where they come from; and from when they are held.
+/// where they come from; from when they are held; and the stalls of the whole machine it
+/// counted (the ring's, and the latest of its `stall` line), start and end.
 fn windows<B: Backend>(
     m: &Module<B>,
     s: &crate::model::snapshot::Snapshot,
     notes: &mut Vec<String>,
-) -> (Vec<Window>, String, Option<u64>) {
+) -> Held {
+    let mut stalls: Vec<(u64, u64)> = s
+        .stalls
+        .iter()
+        .filter(|st| st.latest_end_ns != 0)
+        .map(|st| (st.latest_start_ns, st.latest_end_ns))
+        .collect();
     let mut records: Vec<Record> = s.records.clone();
     let ring = if m.is_live() || stream::overridden() {
         stream::read_running()
@@ -236,6 +328,7 @@ fn windows<B: Backend>(
                 s.config.counts_since_ns
             };
             stream::add_missing(&mut records, &m.ring_windows(&ring.windows, &s.config, 0));
+            stalls.extend(ring.stalls.iter().map(|st| (st.start_ns, st.end_ns)));
             ("records+ring", held)
         }
         Err(why) => {
@@ -247,7 +340,7 @@ fn windows<B: Backend>(
         }
     };
     let windows = records.iter().map(window).collect();
-    (windows, from.to_string(), held_from)
+    (windows, from.to_string(), held_from, stalls)
 }
 
 /// A record as the join takes it: its span, and its culprit as `top` names it.

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::join::{cpu_list, Delay, DelayKind, Explained, Match, Window};
+use super::join::{cpu_list, Delay, DelayKind, Explained, Match, Pause, Window};
 use super::Answer;
 use crate::clock::{ms, secs};
 
@@ -78,6 +78,28 @@ pub fn limits(a: &Answer) -> String {
         }
         None => limits.push_str(" Since when windows are held is unknown."),
     }
+    let short = a.delays.iter().filter(|e| e.too_short).count();
+    let _ = write!(
+        limits,
+        " Windows under {} (2 sampling periods) are not seen",
+        ms(a.limits.period_ns.saturating_mul(2))
+    );
+    if short > 0 {
+        let _ = write!(
+            limits,
+            ": {} shorter than that {} too short to tell",
+            counted(short, "delay"),
+            if short == 1 { "is" } else { "are" }
+        );
+    }
+    limits.push('.');
+    if a.limits.trace_lost > 0 {
+        let _ = write!(
+            limits,
+            " The trace's own ring lost {} events: delays may be missing.",
+            a.limits.trace_lost
+        );
+    }
     limits
 }
 
@@ -90,6 +112,9 @@ fn delay(o: &mut String, e: &Explained) {
     para(o, "", &head);
     for m in &e.windows {
         para(o, "  ", &window(m));
+    }
+    for p in &e.pauses {
+        para(o, "  ", &pause(p));
     }
     if let Some(s) = &e.not_explained {
         para(o, "  ", s);
@@ -147,6 +172,17 @@ pub fn window(m: &Match) -> String {
         format!("overlapping it {}", ms(m.overlap_ns))
     };
     format!("explained by {}, {overlap}", window_words(&m.window))
+}
+
+/// "held by a pause of the whole VM of 300.000 ms from 4.000000 s (a stall the module
+/// counted), overlapping it 50.000 ms".
+pub fn pause(p: &Pause) -> String {
+    format!(
+        "held by a pause of the whole VM of {} from {} s (a stall the module counted), overlapping it {}",
+        ms(p.end_ns.saturating_sub(p.start_ns)),
+        secs(p.start_ns),
+        ms(p.overlap_ns)
+    )
 }
 
 /// A window in words: "a hardirq-off window of 99.800 ms on CPU 1 by irq_test[90] in
@@ -242,6 +278,7 @@ mod tests {
         let limits = Limits {
             period_ns: 10 * ms_,
             held_from_ns: Some(1050 * ms_),
+            trace_lost: 0,
         };
         let a = Answer {
             span_start_ns: Some(900 * ms_),
@@ -268,6 +305,63 @@ mod tests {
             "{t}"
         );
         assert!(flat.contains("2 delays began before that"), "{t}");
+        assert!(
+            flat.contains("Windows under 20.000 ms (2 sampling periods) are not seen."),
+            "{t}"
+        );
+    }
+
+    /// Claim: the limits say how many delays were too short to tell and how many events
+    /// the trace's own ring lost; a pause of the whole VM is said under its delay.
+    #[test]
+    fn what_could_not_be_seen_is_said() {
+        let ms_ = 1_000_000;
+        let d = |start: u64, end: u64| Delay {
+            kind: DelayKind::Softirq,
+            start_ns: start * ms_,
+            end_ns: end * ms_,
+            cpus: vec![1],
+            end_cpu: Some(1),
+            issue_cpu: None,
+            evidence: vec![],
+            device: None,
+            vector: Some("TIMER".into()),
+            task: None,
+        };
+        let limits = Limits {
+            period_ns: 10 * ms_,
+            held_from_ns: None,
+            trace_lost: 7,
+        };
+        let a = Answer {
+            span_start_ns: Some(0),
+            span_end_ns: Some(2000 * ms_),
+            min_ns: ms_,
+            limits,
+            windows_from: "records".into(),
+            windows_seen: 0,
+            delays: crate::explain::join::join_all(
+                &[d(100, 105), d(1000, 1100)],
+                &[],
+                &[(1050 * ms_, 1350 * ms_)],
+                limits,
+            ),
+            notes: vec![],
+        };
+        let flat = text(&a).split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("too short to tell: windows under 20.000 ms"),
+            "{flat}"
+        );
+        assert!(
+            flat.contains("1 delay shorter than that is too short to tell."),
+            "{flat}"
+        );
+        assert!(
+            flat.contains("The trace's own ring lost 7 events"),
+            "{flat}"
+        );
+        assert!(flat.contains("held by a pause of the whole VM of 300.000 ms from 1.050000 s (a stall the module counted), overlapping it 50.000 ms"), "{flat}");
     }
 
     /// Claim: a window opened in interrupt context is said to be in that context,
@@ -313,6 +407,7 @@ mod tests {
         let limits = Limits {
             period_ns: 10 * ms_,
             held_from_ns: None,
+            trace_lost: 0,
         };
         let a = Answer {
             span_start_ns: None,

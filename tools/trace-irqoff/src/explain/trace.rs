@@ -20,6 +20,9 @@ pub struct Line<'a> {
     pub ts_ns: u64,
     pub event: &'a str,
     pub fields: &'a str,
+    /// The timestamp had no decimal point: a count of a counter clock (`trace_clock`
+    /// counter, x86-tsc), not seconds.
+    pub count: bool,
 }
 
 /// Reads "  comm-pid  [001] d.h1.  12.000500: event: fields"; None for headers and
@@ -40,7 +43,8 @@ pub fn parse_line(l: &str) -> Option<Line<'_>> {
     };
     let cpu = l[open + 1..close].parse().ok()?;
     let (head, rest) = l[close + 1..].split_once(": ")?;
-    let ts_ns = parse_ts(head.split_whitespace().last()?)?;
+    let ts = head.split_whitespace().last()?;
+    let ts_ns = parse_ts(ts)?;
     let (event, fields) = rest.split_once(": ").unwrap_or((rest, ""));
     Some(Line {
         task: l[..open].trim(),
@@ -48,7 +52,35 @@ pub fn parse_line(l: &str) -> Option<Line<'_>> {
         ts_ns,
         event: event.trim(),
         fields,
+        count: !ts.contains('.'),
     })
+}
+
+/// The clock a saved trace says it was taken with: a `# trace_clock: NAME` line, or the
+/// line of an instance's `trace_clock` file put before it (`local global [mono] boot`,
+/// the one in brackets), before its first event; None where it says none.
+pub fn trace_clock(text: &str) -> Option<String> {
+    for l in text.lines() {
+        if parse_line(l).is_some() {
+            return None;
+        }
+        if let Some(c) = l.trim().strip_prefix("# trace_clock:") {
+            return Some(c.trim().to_string());
+        }
+        let words: Vec<&str> = l.split_whitespace().collect();
+        let bracketed: Vec<&str> = words
+            .iter()
+            .filter_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
+            .collect();
+        let clockish = words.iter().all(|w| {
+            w.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"[]-_".contains(&b))
+        });
+        if words.len() > 1 && clockish && bracketed.len() == 1 {
+            return Some(bracketed[0].to_string());
+        }
+    }
+    None
 }
 
 /// "12.000500" (seconds, up to 9 decimals) as ns.
@@ -427,7 +459,9 @@ mod tests {
             )
         );
         let l = parse_line("dd-70 [000] 5.1: block_rq_issue: 252,0 R 4096 () 0 + 8 [dd]").unwrap();
-        assert_eq!((l.cpu, l.ts_ns), (0, 5_100_000_000));
+        assert_eq!((l.cpu, l.ts_ns, l.count), (0, 5_100_000_000, false));
+        let l = parse_line("dd-70 [000] 123456789: block_rq_issue: 252,0 R 4096 () 0 + 8 [dd]");
+        assert!(l.unwrap().count);
         assert_eq!(parse_line("# tracer: nop"), None);
         assert_eq!(parse_line("garbage"), None);
     }
@@ -606,6 +640,27 @@ mod tests {
         let t = delays(text, 0, None);
         assert_eq!(ios(&t), [(4_010_000_000, 4_030_000_000, Some(0), Some(0))]);
         assert_eq!(t.unfinished, 1);
+    }
+
+    /// Claim: a saved trace's clock is read from a `# trace_clock:` line or a trace_clock
+    /// file's line before the first event; a trace that says none has none, and a line
+    /// after the first event is not read as one.
+    #[test]
+    fn the_clock_a_trace_says() {
+        let ev = "  dd-70 [000] ..... 5.000000: block_rq_issue: 252,0 R 4096 () 2048 + 8 [dd]\n";
+        assert_eq!(
+            trace_clock(&format!("# trace_clock: boot\n{ev}")).as_deref(),
+            Some("boot")
+        );
+        assert_eq!(
+            trace_clock(&format!(
+                "local global counter uptime perf [mono] mono_raw boot\n# tracer: nop\n{ev}"
+            ))
+            .as_deref(),
+            Some("mono")
+        );
+        assert_eq!(trace_clock(&format!("# tracer: nop\n{ev}")), None);
+        assert_eq!(trace_clock(&format!("{ev}# trace_clock: boot\n")), None);
     }
 
     /// Claim: sched_switch tells the CPUs each pid was switched in on.
