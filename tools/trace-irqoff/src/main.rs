@@ -129,6 +129,8 @@ fn exit_status(result: anyhow::Result<Outcome>) -> Exit {
     let e = match result {
         Ok(Outcome::Done) => return Exit::Success,
         Ok(Outcome::Caught) => return Exit::Caught,
+        Ok(Outcome::NotExplained) => return Exit::NotExplained,
+        Ok(Outcome::Unknown) => return Exit::Unknown,
         Ok(Outcome::Interrupted) => return Exit::Interrupted,
         Err(e) => e,
     };

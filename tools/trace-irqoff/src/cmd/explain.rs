@@ -125,10 +125,15 @@ pub fn run<B: Backend>(
         .into());
     }
     if traced.unfinished > 0 {
-        notes.push(format!(
-            "{} block requests were issued and not completed in the span: their delays are not known",
-            traced.unfinished
-        ));
+        notes.push(if traced.unfinished == 1 {
+            "1 block request was issued and not completed in the span: its delay is not known"
+                .to_string()
+        } else {
+            format!(
+                "{} block requests were issued and not completed in the span: their delays are not known",
+                traced.unfinished
+            )
+        });
     }
     let mut delays: Vec<Delay> = traced.delays.clone();
     if let Some(d) = &device {
@@ -171,7 +176,9 @@ pub fn run<B: Backend>(
         held_from_ns: held_from,
         trace_lost,
     };
-    let answer = Answer {
+    let mut answer = Answer {
+        verdict: explain::Verdict::Unknown,
+        verdict_line: String::new(),
         span_start_ns: span.map(|s| s.0),
         span_end_ns: span.map(|s| s.1),
         min_ns: a.min_ns,
@@ -181,15 +188,17 @@ pub fn run<B: Backend>(
         delays: explain::join::join_all(&delays, &windows, &stalls, limits),
         notes,
     };
+    (answer.verdict, answer.verdict_line) = explain::render::verdict(&answer);
     if ctx.json {
         output::print_json(&answer)?;
     } else {
         output::print(&explain::render::text(&answer))?;
     }
-    Ok(if interrupted {
-        Outcome::Interrupted
-    } else {
-        Outcome::Done
+    Ok(match (interrupted, answer.verdict) {
+        (true, _) => Outcome::Interrupted,
+        (false, explain::Verdict::Yes) => Outcome::Done,
+        (false, explain::Verdict::No) => Outcome::NotExplained,
+        (false, explain::Verdict::Unknown) => Outcome::Unknown,
     })
 }
 

@@ -43,6 +43,10 @@ pub enum Outcome {
     Interrupted,
     /// `--until`: a window at least that long was recorded.
     Caught,
+    /// `explain`: no delay asked about was held by an irq-off window (verdict no).
+    NotExplained,
+    /// `explain`: whether one was cannot be told (verdict unknown).
+    Unknown,
 }
 
 /// What every command gets besides its own arguments.

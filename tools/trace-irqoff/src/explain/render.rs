@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::join::{cpu_list, Delay, DelayKind, Explained, Match, Pause, Window};
-use super::Answer;
+use super::{Answer, Verdict};
 use crate::clock::{ms, secs};
 
 /// The width every line fits in.
@@ -14,6 +14,9 @@ pub const WIDTH: usize = 80;
 /// The whole answer.
 pub fn text(a: &Answer) -> String {
     let mut o = String::new();
+    if !a.verdict_line.is_empty() {
+        para(&mut o, "", &a.verdict_line);
+    }
     para(&mut o, "", &summary(a));
     for e in &a.delays {
         o.push('\n');
@@ -45,6 +48,86 @@ pub fn summary(a: &Answer) -> String {
             "records+ring" => "records and the event ring",
             _ => "records only",
         }
+    )
+}
+
+/// The verdict of `a` (its delays joined) and the line that says it before the details:
+/// "Verdict: yes: 2 of 3 delays were held by irq-off windows; the worst, a hardirq-off
+/// window of ... on CPU 1 by irq_test[90] in f", "Verdict: no: none of the 3 delays was
+/// held by an irq-off window; the largest: ...", "Verdict: unknown: ..." (why).
+pub fn verdict(a: &Answer) -> (Verdict, String) {
+    let all = a.delays.len();
+    let explained: Vec<&Explained> = a.delays.iter().filter(|e| !e.windows.is_empty()).collect();
+    if !explained.is_empty() {
+        let worst = explained
+            .iter()
+            .flat_map(|e| &e.windows)
+            .map(|m| &m.window)
+            .max_by_key(|w| {
+                (
+                    w.end_ns.saturating_sub(w.start_ns),
+                    std::cmp::Reverse(w.start_ns),
+                )
+            });
+        let were = if explained.len() == 1 { "was" } else { "were" };
+        let mut line = format!(
+            "Verdict: yes: {} of {} {were} held by irq-off windows",
+            explained.len(),
+            counted(all, "delay")
+        );
+        if let Some(w) = worst {
+            let _ = write!(line, "; the worst, {}", window_words(w));
+        }
+        line.push('.');
+        return (Verdict::Yes, line);
+    }
+    if all == 0 {
+        return (
+            Verdict::Unknown,
+            format!(
+                "Verdict: unknown: no delay of {} or more was traced in the span.",
+                ms(a.min_ns)
+            ),
+        );
+    }
+    let mut told: Vec<&Explained> = a
+        .delays
+        .iter()
+        .filter(|e| !e.too_short && !e.before_held)
+        .collect();
+    if told.is_empty() {
+        return (
+            Verdict::Unknown,
+            format!(
+                "Verdict: unknown: {} too short to tell (windows under {} are not seen) or began before the oldest window held.",
+                if all == 1 { "the 1 delay was".to_string() } else { format!("all {all} delays were") },
+                ms(a.limits.period_ns.saturating_mul(2))
+            ),
+        );
+    }
+    told.sort_by_key(|e| std::cmp::Reverse(e.delay.len_ns()));
+    let largest: Vec<String> = told
+        .iter()
+        .take(3)
+        .map(|e| {
+            let mut h = headline(&e.delay);
+            if !e.pauses.is_empty() {
+                h.push_str(", held by a pause of the whole VM");
+            }
+            h
+        })
+        .collect();
+    let none = if all == 1 {
+        "the 1 delay was not".to_string()
+    } else {
+        format!("none of the {all} delays was")
+    };
+    (
+        Verdict::No,
+        format!(
+            "Verdict: no: {none} held by an irq-off window; the largest: {}.",
+            largest.join("; ")
+        ),
     )
 }
 
@@ -281,6 +364,8 @@ mod tests {
             trace_lost: 0,
         };
         let a = Answer {
+            verdict: Verdict::Unknown,
+            verdict_line: String::new(),
             span_start_ns: Some(900 * ms_),
             span_end_ns: Some(1200 * ms_),
             min_ns: ms_,
@@ -311,6 +396,112 @@ mod tests {
         );
     }
 
+    /// An answer of `delays` joined with `windows`, its verdict set.
+    fn answer_of(delays: &[Delay], windows: &[Window]) -> Answer {
+        let limits = Limits {
+            period_ns: 10_000_000,
+            held_from_ns: None,
+            trace_lost: 0,
+        };
+        let mut a = Answer {
+            verdict: Verdict::Unknown,
+            verdict_line: String::new(),
+            span_start_ns: Some(0),
+            span_end_ns: Some(3_000_000_000),
+            min_ns: 1_000_000,
+            limits,
+            windows_from: "records".into(),
+            windows_seen: windows.len(),
+            delays: join(delays, windows, limits),
+            notes: vec![],
+        };
+        (a.verdict, a.verdict_line) = verdict(&a);
+        a
+    }
+
+    fn io(start_ms: u64, end_ms: u64, cpu: u32) -> Delay {
+        Delay {
+            kind: DelayKind::Io,
+            start_ns: start_ms * 1_000_000,
+            end_ns: end_ms * 1_000_000,
+            cpus: vec![cpu],
+            end_cpu: Some(cpu),
+            issue_cpu: Some(cpu),
+            evidence: vec![],
+            device: Some("252:0".into()),
+            vector: None,
+            task: Some("dd-70".into()),
+        }
+    }
+
+    fn hard(cpu: u32, start_ms: u64, end_ms: u64, culprit: &str) -> Window {
+        Window {
+            cpu,
+            kind: "hard".into(),
+            cause: None,
+            start_ns: start_ms * 1_000_000,
+            end_ns: end_ms * 1_000_000,
+            comm: "irq_test".into(),
+            pid: 90,
+            culprit: culprit.into(),
+            context: None,
+            open: false,
+        }
+    }
+
+    /// Claim: the verdict is yes when any delay was held by a window, counting them and
+    /// naming the longest window that explains one (CPU, length, task, culprit); it is
+    /// the text's first line.
+    #[test]
+    fn verdict_yes_names_the_worst_window() {
+        let a = answer_of(
+            &[io(1000, 1100, 1), io(1000, 1100, 0), io(2000, 2050, 1)],
+            &[
+                hard(1, 990, 1090, "short_one"),
+                hard(1, 1900, 2040, "long_one"),
+            ],
+        );
+        assert_eq!(a.verdict, Verdict::Yes);
+        assert_eq!(
+            a.verdict_line,
+            "Verdict: yes: 2 of 3 delays were held by irq-off windows; the worst, a hardirq-off window of 140.000 ms on CPU 1 by irq_test[90] in long_one."
+        );
+        assert!(text(&a).starts_with("Verdict: yes: 2 of 3 delays"));
+    }
+
+    /// Claim: with no delay held by a window the verdict is no and names the largest
+    /// delays that could be told, longest first, not those too short to tell; with only
+    /// delays too short, or none, it is unknown and says why.
+    #[test]
+    fn verdict_no_and_unknown() {
+        let a = answer_of(
+            &[io(1000, 1030, 0), io(2000, 2090, 0), io(3000, 3005, 0)],
+            &[],
+        );
+        assert_eq!(a.verdict, Verdict::No);
+        assert_eq!(
+            a.verdict_line,
+            "Verdict: no: none of the 3 delays was held by an irq-off window; the largest: I/O on 252:0 by dd-70 took 90.000 ms from 2.000000 s; I/O on 252:0 by dd-70 took 30.000 ms from 1.000000 s."
+        );
+        let short = answer_of(&[io(1000, 1005, 0)], &[]);
+        assert_eq!(short.verdict, Verdict::Unknown);
+        assert!(
+            short
+                .verdict_line
+                .starts_with("Verdict: unknown: the 1 delay was too short to tell"),
+            "{}",
+            short.verdict_line
+        );
+        let none = answer_of(&[], &[]);
+        assert_eq!(
+            (none.verdict, none.verdict_line.as_str()),
+            (
+                Verdict::Unknown,
+                "Verdict: unknown: no delay of 1.000 ms or more was traced in the span."
+            )
+        );
+    }
+
     /// Claim: the limits say how many delays were too short to tell and how many events
     /// the trace's own ring lost; a pause of the whole VM is said under its delay.
     #[test]
@@ -334,6 +525,8 @@ mod tests {
             trace_lost: 7,
         };
         let a = Answer {
+            verdict: Verdict::Unknown,
+            verdict_line: String::new(),
             span_start_ns: Some(0),
             span_end_ns: Some(2000 * ms_),
             min_ns: ms_,
@@ -410,6 +603,8 @@ mod tests {
             trace_lost: 0,
         };
         let a = Answer {
+            verdict: Verdict::Unknown,
+            verdict_line: String::new(),
             span_start_ns: None,
             span_end_ns: None,
             min_ns: ms_,

@@ -516,6 +516,64 @@ fn from_checks_the_clock_and_reads_any_task_name() {
     assert!(j["notes"].to_string().contains("does not say its clock"));
 }
 
+/// Claim: the verdict comes first and sets the exit status: yes (0) when a delay was
+/// held by a window, with the worst window named, and "yes" in --json; no (4) for a
+/// 60 ms request on CPU 0 with no window there, naming it as the largest delay;
+/// unknown (5) for a 5 ms softirq only, too short to tell.
+#[test]
+fn the_verdict_comes_first_with_its_exit_status() {
+    let root = ours_with(RECORDS_V2);
+    let sys = sysfs();
+    let run = |text: &str, json: bool| {
+        let trace = root.path().join("verdict.txt");
+        fs::write(&trace, text).unwrap();
+        let mut c = cli(root.path());
+        c.env("TRACE_IRQOFF_SYSFS", sys.path()).arg("explain");
+        if json {
+            c.arg("--json");
+        }
+        c.arg("--from").arg(&trace).output().unwrap()
+    };
+    let yes = run(TRACE, true);
+    assert_eq!(yes.status.code(), Some(0));
+    let j: serde_json::Value = serde_json::from_slice(&yes.stdout).unwrap();
+    assert_eq!(j["verdict"], "yes");
+    assert!(
+        j["verdict_line"]
+            .as_str()
+            .unwrap()
+            .starts_with("Verdict: yes: 4 of 7 delays were held by irq-off windows; the worst, a "),
+        "{j}"
+    );
+    let no_trace = "\
+  dd-70 [000] ..... 4.500000: block_rq_issue: 252,0 R 4096 () 4096 + 8 none,0,0 [dd]
+  <idle>-0 [000] ..s1. 4.560000: block_rq_complete: 252,0 R () 4096 + 8 none,0,0 [0]
+";
+    let no = run(no_trace, false);
+    assert_eq!(no.status.code(), Some(4));
+    let text = String::from_utf8(no.stdout).unwrap();
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("Verdict: no: the 1 delay was not held by an irq-off window;"),
+        "{text}"
+    );
+    assert!(
+        text.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains("the largest: I/O on 252:0 by dd-70 took 60.000 ms from 4.500000 s."),
+        "{text}"
+    );
+    let short = "\
+  <idle>-0 [002] d.h1. 5.300000: softirq_raise: vec=1 [action=TIMER]
+  <idle>-0 [002] ..s1. 5.305000: softirq_entry: vec=1 [action=TIMER]
+";
+    let unknown = run(short, true);
+    assert_eq!(unknown.status.code(), Some(5));
+    let j: serde_json::Value = serde_json::from_slice(&unknown.stdout).unwrap();
+    assert_eq!(j["verdict"], "unknown");
+}
+
 /// Claim: bad input is one sentence and a hint, exit status 2: a file that is no trace,
 /// a file that does not exist, a device that does not exist, --for with --from, and
 /// --last (renamed --for: it never looked back).
