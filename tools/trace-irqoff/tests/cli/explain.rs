@@ -574,6 +574,61 @@ fn the_verdict_comes_first_with_its_exit_status() {
     assert_eq!(j["verdict"], "unknown");
 }
 
+/// Claim: a pause of the whole VM the module counted (a stall event in its ring,
+/// 4.520..4.700 s) that overlaps a 60 ms request on CPU 0 with no window there is joined
+/// with it: "held by a pause of the whole VM", in the text and in --json, and the
+/// request is then not said to be unexplained; the verdict is still no (exit status 4):
+/// a pause is not an irq-off window.
+#[test]
+fn a_pause_of_the_whole_vm_is_joined() {
+    let root = ours_with(RECORDS_V2);
+    let trace = root.path().join("trace.txt");
+    fs::write(
+        &trace,
+        "\
+  dd-70 [000] ..... 4.500000: block_rq_issue: 252,0 R 4096 () 4096 + 8 none,0,0 [dd]
+  <idle>-0 [000] ..s1. 4.560000: block_rq_complete: 252,0 R () 4096 + 8 none,0,0 [0]
+",
+    )
+    .unwrap();
+    let ring = ring_root(
+        "# entries-in-buffer/entries-written: 1/1   #P:4\n          <idle>-0       [000] d.h1.     4.700000: stall: cpu=0 start_ns=4520000000 end_ns=4700000000 length_ns=180000000\n",
+    );
+    let mut c = cli_ring(root.path(), ring.path());
+    let out = c
+        .args(["explain", "--json", "--from"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = delay(&j, "io", 4_500_000_000);
+    assert_eq!(
+        d["pauses"],
+        serde_json::json!([{"start_ns": 4_520_000_000u64, "end_ns": 4_700_000_000u64, "overlap_ns": 40_000_000}])
+    );
+    assert!(d.get("not_explained").is_none(), "{d}");
+    let mut c = cli_ring(root.path(), ring.path());
+    let out = c.args(["explain", "--from"]).arg(&trace).output().unwrap();
+    let flat = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        flat.contains("held by a pause of the whole VM of 180.000 ms from 4.520000 s (a stall the module counted), overlapping it 40.000 ms"),
+        "{flat}"
+    );
+    assert!(
+        flat.contains("took 60.000 ms from 4.500000 s, held by a pause of the whole VM."),
+        "{flat}"
+    );
+}
+
 /// Claim: bad input is one sentence and a hint, exit status 2: a file that is no trace,
 /// a file that does not exist, a device that does not exist, --for with --from, and
 /// --last (renamed --for: it never looked back).
