@@ -629,6 +629,95 @@ fn a_pause_of_the_whole_vm_is_joined() {
     );
 }
 
+/// Claim: readers of the same sector on both CPUs (CPU 1 issues first, CPU 0 right after,
+/// CPU 0's request completes in 20 ms, CPU 1's is held until 4.040 s by CPU 1's
+/// hardirq-off window) are two requests: with --min 50 the one CPU 1 held back is found,
+/// issued and completed on CPU 1, and explained by irq_test's window.
+#[test]
+fn readers_of_one_sector_on_both_cpus_are_two_delays() {
+    let root = ours_with(RECORDS_V2);
+    let trace = root.path().join("trace.txt");
+    fs::write(
+        &trace,
+        "\
+  cat-80 [001] ..... 3.950000: block_rq_issue: 252,0 R 4096 () 2048 + 8 none,0,0 [cat]
+  cat-81 [000] ..... 3.951000: block_rq_issue: 252,0 R 4096 () 2048 + 8 none,0,0 [cat]
+  <idle>-0 [000] d.h1. 3.971000: block_rq_complete: 252,0 R () 2048 + 8 none,0,0 [0]
+  <idle>-0 [001] d.h1. 4.040000: block_rq_complete: 252,0 R () 2048 + 8 none,0,0 [0]
+",
+    )
+    .unwrap();
+    let sys = sysfs();
+    let j = json_of(
+        cli(root.path())
+            .env("TRACE_IRQOFF_SYSFS", sys.path())
+            .args(["explain", "--json", "--min", "50", "--from"])
+            .arg(&trace),
+    );
+    assert_eq!(j["delays"].as_array().unwrap().len(), 1, "{j}");
+    let d = delay(&j, "io", 3_950_000_000);
+    assert_eq!(d["delay"]["end_ns"], 4_040_000_000u64);
+    assert_eq!(d["delay"]["issue_cpu"], 1);
+    assert_eq!(d["delay"]["end_cpu"], 1);
+    assert_eq!(d["delay"]["task"], "cat-80");
+    assert_eq!(d["windows"][0]["window"]["comm"], "irq_test");
+    assert_eq!(j["verdict"], "yes");
+    let all = json_of(
+        cli(root.path())
+            .env("TRACE_IRQOFF_SYSFS", sys.path())
+            .args(["explain", "--json", "--from"])
+            .arg(&trace),
+    );
+    let cpus: Vec<(u64, u64)> = all["delays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["delay"]["issue_cpu"].as_u64().unwrap(),
+                d["delay"]["end_cpu"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(cpus, [(1, 1), (0, 0)], "{all}");
+}
+
+/// Claim: a window of the event ring whose culprit ran in an IPI function (its frames
+/// below the culprit) is said to be in an IPI function on its CPU, interrupting the task
+/// it found there, never "by" it, in the text and as "context" in --json.
+#[test]
+fn a_window_in_an_ipi_function_interrupted_its_task() {
+    let root = ours_with(RECORDS_V2);
+    let trace = root.path().join("trace.txt");
+    fs::write(
+        &trace,
+        "\
+  <idle>-0 [002] d.h1. 4.400000: softirq_raise: vec=3 [action=NET_RX]
+  <idle>-0 [002] ..s1. 4.520000: softirq_entry: vec=3 [action=NET_RX]
+",
+    )
+    .unwrap();
+    let line = "   kdamond.0-54 [002] d.h1. 4.510000: hardirq_off: cpu=2 latency_ns=100000000 lower_bound=0 pid=54 comm=kdamond.0 cause=- end_ns=4510000000 seq=3 end_shows_culprit=1 frames=irqctx_spin+0x10/0x40 [irqctx];__flush_smp_call_function_queue+0x9a/0x1f0;__sysvec_call_function_single+0x1c/0xb0;kdamond_fn+0x2a/0x300;0x0\n";
+    let ring = ring_root(&format!(
+        "# entries-in-buffer/entries-written: 1/1   #P:4\n{line}"
+    ));
+    let mut c = cli_ring(root.path(), ring.path());
+    let j = json_of(c.args(["explain", "--json", "--from"]).arg(&trace));
+    let w = &delay(&j, "softirq", 4_400_000_000)["windows"][0]["window"];
+    assert_eq!(w["context"], "an IPI function", "{j}");
+    assert_eq!(
+        (w["comm"].as_str(), w["pid"].as_i64()),
+        (Some("kdamond.0"), Some(54))
+    );
+    let mut c = cli_ring(root.path(), ring.path());
+    let flat = flat_text(c.args(["explain", "--from"]).arg(&trace));
+    assert!(
+        flat.contains("a hardirq-off window of 100.000 ms in an IPI function (irqctx_spin) on CPU 2, interrupting kdamond.0[54]"),
+        "{flat}"
+    );
+    assert!(!flat.contains("by kdamond.0"), "{flat}");
+}
+
 /// Claim: bad input is one sentence and a hint, exit status 2: a file that is no trace,
 /// a file that does not exist, a device that does not exist, --for with --from, and
 /// --last (renamed --for: it never looked back).
