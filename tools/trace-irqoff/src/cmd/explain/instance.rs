@@ -47,7 +47,8 @@ pub struct Traced {
 /// Traces `events` ("irq/softirq_raise", ...) for `span`, or until `stop` is set (by
 /// SIGINT or SIGTERM), in this run's instance under the tracefs at `root`, then turns
 /// them off and removes the instance. An event this kernel lacks is a note; no event at
-/// all is an error. Instances of earlier runs whose process is gone are removed first.
+/// all is an error. Instances left by earlier runs whose process is gone are named in a
+/// note.
 pub fn trace(
     root: &Path,
     events: &[&str],
@@ -55,7 +56,7 @@ pub fn trace(
     stop: &AtomicBool,
 ) -> Result<Traced, String> {
     let instances = root.join("instances");
-    let mut notes = remove_stale(&instances);
+    let mut notes = stale(&instances);
     let dir = instances.join(name());
     let fail = |what: &str, e: std::io::Error| {
         format!("cannot {what} the tracefs instance {}: {e}", dir.display())
@@ -184,33 +185,29 @@ fn overrun(stats: &str) -> Option<u64> {
         .and_then(|n| n.trim().parse().ok())
 }
 
-/// Removes the instances of earlier runs whose process is gone (killed before it could:
-/// SIGKILL, a crash); what could not be removed is a note. Those of running `explain`s
-/// are left alone.
-fn remove_stale(instances: &Path) -> Vec<String> {
-    let mut notes = Vec::new();
+/// Notes on the instances of earlier runs whose process is not to be seen here (killed
+/// before they could remove theirs: SIGKILL, a crash): they are only named, not removed,
+/// since a run in another pid namespace sharing this tracefs would look gone too.
+fn stale(instances: &Path) -> Vec<String> {
     let Ok(rd) = fs::read_dir(instances) else {
-        return notes;
+        return Vec::new();
     };
-    for e in rd.filter_map(|e| e.ok()) {
-        let Some(pid) = e
-            .file_name()
-            .to_str()
-            .and_then(|n| n.strip_prefix(PREFIX))
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid == std::process::id() || Path::new("/proc").join(pid.to_string()).exists() {
-            continue;
-        }
-        if let Err(err) = fs::remove_dir(e.path()) {
-            notes.push(format!(
-                "could not remove the tracefs instance {} of an earlier run ({err}): rmdir it",
-                e.path().display()
-            ));
-        }
-    }
+    let mut notes: Vec<String> = rd
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            let pid: u32 = name.strip_prefix(PREFIX)?.parse().ok()?;
+            let gone =
+                pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists();
+            gone.then(|| {
+                format!(
+                    "the tracefs instance {} is left by an earlier run whose process is gone: rmdir it",
+                    e.path().display()
+                )
+            })
+        })
+        .collect();
+    notes.sort();
     notes
 }
 
@@ -234,6 +231,27 @@ mod tests {
         let stats = "entries: 10\noverrun: 42\ncommit overrun: 0\nbytes: 0\n";
         assert_eq!(overrun(stats), Some(42));
         assert_eq!(overrun("entries: 10\n"), None);
+    }
+
+    /// Claim: an instance of a run whose process is gone is named in a note, not removed;
+    /// this run's own, a live process's and other instances are not named.
+    #[test]
+    fn instances_of_runs_gone_are_named_not_removed() {
+        let dir = tempfile::TempDir::new().unwrap();
+        // Above any pid_max (4194304): no such process.
+        let gone = dir.path().join(format!("{PREFIX}99999999"));
+        for d in [
+            gone.clone(),
+            dir.path().join(name()),
+            dir.path().join(format!("{PREFIX}1")),
+            dir.path().join("trace_irqoff"),
+        ] {
+            fs::create_dir(d).unwrap();
+        }
+        let notes = stale(dir.path());
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains(&gone.display().to_string()));
+        assert!(gone.is_dir());
     }
 
     /// Claim: a wait ends early once the flag is set, saying after how long; otherwise it
