@@ -2,9 +2,10 @@
 //! The delays in a tracefs `trace` text (our instance's, `trace_clock` mono, so that its
 //! times are the module's CLOCK_MONOTONIC): softirq raise to entry per CPU and vector
 //! (`irq:softirq_raise`, `irq:softirq_entry`), block requests from issue to completion
-//! (`block:block_rq_issue`, `block:block_rq_complete`; a requeued one from its first issue,
-//! `block:block_rq_requeue`; one merged away, `block:block_rq_merge`, not left in flight;
-//! requests of one sector told apart by CPU, see `InFlight`), blk-mq tag waits from a
+//! (`block:block_rq_issue`, `block:block_rq_complete`; a requeued one from its first
+//! issue, `block:block_rq_requeue`; a requeued one merged away, `block:block_rq_merge`,
+//! not left waiting; requests of one sector told apart by CPU, see `InFlight`), blk-mq
+//! tag waits from a
 //! submitter's `block_rq_tag_wait` (ours or the upstream one) to its next request's
 //! issue, and the CPUs a task ran on (`sched:sched_switch`). Pure: text in, delays out.
 
@@ -328,14 +329,13 @@ impl InFlight {
         }
     }
 
-    /// `rq` merged into another request: it will not complete on its own.
+    /// `rq` merged into another request: it will not complete on its own. The block
+    /// layer merges only requests waiting for dispatch, never one in flight: of ours,
+    /// only a requeued one can be it (a request of the same sector in flight, issued
+    /// by another reader, is left alone).
     fn merge(&mut self, rq: &Request, cpu: u32) {
-        for map in [&mut self.issued, &mut self.requeued] {
-            if let Some(v) = map.get_mut(&rq.dev) {
-                if take(v, rq, cpu).is_some() {
-                    return;
-                }
-            }
+        if let Some(v) = self.requeued.get_mut(&rq.dev) {
+            take(v, rq, cpu);
         }
     }
 
@@ -360,9 +360,14 @@ impl InFlight {
         None
     }
 
-    /// How many requests were issued and never completed in the trace.
+    /// How many requests were issued and never completed in the trace (requeued ones
+    /// not issued again too).
     fn left(&self) -> usize {
-        self.issued.values().map(Vec::len).sum()
+        self.issued
+            .values()
+            .chain(self.requeued.values())
+            .map(Vec::len)
+            .sum()
     }
 }
 
@@ -623,8 +628,8 @@ mod tests {
         );
     }
 
-    /// Claim: a request merged into another leaves no request in flight (it never
-    /// completes on its own); a request completed in parts is one delay, to its last
+    /// Claim: a requeued request merged into another leaves no request in flight (it
+    /// never completes on its own); a merge does not take a request in flight; a request completed in parts is one delay, to its last
     /// part; one never completed is counted as unfinished.
     #[test]
     fn merges_and_partial_completions_leave_nothing_dangling() {
@@ -640,6 +645,16 @@ mod tests {
         let t = delays(text, 0, None);
         assert_eq!(ios(&t), [(4_010_000_000, 4_030_000_000, Some(0), Some(0))]);
         assert_eq!(t.unfinished, 1);
+        // A request of the same sector merged while one is in flight is another reader's,
+        // waiting for dispatch: the one in flight still completes.
+        let other = "\
+  dd-70 [000] ..... 5.000000: block_rq_issue: 252,0 R 4096 () 64 + 8 none,0,0 [dd]
+  dd-71 [000] ..... 5.001000: block_rq_merge: 252,0 R 4096 () 64 + 8 none,0,0 [dd]
+  <idle>-0 [000] d.h1. 5.060000: block_rq_complete: 252,0 R () 64 + 8 none,0,0 [0]
+";
+        let t = delays(other, 0, None);
+        assert_eq!(ios(&t), [(5_000_000_000, 5_060_000_000, Some(0), Some(0))]);
+        assert_eq!(t.unfinished, 0);
     }
 
     /// Claim: a saved trace's clock is read from a `# trace_clock:` line or a trace_clock
