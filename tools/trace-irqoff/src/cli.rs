@@ -97,8 +97,9 @@ pub enum Command {
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
     Tagwait(crate::tagwait::Args),
     /// Was this delay an irq-off window? Block requests, softirqs and a task's CPUs,
-    /// traced for --last DURATION (or read --from a saved trace), each with the windows on
-    /// the CPUs that serve it, or the sentence that none explains it.
+    /// traced for the next --for DURATION (or read --from a saved trace), each with the
+    /// windows on the CPUs that serve it, or the sentence that none explains it; a
+    /// verdict first (exit status 0 yes, 4 no, 5 unknown).
     #[command(
         after_help = "Example: trace-irqoff explain --for 10s --device nvme0n1\nExample: trace-irqoff explain --for 5s --pid 1234 --json"
     )]

@@ -32,13 +32,7 @@ pub fn run<B: Backend>(
     proc_root: &Path,
     ctx: &Ctx,
 ) -> Result<Outcome> {
-    if let Some(last) = &a.last {
-        return Err(Problem::usage(
-            format!("explain --last {last} is now --for {last}: it traces the next {last}, it does not look back"),
-            format!("trace-irqoff explain --for {last}"),
-        )
-        .into());
-    }
+    refuse_last(a)?;
     let sys = sources::sysfs();
     let device = a
         .device
@@ -200,6 +194,19 @@ pub fn run<B: Backend>(
         (false, explain::Verdict::No) => Outcome::NotExplained,
         (false, explain::Verdict::Unknown) => Outcome::Unknown,
     })
+}
+
+/// Refuses `--last`, the old name of `--for`: it traced the next DURATION, it never
+/// looked back, so the name is not kept.
+pub fn refuse_last(a: &ExplainArgs) -> Result<()> {
+    match &a.last {
+        Some(last) => Err(Problem::usage(
+            format!("explain --last {last} is now --for {last}: it traces the next {last}, it does not look back"),
+            format!("trace-irqoff explain --for {last}"),
+        )
+        .into()),
+        None => Ok(()),
+    }
 }
 
 /// Refuses a saved trace of a clock other than the module's (CLOCK_MONOTONIC, tracefs's

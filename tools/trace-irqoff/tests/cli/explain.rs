@@ -749,6 +749,15 @@ fn bad_input_is_refused_in_one_sentence() {
             "explain --last 5s is now --for 5s: it traces the next 5s, it does not look back",
         ),
     ];
+    // --last is refused as renamed even where the module is not loaded.
+    let none = TempDir::new().unwrap();
+    let out = cli(none.path())
+        .args(["explain", "--last", "5s"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is now --for 5s"), "{err}");
     for (args, sentence) in cases {
         let out = cli(root.path())
             .env("TRACE_IRQOFF_SYSFS", sys.path())
