@@ -5,6 +5,8 @@
 //!
 //! - [`join`]: delays and windows in, each delay with the windows that explain it or
 //!   the sentence that none does, and its limits (pure);
+//! - [`path`]: the real path of a block request (its queue, its vector, the CPUs they
+//!   go to), so the CPUs whose windows can have held it (pure);
 //! - [`trace`]: a tracefs `trace` text read into delays (pure);
 //! - [`render`]: the answer as text of 80 columns (its JSON is its serde form).
 //!
@@ -15,6 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod join;
+pub mod path;
 pub mod render;
 pub mod trace;
 

@@ -37,7 +37,7 @@ pub fn run<B: Backend>(
     let device = a
         .device
         .as_deref()
-        .map(|d| sources::device(&sys, proc_root, d))
+        .map(|d| sources::device(&sys, d))
         .transpose()?;
     let mut notes: Vec<String> = device.iter().flat_map(|d| d.notes.clone()).collect();
     let mut pids: Vec<i32> = a.pid.into_iter().collect();
@@ -105,8 +105,7 @@ pub fn run<B: Backend>(
             t.text
         }
     };
-    let traced =
-        explain::trace::delays(&text, a.min_ns, device.as_ref().map(|d| d.number.as_str()));
+    let traced = explain::trace::delays(&text, a.min_ns, None);
     if traced.events == 0 && !text.trim().is_empty() {
         let from = a
             .from
@@ -130,20 +129,26 @@ pub fn run<B: Backend>(
         });
     }
     let mut delays: Vec<Delay> = traced.delays.clone();
+    // `--device`: the requests of the disks it stands for (itself, a partition's disk,
+    // the disks below a dm or md device).
     if let Some(d) = &device {
-        for delay in delays
-            .iter_mut()
-            .filter(|d| matches!(d.kind, DelayKind::Io | DelayKind::TagWait))
-        {
-            let mut cpus: BTreeSet<u32> = delay.cpus.iter().copied().collect();
-            cpus.extend(&d.irq_cpus);
-            delay.cpus = cpus.into_iter().collect();
-            if !d.irq_cpus.is_empty() {
-                let cpus = explain::join::cpu_words(&d.irq_cpus);
-                delay.evidence.push(format!("its interrupts go to {cpus}"));
-            }
-        }
+        delays.retain(|x| {
+            !matches!(x.kind, DelayKind::Io | DelayKind::TagWait)
+                || x.device.as_ref().is_some_and(|n| d.numbers.contains(n))
+        });
     }
+    // The real path of each request, for every device seen: its queue's interrupt CPUs
+    // and its completion's CPU serve it, no other.
+    let seen: BTreeSet<&str> = delays.iter().filter_map(|x| x.device.as_deref()).collect();
+    let (topology, found) = sources::topology(&sys, proc_root, seen);
+    if a.from.is_some() && !topology.disks.is_empty() {
+        notes.push(
+            "the disks' queues and interrupts are read from this machine's sysfs as it is now, not from when the trace was taken"
+                .into(),
+        );
+    }
+    notes.extend(found);
+    explain::path::follow(&mut delays, &topology);
     if !pids.is_empty() {
         delays.retain(|d| !matches!(d.kind, DelayKind::Io | DelayKind::TagWait));
         delays.push(task_delay(a, &pids, proc_root, &traced)?);

@@ -777,3 +777,117 @@ fn bad_input_is_refused_in_one_sentence() {
         );
     }
 }
+
+/// A sysfs and /proc of a 2-CPU machine with an NVMe drive: nvme0n1 (259:0) with hardware
+/// queue 0 for CPU 0 and queue 1 for CPU 1, its controller's MSI vectors 24 (admin, may
+/// go to either CPU), 25 (bound to CPU 0) and 26 (bound to CPU 1); its partition
+/// nvme0n1p1 (259:1); dm-0 (253:0) stacked on that partition. Files under `root` (the
+/// CLI's --proc-root) hold the vectors' affinity.
+fn nvme_sysfs(root: &Path) -> TempDir {
+    let dir = TempDir::new().unwrap();
+    let b = dir.path().join("block/nvme0n1");
+    for (q, cpus) in [(0, "0"), (1, "1")] {
+        fs::create_dir_all(b.join(format!("mq/{q}"))).unwrap();
+        fs::write(b.join(format!("mq/{q}/cpu_list")), format!("{cpus}\n")).unwrap();
+    }
+    fs::write(b.join("dev"), "259:0\n").unwrap();
+    fs::create_dir_all(b.join("nvme0n1p1")).unwrap();
+    fs::write(b.join("nvme0n1p1/dev"), "259:1\n").unwrap();
+    fs::write(b.join("nvme0n1p1/partition"), "1\n").unwrap();
+    for (irq, affinity, effective) in [(24, "0-1", "0"), (25, "0", "0"), (26, "1", "1")] {
+        fs::create_dir_all(b.join(format!("device/device/msi_irqs/{irq}"))).unwrap();
+        let p = root.join(format!("irq/{irq}"));
+        fs::create_dir_all(&p).unwrap();
+        fs::write(p.join("smp_affinity_list"), format!("{affinity}\n")).unwrap();
+        fs::write(p.join("effective_affinity_list"), format!("{effective}\n")).unwrap();
+    }
+    let dm = dir.path().join("block/dm-0");
+    fs::create_dir_all(dm.join("slaves/nvme0n1p1")).unwrap();
+    fs::write(dm.join("dev"), "253:0\n").unwrap();
+    dir
+}
+
+/// Two requests of the NVMe drive while CPU 0 (bh-off) and CPU 1 (hardirq-off) both had
+/// windows: one issued and completed on CPU 1, one on CPU 0.
+const NVME_TRACE: &str = "\
+              dd-70      [001] .....     3.950000: block_rq_issue: 259,0 R 4096 () 2048 + 8 none,0,0 [dd]
+              dd-72      [000] .....     3.960000: block_rq_issue: 259,0 R 4096 () 9000 + 8 none,0,0 [dd]
+          <idle>-0       [001] d.h1.     4.040000: block_rq_complete: 259,0 R () 2048 + 8 none,0,0 [0]
+          <idle>-0       [000] d.h1.     4.045000: block_rq_complete: 259,0 R () 9000 + 8 none,0,0 [0]
+";
+
+/// `explain --from NVME_TRACE ARGS --json` against the NVMe machine.
+fn nvme_json(args: &[&str]) -> serde_json::Value {
+    let root = ours_with(RECORDS_V2);
+    let sys = nvme_sysfs(root.path());
+    let trace = root.path().join("trace.txt");
+    fs::write(&trace, format!("trace_clock: [mono]\n{NVME_TRACE}")).unwrap();
+    json_of(
+        cli(root.path())
+            .env("TRACE_IRQOFF_SYSFS", sys.path())
+            .args(["explain", "--json", "--from"])
+            .arg(&trace)
+            .args(args),
+    )
+}
+
+/// The CPUs of the windows that explain `d`.
+fn window_cpus(d: &serde_json::Value) -> Vec<u64> {
+    d["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["window"]["cpu"].as_u64().unwrap())
+        .collect()
+}
+
+/// Claim: on an NVMe drive (a vector per queue), a request issued on CPU 1 goes through
+/// queue 1 and vector 26 to CPU 1, and is explained by CPU 1's window only, never by the
+/// window CPU 0 had at the same time; the request of CPU 0 by CPU 0's only. With and
+/// without --device (every device seen is followed).
+#[test]
+fn a_request_on_cpu_1_is_never_explained_by_cpu_0() {
+    for args in [&[][..], &["--device", "nvme0n1"][..]] {
+        let j = nvme_json(args);
+        let one = delay(&j, "io", 3_950_000_000);
+        assert_eq!(one["delay"]["cpus"], serde_json::json!([1]), "{args:?} {j}");
+        assert_eq!(window_cpus(one), vec![1], "{args:?} {j}");
+        let ev = one["delay"]["evidence"][0].as_str().unwrap();
+        assert_eq!(
+            ev,
+            "issued on CPU 1 (hardware queue 1 of CPUs 1, irq 26 to CPU 1), completed on CPU 1"
+        );
+        let zero = delay(&j, "io", 3_960_000_000);
+        assert_eq!(window_cpus(zero), vec![0], "{args:?} {j}");
+    }
+}
+
+/// Claim: a partition and a dm device stacked on it stand for the disk below: their
+/// requests are the disk's (the block events name the disk), and the answer says what
+/// they resolved to; a device that does not exist is refused in one sentence with a hint.
+#[test]
+fn partitions_and_stacked_devices_resolve_to_their_disk() {
+    for (dev, says) in [
+        ("nvme0n1p1", "nvme0n1p1 is a partition of nvme0n1 (259:0)"),
+        ("dm-0", "dm-0 is stacked on nvme0n1 (259:0)"),
+        ("253:0", "253:0 is stacked on nvme0n1 (259:0)"),
+    ] {
+        let j = nvme_json(&["--device", dev]);
+        assert_eq!(j["delays"].as_array().unwrap().len(), 2, "{dev} {j}");
+        let notes = j["notes"].to_string();
+        assert!(notes.contains(says), "{dev}: {notes}");
+    }
+    let root = ours_with(RECORDS_V2);
+    let sys = nvme_sysfs(root.path());
+    let trace = root.path().join("trace.txt");
+    fs::write(&trace, format!("trace_clock: [mono]\n{NVME_TRACE}")).unwrap();
+    let out = cli(root.path())
+        .env("TRACE_IRQOFF_SYSFS", sys.path())
+        .args(["explain", "--device", "sdz", "--from"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("there is no block device sdz"), "{err}");
+}
