@@ -11,7 +11,7 @@ NULLB="queue_mode=2 submit_queues=1 irqmode=2 completion_nsec=20000000 hw_queue_
 flat() {	# flat FILE: FILE.flat, the text with its wrapped lines joined, one space between words
 	tr '\n' ' ' < "$1" | tr -s ' ' > "$1.flat"
 }
-# explain_during CPU OUT MIN [FLAG]: explain --last 5s [FLAG] of nullb0 (delays of MIN ms
+# explain_during CPU OUT MIN [FLAG]: explain --for 5s [FLAG] of nullb0 (delays of MIN ms
 # or more) to OUT, while four readers pinned to CPU 1 read nullb0 (so that requests are in
 # flight whenever the window opens) and the sample opens a 100 ms hardirq-off window on CPU.
 # The window's opener is a shell pinned to CPU before the readers start, woken through a
@@ -26,7 +26,7 @@ explain_during() {
 		echo hardirq 100 > /dev/irqoff_sample
 		echo $((r + w)) > '"$2"'.inflight' &
 	op=$!
-	trace-irqoff explain --last 5s --device nullb0 --min "$3" $4 > "$2" 2> "$2.err" &
+	trace-irqoff explain --for 5s --device nullb0 --min "$3" $4 > "$2" 2> "$2.err" &
 	ex=$!
 	sleep 1.5
 	taskset -c 1 tio-dread /dev/nullb0 4 2.5 > /dev/null &
@@ -36,6 +36,7 @@ explain_during() {
 	wait $op
 	wait $rd
 	wait $ex
+	echo $? > "$2.rc"
 	echo "# measured: requests in flight on nullb0 as the window on CPU $1 opened: $(cat "$2.inflight")"
 }
 
@@ -50,7 +51,8 @@ flat /tmp/explain-1.txt
 echo "# measured: window on CPU 1: $(head -c 600 /tmp/explain-1.txt.flat)"
 check "explain ends without an error (window on CPU 1)" test ! -s /tmp/explain-1.txt.err
 check "requests of CPU 1's readers were in flight as the window opened" test "$(cat /tmp/explain-1.txt.inflight)" -ge 1
-check "the request completed on CPU 1 during the window is explained by the window on CPU 1 and its culprit" grep -qE 'I/O on [0-9]+:[0-9]+ by [^ ]+ took [0-9.]+ ms from [0-9.]+ s; completed on CPU 1 explained by a hardirq-off window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_hardirq_window, overlapping it [0-9.]+ ms' /tmp/explain-1.txt.flat
+check "explain's answer begins with its verdict: yes, a request held by an irq-off window (exit status 0)" sh -c "head -n 1 /tmp/explain-1.txt | grep -q '^Verdict: yes: ' && test \$(cat /tmp/explain-1.txt.rc) = 0"
+check "the request issued and completed on CPU 1 during the window is explained by the window on CPU 1 and its culprit" grep -qE 'I/O on [0-9]+:[0-9]+ by [^ ]+ took [0-9.]+ ms from [0-9.]+ s; issued on CPU 1[^;]*, completed on CPU 1(; [^;]*)* explained by a hardirq-off window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_hardirq_window, overlapping it [0-9.]+ ms' /tmp/explain-1.txt.flat
 check_fails "the ring overwrote nothing: no delay is said to begin before the windows held" grep -q 'began before the oldest window held' /tmp/explain-1.txt.flat
 
 explain_during 0 /tmp/explain-0.txt 10
@@ -58,9 +60,23 @@ flat /tmp/explain-0.txt
 echo "# measured: window on CPU 0: $(head -c 600 /tmp/explain-0.txt.flat)"
 check "explain ends without an error (window on CPU 0)" test ! -s /tmp/explain-0.txt.err
 check "the window on CPU 0 was recorded" sh -c "trace-irqoff records --cpu 0 --kind hard --since 10s --oneline | grep -q irqoff_sample_hardirq_window"
-check "a request completed on CPU 1 is not explained by an irq-off window on the CPUs that serve this device (1)" grep -qE 'completed on CPU 1 not explained by an irq-off window on the CPUs that serve this device \(1\)' /tmp/explain-0.txt.flat
-check_fails "no request of CPU 1 is explained by the window on CPU 0" grep -qE 'completed on CPU 1 explained by' /tmp/explain-0.txt.flat
-check "explain removed its tracefs instance" test ! -d /sys/kernel/tracing/instances/trace_irqoff_explain
+check "a request completed on CPU 1 is not explained by an irq-off window on the CPUs that serve this device (1)" grep -qE 'completed on CPU 1(; [^;]*)* not explained by an irq-off window on the CPUs that serve this device \(1\)' /tmp/explain-0.txt.flat
+check_fails "no request of CPU 1 is explained by the window on CPU 0" grep -qE 'completed on CPU 1(; [^;]*)*[^t] explained by a hardirq-off window of [0-9.]+ ms on CPU 0' /tmp/explain-0.txt.flat
+check "explain removed its tracefs instance (trace_irqoff_explain_PID)" sh -c '! ls -d /sys/kernel/tracing/instances/trace_irqoff_explain* 2>/dev/null'
+
+# Stopped by a signal (SIGTERM, as systemd or timeout send it; SIGINT, Ctrl-C): the
+# trace ends there, the answer covers what was traced, the instance is removed.
+for sig in TERM INT; do
+	trace-irqoff explain --for 30s > /tmp/explain-sig.txt 2>&1 &
+	ex=$!
+	sleep 2
+	check "explain --for 30s traces in an instance of its own (trace_irqoff_explain_PID)" test -d /sys/kernel/tracing/instances/trace_irqoff_explain_$ex
+	kill -$sig $ex
+	wait $ex
+	rc=$?
+	check "SIG$sig: explain answers for what it traced, says it was interrupted (exit status 130: $rc)" sh -c "test $rc = 130 && tr '\n' ' ' < /tmp/explain-sig.txt | tr -s ' ' | grep -q 'interrupted after'"
+	check "SIG$sig: its instance is removed" test ! -d /sys/kernel/tracing/instances/trace_irqoff_explain_$ex
+done
 
 # Tag waits: with two tags, two of the four readers sleep for one at any time; tags come
 # back as requests complete on CPU 1, which the window on CPU 1 holds back.
@@ -78,7 +94,7 @@ check "a tag wait held back with the completions of CPU 1 is explained by the wi
 # NET_RX softirq an IPI raises; a 100 ms bh-off window on CPU 1 holds it back.
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 check "loopback's receive side is steered to CPU 1 (RPS)" sh -c "echo 2 > /sys/class/net/lo/queues/rx-0/rps_cpus"
-trace-irqoff explain --last 5s --min 50 > /tmp/explain-net.txt 2> /tmp/explain-net.txt.err &
+trace-irqoff explain --for 5s --min 50 > /tmp/explain-net.txt 2> /tmp/explain-net.txt.err &
 ex=$!
 sleep 1.5
 taskset -c 0 ping -q -i 0.01 -w 3 127.0.0.1 > /dev/null 2>&1 &
@@ -97,7 +113,7 @@ echo 0 > /sys/class/net/lo/queues/rx-0/rps_cpus
 # delay is the span it ran in; the window on CPU 1 held it off.
 taskset -c 1 sh -c 'while :; do :; done' &
 busy=$!
-trace-irqoff explain --last 4s --pid $busy > /tmp/explain-pid.txt 2> /tmp/explain-pid.txt.err &
+trace-irqoff explain --for 4s --pid $busy > /tmp/explain-pid.txt 2> /tmp/explain-pid.txt.err &
 ex=$!
 sleep 1.5
 inject 1 hardirq 100

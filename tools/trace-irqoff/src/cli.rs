@@ -97,10 +97,11 @@ pub enum Command {
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
     Tagwait(crate::tagwait::Args),
     /// Was this delay an irq-off window? Block requests, softirqs and a task's CPUs,
-    /// traced for --last DURATION (or read --from a saved trace), each with the windows on
-    /// the CPUs that serve it, or the sentence that none explains it.
+    /// traced for the next --for DURATION (or read --from a saved trace), each with the
+    /// windows on the CPUs that serve it, or the sentence that none explains it; a
+    /// verdict first (exit status 0 yes, 4 no, 5 unknown).
     #[command(
-        after_help = "Example: trace-irqoff explain --last 10s --device nvme0n1\nExample: trace-irqoff explain --last 5s --pid 1234 --json"
+        after_help = "Example: trace-irqoff explain --for 10s --device nvme0n1\nExample: trace-irqoff explain --for 5s --pid 1234 --json"
     )]
     Explain(ExplainArgs),
     /// Counters and latency histograms in the Prometheus text format (node_exporter).
@@ -119,7 +120,7 @@ pub enum Command {
     #[command(
         after_help = "Fields: MESSAGE (\"cpu 1: hardirq off 101.2 ms by sh[2168] in irqoff_sample_hardirq_window [irqoff_sample]\"),
   TRACE_IRQOFF_CPU, _KIND (hard, soft), _CAUSE (bh-off, ksoftirqd-wait), _LATENCY_NS, _END,
-  _CULPRIT, _LOCK_WAIT, _TASK, _PID, _CGROUP, _STACK (one frame a line); SYSLOG_IDENTIFIER=trace-irqoff.
+  _CULPRIT, _LOCK_WAIT, _CONTEXT, _TASK, _PID, _CGROUP, _STACK (one frame a line); SYSLOG_IDENTIFIER=trace-irqoff.
 PRIORITY: warning (4) from --warning on, notice (5) from the module's threshold on, info (6) below.
 
 Example: systemctl enable --now trace-irqoff-journal && journalctl -t trace-irqoff -f
@@ -493,9 +494,14 @@ pub struct ManArgs {
 
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
-    /// Trace this long from now (block requests, softirqs, task switches) [default: 5s].
-    #[arg(long, value_name = "DURATION", value_parser = parse_positive, conflicts_with = "from")]
-    pub last: Option<Duration>,
+    /// Trace the next DURATION from now (block requests, softirqs, task switches), then
+    /// answer [default: 5s]. Ctrl-C ends it early and answers for what was traced.
+    #[arg(long = "for", value_name = "DURATION", value_parser = parse_positive, conflicts_with = "from")]
+    pub span: Option<Duration>,
+    /// Deprecated: `--for` (it traced the next DURATION, it never looked back); refused
+    /// with that hint.
+    #[arg(long, value_name = "DURATION", hide = true)]
+    pub last: Option<String>,
     /// A trace saved from tracefs (trace_clock mono) instead of tracing anew.
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,

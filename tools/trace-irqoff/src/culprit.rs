@@ -68,6 +68,21 @@ pub fn name<'a>(stack: &'a [String], r: &Record) -> Option<&'a str> {
     mechanism::culprit(stack.iter().map(|f| function(f)))
 }
 
+/// What a window whose end stack does not show its culprit, and that no stack names,
+/// was in: the module says only that it was interrupt context that had returned.
+pub const SOME_INTERRUPT: &str = "an interrupt handler, timer or softirq callback, or IPI function";
+
+/// The interrupt context the culprit of `r` ran in (`mechanism::interrupt_context` on the
+/// stack that names it), interrupting the task the views name; for a record whose end
+/// stack does not show its culprit and whose stacks do not tell which context, what the
+/// module says ([`SOME_INTERRUPT`]). None in task context (the task did it).
+pub fn context(r: &Record) -> Option<&'static str> {
+    let (stack, _) = source(r);
+    let ran_instead = r.cause == Some(Cause::KsoftirqdWait) && r.window_pid != 0;
+    mechanism::interrupt_context(stack.iter().map(|f| function(f)))
+        .or((!r.end_shows_culprit && !ran_instead).then_some(SOME_INTERRUPT))
+}
+
 /// Groups records by kind, cause and culprit; most frequent first, then worst.
 /// Whether the window was spent waiting for a spinlock held on another CPU: the most-seen
 /// stack sampled inside it (its profile's first; the in-window stack without a profile)
@@ -251,6 +266,35 @@ mod tests {
             window_stack: frames(window),
             ..rec(Kind::Soft, lat, stack)
         }
+    }
+
+    /// Claim: a window whose end did not show its culprit, sampled in a tasklet, is in a
+    /// tasklet; without any stack, in interrupt context as the module says; a window of a
+    /// task's own code is in none; a ksoftirqd-wait window is in none (what ran instead
+    /// is a task).
+    #[test]
+    fn the_context_of_a_window() {
+        let mut r = rec(Kind::Soft, 120, &["default_idle+0x1/0x2"]);
+        r.end_shows_culprit = false;
+        r.window_pid = 54;
+        r.window_comm = "kdamond.0".into();
+        r.window_stack = frames(&[
+            "irqctx_spin+0x10/0x40 [irqctx]",
+            "tasklet_action_common+0x90/0x100",
+            "handle_softirqs+0xd0/0x2b0",
+            "irq_exit_rcu+0x60/0x90",
+        ]);
+        assert_eq!(context(&r), Some("a tasklet"));
+        r.window_stack.clear();
+        assert_eq!(context(&r), Some(SOME_INTERRUPT));
+        let own = rec(
+            Kind::Hard,
+            10,
+            &["irqoff_sample_hardirq_window+0x1/0x2", "vfs_write"],
+        );
+        assert_eq!(context(&own), None);
+        let ran = soft(Cause::KsoftirqdWait, 10, &["run_ksoftirqd"], &["hog_loop"]);
+        assert_eq!(context(&ran), None);
     }
 
     #[test]

@@ -13,6 +13,10 @@ pub enum Exit {
     Usage,
     /// `--until`: a window at least that long came.
     Caught,
+    /// `explain`'s verdict no: no delay asked about was an irq-off window.
+    NotExplained,
+    /// `explain`'s verdict unknown: it could not be told.
+    Unknown,
     /// Ctrl-C ended it early (its work saved, the module restored): 128 + SIGINT.
     Interrupted,
 }
@@ -51,6 +55,8 @@ impl Exit {
             Exit::Failure => 1,
             Exit::Usage => 2,
             Exit::Caught => 3,
+            Exit::NotExplained => 4,
+            Exit::Unknown => 5,
             Exit::Interrupted => 130,
         }
     }

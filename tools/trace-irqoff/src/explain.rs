@@ -5,6 +5,8 @@
 //!
 //! - [`join`]: delays and windows in, each delay with the windows that explain it or
 //!   the sentence that none does, and its limits (pure);
+//! - [`path`]: the real path of a block request (its queue, its vector, the CPUs they
+//!   go to), so the CPUs whose windows can have held it (pure);
 //! - [`trace`]: a tracefs `trace` text read into delays (pure);
 //! - [`render`]: the answer as text of 80 columns (its JSON is its serde form).
 //!
@@ -15,15 +17,36 @@
 use serde::{Deserialize, Serialize};
 
 pub mod join;
+pub mod path;
 pub mod render;
 pub mod trace;
 
 pub use join::{Delay, DelayKind, Explained, Limits, Window};
 
+/// The answer in one word, said first, and the exit status of `explain` (0, 4, 5:
+/// Documentation/trace-irqoff-cli.rst, EXIT STATUS).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// At least one delay asked about was held by an irq-off window.
+    Yes,
+    /// None was, and at least one could have been told.
+    No,
+    /// None could be told: no delay, or every one too short or before the windows held.
+    #[default]
+    Unknown,
+}
+
 /// What `explain` answers: the span looked at, what bounds the answer, each delay with
 /// its windows, and notes on what could not be looked at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Answer {
+    /// The verdict, and the line that says it first ("Verdict: yes: ...";
+    /// [`render::verdict`]). Answers written before it read as unknown.
+    #[serde(default)]
+    pub verdict: Verdict,
+    #[serde(default)]
+    pub verdict_line: String,
     /// The span the delays were traced in (CLOCK_MONOTONIC ns); None: an empty trace.
     pub span_start_ns: Option<u64>,
     pub span_end_ns: Option<u64>,

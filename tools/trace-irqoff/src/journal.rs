@@ -135,7 +135,9 @@ fn culprit(w: &Window) -> Option<String> {
 
 /// The entry of one window (a record of the event ring, its frames named and its cgroup
 /// looked up as every view's are): "cpu 1: hardirq off 101.2 ms by sh[2168] in
-/// irqoff_sample_hardirq_window [irqoff_sample]", with the fields a machine reads. The
+/// irqoff_sample_hardirq_window [irqoff_sample]", or for a culprit in interrupt context
+/// "cpu 1: hardirq off 120.0 ms in an IPI function (irqctx_spin [m]), interrupting
+/// kdamond.0[54]" (the task did not do it), with the fields a machine reads. The
 /// task is the culprit's, as in `watch` (for ksoftirqd-wait what ran instead of the
 /// softirq thread); the cgroup is that of the window's task, as the views give it.
 pub fn window(r: &Record, priority: Priority) -> Entry {
@@ -149,19 +151,19 @@ pub fn window(r: &Record, priority: Priority) -> Entry {
         ("?", r.pid)
     };
     let culprit = culprit(&w);
-    let mut message = format!(
-        "cpu {}: {} {} by {comm}[{pid}]",
-        r.cpu,
-        kind_words(r),
-        ms(r.latency_ns),
-    );
-    if let Some(c) = &culprit {
-        message.push_str(" in ");
-        message.push_str(c);
-    }
-    if w.lock_wait {
-        message.push_str(" (lock wait)");
-    }
+    let lock = if w.lock_wait { " (lock wait)" } else { "" };
+    let head = format!("cpu {}: {} {}", r.cpu, kind_words(r), ms(r.latency_ns));
+    // In interrupt context the task was interrupted: it did not do it.
+    // A returned handler nothing sampled: the context says all that is known.
+    let named = culprit
+        .as_deref()
+        .filter(|f| *f != UNSEEN || w.context.is_none());
+    let message = match (w.context, named) {
+        (Some(c), Some(f)) => format!("{head} in {c} ({f}{lock}), interrupting {comm}[{pid}]"),
+        (Some(c), None) => format!("{head} in {c}{lock}, interrupting {comm}[{pid}]"),
+        (None, Some(f)) => format!("{head} by {comm}[{pid}] in {f}{lock}"),
+        (None, None) => format!("{head} by {comm}[{pid}]{lock}"),
+    };
     let mut fields = vec![
         ("SYSLOG_IDENTIFIER", IDENTIFIER.to_string()),
         ("MESSAGE_ID", WINDOW_ID.to_string()),
@@ -188,6 +190,7 @@ pub fn window(r: &Record, priority: Priority) -> Entry {
         "TRACE_IRQOFF_LOCK_WAIT",
         w.lock_wait.then(|| "1".to_string()),
     );
+    put("TRACE_IRQOFF_CONTEXT", w.context.map(str::to_string));
     put("TRACE_IRQOFF_TASK", Some(comm.to_string()));
     put("TRACE_IRQOFF_PID", Some(pid.to_string()));
     put("TRACE_IRQOFF_CGROUP", crate::cgroup::shown(r));
@@ -411,6 +414,34 @@ mod tests {
         assert_eq!(e.get("TRACE_IRQOFF_CAUSE"), None);
         let e = window(&record(HARD), Priority::Warning);
         assert_eq!(e.get("TRACE_IRQOFF_CGROUP").as_deref(), Some("cgroup 5873"));
+    }
+
+    /// Claim: a window whose culprit ran in an IPI function (the frames below it) says so
+    /// and names the task it interrupted, never "by" it, with the context in its field;
+    /// one whose end did not show its culprit and that no frame names says interrupt
+    /// context, as much as the module tells.
+    #[test]
+    fn a_window_in_interrupt_context_names_the_interrupted_task() {
+        let ipi = "   kdamond.0-54 [001] d.h1. 412.5: hardirq_off: cpu=1 latency_ns=120000000 lower_bound=0 pid=54 comm=kdamond.0 cause=- end_ns=4000000000 seq=6 end_shows_culprit=1 frames=irqctx_spin+0x10/0x40 [irqctx];__flush_smp_call_function_queue+0x9a/0x1f0;__sysvec_call_function_single+0x1c/0xb0;kdamond_fn+0x2a/0x300;0x0";
+        let e = window(&record(ipi), Priority::Warning);
+        assert_eq!(
+            e.message,
+            "cpu 1: hardirq off 120.0 ms in an IPI function (irqctx_spin [irqctx]), interrupting kdamond.0[54]"
+        );
+        assert_eq!(
+            e.get("TRACE_IRQOFF_CONTEXT").as_deref(),
+            Some("an IPI function")
+        );
+        let returned = "   swapper/1-0 [001] d.h1. 412.5: hardirq_off: cpu=1 latency_ns=120000000 lower_bound=0 pid=0 comm=swapper/1 cause=- end_ns=4000000000 seq=6 end_shows_culprit=0 frames=0x0";
+        let e = window(&record(returned), Priority::Warning);
+        assert_eq!(
+            e.message,
+            "cpu 1: hardirq off 120.0 ms in an interrupt handler, timer or softirq callback, or IPI function, interrupting swapper/1[0]"
+        );
+        assert_eq!(
+            e.get("TRACE_IRQOFF_CONTEXT").as_deref(),
+            Some(crate::culprit::SOME_INTERRUPT)
+        );
     }
 
     /// Claim: a softirq window's entry says its cause, in the message and in its field;

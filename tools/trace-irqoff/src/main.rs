@@ -19,8 +19,9 @@
 //! writes to the systemd journal (each window's entry, its priority, the rate limit in
 //! `journal::limit`, where entries go in `journal::sink`), and `tagwait` is the one
 //! feature unrelated to irq-off (the blk-mq tag waits). `explain` joins delays (block
-//! requests, softirqs, a task's CPUs; `explain::trace` reads them from tracefs) with
-//! windows (`explain::join`) and says so (`explain::render`). The exit status of every error is
+//! requests, softirqs, a task's CPUs; `explain::trace` reads them from tracefs; a
+//! request's CPUs are those of its real path, `explain::path`) with windows
+//! (`explain::join`) and says so (`explain::render`). The exit status of every error is
 //! decided in `error::Exit`. (tests/layout-check: every module is named here, and every
 //! name is a module.)
 
@@ -129,6 +130,8 @@ fn exit_status(result: anyhow::Result<Outcome>) -> Exit {
     let e = match result {
         Ok(Outcome::Done) => return Exit::Success,
         Ok(Outcome::Caught) => return Exit::Caught,
+        Ok(Outcome::NotExplained) => return Exit::NotExplained,
+        Ok(Outcome::Unknown) => return Exit::Unknown,
         Ok(Outcome::Interrupted) => return Exit::Interrupted,
         Err(e) => e,
     };

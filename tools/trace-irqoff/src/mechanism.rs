@@ -155,6 +155,64 @@ pub fn culprit<'a>(functions: impl IntoIterator<Item = &'a str> + Clone) -> Opti
         .or_else(|| functions.into_iter().next())
 }
 
+/// Callers that say a culprit ran in interrupt context, and which: the first of them
+/// below the culprit names it. `__hrtimer_run_queues` is a hard hrtimer callback unless
+/// `hrtimer_run_softirq` called it. The same frames above the culprit are the sampler's
+/// own interrupt (mechanism), not the culprit's context.
+const CONTEXTS: &[(&str, &str)] = &[
+    ("__flush_smp_call_function_queue", "an IPI function"),
+    ("flush_smp_call_function_queue", "an IPI function"),
+    (
+        "generic_smp_call_function_single_interrupt",
+        "an IPI function",
+    ),
+    ("generic_smp_call_function_interrupt", "an IPI function"),
+    ("smp_call_function_single_interrupt", "an IPI function"),
+    ("smp_call_function_interrupt", "an IPI function"),
+    ("__sysvec_call_function_single", "an IPI function"),
+    ("__sysvec_call_function", "an IPI function"),
+    ("do_handle_IPI", "an IPI function"),
+    ("tasklet_action_common", "a tasklet"),
+    ("tasklet_action", "a tasklet"),
+    ("tasklet_hi_action", "a tasklet"),
+    ("__hrtimer_run_queues", "a hard hrtimer callback"),
+    ("hrtimer_interrupt", "a hard hrtimer callback"),
+    ("call_timer_fn", "a timer callback"),
+    ("__run_timers", "a timer callback"),
+    ("handle_softirqs", "a softirq"),
+    ("__do_softirq", "a softirq"),
+    ("handle_irq_event", "an interrupt handler"),
+    ("handle_irq_event_percpu", "an interrupt handler"),
+    ("__handle_irq_event_percpu", "an interrupt handler"),
+];
+
+/// The interrupt context a stack's culprit ran in ("an IPI function", "a tasklet", "a
+/// hard hrtimer callback", "a softirq hrtimer callback", "a timer callback", "a softirq",
+/// "an interrupt handler"), from the callers below it (`functions` innermost first); None
+/// in task context, and for softirqs run by ksoftirqd (a task of their own).
+pub fn interrupt_context<'a>(
+    functions: impl IntoIterator<Item = &'a str> + Clone,
+) -> Option<&'static str> {
+    let callers: Vec<&str> = functions
+        .into_iter()
+        .skip_while(|f| is_mechanism(f))
+        .skip(1)
+        .collect();
+    if callers.contains(&"run_ksoftirqd") {
+        return None;
+    }
+    callers.iter().enumerate().find_map(|(i, f)| {
+        let (_, words) = CONTEXTS.iter().find(|(name, _)| name == f)?;
+        let soft =
+            *f == "__hrtimer_run_queues" && callers.get(i + 1) == Some(&"hrtimer_run_softirq");
+        Some(if soft {
+            "a softirq hrtimer callback"
+        } else {
+            *words
+        })
+    })
+}
+
 /// A spinlock's contended slow path: entered only when the lock is held elsewhere.
 const LOCK_SLOWPATH: &[&str] = &[
     "queued_spin_lock_slowpath",
@@ -174,6 +232,65 @@ pub fn waits_for_lock<'a>(functions: impl IntoIterator<Item = &'a str> + Clone) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Claim: the first interrupt entry below the culprit names its context (an IPI
+    /// function, a tasklet, a hard or a softirq hrtimer callback); the sampler's own
+    /// interrupt above the culprit does not; task context and ksoftirqd are none.
+    #[test]
+    fn the_context_is_the_first_interrupt_entry_below_the_culprit() {
+        assert_eq!(
+            interrupt_context([
+                "delay_tsc",
+                "irqctx_spin",
+                "__flush_smp_call_function_queue",
+                "__sysvec_call_function_single",
+                "kdamond_fn",
+            ]),
+            Some("an IPI function")
+        );
+        assert_eq!(
+            interrupt_context([
+                "irqctx_spin",
+                "tasklet_action_common",
+                "handle_softirqs",
+                "irq_exit_rcu",
+            ]),
+            Some("a tasklet")
+        );
+        assert_eq!(
+            interrupt_context(["irqctx_spin", "__hrtimer_run_queues", "hrtimer_interrupt"]),
+            Some("a hard hrtimer callback")
+        );
+        assert_eq!(
+            interrupt_context([
+                "irqctx_spin",
+                "__hrtimer_run_queues",
+                "hrtimer_run_softirq",
+                "handle_softirqs"
+            ]),
+            Some("a softirq hrtimer callback")
+        );
+        // The sampler's interrupt above the culprit, a syscall below: task context.
+        assert_eq!(
+            interrupt_context([
+                "__hrtimer_run_queues",
+                "hrtimer_interrupt",
+                "irqoff_sample_hardirq_window",
+                "vfs_write",
+                "do_syscall_64",
+            ]),
+            None
+        );
+        assert_eq!(
+            interrupt_context([
+                "my_timer_fn",
+                "call_timer_fn",
+                "handle_softirqs",
+                "run_ksoftirqd"
+            ]),
+            None
+        );
+    }
 
     /// Claim: a contended slow path above the culprit is a lock wait; taking a lock
     /// uncontended, or a slow path below the culprit, is not.

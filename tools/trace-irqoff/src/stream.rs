@@ -506,9 +506,9 @@ fn running() -> Option<PathBuf> {
 pub fn read_running() -> Result<Ring, String> {
     let dir = running().ok_or("the event ring is off (trace-irqoff enable starts it)")?;
     let trace = dir.join("trace");
-    let text =
-        fs::read_to_string(&trace).map_err(|e| format!("cannot read {}: {e}", trace.display()))?;
-    Ok(Ring::parse(&text))
+    // A task name is any bytes: one that is not UTF-8 must not stop the read.
+    let bytes = fs::read(&trace).map_err(|e| format!("cannot read {}: {e}", trace.display()))?;
+    Ok(Ring::parse(&String::from_utf8_lossy(&bytes)))
 }
 
 /// Whether a tracefs directory was given in [`TRACEFS_ENV`] (tests): its ring then stands

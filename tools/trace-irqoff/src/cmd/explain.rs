@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `explain [--last DUR | --from FILE] [--device DEV] [--pid PID] [--cgroup PATH]`: the
+//! `explain [--for DUR | --from FILE] [--device DEV] [--pid PID] [--cgroup PATH]`: the
 //! delays of the span (traced in an instance of our own, `instance`, or read from a saved
-//! trace), the CPUs that serve them (`sources`), the module's windows (its records and
-//! its event ring), joined by `crate::explain` and shown.
+//! trace of the module's clock), the CPUs that serve them (`sources`), the module's
+//! windows (its records and its event ring) and its stalls, joined by `crate::explain`
+//! and shown.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -22,7 +23,7 @@ use crate::stream;
 mod instance;
 mod sources;
 
-/// How long `--last` traces when not told.
+/// How long `--for` traces when not told.
 const DEFAULT_SPAN: Duration = Duration::from_secs(5);
 
 pub fn run<B: Backend>(
@@ -31,24 +32,33 @@ pub fn run<B: Backend>(
     proc_root: &Path,
     ctx: &Ctx,
 ) -> Result<Outcome> {
+    refuse_last(a)?;
     let sys = sources::sysfs();
     let device = a
         .device
         .as_deref()
-        .map(|d| sources::device(&sys, proc_root, d))
+        .map(|d| sources::device(&sys, d))
         .transpose()?;
     let mut notes: Vec<String> = device.iter().flat_map(|d| d.notes.clone()).collect();
     let mut pids: Vec<i32> = a.pid.into_iter().collect();
     if let Some(cg) = &a.cgroup {
         pids.extend(sources::cgroup_pids(&sys, cg)?);
     }
+    let mut trace_lost = 0;
+    let mut interrupted = false;
     let text = match &a.from {
-        Some(f) => std::fs::read_to_string(f).map_err(|e| {
-            Problem::usage(
-                format!("cannot read the trace {}: {e}", f.display()),
-                "give a trace saved from tracefs (cat instances/NAME/trace > FILE)",
-            )
-        })?,
+        Some(f) => {
+            let bytes = std::fs::read(f).map_err(|e| {
+                Problem::usage(
+                    format!("cannot read the trace {}: {e}", f.display()),
+                    "give a trace saved from tracefs (cat instances/NAME/trace_clock instances/NAME/trace > FILE)",
+                )
+            })?;
+            // A task name is any bytes: one that is not UTF-8 must not stop the read.
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            check_clock(&text, f, &mut notes)?;
+            text
+        }
         None => {
             let root = stream::tracefs().ok_or_else(|| {
                 Problem::failure(
@@ -61,20 +71,41 @@ pub fn run<B: Backend>(
                 events.extend([
                     "block/block_rq_issue",
                     "block/block_rq_complete",
+                    "block/block_rq_requeue",
+                    "block/block_rq_merge",
                     "trace_irqoff/block_rq_tag_wait",
                 ]);
             }
             if !pids.is_empty() {
                 events.push("sched/sched_switch");
             }
-            let t = instance::trace(&root, &events, a.last.unwrap_or(DEFAULT_SPAN))
+            let stop = super::interrupt_flag()?;
+            let t = instance::trace(&root, &events, a.span.unwrap_or(DEFAULT_SPAN), &stop)
                 .map_err(|why| Problem::failure(why, "run as root"))?;
             notes.extend(t.notes);
+            if !t.overruns.is_empty() {
+                trace_lost = t.overruns.iter().map(|(_, n)| n).sum();
+                let on: Vec<String> = t
+                    .overruns
+                    .iter()
+                    .map(|(cpu, n)| format!("{n} on CPU {cpu}"))
+                    .collect();
+                notes.push(format!(
+                    "the trace's own ring overran and lost {trace_lost} events ({}): delays may be missing and requests paired wrongly; trace a shorter span (--for)",
+                    on.join(", ")
+                ));
+            }
+            if let Some(after) = t.interrupted {
+                interrupted = true;
+                notes.push(format!(
+                    "interrupted after {:.1} s: the answer covers what was traced until then",
+                    after.as_secs_f64()
+                ));
+            }
             t.text
         }
     };
-    let traced =
-        explain::trace::delays(&text, a.min_ns, device.as_ref().map(|d| d.number.as_str()));
+    let traced = explain::trace::delays(&text, a.min_ns, None);
     if traced.events == 0 && !text.trim().is_empty() {
         let from = a
             .from
@@ -86,21 +117,38 @@ pub fn run<B: Backend>(
         )
         .into());
     }
-    let mut delays: Vec<Delay> = traced.delays.clone();
-    if let Some(d) = &device {
-        for delay in delays
-            .iter_mut()
-            .filter(|d| matches!(d.kind, DelayKind::Io | DelayKind::TagWait))
-        {
-            let mut cpus: BTreeSet<u32> = delay.cpus.iter().copied().collect();
-            cpus.extend(&d.irq_cpus);
-            delay.cpus = cpus.into_iter().collect();
-            if !d.irq_cpus.is_empty() {
-                let cpus = explain::join::cpu_words(&d.irq_cpus);
-                delay.evidence.push(format!("its interrupts go to {cpus}"));
-            }
-        }
+    if traced.unfinished > 0 {
+        notes.push(if traced.unfinished == 1 {
+            "1 block request was issued and not completed in the span: its delay is not known"
+                .to_string()
+        } else {
+            format!(
+                "{} block requests were issued and not completed in the span: their delays are not known",
+                traced.unfinished
+            )
+        });
     }
+    let mut delays: Vec<Delay> = traced.delays.clone();
+    // `--device`: the requests of the disks it stands for (itself, a partition's disk,
+    // the disks below a dm or md device).
+    if let Some(d) = &device {
+        delays.retain(|x| {
+            !matches!(x.kind, DelayKind::Io | DelayKind::TagWait)
+                || x.device.as_ref().is_some_and(|n| d.numbers.contains(n))
+        });
+    }
+    // The real path of each request, for every device seen: its queue's interrupt CPUs
+    // and its completion's CPU serve it, no other.
+    let seen: BTreeSet<&str> = delays.iter().filter_map(|x| x.device.as_deref()).collect();
+    let (topology, found) = sources::topology(&sys, proc_root, seen);
+    if a.from.is_some() && !topology.disks.is_empty() {
+        notes.push(
+            "the disks' queues and interrupts are read from this machine's sysfs as it is now, not from when the trace was taken"
+                .into(),
+        );
+    }
+    notes.extend(found);
+    explain::path::follow(&mut delays, &topology);
     if !pids.is_empty() {
         delays.retain(|d| !matches!(d.kind, DelayKind::Io | DelayKind::TagWait));
         delays.push(task_delay(a, &pids, proc_root, &traced)?);
@@ -111,7 +159,7 @@ pub fn run<B: Backend>(
             "tag-wait tracking is off, so no tag wait was traced (trace-irqoff tagwait on)".into(),
         );
     }
-    let (windows, from, held_from) = windows(m, &s, &mut notes);
+    let (windows, from, held_from, stalls) = windows(m, &s, &mut notes);
     let span = traced.span;
     let windows: Vec<Window> = windows
         .iter()
@@ -125,23 +173,85 @@ pub fn run<B: Backend>(
     let limits = Limits {
         period_ns: s.config.period_ns,
         held_from_ns: held_from,
+        trace_lost,
     };
-    let answer = Answer {
+    let mut answer = Answer {
+        verdict: explain::Verdict::Unknown,
+        verdict_line: String::new(),
         span_start_ns: span.map(|s| s.0),
         span_end_ns: span.map(|s| s.1),
         min_ns: a.min_ns,
         limits,
         windows_from: from,
         windows_seen: windows.len(),
-        delays: explain::join::join(&delays, &windows, limits),
+        delays: explain::join::join_all(&delays, &windows, &stalls, limits),
         notes,
     };
+    (answer.verdict, answer.verdict_line) = explain::render::verdict(&answer);
     if ctx.json {
         output::print_json(&answer)?;
     } else {
         output::print(&explain::render::text(&answer))?;
     }
-    Ok(Outcome::Done)
+    Ok(match (interrupted, answer.verdict) {
+        (true, _) => Outcome::Interrupted,
+        (false, explain::Verdict::Yes) => Outcome::Done,
+        (false, explain::Verdict::No) => Outcome::NotExplained,
+        (false, explain::Verdict::Unknown) => Outcome::Unknown,
+    })
+}
+
+/// Refuses `--last`, the old name of `--for`: it traced the next DURATION, it never
+/// looked back, so the name is not kept.
+pub fn refuse_last(a: &ExplainArgs) -> Result<()> {
+    match &a.last {
+        Some(last) => Err(Problem::usage(
+            format!("explain --last {last} is now --for {last}: it traces the next {last}, it does not look back"),
+            format!("trace-irqoff explain --for {last}"),
+        )
+        .into()),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a saved trace of a clock other than the module's (CLOCK_MONOTONIC, tracefs's
+/// `mono`): its times would not line up with the windows'. A trace that does not say its
+/// clock is taken as mono, with a note; one whose times are counts is refused.
+fn check_clock(text: &str, f: &Path, notes: &mut Vec<String>) -> Result<()> {
+    let hint = "trace in an instance with echo mono > trace_clock, and save it with cat trace_clock trace > FILE (or let explain trace: --for DUR)";
+    if let Some(clock) = explain::trace::trace_clock(text) {
+        if clock != "mono" {
+            return Err(Problem::usage(
+                format!(
+                    "{} was traced with trace_clock {clock}, not mono: its times cannot be joined with the module's (CLOCK_MONOTONIC)",
+                    f.display()
+                ),
+                hint,
+            )
+            .into());
+        }
+        return Ok(());
+    }
+    let counts = text
+        .lines()
+        .filter_map(explain::trace::parse_line)
+        .next()
+        .is_some_and(|l| l.count);
+    if counts {
+        return Err(Problem::usage(
+            format!(
+                "{}'s times are counts (trace_clock counter or x86-tsc), not the module's clock",
+                f.display()
+            ),
+            hint,
+        )
+        .into());
+    }
+    notes.push(format!(
+        "{} does not say its clock (no trace_clock line before its events): taken as mono, the module's",
+        f.display()
+    ));
+    Ok(())
 }
 
 /// The task delay of `--pid`/`--cgroup`: the trace's span, on the CPUs the tasks were
@@ -187,6 +297,7 @@ fn task_delay(
         end_ns,
         cpus: cpus.into_iter().collect(),
         end_cpu: None,
+        issue_cpu: None,
         evidence,
         device: None,
         vector: None,
@@ -198,13 +309,24 @@ fn task_delay(
     })
 }
 
+/// What the module holds for the join: windows, where they came from, from when they
+/// are held, and its stalls (start, end).
+type Held = (Vec<Window>, String, Option<u64>, Vec<(u64, u64)>);
+
 /// The module's windows: its records, and every window of the event ring where it runs;
-/// where they come from; and from when they are held.
+/// where they come from; from when they are held; and the stalls of the whole machine it
+/// counted (the ring's, and the latest of its `stall` line), start and end.
 fn windows<B: Backend>(
     m: &Module<B>,
     s: &crate::model::snapshot::Snapshot,
     notes: &mut Vec<String>,
-) -> (Vec<Window>, String, Option<u64>) {
+) -> Held {
+    let mut stalls: Vec<(u64, u64)> = s
+        .stalls
+        .iter()
+        .filter(|st| st.latest_end_ns != 0)
+        .map(|st| (st.latest_start_ns, st.latest_end_ns))
+        .collect();
     let mut records: Vec<Record> = s.records.clone();
     let ring = if m.is_live() || stream::overridden() {
         stream::read_running()
@@ -227,6 +349,7 @@ fn windows<B: Backend>(
                 s.config.counts_since_ns
             };
             stream::add_missing(&mut records, &m.ring_windows(&ring.windows, &s.config, 0));
+            stalls.extend(ring.stalls.iter().map(|st| (st.start_ns, st.end_ns)));
             ("records+ring", held)
         }
         Err(why) => {
@@ -238,7 +361,7 @@ fn windows<B: Backend>(
         }
     };
     let windows = records.iter().map(window).collect();
-    (windows, from.to_string(), held_from)
+    (windows, from.to_string(), held_from, stalls)
 }
 
 /// A record as the join takes it: its span, and its culprit as `top` names it.
@@ -263,6 +386,7 @@ fn window(r: &Record) -> Window {
         comm: comm.to_string(),
         pid,
         culprit,
+        context: crate::culprit::context(r).map(str::to_string),
         open: r.ongoing,
     }
 }

@@ -27,8 +27,14 @@ The command line is wrong: an unknown option, a value out of range or malformed,
 \fB3\fR
 \fBrecord \-\-until\fR, \fBwatch \-\-until\fR: a window of at least that many ms was recorded.
 .TP
+\fB4\fR
+\fBexplain\fR: verdict no: none of the delays asked about was held by an irq\-off window (0: verdict yes).
+.TP
+\fB5\fR
+\fBexplain\fR: verdict unknown: no delay, or every one too short to tell or before the windows held.
+.TP
 \fB130\fR
-\fBrecord\fR was interrupted (SIGINT, SIGTERM or SIGHUP); what it saw is saved, and the module restored.
+\fBrecord\fR was interrupted (SIGINT, SIGTERM or SIGHUP); what it saw is saved, and the module restored. \fBexplain\fR was interrupted; it answered for what it traced.
 "#;
 
 /// The SEE ALSO section: the reference documents, where the Debian package installs them

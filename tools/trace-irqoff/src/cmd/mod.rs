@@ -43,6 +43,10 @@ pub enum Outcome {
     Interrupted,
     /// `--until`: a window at least that long was recorded.
     Caught,
+    /// `explain`: no delay asked about was held by an irq-off window (verdict no).
+    NotExplained,
+    /// `explain`: whether one was cannot be told (verdict unknown).
+    Unknown,
 }
 
 /// What every command gets besides its own arguments.
@@ -103,7 +107,11 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Record(a) => record::run(a, &open()?, &ctx),
         Command::Journal(a) => journal::run(a, &open()?, &ctx),
         Command::Tagwait(a) => tagwait::run(a, &open()?, &ctx),
-        Command::Explain(a) => explain::run(a, &open()?, &cli.proc_root, &ctx),
+        Command::Explain(a) => {
+            // A renamed option is refused before anything else is looked at.
+            explain::refuse_last(a)?;
+            explain::run(a, &open()?, &cli.proc_root, &ctx)
+        }
         // Says "not loaded" in its own format.
         Command::Metrics(a) => metrics::run(a, open()),
         // Open the module themselves: the exporter on every scrape, the service after

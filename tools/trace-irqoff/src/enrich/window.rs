@@ -27,6 +27,9 @@ pub struct Window<'a> {
     /// Whether the window was spent waiting for a spinlock held elsewhere
     /// (`culprit::lock_wait`).
     pub lock_wait: bool,
+    /// The interrupt context the culprit ran in ("an IPI function", `culprit::context`):
+    /// the culprit's task was then interrupted, not its doer. None in task context.
+    pub context: Option<&'static str>,
     /// The cgroup of the record's task in a few words (`cgroup::short`).
     pub cgroup_short: Option<String>,
     /// Its path with what the path says (`cgroup::described`).
@@ -49,6 +52,7 @@ impl<'a> Window<'a> {
             culprit_pid,
             culprit: culprit::name(culprit_stack, r),
             lock_wait: culprit::lock_wait(r),
+            context: culprit::context(r),
             cgroup_short: crate::cgroup::short(r),
             cgroup_described: crate::cgroup::described(r),
         }

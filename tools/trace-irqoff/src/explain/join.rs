@@ -35,6 +35,9 @@ pub struct Delay {
     /// that CPU was taking interrupts then. None for a task's span.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_cpu: Option<u32>,
+    /// The CPU a block request was (last) issued on; None for other delays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue_cpu: Option<u32>,
     /// Why these CPUs, in words ("completed on CPU 1", "irq 24 effective affinity 1").
     pub evidence: Vec<String>,
     /// The device ("252:0") of an I/O delay.
@@ -70,6 +73,11 @@ pub struct Window {
     pub pid: i32,
     /// The culprit's function, as `top` names it.
     pub culprit: String,
+    /// The interrupt context the culprit ran in ("an IPI function", "a tasklet", "a hard
+    /// hrtimer callback", ...): `comm`/`pid` is then the task it interrupted, not its
+    /// doer. None in task context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
     /// Still open when the module was read: `end_ns` is when it was last seen open, and
     /// it goes on after that.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -110,6 +118,23 @@ pub struct Explained {
     pub not_explained: Option<String>,
     /// Part of the delay lies before the oldest window held: windows there are unknown.
     pub before_held: bool,
+    /// Shorter than the shortest window the module sees (2 sampling periods) and no
+    /// window explains it: whether one did cannot be told.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub too_short: bool,
+    /// Pauses of the whole machine the module counted (stalls: a VM stopped by its
+    /// host) that overlap the delay: they held it, whatever the windows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pauses: Vec<Pause>,
+}
+
+/// A pause of the whole machine (a stall the module counted) that overlaps a delay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pause {
+    /// CLOCK_MONOTONIC, ns.
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub overlap_ns: u64,
 }
 
 /// What bounds every answer.
@@ -120,15 +145,37 @@ pub struct Limits {
     /// From when windows are held (the oldest in the event ring, or the records' start);
     /// None: unknown.
     pub held_from_ns: Option<u64>,
+    /// Events the trace's own ring lost (its overruns): delays may be missing.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub trace_lost: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Each delay of `delays` with the windows of `windows` that explain it, in the delays'
 /// order.
+#[cfg(test)]
 pub fn join(delays: &[Delay], windows: &[Window], limits: Limits) -> Vec<Explained> {
-    delays.iter().map(|d| explain(d, windows, limits)).collect()
+    join_all(delays, windows, &[], limits)
 }
 
-fn explain(d: &Delay, windows: &[Window], limits: Limits) -> Explained {
+/// [`join`], and the pauses of the whole machine (`stalls`: start and end, ns) that held
+/// each delay.
+pub fn join_all(
+    delays: &[Delay],
+    windows: &[Window],
+    stalls: &[(u64, u64)],
+    limits: Limits,
+) -> Vec<Explained> {
+    delays
+        .iter()
+        .map(|d| explain(d, windows, stalls, limits))
+        .collect()
+}
+
+fn explain(d: &Delay, windows: &[Window], stalls: &[(u64, u64)], limits: Limits) -> Explained {
     let mut found: Vec<Match> = windows
         .iter()
         .filter(|w| d.cpus.contains(&w.cpu))
@@ -149,13 +196,47 @@ fn explain(d: &Delay, windows: &[Window], limits: Limits) -> Explained {
             .cmp(&a.overlap_ns)
             .then(a.window.start_ns.cmp(&b.window.start_ns))
     });
-    let not_explained = found.is_empty().then(|| not_explained(d));
+    let mut pauses: Vec<Pause> = stalls
+        .iter()
+        .filter_map(|&(start_ns, end_ns)| {
+            let overlap_ns = overlap(d.start_ns, d.end_ns, start_ns, end_ns);
+            (overlap_ns > 0).then_some(Pause {
+                start_ns,
+                end_ns,
+                overlap_ns,
+            })
+        })
+        .collect();
+    pauses.sort_by_key(|p| p.start_ns);
+    pauses.dedup();
+    // The shortest window the module sees is 2 periods: a shorter delay with no window
+    // may still have been one.
+    let too_short = found.is_empty() && d.len_ns() < limits.period_ns.saturating_mul(2);
+    let not_explained = (found.is_empty() && pauses.is_empty()).then(|| {
+        if too_short {
+            too_short_words(limits.period_ns)
+        } else {
+            not_explained(d)
+        }
+    });
     Explained {
         delay: d.clone(),
         windows: found,
         not_explained,
         before_held: limits.held_from_ns.is_some_and(|h| d.start_ns < h),
+        too_short,
+        pauses,
     }
+}
+
+/// What is said of a delay too short for the module to tell: "too short to tell: windows
+/// under 20 ms (2 sampling periods of 10 ms) are not seen".
+fn too_short_words(period_ns: u64) -> String {
+    format!(
+        "too short to tell: windows under {} (2 sampling periods of {}) are not seen",
+        crate::clock::ms(period_ns.saturating_mul(2)),
+        crate::clock::ms(period_ns)
+    )
 }
 
 /// Whether the delay's end shows that window `w` had not begun then: it ended on `w`'s
@@ -265,6 +346,7 @@ mod tests {
             comm: "sh".into(),
             pid: 63,
             culprit: "irqoff_sample_hardirq_window".into(),
+            context: None,
             open: false,
         }
     }
@@ -276,6 +358,7 @@ mod tests {
             end_ns: end_ms * MS,
             cpus: cpus.to_vec(),
             end_cpu: None,
+            issue_cpu: None,
             evidence: Vec::new(),
             device: Some("252:0".into()),
             vector: None,
@@ -286,6 +369,7 @@ mod tests {
     const LIMITS: Limits = Limits {
         period_ns: 10 * MS,
         held_from_ns: Some(500 * MS),
+        trace_lost: 0,
     };
 
     /// Claim: a window on a serving CPU that overlaps the delay explains it, with the
@@ -418,6 +502,56 @@ mod tests {
             ..LIMITS
         };
         assert!(!join(&d, &[], unknown)[0].before_held);
+    }
+
+    /// Claim: a delay shorter than 2 sampling periods with no window is "too short to
+    /// tell", never "not explained"; one of 2 periods or more is not explained; a short
+    /// one a window explains is explained.
+    #[test]
+    fn a_delay_under_two_periods_is_too_short_to_tell() {
+        let short = join(&[delay(DelayKind::Io, &[1], 1000, 1019)], &[], LIMITS);
+        assert!(short[0].too_short);
+        assert_eq!(
+            short[0].not_explained.as_deref(),
+            Some("too short to tell: windows under 20.000 ms (2 sampling periods of 10.000 ms) are not seen")
+        );
+        let long = join(&[delay(DelayKind::Io, &[1], 1000, 1020)], &[], LIMITS);
+        assert!(!long[0].too_short);
+        assert!(long[0]
+            .not_explained
+            .as_deref()
+            .unwrap()
+            .starts_with("not explained"));
+        let seen = join(
+            &[delay(DelayKind::Io, &[1], 1000, 1010)],
+            &[window(1, 990, 1100)],
+            LIMITS,
+        );
+        assert!(!seen[0].too_short && seen[0].not_explained.is_none());
+    }
+
+    /// Claim: a pause of the whole machine that overlaps a delay is joined with it (and
+    /// then it is not "not explained"); one that does not overlap is not.
+    #[test]
+    fn a_pause_of_the_whole_machine_holds_a_delay() {
+        let d = [delay(DelayKind::Io, &[1], 1000, 1100)];
+        let e = join_all(
+            &d,
+            &[],
+            &[(1050, 1300), (2000, 2100)].map(|(a, b)| (a * MS, b * MS)),
+            LIMITS,
+        );
+        assert_eq!(
+            e[0].pauses,
+            [Pause {
+                start_ns: 1050 * MS,
+                end_ns: 1300 * MS,
+                overlap_ns: 50 * MS
+            }]
+        );
+        assert_eq!(e[0].not_explained, None);
+        let none = join_all(&d, &[], &[(2000 * MS, 2100 * MS)], LIMITS);
+        assert!(none[0].pauses.is_empty() && none[0].not_explained.is_some());
     }
 
     /// Claim: several windows come longest overlap first.

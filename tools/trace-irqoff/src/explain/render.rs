@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use super::join::{cpu_list, Delay, DelayKind, Explained, Match, Window};
-use super::Answer;
+use super::join::{cpu_list, Delay, DelayKind, Explained, Match, Pause, Window};
+use super::{Answer, Verdict};
 use crate::clock::{ms, secs};
 
 /// The width every line fits in.
@@ -14,6 +14,9 @@ pub const WIDTH: usize = 80;
 /// The whole answer.
 pub fn text(a: &Answer) -> String {
     let mut o = String::new();
+    if !a.verdict_line.is_empty() {
+        para(&mut o, "", &a.verdict_line);
+    }
     para(&mut o, "", &summary(a));
     for e in &a.delays {
         o.push('\n');
@@ -48,6 +51,86 @@ pub fn summary(a: &Answer) -> String {
     )
 }
 
+/// The verdict of `a` (its delays joined) and the line that says it before the details:
+/// "Verdict: yes: 2 of 3 delays were held by irq-off windows; the worst, a hardirq-off
+/// window of ... on CPU 1 by irq_test[90] in f", "Verdict: no: none of the 3 delays was
+/// held by an irq-off window; the largest: ...", "Verdict: unknown: ..." (why).
+pub fn verdict(a: &Answer) -> (Verdict, String) {
+    let all = a.delays.len();
+    let explained: Vec<&Explained> = a.delays.iter().filter(|e| !e.windows.is_empty()).collect();
+    if !explained.is_empty() {
+        let worst = explained
+            .iter()
+            .flat_map(|e| &e.windows)
+            .map(|m| &m.window)
+            .max_by_key(|w| {
+                (
+                    w.end_ns.saturating_sub(w.start_ns),
+                    std::cmp::Reverse(w.start_ns),
+                )
+            });
+        let were = if explained.len() == 1 { "was" } else { "were" };
+        let mut line = format!(
+            "Verdict: yes: {} of {} {were} held by irq-off windows",
+            explained.len(),
+            counted(all, "delay")
+        );
+        if let Some(w) = worst {
+            let _ = write!(line, "; the worst, {}", window_words(w));
+        }
+        line.push('.');
+        return (Verdict::Yes, line);
+    }
+    if all == 0 {
+        return (
+            Verdict::Unknown,
+            format!(
+                "Verdict: unknown: no delay of {} or more was traced in the span.",
+                ms(a.min_ns)
+            ),
+        );
+    }
+    let mut told: Vec<&Explained> = a
+        .delays
+        .iter()
+        .filter(|e| !e.too_short && !e.before_held)
+        .collect();
+    if told.is_empty() {
+        return (
+            Verdict::Unknown,
+            format!(
+                "Verdict: unknown: {} too short to tell (windows under {} are not seen) or began before the oldest window held.",
+                if all == 1 { "the 1 delay was".to_string() } else { format!("all {all} delays were") },
+                ms(a.limits.period_ns.saturating_mul(2))
+            ),
+        );
+    }
+    told.sort_by_key(|e| std::cmp::Reverse(e.delay.len_ns()));
+    let largest: Vec<String> = told
+        .iter()
+        .take(3)
+        .map(|e| {
+            let mut h = headline(&e.delay);
+            if !e.pauses.is_empty() {
+                h.push_str(", held by a pause of the whole VM");
+            }
+            h
+        })
+        .collect();
+    let none = if all == 1 {
+        "the 1 delay was not".to_string()
+    } else {
+        format!("none of the {all} delays was")
+    };
+    (
+        Verdict::No,
+        format!(
+            "Verdict: no: {none} held by an irq-off window; the largest: {}.",
+            largest.join("; ")
+        ),
+    )
+}
+
 /// "1 delay", "2 delays".
 fn counted(n: usize, what: &str) -> String {
     if n == 1 {
@@ -78,6 +161,28 @@ pub fn limits(a: &Answer) -> String {
         }
         None => limits.push_str(" Since when windows are held is unknown."),
     }
+    let short = a.delays.iter().filter(|e| e.too_short).count();
+    let _ = write!(
+        limits,
+        " Windows under {} (2 sampling periods) are not seen",
+        ms(a.limits.period_ns.saturating_mul(2))
+    );
+    if short > 0 {
+        let _ = write!(
+            limits,
+            ": {} shorter than that {} too short to tell",
+            counted(short, "delay"),
+            if short == 1 { "is" } else { "are" }
+        );
+    }
+    limits.push('.');
+    if a.limits.trace_lost > 0 {
+        let _ = write!(
+            limits,
+            " The trace's own ring lost {} events: delays may be missing.",
+            a.limits.trace_lost
+        );
+    }
     limits
 }
 
@@ -90,6 +195,9 @@ fn delay(o: &mut String, e: &Explained) {
     para(o, "", &head);
     for m in &e.windows {
         para(o, "  ", &window(m));
+    }
+    for p in &e.pauses {
+        para(o, "  ", &pause(p));
     }
     if let Some(s) = &e.not_explained {
         para(o, "  ", s);
@@ -149,8 +257,21 @@ pub fn window(m: &Match) -> String {
     format!("explained by {}, {overlap}", window_words(&m.window))
 }
 
+/// "held by a pause of the whole VM of 300.000 ms from 4.000000 s (a stall the module
+/// counted), overlapping it 50.000 ms".
+pub fn pause(p: &Pause) -> String {
+    format!(
+        "held by a pause of the whole VM of {} from {} s (a stall the module counted), overlapping it {}",
+        ms(p.end_ns.saturating_sub(p.start_ns)),
+        secs(p.start_ns),
+        ms(p.overlap_ns)
+    )
+}
+
 /// A window in words: "a hardirq-off window of 99.800 ms on CPU 1 by irq_test[90] in
-/// irqoff_sample_hardirq_window".
+/// irqoff_sample_hardirq_window"; one opened in interrupt context names the task it
+/// interrupted, not as its doer: "a hardirq-off window of 120.000 ms in an IPI function
+/// (irqctx_spin) on CPU 1, interrupting kdamond.0[54]".
 pub fn window_words(w: &Window) -> String {
     let kind = match (w.kind.as_str(), w.cause.as_deref()) {
         ("hard", _) => "hardirq-off".to_string(),
@@ -158,6 +279,20 @@ pub fn window_words(w: &Window) -> String {
         _ => "softirq-off".to_string(),
     };
     let open = if w.open { " and counting" } else { "" };
+    if let Some(c) = &w.context {
+        let culprit = if w.culprit == crate::culprit::UNSEEN {
+            String::new()
+        } else {
+            format!(" ({})", w.culprit)
+        };
+        return format!(
+            "a {kind} window of {}{open} in {c}{culprit} on CPU {}, interrupting {}[{}]",
+            ms(w.end_ns.saturating_sub(w.start_ns)),
+            w.cpu,
+            w.comm,
+            w.pid
+        );
+    }
     format!(
         "a {kind} window of {}{open} on CPU {} by {}[{}] in {}",
         ms(w.end_ns.saturating_sub(w.start_ns)),
@@ -205,6 +340,7 @@ mod tests {
             end_ns: 1100 * ms_,
             cpus,
             end_cpu: Some(1),
+            issue_cpu: Some(0),
             evidence: vec!["completed on CPU 1".into()],
             device: Some("252:0".into()),
             vector: None,
@@ -219,13 +355,17 @@ mod tests {
             comm: "sh".into(),
             pid: 63,
             culprit: "irqoff_sample_hardirq_window".into(),
+            context: None,
             open: false,
         };
         let limits = Limits {
             period_ns: 10 * ms_,
             held_from_ns: Some(1050 * ms_),
+            trace_lost: 0,
         };
         let a = Answer {
+            verdict: Verdict::Unknown,
+            verdict_line: String::new(),
             span_start_ns: Some(900 * ms_),
             span_end_ns: Some(1200 * ms_),
             min_ns: ms_,
@@ -250,6 +390,193 @@ mod tests {
             "{t}"
         );
         assert!(flat.contains("2 delays began before that"), "{t}");
+        assert!(
+            flat.contains("Windows under 20.000 ms (2 sampling periods) are not seen."),
+            "{t}"
+        );
+    }
+
+    /// An answer of `delays` joined with `windows`, its verdict set.
+    fn answer_of(delays: &[Delay], windows: &[Window]) -> Answer {
+        let limits = Limits {
+            period_ns: 10_000_000,
+            held_from_ns: None,
+            trace_lost: 0,
+        };
+        let mut a = Answer {
+            verdict: Verdict::Unknown,
+            verdict_line: String::new(),
+            span_start_ns: Some(0),
+            span_end_ns: Some(3_000_000_000),
+            min_ns: 1_000_000,
+            limits,
+            windows_from: "records".into(),
+            windows_seen: windows.len(),
+            delays: join(delays, windows, limits),
+            notes: vec![],
+        };
+        (a.verdict, a.verdict_line) = verdict(&a);
+        a
+    }
+
+    fn io(start_ms: u64, end_ms: u64, cpu: u32) -> Delay {
+        Delay {
+            kind: DelayKind::Io,
+            start_ns: start_ms * 1_000_000,
+            end_ns: end_ms * 1_000_000,
+            cpus: vec![cpu],
+            end_cpu: Some(cpu),
+            issue_cpu: Some(cpu),
+            evidence: vec![],
+            device: Some("252:0".into()),
+            vector: None,
+            task: Some("dd-70".into()),
+        }
+    }
+
+    fn hard(cpu: u32, start_ms: u64, end_ms: u64, culprit: &str) -> Window {
+        Window {
+            cpu,
+            kind: "hard".into(),
+            cause: None,
+            start_ns: start_ms * 1_000_000,
+            end_ns: end_ms * 1_000_000,
+            comm: "irq_test".into(),
+            pid: 90,
+            culprit: culprit.into(),
+            context: None,
+            open: false,
+        }
+    }
+
+    /// Claim: the verdict is yes when any delay was held by a window, counting them and
+    /// naming the longest window that explains one (CPU, length, task, culprit); it is
+    /// the text's first line.
+    #[test]
+    fn verdict_yes_names_the_worst_window() {
+        let a = answer_of(
+            &[io(1000, 1100, 1), io(1000, 1100, 0), io(2000, 2050, 1)],
+            &[
+                hard(1, 990, 1090, "short_one"),
+                hard(1, 1900, 2040, "long_one"),
+            ],
+        );
+        assert_eq!(a.verdict, Verdict::Yes);
+        assert_eq!(
+            a.verdict_line,
+            "Verdict: yes: 2 of 3 delays were held by irq-off windows; the worst, a hardirq-off window of 140.000 ms on CPU 1 by irq_test[90] in long_one."
+        );
+        assert!(text(&a).starts_with("Verdict: yes: 2 of 3 delays"));
+    }
+
+    /// Claim: with no delay held by a window the verdict is no and names the largest
+    /// delays that could be told, longest first, not those too short to tell; with only
+    /// delays too short, or none, it is unknown and says why.
+    #[test]
+    fn verdict_no_and_unknown() {
+        let a = answer_of(
+            &[io(1000, 1030, 0), io(2000, 2090, 0), io(3000, 3005, 0)],
+            &[],
+        );
+        assert_eq!(a.verdict, Verdict::No);
+        assert_eq!(
+            a.verdict_line,
+            "Verdict: no: none of the 3 delays was held by an irq-off window; the largest: I/O on 252:0 by dd-70 took 90.000 ms from 2.000000 s; I/O on 252:0 by dd-70 took 30.000 ms from 1.000000 s."
+        );
+        let short = answer_of(&[io(1000, 1005, 0)], &[]);
+        assert_eq!(short.verdict, Verdict::Unknown);
+        assert!(
+            short
+                .verdict_line
+                .starts_with("Verdict: unknown: the 1 delay was too short to tell"),
+            "{}",
+            short.verdict_line
+        );
+        let none = answer_of(&[], &[]);
+        assert_eq!(
+            (none.verdict, none.verdict_line.as_str()),
+            (
+                Verdict::Unknown,
+                "Verdict: unknown: no delay of 1.000 ms or more was traced in the span."
+            )
+        );
+    }
+
+    /// Claim: the limits say how many delays were too short to tell and how many events
+    /// the trace's own ring lost; a pause of the whole VM is said under its delay.
+    #[test]
+    fn what_could_not_be_seen_is_said() {
+        let ms_ = 1_000_000;
+        let d = |start: u64, end: u64| Delay {
+            kind: DelayKind::Softirq,
+            start_ns: start * ms_,
+            end_ns: end * ms_,
+            cpus: vec![1],
+            end_cpu: Some(1),
+            issue_cpu: None,
+            evidence: vec![],
+            device: None,
+            vector: Some("TIMER".into()),
+            task: None,
+        };
+        let limits = Limits {
+            period_ns: 10 * ms_,
+            held_from_ns: None,
+            trace_lost: 7,
+        };
+        let a = Answer {
+            verdict: Verdict::Unknown,
+            verdict_line: String::new(),
+            span_start_ns: Some(0),
+            span_end_ns: Some(2000 * ms_),
+            min_ns: ms_,
+            limits,
+            windows_from: "records".into(),
+            windows_seen: 0,
+            delays: crate::explain::join::join_all(
+                &[d(100, 105), d(1000, 1100)],
+                &[],
+                &[(1050 * ms_, 1350 * ms_)],
+                limits,
+            ),
+            notes: vec![],
+        };
+        let flat = text(&a).split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("too short to tell: windows under 20.000 ms"),
+            "{flat}"
+        );
+        assert!(
+            flat.contains("1 delay shorter than that is too short to tell."),
+            "{flat}"
+        );
+        assert!(
+            flat.contains("The trace's own ring lost 7 events"),
+            "{flat}"
+        );
+        assert!(flat.contains("held by a pause of the whole VM of 300.000 ms from 1.050000 s (a stall the module counted), overlapping it 50.000 ms"), "{flat}");
+    }
+
+    /// Claim: a window opened in interrupt context is said to be in that context,
+    /// interrupting its task, never "by" it.
+    #[test]
+    fn a_window_in_interrupt_context_is_not_by_its_task() {
+        let w = Window {
+            cpu: 1,
+            kind: "hard".into(),
+            cause: None,
+            start_ns: 0,
+            end_ns: 120_000_000,
+            comm: "kdamond.0".into(),
+            pid: 54,
+            culprit: "irqctx_spin".into(),
+            context: Some("an IPI function".into()),
+            open: false,
+        };
+        assert_eq!(
+            window_words(&w),
+            "a hardirq-off window of 120.000 ms in an IPI function (irqctx_spin) on CPU 1, interrupting kdamond.0[54]"
+        );
     }
 
     /// Claim: an answer's JSON reads back as the same answer (`report --explain`), the
@@ -264,6 +591,7 @@ mod tests {
             end_ns: 1100 * ms_,
             cpus: vec![1],
             end_cpu: None,
+            issue_cpu: None,
             evidence: vec![],
             device: None,
             vector: Some("NET_RX".into()),
@@ -272,8 +600,11 @@ mod tests {
         let limits = Limits {
             period_ns: 10 * ms_,
             held_from_ns: None,
+            trace_lost: 0,
         };
         let a = Answer {
+            verdict: Verdict::Unknown,
+            verdict_line: String::new(),
             span_start_ns: None,
             span_end_ns: None,
             min_ns: ms_,
@@ -284,7 +615,14 @@ mod tests {
             notes: vec![],
         };
         let json = serde_json::to_string(&a).unwrap();
-        for left_out in ["end_cpu", "device", "task", "not_explained\":null", "open"] {
+        for left_out in [
+            "end_cpu",
+            "issue_cpu",
+            "device",
+            "task",
+            "not_explained\":null",
+            "open",
+        ] {
             assert!(!json.contains(left_out), "{json}");
         }
         let back: Answer = serde_json::from_str(&json).unwrap();

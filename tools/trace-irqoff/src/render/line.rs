@@ -13,6 +13,9 @@ use crate::model::snapshot::Record;
 /// ended, and its task's cgroup.
 pub const WIDE: usize = 120;
 
+/// The WAIT column with the space after it, on a terminal: `{wait:<4} `.
+const WAIT_COLUMN: usize = 5;
+
 /// The least a cut culprit keeps, in columns.
 const MIN_CULPRIT: usize = 16;
 
@@ -135,6 +138,7 @@ pub fn window(r: &Window, new: bool, width: Option<usize>) -> String {
         },
     }
     .text(l);
+    let wait_empty = !lock && r.together_ns == 0;
     match l {
         Layout::Whole => {
             let culprit = r.label("-");
@@ -151,8 +155,16 @@ pub fn window(r: &Window, new: bool, width: Option<usize>) -> String {
             } else {
                 String::new()
             };
+            let mut head = head;
             let room = w.saturating_sub(head.chars().count());
-            let tail = task_fitted(&task, &cgroup, name.chars().count(), room);
+            let mut tail = task_fitted(&task, &cgroup, name.chars().count(), room);
+            // An empty WAIT column lends its room to a culprit that would be cut.
+            if wait_empty && name.chars().count() + 1 + tail.chars().count() > room {
+                head.truncate(head.len() - WAIT_COLUMN);
+                let room = w.saturating_sub(head.chars().count());
+                tail = task_fitted(&task, &cgroup, name.chars().count(), room);
+            }
+            let room = w.saturating_sub(head.chars().count());
             let culprit = middle(name, room.saturating_sub(tail.chars().count() + 1));
             fit(&format!("{head}{culprit} {tail}"), width)
         }
@@ -489,7 +501,7 @@ mod tests {
         let l = window(&Window::of(&r), false, Some(80));
         assert!(l.chars().count() <= 80, "{l}");
         assert!(
-            l.starts_with(" 10:00:04.033   3 bh-off          100 ms      irqo"),
+            l.starts_with(" 10:00:04.033   3 bh-off          100 ms irqof\u{2026}"),
             "{l}"
         );
         assert!(l.ends_with("softirq_window irq_test[1234]"), "{l}");
@@ -528,6 +540,20 @@ mod tests {
             "{l}"
         );
         assert_eq!(fit("short", Some(80)), "short");
+        // A culprit that an empty WAIT column would cut by one character takes that
+        // column's room and stays whole; with a mark in WAIT it is cut.
+        let mut h = record(Kind::Hard, None, 150_000_000);
+        h.stack = vec!["irqoff_sample_hardirq_window+0x3c/0x90 [irqoff_sample]".into()];
+        h.comm = "sh".into();
+        h.pid = 63;
+        let l = window(&Window::of(&h), false, Some(80));
+        assert!(
+            l.ends_with(" 150 ms irqoff_sample_hardirq_window sh[63]") && l.chars().count() <= 80,
+            "{l}"
+        );
+        h.together_ns = 1;
+        let l = window(&Window::of(&h), false, Some(80));
+        assert!(l.contains(" 150 ms all  irqoff\u{2026}"), "{l}");
     }
 
     /// Claim: a culprit cut from the middle keeps its start and, longer, its end, with

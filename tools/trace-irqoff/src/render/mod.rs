@@ -469,6 +469,20 @@ pub fn record_with(
         who(r),
         when(r)
     );
+    if let Some(c) = r.context {
+        // The task named is the one the interrupt came upon: it did not do it.
+        let _ = writeln!(
+            out,
+            "  in {c} on CPU {}, interrupting {} (pid {})",
+            r.cpu,
+            if r.culprit_comm.is_empty() {
+                "?"
+            } else {
+                r.culprit_comm
+            },
+            r.culprit_pid
+        );
+    }
     if let Some(c) = &r.cgroup_described {
         let _ = writeln!(out, "  cgroup of {}: {c}", r.comm);
     }
@@ -777,5 +791,37 @@ mod tests {
         let mut o = String::new();
         record(&mut o, &Window::of(&s.records[4]), false, false, 12, 1);
         assert!(!o.contains("still open"), "{o}");
+    }
+
+    /// Claim: a record whose culprit ran in a hard hrtimer callback says so under its
+    /// headline, naming the task it interrupted; one of a task's own code does not.
+    #[test]
+    fn record_in_interrupt_context_names_the_interrupted_task() {
+        let s = v2();
+        let mut r = s.records[0].clone();
+        let mut o = String::new();
+        record(&mut o, &Window::of(&r), false, false, 2, 2);
+        assert!(!o.contains("interrupting"), "{o}");
+        r.end_shows_culprit = false;
+        r.window_pid = 54;
+        r.window_comm = "kdamond.0".into();
+        r.window_stack = vec![
+            "irqctx_spin+0x10/0x40 [irqctx]".into(),
+            "__hrtimer_run_queues+0x110/0x2a0".into(),
+            "hrtimer_interrupt+0xf8/0x230".into(),
+        ];
+        let mut o = String::new();
+        record(&mut o, &Window::of(&r), false, false, 2, 2);
+        assert_eq!(
+            o.lines().nth(1),
+            Some(
+                format!(
+                    "  in a hard hrtimer callback on CPU {}, interrupting kdamond.0 (pid 54)",
+                    r.cpu
+                )
+                .as_str()
+            ),
+            "{o}"
+        );
     }
 }

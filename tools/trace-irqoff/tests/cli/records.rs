@@ -271,7 +271,8 @@ fn v2_records_json_fields() {
 }
 
 /// Claim: `records` on a terminal is one line per window, cut to the terminal's width (80
-/// here), in the order asked for; `--stacks` gives the stacks there, `--oneline` the lines
+/// here), in the order asked for, a culprit that an empty WAIT column would cut taking
+/// that column's room; `--stacks` gives the stacks there, `--oneline` the lines
 /// on a pipe, which otherwise keeps the stacks.
 #[test]
 fn records_on_a_terminal_is_one_line_per_window() {
@@ -295,9 +296,10 @@ fn records_on_a_terminal_is_one_line_per_window() {
         ],
         "{text}"
     );
-    // Worst first, as with stacks.
+    // Worst first, as with stacks; the culprit takes the room of the empty WAIT column
+    // rather than being cut.
     assert!(
-        lines[1] == " 10:00:04.033   0 bh-off          100 ms      irqoff\u{2026}ample_softirq_window sh[79]",
+        lines[1] == " 10:00:04.033   0 bh-off          100 ms irqoff_sample_softirq_window sh[79]",
         "{text}"
     );
     assert!(!text.contains("    __local_bh_enable_ip"), "{text}");

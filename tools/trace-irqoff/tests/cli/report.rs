@@ -189,6 +189,33 @@ fn page_explained(answer: &str) -> String {
     page.unwrap()
 }
 
+/// Claim: the page says the answer's verdict line before its summary, and a delay held
+/// by a pause of the whole VM says so instead of "not explained"; an answer written
+/// before verdicts (none in its JSON) has no verdict line.
+#[test]
+fn report_explain_says_the_verdict_and_the_pauses() {
+    let mut a: serde_json::Value = serde_json::from_str(ANSWER).unwrap();
+    a["verdict"] = "yes".into();
+    a["verdict_line"] = "Verdict: yes: 3 of 4 delays were held by irq-off windows.".into();
+    let last = a["delays"].as_array_mut().unwrap().last_mut().unwrap();
+    last.as_object_mut().unwrap().remove("not_explained");
+    last["pauses"] = serde_json::json!([{"start_ns": 4_520_000_000u64, "end_ns": 4_700_000_000u64, "overlap_ns": 40_000_000}]);
+    let page = page_explained(&a.to_string());
+    let verdict = page
+        .find("<p><strong>Verdict: yes: 3 of 4 delays were held by irq-off windows.</strong></p>")
+        .expect("the verdict line");
+    let summary = page
+        .find("4 delays of 1.000 ms or more")
+        .expect("the summary");
+    assert!(verdict < summary);
+    assert!(page.contains("held by a pause of the whole VM of 180.000 ms from 4.520000 s"));
+    assert!(
+        !page.contains("not explained by an irq-off window"),
+        "{page}"
+    );
+    assert!(!page_explained(ANSWER).contains("Verdict:"));
+}
+
 /// The `<title>` of the first bar of `class` whose title contains `has`.
 fn title_of<'a>(page: &'a str, class: &str, has: &str) -> &'a str {
     page.split(&format!("<rect class=\"{class}\""))

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Problem;
 use crate::explain::join::{cpu_words, parse_cpu_list};
+use crate::explain::path::{Disk, Irq, Topology};
 
 /// Test only: the sysfs directory to use instead of /sys.
 pub const SYSFS_ENV: &str = "TRACE_IRQOFF_SYSFS";
@@ -18,81 +19,61 @@ pub fn sysfs() -> PathBuf {
     std::env::var_os(SYSFS_ENV).map_or_else(|| PathBuf::from("/sys"), PathBuf::from)
 }
 
-/// A block device as `explain` joins it.
+/// A block device as `--device` names it: the disks whose requests stand for it.
 pub struct Device {
-    /// "252:0", as the block events name it.
-    pub number: String,
-    /// The CPUs its interrupts go to (empty: none found).
-    pub irq_cpus: Vec<u32>,
-    /// What was found, in words (hardware queues, interrupts).
+    /// The disks' numbers ("259:0", as the block events name them): the device itself
+    /// if a disk, its disk if a partition, the disks below a stacked device (dm, md).
+    pub numbers: Vec<String>,
+    /// What it resolved to, in words, where that is not itself.
     pub notes: Vec<String>,
 }
 
-/// Looks `dev` up: a name under /sys/block, or MAJOR:MINOR (MAJOR,MINOR).
-pub fn device(sys: &Path, proc_root: &Path, dev: &str) -> Result<Device, Problem> {
-    let numeric = dev.replace(',', ":");
-    let is_number = numeric
-        .split_once(':')
-        .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok());
-    let dir = if is_number {
-        sys.join("dev/block").join(&numeric)
-    } else {
-        sys.join("block").join(dev)
-    };
-    let number = if is_number {
-        numeric
-    } else {
-        fs::read_to_string(dir.join("dev"))
-            .map(|s| s.trim().to_string())
-            .map_err(|_| {
-                Problem::usage(
-                    format!(
-                        "there is no block device {dev} ({} not found)",
-                        dir.join("dev").display()
-                    ),
-                    "give a name listed in /sys/block (e.g. nvme0n1), or MAJOR:MINOR",
-                )
-            })?
-    };
-    let mut notes = Vec::new();
-    let mut queues: Vec<(u32, String)> = read_dir_names(&dir.join("mq"))
-        .into_iter()
-        .filter_map(|q| {
-            let n = q.parse().ok()?;
-            let l = fs::read_to_string(dir.join("mq").join(&q).join("cpu_list")).ok()?;
-            Some((n, l.trim().to_string()))
+/// Looks `dev` up: a name in /sys/class/block (or /sys/block), or MAJOR:MINOR
+/// (MAJOR,MINOR).
+pub fn device(sys: &Path, dev: &str) -> Result<Device, Problem> {
+    let dir = dev_dir(sys, dev).ok_or_else(|| {
+        Problem::usage(
+            format!("there is no block device {dev} in {}", sys.join("class/block").display()),
+            "give a name listed in /sys/class/block (e.g. nvme0n1, nvme0n1p2, dm-0), or MAJOR:MINOR",
+        )
+    })?;
+    let disks: Vec<(String, String)> = disks_below(sys, &dir, 4)
+        .iter()
+        .filter_map(|d| {
+            let name = d.file_name()?.to_str()?.to_string();
+            let number = fs::read_to_string(d.join("dev")).ok()?.trim().to_string();
+            Some((name, number))
         })
         .collect();
-    queues.sort();
-    for (q, l) in &queues {
-        notes.push(format!(
-            "{dev}: hardware queue {q} takes requests from CPUs {l}"
+    if disks.is_empty() {
+        return Err(Problem::usage(
+            format!("block device {dev}: no disk found below it"),
+            "give a disk, a partition or a stacked device (dm, md) with disks below it",
         ));
     }
-    let mut irq_cpus = BTreeSet::new();
-    for msi in [
-        dir.join("device/msi_irqs"),
-        dir.join("device/device/msi_irqs"),
-    ] {
-        for irq in read_dir_names(&msi) {
-            let affinity = ["effective_affinity_list", "smp_affinity_list"]
-                .iter()
-                .find_map(|f| fs::read_to_string(proc_root.join("irq").join(&irq).join(f)).ok())
-                .and_then(|s| parse_cpu_list(&s));
-            if let Some(cpus) = affinity {
-                notes.push(format!("{dev}: irq {irq} goes to {}", cpu_words(&cpus)));
-                irq_cpus.extend(cpus);
-            }
-        }
-    }
-    if irq_cpus.is_empty() {
+    let mut notes = Vec::new();
+    let own = fs::read_to_string(dir.join("dev"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    if disks.len() != 1 || disks[0].1 != own {
+        let what = if dir.join("partition").is_file() {
+            "a partition of"
+        } else {
+            "stacked on"
+        };
+        let list: Vec<String> = disks.iter().map(|(n, m)| format!("{n} ({m})")).collect();
         notes.push(format!(
-            "{dev}: no interrupt found (msi_irqs): its requests are served by the CPUs they completed on"
+            "{dev} is {what} {}: the block requests are those of {}",
+            list.join(", "),
+            if disks.len() == 1 {
+                "that disk"
+            } else {
+                "those disks"
+            }
         ));
     }
     Ok(Device {
-        number,
-        irq_cpus: irq_cpus.into_iter().collect(),
+        numbers: disks.into_iter().map(|(_, m)| m).collect(),
         notes,
     })
 }
@@ -129,6 +110,181 @@ pub fn cgroup_pids(sys: &Path, path: &str) -> Result<Vec<i32>, Problem> {
         )
     })?;
     Ok(text.lines().filter_map(|l| l.trim().parse().ok()).collect())
+}
+
+/// The sysfs directory of block device `dev` (a name, as in /sys/class/block, or
+/// MAJOR:MINOR), links followed; None where there is none.
+fn dev_dir(sys: &Path, dev: &str) -> Option<PathBuf> {
+    let numeric = dev.replace(',', ":");
+    let by_number = numeric
+        .split_once(':')
+        .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok());
+    let candidates = if by_number {
+        vec![sys.join("dev/block").join(&numeric)]
+    } else {
+        vec![
+            sys.join("class/block").join(dev),
+            sys.join("block").join(dev),
+        ]
+    };
+    if let Some(d) = candidates.iter().find(|d| d.join("dev").is_file()) {
+        return Some(fs::canonicalize(d).unwrap_or_else(|_| d.clone()));
+    }
+    // A sysfs without the links (a copy of one): the disks, and their partitions under
+    // them, by name or by the number in their `dev`.
+    let block = sys.join("block");
+    for disk in read_dir_names(&block) {
+        let d = block.join(&disk);
+        let mut dirs = vec![d.clone()];
+        dirs.extend(read_dir_names(&d).into_iter().map(|p| d.join(p)));
+        for dir in dirs.into_iter().filter(|x| x.join("dev").is_file()) {
+            let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let number = fs::read_to_string(dir.join("dev")).unwrap_or_default();
+            if (by_number && number.trim() == numeric) || (!by_number && name == dev) {
+                return Some(dir);
+            }
+        }
+    }
+    None
+}
+
+/// The disks that block device directory `dir` stands for: itself if a disk, its disk if
+/// a partition (the directory above it), the disks below a stacked device (dm, md: its
+/// `slaves`), at most `depth` levels down.
+fn disks_below(sys: &Path, dir: &Path, depth: u32) -> Vec<PathBuf> {
+    if dir.join("partition").is_file() {
+        return dir.parent().map(Path::to_path_buf).into_iter().collect();
+    }
+    let slaves = read_dir_names(&dir.join("slaves"));
+    if slaves.is_empty() || depth == 0 {
+        return vec![dir.to_path_buf()];
+    }
+    let mut disks: Vec<PathBuf> = slaves
+        .iter()
+        .filter_map(|s| dev_dir(sys, s))
+        .flat_map(|d| disks_below(sys, &d, depth - 1))
+        .collect();
+    disks.sort();
+    disks.dedup();
+    disks
+}
+
+/// The interrupt vectors of the device under block device directory `dir` (its MSI
+/// vectors, as the device's or its controller's `msi_irqs` lists them), with their
+/// affinity from `proc_root`'s irq directory.
+fn vectors(dir: &Path, proc_root: &Path) -> Vec<Irq> {
+    let mut irqs = Vec::new();
+    for msi in [
+        dir.join("device/msi_irqs"),
+        dir.join("device/device/msi_irqs"),
+    ] {
+        for name in read_dir_names(&msi) {
+            let Ok(number) = name.parse::<u32>() else {
+                continue;
+            };
+            let irq_dir = proc_root.join("irq").join(&name);
+            let read = |f: &str| {
+                fs::read_to_string(irq_dir.join(f))
+                    .ok()
+                    .and_then(|s| parse_cpu_list(&s))
+            };
+            let Some(affinity) =
+                read("smp_affinity_list").or_else(|| read("effective_affinity_list"))
+            else {
+                continue;
+            };
+            let effective = read("effective_affinity_list").unwrap_or_else(|| affinity.clone());
+            irqs.push(Irq {
+                number,
+                affinity,
+                effective,
+            });
+        }
+        if !irqs.is_empty() {
+            break;
+        }
+    }
+    irqs.sort_by_key(|i| i.number);
+    irqs
+}
+
+/// The disk in block device directory `dir`: its hardware queues and their vectors.
+fn disk_at(dir: &Path, proc_root: &Path) -> Option<Disk> {
+    let name = dir.file_name()?.to_str()?.to_string();
+    let number = fs::read_to_string(dir.join("dev")).ok()?.trim().to_string();
+    let mut queues: Vec<(u32, Vec<u32>)> = read_dir_names(&dir.join("mq"))
+        .into_iter()
+        .filter_map(|q| {
+            let n = q.parse().ok()?;
+            let l = fs::read_to_string(dir.join("mq").join(&q).join("cpu_list")).ok()?;
+            Some((n, parse_cpu_list(&l)?))
+        })
+        .collect();
+    queues.sort();
+    Some(Disk::new(&name, &number, &queues, &vectors(dir, proc_root)))
+}
+
+/// The disks of the devices numbered `numbers` ("259:0", as the block events name them),
+/// each with its queues and vectors, and what was found, in words. Partitions and stacked
+/// devices resolve to the disks below them.
+pub fn topology<'a>(
+    sys: &Path,
+    proc_root: &Path,
+    numbers: impl IntoIterator<Item = &'a str>,
+) -> (Topology, Vec<String>) {
+    let mut t = Topology::default();
+    let mut notes = Vec::new();
+    for number in numbers {
+        if t.disks.contains_key(number) {
+            continue;
+        }
+        let Some(dir) = dev_dir(sys, number) else {
+            notes.push(format!(
+                "block device {number}: not found in this machine's sysfs: its requests are served by the CPUs they completed on"
+            ));
+            continue;
+        };
+        for disk in disks_below(sys, &dir, 4)
+            .iter()
+            .filter_map(|d| disk_at(d, proc_root))
+        {
+            notes.extend(disk_notes(&disk));
+            t.disks.insert(disk.number.clone(), disk);
+        }
+    }
+    (t, notes)
+}
+
+/// What was found of `d`, in words.
+fn disk_notes(d: &Disk) -> Vec<String> {
+    let mut notes: Vec<String> = d
+        .queues
+        .iter()
+        .map(|q| {
+            let irqs = if q.irqs.is_empty() {
+                "no interrupt vector of its own".to_string()
+            } else {
+                q.irqs
+                    .iter()
+                    .map(|i| format!("irq {} to {}", i.number, cpu_words(&i.effective)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            format!(
+                "{}: hardware queue {} takes requests from {}; {irqs}",
+                d.name,
+                q.index,
+                cpu_words(&q.cpus)
+            )
+        })
+        .collect();
+    if d.queues.iter().all(|q| q.irqs.is_empty()) {
+        notes.push(format!(
+            "{}: no interrupt vector found (msi_irqs): its requests are served by the CPUs they completed on",
+            d.name
+        ));
+    }
+    notes
 }
 
 fn read_dir_names(dir: &Path) -> Vec<String> {

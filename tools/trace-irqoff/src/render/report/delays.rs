@@ -102,9 +102,10 @@ fn explanation(e: &Explained, windows: usize) -> Vec<String> {
     if e.windows.len() > windows {
         v.push(format!("and {} more windows", e.windows.len() - windows));
     }
+    v.extend(e.pauses.iter().map(crate::explain::render::pause));
     if let Some(s) = &e.not_explained {
         v.push(s.clone());
-    } else if e.windows.is_empty() {
+    } else if e.windows.is_empty() && e.pauses.is_empty() {
         v.push("not explained by an irq-off window".into());
     }
     if e.before_held {
@@ -116,6 +117,9 @@ fn explanation(e: &Explained, windows: usize) -> Vec<String> {
 /// The section: "Delays and the windows that explain them".
 pub fn delays(o: &mut String, a: &Answer) {
     o.push_str("<section id=\"delays\">\n<h2>Delays and the windows that explain them</h2>\n");
+    if !a.verdict_line.is_empty() {
+        let _ = writeln!(o, "<p><strong>{}</strong></p>", esc(&a.verdict_line));
+    }
     let _ = writeln!(o, "<p>{}</p>", esc(&summary(a)));
     let all = longest_first(a);
     if all.is_empty() {
