@@ -514,6 +514,11 @@ pub struct ExplainArgs {
     /// The same for every task of this cgroup (v2 path, /sys/fs/cgroup/PATH).
     #[arg(long, value_name = "PATH")]
     pub cgroup: Option<String>,
+    /// With --pid or --cgroup: every wake-up of the task's threads instead of its span,
+    /// split into timer lateness, delivery and run-queue wait, each joined with the
+    /// windows on the CPU it happened on; slowest first (--min: the whole wake-up).
+    #[arg(long)]
+    pub wakeups: bool,
     /// Only delays of at least this many ms (decimals allowed: 0.5).
     #[arg(long = "min", value_name = "MS", value_parser = parse_ns, default_value = "1")]
     pub min_ns: u64,
