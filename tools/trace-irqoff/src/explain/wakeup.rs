@@ -633,4 +633,83 @@ mod tests {
         );
         assert!(v[0].phases[0].too_short);
     }
+    /// An answer of the wake-ups of REMOTE_AND_LOCAL (of at least 1 ms) joined with
+    /// `windows`, its verdict set.
+    fn answer(windows: &[Window]) -> crate::explain::Answer {
+        let mut v = wakeups(REMOTE_AND_LOCAL, &threads(&[123]), MS);
+        join(&mut v, windows, &[(4_029 * MS, 4_031 * MS)], LIMITS);
+        let mut a = crate::explain::Answer {
+            verdict: crate::explain::Verdict::Unknown,
+            verdict_line: String::new(),
+            span_start_ns: Some(4_000 * MS),
+            span_end_ns: Some(4_290 * MS),
+            min_ns: MS,
+            limits: LIMITS,
+            windows_from: "records".into(),
+            windows_seen: windows.len(),
+            delays: Vec::new(),
+            wakeups: Some(Wakeups {
+                of: "my cat[123]".into(),
+                threads: vec![123],
+                wakeups: v,
+            }),
+            notes: Vec::new(),
+        };
+        (a.verdict, a.verdict_line) = crate::explain::render::verdict(&a);
+        a
+    }
+
+    /// Claim: an answer with wake-ups (phases, shares, windows, pauses, the tasks that
+    /// ran meanwhile) reads back from its JSON as the same answer, under "wakeups" with
+    /// the phase names of the text's JSON ("delivery", "run-queue").
+    #[test]
+    fn the_json_of_wakeups_reads_back() {
+        let a = answer(&[hard(1, 3_990 * MS, 4_025 * MS)]);
+        let json = serde_json::to_string(&a).unwrap();
+        assert!(
+            json.contains("\"wakeups\":{\"of\":\"my cat[123]\""),
+            "{json}"
+        );
+        for field in [
+            "\"phase\":\"delivery\"",
+            "\"phase\":\"run-queue\"",
+            "\"share_pct\":99",
+            "\"ran_meanwhile\":[\"sh[11]\"",
+            "\"pauses\":[{",
+            "\"ipi\":true",
+        ] {
+            assert!(json.contains(field), "{field}: {json}");
+        }
+        let back: crate::explain::Answer = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, a);
+    }
+
+    /// Claim: the verdict counts wake-ups: yes with the one held by CPU 1's window; no
+    /// with a window on CPU 0 only, naming the wake-up (held by a pause of the VM); and
+    /// none asked about at all is unknown "no delay or wake-up".
+    #[test]
+    fn the_verdict_counts_wakeups() {
+        let yes = answer(&[hard(1, 3_990 * MS, 4_025 * MS)]);
+        assert!(
+            yes.verdict_line
+                .starts_with("Verdict: yes: 1 of 1 wake-up was held by irq-off windows; the worst, a hardirq-off window of 35.000 ms on CPU 1"),
+            "{}",
+            yes.verdict_line
+        );
+        let no = answer(&[hard(0, 3_990 * MS, 4_025 * MS)]);
+        assert_eq!(
+            no.verdict_line,
+            "Verdict: no: the 1 wake-up was not held by an irq-off window; the largest: wake-up of my cat[123] took 30.000 ms from 4.000000 s, held by a pause of the whole VM."
+        );
+        let mut none = answer(&[]);
+        none.wakeups = Some(Wakeups {
+            of: "x[1]".into(),
+            threads: vec![1],
+            wakeups: Vec::new(),
+        });
+        assert_eq!(
+            crate::explain::render::verdict(&none).1,
+            "Verdict: unknown: no delay or wake-up of 1.000 ms or more was traced in the span."
+        );
+    }
 }

@@ -1158,3 +1158,84 @@ fn a_cgroups_processes_are_expanded_to_their_threads() {
         "{err}"
     );
 }
+
+/// Claim: a live `--wakeups --pid` trace enables, in its own instance, the events of a
+/// wake-up's phases (sched_waking, sched_wakeup, sched_switch, hrtimer_start,
+/// hrtimer_expire_entry) besides the softirq ones, not the block events; what it
+/// traced is read into wake-ups (the timer wake-up of thread 300, explained).
+#[test]
+fn a_live_trace_enables_the_wakeup_events() {
+    let root = cat_root();
+    let tracefs = TempDir::new().unwrap();
+    let sys = sysfs();
+    let events = [
+        "irq/softirq_raise",
+        "irq/softirq_entry",
+        "block/block_rq_issue",
+        "block/block_rq_complete",
+        "sched/sched_switch",
+        "sched/sched_waking",
+        "sched/sched_wakeup",
+        "timer/hrtimer_start",
+        "timer/hrtimer_expire_entry",
+    ];
+    let mut script = String::from("i=\"$TRACEFS/instances/trace_irqoff_explain_$$\"\n");
+    for ev in events {
+        script += &format!("mkdir -p \"$i/events/{ev}\" && echo 0 > \"$i/events/{ev}/enable\"\n");
+    }
+    script += "exec \"$@\"\n";
+    let child = std::process::Command::new("sh")
+        .args(["-c", &script, "sh"])
+        .arg(assert_cmd::cargo::cargo_bin("trace-irqoff"))
+        .arg("--proc-root")
+        .arg(root.path())
+        .args([
+            "explain",
+            "--json",
+            "--for",
+            "2s",
+            "--wakeups",
+            "--pid",
+            "300",
+        ])
+        .env("TRACEFS", tracefs.path())
+        .env("TRACE_IRQOFF_TRACEFS", tracefs.path())
+        .env("TRACE_IRQOFF_SYSFS", sys.path())
+        .env("TRACE_IRQOFF_BOOT_TIME", BOOT_TIME)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let inst = tracefs
+        .path()
+        .join(format!("instances/trace_irqoff_explain_{}", child.id()));
+    let enabled = |ev: &str| {
+        fs::read_to_string(inst.join("events").join(ev).join("enable")).is_ok_and(|s| s == "1")
+    };
+    wait_for("the wake-up events turned on", || {
+        enabled("timer/hrtimer_expire_entry")
+    });
+    let on: Vec<&str> = events.into_iter().filter(|ev| enabled(ev)).collect();
+    fs::write(inst.join("trace"), WAKEUP_TRACE).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        on,
+        [
+            "irq/softirq_raise",
+            "irq/softirq_entry",
+            "sched/sched_switch",
+            "sched/sched_waking",
+            "sched/sched_wakeup",
+            "timer/hrtimer_start",
+            "timer/hrtimer_expire_entry",
+        ]
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let timer = wakeup(&j, 300, 3_950_000_000);
+    assert_eq!(timer["phases"][0]["windows"][0]["window"]["cpu"], 1);
+}
