@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::join::{cpu_list, Delay, DelayKind, Explained, Match, Pause, Window};
-use super::wakeup::{Phase, PhaseKind, Wakeup, Wakeups};
+use super::wakeup::{Phase, Wakeup, Wakeups};
 use super::{Answer, Verdict};
 use crate::clock::{ms, secs};
 
@@ -247,6 +247,15 @@ pub fn limits(a: &Answer) -> String {
                     "; {before} delays began before that: windows then are no longer held"
                 );
             }
+            let woken = a
+                .wakeups
+                .iter()
+                .flat_map(|w| &w.wakeups)
+                .filter(|w| w.before_held)
+                .count();
+            if woken > 0 {
+                let _ = write!(limits, "; {} began before that", counted(woken, "wake-up"));
+            }
             limits.push('.');
         }
         None => limits.push_str(" Since when windows are held is unknown."),
@@ -324,12 +333,12 @@ pub fn wakeup_headline(w: &Wakeup) -> String {
 /// list's IPI; ran on CPU 1".
 pub fn wakeup_route(w: &Wakeup) -> String {
     let mut parts = Vec::new();
-    if let Some(t) = w
-        .phases
-        .iter()
-        .find(|p| p.phase == PhaseKind::TimerLateness)
-    {
-        parts.push(format!("by a timer on CPU {}", t.cpu));
+    match (w.timer_cpu, w.expires_ns) {
+        (Some(cpu), Some(_)) => parts.push(format!("by a timer on CPU {cpu}")),
+        (Some(cpu), None) => parts.push(format!(
+            "by a timer on CPU {cpu} started before the trace (its lateness is not known)"
+        )),
+        (None, _) => {}
     }
     parts.push(match (w.remote(), w.ipi) {
         (false, _) => format!("woken on CPU {}", w.target_cpu),

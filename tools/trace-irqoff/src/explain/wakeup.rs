@@ -92,9 +92,13 @@ pub struct Wakeup {
     /// switch-in; CLOCK_MONOTONIC, ns.
     pub start_ns: u64,
     pub end_ns: u64,
-    /// The timer's `expires`, for a wake-up by a timer.
+    /// The timer's `expires`, for a wake-up by a timer whose start was traced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_ns: Option<u64>,
+    /// The CPU the timer expired on, for a wake-up by a timer (without `expires_ns`:
+    /// started before the trace, its lateness not known, and not a phase).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer_cpu: Option<u32>,
     /// The CPU of the `sched_waking`.
     pub waker_cpu: u32,
     /// The `sched_wakeup`'s `target_cpu`.
@@ -285,8 +289,14 @@ fn finish(tid: i32, w: Waking, l: &Line<'_>, on: &[Switch]) -> Option<Wakeup> {
     let wakeup_ns = wakeup_ns.max(lateness_end);
     let end = l.ts_ns.max(wakeup_ns);
     let mut phases = Vec::new();
-    if let Some(t) = w.timer {
-        phases.push(phase(PhaseKind::TimerLateness, start, lateness_end, t.cpu));
+    // A timer started before the trace began: its expires, so its lateness, unknown.
+    if let Some(Expired {
+        cpu,
+        expires: Some(_),
+        ..
+    }) = w.timer
+    {
+        phases.push(phase(PhaseKind::TimerLateness, start, lateness_end, cpu));
     }
     phases.push(phase(PhaseKind::Delivery, lateness_end, wakeup_ns, target));
     let mut rq = phase(PhaseKind::RunQueue, wakeup_ns, end, l.cpu);
@@ -299,6 +309,7 @@ fn finish(tid: i32, w: Waking, l: &Line<'_>, on: &[Switch]) -> Option<Wakeup> {
         start_ns: start,
         end_ns: end,
         expires_ns: w.timer.and_then(|t| t.expires),
+        timer_cpu: w.timer.map(|t| t.cpu),
         waker_cpu: w.waker_cpu,
         target_cpu: target,
         ipi: w
@@ -527,7 +538,8 @@ mod tests {
     /// the waking on that CPU) starts at the timer's expires (its hrtimer_start, by
     /// pointer): its lateness runs to the expiry (`now=`) on the timer's CPU, then
     /// delivery and the run-queue wait; a waking after another event on that CPU is no
-    /// timer's.
+    /// timer's; a timer whose start was not traced has no lateness phase, and its
+    /// wake-up starts at the expiry.
     #[test]
     fn a_timer_wakeup_has_its_lateness() {
         let text = "\
@@ -556,8 +568,18 @@ mod tests {
         assert_eq!((p[1].start_ns, p[1].end_ns), (4_033_420_000, 4_033_470_000));
         assert_eq!((p[2].start_ns, p[2].end_ns), (4_033_470_000, 4_033_500_000));
         assert_eq!(p[2].ran_meanwhile, ["swapper/1[0]"]);
-        assert_eq!(v[1].expires_ns, None);
+        assert_eq!((v[1].expires_ns, v[1].timer_cpu), (None, None));
         assert_eq!(v[1].phases[0].phase, PhaseKind::Delivery);
+        // A timer started before the trace: by a timer, its lateness not a phase.
+        let unstarted: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+        let v = wakeups(&unstarted, &threads(&[123]), 0);
+        assert_eq!((v[0].expires_ns, v[0].timer_cpu), (None, Some(1)));
+        assert_eq!(v[0].start_ns, 4_033_420_000);
+        assert_eq!(v[0].phases[0].phase, PhaseKind::Delivery);
+        assert_eq!(
+            crate::explain::render::wakeup_route(&v[0]),
+            "by a timer on CPU 1 started before the trace (its lateness is not known); woken on CPU 1; ran on CPU 1"
+        );
     }
 
     fn lens(ns: &[u64]) -> Vec<Phase> {
@@ -710,6 +732,36 @@ mod tests {
         assert_eq!(
             crate::explain::render::verdict(&none).1,
             "Verdict: unknown: no delay or wake-up of 1.000 ms or more was traced in the span."
+        );
+    }
+
+    /// Claim: a wake-up that began before the oldest window held is flagged, said under
+    /// it and counted in the limits; one after it is not.
+    #[test]
+    fn a_wakeup_before_the_windows_held_is_said() {
+        let mut v = wakeups(REMOTE_AND_LOCAL, &threads(&[123]), 0);
+        let limits = Limits {
+            held_from_ns: Some(4_050 * MS),
+            ..LIMITS
+        };
+        join(&mut v, &[], &[], limits);
+        let held: Vec<bool> = v.iter().map(|w| w.before_held).collect();
+        assert_eq!(held, [true, false]);
+        let mut a = answer(&[]);
+        a.limits = limits;
+        a.wakeups = Some(Wakeups {
+            of: "my cat[123]".into(),
+            threads: vec![123],
+            wakeups: v,
+        });
+        let flat = crate::explain::render::text(&a)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(flat.contains("; 1 wake-up began before that."), "{flat}");
+        assert!(
+            flat.contains("(it began before the oldest window held"),
+            "{flat}"
         );
     }
 }
