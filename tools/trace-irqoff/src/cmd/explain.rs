@@ -327,7 +327,23 @@ fn wakeups_of(
         (None, Some(n)) => n,
         (None, None) => format!("pid {}", a.pid.unwrap_or(0)),
     };
-    let wakeups = explain::wakeup::wakeups(text, &threads, a.min_ns);
+    let (wakeups, untold) = explain::wakeup::follow(text, &threads, a.min_ns);
+    if untold.wakings == 0 {
+        notes.push(
+            "the trace holds no sched_waking event: it was not taken with the wake-up events (sched_waking, sched_wakeup, sched_switch, hrtimer_start, hrtimer_expire_entry)"
+                .into(),
+        );
+    }
+    match untold.unfinished {
+        0 => {}
+        1 => notes.push(
+            "1 wake-up was not switched in by the end of the span (or its sched_wakeup is missing): its latency is not known"
+                .into(),
+        ),
+        n => notes.push(format!(
+            "{n} wake-ups were not switched in by the end of the span (or their sched_wakeup is missing): their latency is not known"
+        )),
+    }
     Ok((
         explain::wakeup::Wakeups {
             of,

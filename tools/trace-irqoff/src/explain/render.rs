@@ -159,7 +159,13 @@ pub fn verdict(a: &Answer) -> (Verdict, String) {
                 std::cmp::Reverse(w.start_ns),
             )
         });
-        let were = if held.len() == 1 { "was" } else { "were" };
+        // "1 of 2 delays and 0 of 3 wake-ups were": two counts take the plural.
+        let one_count = a.wakeups.is_none() || a.delays.is_empty();
+        let were = if held.len() == 1 && one_count {
+            "was"
+        } else {
+            "were"
+        };
         let mut line = format!(
             "Verdict: yes: {} {were} held by irq-off windows",
             asked_words(a, true)

@@ -173,9 +173,27 @@ struct Waking {
 /// A switch on a CPU: when, who went out, who came in ("comm[pid]").
 type Switch = (u64, String, String);
 
+/// What a trace could not tell of the threads' wake-ups.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Untold {
+    /// `sched_waking` lines of any task in the trace (none: it was not traced with the
+    /// wake-up events).
+    pub wakings: usize,
+    /// Wake-ups of the threads not switched in by the trace's end, or whose
+    /// `sched_wakeup` is missing: their latency is not known.
+    pub unfinished: usize,
+}
+
 /// The wake-ups of `threads` in `text` whose whole latency is at least `min_ns`, slowest
 /// first, not joined yet (see [`join`]).
+#[cfg(test)]
 pub fn wakeups(text: &str, threads: &BTreeSet<i32>, min_ns: u64) -> Vec<Wakeup> {
+    follow(text, threads, min_ns).0
+}
+
+/// [`wakeups`], and what the trace could not tell.
+pub fn follow(text: &str, threads: &BTreeSet<i32>, min_ns: u64) -> (Vec<Wakeup>, Untold) {
+    let mut untold = Untold::default();
     let mut lines: Vec<Line<'_>> = text.lines().filter_map(parse_line).collect();
     lines.sort_by_key(|l| l.ts_ns);
     // hrtimer pointer -> its latest expires.
@@ -213,12 +231,14 @@ pub fn wakeups(text: &str, threads: &BTreeSet<i32>, min_ns: u64) -> Vec<Wakeup> 
                 }
             }
             "sched_waking" => {
+                untold.wakings += 1;
                 let Some(tid) = pid_of(l.fields, "pid") else {
                     continue;
                 };
                 if threads.contains(&tid) {
                     // Only a sleeping thread fires sched_waking: a new one means the
                     // last was switched in (or its switch-in was lost).
+                    untold.unfinished += usize::from(waking.contains_key(&tid));
                     waking.insert(
                         tid,
                         Waking {
@@ -261,18 +281,19 @@ pub fn wakeups(text: &str, threads: &BTreeSet<i32>, min_ns: u64) -> Vec<Wakeup> 
                     continue;
                 };
                 if let Some(w) = waking.remove(&tid) {
-                    if let Some(done) = finish(tid, w, l, on) {
-                        if done.len_ns() >= min_ns {
-                            out.push(done);
-                        }
+                    match finish(tid, w, l, on) {
+                        Some(done) if done.len_ns() >= min_ns => out.push(done),
+                        Some(_) => {}
+                        None => untold.unfinished += 1,
                     }
                 }
             }
             _ => {}
         }
     }
+    untold.unfinished += waking.len();
     slowest_first(&mut out);
-    out
+    (out, untold)
 }
 
 /// The wake-up of thread `tid`, woken as `w`, switched in by line `l` (the last of the
@@ -532,6 +553,35 @@ mod tests {
         assert_eq!(l.phases[1].ran_meanwhile, ["sh[11]"]);
         // --min applies to the whole wake-up.
         assert_eq!(wakeups(REMOTE_AND_LOCAL, &threads(&[123]), MS).len(), 1);
+    }
+
+    /// Claim: a wake-up not switched in by the trace's end, and one whose sched_wakeup
+    /// is missing, are counted as unfinished, not shown; the wakings of every task are
+    /// counted (a trace without them was not taken with the wake-up events).
+    #[test]
+    fn unfinished_wakeups_are_counted() {
+        let text = "\
+  sh-10 [000] d..2. 4.000000: sched_waking: comm=cat pid=123 prio=120 target_cpu=001
+  sh-10 [000] d..2. 4.000100: sched_switch: prev_comm=sh prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=cat next_pid=123 next_prio=120
+  sh-10 [000] d..2. 4.100000: sched_waking: comm=dd pid=70 prio=120 target_cpu=000
+  sh-10 [000] d..2. 4.200000: sched_waking: comm=cat pid=123 prio=120 target_cpu=001
+  sh-10 [000] d..2. 4.200100: sched_wakeup: comm=cat pid=123 prio=120 target_cpu=001
+";
+        let (v, untold) = follow(text, &threads(&[123]), 0);
+        assert!(v.is_empty());
+        assert_eq!(
+            untold,
+            Untold {
+                wakings: 3,
+                unfinished: 2
+            }
+        );
+        let (_, none) = follow(
+            "  sh-10 [000] d..2. 4.0: softirq_raise: vec=3 [action=NET_RX]\n",
+            &threads(&[123]),
+            0,
+        );
+        assert_eq!(none, Untold::default());
     }
 
     /// Claim: a wake-up by a timer (hrtimer_expire_entry of hrtimer_wakeup just before

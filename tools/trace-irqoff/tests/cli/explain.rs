@@ -1239,3 +1239,32 @@ fn a_live_trace_enables_the_wakeup_events() {
     let timer = wakeup(&j, 300, 3_950_000_000);
     assert_eq!(timer["phases"][0]["windows"][0]["window"]["cpu"], 1);
 }
+
+/// Claim: `--wakeups` on a saved trace taken without the wake-up events says so in a
+/// note, and none is made up: 0 wake-ups, counted as such in the verdict beside the
+/// trace's softirq delays.
+#[test]
+fn a_trace_without_wakeup_events_says_so() {
+    let root = cat_root();
+    fs::write(root.path().join("trace.txt"), TRACE).unwrap();
+    let sys = sysfs();
+    let ring = bh_off_ring(1);
+    let j = json_of(&mut wakeups_cmd(
+        &root,
+        sys.path(),
+        &ring,
+        &["--json", "--pid", "300"],
+    ));
+    assert_eq!(j["wakeups"]["wakeups"], serde_json::json!([]));
+    assert!(
+        j["notes"]
+            .to_string()
+            .contains("the trace holds no sched_waking event"),
+        "{j}"
+    );
+    let line = j["verdict_line"].as_str().unwrap();
+    assert!(
+        line.contains(" delays and 0 of 0 wake-ups were held"),
+        "{line}"
+    );
+}
