@@ -363,7 +363,9 @@ fn phase(kind: PhaseKind, start_ns: u64, end_ns: u64, cpu: u32) -> Phase {
 fn ran_meanwhile(on: &[Switch], from: u64, to: u64, tid: i32) -> Vec<String> {
     let me = format!("[{tid}]");
     let mut names: Vec<String> = Vec::new();
-    for (ts, prev, next) in on.iter().filter(|s| (from..=to).contains(&s.0)) {
+    // The switches are in time order: those from `from` on, by bisection.
+    let first = on.partition_point(|s| s.0 < from);
+    for (ts, prev, next) in on[first..].iter().take_while(|s| s.0 <= to) {
         for n in [prev, next] {
             if !n.ends_with(&me) && !names.contains(n) && (*ts < to || n == prev) {
                 names.push(n.clone());
