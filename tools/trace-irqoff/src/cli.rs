@@ -96,12 +96,13 @@ pub enum Command {
     /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
     Tagwait(crate::tagwait::Args),
-    /// Was this delay an irq-off window? Block requests, softirqs and a task's CPUs,
-    /// traced for the next --for DURATION (or read --from a saved trace), each with the
-    /// windows on the CPUs that serve it, or the sentence that none explains it; a
-    /// verdict first (exit status 0 yes, 4 no, 5 unknown).
+    /// Was this delay an irq-off window? Block requests, softirqs and a task's CPUs (or,
+    /// --wakeups, each wake-up of its threads in phases), traced for the next --for
+    /// DURATION (or read --from a saved trace), each with the windows on the CPUs that
+    /// serve it, or the sentence that none explains it; a verdict first (exit status 0
+    /// yes, 4 no, 5 unknown).
     #[command(
-        after_help = "Example: trace-irqoff explain --for 10s --device nvme0n1\nExample: trace-irqoff explain --for 5s --pid 1234 --json"
+        after_help = "Example: trace-irqoff explain --for 10s --device nvme0n1\nExample: trace-irqoff explain --for 5s --pid 1234 --json\nExample: trace-irqoff explain --for 5s --wakeups --pid 1234 --min 5"
     )]
     Explain(ExplainArgs),
     /// Counters and latency histograms in the Prometheus text format (node_exporter).
@@ -514,7 +515,12 @@ pub struct ExplainArgs {
     /// The same for every task of this cgroup (v2 path, /sys/fs/cgroup/PATH).
     #[arg(long, value_name = "PATH")]
     pub cgroup: Option<String>,
-    /// Only delays of at least this many ms (decimals allowed: 0.5).
+    /// With --pid or --cgroup: every wake-up of the task's threads instead of its span,
+    /// split into timer lateness, delivery and run-queue wait, each joined with the
+    /// windows on the CPU it happened on; slowest first (--min: the whole wake-up).
+    #[arg(long)]
+    pub wakeups: bool,
+    /// Only delays (and wake-ups, whole) of at least this many ms (decimals allowed: 0.5).
     #[arg(long = "min", value_name = "MS", value_parser = parse_ns, default_value = "1")]
     pub min_ns: u64,
 }

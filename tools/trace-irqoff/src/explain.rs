@@ -8,6 +8,8 @@
 //! - [`path`]: the real path of a block request (its queue, its vector, the CPUs they
 //!   go to), so the CPUs whose windows can have held it (pure);
 //! - [`trace`]: a tracefs `trace` text read into delays (pure);
+//! - [`wakeup`]: `--wakeups`: each wake-up of a task's threads split into its phases
+//!   (timer lateness, delivery, run-queue wait), each joined on its own CPU (pure);
 //! - [`render`]: the answer as text of 80 columns (its JSON is its serde form).
 //!
 //! The files and directories it reads (the module, tracefs, sysfs, /proc) are read by
@@ -20,6 +22,7 @@ pub mod join;
 pub mod path;
 pub mod render;
 pub mod trace;
+pub mod wakeup;
 
 pub use join::{Delay, DelayKind, Explained, Limits, Window};
 
@@ -58,5 +61,9 @@ pub struct Answer {
     pub windows_from: String,
     pub windows_seen: usize,
     pub delays: Vec<Explained>,
+    /// `--wakeups`: the wake-ups of the task's threads, slowest first; None when not
+    /// asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakeups: Option<wakeup::Wakeups>,
     pub notes: Vec<String>,
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `tio-hog PRIO SPIN_US SLEEP_US`: a SCHED_FIFO task at PRIO, not pinned, that spins for
-//! SPIN_US and sleeps for SLEEP_US, over and over, until it is killed. Each wake-up takes
+//! `tio-hog PRIO SPIN_US SLEEP_US`: a SCHED_FIFO task at PRIO (0: a normal task), not
+//! pinned, that spins for SPIN_US and sleeps for SLEEP_US (nanosleep: an hrtimer wakes
+//! it), over and over, until it is killed. Each wake-up takes
 //! the CPU from whatever normal task runs there (cpuhp/N among them) at once, at any
 //! point, for SPIN_US: normal tasks run only in the short sleeps. Two of them on two CPUs
 //! are spread over both by the real-time scheduler.
@@ -21,9 +22,11 @@ fn main() -> ExitCode {
         eprintln!("usage: tio-hog PRIO SPIN_US SLEEP_US");
         return ExitCode::from(2);
     };
-    if let Err(e) = set_fifo(prio) {
-        eprintln!("tio-hog: sched_setscheduler: {e}");
-        return ExitCode::FAILURE;
+    if prio != 0 {
+        if let Err(e) = set_fifo(prio) {
+            eprintln!("tio-hog: sched_setscheduler: {e}");
+            return ExitCode::FAILURE;
+        }
     }
     let (spin, sleep) = (Duration::from_micros(spin), Duration::from_micros(sleep));
     loop {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `explain [--for DUR | --from FILE] [--device DEV] [--pid PID] [--cgroup PATH]`: the
-//! delays of the span (traced in an instance of our own, `instance`, or read from a saved
-//! trace of the module's clock), the CPUs that serve them (`sources`), the module's
-//! windows (its records and its event ring) and its stalls, joined by `crate::explain`
-//! and shown.
+//! `explain [--for DUR | --from FILE] [--device DEV] [--pid PID] [--cgroup PATH]
+//! [--wakeups]`: the delays of the span, or the wake-ups of a task's threads (traced in
+//! an instance of our own, `instance`, or read from a saved trace of the module's clock),
+//! the CPUs that serve them and the threads of a task (`sources`), the module's windows
+//! (its records and its event ring) and its stalls, joined by `crate::explain` and shown.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -23,6 +23,15 @@ use crate::stream;
 mod instance;
 mod sources;
 
+/// The events `--wakeups` traces besides the others: a wake-up's phases.
+const WAKEUP_EVENTS: [&str; 5] = [
+    "sched/sched_waking",
+    "sched/sched_wakeup",
+    "sched/sched_switch",
+    "timer/hrtimer_start",
+    "timer/hrtimer_expire_entry",
+];
+
 /// How long `--for` traces when not told.
 const DEFAULT_SPAN: Duration = Duration::from_secs(5);
 
@@ -33,6 +42,13 @@ pub fn run<B: Backend>(
     ctx: &Ctx,
 ) -> Result<Outcome> {
     refuse_last(a)?;
+    if a.wakeups && a.pid.is_none() && a.cgroup.is_none() {
+        return Err(Problem::usage(
+            "--wakeups needs the task whose wake-ups to follow",
+            "add --pid PID or --cgroup PATH",
+        )
+        .into());
+    }
     let sys = sources::sysfs();
     let device = a
         .device
@@ -78,6 +94,13 @@ pub fn run<B: Backend>(
             }
             if !pids.is_empty() {
                 events.push("sched/sched_switch");
+            }
+            if a.wakeups {
+                for ev in WAKEUP_EVENTS {
+                    if !events.contains(&ev) {
+                        events.push(ev);
+                    }
+                }
             }
             let stop = super::interrupt_flag()?;
             let t = instance::trace(&root, &events, a.span.unwrap_or(DEFAULT_SPAN), &stop)
@@ -149,9 +172,16 @@ pub fn run<B: Backend>(
     }
     notes.extend(found);
     explain::path::follow(&mut delays, &topology);
+    let mut wakeups = None;
     if !pids.is_empty() {
         delays.retain(|d| !matches!(d.kind, DelayKind::Io | DelayKind::TagWait));
-        delays.push(task_delay(a, &pids, proc_root, &traced)?);
+        if a.wakeups {
+            let (w, why) = wakeups_of(a, &pids, proc_root, &text)?;
+            notes.extend(why);
+            wakeups = Some(w);
+        } else {
+            delays.push(task_delay(a, &pids, proc_root, &traced)?);
+        }
     }
     let s = m.snapshot()?;
     if a.from.is_none() && s.tag_wait.as_ref().is_some_and(|tw| !tw.enabled) {
@@ -175,6 +205,9 @@ pub fn run<B: Backend>(
         held_from_ns: held_from,
         trace_lost,
     };
+    if let Some(w) = &mut wakeups {
+        explain::wakeup::join(&mut w.wakeups, &windows, &stalls, limits);
+    }
     let mut answer = Answer {
         verdict: explain::Verdict::Unknown,
         verdict_line: String::new(),
@@ -185,6 +218,7 @@ pub fn run<B: Backend>(
         windows_from: from,
         windows_seen: windows.len(),
         delays: explain::join::join_all(&delays, &windows, &stalls, limits),
+        wakeups,
         notes,
     };
     (answer.verdict, answer.verdict_line) = explain::render::verdict(&answer);
@@ -252,6 +286,72 @@ fn check_clock(text: &str, f: &Path, notes: &mut Vec<String>) -> Result<()> {
         f.display()
     ));
     Ok(())
+}
+
+/// The wake-ups of the threads of `pids` (`--pid`, or the processes of `--cgroup`: each
+/// expanded to its threads, /proc/PID/task/*) in trace `text`, not joined yet; and notes.
+/// A process not on this machine is refused when tracing; from a saved trace its own
+/// thread id (the main thread's) is followed, with a note.
+fn wakeups_of(
+    a: &ExplainArgs,
+    pids: &[i32],
+    proc_root: &Path,
+    text: &str,
+) -> Result<(explain::wakeup::Wakeups, Vec<String>)> {
+    let mut threads = BTreeSet::new();
+    let mut notes = Vec::new();
+    let mut name = None;
+    for &pid in pids {
+        let t = sources::threads(proc_root, pid);
+        if t.is_empty() {
+            if a.from.is_none() && a.pid == Some(pid) {
+                return Err(Problem::usage(
+                    format!("there is no process {pid}"),
+                    "give the pid of a running process (ps -e)",
+                )
+                .into());
+            }
+            notes.push(format!(
+                "process {pid} is not on this machine (no /proc/{pid}/task): only its thread {pid} is followed"
+            ));
+            threads.insert(pid);
+            continue;
+        }
+        if let Some((comm, _)) = sources::task_cpus(proc_root, pid) {
+            name.get_or_insert(format!("{comm}[{pid}]"));
+        }
+        threads.extend(t);
+    }
+    let of = match (&a.cgroup, name) {
+        (Some(cg), _) => format!("cgroup {cg}"),
+        (None, Some(n)) => n,
+        (None, None) => format!("pid {}", a.pid.unwrap_or(0)),
+    };
+    let (wakeups, untold) = explain::wakeup::follow(text, &threads, a.min_ns);
+    if untold.wakings == 0 {
+        notes.push(
+            "the trace holds no sched_waking event: it was not taken with the wake-up events (sched_waking, sched_wakeup, sched_switch, hrtimer_start, hrtimer_expire_entry)"
+                .into(),
+        );
+    }
+    match untold.unfinished {
+        0 => {}
+        1 => notes.push(
+            "1 wake-up was not switched in by the end of the span (or its sched_wakeup is missing): its latency is not known"
+                .into(),
+        ),
+        n => notes.push(format!(
+            "{n} wake-ups were not switched in by the end of the span (or their sched_wakeup is missing): their latency is not known"
+        )),
+    }
+    Ok((
+        explain::wakeup::Wakeups {
+            of,
+            threads: threads.into_iter().collect(),
+            wakeups,
+        },
+        notes,
+    ))
 }
 
 /// The task delay of `--pid`/`--cgroup`: the trace's span, on the CPUs the tasks were

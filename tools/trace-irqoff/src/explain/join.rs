@@ -19,6 +19,9 @@ pub enum DelayKind {
     TagWait,
     /// The span a task (`--pid`, `--cgroup`) ran in, on the CPUs it ran on.
     Task,
+    /// One phase of a task's wake-up (`--wakeups`) on the one CPU it happened on
+    /// (`explain::wakeup`).
+    Wakeup,
 }
 
 /// One delay, and the CPUs that serve it (the windows there can have caused it).
@@ -171,11 +174,17 @@ pub fn join_all(
 ) -> Vec<Explained> {
     delays
         .iter()
-        .map(|d| explain(d, windows, stalls, limits))
+        .map(|d| explain_one(d, windows, stalls, limits))
         .collect()
 }
 
-fn explain(d: &Delay, windows: &[Window], stalls: &[(u64, u64)], limits: Limits) -> Explained {
+/// One delay of [`join_all`].
+pub fn explain_one(
+    d: &Delay,
+    windows: &[Window],
+    stalls: &[(u64, u64)],
+    limits: Limits,
+) -> Explained {
     let mut found: Vec<Match> = windows
         .iter()
         .filter(|w| d.cpus.contains(&w.cpu))
@@ -259,7 +268,7 @@ fn not_explained(d: &Delay) -> String {
             format!("the CPUs that serve this device ({})", cpu_list(&d.cpus))
         }
         (DelayKind::Task, _) => format!("the CPUs this task ran on ({})", cpu_list(&d.cpus)),
-        (DelayKind::Softirq, _) => cpu_words(&d.cpus),
+        (DelayKind::Softirq | DelayKind::Wakeup, _) => cpu_words(&d.cpus),
     };
     format!("not explained by an irq-off window on {on}")
 }

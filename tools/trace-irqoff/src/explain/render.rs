@@ -5,11 +5,15 @@
 use std::fmt::Write;
 
 use super::join::{cpu_list, Delay, DelayKind, Explained, Match, Pause, Window};
+use super::wakeup::{Phase, Wakeup, Wakeups};
 use super::{Answer, Verdict};
 use crate::clock::{ms, secs};
 
 /// The width every line fits in.
 pub const WIDTH: usize = 80;
+
+/// The wake-ups the text shows, slowest first (`--json` has them all).
+pub const WAKEUPS_SHOWN: usize = 20;
 
 /// The whole answer.
 pub fn text(a: &Answer) -> String {
@@ -17,7 +21,31 @@ pub fn text(a: &Answer) -> String {
     if !a.verdict_line.is_empty() {
         para(&mut o, "", &a.verdict_line);
     }
-    para(&mut o, "", &summary(a));
+    // With --wakeups and no delay, the wake-ups' sentence says the span.
+    if a.wakeups.is_none() || !a.delays.is_empty() {
+        para(&mut o, "", &summary(a));
+    }
+    if let Some(w) = &a.wakeups {
+        if !a.delays.is_empty() {
+            o.push('\n');
+        }
+        para(&mut o, "", &wakeup_summary(a, w));
+        for x in w.wakeups.iter().take(WAKEUPS_SHOWN) {
+            o.push('\n');
+            wakeup(&mut o, x);
+        }
+        if w.wakeups.len() > WAKEUPS_SHOWN {
+            o.push('\n');
+            para(
+                &mut o,
+                "",
+                &format!(
+                    "({} more, each faster: --json has them all.)",
+                    w.wakeups.len() - WAKEUPS_SHOWN
+                ),
+            );
+        }
+    }
     for e in &a.delays {
         o.push('\n');
         delay(&mut o, e);
@@ -51,29 +79,96 @@ pub fn summary(a: &Answer) -> String {
     )
 }
 
-/// The verdict of `a` (its delays joined) and the line that says it before the details:
-/// "Verdict: yes: 2 of 3 delays were held by irq-off windows; the worst, a hardirq-off
-/// window of ... on CPU 1 by irq_test[90] in f", "Verdict: no: none of the 3 delays was
-/// held by an irq-off window; the largest: ...", "Verdict: unknown: ..." (why).
-pub fn verdict(a: &Answer) -> (Verdict, String) {
-    let all = a.delays.len();
-    let explained: Vec<&Explained> = a.delays.iter().filter(|e| !e.windows.is_empty()).collect();
-    if !explained.is_empty() {
-        let worst = explained
+/// One thing asked about, as the verdict weighs it: a delay or a wake-up.
+struct Asked<'a> {
+    len_ns: u64,
+    /// Held by an irq-off window.
+    held: bool,
+    /// Could be told (not too short, not begun before the windows held).
+    told: bool,
+    paused: bool,
+    headline: String,
+    windows: Vec<&'a Window>,
+}
+
+/// The delays and wake-ups of `a`, as the verdict weighs them.
+fn asked(a: &Answer) -> Vec<Asked<'_>> {
+    let delays = a.delays.iter().map(|e| Asked {
+        len_ns: e.delay.len_ns(),
+        held: !e.windows.is_empty(),
+        told: !e.too_short && !e.before_held,
+        paused: !e.pauses.is_empty(),
+        headline: headline(&e.delay),
+        windows: e.windows.iter().map(|m| &m.window).collect(),
+    });
+    let wakeups = a.wakeups.iter().flat_map(|w| &w.wakeups).map(|w| Asked {
+        len_ns: w.len_ns(),
+        held: w.explained(),
+        told: !w.too_short() && !w.before_held,
+        paused: w.paused(),
+        headline: wakeup_headline(w),
+        windows: w
+            .phases
             .iter()
-            .flat_map(|e| &e.windows)
+            .flat_map(|p| &p.windows)
             .map(|m| &m.window)
-            .max_by_key(|w| {
-                (
-                    w.end_ns.saturating_sub(w.start_ns),
-                    std::cmp::Reverse(w.start_ns),
-                )
-            });
-        let were = if explained.len() == 1 { "was" } else { "were" };
+            .collect(),
+    });
+    delays.chain(wakeups).collect()
+}
+
+/// What was asked about, counted: "3 delays", and with `--wakeups` "2 delays and 4
+/// wake-ups" (only "4 wake-ups" with no delay); `held` puts "N of" before each.
+fn asked_words(a: &Answer, held: bool) -> String {
+    let of = |n: usize, all: usize, what: &str| {
+        if held {
+            format!("{n} of {}", counted(all, what))
+        } else {
+            counted(all, what)
+        }
+    };
+    let d_held = a.delays.iter().filter(|e| !e.windows.is_empty()).count();
+    let delays = of(d_held, a.delays.len(), "delay");
+    match &a.wakeups {
+        None => delays,
+        Some(w) => {
+            let w_held = w.wakeups.iter().filter(|w| w.explained()).count();
+            let wakeups = of(w_held, w.wakeups.len(), "wake-up");
+            if a.delays.is_empty() {
+                wakeups
+            } else {
+                format!("{delays} and {wakeups}")
+            }
+        }
+    }
+}
+
+/// The verdict of `a` (its delays and wake-ups joined) and the line that says it before
+/// the details: "Verdict: yes: 2 of 3 delays were held by irq-off windows; the worst, a
+/// hardirq-off window of ... on CPU 1 by irq_test[90] in f", "Verdict: no: none of the 3
+/// delays was held by an irq-off window; the largest: ...", "Verdict: unknown: ..."
+/// (why). With `--wakeups` the wake-ups count too: "1 of 2 delays and 3 of 4 wake-ups".
+pub fn verdict(a: &Answer) -> (Verdict, String) {
+    let items = asked(a);
+    let all = items.len();
+    let held: Vec<&Asked<'_>> = items.iter().filter(|e| e.held).collect();
+    if !held.is_empty() {
+        let worst = held.iter().flat_map(|e| &e.windows).max_by_key(|w| {
+            (
+                w.end_ns.saturating_sub(w.start_ns),
+                std::cmp::Reverse(w.start_ns),
+            )
+        });
+        // "1 of 2 delays and 0 of 3 wake-ups were": two counts take the plural.
+        let one_count = a.wakeups.is_none() || a.delays.is_empty();
+        let were = if held.len() == 1 && one_count {
+            "was"
+        } else {
+            "were"
+        };
         let mut line = format!(
-            "Verdict: yes: {} of {} {were} held by irq-off windows",
-            explained.len(),
-            counted(all, "delay")
+            "Verdict: yes: {} {were} held by irq-off windows",
+            asked_words(a, true)
         );
         if let Some(w) = worst {
             let _ = write!(line, "; the worst, {}", window_words(w));
@@ -82,45 +177,46 @@ pub fn verdict(a: &Answer) -> (Verdict, String) {
         return (Verdict::Yes, line);
     }
     if all == 0 {
+        let what = if a.wakeups.is_some() {
+            "delay or wake-up"
+        } else {
+            "delay"
+        };
         return (
             Verdict::Unknown,
             format!(
-                "Verdict: unknown: no delay of {} or more was traced in the span.",
+                "Verdict: unknown: no {what} of {} or more was traced in the span.",
                 ms(a.min_ns)
             ),
         );
     }
-    let mut told: Vec<&Explained> = a
-        .delays
-        .iter()
-        .filter(|e| !e.too_short && !e.before_held)
-        .collect();
+    let mut told: Vec<&Asked<'_>> = items.iter().filter(|e| e.told).collect();
     if told.is_empty() {
         return (
             Verdict::Unknown,
             format!(
                 "Verdict: unknown: {} too short to tell (windows under {} are not seen) or began before the oldest window held.",
-                if all == 1 { "the 1 delay was".to_string() } else { format!("all {all} delays were") },
+                if all == 1 { format!("the {} was", asked_words(a, false)) } else { format!("all {} were", asked_words(a, false)) },
                 ms(a.limits.period_ns.saturating_mul(2))
             ),
         );
     }
-    told.sort_by_key(|e| std::cmp::Reverse(e.delay.len_ns()));
+    told.sort_by_key(|e| std::cmp::Reverse(e.len_ns));
     let largest: Vec<String> = told
         .iter()
         .take(3)
         .map(|e| {
-            let mut h = headline(&e.delay);
-            if !e.pauses.is_empty() {
+            let mut h = e.headline.clone();
+            if e.paused {
                 h.push_str(", held by a pause of the whole VM");
             }
             h
         })
         .collect();
     let none = if all == 1 {
-        "the 1 delay was not".to_string()
+        format!("the {} was not", asked_words(a, false))
     } else {
-        format!("none of the {all} delays was")
+        format!("none of the {} was", asked_words(a, false))
     };
     (
         Verdict::No,
@@ -157,6 +253,15 @@ pub fn limits(a: &Answer) -> String {
                     "; {before} delays began before that: windows then are no longer held"
                 );
             }
+            let woken = a
+                .wakeups
+                .iter()
+                .flat_map(|w| &w.wakeups)
+                .filter(|w| w.before_held)
+                .count();
+            if woken > 0 {
+                let _ = write!(limits, "; {} began before that", counted(woken, "wake-up"));
+            }
             limits.push('.');
         }
         None => limits.push_str(" Since when windows are held is unknown."),
@@ -184,6 +289,132 @@ pub fn limits(a: &Answer) -> String {
         );
     }
     limits
+}
+
+/// The wake-ups' first sentence: how many of what length, whose, in which span, how
+/// many explained, the windows seen, and how the shares are rounded.
+pub fn wakeup_summary(a: &Answer, w: &Wakeups) -> String {
+    let explained = w.wakeups.iter().filter(|x| x.explained()).count();
+    let tids: Vec<u32> = w
+        .threads
+        .iter()
+        .filter_map(|t| u32::try_from(*t).ok())
+        .collect();
+    let threads = if tids.len() == 1 {
+        format!("thread {}", cpu_list(&tids))
+    } else {
+        format!("threads {}", cpu_list(&tids))
+    };
+    let span = match (a.span_start_ns, a.span_end_ns) {
+        (Some(s), Some(e)) => format!("from {} s to {} s", secs(s), secs(e)),
+        _ => "in an empty trace".to_string(),
+    };
+    format!(
+        "{} of {} or more of {} ({threads}) {span}, {explained} explained by irq-off \
+         windows ({} seen, from the {}); slowest first, each phase with its share of the \
+         whole in whole percents (largest remainder: they add up to 100).",
+        counted(w.wakeups.len(), "wake-up"),
+        ms(a.min_ns),
+        w.of,
+        counted(a.windows_seen, "window"),
+        match a.windows_from.as_str() {
+            "records+ring" => "records and the event ring",
+            _ => "records only",
+        }
+    )
+}
+
+/// What was woken and how long it took: "wake-up of cat[123] took 83.500 ms from
+/// 3.950000 s".
+pub fn wakeup_headline(w: &Wakeup) -> String {
+    format!(
+        "wake-up of {} took {} from {} s",
+        w.task,
+        ms(w.len_ns()),
+        secs(w.start_ns)
+    )
+}
+
+/// Where a wake-up went: "by a timer on CPU 1; woken from CPU 0 to CPU 1 through the wake
+/// list's IPI; ran on CPU 1".
+pub fn wakeup_route(w: &Wakeup) -> String {
+    let mut parts = Vec::new();
+    match (w.timer_cpu, w.expires_ns) {
+        (Some(cpu), Some(_)) => parts.push(format!("by a timer on CPU {cpu}")),
+        (Some(cpu), None) => parts.push(format!(
+            "by a timer on CPU {cpu} started before the trace (its lateness is not known)"
+        )),
+        (None, _) => {}
+    }
+    parts.push(match (w.remote(), w.ipi) {
+        (false, _) => format!("woken on CPU {}", w.target_cpu),
+        (true, true) => format!(
+            "woken from CPU {} to CPU {} through the wake list's IPI",
+            w.waker_cpu, w.target_cpu
+        ),
+        (true, false) => format!(
+            "woken from CPU {} to CPU {} (enqueued by the waker)",
+            w.waker_cpu, w.target_cpu
+        ),
+    });
+    parts.push(format!("ran on CPU {}", w.ran_cpu));
+    parts.join("; ")
+}
+
+fn wakeup(o: &mut String, w: &Wakeup) {
+    para(
+        o,
+        "",
+        &format!("{}; {}", wakeup_headline(w), wakeup_route(w)),
+    );
+    for p in &w.phases {
+        para(o, "  ", &phase(p));
+    }
+    if w.before_held {
+        para(
+            o,
+            "  ",
+            "(it began before the oldest window held: an earlier window would not show)",
+        );
+    }
+}
+
+/// A phase in one paragraph: "run-queue wait 83.412 ms (99%) on CPU 1, while sh[11]
+/// ran: explained by a hardirq-off window of ...".
+pub fn phase(p: &Phase) -> String {
+    let mut s = format!(
+        "{} {} ({}%) on CPU {}",
+        p.phase.words(),
+        ms(p.len_ns()),
+        p.share_pct,
+        p.cpu
+    );
+    if !p.ran_meanwhile.is_empty() {
+        let mut names: Vec<&str> = p.ran_meanwhile.iter().take(4).map(String::as_str).collect();
+        let more = p.ran_meanwhile.len().saturating_sub(4);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        let last = names.pop().unwrap_or("");
+        let list = if names.is_empty() {
+            last.to_string()
+        } else {
+            format!("{}, {last}", names.join(", "))
+        };
+        let _ = write!(s, ", while {list}{more} ran");
+    }
+    let mut why: Vec<String> = p.windows.iter().map(window).collect();
+    why.extend(p.pauses.iter().map(pause));
+    // Too short: the limits say why, once.
+    if p.too_short {
+        why.push("too short to tell".into());
+    } else {
+        why.extend(p.not_explained.clone());
+    }
+    let _ = write!(s, ": {}", why.join("; "));
+    s
 }
 
 fn delay(o: &mut String, e: &Explained) {
@@ -234,10 +465,15 @@ pub fn headline(d: &Delay) -> String {
             d.task.as_deref().unwrap_or("?")
         ),
         DelayKind::Task => format!("task {}", d.task.as_deref().unwrap_or("?")),
+        DelayKind::Wakeup => format!(
+            "wake-up of {} on CPU {}",
+            d.task.as_deref().unwrap_or("?"),
+            cpu_list(&d.cpus)
+        ),
     };
     let verb = match d.kind {
         DelayKind::Io => "took",
-        DelayKind::Softirq | DelayKind::TagWait => "waited",
+        DelayKind::Softirq | DelayKind::TagWait | DelayKind::Wakeup => "waited",
         DelayKind::Task => "ran for",
     };
     format!(
@@ -373,6 +609,7 @@ mod tests {
             windows_from: "records+ring".into(),
             windows_seen: 1,
             delays: join(&[d(vec![1]), d(vec![0])], &[w], limits),
+            wakeups: None,
             notes: vec![],
         };
         let t = text(&a);
@@ -413,6 +650,7 @@ mod tests {
             windows_from: "records".into(),
             windows_seen: windows.len(),
             delays: join(delays, windows, limits),
+            wakeups: None,
             notes: vec![],
         };
         (a.verdict, a.verdict_line) = verdict(&a);
@@ -539,6 +777,7 @@ mod tests {
                 &[(1050 * ms_, 1350 * ms_)],
                 limits,
             ),
+            wakeups: None,
             notes: vec![],
         };
         let flat = text(&a).split_whitespace().collect::<Vec<_>>().join(" ");
@@ -612,6 +851,7 @@ mod tests {
             windows_from: "records".into(),
             windows_seen: 0,
             delays: join(&[d], &[], limits),
+            wakeups: None,
             notes: vec![],
         };
         let json = serde_json::to_string(&a).unwrap();

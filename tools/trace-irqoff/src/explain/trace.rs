@@ -100,7 +100,7 @@ fn parse_ts(s: &str) -> Option<u64> {
 }
 
 /// The value of `key=` in `fields` (up to the next space).
-fn field<'a>(fields: &'a str, key: &str) -> Option<&'a str> {
+pub fn field<'a>(fields: &'a str, key: &str) -> Option<&'a str> {
     fields
         .split_whitespace()
         .find_map(|w| w.strip_prefix(key).and_then(|v| v.strip_prefix('=')))

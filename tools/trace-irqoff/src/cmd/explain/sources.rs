@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Where `explain` learns which CPUs serve a delay: a block device's number, its hardware
 //! queues' CPU maps and its interrupts' effective affinity (sysfs, /proc/irq), and the
-//! CPUs a task or a cgroup's tasks last ran on (/proc/PID/task/*/stat).
+//! CPUs a task or a cgroup's tasks last ran on (/proc/PID/task/*/stat), and their
+//! threads (/proc/PID/task/*).
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -89,6 +90,17 @@ pub fn task_cpus(proc_root: &Path, pid: i32) -> Option<(String, BTreeSet<u32>)> 
         .filter_map(|stat| last_cpu(&stat))
         .collect();
     Some((comm.trim().to_string(), cpus))
+}
+
+/// The thread ids of process `pid` (/proc/PID/task/*), ascending; empty when there is
+/// no such process.
+pub fn threads(proc_root: &Path, pid: i32) -> Vec<i32> {
+    let mut v: Vec<i32> = read_dir_names(&proc_root.join(pid.to_string()).join("task"))
+        .iter()
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    v.sort_unstable();
+    v
 }
 
 /// Field 39 (processor) of a stat line: the 37th after the comm's closing parenthesis.

@@ -80,6 +80,8 @@ fn row_of(e: &Explained) -> (u8, String) {
         ),
         DelayKind::TagWait => (2, format!("tag wait {}", or_q(&d.device))),
         DelayKind::Task => (3, format!("task {}", or_q(&d.task))),
+        // Not in an answer's delays (its wake-ups are apart): drawn as a task's.
+        DelayKind::Wakeup => (3, format!("wake-up {}", or_q(&d.task))),
     }
 }
 

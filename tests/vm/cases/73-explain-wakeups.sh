@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# description: explain --wakeups splits a task's wake-ups into timer lateness, delivery and run-queue wait, and joins each with the windows on its CPU: a pipe reader on CPU 1 held by a hardirq-off or a bh-off window there (verdict yes, culprit named), by a preempt-off one (slow, verdict no: not an irq-off window), never by a window on CPU 0; a sleeper on CPU 1 whose timer lateness a hardirq-off window explains
+# kernels: debian-7.3 debian-7.3-rt
+# proves: explain --wakeups tells why a task woke up late, phase by phase, on the CPU each phase ran on (trace-irqoff-cli.rst: explain) -- "timer lateness ... explained by a hardirq-off window", "wake-ups slow, verdict no", "nothing blamed on CPU 0"
+# A reader pinned to CPU 1 reads a fifo that a writer pinned to CPU 0 writes every 10 ms:
+# each line wakes it from CPU 0. The sample opens one 100 ms window on a CPU while
+# explain --wakeups --pid READER traces 4 s; wake-ups of 50 ms or more are asked.
+# Under PREEMPT_RT bottom halves off do not keep a task from being preempted (a per-CPU
+# lock, in a preemptible section): there the bh-off window holds no wake-up back, and the
+# case says so instead of checking it; and preemption off holds the softirq threads back,
+# which the module reports as a softirq-off (ksoftirqd-wait) window: there that window
+# explains the preempt-off wake-up.
+flat() {	# flat FILE: FILE.flat, the text with its wrapped lines joined, one space between words
+	tr '\n' ' ' < "$1" | tr -s ' ' > "$1.flat"
+}
+# wake_during CPU MODE OUT PID: explain --wakeups --pid PID --for 4s --min 50 to OUT (its
+# exit status in OUT.rc) while the sample opens a 100 ms MODE window on CPU.
+wake_during() {
+	trace-irqoff explain --wakeups --pid "$4" --for 4s --min 50 > "$3" 2> "$3.err" &
+	ex=$!
+	sleep 1.5
+	inject "$1" "$2" 100
+	wait $ex
+	echo $? > "$3.rc"
+	flat "$3"
+	echo "# measured: $2 window on CPU $1: $(head -n 1 "$3")"
+	sed -n '/^wake-up of/,/^$/p' "$3" | head -n 12 | sed 's/^/#   /'
+}
+
+tio_load
+modprobe irqoff_sample
+check "trace-irqoff enable starts sampling and the event ring" trace-irqoff enable
+rm -f /tmp/wake.fifo
+mkfifo /tmp/wake.fifo
+taskset -c 1 sh -c 'while read -r x; do :; done' < /tmp/wake.fifo &
+reader=$!
+taskset -c 0 sh -c 'while :; do echo x; sleep 0.01; done' > /tmp/wake.fifo &
+writer=$!
+sleep 0.5
+R="wake-up of sh\[$reader\] took [0-9.]+ ms"
+
+wake_during 1 hardirq /tmp/wake-hard.txt $reader
+check "explain --wakeups ends without an error (hardirq-off on CPU 1)" test ! -s /tmp/wake-hard.txt.err
+check "a hardirq-off window on CPU 1: verdict yes, exit status 0" sh -c "head -n 1 /tmp/wake-hard.txt | grep -q '^Verdict: yes: ' && test \$(cat /tmp/wake-hard.txt.rc) = 0"
+check "... the reader's slow wake-up is explained by that window and its culprit, on CPU 1" \
+	grep -qE "$R[^.]*\..*on CPU 1[^:]*: explained by a hardirq-off window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_hardirq_window" /tmp/wake-hard.txt.flat
+
+wake_during 1 softirq /tmp/wake-bh.txt $reader
+check "explain --wakeups ends without an error (bh-off on CPU 1)" test ! -s /tmp/wake-bh.txt.err
+if has rt; then
+	echo "# not checked on PREEMPT_RT: bottom halves off do not hold a task off its CPU there; the answer: $(head -n 1 /tmp/wake-bh.txt)"
+else
+	check "a bh-off window on CPU 1: verdict yes; the run-queue wait explained by it and its culprit" \
+		sh -c "head -n 1 /tmp/wake-bh.txt | grep -q '^Verdict: yes: ' && grep -qE 'run-queue wait [0-9.]+ ms \([0-9]+%\) on CPU 1[^:]*: explained by a softirq-off \(bh-off\) window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_softirq_window' /tmp/wake-bh.txt.flat"
+fi
+
+wake_during 1 preempt /tmp/wake-pre.txt $reader
+check "explain --wakeups ends without an error (preempt-off on CPU 1)" test ! -s /tmp/wake-pre.txt.err
+check "a preempt-off window on CPU 1 makes the reader's wake-ups slow" grep -qE "$R" /tmp/wake-pre.txt.flat
+if has rt; then
+	# Softirqs run in threads (ktimers/N, ksoftirqd/N) that preemption off holds back:
+	# the module reports that as a softirq-off window (ksoftirqd-wait), which it is.
+	check "... under PREEMPT_RT the preempt-off window holds the softirq threads back too: the wake-up is explained by that softirq-off (ksoftirqd-wait) window and its culprit" \
+		grep -qE 'explained by a softirq-off \(ksoftirqd-wait\) window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_preempt_window' /tmp/wake-pre.txt.flat
+else
+	check "... and the verdict is no, exit status 4: preempt-off is no irq-off window" sh -c "head -n 1 /tmp/wake-pre.txt | grep -q '^Verdict: no: ' && test \$(cat /tmp/wake-pre.txt.rc) = 4"
+fi
+
+wake_during 0 hardirq /tmp/wake-cpu0.txt $reader
+check "explain --wakeups ends without an error (hardirq-off on CPU 0)" test ! -s /tmp/wake-cpu0.txt.err
+check_fails "a window on CPU 0 only: no wake-up of the reader is explained by it" grep -qE 'explained by a [a-z()-]+ window of [0-9.]+ ms on CPU 0' /tmp/wake-cpu0.txt.flat
+kill $writer $reader
+wait $writer $reader 2>/dev/null
+
+# A sleeper on CPU 1 (nanosleep of 10 ms, an hrtimer wakes it): the window on CPU 1 holds
+# its timer's interrupt back.
+taskset -c 1 tio-hog 0 0 10000 &
+sleeper=$!
+sleep 0.5
+wake_during 1 hardirq /tmp/wake-timer.txt $sleeper
+kill $sleeper
+wait $sleeper 2>/dev/null
+check "explain --wakeups ends without an error (sleeper)" test ! -s /tmp/wake-timer.txt.err
+check "a sleeper's wake-up on CPU 1: its timer lateness is explained by the hardirq-off window and its culprit" \
+	grep -qE "timer lateness [0-9.]+ ms \([0-9]+%\) on CPU 1: explained by a hardirq-off window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_hardirq_window" /tmp/wake-timer.txt.flat
+
+trace-irqoff disable > /dev/null
+rmmod irqoff_sample
+rmmod trace_irqoff
