@@ -18,11 +18,18 @@ fn sysfs() -> TempDir {
     dir
 }
 
-/// `explain --from TRACE ARGS --json` on records-v2, with sysfs `sys`; its JSON.
-fn explain_json(sys: &Path, args: &[&str]) -> serde_json::Value {
+/// A proc root with records-v2 and `text` saved in it as a trace: the root and the
+/// trace's path.
+fn with_trace(text: impl AsRef<[u8]>) -> (TempDir, std::path::PathBuf) {
     let root = ours_with(RECORDS_V2);
     let trace = root.path().join("trace.txt");
-    fs::write(&trace, TRACE).unwrap();
+    fs::write(&trace, text).unwrap();
+    (root, trace)
+}
+
+/// `explain --from TRACE ARGS --json` on records-v2, with sysfs `sys`; its JSON.
+fn explain_json(sys: &Path, args: &[&str]) -> serde_json::Value {
+    let (root, trace) = with_trace(TRACE);
     json_of(
         cli(root.path())
             .env("TRACE_IRQOFF_SYSFS", sys)
@@ -115,9 +122,7 @@ fn an_io_delay_without_a_window_is_not_explained() {
         d["not_explained"],
         "not explained by an irq-off window on the CPUs that serve this device (0)"
     );
-    let root = ours_with(RECORDS_V2);
-    let trace = root.path().join("trace.txt");
-    fs::write(&trace, TRACE).unwrap();
+    let (root, trace) = with_trace(TRACE);
     let sys = sysfs();
     let out = cli(root.path())
         .env("TRACE_IRQOFF_SYSFS", sys.path())
@@ -183,9 +188,7 @@ fn a_window_still_open_explains_what_came_after() {
     assert_eq!(w["window"]["open"], true);
     assert_eq!(w["overlap_ns"], 60_000_000);
     assert_eq!(w["window"]["culprit"], "irqoff_sample_bh_work");
-    let root = ours_with(RECORDS_V2);
-    let trace = root.path().join("trace.txt");
-    fs::write(&trace, TRACE).unwrap();
+    let (root, trace) = with_trace(TRACE);
     let flat = flat_text(cli(root.path()).args(["explain", "--from"]).arg(&trace));
     assert!(
         flat.contains("I/O on 8:0 by dd-70 took 60.000 ms from 5.400000 s; issued on CPU 3, completed on CPU 3 explained by a softirq-off (bh-off) window of 57.000 ms and counting on CPU 3"),
@@ -200,9 +203,7 @@ fn a_window_still_open_explains_what_came_after() {
 /// nothing: what is held starts with the records (unknown in this fixture).
 #[test]
 fn a_span_partly_not_held_says_so() {
-    let root = ours_with(RECORDS_V2);
-    let trace = root.path().join("trace.txt");
-    fs::write(&trace, TRACE).unwrap();
+    let (root, trace) = with_trace(TRACE);
     // One window in the ring, CPU 2, 4.450000..4.500000 s.
     let line = "              sh-2168    [002] d.h1.     4.500000: hardirq_off: cpu=2 latency_ns=50000000 lower_bound=0 pid=2168 comm=sh cause=- end_ns=4500000000 seq=1 end_shows_culprit=1 frames=irqoff_sample_hardirq_window+0x30/0x4d [irqoff_sample];0x0\n";
     let whole = ring_root(&format!(
@@ -271,9 +272,7 @@ fn a_task_is_joined_on_the_cpus_it_ran_on() {
 /// sysfs's fs/cgroup) were switched in on: pid 70 on CPU 1, so the window of CPU 1.
 #[test]
 fn a_cgroup_is_joined_on_the_cpus_its_tasks_ran_on() {
-    let root = ours_with(RECORDS_V2);
-    let trace = root.path().join("trace.txt");
-    fs::write(&trace, TRACE).unwrap();
+    let (root, trace) = with_trace(TRACE);
     let sys = sysfs();
     let cg = sys.path().join("fs/cgroup/system.slice/dd.service");
     fs::create_dir_all(&cg).unwrap();
@@ -581,16 +580,12 @@ fn the_verdict_comes_first_with_its_exit_status() {
 /// a pause is not an irq-off window.
 #[test]
 fn a_pause_of_the_whole_vm_is_joined() {
-    let root = ours_with(RECORDS_V2);
-    let trace = root.path().join("trace.txt");
-    fs::write(
-        &trace,
+    let (root, trace) = with_trace(
         "\
   dd-70 [000] ..... 4.500000: block_rq_issue: 252,0 R 4096 () 4096 + 8 none,0,0 [dd]
   <idle>-0 [000] ..s1. 4.560000: block_rq_complete: 252,0 R () 4096 + 8 none,0,0 [0]
 ",
-    )
-    .unwrap();
+    );
     let ring = ring_root(
         "# entries-in-buffer/entries-written: 1/1   #P:4\n          <idle>-0       [000] d.h1.     4.700000: stall: cpu=0 start_ns=4520000000 end_ns=4700000000 length_ns=180000000\n",
     );
@@ -635,18 +630,14 @@ fn a_pause_of_the_whole_vm_is_joined() {
 /// issued and completed on CPU 1, and explained by irq_test's window.
 #[test]
 fn readers_of_one_sector_on_both_cpus_are_two_delays() {
-    let root = ours_with(RECORDS_V2);
-    let trace = root.path().join("trace.txt");
-    fs::write(
-        &trace,
+    let (root, trace) = with_trace(
         "\
   cat-80 [001] ..... 3.950000: block_rq_issue: 252,0 R 4096 () 2048 + 8 none,0,0 [cat]
   cat-81 [000] ..... 3.951000: block_rq_issue: 252,0 R 4096 () 2048 + 8 none,0,0 [cat]
   <idle>-0 [000] d.h1. 3.971000: block_rq_complete: 252,0 R () 2048 + 8 none,0,0 [0]
   <idle>-0 [001] d.h1. 4.040000: block_rq_complete: 252,0 R () 2048 + 8 none,0,0 [0]
 ",
-    )
-    .unwrap();
+    );
     let sys = sysfs();
     let j = json_of(
         cli(root.path())
@@ -687,16 +678,12 @@ fn readers_of_one_sector_on_both_cpus_are_two_delays() {
 /// it found there, never "by" it, in the text and as "context" in --json.
 #[test]
 fn a_window_in_an_ipi_function_interrupted_its_task() {
-    let root = ours_with(RECORDS_V2);
-    let trace = root.path().join("trace.txt");
-    fs::write(
-        &trace,
+    let (root, trace) = with_trace(
         "\
   <idle>-0 [002] d.h1. 4.400000: softirq_raise: vec=3 [action=NET_RX]
   <idle>-0 [002] ..s1. 4.520000: softirq_entry: vec=3 [action=NET_RX]
 ",
-    )
-    .unwrap();
+    );
     let line = "   kdamond.0-54 [002] d.h1. 4.510000: hardirq_off: cpu=2 latency_ns=100000000 lower_bound=0 pid=54 comm=kdamond.0 cause=- end_ns=4510000000 seq=3 end_shows_culprit=1 frames=irqctx_spin+0x10/0x40 [irqctx];__flush_smp_call_function_queue+0x9a/0x1f0;__sysvec_call_function_single+0x1c/0xb0;kdamond_fn+0x2a/0x300;0x0\n";
     let ring = ring_root(&format!(
         "# entries-in-buffer/entries-written: 1/1   #P:4\n{line}"
@@ -818,10 +805,8 @@ const NVME_TRACE: &str = "\
 
 /// `explain --from NVME_TRACE ARGS --json` against the NVMe machine.
 fn nvme_json(args: &[&str]) -> serde_json::Value {
-    let root = ours_with(RECORDS_V2);
+    let (root, trace) = with_trace(format!("trace_clock: [mono]\n{NVME_TRACE}"));
     let sys = nvme_sysfs(root.path());
-    let trace = root.path().join("trace.txt");
-    fs::write(&trace, format!("trace_clock: [mono]\n{NVME_TRACE}")).unwrap();
     json_of(
         cli(root.path())
             .env("TRACE_IRQOFF_SYSFS", sys.path())
@@ -877,10 +862,8 @@ fn partitions_and_stacked_devices_resolve_to_their_disk() {
         let notes = j["notes"].to_string();
         assert!(notes.contains(says), "{dev}: {notes}");
     }
-    let root = ours_with(RECORDS_V2);
+    let (root, trace) = with_trace(format!("trace_clock: [mono]\n{NVME_TRACE}"));
     let sys = nvme_sysfs(root.path());
-    let trace = root.path().join("trace.txt");
-    fs::write(&trace, format!("trace_clock: [mono]\n{NVME_TRACE}")).unwrap();
     let out = cli(root.path())
         .env("TRACE_IRQOFF_SYSFS", sys.path())
         .args(["explain", "--device", "sdz", "--from"])
