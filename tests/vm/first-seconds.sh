@@ -17,6 +17,8 @@
 # NMI's stack inside the window shows the spin; design.rst, "Start and stop"). They are
 # real in the guest and reported: on a stock kernel the busy phase is counted and shown,
 # and checked only for the module's code; on the test kernel it is checked as the idle one.
+# The same spin (the tick of an idle CPU, right after boot: 1 of 50 enables once) is
+# shown in the idle phase on a stock kernel; any other idle window fails there too.
 . /tests/lib.sh
 N=50
 
@@ -25,7 +27,7 @@ echo 10 > $TIO/sampling_period
 echo 50 > $TIO/trace_latency
 P_NS=$(config_field period_ns)
 busy=
-bad_idle=0 bad_busy=0 ours=0 spins=0 events=0
+bad_idle=0 idle_spins=0 bad_busy=0 ours=0 spins=0 events=0
 i=1
 while [ $i -le $N ]; do
 	if [ $i = $((N / 2 + 1)) ]; then
@@ -49,7 +51,10 @@ while [ $i -le $N ]; do
 		# The module's code in any stack of it: its shim (tio_), its Rust (trace_irqoff),
 		# the kernel's Rust helpers it calls (rust_helper_).
 		grep -qE '^(frame|window_frame) (tio_|trace_irqoff|rust_helper_)' /tmp/first.rec && ours=$((ours + 1))
-		grep -qE '^window_frame native_queued_spin_lock_slowpath' /tmp/first.rec && spins=$((spins + 1))
+		if grep -qE '^window_frame native_queued_spin_lock_slowpath' /tmp/first.rec; then
+			spins=$((spins + 1))
+			[ -z "$busy" ] && idle_spins=$((idle_spins + 1))
+		fi
 	fi
 	# A clear between enables: each enable's first seconds are judged alone.
 	echo 0 > $TIO/trace_latency
@@ -60,7 +65,14 @@ wait $b0 $b1 2>/dev/null
 online=$(sed -n 's/^cpu .* online_max_ns=\([0-9]*\).*/\1/p' $TIO/counters | sort -n | tail -n1)
 echo "# measured: $N enables: $events events below the threshold in their first 2 s; with a window at the threshold: $bad_idle idle, $bad_busy busy ($spins with a lock spin inside, $ours with the module's code); longest irq-off stretch of the samplers' start: ${online:-?} ns"
 check "$N enables: no window at the threshold in the first 2 s with the module's code in a stack ($ours had one)" test $ours = 0
-check "... CPUs idle: no window at the threshold in the first 2 s with nothing opened ($bad_idle of $((N / 2)) had one)" test $bad_idle = 0
+if has stock; then
+	# The kernel's own lock spin (the fair server's tick, as with the CPUs busy) shows in
+	# an idle CPU's interrupt too, right after boot: shown, the rest checked.
+	echo "# not checked on a stock kernel under TCG: $idle_spins of the idle enables' windows had the NMI's stack inside showing a lock spin"
+	check "... CPUs idle: no window at the threshold in the first 2 s with nothing opened but the kernel's own lock spins ($((bad_idle - idle_spins)) of $((N / 2)) had one)" test $((bad_idle - idle_spins)) = 0
+else
+	check "... CPUs idle: no window at the threshold in the first 2 s with nothing opened ($bad_idle of $((N / 2)) had one)" test $bad_idle = 0
+fi
 if has stock; then
 	echo "# not checked on a stock kernel under TCG: $bad_busy of $((N / 2)) busy enables had a window of the kernel's own ($spins of them with the NMI's stack inside showing a lock spin)"
 else
