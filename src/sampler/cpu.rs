@@ -324,9 +324,12 @@ impl CpuSampler {
         // pinned here): the kernel's timer calls take their locks with interrupts off
         // inside, as for any caller, and a wait there for another CPU's hold of them is
         // not ours to measure. The hrtimer's first run measures its gap from where it was
-        // armed (a period before its first expiry), whenever it runs.
-        let handle = HrTimerPointer::start(this.clone(), period(&rules));
+        // armed (a period before its first expiry, taken once its base's lock is held),
+        // whenever it runs. The timer_list first: a wait for its base's lock (which an
+        // idle CPU's timers share with the CPU that expires them remotely) then comes
+        // before the hrtimer is armed, not inside its first gap.
         let soft = softtimer::start(rules.soft_period_jiffies);
+        let handle = HrTimerPointer::start(this.clone(), period(&rules));
         let now = ffi::now_ns();
         let jiffies = ffi::jiffies();
         {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `tio-dread DEVICE[,DEVICE...] THREADS SECONDS`: THREADS blocking O_DIRECT readers of
-//! 4 KiB each, at spread offsets, for SECONDS. Each reader keeps one request in flight and
+//! `tio-dread DEVICE[,DEVICE...] THREADS SECONDS [OFFSET]`: THREADS blocking O_DIRECT
+//! readers of 4 KiB each, at spread offsets (with OFFSET: all at that byte offset, so
+//! that readers on two CPUs have requests of the same sector in flight), for SECONDS. Each reader keeps one request in flight and
 //! sleeps in the kernel when no tag is free: the load that starves blk-mq tags. Prints the
 //! reads. With several devices each reader takes them in turn, and drops a device whose
 //! reads start failing (torn down under it); it fails only if all of them fail.
@@ -22,8 +23,16 @@ fn main() -> ExitCode {
         args.get(2).and_then(|a| a.parse::<u64>().ok()),
         args.get(3).and_then(|a| a.parse::<f64>().ok()),
     ) else {
-        eprintln!("usage: tio-dread DEVICE THREADS SECONDS");
+        eprintln!("usage: tio-dread DEVICE THREADS SECONDS [OFFSET]");
         return ExitCode::from(2);
+    };
+    let fixed = match args.get(4).map(|a| a.parse::<u64>()) {
+        None => None,
+        Some(Ok(o)) if o % BLOCK as u64 == 0 => Some(o),
+        Some(_) => {
+            eprintln!("tio-dread: OFFSET must be a multiple of {BLOCK} bytes");
+            return ExitCode::from(2);
+        }
     };
     let until = Instant::now() + Duration::from_secs_f64(secs);
     let handles: Vec<_> = (0..threads)
@@ -45,7 +54,7 @@ fn main() -> ExitCode {
                 let mut n = 0u64;
                 let mut k = 0usize;
                 while Instant::now() < until {
-                    let pos = ((t * 131 + n * 7) % 4096) * BLOCK as u64;
+                    let pos = fixed.unwrap_or(((t * 131 + n * 7) % 4096) * BLOCK as u64);
                     k = (k + 1) % files.len();
                     match files[k].read_exact_at(buf, pos) {
                         Ok(()) => n += 1,

@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# description: explain on a device with a hardware queue per CPU, the same sector read from both CPUs at once: each request paired with its own completion, the one issued on CPU 1 held by a hardirq-off window there (in process context, then in an IPI function) explained by it with its real path, none issued on CPU 0 blamed on it
+# kernels: debian-7.3
+# proves: explain pairs every request, even of one sector in flight from two CPUs, and follows each along its own queue (trace-irqoff-cli.rst: explain) -- "two requests of the same sector, two delays", "issued on CPU 1 (hardware queue", "in an IPI function ... interrupting"
+# null_blk with two hardware queues (one per CPU) completes each request by an hrtimer
+# (irqmode=2) 20 ms after it was issued, on the CPU that issued it. Two readers pinned to
+# CPU 0 and two to CPU 1 all read the same 4 KiB at offset 0 (O_DIRECT: never merged), so
+# requests of one sector are in flight from both CPUs whenever a window opens. A 100 ms
+# hardirq-off window on CPU 1 holds back CPU 1's completions only: the requests issued
+# there take ~100 ms and are explained by it; those of CPU 0 are not held, and none of
+# them is laid to the window on CPU 1.
+NULLB="queue_mode=2 submit_queues=2 irqmode=2 completion_nsec=20000000 hw_queue_depth=64 no_sched=1"
+flat() {	# flat FILE: FILE.flat, the text with its wrapped lines joined, one space between words
+	tr '\n' ' ' < "$1" | tr -s ' ' > "$1.flat"
+}
+# explain_same OUT OPEN: explain --for 5s --min 50 --device nullb0 to OUT, while two readers
+# on each CPU read offset 0 of nullb0, and OPEN (a shell command, run by a shell pinned to
+# CPU 0 or 1 before the readers start, woken through a fifo) opens the window.
+# OUT.inflight: the requests in flight on each hardware queue just before it opened.
+explain_same() {
+	rm -f /tmp/open.fifo
+	mkfifo /tmp/open.fifo
+	taskset -c "$2" sh -c 'read -t 10 x <> /tmp/open.fifo
+		read -r r w < /sys/block/nullb0/inflight
+		'"$3"'
+		echo $((r + w)) > '"$1"'.inflight' &
+	op=$!
+	trace-irqoff explain --for 5s --device nullb0 --min 50 > "$1" 2> "$1.err" &
+	ex=$!
+	sleep 1.5
+	taskset -c 0 tio-dread /dev/nullb0 2 2.5 0 > "$1.reads0" &
+	r0=$!
+	taskset -c 1 tio-dread /dev/nullb0 2 2.5 0 > "$1.reads1" &
+	r1=$!
+	sleep 1
+	echo go > /tmp/open.fifo
+	wait $op
+	wait $r0
+	wait $r1
+	wait $ex
+	echo $? > "$1.rc"
+	flat "$1"
+	echo "# measured: reads CPU 0 $(cat "$1.reads0"), CPU 1 $(cat "$1.reads1"); requests in flight as the window opened: $(cat "$1.inflight")"
+	echo "# measured: $(head -c 900 "$1.flat")"
+}
+
+tio_load
+modprobe irqoff_sample
+modprobe null_blk $NULLB
+check "null_blk takes this kernel's parameters ($NULLB)" test -b /dev/nullb0
+check "nullb0 has a hardware queue of CPU 0 alone and one of CPU 1 alone" sh -c 'cat /sys/block/nullb0/mq/*/cpu_list | grep -qx 0 && cat /sys/block/nullb0/mq/*/cpu_list | grep -qx 1'
+echo "# measured: hardware queues: $(for q in /sys/block/nullb0/mq/*; do printf '%s: CPUs %s; ' "${q##*/}" "$(cat $q/cpu_list)"; done)"
+check "trace-irqoff enable starts sampling and the event ring" trace-irqoff enable
+
+for how in process ipi; do
+	if [ $how = process ]; then
+		explain_same /tmp/same-$how.txt 1 'echo hardirq 100 > /dev/irqoff_sample'
+		words='by sh\[[0-9]+\] in irqoff_sample_hardirq_window'
+	else
+		explain_same /tmp/same-$how.txt 0 'echo ipi 1 100 > /dev/irqoff_sample'
+		words='in an IPI function \(irqoff_sample_ipi_window\) on CPU 1, interrupting [^ ]+\[[0-9]+\]'
+	fi
+	f=/tmp/same-$how.txt.flat
+	check "$how: explain ends without an error" test ! -s /tmp/same-$how.txt.err
+	check "$how: readers on both CPUs read (CPU 0: $(cat /tmp/same-$how.txt.reads0), CPU 1: $(cat /tmp/same-$how.txt.reads1))" \
+		sh -c "test \$(cat /tmp/same-$how.txt.reads0) -gt 0 && test \$(cat /tmp/same-$how.txt.reads1) -gt 0"
+	check "$how: requests of both CPUs were in flight as the window opened ($(cat /tmp/same-$how.txt.inflight))" \
+		test "$(cat /tmp/same-$how.txt.inflight)" -ge 2
+	check "$how: the verdict comes first: yes, a request held by an irq-off window (exit status 0)" \
+		sh -c "head -n 1 /tmp/same-$how.txt | grep -q '^Verdict: yes: ' && test \$(cat /tmp/same-$how.txt.rc) = 0"
+	check "$how: a request of sector 0 issued on CPU 1 and completed there, along its own hardware queue, is explained by the window on CPU 1" \
+		grep -qE "I/O on [0-9]+:[0-9]+ by tio-dread[^ ]* took [0-9.]+ ms from [0-9.]+ s; issued on CPU 1 \(hardware queue [0-9]+ of CPUs 1[,)][^;]*, completed on CPU 1(; [^;]*)* explained by a hardirq-off window of [0-9.]+ ms (on CPU 1 )?$words" $f
+	check_fails "$how: no request issued on CPU 0 is laid to the window on CPU 1" \
+		grep -qE "issued on CPU 0 [^;]*(; [^;]*)* explained by a hardirq-off window of [0-9.]+ ms" $f
+	check "$how: the requests held back on CPU 1 are all there, one delay each (at least 2 of 50 ms or more: two readers there)" \
+		test "$(grep -oE 'issued on CPU 1 \(hardware queue' $f | wc -l)" -ge 2
+done
+
+trace-irqoff disable > /dev/null
+rmmod null_blk
+rmmod irqoff_sample
+rmmod trace_irqoff
+done_testing
