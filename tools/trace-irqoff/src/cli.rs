@@ -379,7 +379,8 @@ pub struct ReportArgs {
     /// Where to write the HTML page.
     #[arg(short, long, default_value = "trace-irqoff-report.html")]
     pub output: PathBuf,
-    /// Draw the delays of `trace-irqoff explain --json > FILE` beside the windows.
+    /// Draw the delays of `trace-irqoff explain --json > FILE`, or the wake-ups of
+    /// `trace-irqoff explain --wakeups --pid PID --json > FILE`, beside the windows.
     #[arg(long, value_name = "FILE")]
     pub explain: Option<PathBuf>,
     // --lines: the stacks' frames with their source lines.

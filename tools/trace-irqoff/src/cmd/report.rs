@@ -62,7 +62,7 @@ pub fn run<B: Backend>(a: &ReportArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
 }
 
 /// Writes the report of a loaded recording to `a.output` and says where; with
-/// `--explain`, its answer read first (a bad one writes no page).
+/// `--explain`, its answer (delays or wake-ups) read first (a bad one writes no page).
 pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
     let answer = a.explain.as_deref().map(load_answer).transpose()?;
     let file = AtomicFile::create(&a.output)?;
@@ -107,16 +107,18 @@ pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
     Ok(Outcome::Done)
 }
 
-/// The answer `explain --json` wrote to `path`: one sentence and a hint when it cannot
-/// be read (exit status 1) or is not such an answer (2), as `load` says of a record file.
+/// The answer `explain --json` or `explain --wakeups --json` wrote to `path` (one model:
+/// the wake-ups' answer is the delays' with `wakeups` set, its delays mostly empty): one
+/// sentence and a hint when it cannot be read (exit status 1) or is neither answer (2),
+/// as `load` says of a record file.
 fn load_answer(path: &Path) -> Result<Answer, Problem> {
-    let hint = "give --explain the output of trace-irqoff explain --json (JSON)";
+    let hint = "give --explain the output of trace-irqoff explain --json or of trace-irqoff explain --wakeups --pid PID --json (JSON)";
     let text = std::fs::read_to_string(path)
         .map_err(|e| Problem::failure(format!("cannot read {}: {e}", path.display()), hint))?;
     serde_json::from_str(&text).map_err(|e| {
         Problem::usage(
             format!(
-                "{} is not an answer of trace-irqoff explain --json: {e}",
+                "{} is not an answer of trace-irqoff explain --json (nor of explain --wakeups --json): {e}",
                 path.display()
             ),
             hint,

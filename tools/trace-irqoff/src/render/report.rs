@@ -12,8 +12,11 @@
 //!
 //! The page's sections: the summary, the culprits and the worst windows here,
 //! `timeline`, `delays` (with `--explain`: `explain`'s delays beside the windows, drawn
-//! [`delays::DELAYS_DRAWN`] at most), `histograms` and `flame` (the flame graph) in files
-//! of their own; `markup` holds what they all use.
+//! [`delays::DELAYS_DRAWN`] at most), `wakeups` (with `--explain` of an answer of
+//! `explain --wakeups`: each wake-up split into its phases beside the windows, drawn
+//! [`wakeups::WAKEUPS_DRAWN`] at most), `histograms` and `flame` (the flame graph) in
+//! files of their own; `markup` holds what they all use, `lanes` what the drawings of
+//! the answer share (their axis, rows and windows).
 
 use std::fmt::Write;
 
@@ -27,14 +30,17 @@ use crate::saved::Origin;
 mod delays;
 mod flame;
 mod histograms;
+mod lanes;
 mod markup;
 mod timeline;
+mod wakeups;
 
 use delays::delays;
 use flame::flamegraph;
 use histograms::histograms;
 use markup::{close, colour, esc};
 use timeline::{by_cpu, range, timeline};
+use wakeups::wakeups;
 
 /// Windows shown with their stacks and in-window profiles: the worst of all.
 pub const WORST_WINDOWS: usize = 20;
@@ -45,7 +51,7 @@ const DEPTH: usize = 24;
 
 /// The report of `s`, recorded as `origin` says, with the `culprits` of its records (by
 /// culprit) and their `folded` stacks weighted by latency; with `explain`'s answer, its
-/// delays beside the windows after the timeline.
+/// delays and its wake-ups (`explain --wakeups`) beside the windows after the timeline.
 pub fn html(
     s: &Enriched,
     culprits: &[Culprit],
@@ -69,7 +75,15 @@ pub fn html(
     culprits_table(&mut o, culprits);
     timeline(&mut o, s, origin, clock.as_ref());
     if let Some(a) = explain {
-        delays(&mut o, a);
+        // An answer of `explain --wakeups` with no delay: its wake-ups alone, with its
+        // verdict and limits.
+        let alone = a.wakeups.is_some() && a.delays.is_empty();
+        if !alone {
+            delays(&mut o, a);
+        }
+        if let Some(w) = &a.wakeups {
+            wakeups(&mut o, a, w, alone);
+        }
     }
     histograms(&mut o, s);
     flamegraph(&mut o, folded);

@@ -9,7 +9,7 @@ const TRACE: &str = include_str!("../fixtures/explain-trace.txt");
 
 /// A sysfs with block device `nullb0` (252:0) whose one hardware queue takes requests
 /// from CPUs 0-1, and no interrupt.
-fn sysfs() -> TempDir {
+pub(crate) fn sysfs() -> TempDir {
     let dir = TempDir::new().unwrap();
     let b = dir.path().join("block/nullb0");
     fs::create_dir_all(b.join("mq/0")).unwrap();
@@ -879,7 +879,7 @@ const WAKEUP_TRACE: &str = include_str!("../fixtures/wakeup-trace.txt");
 
 /// A bh-off window of 100 ms on CPU `cpu` in the event ring, 4.190000..4.290000 s, by
 /// hog[500] in irqoff_sample_softirq_window.
-fn bh_off_ring(cpu: u32) -> TempDir {
+pub(crate) fn bh_off_ring(cpu: u32) -> TempDir {
     let line = format!("             hog-500     [00{cpu}] ..s1.     4.290000: softirq_off: cpu={cpu} latency_ns=100000000 lower_bound=0 pid=500 comm=hog cause=bh-off end_ns=4290000000 seq=1 end_shows_culprit=1 frames=irqoff_sample_softirq_window+0x2d/0x53 [irqoff_sample];0x0\n");
     ring_root(&format!(
         "# entries-in-buffer/entries-written: 1/1   #P:4\n{line}"
@@ -888,7 +888,7 @@ fn bh_off_ring(cpu: u32) -> TempDir {
 
 /// A /proc under the module's files (records-v2) where process cat (300) has the threads
 /// 300 and 301.
-fn cat_root() -> TempDir {
+pub(crate) fn cat_root() -> TempDir {
     let root = ours_with(RECORDS_V2);
     for t in ["300", "301"] {
         fs::create_dir_all(root.path().join("300/task").join(t)).unwrap();
@@ -900,7 +900,7 @@ fn cat_root() -> TempDir {
 
 /// `explain --wakeups --from WAKEUP_TRACE ARGS`, the event ring holding a bh-off window
 /// on `ring_cpu`, in `root` with sysfs `sys`.
-fn wakeups_cmd(root: &TempDir, sys: &Path, ring: &TempDir, args: &[&str]) -> Command {
+pub(crate) fn wakeups_cmd(root: &TempDir, sys: &Path, ring: &TempDir, args: &[&str]) -> Command {
     let mut c = cli_ring(root.path(), ring.path());
     c.env("TRACE_IRQOFF_SYSFS", sys)
         .args(["explain", "--wakeups", "--from"])

@@ -348,12 +348,20 @@ fn report_without_explain_is_unchanged() {
     assert_eq!(format!("{}{}", &with[..start], &with[end..]), plain);
 }
 
-/// Claim: a --explain file that is not an answer of `explain --json` is refused with one
-/// plain sentence and a hint, exit status 2 (as a FILE that is not a record file), and
-/// no page is written; one that cannot be read, exit status 1.
+/// Claim: a --explain file that is not an answer of `explain --json` nor of `explain
+/// --wakeups --json` (a wake-up answer whose phases are not phases among them) is
+/// refused with one plain sentence and a hint, exit status 2 (as a FILE that is not a
+/// record file), and no page is written; one that cannot be read, exit status 1.
 #[test]
 fn report_explain_refuses_a_bad_answer() {
-    for (bad, status) in [("{\"delays\": 3}", 2), ("not json", 2)] {
+    let mut broken: serde_json::Value = serde_json::from_str(WAKEUPS).unwrap();
+    broken["wakeups"]["wakeups"][0]["phases"] = serde_json::json!("run-queue");
+    let broken = broken.to_string();
+    for (bad, status) in [
+        ("{\"delays\": 3}", 2),
+        ("not json", 2),
+        (broken.as_str(), 2),
+    ] {
         let (out, page) = report_explained(bad);
         assert_eq!(out.status.code(), Some(status), "{bad}");
         assert!(page.is_none(), "a page written for {bad}");
@@ -361,12 +369,16 @@ fn report_explain_refuses_a_bad_answer() {
         let lines: Vec<&str> = err.lines().collect();
         assert_eq!(lines.len(), 2, "{err}");
         assert!(
-            lines[0].contains("answer.json is not an answer of trace-irqoff explain --json"),
+            lines[0].contains(
+                "answer.json is not an answer of trace-irqoff explain --json \
+                 (nor of explain --wakeups --json)"
+            ),
             "{err}"
         );
         assert_eq!(
             lines[1],
-            "hint: give --explain the output of trace-irqoff explain --json (JSON)"
+            "hint: give --explain the output of trace-irqoff explain --json or of \
+             trace-irqoff explain --wakeups --pid PID --json (JSON)"
         );
     }
     let dir = TempDir::new().unwrap();
@@ -416,4 +428,269 @@ fn report_explain_is_bounded() {
         20
     );
     assert!(page.contains("980 shorter delays are left out of the table"));
+}
+
+/// The answer of tests/fixtures/explain-wakeups-answer.json, as `explain --wakeups --pid
+/// 300 --min 0 --json` writes it of tests/fixtures/wakeup-trace.txt with the windows of
+/// records-v2 and a bh-off window of CPU 1 in the event ring
+/// (`the_wakeups_fixture_is_what_explain_writes`): cat worker[301] woken through the IPI
+/// that waited 90 ms in CPU 1's run queue behind hog[500] (held by the bh-off window),
+/// cat[300] 83.42 ms late by its timer on CPU 1 (held by the hardirq-off window), and
+/// a local wake-up of cat[300] of 0.5 ms, too short to tell.
+const WAKEUPS: &str = include_str!("../fixtures/explain-wakeups-answer.json");
+
+/// Claim: the fixture is what `explain --wakeups --json` writes today of the saved trace
+/// (so the report is tested on a real answer, not a hand-made one).
+#[test]
+fn the_wakeups_fixture_is_what_explain_writes() {
+    use crate::explain::{bh_off_ring, cat_root, sysfs, wakeups_cmd};
+    let root = cat_root();
+    let sys = sysfs();
+    let ring = bh_off_ring(1);
+    let now = json_of(&mut wakeups_cmd(
+        &root,
+        sys.path(),
+        &ring,
+        &["--json", "--pid", "300", "--min", "0"],
+    ));
+    let fixture: serde_json::Value = serde_json::from_str(WAKEUPS).unwrap();
+    assert_eq!(now, fixture);
+}
+
+/// The phase bars of the page (`<rect class="phase ...`), each as its class and fill.
+fn phase_bars(page: &str) -> Vec<(String, String)> {
+    page.split("<rect class=\"phase ")
+        .skip(1)
+        .map(|r| {
+            let class = r.split('"').next().unwrap().to_string();
+            let fill = r
+                .split("fill=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            (class, fill.to_string())
+        })
+        .collect()
+}
+
+/// Claim: with --explain of an `explain --wakeups --json` answer the page has the section
+/// "Wake-ups and the windows that held them" after the timeline (and no delays section:
+/// the answer has no delay), with the answer's verdict, summary and limits; one bar per
+/// wake-up under the CPU it ran on, split into one bar per phase (7 phases of 3
+/// wake-ups), each phase its own colour (timer lateness brown, delivery pink, run-queue
+/// wait cyan), the 2 held by a window explained and joined to it by a line, the others
+/// faded; one bar per window that held a phase; an axis in seconds after boot.
+#[test]
+fn report_explain_draws_wakeups_split_into_phases() {
+    let page = page_explained(WAKEUPS);
+    let at = |m: &str| page.find(m).unwrap_or_else(|| panic!("{m} missing"));
+    assert!(at("id=\"timeline-svg\"") < at("<section id=\"wakeups\">"));
+    assert!(at("<section id=\"wakeups\">") < at("id=\"histograms\""));
+    assert!(
+        !page.contains("<section id=\"delays\">"),
+        "a delays section"
+    );
+    assert!(page.contains("<h2>Wake-ups and the windows that held them</h2>"));
+    assert!(page.contains(
+        "<p><strong>Verdict: yes: 2 of 3 wake-ups were held by irq-off windows; the worst, \
+         a softirq-off (bh-off) window of 100.000 ms on CPU 1 by hog[500]"
+    ));
+    assert!(page.contains(
+        "3 wake-ups of 0.000 ms or more of cat[300] (threads 300-301) from 3.900000 s to \
+         4.500500 s, 2 explained by irq-off windows"
+    ));
+    assert!(page.contains("Limits: window edges are known to within the sampling period"));
+    assert!(page.contains("id=\"wakeups-svg\""));
+    assert_eq!(page.matches("<rect class=\"wakeup\"").count(), 3);
+    let brown = "#8c564b";
+    let pink = "#e377c2";
+    let cyan = "#17becf";
+    let mut bars = phase_bars(&page);
+    bars.sort();
+    let want: Vec<(String, String)> = [
+        ("delivery not-explained", pink),
+        ("delivery not-explained", pink),
+        ("delivery not-explained", pink),
+        ("run-queue explained", cyan),
+        ("run-queue not-explained", cyan),
+        ("run-queue not-explained", cyan),
+        ("timer-lateness explained", brown),
+    ]
+    .iter()
+    .map(|(c, f)| (c.to_string(), f.to_string()))
+    .collect();
+    assert_eq!(bars, want);
+    assert_eq!(
+        page.matches("fill-opacity=\"0.4\"><title>wake-up").count(),
+        5
+    );
+    assert_eq!(page.matches("<rect class=\"wakeup-window\"").count(), 2);
+    assert_eq!(page.matches("<line class=\"link\"").count(), 2);
+    for row in [">CPU 1<", ">wake-ups on CPU 1<"] {
+        assert!(page.contains(row), "{row} missing");
+    }
+    assert!(page.contains("text-anchor=\"middle\">4.0 s</text>"));
+    // The key names the phases' colours.
+    assert!(page.contains(&format!(
+        "<span style=\"background:{brown}\"></span>timer lateness<span style=\"background:{pink}\"></span>delivery<span style=\"background:{cyan}\"></span>run-queue wait"
+    )));
+    assert_eq!(outside_references(&page), Vec::<String>::new());
+    assert!(!page.to_lowercase().contains("<script"));
+}
+
+/// Claim: hovering a phase shows the wake-up (task, total latency, start, the CPUs it
+/// went through), the phase with its share, CPU and the window that held it in
+/// `explain`'s words (or why none did), and the shares of all its phases.
+#[test]
+fn report_explain_titles_say_the_wakeup_its_shares_and_window() {
+    let page = page_explained(WAKEUPS);
+    let late = title_of(&page, "phase timer-lateness explained", "cat[300]");
+    assert_eq!(
+        late,
+        "wake-up of cat[300] took 83.500 ms from 3.950000 s; by a timer on CPU 1; woken on \
+         CPU 1; ran on CPU 1\n\
+         timer lateness 83.420 ms (100%) on CPU 1: explained by a hardirq-off window of \
+         99.800 ms on CPU 1 by irq_test[90] in irqoff_sample_hardirq_window, overlapping it \
+         83.412 ms\n\
+         shares: timer lateness 100%, delivery 0%, run-queue wait 0%"
+    );
+    let rq = title_of(&page, "phase run-queue explained", "cat worker[301]");
+    assert!(
+        rq.starts_with(
+            "wake-up of cat worker[301] took 90.100 ms from 4.200000 s; woken from CPU 0 to \
+             CPU 1 through the wake list&#39;s IPI; ran on CPU 1\n"
+        ),
+        "{rq}"
+    );
+    assert!(
+        rq.contains(
+            "run-queue wait 90.000 ms (100%) on CPU 1, while hog[500] ran: explained by a \
+             softirq-off (bh-off) window of 100.000 ms on CPU 1 by hog[500]"
+        ),
+        "{rq}"
+    );
+    assert!(
+        rq.ends_with("shares: delivery 0%, run-queue wait 100%"),
+        "{rq}"
+    );
+    let short = title_of(&page, "phase delivery not-explained", "0.500 ms");
+    assert!(
+        short.contains("delivery 0.010 ms (2%) on CPU 1: too short to tell"),
+        "{short}"
+    );
+    let w = title_of(&page, "wakeup-window", "bh-off");
+    assert!(
+        w.contains("by hog[500] in irqoff_sample_softirq_window"),
+        "{w}"
+    );
+}
+
+/// Claim: the table lists the wake-ups slowest first whatever order the file has them
+/// in, each with its route and its phases.
+#[test]
+fn report_explain_lists_the_slowest_wakeups_first() {
+    let mut v: serde_json::Value = serde_json::from_str(WAKEUPS).unwrap();
+    v["wakeups"]["wakeups"].as_array_mut().unwrap().reverse();
+    let page = page_explained(&v.to_string());
+    let table = &page[page.find("id=\"wakeups-table\"").expect("the table")..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let at = |m: &str| table.find(m).unwrap_or_else(|| panic!("{m} missing"));
+    assert!(at("cat worker[301] took 90.100 ms") < at("cat[300] took 83.500 ms"));
+    assert!(at("cat[300] took 83.500 ms") < at("cat[300] took 0.500 ms"));
+    assert_eq!(table.matches("<tr><td>").count(), 3);
+    assert!(table.contains("run-queue wait 0.030 ms (0%) on CPU 1, while swapper/1[0] ran"));
+}
+
+/// Claim: every text of a wake-up answer (task, the tasks that ran meanwhile, culprit,
+/// notes, whose wake-ups) is escaped in the drawing and the table: a task named
+/// `<script>` runs nothing.
+#[test]
+fn report_explain_escapes_the_wakeups_text() {
+    let mut v: serde_json::Value = serde_json::from_str(WAKEUPS).unwrap();
+    let w = &mut v["wakeups"]["wakeups"][0];
+    w["task"] = serde_json::json!("<script>alert(1)</script>");
+    w["phases"][1]["ran_meanwhile"] = serde_json::json!(["<img src=x>"]);
+    w["phases"][1]["windows"][0]["window"]["culprit"] = serde_json::json!("f<b>&\"'");
+    v["wakeups"]["of"] = serde_json::json!("<u>cat</u>");
+    v["notes"] = serde_json::json!(["<i>note</i>"]);
+    let page = page_explained(&v.to_string());
+    let lower = page.to_lowercase();
+    assert!(!lower.contains("<script"), "a script in the page");
+    assert!(!lower.contains("<img") && !page.contains("f<b>") && !page.contains("<i>note"));
+    assert!(!page.contains("<u>cat"));
+    assert!(page.contains("wake-up of &lt;script&gt;alert(1)&lt;/script&gt; took 90.100 ms"));
+    assert!(page.contains("while &lt;img src=x&gt; ran"));
+    assert!(page.contains("in f&lt;b&gt;&amp;&quot;&#39;, overlapping"));
+    assert!(page.contains("of &lt;u&gt;cat&lt;/u&gt; (threads 300-301)"));
+    assert!(page.contains("Note: &lt;i&gt;note&lt;/i&gt;"));
+}
+
+/// Claim: an answer with delays and wake-ups draws both sections, delays first; the
+/// verdict, limits and notes are said once, in the delays' section.
+#[test]
+fn report_explain_with_delays_and_wakeups_draws_both() {
+    let mut v: serde_json::Value = serde_json::from_str(ANSWER).unwrap();
+    let w: serde_json::Value = serde_json::from_str(WAKEUPS).unwrap();
+    v["wakeups"] = w["wakeups"].clone();
+    v["verdict_line"] = "Verdict: yes: both.".into();
+    let page = page_explained(&v.to_string());
+    let delays = page.find("<section id=\"delays\">").expect("delays");
+    let wakeups = page.find("<section id=\"wakeups\">").expect("wake-ups");
+    assert!(delays < wakeups);
+    assert_eq!(page.matches("Verdict: yes: both.").count(), 1);
+    assert_eq!(page.matches("Limits: window edges").count(), 1);
+    assert_eq!(page.matches("Note: 252:0 (nullb0)").count(), 1);
+    assert_eq!(page.matches("<rect class=\"delay-window\"").count(), 2);
+    assert_eq!(page.matches("<rect class=\"wakeup-window\"").count(), 2);
+    assert_eq!(phase_bars(&page).len(), 7);
+}
+
+/// Claim: the wake-ups' section is bounded whatever the answer: of 1000 wake-ups on 64
+/// CPUs, each held by a window of its own, it draws the slowest 200 (their phases and
+/// their 200 windows; the slowest drawn, the fastest not), lists 20, and says how many
+/// it left out of each; the page stays under 1 MB.
+#[test]
+fn report_explain_wakeups_is_bounded() {
+    let mut v: serde_json::Value = serde_json::from_str(WAKEUPS).unwrap();
+    let one = v["wakeups"]["wakeups"][0].clone();
+    let all: Vec<serde_json::Value> = (0..1000u64)
+        .map(|i| {
+            let mut w = one.clone();
+            let cpu = i % 64;
+            let start = 4_000_000_000 + i * 1_000_000;
+            let end = start + 2_000_000 + i * 1000;
+            w["start_ns"] = serde_json::json!(start);
+            w["end_ns"] = serde_json::json!(end);
+            w["ran_cpu"] = serde_json::json!(cpu);
+            w["phases"][0]["start_ns"] = serde_json::json!(start);
+            w["phases"][0]["end_ns"] = serde_json::json!(start + 100_000);
+            w["phases"][1]["start_ns"] = serde_json::json!(start + 100_000);
+            w["phases"][1]["end_ns"] = serde_json::json!(end);
+            let m = &mut w["phases"][1]["windows"][0]["window"];
+            m["cpu"] = serde_json::json!(cpu);
+            m["start_ns"] = serde_json::json!(start);
+            m["end_ns"] = serde_json::json!(end);
+            w
+        })
+        .collect();
+    v["wakeups"]["wakeups"] = serde_json::json!(all);
+    let page = page_explained(&v.to_string());
+    assert_eq!(page.matches("<rect class=\"wakeup\"").count(), 200);
+    assert_eq!(phase_bars(&page).len(), 400);
+    assert_eq!(page.matches("<rect class=\"wakeup-window\"").count(), 200);
+    assert!(page.contains("800 faster wake-ups are not drawn: the drawing holds the slowest 200"));
+    // The slowest drawn, the fastest not.
+    assert!(page.contains("<title>wake-up of cat worker[301] took 2.999 ms from 4.999000 s;"));
+    assert!(!page.contains("took 2.000 ms from 4.000000 s"));
+    let table = &page[page.find("id=\"wakeups-table\"").unwrap()..];
+    assert_eq!(
+        table[..table.find("</table>").unwrap()]
+            .matches("<tr><td>")
+            .count(),
+        20
+    );
+    assert!(page.contains("980 faster wake-ups are left out of the table"));
+    assert!(page.len() < 1_000_000, "{} bytes", page.len());
 }
