@@ -96,13 +96,13 @@ pub enum Command {
     /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
     Tagwait(crate::tagwait::Args),
-    /// Was this delay an irq-off window? Block requests, softirqs and a task's CPUs (or,
-    /// --wakeups, each wake-up of its threads in phases), traced for the next --for
-    /// DURATION (or read --from a saved trace), each with the windows on the CPUs that
-    /// serve it, or the sentence that none explains it; a verdict first (exit status 0
-    /// yes, 4 no, 5 unknown).
+    /// Was this delay an irq-off window? Block requests, softirqs (a NIC's NET_RX with
+    /// --netdev) and a task's CPUs (or, --wakeups, each wake-up of its threads in phases),
+    /// traced for the next --for DURATION (or read --from a saved trace), each with the
+    /// windows on the CPUs that serve it, or the sentence that none explains it; a verdict
+    /// first (exit status 0 yes, 4 no, 5 unknown).
     #[command(
-        after_help = "Example: trace-irqoff explain --for 10s --device nvme0n1\nExample: trace-irqoff explain --for 5s --pid 1234 --json\nExample: trace-irqoff explain --for 5s --wakeups --pid 1234 --min 5"
+        after_help = "Example: trace-irqoff explain --for 10s --device nvme0n1\nExample: trace-irqoff explain --for 10s --netdev eth0\nExample: trace-irqoff explain --for 5s --pid 1234 --json\nExample: trace-irqoff explain --for 5s --wakeups --pid 1234 --min 5"
     )]
     Explain(ExplainArgs),
     /// Counters and latency histograms in the Prometheus text format (node_exporter).
@@ -510,6 +510,12 @@ pub struct ExplainArgs {
     /// Only this block device's requests (nvme0n1, or MAJOR:MINOR).
     #[arg(long, value_name = "DEV")]
     pub device: Option<String>,
+    /// Only this NIC's NET_RX softirq delays (eth0, as in /sys/class/net): those on the
+    /// CPUs its rx queues' interrupts go to and RPS steers to; a window on another CPU
+    /// never explains them. A virtual NIC (veth, lo: no interrupt) receives on the sending
+    /// CPU, so on its RPS CPUs, or on any.
+    #[arg(long, value_name = "DEV")]
+    pub netdev: Option<String>,
     /// The CPUs this task ran on in the span, and the windows there.
     #[arg(long)]
     pub pid: Option<i32>,

@@ -7,6 +7,8 @@
 //!   the sentence that none does, and its limits (pure);
 //! - [`path`]: the real path of a block request (its queue, its vector, the CPUs they
 //!   go to), so the CPUs whose windows can have held it (pure);
+//! - [`netdev`]: `--netdev`: a NIC's rx queues, the vectors that serve them, the CPUs
+//!   those go to and RPS steers to, so the CPUs whose NET_RX delays are its (pure);
 //! - [`trace`]: a tracefs `trace` text read into delays (pure);
 //! - [`wakeup`]: `--wakeups`: each wake-up of a task's threads split into its phases
 //!   (timer lateness, delivery, run-queue wait), each joined on its own CPU (pure);
@@ -19,6 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod join;
+pub mod netdev;
 pub mod path;
 pub mod render;
 pub mod trace;
@@ -65,5 +68,9 @@ pub struct Answer {
     /// asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wakeups: Option<wakeup::Wakeups>,
+    /// `--netdev`: the NIC's receive path, whose CPUs its NET_RX delays are joined on;
+    /// None when not asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub netdev: Option<netdev::Nic>,
     pub notes: Vec<String>,
 }

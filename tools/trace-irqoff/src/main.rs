@@ -20,11 +20,12 @@
 //! `journal::limit`, where entries go in `journal::sink`), and `tagwait` is the one
 //! feature unrelated to irq-off (the blk-mq tag waits). `explain` joins delays (block
 //! requests, softirqs, a task's CPUs; `explain::trace` reads them from tracefs; a
-//! request's CPUs are those of its real path, `explain::path`; a task's wake-ups split
-//! into their phases, `explain::wakeup`) with windows (`explain::join`) and says so
-//! (`explain::render`). The exit status of every error is
-//! decided in `error::Exit`. (tests/layout-check: every module is named here, and every
-//! name is a module.)
+//! request's CPUs are those of its real path, `explain::path`; a NIC's NET_RX delays are
+//! those on the CPUs of its rx queues' interrupts and RPS, `explain::netdev`; a task's
+//! wake-ups split into their phases, `explain::wakeup`) with windows (`explain::join`)
+//! and says so (`explain::render`). The exit status of every error is decided in
+//! `error::Exit`. (tests/layout-check: every module is named here, and every name is a
+//! module.)
 
 use std::process::ExitCode;
 

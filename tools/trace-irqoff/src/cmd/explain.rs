@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `explain [--for DUR | --from FILE] [--device DEV] [--pid PID] [--cgroup PATH]
-//! [--wakeups]`: the delays of the span, or the wake-ups of a task's threads (traced in
-//! an instance of our own, `instance`, or read from a saved trace of the module's clock),
-//! the CPUs that serve them and the threads of a task (`sources`), the module's windows
+//! `explain [--for DUR | --from FILE] [--device DEV] [--netdev DEV] [--pid PID]
+//! [--cgroup PATH] [--wakeups]`: the delays of the span, or the wake-ups of a task's
+//! threads (traced in an instance of our own, `instance`, or read from a saved trace of
+//! the module's clock), the CPUs that serve them (a disk's or a NIC's path) and the
+//! threads of a task (`sources`), the module's windows
 //! (its records and its event ring) and its stalls, joined by `crate::explain` and shown.
 
 use std::collections::BTreeSet;
@@ -56,6 +57,19 @@ pub fn run<B: Backend>(
         .map(|d| sources::device(&sys, d))
         .transpose()?;
     let mut notes: Vec<String> = device.iter().flat_map(|d| d.notes.clone()).collect();
+    let nic = match a.netdev.as_deref() {
+        Some(dev) => {
+            let (nic, why) = sources::netdev(&sys, proc_root, dev)?;
+            notes.extend(why);
+            if a.from.is_some() {
+                notes.push(format!(
+                    "{dev}'s queues and interrupts are read from this machine's sysfs as it is now, not from when the trace was taken"
+                ));
+            }
+            Some(nic)
+        }
+        None => None,
+    };
     let mut pids: Vec<i32> = a.pid.into_iter().collect();
     if let Some(cg) = &a.cgroup {
         pids.extend(sources::cgroup_pids(&sys, cg)?);
@@ -83,7 +97,7 @@ pub fn run<B: Backend>(
                 )
             })?;
             let mut events = vec!["irq/softirq_raise", "irq/softirq_entry"];
-            if device.is_some() || pids.is_empty() {
+            if device.is_some() || (pids.is_empty() && nic.is_none()) {
                 events.extend([
                     "block/block_rq_issue",
                     "block/block_rq_complete",
@@ -172,6 +186,13 @@ pub fn run<B: Backend>(
     }
     notes.extend(found);
     explain::path::follow(&mut delays, &topology);
+    // `--netdev`: its NET_RX delays, on its CPUs; block requests only with --device too.
+    if let Some(n) = &nic {
+        notes.extend(explain::netdev::attribute(&mut delays, n));
+        if device.is_none() {
+            delays.retain(|d| !matches!(d.kind, DelayKind::Io | DelayKind::TagWait));
+        }
+    }
     let mut wakeups = None;
     if !pids.is_empty() {
         delays.retain(|d| !matches!(d.kind, DelayKind::Io | DelayKind::TagWait));
@@ -219,6 +240,7 @@ pub fn run<B: Backend>(
         windows_seen: windows.len(),
         delays: explain::join::join_all(&delays, &windows, &stalls, limits),
         wakeups,
+        netdev: nic,
         notes,
     };
     (answer.verdict, answer.verdict_line) = explain::render::verdict(&answer);

@@ -25,6 +25,9 @@ pub fn text(a: &Answer) -> String {
     if a.wakeups.is_none() || !a.delays.is_empty() {
         para(&mut o, "", &summary(a));
     }
+    if let Some(n) = &a.netdev {
+        para(&mut o, "", &n.words());
+    }
     if let Some(w) = &a.wakeups {
         if !a.delays.is_empty() {
             o.push('\n');
@@ -610,6 +613,7 @@ mod tests {
             windows_seen: 1,
             delays: join(&[d(vec![1]), d(vec![0])], &[w], limits),
             wakeups: None,
+            netdev: None,
             notes: vec![],
         };
         let t = text(&a);
@@ -651,6 +655,7 @@ mod tests {
             windows_seen: windows.len(),
             delays: join(delays, windows, limits),
             wakeups: None,
+            netdev: None,
             notes: vec![],
         };
         (a.verdict, a.verdict_line) = verdict(&a);
@@ -778,6 +783,7 @@ mod tests {
                 limits,
             ),
             wakeups: None,
+            netdev: None,
             notes: vec![],
         };
         let flat = text(&a).split_whitespace().collect::<Vec<_>>().join(" ");
@@ -852,6 +858,7 @@ mod tests {
             windows_seen: 0,
             delays: join(&[d], &[], limits),
             wakeups: None,
+            netdev: None,
             notes: vec![],
         };
         let json = serde_json::to_string(&a).unwrap();

@@ -727,6 +727,7 @@ mod tests {
                 threads: vec![123],
                 wakeups: v,
             }),
+            netdev: None,
             notes: Vec::new(),
         };
         (a.verdict, a.verdict_line) = crate::explain::render::verdict(&a);

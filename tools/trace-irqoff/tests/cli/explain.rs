@@ -40,7 +40,7 @@ fn explain_json(sys: &Path, args: &[&str]) -> serde_json::Value {
 }
 
 /// The text `c` printed, with its words joined by one space (the 80-column wrapping
-/// undone), after checking that it succeeded.
+/// undone), after checking that it succeeded and that its lines fit 80 columns.
 fn flat_text(c: &mut Command) -> String {
     let out = c.output().unwrap();
     assert!(
@@ -48,11 +48,9 @@ fn flat_text(c: &mut Command) -> String {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().all(|l| l.len() <= 80), "{text}");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The delay of `kind` starting at `start_ns` in an answer.
@@ -124,31 +122,23 @@ fn an_io_delay_without_a_window_is_not_explained() {
     );
     let (root, trace) = with_trace(TRACE);
     let sys = sysfs();
-    let out = cli(root.path())
-        .env("TRACE_IRQOFF_SYSFS", sys.path())
-        .args(["explain", "--device", "nullb0", "--from"])
-        .arg(&trace)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let flat = flat_text(
+        cli(root.path())
+            .env("TRACE_IRQOFF_SYSFS", sys.path())
+            .args(["explain", "--device", "nullb0", "--from"])
+            .arg(&trace),
     );
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.lines().all(|l| l.len() <= 80), "{text}");
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         flat.contains("not explained by an irq-off window on the CPUs that serve this device (0)"),
-        "{text}"
+        "{flat}"
     );
     assert!(
         flat.contains("by irq_test[90] in irqoff_sample_hardirq_window"),
-        "{text}"
+        "{flat}"
     );
     assert!(
         flat.contains("hardware queue 0 takes requests from CPUs 0-1"),
-        "{text}"
+        "{flat}"
     );
 }
 
@@ -1249,5 +1239,232 @@ fn a_trace_without_wakeup_events_says_so() {
     assert!(
         line.contains(" delays and 0 of 0 wake-ups were held"),
         "{line}"
+    );
+}
+
+/// A sysfs and /proc of a 2-CPU machine with two NICs: eth0, rx queues 0 and 1 whose
+/// MSI vectors 41 ("eth0-rx-0") and 42 ("eth0-rx-1") are bound to CPUs 0 and 1, and
+/// its link vector 40 ("eth0"), RPS off; eth1, on legacy interrupt 19 (no MSI) bound to
+/// CPU 1; and veth0, a virtual NIC (no device, no
+/// vector) whose one rx queue steers to CPU 1 by RPS ("00000000,00000002"). Files under
+/// `root` (the CLI's --proc-root) hold /proc/interrupts and the vectors' affinity.
+fn nic_sysfs(root: &Path) -> TempDir {
+    let dir = TempDir::new().unwrap();
+    let eth0 = dir.path().join("class/net/eth0");
+    for q in 0..2 {
+        fs::create_dir_all(eth0.join(format!("queues/rx-{q}"))).unwrap();
+        fs::write(
+            eth0.join(format!("queues/rx-{q}/rps_cpus")),
+            "00000000,00000000\n",
+        )
+        .unwrap();
+        fs::create_dir_all(eth0.join(format!("queues/tx-{q}"))).unwrap();
+    }
+    let mut interrupts = String::from("           CPU0       CPU1\n");
+    for (irq, name, effective) in [
+        (40, "eth0", "0"),
+        (41, "eth0-rx-0", "0"),
+        (42, "eth0-rx-1", "1"),
+    ] {
+        fs::create_dir_all(eth0.join(format!("device/msi_irqs/{irq}"))).unwrap();
+        let p = root.join(format!("irq/{irq}"));
+        fs::create_dir_all(&p).unwrap();
+        fs::write(p.join("smp_affinity_list"), "0-1\n").unwrap();
+        fs::write(p.join("effective_affinity_list"), format!("{effective}\n")).unwrap();
+        interrupts.push_str(&format!(
+            "  {irq}:          7          7  PCI-MSI 52428{irq}-edge      {name}\n"
+        ));
+    }
+    let eth1 = dir.path().join("class/net/eth1");
+    fs::create_dir_all(eth1.join("queues/rx-0")).unwrap();
+    fs::create_dir_all(eth1.join("device")).unwrap();
+    fs::write(eth1.join("device/irq"), "19\n").unwrap();
+    fs::create_dir_all(root.join("irq/19")).unwrap();
+    fs::write(root.join("irq/19/effective_affinity_list"), "1\n").unwrap();
+    interrupts.push_str("  19:          7          7  IO-APIC  19-fasteoi   eth1\n");
+    fs::write(root.join("interrupts"), interrupts).unwrap();
+    let veth = dir.path().join("class/net/veth0/queues/rx-0");
+    fs::create_dir_all(&veth).unwrap();
+    fs::write(veth.join("rps_cpus"), "00000000,00000002\n").unwrap();
+    dir
+}
+
+/// NET_RX held on CPU 1 (3.950..4.034 s, during CPU 1's hardirq-off window and CPU 0's
+/// bh-off window), on CPU 0 at the same time, and on CPU 2 (5.060..5.110 s, during CPU
+/// 2's ksoftirqd-wait window); a TIMER softirq on CPU 1; a block request.
+const NET_TRACE: &str = "\
+  <idle>-0 [001] d.h1. 3.950000: softirq_raise: vec=3 [action=NET_RX]
+  <idle>-0 [000] d.h1. 3.951000: softirq_raise: vec=3 [action=NET_RX]
+  dd-70 [000] ..... 3.952000: block_rq_issue: 252,0 R 4096 () 2048 + 8 none,0,0 [dd]
+  <idle>-0 [001] d.h1. 3.960000: softirq_raise: vec=1 [action=TIMER]
+  <idle>-0 [001] ..s1. 4.034000: softirq_entry: vec=3 [action=NET_RX]
+  <idle>-0 [001] ..s1. 4.034100: softirq_entry: vec=1 [action=TIMER]
+  <idle>-0 [000] ..s1. 4.035000: softirq_entry: vec=3 [action=NET_RX]
+  <idle>-0 [001] ..s1. 4.040000: block_rq_complete: 252,0 R () 2048 + 8 none,0,0 [0]
+  <idle>-0 [002] d.h1. 5.060000: softirq_raise: vec=3 [action=NET_RX]
+  <idle>-0 [002] ..s1. 5.110000: softirq_entry: vec=3 [action=NET_RX]
+";
+
+/// `explain --from NET_TRACE ARGS` against the NIC machine, to run while the proc root
+/// and the sysfs it returns too live.
+fn nic_cmd(args: &[&str]) -> (Command, TempDir, TempDir) {
+    let (root, trace) = with_trace(format!("trace_clock: [mono]\n{NET_TRACE}"));
+    let sys = nic_sysfs(root.path());
+    let mut c = cli(root.path());
+    c.env("TRACE_IRQOFF_SYSFS", sys.path())
+        .args(["explain", "--from"])
+        .arg(&trace)
+        .args(args);
+    (c, root, sys)
+}
+
+/// `explain --from NET_TRACE ARGS` against the NIC machine; its output.
+fn nic_run(args: &[&str]) -> std::process::Output {
+    let (mut c, _root, _sys) = nic_cmd(args);
+    c.output().unwrap()
+}
+
+/// `explain --from NET_TRACE ARGS --json` against the NIC machine; its JSON.
+fn nic_json(args: &[&str]) -> serde_json::Value {
+    let out = nic_run(&[args, &["--json"]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The vector and CPU of each delay of an answer, in its order.
+fn delay_kinds(j: &serde_json::Value) -> Vec<(String, u64)> {
+    j["delays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let v = d["delay"]["vector"].as_str().unwrap_or("io").to_string();
+            (v, d["delay"]["cpus"][0].as_u64().unwrap_or(99))
+        })
+        .collect()
+}
+
+/// Claim: with --netdev eth0 (vectors of rx queues 0 and 1 bound to CPUs 0 and 1) the
+/// delays are eth0's NET_RX on CPUs 0 and 1 only: the NET_RX of CPU 2 (held by CPU 2's
+/// window), the TIMER softirq and the block request, all there without --netdev, are
+/// not; the NET_RX delay on CPU 1 is explained by CPU 1's window only, never by the
+/// window CPU 0 had at the same time, and says which queue and vector bring it there.
+#[test]
+fn a_nics_net_rx_is_joined_on_its_cpus_only() {
+    let all = nic_json(&[]);
+    let kinds = delay_kinds(&all);
+    for other in [("NET_RX", 2), ("TIMER", 1), ("io", 1)] {
+        assert!(kinds.contains(&(other.0.to_string(), other.1)), "{kinds:?}");
+    }
+    let j = nic_json(&["--netdev", "eth0"]);
+    assert_eq!(
+        delay_kinds(&j),
+        vec![("NET_RX".to_string(), 1), ("NET_RX".to_string(), 0)],
+        "{j}"
+    );
+    let one = delay(&j, "softirq", 3_950_000_000);
+    assert_eq!(window_cpus(one), vec![1], "{j}");
+    assert_eq!(
+        one["delay"]["evidence"][0],
+        "CPU 1 takes eth0's rx queue 1 (irq 42)"
+    );
+    let zero = delay(&j, "softirq", 3_951_000_000);
+    assert_eq!(window_cpus(zero), vec![0], "{j}");
+    let nic = &j["netdev"];
+    assert_eq!(nic["name"], "eth0");
+    assert_eq!(nic["cpus"], serde_json::json!([0, 1]));
+    assert_eq!(nic["queues"][1]["irqs"][0]["name"], "eth0-rx-1");
+    assert_eq!(nic["queues"][1]["irqs"][0]["cpus"], serde_json::json!([1]));
+    assert!(
+        j["verdict_line"]
+            .as_str()
+            .unwrap()
+            .starts_with("Verdict: yes: 2 of 2 delays were held"),
+        "{j}"
+    );
+}
+
+/// Claim: the text says the NIC's path (each rx queue, its vector and name, the CPU it
+/// goes to) and that a window on another CPU never explains its delays, within 80
+/// columns; the verdict counts its delays only, and a note says the NET_RX delay of CPU
+/// 2 is not its.
+#[test]
+fn a_nics_path_is_said_in_the_text() {
+    let (mut c, _root, _sys) = nic_cmd(&["--netdev", "eth0"]);
+    let flat = flat_text(&mut c);
+    assert!(
+        flat.starts_with("Verdict: yes: 2 of 2 delays were held by irq-off windows"),
+        "{flat}"
+    );
+    for says in [
+        "eth0 (--netdev): rx queue 0: irq 41 (eth0-rx-0) to CPU 0; rx queue 1: irq 42 (eth0-rx-1) to CPU 1.",
+        "Its NET_RX delays are those on CPUs 0-1",
+        "a window on another CPU never explains them.",
+        "Note: 1 NET_RX delay on CPU 2 is not eth0's",
+    ] {
+        assert!(flat.contains(says), "{says}: {flat}");
+    }
+}
+
+/// Claim: a virtual NIC (no vector) receives where RPS steers it: with rps_cpus
+/// "00000000,00000002" its NET_RX delays are those of CPU 1, explained by CPU 1's
+/// window, and the one on CPU 0 is not its; the answer says it has no interrupt.
+#[test]
+fn a_virtual_nic_is_joined_on_its_rps_cpus() {
+    let j = nic_json(&["--netdev", "veth0"]);
+    assert_eq!(delay_kinds(&j), vec![("NET_RX".to_string(), 1)], "{j}");
+    let one = delay(&j, "softirq", 3_950_000_000);
+    assert_eq!(window_cpus(one), vec![1], "{j}");
+    assert_eq!(
+        one["delay"]["evidence"][0],
+        "CPU 1 is an RPS CPU of veth0's rx queue 0"
+    );
+    assert_eq!(j["netdev"]["cpus"], serde_json::json!([1]));
+    assert_eq!(j["netdev"]["any_cpu"], false);
+    let (mut c, _root, _sys) = nic_cmd(&["--netdev", "veth0"]);
+    let flat = flat_text(&mut c);
+    assert!(
+        flat.contains("veth0 (--netdev) has no interrupt (no device/msi_irqs nor device/irq: a virtual NIC): its packets are received as NET_RX on the sending CPU, or where RPS steers them: rx queue 0 to CPU 1."),
+        "{flat}"
+    );
+}
+
+/// Claim: a NIC without MSI is served by its legacy interrupt (device/irq): eth1's
+/// interrupt 19 goes to CPU 1, so its NET_RX delays are those of CPU 1; the interrupt's
+/// name ties it to no queue, and a note says every vector is taken as its queue's.
+#[test]
+fn a_nic_on_a_legacy_interrupt_is_served_where_it_goes() {
+    let j = nic_json(&["--netdev", "eth1"]);
+    assert_eq!(delay_kinds(&j), vec![("NET_RX".to_string(), 1)], "{j}");
+    assert_eq!(j["netdev"]["cpus"], serde_json::json!([1]));
+    assert_eq!(j["netdev"]["queues"][0]["irqs"][0]["number"], 19);
+    assert_eq!(j["netdev"]["queues"][0]["tied"], false);
+    assert!(
+        j["notes"]
+            .to_string()
+            .contains("eth1: no vector in /proc/interrupts is named for its rx queue 0"),
+        "{j}"
+    );
+}
+
+/// Claim: a NIC that does not exist is refused in one sentence with a hint, exit status
+/// 2, and nothing is printed on stdout.
+#[test]
+fn an_unknown_nic_is_refused() {
+    let out = nic_run(&["--netdev", "eth9"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("trace-irqoff: there is no network device eth9 in "),
+        "{err}"
+    );
+    assert!(
+        err.lines().nth(1).is_some_and(|l| l.starts_with("hint: ")),
+        "{err}"
     );
 }

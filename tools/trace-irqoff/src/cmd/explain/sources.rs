@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Where `explain` learns which CPUs serve a delay: a block device's number, its hardware
-//! queues' CPU maps and its interrupts' effective affinity (sysfs, /proc/irq), and the
+//! queues' CPU maps and its interrupts' effective affinity (sysfs, /proc/irq), a NIC's rx
+//! queues, their RPS CPUs and its vectors' names (/proc/interrupts) and CPUs, and the
 //! CPUs a task or a cgroup's tasks last ran on (/proc/PID/task/*/stat), and their
 //! threads (/proc/PID/task/*).
 
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Problem;
 use crate::explain::join::{cpu_words, parse_cpu_list};
+use crate::explain::netdev::{irq_names, parse_cpu_mask, queue_of, Nic, NicIrq};
 use crate::explain::path::{Disk, Irq, Topology};
 
 /// Test only: the sysfs directory to use instead of /sys.
@@ -181,43 +183,41 @@ fn disks_below(sys: &Path, dir: &Path, depth: u32) -> Vec<PathBuf> {
     disks
 }
 
-/// The interrupt vectors of the device under block device directory `dir` (its MSI
-/// vectors, as the device's or its controller's `msi_irqs` lists them), with their
-/// affinity from `proc_root`'s irq directory.
-fn vectors(dir: &Path, proc_root: &Path) -> Vec<Irq> {
+/// The interrupt vectors of a device: those of the first of the `msi_irqs` directories
+/// `dirs` that lists any (a block device's own or its controller's, a NIC's or its PCI
+/// function's), with their affinity from `proc_root`'s irq directory.
+fn vectors(dirs: &[PathBuf], proc_root: &Path) -> Vec<Irq> {
     let mut irqs = Vec::new();
-    for msi in [
-        dir.join("device/msi_irqs"),
-        dir.join("device/device/msi_irqs"),
-    ] {
-        for name in read_dir_names(&msi) {
-            let Ok(number) = name.parse::<u32>() else {
-                continue;
-            };
-            let irq_dir = proc_root.join("irq").join(&name);
-            let read = |f: &str| {
-                fs::read_to_string(irq_dir.join(f))
-                    .ok()
-                    .and_then(|s| parse_cpu_list(&s))
-            };
-            let Some(affinity) =
-                read("smp_affinity_list").or_else(|| read("effective_affinity_list"))
-            else {
-                continue;
-            };
-            let effective = read("effective_affinity_list").unwrap_or_else(|| affinity.clone());
-            irqs.push(Irq {
-                number,
-                affinity,
-                effective,
-            });
-        }
+    for msi in dirs {
+        irqs.extend(
+            read_dir_names(msi)
+                .iter()
+                .filter_map(|name| irq_at(name.parse().ok()?, proc_root)),
+        );
         if !irqs.is_empty() {
             break;
         }
     }
     irqs.sort_by_key(|i| i.number);
     irqs
+}
+
+/// Interrupt `number` with its affinity from `proc_root`'s irq directory; None where
+/// neither list can be read.
+fn irq_at(number: u32, proc_root: &Path) -> Option<Irq> {
+    let irq_dir = proc_root.join("irq").join(number.to_string());
+    let read = |f: &str| {
+        fs::read_to_string(irq_dir.join(f))
+            .ok()
+            .and_then(|s| parse_cpu_list(&s))
+    };
+    let affinity = read("smp_affinity_list").or_else(|| read("effective_affinity_list"))?;
+    let effective = read("effective_affinity_list").unwrap_or_else(|| affinity.clone());
+    Some(Irq {
+        number,
+        affinity,
+        effective,
+    })
 }
 
 /// The disk in block device directory `dir`: its hardware queues and their vectors.
@@ -233,7 +233,16 @@ fn disk_at(dir: &Path, proc_root: &Path) -> Option<Disk> {
         })
         .collect();
     queues.sort();
-    Some(Disk::new(&name, &number, &queues, &vectors(dir, proc_root)))
+    let msi = [
+        dir.join("device/msi_irqs"),
+        dir.join("device/device/msi_irqs"),
+    ];
+    Some(Disk::new(
+        &name,
+        &number,
+        &queues,
+        &vectors(&msi, proc_root),
+    ))
 }
 
 /// The disks of the devices numbered `numbers` ("259:0", as the block events name them),
@@ -297,6 +306,82 @@ fn disk_notes(d: &Disk) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// Looks NIC `dev` up in sysfs's class/net: its rx queues and their RPS CPUs, the
+/// device's MSI vectors (its own `msi_irqs`, or its PCI function's for a virtio NIC;
+/// without MSI, its legacy `irq`), named as /proc/interrupts names them, with their CPUs; and what could not be tied, in
+/// words.
+pub fn netdev(sys: &Path, proc_root: &Path, dev: &str) -> Result<(Nic, Vec<String>), Problem> {
+    let class = sys.join("class/net");
+    let dir = class.join(dev);
+    if dev.is_empty() || dev.contains('/') || !dir.is_dir() {
+        return Err(Problem::usage(
+            format!("there is no network device {dev} in {}", class.display()),
+            "give a name listed in /sys/class/net (ip -br link), e.g. eth0",
+        ));
+    }
+    let mut queues: Vec<(u32, Vec<u32>)> = read_dir_names(&dir.join("queues"))
+        .iter()
+        .filter_map(|q| {
+            let n = q.strip_prefix("rx-")?.parse().ok()?;
+            let mask = fs::read_to_string(dir.join("queues").join(q).join("rps_cpus"));
+            Some((
+                n,
+                mask.ok()
+                    .and_then(|m| parse_cpu_mask(&m))
+                    .unwrap_or_default(),
+            ))
+        })
+        .collect();
+    if queues.is_empty() {
+        queues.push((0, Vec::new()));
+    }
+    let device = fs::canonicalize(dir.join("device")).ok();
+    let mut msi = vec![dir.join("device/msi_irqs")];
+    msi.extend(
+        device
+            .iter()
+            .filter_map(|d| Some(d.parent()?.join("msi_irqs"))),
+    );
+    let virtio = device
+        .as_ref()
+        .and_then(|d| d.file_name()?.to_str().map(str::to_string))
+        .filter(|n| n.starts_with("virtio"));
+    let names = fs::read_to_string(proc_root.join("interrupts"))
+        .map(|t| irq_names(&t))
+        .unwrap_or_default();
+    let mut found = vectors(&msi, proc_root);
+    // No MSI: the legacy interrupt of its device, where it has one.
+    if found.is_empty() {
+        let legacy = fs::read_to_string(dir.join("device/irq")).ok();
+        found.extend(
+            legacy
+                .and_then(|n| n.trim().parse().ok())
+                .filter(|&n| n > 0)
+                .and_then(|n| irq_at(n, proc_root)),
+        );
+    }
+    let irqs: Vec<NicIrq> = found
+        .into_iter()
+        .map(|i| {
+            let of = names.get(&i.number).cloned().unwrap_or_default();
+            // A vector shared by several actions is tied by the one of this NIC.
+            let name = of
+                .iter()
+                .find(|n| queue_of(n, dev, virtio.as_deref()).is_some())
+                .or(of.first())
+                .cloned();
+            NicIrq {
+                number: i.number,
+                name,
+                cpus: i.effective,
+            }
+        })
+        .collect();
+    let nic = Nic::new(dev, &queues, &irqs, virtio.as_deref());
+    let notes = nic.notes();
+    Ok((nic, notes))
 }
 
 fn read_dir_names(dir: &Path) -> Vec<String> {
