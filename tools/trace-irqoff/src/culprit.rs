@@ -83,7 +83,10 @@ pub fn context(r: &Record) -> Option<&'static str> {
         .or((!r.end_shows_culprit && !ran_instead).then_some(SOME_INTERRUPT))
 }
 
-/// Groups records by kind, cause and culprit; most frequent first, then worst.
+/// What `top` says a culprit ran in when its windows were in different interrupt
+/// contexts.
+pub const SEVERAL_CONTEXTS: &str = "interrupt context";
+
 /// Whether the window was spent waiting for a spinlock held on another CPU: the most-seen
 /// stack sampled inside it (its profile's first; the in-window stack without a profile)
 /// is in a contended lock's slow path above its culprit. The end stack does not tell:
@@ -112,7 +115,9 @@ pub fn label(culprit: &str, r: &Record) -> String {
 
 /// Groups records by kind, cause and `by`: the culprit's function, its whole stack, or
 /// the cgroup of the record's task (`pid`: its path, else as `cgroup::shown` names it;
-/// `-` from a module that gives none).
+/// `-` from a module that gives none). The tasks of a window in interrupt context
+/// ([`context`]) are those it interrupted (`interrupted`), not among those that ran the
+/// culprit (`comms`).
 pub fn top(records: &[Record], by: By) -> Vec<Culprit> {
     let mut groups: BTreeMap<(Kind, Option<Cause>, String), Culprit> = BTreeMap::new();
     for r in records {
@@ -142,6 +147,8 @@ pub fn top(records: &[Record], by: By) -> Vec<Culprit> {
                 worst_ns: 0,
                 total_ns: 0,
                 comms: Vec::new(),
+                context: None,
+                interrupted: Vec::new(),
                 cgroup_class: r.cgroup_class.clone().filter(|_| by == By::Cgroup),
                 by,
                 source: None,
@@ -152,9 +159,20 @@ pub fn top(records: &[Record], by: By) -> Vec<Culprit> {
         }
         c.worst_ns = c.worst_ns.max(r.latency_ns);
         c.total_ns += r.latency_ns;
-        if !c.comms.iter().any(|k| k == comm) {
-            c.comms.push(comm.to_string());
-            c.comms.sort();
+        // In interrupt context the task was only interrupted: it did not run the culprit.
+        let context = context(r).filter(|_| by != By::Cgroup);
+        c.context = match (c.context, context) {
+            (Some(a), Some(b)) if a != b => Some(SEVERAL_CONTEXTS),
+            (a, b) => a.or(b),
+        };
+        let tasks = if context.is_some() {
+            &mut c.interrupted
+        } else {
+            &mut c.comms
+        };
+        if !tasks.iter().any(|k| k == comm) {
+            tasks.push(comm.to_string());
+            tasks.sort();
         }
     }
     let mut v: Vec<Culprit> = groups.into_values().collect();

@@ -230,8 +230,22 @@ pub fn waits_for_lock<'a>(functions: impl IntoIterator<Item = &'a str> + Clone) 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The frames of a window whose culprit, irqctx_spin, ran in an IPI function that
+    /// interrupted kdamond_fn (as the module prints them, innermost first): what the views'
+    /// tests of interrupt context start from.
+    pub(crate) fn ipi_stack() -> Vec<String> {
+        [
+            "irqctx_spin+0x10/0x40 [irqctx]",
+            "__flush_smp_call_function_queue+0x9a/0x1f0",
+            "__sysvec_call_function_single+0x1c/0xb0",
+            "kdamond_fn+0x2a/0x300",
+        ]
+        .map(String::from)
+        .to_vec()
+    }
 
     /// Claim: the first interrupt entry below the culprit names its context (an IPI
     /// function, a tasklet, a hard or a softirq hrtimer callback); the sampler's own

@@ -60,7 +60,11 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, coverage: &Coverage, ctx: &Ctx) ->
         &mut v,
     );
     if ctx.json {
-        output::print_json(&v)?;
+        let json: Vec<_> = enrich::windows(&v)
+            .iter()
+            .map(enrich::Window::json)
+            .collect();
+        output::print_json(&json)?;
         if let Some(l) = coverage.sentence() {
             output::note(&l);
         }

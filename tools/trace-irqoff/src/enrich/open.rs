@@ -15,6 +15,10 @@ pub struct OpenWindow {
     /// The culprit (mechanism frames skipped, like `top`) of its latest in-window stack;
     /// none without a sample.
     pub culprit: Option<String>,
+    /// The interrupt context that culprit runs in ("an IPI function",
+    /// `mechanism::interrupt_context` of that stack): the window's task is then the one
+    /// it interrupted. None in task context and without a sample.
+    pub context: Option<&'static str>,
     /// That stack, innermost first.
     pub stack: Vec<String>,
 }
@@ -32,9 +36,11 @@ pub fn windows(s: &Snapshot, records: &[Window]) -> Vec<OpenWindow> {
         let stack = r.map(|r| r.culprit_stack.to_vec()).unwrap_or_default();
         let culprit =
             crate::mechanism::culprit(stack.iter().map(|f| function(f))).map(str::to_string);
+        let context = crate::mechanism::interrupt_context(stack.iter().map(|f| function(f)));
         OpenWindow {
             window,
             culprit,
+            context,
             stack,
         }
     };

@@ -4,6 +4,8 @@
 use std::borrow::Borrow;
 use std::ops::Deref;
 
+use serde::Serialize;
+
 use crate::culprit;
 use crate::model::culprit::LOCK_WAIT;
 use crate::model::snapshot::Record;
@@ -71,6 +73,26 @@ impl<'a> Window<'a> {
             format!("{name}{LOCK_WAIT}")
         } else {
             name.to_string()
+        }
+    }
+}
+
+/// A record as `records --json` and `watch --json` give it: its fields, and `context`,
+/// the interrupt context its culprit ran in ([`Window::context`]; null in task context,
+/// where the record's task ran it).
+#[derive(Debug, Serialize)]
+pub struct Json<'a> {
+    #[serde(flatten)]
+    pub record: &'a Record,
+    pub context: Option<&'static str>,
+}
+
+impl<'a> Window<'a> {
+    /// The window as JSON gives it ([`Json`]).
+    pub fn json(&self) -> Json<'a> {
+        Json {
+            record: self.record,
+            context: self.context,
         }
     }
 }

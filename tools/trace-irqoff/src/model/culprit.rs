@@ -35,8 +35,16 @@ pub struct Culprit {
     pub count: u64,
     pub worst_ns: u64,
     pub total_ns: u64,
-    /// Task names seen, sorted.
+    /// Names of the tasks that ran it (its windows in task context), sorted; by cgroup,
+    /// every task of the cgroup seen.
     pub comms: Vec<String>,
+    /// The interrupt context it ran in ("an IPI function", `culprit::context`), where any
+    /// of its windows was in one; "interrupt context" where they were in several. Never
+    /// by cgroup.
+    pub context: Option<&'static str>,
+    /// Names of the tasks its windows in interrupt context came upon, sorted: they did
+    /// not run it.
+    pub interrupted: Vec<String>,
     /// Grouped by cgroup: what its path says (`cgroup::classify`), where it was resolved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cgroup_class: Option<Class>,

@@ -5,6 +5,12 @@
 //! windows with the header (like `perf script` or criticalstat). On an 80-column terminal
 //! the culprit is cut from the middle, so that its function's own name (the tail), the
 //! task and its pid stay whole.
+//!
+//! A window whose culprit ran in interrupt context (an IPI function, a tasklet, a hard
+//! hrtimer callback: `Window::context`) was not the task's doing: the task is the one the
+//! interrupt came upon. Without a width the line says so in words ("irqctx_spin in an IPI
+//! function, interrupting kdamond.0[54]"); on a terminal, where the room is the culprit's,
+//! the task is marked [`INTERRUPTED`] ("irqctx_spin interrupted kdamond.0[54]").
 
 use crate::enrich::{Enriched, Window};
 use crate::model::snapshot::Record;
@@ -18,6 +24,10 @@ const WAIT_COLUMN: usize = 5;
 
 /// The least a cut culprit keeps, in columns.
 const MIN_CULPRIT: usize = 16;
+
+/// Before the task on a terminal, for a window in interrupt context: the culprit
+/// interrupted the task, which did not do it. Kept whole where the task is cut.
+pub const INTERRUPTED: &str = "interrupted ";
 
 /// How a line is laid out: without a width (a pipe with `--oneline`) the columns as they
 /// always were, every field whole; on a terminal, narrow (one time column) or wide.
@@ -75,7 +85,8 @@ impl Head<'_> {
     }
 }
 
-/// The column header of [`window`]'s lines.
+/// The column header of [`window`]'s lines: "... CULPRIT TASK[PID]", the task after
+/// [`INTERRUPTED`] where the culprit ran in interrupt context.
 pub fn header(width: Option<usize>) -> String {
     let l = layout(width);
     let (start, end) = match l {
@@ -104,7 +115,10 @@ pub fn header(width: Option<usize>) -> String {
 /// culprit ("(lock wait)"), a window every CPU had at once at the end ("(every CPU late
 /// together)"); on a terminal in the WAIT column ("lock", "all"), and narrower than
 /// [`WIDE`] the start is left out. Where the width does not hold the line, the culprit is
-/// cut from the middle (its function's own name, the tail, stays), not the task.
+/// cut from the middle (its function's own name, the tail, stays), not the task. A
+/// window in interrupt context names its task as the one interrupted: "irqctx_spin in
+/// an IPI function, interrupting kdamond.0[54]" without a width, "irqctx_spin
+/// interrupted kdamond.0[54]" ([`INTERRUPTED`]) on a terminal.
 pub fn window(r: &Window, new: bool, width: Option<usize>) -> String {
     let (start, end) = times(r);
     let kind = super::kind_or_cause(r.kind, r.cause);
@@ -147,6 +161,11 @@ pub fn window(r: &Window, new: bool, width: Option<usize>) -> String {
             } else {
                 ""
             };
+            // In interrupt context the task was interrupted: it did not do it.
+            let task = match r.context {
+                Some(c) => format!("in {c}, interrupting {task}"),
+                None => task,
+            };
             format!("{head}{culprit} {task}{cgroup}{together}")
         }
         Layout::Narrow(w) | Layout::Wide(w) => {
@@ -155,14 +174,17 @@ pub fn window(r: &Window, new: bool, width: Option<usize>) -> String {
             } else {
                 String::new()
             };
+            let mark = if r.context.is_some() { INTERRUPTED } else { "" };
             let mut head = head;
             let room = w.saturating_sub(head.chars().count());
-            let mut tail = task_fitted(&task, &cgroup, name.chars().count(), room);
-            // An empty WAIT column lends its room to a culprit that would be cut.
-            if wait_empty && name.chars().count() + 1 + tail.chars().count() > room {
+            let mut tail = task_fitted(mark, &task, &cgroup, name.chars().count(), room);
+            // An empty WAIT column lends its room to a culprit or a task that would be cut.
+            let cut = name.chars().count() + 1 + tail.chars().count() > room
+                || tail.chars().count() < mark.len() + task.chars().count();
+            if wait_empty && cut {
                 head.truncate(head.len() - WAIT_COLUMN);
                 let room = w.saturating_sub(head.chars().count());
-                tail = task_fitted(&task, &cgroup, name.chars().count(), room);
+                tail = task_fitted(mark, &task, &cgroup, name.chars().count(), room);
             }
             let room = w.saturating_sub(head.chars().count());
             let culprit = middle(name, room.saturating_sub(tail.chars().count() + 1));
@@ -186,26 +208,30 @@ pub fn stall_head(new: bool, start: &str, end: &str, length: &str, width: Option
     .text(layout(width))
 }
 
-/// The task (and cgroup, where it fits) after a culprit of `culprit` columns in `room`:
-/// the cgroup goes first, then the task is cut so that the culprit keeps [`MIN_CULPRIT`].
-fn task_fitted(task: &str, cgroup: &str, culprit: usize, room: usize) -> String {
+/// The task after its `mark` ([`INTERRUPTED`] or nothing), and the cgroup where it fits,
+/// after a culprit of `culprit` columns in `room`: the cgroup goes first, then the comm is
+/// cut so that the culprit keeps [`MIN_CULPRIT`]; the mark and the pid are not cut (the
+/// culprit gives way below its floor where they need it), unless `room` holds no more.
+fn task_fitted(mark: &str, task: &str, cgroup: &str, culprit: usize, room: usize) -> String {
     let want = culprit.min(MIN_CULPRIT) + 1;
-    let with = format!("{task}{cgroup}");
+    let whole = format!("{mark}{task}");
+    let with = format!("{whole}{cgroup}");
     if want + with.chars().count() <= room {
         return with;
     }
-    if want + task.chars().count() <= room {
-        return task.to_string();
+    if want + whole.chars().count() <= room {
+        return whole;
     }
-    // The comm is cut, not the pid.
-    let keep = room.saturating_sub(want).max(1);
-    match task.rfind('[') {
-        Some(i) if keep > task.len() - i => {
-            let (comm, pid) = task.split_at(i);
-            fit(comm, Some(keep - pid.chars().count())) + pid
-        }
-        _ => fit(task, Some(keep)),
+    let (comm, pid) = task.split_at(task.rfind('[').unwrap_or(task.len()));
+    let fixed = mark.chars().count() + pid.chars().count();
+    // At least one column of the comm (its ellipsis), where a column of culprit is left.
+    let keep = room
+        .saturating_sub(want)
+        .max((fixed + 1).min(room.saturating_sub(2)));
+    if keep > fixed {
+        return format!("{mark}{}{pid}", fit(comm, Some(keep - fixed)));
     }
+    fit(&whole, Some(keep.max(1)))
 }
 
 /// `name` cut from the middle to `room` columns: its start and, longer, its end (where a
@@ -554,6 +580,70 @@ mod tests {
         h.together_ns = 1;
         let l = window(&Window::of(&h), false, Some(80));
         assert!(l.contains(" 150 ms all  irqoff\u{2026}"), "{l}");
+    }
+
+    /// Claim: a window whose culprit ran in an IPI function names its task as the one it
+    /// interrupted, never as the doer: in words on a pipe ("in an IPI function,
+    /// interrupting kdamond.0[54]", the cgroup after it), marked [`INTERRUPTED`] on an
+    /// 80- and a 120-column terminal (at 80 the empty WAIT column lends its room to the
+    /// task, which is then whole); where the line is tight the culprit is cut from the
+    /// middle and then the comm, never the mark or the pid. A task-context window's line
+    /// has neither.
+    #[test]
+    fn a_window_in_interrupt_context_names_the_task_it_interrupted() {
+        let mut r = record(Kind::Hard, None, 100_111_000);
+        r.comm = "kdamond.0".into();
+        r.pid = 54;
+        r.stack = crate::mechanism::tests::ipi_stack();
+        let w = Window::of(&r);
+        assert_eq!(w.context, Some("an IPI function"));
+        assert_eq!(
+            window(&w, false, None),
+            " 10:00:03.933 10:00:04.033   3 hardirq-off       100 ms  irqctx_spin in an IPI function, interrupting kdamond.0[54]"
+        );
+        let l = window(&w, false, Some(80));
+        assert_eq!(
+            l,
+            " 10:00:04.033   3 hardirq-off     100 ms irqctx_spin interrupted kdamond.0[54]"
+        );
+        let l = window(&w, false, Some(120));
+        assert!(
+            l.ends_with(" 100 ms      irqctx_spin interrupted kdamond.0[54]"),
+            "{l}"
+        );
+        // A longer culprit and comm at 80 columns: the culprit is cut to its floor, then
+        // the comm; the mark and the pid stay.
+        r.stack[0] = "irqoff_sample_ipi_window+0x2d/0x53 [irqoff_sample]".into();
+        r.comm = "a_long_worker_name".into();
+        let l = window(&Window::of(&r), false, Some(80));
+        assert!(l.chars().count() <= 80, "{l}");
+        assert!(
+            l.ends_with(" 100 ms irq\u{2026}e_ipi_window interrupted a_lon\u{2026}[54]"),
+            "{l}"
+        );
+        // With a mark in WAIT (no room lent) and a long pid the mark and the pid stay
+        // whole: the culprit gives way below its floor.
+        r.pid = 123_456;
+        r.together_ns = 1;
+        let l = window(&Window::of(&r), false, Some(80));
+        assert!(l.chars().count() <= 80, "{l}");
+        assert!(l.contains(" 100 ms all  ir\u{2026}pi_window "), "{l}");
+        assert!(l.ends_with(" interrupted \u{2026}[123456]"), "{l}");
+        r.pid = 54;
+        r.together_ns = 0;
+        // Its cgroup stays after the task on a pipe.
+        r.cgroup_id = Some(77);
+        let l = window(&Window::of(&r), false, None);
+        assert!(
+            l.ends_with(" irqoff_sample_ipi_window in an IPI function, interrupting a_long_worker_name[54] in cgroup 77"),
+            "{l}"
+        );
+        // A window of the task's own code: no mark, no words.
+        let own = record(Kind::Soft, Some(Cause::BhOff), 100_111_000);
+        for width in [None, Some(80), Some(120)] {
+            let l = window(&Window::of(&own), false, width);
+            assert!(!l.contains("interrupt"), "{l}");
+        }
     }
 
     /// Claim: a culprit cut from the middle keeps its start and, longer, its end, with

@@ -290,15 +290,25 @@ pub fn record_label(r: &Record) -> String {
 }
 
 /// A window in a sentence: "hardirq-off on CPU 1, 59 ms, sh (pid 117)  ended ..."
-/// (`record --until` and `watch --until` say which window ended them).
+/// (`record --until` and `watch --until` say which window ended them, the report titles
+/// its windows so); one whose culprit ran in interrupt context names the task it
+/// interrupted, not as its doer: "hardirq-off on CPU 1, 120 ms, in an IPI function,
+/// interrupting kdamond.0 (pid 54)  ended ...".
 pub fn window_sentence(r: &Record) -> String {
+    let w = Window::of(r);
+    let task = match w.context {
+        Some(c) if !w.culprit_comm.is_empty() => format!(
+            "in {c}, interrupting {} (pid {})",
+            w.culprit_comm, w.culprit_pid
+        ),
+        Some(c) => format!("in {c}, interrupting {} (pid {})", r.comm, r.pid),
+        None => format!("{} (pid {})", r.comm, r.pid),
+    };
     format!(
-        "{} on CPU {}, {}, {} (pid {}){}",
+        "{} on CPU {}, {}, {task}{}",
         record_label(r),
         r.cpu,
         length(r.latency_ns),
-        r.comm,
-        r.pid,
         when(r)
     )
 }
@@ -793,6 +803,19 @@ mod tests {
         assert!(!o.contains("still open"), "{o}");
     }
 
+    /// `r` made a window whose end did not show its culprit, irqctx_spin, sampled in a
+    /// hard hrtimer callback that interrupted kdamond.0 (pid 54).
+    fn in_a_hard_hrtimer_callback(r: &mut Record) {
+        r.end_shows_culprit = false;
+        r.window_pid = 54;
+        r.window_comm = "kdamond.0".into();
+        r.window_stack = vec![
+            "irqctx_spin+0x10/0x40 [irqctx]".into(),
+            "__hrtimer_run_queues+0x110/0x2a0".into(),
+            "hrtimer_interrupt+0xf8/0x230".into(),
+        ];
+    }
+
     /// Claim: a record whose culprit ran in a hard hrtimer callback says so under its
     /// headline, naming the task it interrupted; one of a task's own code does not.
     #[test]
@@ -802,14 +825,7 @@ mod tests {
         let mut o = String::new();
         record(&mut o, &Window::of(&r), false, false, 2, 2);
         assert!(!o.contains("interrupting"), "{o}");
-        r.end_shows_culprit = false;
-        r.window_pid = 54;
-        r.window_comm = "kdamond.0".into();
-        r.window_stack = vec![
-            "irqctx_spin+0x10/0x40 [irqctx]".into(),
-            "__hrtimer_run_queues+0x110/0x2a0".into(),
-            "hrtimer_interrupt+0xf8/0x230".into(),
-        ];
+        in_a_hard_hrtimer_callback(&mut r);
         let mut o = String::new();
         record(&mut o, &Window::of(&r), false, false, 2, 2);
         assert_eq!(
@@ -822,6 +838,26 @@ mod tests {
                 .as_str()
             ),
             "{o}"
+        );
+    }
+
+    /// Claim: the sentence `record --until`, `watch --until` and the report's windows
+    /// use names a window's task as its doer only in task context; a window whose culprit
+    /// ran in a hard hrtimer callback is said to be in it, interrupting that task.
+    #[test]
+    fn a_window_sentence_in_interrupt_context_names_the_interrupted_task() {
+        let s = v2();
+        let mut r = s.records[1].clone();
+        let own = window_sentence(&r);
+        assert!(
+            own.starts_with("hardirq-off on CPU 1, 100 ms, irq_test (pid 90)  ended"),
+            "{own}"
+        );
+        in_a_hard_hrtimer_callback(&mut r);
+        let l = window_sentence(&r);
+        assert!(
+            l.starts_with("hardirq-off on CPU 1, 100 ms, in a hard hrtimer callback, interrupting kdamond.0 (pid 54)  ended"),
+            "{l}"
         );
     }
 }

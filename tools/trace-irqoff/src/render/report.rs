@@ -189,15 +189,16 @@ fn culprits_table(o: &mut String, culprits: &[Culprit]) {
     for c in t {
         let _ = writeln!(
             o,
-            "<tr><td><span style=\"color:{}\">&#9632;</span> {}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td><b>{}</b></td></tr>",
+            "<tr><td><span style=\"color:{}\">&#9632;</span> {}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td><b>{}</b>{}</td></tr>",
             colour(c.kind, c.cause),
             c.kind.label(),
             c.cause.map_or("-", Cause::name),
             c.count,
             crate::render::length(c.worst_ns),
             crate::render::length(c.total_ns),
-            esc(&c.comms.join(", ")),
-            esc(&c.culprit)
+            esc(&crate::render::top::tasks(c, ", ")),
+            esc(&c.culprit),
+            esc(&crate::render::top::in_context(c))
         );
     }
     o.push_str("</table>\n");
@@ -316,16 +317,22 @@ mod tests {
     use super::*;
     use crate::enrich::Window;
 
+    /// The v2 fixture with its first window only.
+    fn first_v2_window() -> crate::model::snapshot::Snapshot {
+        let mut s =
+            crate::parse::records::parse(include_str!("../../tests/fixtures/records-v2.txt"))
+                .unwrap();
+        s.records.truncate(1);
+        s
+    }
+
     /// Claim: the report's window details and `records` give one window the same
     /// profile: the issue's 2.99 s window, one loop over 284 of 288 periods whose
     /// samples landed in three leaves, is "99% (284 of 288 periods)" in both, and no
     /// view splits it by leaf (before, the report said 58% / 20% / 20% / 1%).
     #[test]
     fn the_report_and_the_cli_share_one_profile() {
-        let mut s =
-            crate::parse::records::parse(include_str!("../../tests/fixtures/records-v2.txt"))
-                .unwrap();
-        s.records.truncate(1);
+        let mut s = first_v2_window();
         let r = &mut s.records[0];
         r.latency_ns = 2_990_000_000;
         r.profile = Some(crate::profile::tests::one_loop());
@@ -347,5 +354,38 @@ mod tests {
             "{html}"
         );
         assert!(cli.contains("    1% (4 of 288 periods):"), "{cli}");
+    }
+
+    /// Claim: the report names the task a window in an IPI function interrupted as such,
+    /// never as its doer: in the culprits table (tasks "interrupted kdamond.0", culprit
+    /// "irqctx_spin in an IPI function") and in the worst windows' titles ("in an IPI
+    /// function, interrupting kdamond.0 (pid 54)").
+    #[test]
+    fn the_report_says_a_window_in_an_ipi_function_interrupted_its_task() {
+        let mut s = first_v2_window();
+        let r = &mut s.records[0];
+        r.kind = Kind::Hard;
+        r.cause = None;
+        r.comm = "kdamond.0".into();
+        r.pid = 54;
+        r.stack = crate::mechanism::tests::ipi_stack();
+        let mut table = String::new();
+        culprits_table(
+            &mut table,
+            &crate::culprit::top(&s.records, crate::model::culprit::By::Culprit),
+        );
+        assert!(
+            table.contains(
+                "<td>interrupted kdamond.0</td><td><b>irqctx_spin</b> in an IPI function</td>"
+            ),
+            "{table}"
+        );
+        let mut html = String::new();
+        windows(&mut html, &crate::enrich::snapshot(&s));
+        assert!(
+            html.contains(", in an IPI function, interrupting kdamond.0 (pid 54)"),
+            "{html}"
+        );
+        assert!(!html.contains("ms, kdamond.0 (pid 54)"), "{html}");
     }
 }

@@ -66,7 +66,10 @@ pub fn watcher_sentence(w: &Watcher) -> String {
 }
 
 /// "CPU 1: hard interrupts off for 1.79 s and counting — sh (pid 63) in
-/// irqoff_sample_hardirq_window (107 in-window samples, watched by CPU 0)".
+/// irqoff_sample_hardirq_window (107 in-window samples, watched by CPU 0)"; for a
+/// culprit in interrupt context the task is the one it interrupted, not its doer: "... —
+/// in an IPI function (irqctx_spin), interrupting kdamond.0 (pid 54) (3 in-window
+/// samples)".
 pub fn open_window_line(w: &OpenWindow) -> String {
     let o = &w.window;
     let what = match o.kind {
@@ -78,11 +81,25 @@ pub fn open_window_line(w: &OpenWindow) -> String {
         o.cpu,
         super::length(o.latency_ns)
     );
-    if o.pid != 0 || !o.comm.is_empty() {
-        s += &format!(" \u{2014} {} (pid {})", o.comm, o.pid);
-    }
-    if let Some(c) = &w.culprit {
-        s += &format!(" in {c}");
+    let task = (o.pid != 0 || !o.comm.is_empty()).then(|| format!("{} (pid {})", o.comm, o.pid));
+    match w.context {
+        Some(x) => {
+            s += &format!(" \u{2014} in {x}");
+            if let Some(c) = &w.culprit {
+                s += &format!(" ({c})");
+            }
+            if let Some(t) = task {
+                s += &format!(", interrupting {t}");
+            }
+        }
+        None => {
+            if let Some(t) = task {
+                s += &format!(" \u{2014} {t}");
+            }
+            if let Some(c) = &w.culprit {
+                s += &format!(" in {c}");
+            }
+        }
     }
     let mut notes = Vec::new();
     if o.samples > 0 {
@@ -360,4 +377,47 @@ pub fn text(settings: &Settings, s: &Enriched, color: bool) -> String {
         let _ = writeln!(o, "{}", tagwait::render::status_line(tw));
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::snapshot::Ongoing;
+
+    fn open(stack: Vec<String>) -> OpenWindow {
+        let functions = || stack.iter().map(|f| crate::symbols::function(f));
+        OpenWindow {
+            window: Ongoing {
+                cpu: 1,
+                kind: Kind::Hard,
+                latency_ns: 1_788_332_180,
+                start_ns: 1,
+                pid: 54,
+                comm: "kdamond.0".into(),
+                samples: 3,
+                watcher_cpu: Some(0),
+                cgroup_id: None,
+            },
+            culprit: crate::mechanism::culprit(functions()).map(str::to_string),
+            context: crate::mechanism::interrupt_context(functions()),
+            stack,
+        }
+    }
+
+    /// Claim: a window still open whose latest sample is in an IPI function says so and
+    /// names its task as the one interrupted, never as the doer; one of the task's own
+    /// code names the task and its culprit as it always did.
+    #[test]
+    fn an_open_window_in_interrupt_context_names_the_task_it_interrupted() {
+        let w = open(crate::mechanism::tests::ipi_stack());
+        assert_eq!(
+            open_window_line(&w),
+            "CPU 1: hard interrupts off for 1.79 s and counting \u{2014} in an IPI function (irqctx_spin), interrupting kdamond.0 (pid 54) (3 in-window samples, watched by CPU 0)"
+        );
+        let w = open(crate::mechanism::tests::ipi_stack().split_off(3));
+        assert_eq!(
+            open_window_line(&w),
+            "CPU 1: hard interrupts off for 1.79 s and counting \u{2014} kdamond.0 (pid 54) in kdamond_fn (3 in-window samples, watched by CPU 0)"
+        );
+    }
 }

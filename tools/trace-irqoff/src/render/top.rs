@@ -27,6 +27,32 @@ fn group(c: &Culprit) -> String {
     }
 }
 
+/// The tasks of a row, joined by `sep`: those that ran the culprit, then those its
+/// windows in interrupt context came upon, after [`super::line::INTERRUPTED`]
+/// ("irq_test,sh", "interrupted kdamond.0", "sh; interrupted kdamond.0"): an interrupted
+/// task did not run it.
+pub fn tasks(c: &Culprit, sep: &str) -> String {
+    let ran = c.comms.join(sep);
+    if c.interrupted.is_empty() {
+        return ran;
+    }
+    let hit = format!("{}{}", super::line::INTERRUPTED, c.interrupted.join(sep));
+    if ran.is_empty() {
+        hit
+    } else {
+        format!("{ran}; {hit}")
+    }
+}
+
+/// What a pipe's row (and the report) says after the culprit whose windows were in
+/// interrupt context: " in an IPI function"; nothing in task context.
+pub fn in_context(c: &Culprit) -> String {
+    c.context.map_or(String::new(), |x| format!(" in {x}"))
+}
+
+/// The table without a width (a pipe, `record`'s summary): the tasks before the culprit,
+/// a culprit of windows in interrupt context said to be in it ("irqctx_spin in an IPI
+/// function"), its tasks the ones interrupted ([`tasks`]).
 pub fn text(t: &[Culprit], color: bool) -> String {
     let mut o = String::new();
     if t.is_empty() {
@@ -52,8 +78,8 @@ pub fn text(t: &[Culprit], color: bool) -> String {
             c.count,
             super::length(c.worst_ns),
             super::length(c.total_ns),
-            c.comms.join(","),
-            paint(color, BOLD, &group(c))
+            tasks(c, ","),
+            paint(color, BOLD, &group(c)) + &in_context(c)
         );
         source(&mut o, c, None);
     }
@@ -79,9 +105,11 @@ fn source(o: &mut String, c: &Culprit, cols: Option<usize>) {
 
 /// On a terminal: the same groups in `cols` columns, the kind shown as its cause for
 /// softirq-off (as [`super::line`] does), a lock wait in its own column ("lock") rather
-/// than after the culprit, and the culprit before the tasks. Where the width does not hold
-/// a row, the tasks are cut first (to a third of what is left), then the culprit from the
-/// middle, keeping its function's own name (its tail).
+/// than after the culprit, and the culprit before the tasks; tasks its windows in
+/// interrupt context only interrupted are marked so ("(interrupted kdamond.0)",
+/// [`tasks`]). Where the width does not hold a row, the tasks are cut first (to a third
+/// of what is left), then the culprit from the middle, keeping its function's own name
+/// (its tail).
 pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
     if t.is_empty() {
         return "no records\n".into();
@@ -114,12 +142,18 @@ pub fn screen(t: &[Culprit], color: bool, cols: usize) -> String {
             if lock { "lock" } else { "" },
         );
         let room = cols.saturating_sub(head.chars().count());
-        let tasks = format!("({})", c.comms.join(","));
+        let tasks = format!("({})", tasks(c, ","));
         let (n, k) = (name.chars().count(), tasks.chars().count());
         let tasks = if n + 1 + k <= room {
             tasks
         } else {
-            let keep = k.min((room / 3).max(6));
+            // Tasks that were only interrupted keep their mark and a little of a name.
+            let floor = if c.comms.is_empty() && !c.interrupted.is_empty() {
+                super::line::INTERRUPTED.len() + 4
+            } else {
+                6
+            };
+            let keep = k.min((room / 3).max(floor));
             super::line::fit(&tasks, Some(keep))
         };
         let name =
@@ -163,6 +197,8 @@ mod tests {
             worst_ns: 99_800_000,
             total_ns: 199_600_000,
             comms: vec!["irq_test".into(), "sh".into()],
+            context: None,
+            interrupted: Vec::new(),
             cgroup_class: None,
             by: crate::cli::By::Culprit,
             source: None,
@@ -220,5 +256,59 @@ mod tests {
             .nth(1)
             .unwrap_or("")
             .contains('\x1b'));
+    }
+
+    /// Claim: a culprit whose windows ran in an IPI function does not present the tasks
+    /// they interrupted as its doers: on a pipe the tasks are "interrupted kdamond.0" and
+    /// the culprit is said to be in an IPI function; on an 80-column terminal the tasks
+    /// read "(interrupted kdamond.0)", cut after their mark where the row is tight; tasks
+    /// that ran it come first where there are both. A task-context culprit's row is as it
+    /// was.
+    #[test]
+    fn interrupted_tasks_are_not_the_doers() {
+        let mut ipi = culprit(Kind::Hard, None, "irqctx_spin");
+        ipi.comms.clear();
+        ipi.interrupted = vec!["kdamond.0".into()];
+        ipi.context = Some("an IPI function");
+        let own = culprit(Kind::Hard, None, "irqoff_sample_hardirq_window");
+        let t = [ipi.clone(), own];
+        let piped = text(&t, false);
+        let rows: Vec<&str> = piped.lines().collect();
+        assert!(
+            rows[1].ends_with("  interrupted kdamond.0    irqctx_spin in an IPI function"),
+            "{piped}"
+        );
+        assert!(
+            rows[2].ends_with("  irq_test,sh              irqoff_sample_hardirq_window"),
+            "{piped}"
+        );
+        let screen80 = screen(&t, false, 80);
+        assert!(
+            screen80
+                .lines()
+                .nth(1)
+                .is_some_and(|l| l.ends_with(" irqctx_spin (interrupted kdamond.0)")),
+            "{screen80}"
+        );
+        assert!(
+            screen80
+                .lines()
+                .nth(2)
+                .is_some_and(|l| l.contains(" (irq_test,") && !l.contains("interrupted")),
+            "{screen80}"
+        );
+        // A culprit too long for the row: the tasks are cut, not their mark.
+        ipi.culprit = "irqctx_spin_for_a_long_while_with_a_long_name".into();
+        let screen80 = screen(&[ipi.clone()], false, 80);
+        assert!(
+            screen80
+                .lines()
+                .nth(1)
+                .is_some_and(|l| l.chars().count() <= 80
+                    && l.ends_with("_long_name (interrupted kd\u{2026}")),
+            "{screen80}"
+        );
+        ipi.comms = vec!["sh".into()];
+        assert_eq!(tasks(&ipi, ","), "sh; interrupted kdamond.0");
     }
 }

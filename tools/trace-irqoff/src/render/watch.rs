@@ -303,13 +303,13 @@ struct StallJson<'a> {
     stall: &'a Stall,
 }
 
-/// `watch --json` on a pipe: one object a line, windows (records) and stalls
-/// (`"kind": "stall"`), oldest first.
+/// `watch --json` on a pipe: one object a line, windows (records with their `context`,
+/// as `records --json` gives them) and stalls (`"kind": "stall"`), oldest first.
 pub fn ndjson(new: &[Record], new_stalls: &[Stall]) -> serde_json::Result<String> {
     let mut o = String::new();
     for item in oldest_first(new, new_stalls) {
         o += &match item {
-            Item::Window(r) => serde_json::to_string(r)?,
+            Item::Window(r) => serde_json::to_string(&Window::of(r).json())?,
             Item::Stall(stall, _) => serde_json::to_string(&StallJson {
                 kind: "stall",
                 stall,

@@ -324,6 +324,54 @@ fn records_on_a_terminal_is_one_line_per_window() {
         .code(2);
 }
 
+/// Claim: a window whose culprit ran in an IPI function names its task as the one it
+/// interrupted in every line view of `records`: "irqctx_spin in an IPI function,
+/// interrupting kdamond.0[54]" with `--oneline` on a pipe, "irqctx_spin interrupted
+/// kdamond.0[54]" on an 80-column terminal (within the width), and `"context": "an IPI
+/// function"` in `--json`; the task-context windows' lines are as they were, their
+/// context null.
+#[test]
+fn a_window_in_an_ipi_function_interrupted_its_task_in_every_line() {
+    let root = with_records(&with_ipi_window());
+    let piped = stdout(root.path(), &["records", "--oneline"]);
+    let lines: Vec<&str> = piped.lines().collect();
+    assert!(
+        lines[1].ends_with(
+            "   1 hardirq-off       120 ms  irqctx_spin in an IPI function, interrupting kdamond.0[54]"
+        ),
+        "{piped}"
+    );
+    assert!(!piped.contains(" irqctx_spin kdamond.0"), "{piped}");
+    assert!(
+        lines[2].ends_with(" 100 ms  irqoff_sample_softirq_window sh[79]"),
+        "{piped}"
+    );
+    assert_eq!(piped.matches("interrupt").count(), 1, "{piped}");
+    let text = on_80x24(root.path(), &["records"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.iter().all(|l| l.chars().count() <= 80), "{text}");
+    assert_eq!(
+        lines[1], " 10:00:06.000   1 hardirq-off     120 ms irqctx_spin interrupted kdamond.0[54]",
+        "{text}"
+    );
+    assert_eq!(
+        lines[2], " 10:00:04.033   0 bh-off          100 ms irqoff_sample_softirq_window sh[79]",
+        "{text}"
+    );
+    let v: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(root.path(), &["records", "--json"])).unwrap();
+    assert_eq!(v[0]["context"], "an IPI function", "{}", v[0]);
+    assert_eq!(
+        (&v[0]["comm"], &v[0]["pid"]),
+        (&"kdamond.0".into(), &54.into())
+    );
+    assert!(
+        v[1..].iter().all(|r| r["context"].is_null()),
+        "{}",
+        serde_json::Value::from(v.clone())
+    );
+}
+
 #[test]
 fn records_min_takes_decimals() {
     let root = ours();

@@ -357,3 +357,56 @@ fn top_counts_equal_record_last() {
     );
     assert!(!folded.contains("_RNv"), "{folded}");
 }
+
+/// Claim: `top` does not present the task a window in an IPI function interrupted as the
+/// culprit's doer: on a pipe its row's tasks read "interrupted kdamond.0" and its culprit
+/// "irqctx_spin in an IPI function"; on an 80-column terminal "irqctx_spin (interrupted
+/// kdamond.0)"; in `--json` the task is under "interrupted", not "comms", with the
+/// context. The rows of task-context culprits name their tasks as before.
+#[test]
+fn top_does_not_name_the_interrupted_task_as_doer() {
+    let root = with_records(&with_ipi_window());
+    let text = stdout(root.path(), &["top"]);
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(
+        rows[1].starts_with("hardirq-off  -                   1         120 ms")
+            && rows[1].ends_with("  interrupted kdamond.0    irqctx_spin in an IPI function"),
+        "{text}"
+    );
+    assert!(
+        rows[2].ends_with("  sh                       irqoff_sample_softirq_window"),
+        "{text}"
+    );
+    assert_eq!(text.matches("kdamond.0").count(), 1, "{text}");
+    let screen = on_80x24(root.path(), &["top"]);
+    assert!(
+        screen.lines().nth(1).is_some_and(|l| l
+            == "hardirq-off        1  120 ms   120 ms      irqctx_spin (interrupted kdamond.0)"),
+        "{screen}"
+    );
+    assert!(screen.lines().all(|l| l.chars().count() <= 80), "{screen}");
+    let v: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(root.path(), &["top", "--json"])).unwrap();
+    assert_eq!(
+        (
+            &v[0]["culprit"],
+            &v[0]["comms"],
+            &v[0]["interrupted"],
+            &v[0]["context"]
+        ),
+        (
+            &"irqctx_spin".into(),
+            &serde_json::json!([]),
+            &serde_json::json!(["kdamond.0"]),
+            &"an IPI function".into()
+        )
+    );
+    assert_eq!(
+        (&v[1]["comms"], &v[1]["interrupted"], &v[1]["context"]),
+        (
+            &serde_json::json!(["sh"]),
+            &serde_json::json!([]),
+            &serde_json::Value::Null
+        )
+    );
+}

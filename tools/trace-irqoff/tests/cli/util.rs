@@ -245,6 +245,21 @@ pub(crate) fn with_window(ms: u64) -> String {
     )
 }
 
+/// `records` of the v2 fixture with one more hardirq-off window on CPU 1, the worst (120
+/// ms): its culprit, irqctx_spin, ran in an IPI function (its callers below it) that
+/// interrupted kdamond.0[54], the task the record names.
+pub(crate) fn with_ipi_window() -> String {
+    RECORDS_V2.replace(
+        "\nend\n",
+        "\nrecord cpu=1 kind=hard cause=- lower_bound=0 latency_ns=120000000 timestamp_ns=6000000000 pid=54 comm=kdamond.0 runnable_ns=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=4 window_frames=0 window_pid=0 window_comm=\n\
+frame irqctx_spin+0x10/0x40 [irqctx]\n\
+frame __flush_smp_call_function_queue+0x9a/0x1f0\n\
+frame __sysvec_call_function_single+0x1c/0xb0\n\
+frame kdamond_fn+0x2a/0x300\n\
+end\n",
+    )
+}
+
 /// Replaces a module file whole, as a read of the real one sees it.
 pub(crate) fn replace(root: &Path, name: &str, text: &str) {
     let tmp = root.join(format!(".{name}.new"));
@@ -377,6 +392,14 @@ pub(crate) fn on_a_terminal_sized(
         child.wait().unwrap().code(),
         String::from_utf8_lossy(&out).into_owned(),
     )
+}
+
+/// What the CLI, run with `args` and no colour, drew on an 80x24 terminal, its lines
+/// ended by "\n"; it must succeed.
+pub(crate) fn on_80x24(root: &Path, args: &[&str]) -> String {
+    let (code, text) = on_a_terminal_sized(root, &[&["--color", "never"], args].concat(), (24, 80));
+    assert_eq!(code, Some(0), "{text}");
+    text.replace("\r\n", "\n")
 }
 
 /// Format v2 with the watcher: a hardirq-off window still open on CPU 1 (its `ongoing`

@@ -86,6 +86,35 @@ fn watch_on_a_pipe_prints_each_record_once() {
     assert!(!text.contains('\x1b'));
 }
 
+/// Claim: `watch` names the task a window in an IPI function interrupted as such: its
+/// line on an 80-column terminal reads "irqctx_spin interrupted kdamond.0[54]", its
+/// entry on a pipe says "in an IPI function on CPU 1, interrupting kdamond.0 (pid 54)",
+/// and its `--json` object has `"context": "an IPI function"`.
+#[test]
+fn watch_says_a_window_in_an_ipi_function_interrupted_its_task() {
+    let root = with_records(&with_ipi_window());
+    let args = ["watch", "--interval", "10ms", "--count", "1"];
+    let screen = on_80x24(root.path(), &args);
+    assert!(
+        screen.lines().any(|l| l
+            == " 10:00:06.000   1 hardirq-off     120 ms irqctx_spin interrupted kdamond.0[54]"),
+        "{screen}"
+    );
+    let piped = stdout(root.path(), &args);
+    assert!(
+        piped.contains("\n  in an IPI function on CPU 1, interrupting kdamond.0 (pid 54)\n"),
+        "{piped}"
+    );
+    let json = stdout(root.path(), &[&["--json"], &args[..]].concat());
+    let ipi: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .filter(|o: &serde_json::Value| o["comm"] == "kdamond.0")
+        .collect();
+    assert_eq!(ipi.len(), 1, "{json}");
+    assert_eq!(ipi[0]["context"], "an IPI function", "{json}");
+}
+
 #[test]
 fn watch_json_is_ndjson_of_records() {
     let root = ours();
