@@ -84,6 +84,9 @@ demo_windows() {	# demo_windows: the demo's incident (tests/demo.sh): two 120 ms
 	inject 1 softirq 100
 	sleep 0.3
 }
+flat() {	# flat FILE: FILE.flat, the text with its wrapped lines joined, one space between words
+	tr '\n' ' ' < "$1" | tr -s ' ' > "$1.flat"
+}
 true_ns() {	# true_ns MODE: the sample's own measurement of its last MODE window
 	dmesg | sed -n "s/.*irqoff_sample: $1 window cpu=[0-9]* ns=\([0-9]*\).*/\1/p" | tail -n1
 }

@@ -8,9 +8,6 @@
 # the timer back, so the request in flight then takes ~100 ms; one on CPU 0 only holds
 # back nothing of CPU 1.
 NULLB="queue_mode=2 submit_queues=1 irqmode=2 completion_nsec=20000000 hw_queue_depth=64 no_sched=1"
-flat() {	# flat FILE: FILE.flat, the text with its wrapped lines joined, one space between words
-	tr '\n' ' ' < "$1" | tr -s ' ' > "$1.flat"
-}
 # explain_during CPU OUT MIN [FLAG]: explain --for 5s [FLAG] of nullb0 (delays of MIN ms
 # or more) to OUT, while four readers pinned to CPU 1 read nullb0 (so that requests are in
 # flight whenever the window opens) and the sample opens a 100 ms hardirq-off window on CPU.

@@ -11,13 +11,10 @@
 # case says so instead of checking it; and preemption off holds the softirq threads back,
 # which the module reports as a softirq-off (ksoftirqd-wait) window: there that window
 # explains the preempt-off wake-up.
-flat() {	# flat FILE: FILE.flat, the text with its wrapped lines joined, one space between words
-	tr '\n' ' ' < "$1" | tr -s ' ' > "$1.flat"
-}
-# wake_during CPU MODE OUT PID: explain --wakeups --pid PID --for 4s --min 50 to OUT (its
-# exit status in OUT.rc) while the sample opens a 100 ms MODE window on CPU.
+# wake_during CPU MODE OUT PID [FLAG]: explain --wakeups --pid PID --for 4s --min 50 [FLAG]
+# to OUT (its exit status in OUT.rc) while the sample opens a 100 ms MODE window on CPU.
 wake_during() {
-	trace-irqoff explain --wakeups --pid "$4" --for 4s --min 50 > "$3" 2> "$3.err" &
+	trace-irqoff explain --wakeups --pid "$4" --for 4s --min 50 $5 > "$3" 2> "$3.err" &
 	ex=$!
 	sleep 1.5
 	inject "$1" "$2" 100
@@ -70,6 +67,16 @@ fi
 wake_during 0 hardirq /tmp/wake-cpu0.txt $reader
 check "explain --wakeups ends without an error (hardirq-off on CPU 0)" test ! -s /tmp/wake-cpu0.txt.err
 check_fails "a window on CPU 0 only: no wake-up of the reader is explained by it" grep -qE 'explained by a [a-z()-]+ window of [0-9.]+ ms on CPU 0' /tmp/wake-cpu0.txt.flat
+# The report draws the wake-ups of explain's JSON answer beside the windows.
+wake_during 1 hardirq /tmp/wake-hard.json $reader --json
+check "explain --wakeups --json ends without an error" test ! -s /tmp/wake-hard.json.err
+check "report --explain with the wake-ups answer writes the page" sh -c 'trace-irqoff report -o /tmp/wake-report.html --explain /tmp/wake-hard.json > /dev/null'
+flat /tmp/wake-report.html
+echo "# measured: report: $(grep -o '<rect class="phase [a-z-]* explained"[^>]*><title>[^<]*' /tmp/wake-report.html.flat | head -n 1 | sed 's/.*<title>//' | head -c 500)"
+check "the report draws the wake-ups section" grep -q 'Wake-ups and the windows that held them' /tmp/wake-report.html.flat
+check "... with a phase of the reader's wake-up drawn as held, its title naming the window on CPU 1 and its culprit" \
+	grep -qE "<rect class=\"phase [a-z-]+ explained\"[^>]*><title>wake-up of sh\[$reader\][^<]*explained by a hardirq-off window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_hardirq_window" /tmp/wake-report.html.flat
+
 kill $writer $reader
 wait $writer $reader 2>/dev/null
 

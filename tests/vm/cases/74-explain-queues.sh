@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# description: explain on a device with a hardware queue per CPU, the same sector read from both CPUs at once: each request paired with its own completion, the one issued on CPU 1 held by a hardirq-off window there (in process context, then in an IPI function) explained by it with its real path, none issued on CPU 0 blamed on it
+# description: explain on a device with a hardware queue per CPU, the same sector read from both CPUs at once: each request paired with its own completion, the one issued on CPU 1 held by a hardirq-off window there (in process context, then in an IPI function) explained by it with its real path, none issued on CPU 0 blamed on it; the one-line view says the IPI window's task was interrupted
 # kernels: debian-7.3
 # proves: explain pairs every request, even of one sector in flight from two CPUs, and follows each along its own queue (trace-irqoff-cli.rst: explain) -- "two requests of the same sector, two delays", "issued on CPU 1 (hardware queue", "in an IPI function ... interrupting"
 # null_blk with two hardware queues (one per CPU) completes each request by an hrtimer
@@ -11,9 +11,6 @@
 # there take ~100 ms and are explained by it; those of CPU 0 are not held, and none of
 # them is laid to the window on CPU 1.
 NULLB="queue_mode=2 submit_queues=2 irqmode=2 completion_nsec=20000000 hw_queue_depth=64 no_sched=1"
-flat() {	# flat FILE: FILE.flat, the text with its wrapped lines joined, one space between words
-	tr '\n' ' ' < "$1" | tr -s ' ' > "$1.flat"
-}
 # explain_same OUT OPEN: explain --for 5s --min 50 --device nullb0 to OUT, while two readers
 # on each CPU read offset 0 of nullb0, and OPEN (a shell command, run by a shell pinned to
 # CPU 0 or 1 before the readers start, woken through a fifo) opens the window.
@@ -76,6 +73,11 @@ for how in process ipi; do
 	check "$how: the requests held back on CPU 1 are all there, one delay each (at least 2 of 50 ms or more: two readers there)" \
 		test "$(grep -oE 'issued on CPU 1 \(hardware queue' $f | wc -l)" -ge 2
 done
+# The one-line view says it too: the task of a window in an IPI function was interrupted.
+trace-irqoff records --cpu 1 --since 10s --oneline > /tmp/same-lines.txt
+echo "# measured: records --oneline: $(grep irqoff_sample_ipi_window /tmp/same-lines.txt | head -n 1)"
+check "records --oneline: the IPI function's window says so, and names its task as interrupted" \
+	grep -qE 'irqoff_sample_ipi_window in an IPI function, interrupting [^ ]+\[[0-9]+\]' /tmp/same-lines.txt
 
 trace-irqoff disable > /dev/null
 rmmod null_blk
