@@ -173,7 +173,7 @@ dkms_step() {	# the DKMS install in the trixie chroot (tests/packaging/dkms-inst
 bench_smoke() {	# tio-bench with tiny counts on the test kernel, its JSON and the report
 	local smoke="$LOGS/bench-smoke" n=0
 	rm -rf "$smoke" && mkdir -p "$smoke"
-	printf 'tio-bench --reps 1 --false-secs 1 --runs 1 --loops 2 --spin-ms 20 --precheck 5\n' > "$smoke/script.sh"
+	printf 'tio-bench --reps 1 --false-secs 1 --runs 1 --loops 2 --spin-ms 20 --precheck 5 --idle-secs 1 --idle-rounds 1\n' > "$smoke/script.sh"
 	tests/vm/run --quiet --log "$STEP_LOG" --script "$smoke/script.sh" > "$smoke/runner.log" 2>&1
 	sed -n '/^TIO_BENCH_JSON_BEGIN/,/^TIO_BENCH_JSON_END/p' "$STEP_LOG" | sed '1d;$d' > "$smoke/results.json"
 	smoke_check() {	# smoke_check DESCRIPTION CMD...
@@ -186,7 +186,7 @@ bench_smoke() {	# tio-bench with tiny counts on the test kernel, its JSON and th
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert not [k for k in d if k.endswith("_error")], d
-for k in ("guest", "precheck", "accuracy", "timer_floor", "false_events", "overhead", "cost_p10", "cost_p1", "kernel"):
+for k in ("guest", "precheck", "accuracy", "timer_floor", "false_events", "overhead", "idle_wakeups", "cost_p10", "cost_p1", "kernel"):
     assert k in d, k
 assert d["guest"]["clocksource"] and "hz=1000" in d["guest"]["config_p10"], d["guest"]' "$smoke/results.json"
 	smoke_check "tio-bench: the irqsoff tracer reads a 100 ms preemptirq_delay_test window within 1% (floor method)" python3 -c '
@@ -217,11 +217,17 @@ w = [w for w in d["accuracy"] if w["tool"] == "ours" and w["period_ms"] == 10 an
 assert w and all(x["detected"] and abs(x["reported_ns"] - x["true_ns"]) <= 10_000_000 for x in w), w
 # A reading that is not the window (another CPU passed the floor first) says so.
 assert all(abs(x["irqsoff_ns"] - x["true_ns"]) <= 1_000_000 if x["irqsoff_ns"] is not None else x["irqsoff_not"] for x in w), w' "$smoke/results.json"
+	smoke_check "tio-bench: idle CPU 1's wake-ups are counted in every configuration, a rate per round" python3 -c '
+import json, sys
+iw = json.load(open(sys.argv[1]))["idle_wakeups"]
+by = {c["config"]: c["loc_per_s"] for c in iw["configs"]}
+assert {"not_loaded", "loaded_disabled", "ours_p10", "ours_p1"} <= set(by), by
+assert all(len(v) == iw["rounds"] and min(v) >= 0 for v in by.values()), by' "$smoke/results.json"
 	smoke_check "tio-bench: handler cost and memory are reported" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["cost_p10"]["hard"]["runs"] > 0 and d["cost_p10"]["memory"].startswith("memory per_cpu_bytes=")' "$smoke/results.json"
-	smoke_check "bench-report writes the report and both plots" sh -c "cargo run --quiet --locked -p bench-report -- '$smoke/results.json' '$smoke' smoke && grep -q '^Accuracy' '$smoke/benchmarks.rst' && grep -q '<svg' '$smoke/bench-accuracy.svg' && grep -q '<svg' '$smoke/bench-overhead.svg'"
+	smoke_check "bench-report writes the report and both plots" sh -c "cargo run --quiet --locked -p bench-report -- '$smoke/results.json' '$smoke' smoke && grep -q '^Accuracy' '$smoke/benchmarks.rst' && grep -q '^Idle wake-ups' '$smoke/benchmarks.rst' && grep -q '<svg' '$smoke/bench-accuracy.svg' && grep -q '<svg' '$smoke/bench-overhead.svg'"
 	} > "$smoke/tap"
 	sed 's/^/  /' "$smoke/tap"
 	read -r p f < <(counts_of_tap "$smoke/tap")

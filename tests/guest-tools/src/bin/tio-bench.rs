@@ -2,7 +2,7 @@
 //! Documentation/benchmarks.rst). Prints one JSON document.
 //!
 //! `tio-bench [--reps N] [--false-secs S] [--runs N] [--groups G] [--loops L] [--spin-ms M]
-//! [--precheck K] [--only STEP,...]`
+//! [--precheck K] [--idle-secs S] [--idle-rounds R] [--only STEP,...]`
 //!
 //! - guest: kernel, clocksource, whether the kernel marked the TSC unstable, HZ.
 //! - precheck: K windows of exactly 100 ms from `preemptirq_delay_test` on CPU 1, read by
@@ -20,6 +20,8 @@
 //!   (`trace_irqoff_guest_tools::witness`): an event it cannot confirm is a false one.
 //! - overhead: a CPU-bound loop pinned to CPU 1 counting iterations in M ms of guest time,
 //!   and a hackbench-like pipe workload; N rounds, every configuration once per round.
+//! - idle wake-ups: CPU 1 idle (this task on CPU 0), its local timer interrupts and all its
+//!   interrupts per second over S seconds, in each configuration but the tracers, R rounds.
 //! - cost per sample and memory, from the module's records file; the timer floor of the
 //!   guest from timerlat.
 
@@ -1050,6 +1052,56 @@ fn overhead(runs: usize, groups: usize, loops: usize, spin_ms: u64) -> Res<Value
     )
 }
 
+/// CPU `cpu`'s count of local timer interrupts (the "LOC:" row of /proc/interrupts) and
+/// of every interrupt it took (all rows): what wakes an idle CPU.
+fn interrupts_of(cpu: usize) -> Res<(u64, u64)> {
+    let text = read("/proc/interrupts")?;
+    let (mut loc, mut all) = (0u64, 0u64);
+    for l in text.lines().skip(1) {
+        let mut w = l.split_whitespace();
+        let Some(name) = w.next() else { continue };
+        let Some(n) = w.nth(cpu).and_then(|v| v.parse::<u64>().ok()) else {
+            continue;
+        };
+        all += n;
+        if name == "LOC:" {
+            loc = n;
+        }
+    }
+    Ok((loc, all))
+}
+
+/// Wake-ups of an idle CPU: with this task on CPU 0 and nothing else to run, CPU 1's local
+/// timer interrupts and all its interrupts per second over `secs` s of guest time, in every
+/// configuration but the tracers, `rounds` times (the order rotated from round to round).
+/// Each measure starts a second after the configuration was set.
+fn idle_wakeups(secs: u64, rounds: usize) -> Res<Value> {
+    pin_to(0)?;
+    let cfgs: Vec<&str> = configs()
+        .into_iter()
+        .filter(|c| !matches!(*c, "irqsoff_tracer" | "timerlat"))
+        .collect();
+    let mut loc: Vec<Vec<f64>> = vec![Vec::new(); cfgs.len()];
+    let mut all: Vec<Vec<f64>> = vec![Vec::new(); cfgs.len()];
+    for round in 0..rounds {
+        for k in 0..cfgs.len() {
+            let i = (k + round) % cfgs.len();
+            set_config(cfgs[i])?;
+            std::thread::sleep(Duration::from_secs(1));
+            let (l0, a0) = interrupts_of(1)?;
+            let t0 = Instant::now();
+            std::thread::sleep(Duration::from_secs(secs));
+            let (l1, a1) = interrupts_of(1)?;
+            let dt = t0.elapsed().as_secs_f64();
+            loc[i].push(l1.saturating_sub(l0) as f64 / dt);
+            all[i].push(a1.saturating_sub(a0) as f64 / dt);
+        }
+    }
+    set_config("not_loaded")?;
+    Ok(json!({"cpu": 1, "seconds": secs, "rounds": rounds,
+        "configs": cfgs.iter().zip(loc).zip(all).map(|((c, l), a)| json!({"config": c, "loc_per_s": l, "irqs_per_s": a})).collect::<Vec<_>>()}))
+}
+
 /// Handler cost from the records file, per kind over all CPUs: runs, total, histogram.
 /// Both CPUs busy in a loop (`spin`), the common case: a run that comes into the idle loop
 /// also reads the interrupt counts of its sleep evidence.
@@ -1180,8 +1232,10 @@ fn main() {
     let loops = arg(&args, "--loops", 300) as usize;
     let spin_ms = arg(&args, "--spin-ms", 200);
     let checks = arg(&args, "--precheck", 5) as usize;
+    let idle_secs = arg(&args, "--idle-secs", 10);
+    let idle_rounds = arg(&args, "--idle-rounds", 3) as usize;
     let mut doc = json!({"version": 2, "reps": reps});
-    let steps: [Step; 8] = [
+    let steps: [Step; 9] = [
         ("guest", Box::new(guest)),
         (
             "precheck",
@@ -1209,6 +1263,10 @@ fn main() {
         (
             "overhead",
             Box::new(move || overhead(runs, groups, loops, spin_ms)),
+        ),
+        (
+            "idle_wakeups",
+            Box::new(move || idle_wakeups(idle_secs, idle_rounds)),
         ),
         ("cost_p10", Box::new(|| cost(10, 5))),
         ("cost_p1", Box::new(|| cost(1, 5))),
