@@ -80,7 +80,7 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, coverage: &Coverage, ctx: &Ctx) ->
             )?;
         } else {
             output::print(
-                &(render::records(&w, &e, a.depth, ctx.color)
+                &(render::records_view::records(&w, &e, a.depth, ctx.color)
                     + &coverage.footnote(size.map(|(_, cols)| cols))),
             )?;
         }

@@ -325,10 +325,10 @@ impl Tally {
 }
 
 /// `records --oneline`: the header, then one line per record of `v` (in its order), or
-/// "no records" as [`super::records`] says it.
+/// "no records" as [`super::records_view::records`] says it.
 pub fn table(v: &[Window], s: &Enriched, width: Option<usize>, color: bool) -> String {
     if v.is_empty() {
-        return super::records(v, s, 0, color);
+        return super::records_view::records(v, s, 0, color);
     }
     let mut o = super::paint(color, super::BOLD, &header(width)) + "\n";
     for r in v {

@@ -337,7 +337,7 @@ mod tests {
         r.latency_ns = 2_990_000_000;
         r.profile = Some(crate::profile::tests::one_loop());
         let mut cli = String::new();
-        crate::render::record(&mut cli, &Window::of(r), false, false, 8, 2);
+        crate::render::records_view::record(&mut cli, &Window::of(r), false, false, 8, 2);
         let mut html = String::new();
         windows(&mut html, &crate::enrich::snapshot(&s));
         assert!(cli.contains("    99% (284 of 288 periods):"), "{cli}");

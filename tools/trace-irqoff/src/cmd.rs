@@ -330,7 +330,7 @@ mod tests {
 
     #[test]
     fn enabling_while_enabled_with_a_new_period_disables_first() {
-        let fake = Fake::new(include_str!("../../tests/fixtures/records-v1.txt"));
+        let fake = Fake::new(include_str!("../tests/fixtures/records-v1.txt"));
         let m = Module::open(&fake).unwrap();
         m.set_enabled(true).unwrap();
         // The fake answers EBUSY to a period change while enabled, like the module.
@@ -343,7 +343,7 @@ mod tests {
     /// disables, selects, enables; the same selection again writes nothing.
     #[test]
     fn enabling_with_a_new_cpu_selection_disables_first() {
-        let fake = Fake::new(include_str!("../../tests/fixtures/records-v1.txt"));
+        let fake = Fake::new(include_str!("../tests/fixtures/records-v1.txt"));
         fake.files
             .borrow_mut()
             .insert("cpus".into(), "0-3\n".into());
@@ -379,7 +379,7 @@ mod tests {
     #[test]
     fn refused_values_exit_alike() {
         use crate::error::Exit;
-        let fake = Fake::new(include_str!("../../tests/fixtures/records-v1.txt"));
+        let fake = Fake::new(include_str!("../tests/fixtures/records-v1.txt"));
         fake.files
             .borrow_mut()
             .insert("cpus".into(), "0-3\n".into());

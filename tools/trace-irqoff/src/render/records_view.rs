@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `records`: the kept records in full, each with its stacks ([`record`]): where the
+//! window ended, what was sampled while it was open, its in-window profile and the window
+//! it overlapped. `watch --stacks` ([`record_with`]) and the report show a window so too.
+
+use std::fmt::Write;
+
+use super::{
+    frame_with_lines, latency, overlap, paint, record_label, resolution_of, together, when, who,
+    BOLD, DIM, RED,
+};
+use crate::enrich::{Enriched, Window};
+
+/// The source lines of frames (`records --lines`), by frame.
+type Lines = std::collections::BTreeMap<String, Vec<crate::model::snapshot::SourceLine>>;
+
+fn frames(out: &mut String, stack: &[String], lines: &Lines, color: bool, depth: usize) {
+    frames_at(out, "    ", stack, lines, color, depth);
+}
+
+/// A stack's frames, each with its source line where known (`--lines`): the innermost
+/// location on the frame's line, and the functions it is inlined into below it, as
+/// scripts/faddr2line shows them.
+fn frames_at(
+    out: &mut String,
+    indent: &str,
+    stack: &[String],
+    lines: &Lines,
+    color: bool,
+    depth: usize,
+) {
+    for f in stack.iter().take(depth) {
+        frame_with_lines(out, indent, f, lines.get(f).map_or(&[], Vec::as_slice));
+    }
+    if stack.len() > depth {
+        let _ = writeln!(
+            out,
+            "{indent}{}",
+            paint(
+                color,
+                DIM,
+                &format!("... {} more frames", stack.len() - depth)
+            )
+        );
+    }
+}
+
+fn periods(n: u64) -> String {
+    format!("{n} period{}", if n == 1 { "" } else { "s" })
+}
+
+/// One record with its stacks: where the window ended, then (format v2) the task and
+/// stack sampled while it was open, and the window on another CPU it overlapped.
+/// `version` is the records format the record was read in: from v2 on, a lower bound is
+/// a window still open.
+pub fn record(
+    out: &mut String,
+    r: &Window,
+    color: bool,
+    new: bool,
+    stack_depth: usize,
+    version: u32,
+) {
+    record_with(out, r, color, new, stack_depth, version, usize::MAX);
+}
+
+/// [`record`], showing at most `max_stacks` stacks of a profile.
+///
+/// A record with an in-window profile shows "where it ended" (the end stack, none yet for
+/// a window still open) and "where it was": the profile's stacks, most-seen first, each
+/// with its share of the window's sampled periods. The window stack of a final record is
+/// the profile's first stack, so it is not shown twice; that of a window still open is
+/// its latest sample, shown as the window stack.
+pub fn record_with(
+    out: &mut String,
+    r: &Window,
+    color: bool,
+    new: bool,
+    stack_depth: usize,
+    version: u32,
+    max_stacks: usize,
+) {
+    let mark = if new {
+        paint(color, RED, "NEW ")
+    } else {
+        String::new()
+    };
+    let open = if r.lower_bound && version >= 2 {
+        "  (window still open)"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "{mark}{} cpu {} {:>8}  {}{}{open}",
+        paint(color, BOLD, &record_label(r)),
+        r.cpu,
+        latency(r),
+        who(r),
+        when(r)
+    );
+    if let Some(c) = r.context {
+        // The task named is the one the interrupt came upon: it did not do it.
+        let _ = writeln!(
+            out,
+            "  in {c} on CPU {}, interrupting {} (pid {})",
+            r.cpu,
+            if r.culprit_comm.is_empty() {
+                "?"
+            } else {
+                r.culprit_comm
+            },
+            r.culprit_pid
+        );
+    }
+    if let Some(c) = &r.cgroup_described {
+        let _ = writeln!(out, "  cgroup of {}: {c}", r.comm);
+    }
+    let profile = r.profile.as_ref().filter(|p| !p.stacks.is_empty());
+    if profile.is_some() && !r.stack.is_empty() {
+        let _ = writeln!(out, "  where it ended:");
+    }
+    frames(out, &r.stack, &r.lines, color, stack_depth);
+    let window_in_profile = profile.is_some_and(|p| p.stacks[0].frames == r.window_stack);
+    if (r.window_pid != 0 || !r.window_stack.is_empty()) && !window_in_profile {
+        let latest = if profile.is_some() {
+            " (latest sample)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "  in the window: {}-{}{latest}",
+            r.window_comm, r.window_pid
+        );
+        frames(out, &r.window_stack, &r.lines, color, stack_depth);
+    }
+    if let Some(p) = profile {
+        let task = if window_in_profile && !r.window_comm.is_empty() {
+            format!(" {}-{},", r.window_comm, r.window_pid)
+        } else {
+            String::new()
+        };
+        let so_far = if r.ongoing { " so far" } else { "" };
+        let distinct = if p.distinct == 1 {
+            "1 distinct stack".to_string()
+        } else {
+            format!("{} distinct stacks", p.distinct)
+        };
+        let _ = writeln!(
+            out,
+            "  where it was{so_far}:{task} {} samples over {} after the threshold, {distinct}",
+            p.samples,
+            periods(p.weight)
+        );
+        let shares = crate::profile::Shares::of(p);
+        for st in shares.stacks.iter().take(max_stacks) {
+            let _ = writeln!(
+                out,
+                "    {} ({} of {}):",
+                shares.percent(st.count),
+                st.count,
+                periods(p.weight)
+            );
+            frames_at(out, "      ", &st.frames, &r.lines, color, stack_depth);
+        }
+        let (rest, n) = shares.rest(max_stacks);
+        if rest > 0 {
+            let what = match n {
+                0 => "in other stacks".to_string(),
+                1 => "in 1 more stack".to_string(),
+                n => format!("in {n} more stacks"),
+            };
+            let _ = writeln!(
+                out,
+                "    {} ({} of {}) {what}",
+                paint(color, DIM, &crate::profile::share(rest, p.weight)),
+                rest,
+                periods(p.weight)
+            );
+        }
+    }
+    if r.lock_wait {
+        let _ = writeln!(out, "  a lock wait: the most-seen stack inside the window spins on a spinlock held elsewhere");
+    }
+    if let Some(o) = overlap(r) {
+        let _ = writeln!(out, "  {o}");
+    }
+    if let Some(t) = together(r) {
+        let _ = writeln!(out, "  {t}");
+    }
+}
+
+/// `records`: the selected records of `s`, with `depth` frames per stack.
+pub fn records(v: &[Window], s: &Enriched, depth: usize, color: bool) -> String {
+    let mut o = String::new();
+    if v.is_empty() {
+        let _ = writeln!(
+            o,
+            "no records{}",
+            if s.config.enabled {
+                ""
+            } else {
+                " (sampling is disabled: trace-irqoff enable)"
+            }
+        );
+    }
+    for r in v {
+        record(&mut o, r, color, false, depth, s.version);
+    }
+    o + &resolution_of(s, v, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::tests::{in_a_hard_hrtimer_callback, v2};
+
+    #[test]
+    fn record_shows_both_stacks_and_the_overlap() {
+        let mut s = v2();
+        s.records[2].wall_time = Some("2026-05-07T10:00:05.120000Z".into());
+        let mut o = String::new();
+        record(&mut o, &Window::of(&s.records[2]), false, false, 2, 2);
+        assert_eq!(
+            o,
+            "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2    64 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
+        );
+        let mut o = String::new();
+        record(&mut o, &Window::of(&s.records[4]), false, false, 12, 2);
+        assert!(o.starts_with("softirq-off (bh-off) cpu 3   57 ms+  kworker/3:1 (pid 140)  open since 5.043000 s after boot  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
+        // In v1 a lower bound is the hrtimer's sample, not an open window.
+        let mut o = String::new();
+        record(&mut o, &Window::of(&s.records[4]), false, false, 12, 1);
+        assert!(!o.contains("still open"), "{o}");
+    }
+
+    /// Claim: a record whose culprit ran in a hard hrtimer callback says so under its
+    /// headline, naming the task it interrupted; one of a task's own code does not.
+    #[test]
+    fn record_in_interrupt_context_names_the_interrupted_task() {
+        let s = v2();
+        let mut r = s.records[0].clone();
+        let mut o = String::new();
+        record(&mut o, &Window::of(&r), false, false, 2, 2);
+        assert!(!o.contains("interrupting"), "{o}");
+        in_a_hard_hrtimer_callback(&mut r);
+        let mut o = String::new();
+        record(&mut o, &Window::of(&r), false, false, 2, 2);
+        assert_eq!(
+            o.lines().nth(1),
+            Some(
+                format!(
+                    "  in a hard hrtimer callback on CPU {}, interrupting kdamond.0 (pid 54)",
+                    r.cpu
+                )
+                .as_str()
+            ),
+            "{o}"
+        );
+    }
+}
