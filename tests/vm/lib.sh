@@ -73,6 +73,15 @@ snapshot_during() {	# snapshot_during CS DIR FILE...: a reader pinned to cpu 0 c
 snapshot_wait() {	# snapshot_wait: until snapshot_during's copy is done
 	wait $snap_pid
 }
+opener() {	# opener CPU OUT CMD: a shell pinned to CPU, started now, before the load it measures, that waits on /tmp/open.fifo and then runs only builtins (one exec'd then may hold the CPU past a request): OUT.inflight gets nullb0's requests in flight, then CMD opens the window; its pid in $op, fired by `echo go > /tmp/open.fifo`
+	rm -f /tmp/open.fifo
+	mkfifo /tmp/open.fifo
+	taskset -c "$1" sh -c 'read -t 10 x <> /tmp/open.fifo
+		read -r r w < /sys/block/nullb0/inflight
+		'"$3"'
+		echo $((r + w)) > '"$2"'.inflight' &
+	op=$!
+}
 inject() {	# inject CPU MODE MS: one window of the sample module, on CPU
 	taskset -c "$1" sh -c "echo $2 $3 > /dev/irqoff_sample"
 }

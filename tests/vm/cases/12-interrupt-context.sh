@@ -87,27 +87,26 @@ rt_trace_start() {
 	echo 1 > $TI/events/irq/softirq_entry/enable
 	echo 1 > $TI/tracing_on
 }
-rt_trace_stop() {	# sets blocked_ns: the longest wait for the tasklet's lock, 0 if none
+rt_trace_stop() {	# sets blocked_ns: the longest wait for the tasklet's lock, 0 if none; timer_gap_ns: the longest gap between TIMER softirqs on CPU 1
 	echo 0 > $TI/tracing_on
-	# A wait for ksoftirqd/1's lock: a real-time task (priority below 120) switched out in
-	# state D, then ksoftirqd/1 switched in boosted (its priority below 120) before that
-	# task switched in again; the wait runs from its switch out to its switch in. The
-	# timestamp is the field before "sched_switch:" (a task's name may hold a colon).
-	blocked_ns=$(awk '
-		function ts(  i, l) { for (i = 1; i < NF; i++) if ($(i + 1) == "sched_switch:") { l = $i; sub(/:$/, "", l); return l } }
+	# One pass over the trace, two figures. A wait for ksoftirqd/1's lock: a real-time
+	# task (priority below 120) switched out in state D, then ksoftirqd/1 switched in
+	# boosted (its priority below 120) before that task switched in again; the wait runs
+	# from its switch out to its switch in. And the longest gap between two TIMER
+	# softirqs on CPU 1 (vec=1; ktimers/1 runs them, the module's timer_list among them):
+	# how long the timer softirq was held back. An event's timestamp is the field before
+	# its name (a task's name may hold a colon).
+	set -- $(awk '
+		function ts(ev,  i, l) { for (i = 1; i < NF; i++) if ($(i + 1) == ev) { l = $i; sub(/:$/, "", l); return l } }
 		function val(k,  i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+		/ softirq_entry: vec=1 / { t = ts("softirq_entry:"); if (last != "" && (t - last) * 1e9 > gap) gap = (t - last) * 1e9; last = t; next }
 		$0 !~ / sched_switch: / { next }
-		{ t = ts(); np = val("next_pid") }
+		{ t = ts("sched_switch:"); np = val("next_pid") }
 		np in since { if (boosted[np]) { w = (t - since[np]) * 1e9; if (w > max) max = w }; delete since[np]; delete boosted[np] }
 		val("prev_state") == "D" && val("prev_prio") + 0 < 120 { since[val("prev_pid")] = t; boosted[val("prev_pid")] = 0 }
 		val("next_comm") == "ksoftirqd/1" && val("next_prio") + 0 < 120 { for (p in since) boosted[p] = 1 }
-		END { printf "%d\n", max }' $TI/trace)
-	# The longest gap between two TIMER softirqs on CPU 1 (vec=1; ktimers/1 runs them, the
-	# module's timer_list among them): how long the timer softirq was held back.
-	timer_gap_ns=$(awk '
-		function ts(  i, l) { for (i = 1; i < NF; i++) if ($(i + 1) == "softirq_entry:") { l = $i; sub(/:$/, "", l); return l } }
-		/ softirq_entry: vec=1 / { t = ts(); if (last != "" && (t - last) * 1e9 > max) max = (t - last) * 1e9; last = t }
-		END { printf "%d\n", max }' $TI/trace)
+		END { printf "%d %d\n", max, gap }' $TI/trace)
+	blocked_ns=$1 timer_gap_ns=$2
 	# The trace, shown if the check fails.
 	rt_switches=$(grep -v '^#' $TI/trace | head -n 80)
 	echo 0 > $TI/events/sched/sched_switch/enable

@@ -11,18 +11,13 @@ NULLB="queue_mode=2 submit_queues=1 irqmode=2 completion_nsec=20000000 hw_queue_
 # explain_during CPU OUT MIN [FLAG]: explain --for 5s [FLAG] of nullb0 (delays of MIN ms
 # or more) to OUT, while four readers pinned to CPU 1 read nullb0 (so that requests are in
 # flight whenever the window opens) and the sample opens a 100 ms hardirq-off window on CPU.
-# The window's opener is a shell pinned to CPU before the readers start, woken through a
-# fifo, that runs only builtins: one exec'd at that moment (inject) may hold CPU 1 for
-# longer than a request's 20 ms, so that no request is left in flight when the window opens.
+# The window's opener (lib.sh's opener) is a shell pinned to CPU before the readers start,
+# woken through a fifo, that runs only builtins: one exec'd at that moment (inject) may
+# hold CPU 1 for longer than a request's 20 ms, so that no request is left in flight when
+# the window opens.
 # OUT.inflight: the requests in flight on nullb0 just before it opened.
 explain_during() {
-	rm -f /tmp/open.fifo
-	mkfifo /tmp/open.fifo
-	taskset -c "$1" sh -c 'read -t 10 x <> /tmp/open.fifo
-		read -r r w < /sys/block/nullb0/inflight
-		echo hardirq 100 > /dev/irqoff_sample
-		echo $((r + w)) > '"$2"'.inflight' &
-	op=$!
+	opener "$1" "$2" 'echo hardirq 100 > /dev/irqoff_sample'
 	trace-irqoff explain --for 5s --device nullb0 --min "$3" $4 > "$2" 2> "$2.err" &
 	ex=$!
 	sleep 1.5

@@ -11,18 +11,12 @@
 # there take ~100 ms and are explained by it; those of CPU 0 are not held, and none of
 # them is laid to the window on CPU 1.
 NULLB="queue_mode=2 submit_queues=2 irqmode=2 completion_nsec=20000000 hw_queue_depth=64 no_sched=1"
-# explain_same OUT OPEN: explain --for 5s --min 50 --device nullb0 to OUT, while two readers
-# on each CPU read offset 0 of nullb0, and OPEN (a shell command, run by a shell pinned to
-# CPU 0 or 1 before the readers start, woken through a fifo) opens the window.
-# OUT.inflight: the requests in flight on each hardware queue just before it opened.
+# explain_same OUT CPU OPEN: explain --for 5s --min 50 --device nullb0 to OUT, while two
+# readers on each CPU read offset 0 of nullb0, and OPEN (a shell command, run by lib.sh's
+# opener pinned to CPU before the readers start) opens the window.
+# OUT.inflight: the requests in flight on nullb0 just before it opened.
 explain_same() {
-	rm -f /tmp/open.fifo
-	mkfifo /tmp/open.fifo
-	taskset -c "$2" sh -c 'read -t 10 x <> /tmp/open.fifo
-		read -r r w < /sys/block/nullb0/inflight
-		'"$3"'
-		echo $((r + w)) > '"$1"'.inflight' &
-	op=$!
+	opener "$2" "$1" "$3"
 	trace-irqoff explain --for 5s --device nullb0 --min 50 > "$1" 2> "$1.err" &
 	ex=$!
 	sleep 1.5
