@@ -410,6 +410,20 @@ impl Peers {
         self.silent(from, to, u64::MAX).ns
     }
 
+    /// Nanoseconds of [`from`, `to`) in which every CPU may have been late together, for a
+    /// softirq-side window, which never waits for a post: [`Peers::silent_ns`] if no
+    /// silence is being posted, else all of it up to the machine's last beat (the beat
+    /// posting a silence that ends there, from a start not yet known). Never drops a
+    /// window: it only marks more of it as uncertain. Constant time.
+    pub(crate) fn together_bound_ns(&self, from: u64, to: u64) -> u64 {
+        let s = self.silent(from, to, u64::MAX);
+        if s.complete {
+            return s.ns;
+        }
+        let last = self.pulse.last.load(Acquire);
+        to.min(last).saturating_sub(from).max(s.ns)
+    }
+
     /// The stalls counted so far.
     pub(crate) fn stalls(&self) -> StallCounts {
         let p = &self.pulse;

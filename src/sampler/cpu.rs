@@ -248,11 +248,14 @@ impl CpuSampler {
 
     /// Of a softirq-side window of `latency_ns` over [`from`, `to`), the nanoseconds in
     /// which no sampled CPU ran and that stay in it ([`CpuSampler::stalled_ns`] took out
-    /// the rest): every CPU late together, as the hardirq side says of its windows.
+    /// the rest): every CPU late together, as the hardirq side says of its windows. A
+    /// silence another CPU's beat is still posting counts up to that beat
+    /// ([`crate::peers::Peers::together_bound_ns`]): the window is reported either way,
+    /// and says so.
     pub(super) fn together_ns(&self, from: u64, to: u64, latency_ns: u64) -> u64 {
         let kept = self
             .peers
-            .silent_ns(from, to)
+            .together_bound_ns(from, to)
             .saturating_sub(self.stalled_ns(from, to));
         crate::logic::stall::together_ns(kept, latency_ns)
     }
