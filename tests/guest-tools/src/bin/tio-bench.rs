@@ -2,7 +2,7 @@
 //! Documentation/benchmarks.rst). Prints one JSON document.
 //!
 //! `tio-bench [--reps N] [--false-secs S] [--runs N] [--groups G] [--loops L] [--spin-ms M]
-//! [--precheck K] [--idle-secs S] [--idle-rounds R] [--only STEP,...]`
+//! [--precheck K] [--idle-secs S] [--idle-rounds R] [--busy-secs B] [--only STEP,...]`
 //!
 //! - guest: kernel, clocksource, whether the kernel marked the TSC unstable, HZ.
 //! - precheck: K windows of exactly 100 ms from `preemptirq_delay_test` on CPU 1, read by
@@ -22,6 +22,9 @@
 //!   and a hackbench-like pipe workload; N rounds, every configuration once per round.
 //! - idle wake-ups: CPU 1 idle (this task on CPU 0), its local timer interrupts and all its
 //!   interrupts per second over S seconds, in each configuration but the tracers, R rounds.
+//! - busy wake-ups: both CPUs in the overhead's loop for B seconds, CPU 1's local timer
+//!   interrupts per second (an hrtimer that shares the tick's interrupt adds none) and the
+//!   loops' iterations per second, in each configuration but the tracers, R rounds.
 //! - cost per sample and memory, from the module's records file; the timer floor of the
 //!   guest from timerlat.
 
@@ -1102,6 +1105,37 @@ fn idle_wakeups(secs: u64, rounds: usize) -> Res<Value> {
         "configs": cfgs.iter().zip(loc).zip(all).map(|((c, l), a)| json!({"config": c, "loc_per_s": l, "irqs_per_s": a})).collect::<Vec<_>>()}))
 }
 
+/// Wake-ups of a busy CPU: both CPUs in `spin` loops for `secs` s of guest time, CPU 1's
+/// local timer interrupts per second (its tick and any hrtimer that does not share the
+/// tick's interrupt) and the loops' iterations per second, in every configuration but the
+/// tracers, `rounds` times (the order rotated from round to round), each a second after
+/// the configuration was set (past what enabling costs once).
+fn busy_wakeups(secs: u64, rounds: usize) -> Res<Value> {
+    let cfgs: Vec<&str> = configs()
+        .into_iter()
+        .filter(|c| !matches!(*c, "irqsoff_tracer" | "timerlat"))
+        .collect();
+    let mut loc: Vec<Vec<f64>> = vec![Vec::new(); cfgs.len()];
+    let mut iters: Vec<Vec<f64>> = vec![Vec::new(); cfgs.len()];
+    for round in 0..rounds {
+        for k in 0..cfgs.len() {
+            let i = (k + round) % cfgs.len();
+            set_config(cfgs[i])?;
+            std::thread::sleep(Duration::from_secs(1));
+            let (l0, _) = interrupts_of(1)?;
+            let t0 = Instant::now();
+            let n = spin(secs * 1000)?;
+            let (l1, _) = interrupts_of(1)?;
+            let dt = t0.elapsed().as_secs_f64();
+            loc[i].push(l1.saturating_sub(l0) as f64 / dt);
+            iters[i].push(n.iter().sum::<u64>() as f64 / dt);
+        }
+    }
+    set_config("not_loaded")?;
+    Ok(json!({"cpu": 1, "seconds": secs, "rounds": rounds,
+        "configs": cfgs.iter().zip(loc).zip(iters).map(|((c, l), n)| json!({"config": c, "loc_per_s": l, "spin_iterations_per_s": n})).collect::<Vec<_>>()}))
+}
+
 /// Handler cost from the records file, per kind over all CPUs: runs, total, histogram.
 /// Both CPUs busy in a loop (`spin`), the common case: a run that comes into the idle loop
 /// also reads the interrupt counts of its sleep evidence.
@@ -1234,8 +1268,9 @@ fn main() {
     let checks = arg(&args, "--precheck", 5) as usize;
     let idle_secs = arg(&args, "--idle-secs", 10);
     let idle_rounds = arg(&args, "--idle-rounds", 3) as usize;
+    let busy_secs = arg(&args, "--busy-secs", 3);
     let mut doc = json!({"version": 2, "reps": reps});
-    let steps: [Step; 9] = [
+    let steps: [Step; 10] = [
         ("guest", Box::new(guest)),
         (
             "precheck",
@@ -1267,6 +1302,10 @@ fn main() {
         (
             "idle_wakeups",
             Box::new(move || idle_wakeups(idle_secs, idle_rounds)),
+        ),
+        (
+            "busy_wakeups",
+            Box::new(move || busy_wakeups(busy_secs, idle_rounds)),
         ),
         ("cost_p10", Box::new(|| cost(10, 5))),
         ("cost_p1", Box::new(|| cost(1, 5))),
