@@ -15,6 +15,8 @@ pub(crate) mod backoff;
 pub(crate) mod cause;
 #[path = "logic/escape.rs"]
 pub(crate) mod escape;
+#[path = "logic/expiry.rs"]
+pub(crate) mod expiry;
 #[path = "logic/gap.rs"]
 pub(crate) mod gap;
 #[path = "logic/grammar.rs"]
