@@ -496,6 +496,82 @@ mod tests {
         );
     }
 
+    /// Claim: every field of the record line reaches the JSON of `records --json` with
+    /// the value the line gave it, under the name listed here (`overlap_*` inside
+    /// `overlap`, the frame counts as the lengths of the stacks), or is listed as not
+    /// carried: a field added to the table fails here until the reader carries it or
+    /// this list says it does not.
+    #[test]
+    fn record_fields_reach_the_json() {
+        let line = with_overlap(
+            grammar::RecordLine {
+                cpu: 1,
+                kind: grammar::KindName::Soft,
+                lower_bound: false,
+                latency_ns: 2,
+                timestamp_ns: 3,
+                pid: 4,
+                comm: b"a b",
+                cause: Some(grammar::Cause::KsoftirqdWait),
+                runnable_ns: 5,
+                samples: 6,
+                bh_off_samples: 7,
+                idle_samples: 8,
+                jiffies: 9,
+                end_shows_culprit: false,
+                overlap_cpu: 0,
+                overlap_kind: None,
+                overlap_latency_ns: 0,
+                overlap_pid: 0,
+                overlap_comm: b"",
+                frames: 2,
+                window_frames: 3,
+                window_pid: 12,
+                window_comm: b"sh",
+                cgroup: 13,
+                together_ns: 14,
+                ongoing: false,
+            },
+            grammar::LineOverlap::Hard {
+                cpu: 10,
+                latency_ns: 11,
+                pid: 15,
+                comm: b"my hog",
+            },
+        );
+        let s = parse(&written(&[line])).unwrap();
+        let windows = crate::enrich::windows(&s.records);
+        let json = serde_json::to_value(windows[0].json()).unwrap();
+        let k = grammar::RECORD_KEY;
+        let overlap = |name: &str| json["overlap"][name].clone();
+        let text = line.to_string();
+        let mut carried = 0;
+        for (key, value) in text.split(' ').skip(1).filter_map(|w| w.split_once('=')) {
+            let got = match key {
+                _ if [k.samples, k.bh_off_samples, k.idle_samples, k.jiffies].contains(&key) => {
+                    continue
+                }
+                _ if key == k.overlap_cpu => overlap("cpu"),
+                _ if key == k.overlap_kind => overlap("kind"),
+                _ if key == k.overlap_latency_ns => overlap("latency_ns"),
+                _ if key == k.overlap_pid => overlap("pid"),
+                _ if key == k.overlap_comm => overlap("comm"),
+                _ if key == k.frames => json["stack"].as_array().map(Vec::len).into(),
+                _ if key == k.window_frames => json["window_stack"].as_array().map(Vec::len).into(),
+                _ if key == k.cgroup => json["cgroup_id"].clone(),
+                _ => json[key].clone(),
+            };
+            let got = match got {
+                serde_json::Value::String(s) => s,
+                serde_json::Value::Bool(b) => u8::from(b).to_string(),
+                v => v.to_string(),
+            };
+            assert_eq!(got, unescape(value), "{key}");
+            carried += 1;
+        }
+        assert_eq!(carried, grammar::NR_RECORD_FIELDS - 4);
+    }
+
     #[test]
     fn v2_records_carry_cause_window_and_overlap() {
         let s = parse(V2).unwrap();
