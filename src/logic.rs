@@ -12,7 +12,7 @@
 #[path = "logic/backoff.rs"]
 pub(crate) mod backoff;
 #[path = "logic/cause.rs"]
-pub(crate) mod cause;
+pub mod cause;
 #[path = "logic/escape.rs"]
 pub(crate) mod escape;
 #[path = "logic/expiry.rs"]
@@ -20,7 +20,7 @@ pub(crate) mod expiry;
 #[path = "logic/gap.rs"]
 pub(crate) mod gap;
 #[path = "logic/grammar.rs"]
-pub(crate) mod grammar;
+pub mod grammar;
 #[path = "logic/histogram.rs"]
 pub(crate) mod histogram;
 #[path = "logic/names.rs"]

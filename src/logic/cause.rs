@@ -10,23 +10,17 @@
 //! the end the majority of those samples decides; a window without samples (shorter than
 //! the hrtimer's view of it) is judged by where the timer_list finally ran.
 
-/// The cause of one softirq-off window.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Cause {
-    /// Bottom halves were disabled (or a softirq handler ran) for most of the window.
-    BhOff,
-    /// Softirqs were pending with bottom halves enabled: their thread did not run.
-    KsoftirqdWait,
+crate::logic::grammar::names! {
+    /// The cause of one softirq-off window, with its name in the files.
+    pub enum Cause {
+        /// Bottom halves were disabled (or a softirq handler ran) for most of the window.
+        BhOff = "bh-off",
+        /// Softirqs were pending with bottom halves enabled: their thread did not run.
+        KsoftirqdWait = "ksoftirqd-wait",
+    }
 }
 
 impl Cause {
-    pub(crate) const fn name(self) -> &'static str {
-        match self {
-            Cause::BhOff => "bh-off",
-            Cause::KsoftirqdWait => "ksoftirqd-wait",
-        }
-    }
-
     /// Index for per-cause arrays.
     pub(crate) const fn index(self) -> usize {
         match self {
@@ -34,8 +28,6 @@ impl Cause {
             Cause::KsoftirqdWait => 1,
         }
     }
-
-    pub(crate) const ALL: [Cause; 2] = [Cause::BhOff, Cause::KsoftirqdWait];
 }
 
 /// What the hrtimer saw of one window while it was open.

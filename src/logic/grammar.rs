@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The grammar of the machine-readable files, `records` and `counters`: their format
-//! versions, the names of kinds and causes, and the `record` line with its keys in the
-//! order the module prints them. Pure logic (`core` only).
+//! versions, the names of kinds and causes, and the `record` line, each of whose fields is
+//! declared once, in [`RecordLine`]'s table. Pure logic (`core` only).
 //!
 //! Written once: the module prints every `record` line with [`RecordLine`], and the CLI
-//! reads the files with these versions, names and keys (through `tools/tio-logic`, which
-//! adds the reader's side: names parsed back), so writer and reader cannot drift apart; the
-//! CLI's tests print lines here and parse them back. The format is described for users in `Documentation/trace-irqoff.rst`.
+//! reads the files with these versions, names and keys (`tools/tio-logic` re-exports the
+//! items marked `pub` here; the module's crate root makes them reachable for that), so
+//! writer and reader cannot drift apart. The format is described for users in
+//! `Documentation/trace-irqoff.rst`, whose table of the record line is made from
+//! [`RECORD_FIELDS`] (a host test compares them).
 
 use core::fmt;
 
@@ -15,16 +17,16 @@ use crate::logic::cause::Cause;
 use crate::logic::escape::Escaped;
 
 /// The format version of `records`, on its first line (`trace_irqoff records v2`).
-pub(crate) const RECORDS_VERSION: u32 = 2;
+pub const RECORDS_VERSION: u32 = 2;
 /// The format version of `counters` (`trace_irqoff counters v1`).
-pub(crate) const COUNTERS_VERSION: u32 = 1;
+pub const COUNTERS_VERSION: u32 = 1;
 
 /// The first line of a machine-readable file: its name and format version.
-pub(crate) struct FileHeader<'a> {
+pub struct FileHeader<'a> {
     /// `records` or `counters`.
-    pub(crate) name: &'a str,
+    pub name: &'a str,
     /// Its format version.
-    pub(crate) version: u32,
+    pub version: u32,
 }
 
 impl fmt::Display for FileHeader<'_> {
@@ -33,70 +35,295 @@ impl fmt::Display for FileHeader<'_> {
     }
 }
 
-/// The kind of a window as the files name it: `hard` (hardirq-off) or `soft` (softirq-off).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum KindName {
-    /// Hard interrupts were off.
-    Hard,
-    /// Softirqs could not run.
-    Soft,
-}
-
-impl KindName {
-    /// The name in the files.
-    pub(crate) const fn name(self) -> &'static str {
-        match self {
-            KindName::Hard => "hard",
-            KindName::Soft => "soft",
+/// Declares an enum of the values a field of the files takes, each with the name the files
+/// write for it, once: makes the enum, `ALL` and `NAMES` (in declaration order), `name` and
+/// `from_name`. Used for [`KindName`] here and `logic::cause::Cause`.
+macro_rules! names {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[doc = $doc:literal])* $variant:ident = $text:literal, )+
         }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub enum $name {
+            $( $(#[doc = $doc])* $variant, )+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: [$name; [$($text),+].len()] = [$($name::$variant),+];
+            /// Their names in the files, in the same order.
+            pub const NAMES: [&'static str; [$($text),+].len()] = [$($text),+];
+
+            /// The name in the files.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $text, )+
+                }
+            }
+
+            /// The value `s` names in the files, if any.
+            pub fn from_name(s: &str) -> Option<Self> {
+                Self::ALL.into_iter().find(|v| v.name() == s)
+            }
+        }
+    };
+}
+pub(crate) use names;
+
+names! {
+    /// The kind of a window as the files name it: `hard` (hardirq-off) or `soft`
+    /// (softirq-off).
+    pub enum KindName {
+        /// Hard interrupts were off.
+        Hard = "hard",
+        /// Softirqs could not run.
+        Soft = "soft",
     }
 }
 
 /// A field that does not apply: no cause, no overlapping kind.
-pub(crate) const NONE: &str = "-";
+pub const NONE: &str = "-";
 
-/// How a cause is written: its name, or [`NONE`] (hardirq-off records, and softirq-off
-/// windows still open).
-pub(crate) const NO_CAUSE: &str = NONE;
+/// How a value of the `record` line is written, for the reference's table.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Format {
+    /// An unsigned decimal number.
+    Unsigned,
+    /// A decimal number that may be negative.
+    Signed,
+    /// `0` or `1`.
+    Flag,
+    /// One of these names; or also [`NONE`] where `none` (the field does not apply).
+    Name {
+        /// The names.
+        names: &'static [&'static str],
+        /// Whether [`NONE`] is written where the field does not apply.
+        none: bool,
+    },
+    /// A task name, raw bytes escaped ([`Escaped`]): `\xHH` for every byte outside
+    /// printable ASCII, and for space, `\` and `=`; empty where there is none.
+    Comm,
+}
 
-/// The keys of a `record` line in the order they are printed; `ongoing=1` follows them on
-/// the line of a hardirq-off window still open. `cgroup` and then `together_ns` came last,
-/// within format v2: readers take a line without them as one of a module that did not
-/// print them (`together_ns` absent: 0).
-pub(crate) const RECORD_KEYS: [&str; 25] = [
-    "cpu",
-    "kind",
-    "lower_bound",
-    "latency_ns",
-    "timestamp_ns",
-    "pid",
-    "comm",
-    "cause",
-    "runnable_ns",
-    "samples",
-    "bh_off_samples",
-    "idle_samples",
-    "jiffies",
-    "end_shows_culprit",
-    "overlap_cpu",
-    "overlap_kind",
-    "overlap_latency_ns",
-    "overlap_pid",
-    "overlap_comm",
-    "frames",
-    "window_frames",
-    "window_pid",
-    "window_comm",
-    "cgroup",
-    "together_ns",
-];
+/// A value of a `record` line: how it is written there, and the [`Format`] it has.
+pub trait Value {
+    /// How values of this type are written.
+    const FORMAT: Format;
+    /// Writes the value as the line holds it.
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+}
+
+macro_rules! decimal {
+    ($format:ident: $($t:ty),+) => {
+        $(impl Value for $t {
+            const FORMAT: Format = Format::$format;
+            fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(self, f)
+            }
+        })+
+    };
+}
+decimal!(Unsigned: u32, u64, usize);
+decimal!(Signed: i32, i64);
+
+impl Value for bool {
+    const FORMAT: Format = Format::Flag;
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if *self { "1" } else { "0" })
+    }
+}
+
+impl Value for KindName {
+    const FORMAT: Format = Format::Name {
+        names: &KindName::NAMES,
+        none: false,
+    };
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Value for Option<KindName> {
+    const FORMAT: Format = Format::Name {
+        names: &KindName::NAMES,
+        none: true,
+    };
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.map_or(NONE, KindName::name))
+    }
+}
+
+impl Value for Option<Cause> {
+    const FORMAT: Format = Format::Name {
+        names: &Cause::NAMES,
+        none: true,
+    };
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.map_or(NONE, Cause::name))
+    }
+}
+
+impl Value for &[u8] {
+    const FORMAT: Format = Format::Comm;
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&Escaped(self), f)
+    }
+}
+
+/// One field of the `record` line as [`RecordLine`]'s table declares it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct RecordField {
+    /// Its key (`key=value`).
+    pub key: &'static str,
+    /// How its value is written.
+    pub format: Format,
+    /// What it says (the reference's words; the lines of its doc comment, joined).
+    pub doc: &'static str,
+}
+
+/// Declares the `record` line from one table of its fields, in printed order: each field
+/// once, with its doc comment, its name (the key) and its type (the [`Format`] of its
+/// value, by [`Value`]). Makes the line's struct with its writer (`Display`),
+/// [`RECORD_FIELDS`], [`RECORD_KEYS`] and [`RECORD_KEY`] (by which the CLI's reader names
+/// the keys it reads). After the table's fields comes `ongoing=1`, only on the line of a
+/// hardirq-off window still open ([`ONGOING_KEY`]).
+macro_rules! record_line {
+    (
+        $(#[doc = $sdoc:literal])*
+        pub struct $name:ident<$lt:lifetime> {
+            $( $(#[doc = $doc:literal])+ $field:ident: $ty:ty, )+
+        }
+    ) => {
+        $(#[doc = $sdoc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub struct $name<$lt> {
+            $( $(#[doc = $doc])+ pub $field: $ty, )+
+            /// A hardirq-off window still open (adds `ongoing=1` after the fields).
+            pub ongoing: bool,
+        }
+
+        /// The number of fields of a `record` line ([`RECORD_FIELDS`]).
+        pub const NR_RECORD_FIELDS: usize = [$(stringify!($field)),+].len();
+
+        impl<$lt> $name<$lt> {
+            const FIELDS: [RecordField; NR_RECORD_FIELDS] = [$(RecordField {
+                key: stringify!($field),
+                format: <$ty as Value>::FORMAT,
+                doc: concat!($($doc),+),
+            }),+];
+        }
+
+        /// The fields of a `record` line, in the order they are printed.
+        pub const RECORD_FIELDS: [RecordField; NR_RECORD_FIELDS] = $name::<'static>::FIELDS;
+
+        /// The keys of a `record` line in the order they are printed.
+        pub const RECORD_KEYS: [&str; NR_RECORD_FIELDS] = [$(stringify!($field)),+];
+
+        /// The keys of a `record` line by field, for readers: a key a reader names that the
+        /// table does not declare does not compile.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub struct RecordKeys {
+            $( $(#[doc = $doc])+ pub $field: &'static str, )+
+        }
+
+        /// The keys of a `record` line.
+        pub const RECORD_KEY: RecordKeys = RecordKeys {
+            $( $field: stringify!($field), )+
+        };
+
+        impl fmt::Display for $name<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("record")?;
+                $(
+                    f.write_str(concat!(" ", stringify!($field), "="))?;
+                    Value::write(&self.$field, f)?;
+                )+
+                if self.ongoing {
+                    write!(f, " {ONGOING_KEY}=1")?;
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+record_line! {
+    /// One `record` line, without its newline: each field is a key of the line, printed in
+    /// this order. Task names are raw bytes here; the line escapes them ([`Escaped`]).
+    /// `cgroup` and then `together_ns` came last, within format v2: readers take a line
+    /// without them as one of a module that did not print them.
+    pub struct RecordLine<'a> {
+        /// The CPU the window was on.
+        cpu: u32,
+        /// The kind of window.
+        kind: KindName,
+        /// 1: the window had not ended when the file was read (its latency so far).
+        lower_bound: bool,
+        /// The window's length, ns (so far, for a lower bound).
+        latency_ns: u64,
+        /// When the window ended (a lower bound: when the file was read), CLOCK_MONOTONIC
+        /// ns.
+        timestamp_ns: u64,
+        /// The task running where the window ended: the culprit.
+        pid: i32,
+        /// That task's name.
+        comm: &'a [u8],
+        /// Why softirqs could not run; `-` for hardirq-off records and for softirq-off
+        /// windows still open.
+        cause: Option<Cause>,
+        /// For `ksoftirqd-wait`: how long the softirq thread was seen runnable and not
+        /// running in the window, ns (0: not seen).
+        runnable_ns: u64,
+        /// The hrtimer's looks inside the window that interrupted non-idle code.
+        samples: u32,
+        /// Of those, the looks that found softirqs held off.
+        bh_off_samples: u32,
+        /// The looks inside the window that found the CPU idle.
+        idle_samples: u32,
+        /// Softirq-off windows: the jiffies that passed from its start to the capture.
+        jiffies: u64,
+        /// 0: the window was a handler or callback that had returned when the sampler ran,
+        /// so the end stack does not show the culprit.
+        end_shows_culprit: bool,
+        /// The other CPU whose hardirq-off window was looked for as covering most of this
+        /// one; -1: none was looked for.
+        overlap_cpu: i64,
+        /// `hard` where one was looked for, `-` where not.
+        overlap_kind: Option<KindName>,
+        /// That window's length, ns; 0: its record was not found.
+        overlap_latency_ns: u64,
+        /// Its task; 0: not found.
+        overlap_pid: i32,
+        /// Its task's name; empty: not found.
+        overlap_comm: &'a [u8],
+        /// The `frame` lines that follow: the stack where the window ended, culprit first.
+        frames: usize,
+        /// The `window_frame` lines after those: a stack taken inside the window.
+        window_frames: usize,
+        /// The task running when that stack was taken.
+        window_pid: i32,
+        /// Its name.
+        window_comm: &'a [u8],
+        /// The cgroup v2 id of the culprit task (`pid`), taken with it; 0: unknown (a
+        /// kernel without cgroups). Absent from modules before it.
+        cgroup: u64,
+        /// Of `latency_ns`, the part in which every CPU was late together, kept in the
+        /// window for want of evidence that this CPU was stopped (0: none). Absent from
+        /// modules before it (read as 0).
+        together_ns: u64,
+    }
+}
 
 /// The key that marks a hardirq-off window still open (after [`RECORD_KEYS`]).
-pub(crate) const ONGOING_KEY: &str = "ongoing";
+pub const ONGOING_KEY: &str = "ongoing";
 
-/// The hardirq-off window of another CPU that covered most of a record's window.
+/// The hardirq-off window of another CPU that covered most of a record's window, as the
+/// module finds it: [`LineOverlap::fields`] gives the line's five `overlap_*` fields.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum LineOverlap<'a> {
+pub enum LineOverlap<'a> {
     /// None was looked for (`overlap_cpu=-1 overlap_kind=-`).
     None,
     /// One was looked for on `cpu` and not found (its fields 0 and empty).
@@ -117,95 +344,23 @@ pub(crate) enum LineOverlap<'a> {
     },
 }
 
-/// One `record` line, without its newline. Task names are raw bytes here; the line
-/// escapes them ([`Escaped`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) struct RecordLine<'a> {
-    pub(crate) cpu: u32,
-    pub(crate) kind: KindName,
-    /// The window may be longer: it had not ended when read.
-    pub(crate) lower_bound: bool,
-    pub(crate) latency_ns: u64,
-    pub(crate) timestamp_ns: u64,
-    pub(crate) pid: i32,
-    pub(crate) comm: &'a [u8],
-    pub(crate) cause: Option<Cause>,
-    pub(crate) runnable_ns: u64,
-    pub(crate) samples: u32,
-    pub(crate) bh_off_samples: u32,
-    pub(crate) idle_samples: u32,
-    pub(crate) jiffies: u64,
-    pub(crate) end_shows_culprit: bool,
-    pub(crate) overlap: LineOverlap<'a>,
-    pub(crate) frames: usize,
-    pub(crate) window_frames: usize,
-    pub(crate) window_pid: i32,
-    pub(crate) window_comm: &'a [u8],
-    /// The cgroup v2 id of the culprit task (`pid`), 0 when unknown.
-    pub(crate) cgroup_id: u64,
-    /// Of `latency_ns`, the part in which every CPU was late together, kept in the window
-    /// for want of evidence that this CPU was stopped (`stall::Evidence`); 0: none.
-    pub(crate) together_ns: u64,
-    /// A hardirq-off window still open (adds `ongoing=1`).
-    pub(crate) ongoing: bool,
-}
+/// The `overlap_*` fields of a [`RecordLine`], in printed order.
+pub type OverlapFields<'a> = (i64, Option<KindName>, u64, i32, &'a [u8]);
 
-impl fmt::Display for RecordLine<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let [cpu, kind, lower_bound, latency_ns, timestamp_ns, pid, comm, cause, runnable_ns, samples, bh_off_samples, idle_samples, jiffies, end_shows_culprit, overlap_cpu, overlap_kind, overlap_latency_ns, overlap_pid, overlap_comm, frames, window_frames, window_pid, window_comm, cgroup, together_ns] =
-            RECORD_KEYS;
-        write!(
-            f,
-            "record {cpu}={} {kind}={} {lower_bound}={} {latency_ns}={} {timestamp_ns}={} {pid}={} {comm}={}",
-            self.cpu,
-            self.kind.name(),
-            u8::from(self.lower_bound),
-            self.latency_ns,
-            self.timestamp_ns,
-            self.pid,
-            Escaped(self.comm),
-        )?;
-        write!(
-            f,
-            " {cause}={} {runnable_ns}={} {samples}={} {bh_off_samples}={} {idle_samples}={} {jiffies}={} {end_shows_culprit}={}",
-            self.cause.map_or(NO_CAUSE, Cause::name),
-            self.runnable_ns,
-            self.samples,
-            self.bh_off_samples,
-            self.idle_samples,
-            self.jiffies,
-            u8::from(self.end_shows_culprit),
-        )?;
-        let (o_cpu, o_kind, o_latency, o_pid, o_comm): (i64, &str, u64, i32, &[u8]) =
-            match self.overlap {
-                LineOverlap::None => (-1, NONE, 0, 0, b""),
-                LineOverlap::NotFound { cpu } => (i64::from(cpu), KindName::Hard.name(), 0, 0, b""),
-                LineOverlap::Hard {
-                    cpu,
-                    latency_ns,
-                    pid,
-                    comm,
-                } => (i64::from(cpu), KindName::Hard.name(), latency_ns, pid, comm),
-            };
-        write!(
-            f,
-            " {overlap_cpu}={o_cpu} {overlap_kind}={o_kind} {overlap_latency_ns}={o_latency} {overlap_pid}={o_pid} {overlap_comm}={}",
-            Escaped(o_comm),
-        )?;
-        write!(
-            f,
-            " {frames}={} {window_frames}={} {window_pid}={} {window_comm}={} {cgroup}={} {together_ns}={}",
-            self.frames,
-            self.window_frames,
-            self.window_pid,
-            Escaped(self.window_comm),
-            self.cgroup_id,
-            self.together_ns,
-        )?;
-        if self.ongoing {
-            write!(f, " {ONGOING_KEY}=1")?;
+impl<'a> LineOverlap<'a> {
+    /// The `overlap_cpu`, `overlap_kind`, `overlap_latency_ns`, `overlap_pid` and
+    /// `overlap_comm` of a line.
+    pub fn fields(self) -> OverlapFields<'a> {
+        match self {
+            LineOverlap::None => (-1, None, 0, 0, b""),
+            LineOverlap::NotFound { cpu } => (i64::from(cpu), Some(KindName::Hard), 0, 0, b""),
+            LineOverlap::Hard {
+                cpu,
+                latency_ns,
+                pid,
+                comm,
+            } => (i64::from(cpu), Some(KindName::Hard), latency_ns, pid, comm),
         }
-        Ok(())
     }
 }
 
@@ -346,6 +501,19 @@ mod tests {
     use super::*;
     use std::format;
 
+    /// `l` with the `overlap_*` fields of `o`.
+    fn with_overlap<'a>(l: RecordLine<'a>, o: LineOverlap<'a>) -> RecordLine<'a> {
+        let (overlap_cpu, overlap_kind, overlap_latency_ns, overlap_pid, overlap_comm) = o.fields();
+        RecordLine {
+            overlap_cpu,
+            overlap_kind,
+            overlap_latency_ns,
+            overlap_pid,
+            overlap_comm,
+            ..l
+        }
+    }
+
     fn line() -> RecordLine<'static> {
         RecordLine {
             cpu: 1,
@@ -362,17 +530,16 @@ mod tests {
             idle_samples: 1,
             jiffies: 4_294_967_296,
             end_shows_culprit: true,
-            overlap: LineOverlap::Hard {
-                cpu: 0,
-                latency_ns: 99_000_000,
-                pid: 7,
-                comm: b"a=b",
-            },
+            overlap_cpu: 0,
+            overlap_kind: Some(KindName::Hard),
+            overlap_latency_ns: 99_000_000,
+            overlap_pid: 7,
+            overlap_comm: b"a=b",
             frames: 3,
             window_frames: 2,
             window_pid: 43,
             window_comm: b"sh",
-            cgroup_id: 4242,
+            cgroup: 4242,
             together_ns: 0,
             ongoing: false,
         }
@@ -387,33 +554,129 @@ mod tests {
             format!("{}", line()),
             "record cpu=1 kind=soft lower_bound=0 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=bh-off runnable_ns=7 samples=10 bh_off_samples=9 idle_samples=1 jiffies=4294967296 end_shows_culprit=1 overlap_cpu=0 overlap_kind=hard overlap_latency_ns=99000000 overlap_pid=7 overlap_comm=a\\x3db frames=3 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 together_ns=0"
         );
-        let not_found = RecordLine {
-            overlap: LineOverlap::NotFound { cpu: 0 },
-            ..line()
-        };
+        let not_found = with_overlap(line(), LineOverlap::NotFound { cpu: 0 });
         assert!(format!("{not_found}").contains(
             " overlap_cpu=0 overlap_kind=hard overlap_latency_ns=0 overlap_pid=0 overlap_comm= "
         ));
         // The open hardirq-off window, as the module printed it.
-        let open = RecordLine {
-            kind: KindName::Hard,
-            lower_bound: true,
-            cause: None,
-            runnable_ns: 0,
-            samples: 0,
-            bh_off_samples: 0,
-            idle_samples: 0,
-            jiffies: 0,
-            end_shows_culprit: false,
-            overlap: LineOverlap::None,
-            frames: 0,
-            ongoing: true,
-            ..line()
-        };
+        let open = with_overlap(
+            RecordLine {
+                kind: KindName::Hard,
+                lower_bound: true,
+                cause: None,
+                runnable_ns: 0,
+                samples: 0,
+                bh_off_samples: 0,
+                idle_samples: 0,
+                jiffies: 0,
+                end_shows_culprit: false,
+                frames: 0,
+                ongoing: true,
+                ..line()
+            },
+            LineOverlap::None,
+        );
         assert_eq!(
             format!("{open}"),
             "record cpu=1 kind=hard lower_bound=1 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 together_ns=0 ongoing=1"
         );
+    }
+
+    /// Claim: the table's writer prints a record whose every field has a value of its own
+    /// (none 0 or its default, `ongoing=1` too, a comm with every kind of escaped byte)
+    /// byte for byte as the hand-written writer did before the table (the expected line
+    /// is that writer's output for these values, format v2).
+    #[test]
+    fn every_field_as_before_the_table() {
+        let l = RecordLine {
+            cpu: 7,
+            kind: KindName::Soft,
+            lower_bound: true,
+            latency_ns: 140_000_123,
+            timestamp_ns: u64::MAX,
+            pid: i32::MAX,
+            comm: b"a b=c\\d\t\xff",
+            cause: Some(Cause::KsoftirqdWait),
+            runnable_ns: 48_000_000,
+            samples: 14,
+            bh_off_samples: 3,
+            idle_samples: 2,
+            jiffies: 141,
+            end_shows_culprit: true,
+            overlap_cpu: 12,
+            overlap_kind: Some(KindName::Hard),
+            overlap_latency_ns: 99_800_123,
+            overlap_pid: 90,
+            overlap_comm: b"my hog",
+            frames: 32,
+            window_frames: 31,
+            window_pid: 131,
+            window_comm: b"kworker/u8:0",
+            cgroup: 5873,
+            together_ns: 120_000_000,
+            ongoing: true,
+        };
+        assert_eq!(
+            format!("{l}"),
+            "record cpu=7 kind=soft lower_bound=1 latency_ns=140000123 timestamp_ns=18446744073709551615 pid=2147483647 comm=a\\x20b\\x3dc\\x5cd\\x09\\xff cause=ksoftirqd-wait runnable_ns=48000000 samples=14 bh_off_samples=3 idle_samples=2 jiffies=141 end_shows_culprit=1 overlap_cpu=12 overlap_kind=hard overlap_latency_ns=99800123 overlap_pid=90 overlap_comm=my\\x20hog frames=32 window_frames=31 window_pid=131 window_comm=kworker/u8:0 cgroup=5873 together_ns=120000000 ongoing=1"
+        );
+        let hard = LineOverlap::Hard {
+            cpu: 12,
+            latency_ns: 99_800_123,
+            pid: 90,
+            comm: b"my hog",
+        };
+        assert_eq!(with_overlap(l, hard), l);
+    }
+
+    /// Claim: the table declares each key once, and its keys, [`RECORD_KEYS`] and
+    /// [`RECORD_KEY`] are the same list; every field has a doc and the format of its type.
+    #[test]
+    fn table_keys_docs_and_formats() {
+        let keys: std::vec::Vec<&str> = RECORD_FIELDS.iter().map(|f| f.key).collect();
+        assert_eq!(keys, RECORD_KEYS);
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), NR_RECORD_FIELDS, "a key declared twice");
+        assert!(!RECORD_KEYS.contains(&ONGOING_KEY));
+        assert!(RECORD_FIELDS.iter().all(|f| !f.doc.trim().is_empty()));
+        let format = |key: &str| {
+            RECORD_FIELDS
+                .iter()
+                .find(|f| f.key == key)
+                .map(|f| f.format)
+        };
+        assert_eq!(format(RECORD_KEY.lower_bound), Some(Format::Flag));
+        assert_eq!(format(RECORD_KEY.overlap_cpu), Some(Format::Signed));
+        assert_eq!(format(RECORD_KEY.window_comm), Some(Format::Comm));
+        assert_eq!(
+            format(RECORD_KEY.cause),
+            Some(Format::Name {
+                names: &["bh-off", "ksoftirqd-wait"],
+                none: true
+            })
+        );
+        assert_eq!(
+            (RECORD_KEY.cpu, RECORD_KEY.cgroup, RECORD_KEY.together_ns),
+            ("cpu", "cgroup", "together_ns")
+        );
+    }
+
+    /// Claim: every name a value enum declares reads back to its value, and no other
+    /// word (not [`NONE`], not a near miss) reads as one.
+    #[test]
+    fn names_read_back() {
+        for k in KindName::ALL {
+            assert_eq!(KindName::from_name(k.name()), Some(k));
+        }
+        for c in Cause::ALL {
+            assert_eq!(Cause::from_name(c.name()), Some(c));
+        }
+        assert_eq!(KindName::NAMES, ["hard", "soft"]);
+        for w in [NONE, "both", "Hard", "bh_off", ""] {
+            assert_eq!((KindName::from_name(w), Cause::from_name(w)), (None, None));
+        }
     }
 
     /// The `cpu` line prints `cpu N online=B` and then every declared counter once, in

@@ -140,6 +140,8 @@ pub(super) fn show_record(
             comm: comm_str(&o.comm),
         },
     };
+    let (overlap_cpu, overlap_kind, overlap_latency_ns, overlap_pid, overlap_comm) =
+        overlap.fields();
     let line = RecordLine {
         cpu,
         kind: kind.grammar(),
@@ -155,12 +157,16 @@ pub(super) fn show_record(
         idle_samples: h.samples.idle,
         jiffies: h.jiffies,
         end_shows_culprit: h.end_shows_culprit,
-        overlap,
+        overlap_cpu,
+        overlap_kind,
+        overlap_latency_ns,
+        overlap_pid,
+        overlap_comm,
         frames: end.frames().len(),
         window_frames: window.frames().len(),
         window_pid: r.window_pid,
         window_comm: comm_str(&r.window_comm),
-        cgroup_id: h.cgroup_id,
+        cgroup: h.cgroup_id,
         together_ns: h.together_ns,
         ongoing: false,
     };
@@ -176,6 +182,8 @@ pub(super) fn show_record(
 /// A hardirq-off window still open, as a lower-bound record: its length so far, the task
 /// and stack of the latest in-window sample, and its profile so far.
 pub(super) fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView, now: u64) {
+    let (overlap_cpu, overlap_kind, overlap_latency_ns, overlap_pid, overlap_comm) =
+        LineOverlap::None.fields();
     let line = RecordLine {
         cpu,
         kind: KindName::Hard,
@@ -191,12 +199,16 @@ pub(super) fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView,
         idle_samples: 0,
         jiffies: 0,
         end_shows_culprit: false,
-        overlap: LineOverlap::None,
+        overlap_cpu,
+        overlap_kind,
+        overlap_latency_ns,
+        overlap_pid,
+        overlap_comm,
         frames: 0,
         window_frames: v.latest.frames().len(),
         window_pid: v.pid,
         window_comm: comm_str(&v.comm),
-        cgroup_id: v.cgroup_id,
+        cgroup: v.cgroup_id,
         together_ns: 0,
         ongoing: true,
     };

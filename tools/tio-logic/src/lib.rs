@@ -12,6 +12,8 @@
 // The files are written for the module, which uses all of them; the host uses a part.
 #![allow(dead_code)]
 
+extern crate alloc;
+
 #[path = "../../../src/logic.rs"]
 mod logic;
 
@@ -223,9 +225,6 @@ pub mod escape {
     }
 }
 
-/// The grammar of the module's machine-readable files (`src/logic/grammar.rs`): their
-/// format versions, the names of kinds and causes both ways, and the `record` line as the
-/// module writes it, for the CLI's parser and its round-trip tests.
 /// Frame names as the module writes them.
 pub mod names {
     /// A frame that ends in its module's build id (`func+0x1f/0x80 [module 0123...ef]`,
@@ -236,195 +235,29 @@ pub mod names {
     }
 }
 
+/// The grammar of the module's machine-readable files (`src/logic/grammar.rs`), its own
+/// items re-exported: the format versions, the kinds and causes with their names both ways,
+/// the `record` line's table of fields with its writer ([`RecordLine`]) and the keys the
+/// CLI's reader names ([`RECORD_KEY`]); and, made from the declarations, the reference's
+/// tables ([`CountersTable`], [`RecordTable`]).
 pub mod grammar {
-    use crate::logic::cause::Cause as LogicCause;
-    use crate::logic::grammar as g;
     use core::fmt;
 
-    /// The format version of `records` the module writes.
-    pub const RECORDS_VERSION: u32 = g::RECORDS_VERSION;
-    /// The format version of `counters` the module writes.
-    pub const COUNTERS_VERSION: u32 = g::COUNTERS_VERSION;
-    /// The keys of a `record` line, in the order the module prints them.
-    pub const RECORD_KEYS: [&str; 25] = g::RECORD_KEYS;
-    /// The key after them on the line of a hardirq-off window still open.
-    pub const ONGOING_KEY: &str = g::ONGOING_KEY;
-    /// A field that does not apply (no cause, no overlapping kind).
-    pub const NONE: &str = g::NONE;
+    use alloc::format;
+
+    pub use crate::logic::cause::Cause;
+    use crate::logic::grammar as g;
+    pub use crate::logic::grammar::{
+        FileHeader, Format, KindName, LineOverlap, OverlapFields, RecordField, RecordKeys,
+        RecordLine, Value, COUNTERS_VERSION, NONE, NR_RECORD_FIELDS, ONGOING_KEY, RECORDS_VERSION,
+        RECORD_FIELDS, RECORD_KEY, RECORD_KEYS,
+    };
 
     /// The first line of a file: `trace_irqoff NAME vVERSION`.
     pub fn header(name: &str, version: u32) -> impl fmt::Display + '_ {
-        g::FileHeader { name, version }
+        FileHeader { name, version }
     }
 
-    /// A window's kind as the files name it.
-    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-    pub enum Kind {
-        Hard,
-        Soft,
-    }
-
-    impl Kind {
-        const fn logic(self) -> g::KindName {
-            match self {
-                Kind::Hard => g::KindName::Hard,
-                Kind::Soft => g::KindName::Soft,
-            }
-        }
-
-        /// The name the module writes.
-        pub const fn name(self) -> &'static str {
-            self.logic().name()
-        }
-
-        /// The kind a name stands for.
-        pub fn parse(s: &str) -> Option<Self> {
-            [Kind::Hard, Kind::Soft].into_iter().find(|k| k.name() == s)
-        }
-    }
-
-    /// Why softirqs could not run, as the files name it.
-    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-    pub enum Cause {
-        BhOff,
-        KsoftirqdWait,
-    }
-
-    impl Cause {
-        const fn logic(self) -> LogicCause {
-            match self {
-                Cause::BhOff => LogicCause::BhOff,
-                Cause::KsoftirqdWait => LogicCause::KsoftirqdWait,
-            }
-        }
-
-        /// The name the module writes.
-        pub const fn name(self) -> &'static str {
-            self.logic().name()
-        }
-
-        /// The cause a name stands for (not [`NONE`]).
-        pub fn parse(s: &str) -> Option<Self> {
-            [Cause::BhOff, Cause::KsoftirqdWait]
-                .into_iter()
-                .find(|c| c.name() == s)
-        }
-    }
-
-    /// The hardirq-off window of another CPU that covered most of a record's.
-    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-    pub enum Overlap<'a> {
-        /// None was looked for.
-        None,
-        /// One was looked for on `cpu` and not found.
-        NotFound { cpu: u32 },
-        /// The other CPU's record: its length, task and task name (raw bytes).
-        Hard {
-            cpu: u32,
-            latency_ns: u64,
-            pid: i32,
-            comm: &'a [u8],
-        },
-    }
-
-    /// One `record` line's fields; displayed, the line exactly as the module prints it
-    /// (without its newline), by the module's own writer. Task names are raw bytes.
-    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-    pub struct RecordLine<'a> {
-        pub cpu: u32,
-        pub kind: Kind,
-        pub lower_bound: bool,
-        pub latency_ns: u64,
-        pub timestamp_ns: u64,
-        pub pid: i32,
-        pub comm: &'a [u8],
-        pub cause: Option<Cause>,
-        pub runnable_ns: u64,
-        pub samples: u32,
-        pub bh_off_samples: u32,
-        pub idle_samples: u32,
-        pub jiffies: u64,
-        pub end_shows_culprit: bool,
-        pub overlap: Overlap<'a>,
-        pub frames: usize,
-        pub window_frames: usize,
-        pub window_pid: i32,
-        pub window_comm: &'a [u8],
-        /// The culprit's cgroup v2 id (0: unknown).
-        pub cgroup_id: u64,
-        /// Of the latency, the part in which every CPU was late together (0: none).
-        pub together_ns: u64,
-        pub ongoing: bool,
-    }
-
-    impl fmt::Display for RecordLine<'_> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            let overlap = match self.overlap {
-                Overlap::None => g::LineOverlap::None,
-                Overlap::NotFound { cpu } => g::LineOverlap::NotFound { cpu },
-                Overlap::Hard {
-                    cpu,
-                    latency_ns,
-                    pid,
-                    comm,
-                } => g::LineOverlap::Hard {
-                    cpu,
-                    latency_ns,
-                    pid,
-                    comm,
-                },
-            };
-            let line = g::RecordLine {
-                cpu: self.cpu,
-                kind: self.kind.logic(),
-                lower_bound: self.lower_bound,
-                latency_ns: self.latency_ns,
-                timestamp_ns: self.timestamp_ns,
-                pid: self.pid,
-                comm: self.comm,
-                cause: self.cause.map(Cause::logic),
-                runnable_ns: self.runnable_ns,
-                samples: self.samples,
-                bh_off_samples: self.bh_off_samples,
-                idle_samples: self.idle_samples,
-                jiffies: self.jiffies,
-                end_shows_culprit: self.end_shows_culprit,
-                overlap,
-                frames: self.frames,
-                window_frames: self.window_frames,
-                window_pid: self.window_pid,
-                window_comm: self.window_comm,
-                cgroup_id: self.cgroup_id,
-                together_ns: self.together_ns,
-                ongoing: self.ongoing,
-            };
-            fmt::Display::fmt(&line, f)
-        }
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        /// Claim: every kind and cause name the module writes parses back to itself, and
-        /// nothing else parses.
-        #[test]
-        fn names_parse_back() {
-            for k in [Kind::Hard, Kind::Soft] {
-                assert_eq!(Kind::parse(k.name()), Some(k));
-            }
-            for c in [Cause::BhOff, Cause::KsoftirqdWait] {
-                assert_eq!(Cause::parse(c.name()), Some(c));
-            }
-            assert_eq!(Kind::parse("both"), None);
-            assert_eq!(Cause::parse(NONE), None);
-            assert_eq!(Cause::parse("bh_off"), None);
-            assert_eq!(
-                [Cause::BhOff.name(), Cause::KsoftirqdWait.name()],
-                ["bh-off", "ksoftirqd-wait"]
-            );
-        }
-    }
     /// A counter of a CPU's `cpu` line, as the module declares it (`CPU_COUNTERS`, in
     /// printed order): the module prints it, the CLI parses and exports it, and the
     /// reference's table is made from it.
@@ -501,33 +334,111 @@ pub mod grammar {
             rule(f)
         }
     }
+
+    /// The reference's table of the `record` line's fields, made from their one declaration
+    /// (`RECORD_FIELDS`), as `Documentation/trace-irqoff.rst` holds it between its
+    /// `record-table` markers: key, how its value is written, its doc comment.
+    pub struct RecordTable;
+
+    /// A [`Format`] in the reference's words.
+    struct FormatWords(Format);
+
+    impl fmt::Display for FormatWords {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self.0 {
+                Format::Unsigned => f.write_str("decimal"),
+                Format::Signed => f.write_str("decimal, signed"),
+                Format::Flag => f.write_str("``0`` or ``1``"),
+                Format::Comm => f.write_str("task name, escaped"),
+                Format::Name { names, none } => {
+                    for (i, n) in names.iter().enumerate() {
+                        let last = i + 1 == names.len() && !none;
+                        let sep = [", ", " or ", ""][usize::from(last) + 2 * usize::from(i == 0)];
+                        write!(f, "{sep}``{n}``")?;
+                    }
+                    if none {
+                        write!(f, " or ``{}``", NONE)?;
+                    }
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    impl fmt::Display for RecordTable {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            const KEY: usize = 22;
+            const VALUE: usize = 42;
+            let rule = |f: &mut fmt::Formatter<'_>| {
+                writeln!(f, "{:=<KEY$}  {:=<VALUE$}  {:=<60}", "", "", "")
+            };
+            rule(f)?;
+            writeln!(f, "{:<KEY$}  {:<VALUE$}  what it says", "key", "value")?;
+            rule(f)?;
+            for field in RECORD_FIELDS {
+                let key = format!("``{}``", field.key);
+                let value = format!("{}", FormatWords(field.format));
+                write!(f, "{key:<KEY$}  {value:<VALUE$} ")?;
+                // The doc comment's lines, joined with single spaces; its Markdown code
+                // spans as reStructuredText's.
+                for w in field.doc.split_whitespace() {
+                    write!(f, " {}", w.replace('`', "``"))?;
+                }
+                writeln!(f)?;
+            }
+            rule(f)
+        }
+    }
 }
 
 #[cfg(test)]
-mod counters_doc {
+mod reference_tables {
+    /// Compares the section of `Documentation/trace-irqoff.rst` between the markers
+    /// `.. NAME start` and `.. NAME end` with `want`; with `TIO_BLESS=1` writes `want`
+    /// there instead of failing.
+    fn check(name: &str, want: &str) {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../Documentation/trace-irqoff.rst"
+        );
+        let doc = std::fs::read_to_string(path).expect("the reference");
+        let (start, end) = (format!(".. {name} start\n\n"), format!(".. {name} end"));
+        let a = doc.find(&start).expect("the start marker") + start.len();
+        let b = doc[a..].find(&end).expect("the end marker") + a;
+        if doc[a..b] != *want && std::env::var_os("TIO_BLESS").is_some() {
+            std::fs::write(path, format!("{}{}{}", &doc[..a], want, &doc[b..])).expect("write");
+            return;
+        }
+        assert_eq!(
+            doc[a..b],
+            *want,
+            "Documentation/trace-irqoff.rst's {name}:\n{want}"
+        );
+    }
+
     /// The reference's table of the counters is the one the declaration makes: a counter
     /// declared, renamed or explained anew in `logic/grammar.rs` fails here until
     /// `Documentation/trace-irqoff.rst` shows it (the expected table is printed; with
     /// `TIO_BLESS=1` the test writes it there).
     #[test]
     fn reference_table_is_the_declaration() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../Documentation/trace-irqoff.rst"
+        check(
+            "counters-table",
+            &format!("{}\n", crate::grammar::CountersTable),
         );
-        let doc = std::fs::read_to_string(path).expect("the reference");
-        let (start, end) = (".. counters-table start\n\n", ".. counters-table end");
-        let a = doc.find(start).expect("the start marker") + start.len();
-        let b = doc[a..].find(end).expect("the end marker") + a;
-        let want = format!("{}\n", crate::grammar::CountersTable);
-        if doc[a..b] != want && std::env::var_os("TIO_BLESS").is_some() {
-            std::fs::write(path, format!("{}{}{}", &doc[..a], want, &doc[b..])).expect("write");
-            return;
+    }
+
+    /// Claim: the reference's table of the `record` line lists the table's fields
+    /// (`logic/grammar.rs`, `record_line!`), in printed order, each with the format of
+    /// its type and its doc comment: a field added, renamed, retyped or explained anew
+    /// fails here until `Documentation/trace-irqoff.rst` shows it (`TIO_BLESS=1` writes
+    /// it there).
+    #[test]
+    fn record_table_is_the_declaration() {
+        let want = format!("{}\n", crate::grammar::RecordTable);
+        for key in crate::grammar::RECORD_KEYS {
+            assert!(want.contains(&format!("\n``{key}`` ")), "{key}");
         }
-        assert_eq!(
-            doc[a..b],
-            want,
-            "Documentation/trace-irqoff.rst's counters table:\n{want}"
-        );
+        check("record-table", &want);
     }
 }

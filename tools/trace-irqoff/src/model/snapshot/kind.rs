@@ -2,6 +2,7 @@
 //! The kinds of window the module measures, and why softirqs could not run.
 
 use serde::{Deserialize, Serialize};
+use tio_logic::grammar::{self, KindName};
 
 #[derive(
     Debug,
@@ -24,6 +25,17 @@ pub enum Kind {
     Soft,
 }
 
+/// The module's kinds (`logic::grammar`, declared there once with their names in the
+/// files): each is one of these, and the JSON names it the same (a test checks it).
+impl From<KindName> for Kind {
+    fn from(k: KindName) -> Self {
+        match k {
+            KindName::Hard => Kind::Hard,
+            KindName::Soft => Kind::Soft,
+        }
+    }
+}
+
 impl Kind {
     pub fn label(self) -> &'static str {
         match self {
@@ -44,6 +56,17 @@ pub enum Cause {
     KsoftirqdWait,
 }
 
+/// The module's causes (`logic::cause`, declared there once with their names in the
+/// files): each is one of these, and the JSON names it the same (a test checks it).
+impl From<grammar::Cause> for Cause {
+    fn from(c: grammar::Cause) -> Self {
+        match c {
+            grammar::Cause::BhOff => Cause::BhOff,
+            grammar::Cause::KsoftirqdWait => Cause::KsoftirqdWait,
+        }
+    }
+}
+
 impl Cause {
     /// The name the module and the JSON use.
     pub fn name(self) -> &'static str {
@@ -52,17 +75,14 @@ impl Cause {
 
     /// The cause a name of the module's files stands for.
     pub fn parse(s: &str) -> Option<Self> {
-        tio_logic::grammar::Cause::parse(s).map(|c| match c {
-            tio_logic::grammar::Cause::BhOff => Cause::BhOff,
-            tio_logic::grammar::Cause::KsoftirqdWait => Cause::KsoftirqdWait,
-        })
+        grammar::Cause::from_name(s).map(Self::from)
     }
 
     /// The cause in the module's grammar.
-    pub fn grammar(self) -> tio_logic::grammar::Cause {
+    pub fn grammar(self) -> grammar::Cause {
         match self {
-            Cause::BhOff => tio_logic::grammar::Cause::BhOff,
-            Cause::KsoftirqdWait => tio_logic::grammar::Cause::KsoftirqdWait,
+            Cause::BhOff => grammar::Cause::BhOff,
+            Cause::KsoftirqdWait => grammar::Cause::KsoftirqdWait,
         }
     }
 }
@@ -71,14 +91,27 @@ impl Cause {
 mod tests {
     use super::*;
 
+    /// Claim: every kind and cause the module declares is one of the CLI's (causes: and
+    /// back), and the JSON names it as the module's files do.
     #[test]
-    fn cause_names_match_the_json() {
-        for c in [Cause::BhOff, Cause::KsoftirqdWait] {
+    fn names_are_the_modules() {
+        for k in KindName::ALL {
             assert_eq!(
-                serde_json::to_string(&c).unwrap(),
+                KindName::from_name(k.name()).map(Kind::from),
+                Some(Kind::from(k))
+            );
+            assert_eq!(
+                serde_json::to_string(&Kind::from(k)).unwrap(),
+                format!("\"{}\"", k.name())
+            );
+        }
+        for c in grammar::Cause::ALL {
+            assert_eq!(Cause::from(c).grammar(), c);
+            assert_eq!(
+                serde_json::to_string(&Cause::from(c)).unwrap(),
                 format!("\"{}\"", c.name())
             );
-            assert_eq!(Cause::parse(c.name()), Some(c));
+            assert_eq!(Cause::parse(c.name()), Some(Cause::from(c)));
         }
     }
 }

@@ -4,7 +4,7 @@
 //! and `profile_frame` lines. [`Records`] holds the records read so far and the lines the
 //! last one still owes.
 
-use tio_logic::grammar;
+use tio_logic::grammar::{self, RecordKeys};
 
 use super::words::{kind, unescape};
 use crate::fields::{malformed, Fields, ParseError};
@@ -30,34 +30,38 @@ fn module_frame(rec: &mut Record, text: &str) -> String {
     frame
 }
 
+/// The keys of a `record` line, as the module's table of its fields declares them: the
+/// reader names no key of its own.
+const K: RecordKeys = grammar::RECORD_KEY;
+
 /// The v2 keys of a `record` line, filled into `r`.
 fn record_v2(f: &Fields, r: &mut Record) -> Result<(), ParseError> {
     let n = f.line;
-    r.cause = match f.str("cause")? {
+    r.cause = match f.str(K.cause)? {
         grammar::NONE => None,
         c => Some(Cause::parse(c).ok_or_else(|| malformed(n, format!("unknown cause '{c}'")))?),
     };
-    r.runnable_ns = f.num("runnable_ns")?;
+    r.runnable_ns = f.num(K.runnable_ns)?;
     // 0: a kernel without cgroups.
-    r.cgroup_id = f.opt_num::<u64>("cgroup")?.filter(|&id| id != 0);
+    r.cgroup_id = f.opt_num::<u64>(K.cgroup)?.filter(|&id| id != 0);
     // Absent from modules before it: nothing together.
-    r.together_ns = f.opt_num::<u64>("together_ns")?.unwrap_or(0);
-    r.end_shows_culprit = f.num_or::<u8>("end_shows_culprit", 1)? != 0;
-    r.window_pid = f.num("window_pid")?;
-    r.window_comm = unescape(f.str("window_comm")?);
-    let overlap_cpu: i64 = f.num("overlap_cpu")?;
+    r.together_ns = f.opt_num::<u64>(K.together_ns)?.unwrap_or(0);
+    r.end_shows_culprit = f.num_or::<u8>(K.end_shows_culprit, 1)? != 0;
+    r.window_pid = f.num(K.window_pid)?;
+    r.window_comm = unescape(f.str(K.window_comm)?);
+    let overlap_cpu: i64 = f.num(K.overlap_cpu)?;
     r.overlap = if overlap_cpu < 0 {
         None
     } else {
-        let latency_ns: u64 = f.num("overlap_latency_ns")?;
+        let latency_ns: u64 = f.num(K.overlap_latency_ns)?;
         Some(Overlap {
             cpu: u32::try_from(overlap_cpu)
-                .map_err(|_| malformed(n, format!("overlap_cpu {overlap_cpu}")))?,
-            kind: kind(n, f.str("overlap_kind")?)?,
+                .map_err(|_| malformed(n, format!("{} {overlap_cpu}", K.overlap_cpu)))?,
+            kind: kind(n, f.str(K.overlap_kind)?)?,
             // A kept record is never 0 ns long: 0 means the other record was not found.
             latency_ns: (latency_ns != 0).then_some(latency_ns),
-            pid: f.num("overlap_pid")?,
-            comm: unescape(f.str("overlap_comm")?),
+            pid: f.num(K.overlap_pid)?,
+            comm: unescape(f.str(K.overlap_comm)?),
         })
     };
     Ok(())
@@ -135,19 +139,19 @@ impl Records {
             "record" => {
                 let f = Fields::new(n, words)?;
                 let mut r = Record {
-                    lower_bound: f.flag("lower_bound")?,
-                    latency_ns: f.num("latency_ns")?,
-                    timestamp_ns: f.num("timestamp_ns")?,
-                    pid: f.num("pid")?,
-                    comm: unescape(f.str("comm")?),
-                    ..Record::new(f.num("cpu")?, kind(n, f.str("kind")?)?)
+                    lower_bound: f.flag(K.lower_bound)?,
+                    latency_ns: f.num(K.latency_ns)?,
+                    timestamp_ns: f.num(K.timestamp_ns)?,
+                    pid: f.num(K.pid)?,
+                    comm: unescape(f.str(K.comm)?),
+                    ..Record::new(f.num(K.cpu)?, kind(n, f.str(K.kind)?)?)
                 };
                 r.ongoing = r.lower_bound && v2;
-                self.frames = f.num("frames")?;
+                self.frames = f.num(K.frames)?;
                 self.window = 0;
                 if v2 {
                     record_v2(&f, &mut r)?;
-                    self.window = f.num("window_frames")?;
+                    self.window = f.num(K.window_frames)?;
                 }
                 r.stack.reserve(self.frames);
                 r.window_stack.reserve(self.window);
@@ -248,87 +252,127 @@ mod tests {
         text + "end\n"
     }
 
+    /// `l` with the `overlap_*` fields the module writes for `o`.
+    fn with_overlap<'a>(
+        l: grammar::RecordLine<'a>,
+        o: grammar::LineOverlap<'a>,
+    ) -> grammar::RecordLine<'a> {
+        let (overlap_cpu, overlap_kind, overlap_latency_ns, overlap_pid, overlap_comm) = o.fields();
+        grammar::RecordLine {
+            overlap_cpu,
+            overlap_kind,
+            overlap_latency_ns,
+            overlap_pid,
+            overlap_comm,
+            ..l
+        }
+    }
+
     /// Claim: every record line the module's writer prints parses back to the fields it
     /// was given: both kinds, every cause and none, a window still open, an overlap found,
     /// not found and not looked for, task names with spaces, `=`, `\` and tabs, and the
     /// culprit's cgroup id (0, a kernel without cgroups: none).
     #[test]
     fn record_lines_round_trip() {
-        let base = grammar::RecordLine {
-            cpu: 3,
-            kind: grammar::Kind::Soft,
-            lower_bound: false,
-            latency_ns: 101_234_567,
-            timestamp_ns: 9_876_543_210,
-            pid: 42,
-            comm: b"kworker/3:1 a=b\\c\t",
-            cause: Some(grammar::Cause::BhOff),
-            runnable_ns: 7,
-            samples: 10,
-            bh_off_samples: 9,
-            idle_samples: 1,
-            jiffies: 4_294_967_296,
-            end_shows_culprit: true,
-            overlap: grammar::Overlap::Hard {
-                cpu: 0,
-                latency_ns: 99_000_000,
-                pid: 7,
-                comm: b"my hog",
-            },
-            frames: 3,
-            window_frames: 2,
-            window_pid: 43,
-            window_comm: b"sh -c",
-            cgroup_id: 5873,
-            together_ns: 0,
-            ongoing: false,
+        let hog = grammar::LineOverlap::Hard {
+            cpu: 0,
+            latency_ns: 99_000_000,
+            pid: 7,
+            comm: b"my hog",
         };
+        let base = with_overlap(
+            grammar::RecordLine {
+                cpu: 3,
+                kind: grammar::KindName::Soft,
+                lower_bound: false,
+                latency_ns: 101_234_567,
+                timestamp_ns: 9_876_543_210,
+                pid: 42,
+                comm: b"kworker/3:1 a=b\\c\t",
+                cause: Some(grammar::Cause::BhOff),
+                runnable_ns: 7,
+                samples: 10,
+                bh_off_samples: 9,
+                idle_samples: 1,
+                jiffies: 4_294_967_296,
+                end_shows_culprit: true,
+                overlap_cpu: 0,
+                overlap_kind: None,
+                overlap_latency_ns: 0,
+                overlap_pid: 0,
+                overlap_comm: b"",
+                frames: 3,
+                window_frames: 2,
+                window_pid: 43,
+                window_comm: b"sh -c",
+                cgroup: 5873,
+                together_ns: 0,
+                ongoing: false,
+            },
+            hog,
+        );
+        let none = grammar::LineOverlap::None;
+        let not_found = grammar::LineOverlap::NotFound { cpu: 1 };
         let lines = [
-            base,
-            grammar::RecordLine {
-                cause: Some(grammar::Cause::KsoftirqdWait),
-                overlap: grammar::Overlap::NotFound { cpu: 1 },
-                end_shows_culprit: false,
-                ..base
-            },
-            grammar::RecordLine {
-                kind: grammar::Kind::Hard,
-                cause: None,
-                overlap: grammar::Overlap::None,
-                window_frames: 0,
-                // A kernel without cgroups.
-                cgroup_id: 0,
-                // Every CPU late together for 140 ms of it.
-                together_ns: 140_000_000,
-                ..base
-            },
-            grammar::RecordLine {
-                kind: grammar::Kind::Hard,
-                lower_bound: true,
-                cause: None,
-                overlap: grammar::Overlap::None,
-                frames: 0,
-                ongoing: true,
-                ..base
-            },
-            grammar::RecordLine {
-                lower_bound: true,
-                cause: None,
-                frames: 0,
-                ..base
-            },
+            (hog, base),
+            (
+                not_found,
+                with_overlap(
+                    grammar::RecordLine {
+                        cause: Some(grammar::Cause::KsoftirqdWait),
+                        end_shows_culprit: false,
+                        ..base
+                    },
+                    not_found,
+                ),
+            ),
+            (
+                none,
+                with_overlap(
+                    grammar::RecordLine {
+                        kind: grammar::KindName::Hard,
+                        cause: None,
+                        window_frames: 0,
+                        // A kernel without cgroups.
+                        cgroup: 0,
+                        // Every CPU late together for 140 ms of it.
+                        together_ns: 140_000_000,
+                        ..base
+                    },
+                    none,
+                ),
+            ),
+            (
+                none,
+                with_overlap(
+                    grammar::RecordLine {
+                        kind: grammar::KindName::Hard,
+                        lower_bound: true,
+                        cause: None,
+                        frames: 0,
+                        ongoing: true,
+                        ..base
+                    },
+                    none,
+                ),
+            ),
+            (
+                hog,
+                grammar::RecordLine {
+                    lower_bound: true,
+                    cause: None,
+                    frames: 0,
+                    ..base
+                },
+            ),
         ];
-        let text = written(&lines);
+        let text = written(&lines.map(|(_, l)| l));
         let s = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(s.version, grammar::RECORDS_VERSION);
         assert_eq!(s.records.len(), lines.len());
         let str_of = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap_or_default();
-        for (l, r) in lines.iter().zip(&s.records) {
-            let kind = match l.kind {
-                grammar::Kind::Hard => Kind::Hard,
-                grammar::Kind::Soft => Kind::Soft,
-            };
-            assert_eq!((r.cpu, r.kind), (l.cpu, kind), "{l}");
+        for ((o, l), r) in lines.iter().zip(&s.records) {
+            assert_eq!((r.cpu, r.kind), (l.cpu, Kind::from(l.kind)), "{l}");
             assert_eq!(r.cause.map(Cause::grammar), l.cause, "{l}");
             assert_eq!(
                 (r.lower_bound, r.ongoing),
@@ -342,7 +386,7 @@ mod tests {
             assert_eq!((r.pid, r.comm.as_str()), (l.pid, str_of(l.comm).as_str()));
             assert_eq!(r.runnable_ns, l.runnable_ns);
             assert_eq!(r.together_ns, l.together_ns, "{l}");
-            assert_eq!(r.cgroup_id, Some(l.cgroup_id).filter(|&id| id != 0), "{l}");
+            assert_eq!(r.cgroup_id, Some(l.cgroup).filter(|&id| id != 0), "{l}");
             assert_eq!(r.end_shows_culprit, l.end_shows_culprit, "{l}");
             assert_eq!(
                 (r.window_pid, r.window_comm.as_str()),
@@ -356,12 +400,12 @@ mod tests {
                 .overlap
                 .as_ref()
                 .map(|o| (o.cpu, o.kind, o.latency_ns, o.pid, o.comm.clone()));
-            let want = match l.overlap {
-                grammar::Overlap::None => None,
-                grammar::Overlap::NotFound { cpu } => {
+            let want = match *o {
+                grammar::LineOverlap::None => None,
+                grammar::LineOverlap::NotFound { cpu } => {
                     Some((cpu, Kind::Hard, None, 0, String::new()))
                 }
-                grammar::Overlap::Hard {
+                grammar::LineOverlap::Hard {
                     cpu,
                     latency_ns,
                     pid,
@@ -380,6 +424,152 @@ mod tests {
             .map(|w| w.split_once('=').map_or(w, |(k, _)| k))
             .collect();
         assert_eq!(keys, grammar::RECORD_KEYS);
+    }
+
+    /// Claim: the reader needs every key the table declares where it reads one, and only
+    /// those: a v2 line that lacks any one of the keys the reader takes as required is
+    /// refused naming that key, and the keys it may lack (`cgroup`, `together_ns`,
+    /// `end_shows_culprit`, and those it does not read) are each the table's.
+    #[test]
+    fn reader_keys_are_the_tables() {
+        let full = with_overlap(
+            grammar::RecordLine {
+                cpu: 0,
+                kind: grammar::KindName::Soft,
+                lower_bound: false,
+                latency_ns: 1,
+                timestamp_ns: 2,
+                pid: 3,
+                comm: b"sh",
+                cause: Some(grammar::Cause::BhOff),
+                runnable_ns: 4,
+                samples: 5,
+                bh_off_samples: 6,
+                idle_samples: 7,
+                jiffies: 8,
+                end_shows_culprit: true,
+                overlap_cpu: 0,
+                overlap_kind: None,
+                overlap_latency_ns: 0,
+                overlap_pid: 0,
+                overlap_comm: b"",
+                frames: 0,
+                window_frames: 0,
+                window_pid: 9,
+                window_comm: b"sh",
+                cgroup: 10,
+                together_ns: 11,
+                ongoing: false,
+            },
+            grammar::LineOverlap::NotFound { cpu: 1 },
+        )
+        .to_string();
+        let header = V2.lines().take(2).collect::<Vec<_>>().join("\n");
+        let text = |record: &str| format!("{header}\n{record}\nend\n");
+        parse(&text(&full)).unwrap_or_else(|e| panic!("{e}\n{full}"));
+        let mut optional = Vec::new();
+        for key in grammar::RECORD_KEYS {
+            let without: Vec<&str> = full
+                .split(' ')
+                .filter(|w| !w.starts_with(&format!("{key}=")))
+                .collect();
+            match parse(&text(&without.join(" "))) {
+                Err(ParseError::Malformed { what, .. }) => {
+                    assert_eq!(what, format!("missing '{key}'"))
+                }
+                Err(e) => panic!("{key}: {e}"),
+                Ok(_) => optional.push(key),
+            }
+        }
+        let k = grammar::RECORD_KEY;
+        assert_eq!(
+            optional,
+            [
+                k.samples,
+                k.bh_off_samples,
+                k.idle_samples,
+                k.jiffies,
+                k.end_shows_culprit,
+                k.cgroup,
+                k.together_ns
+            ]
+        );
+    }
+
+    /// Claim: every field of the record line reaches the JSON of `records --json` with
+    /// the value the line gave it, under the name listed here (`overlap_*` inside
+    /// `overlap`, the frame counts as the lengths of the stacks), or is listed as not
+    /// carried: a field added to the table fails here until the reader carries it or
+    /// this list says it does not.
+    #[test]
+    fn record_fields_reach_the_json() {
+        let line = with_overlap(
+            grammar::RecordLine {
+                cpu: 1,
+                kind: grammar::KindName::Soft,
+                lower_bound: false,
+                latency_ns: 2,
+                timestamp_ns: 3,
+                pid: 4,
+                comm: b"a b",
+                cause: Some(grammar::Cause::KsoftirqdWait),
+                runnable_ns: 5,
+                samples: 6,
+                bh_off_samples: 7,
+                idle_samples: 8,
+                jiffies: 9,
+                end_shows_culprit: false,
+                overlap_cpu: 0,
+                overlap_kind: None,
+                overlap_latency_ns: 0,
+                overlap_pid: 0,
+                overlap_comm: b"",
+                frames: 2,
+                window_frames: 3,
+                window_pid: 12,
+                window_comm: b"sh",
+                cgroup: 13,
+                together_ns: 14,
+                ongoing: false,
+            },
+            grammar::LineOverlap::Hard {
+                cpu: 10,
+                latency_ns: 11,
+                pid: 15,
+                comm: b"my hog",
+            },
+        );
+        let s = parse(&written(&[line])).unwrap();
+        let windows = crate::enrich::windows(&s.records);
+        let json = serde_json::to_value(windows[0].json()).unwrap();
+        let k = grammar::RECORD_KEY;
+        let overlap = |name: &str| json["overlap"][name].clone();
+        let text = line.to_string();
+        let mut carried = 0;
+        for (key, value) in text.split(' ').skip(1).filter_map(|w| w.split_once('=')) {
+            let got = match key {
+                _ if [k.samples, k.bh_off_samples, k.idle_samples, k.jiffies].contains(&key) => {
+                    continue
+                }
+                _ if key == k.overlap_cpu => overlap("cpu"),
+                _ if key == k.overlap_kind => overlap("kind"),
+                _ if key == k.overlap_latency_ns => overlap("latency_ns"),
+                _ if key == k.overlap_pid => overlap("pid"),
+                _ if key == k.overlap_comm => overlap("comm"),
+                _ if key == k.frames => json["stack"].as_array().map(Vec::len).into(),
+                _ if key == k.window_frames => json["window_stack"].as_array().map(Vec::len).into(),
+                _ if key == k.cgroup => json["cgroup_id"].clone(),
+                _ => json[key].clone(),
+            };
+            let got = match got {
+                serde_json::Value::String(s) => s,
+                serde_json::Value::Bool(b) => u8::from(b).to_string(),
+                v => v.to_string(),
+            };
+            assert_eq!(got, unescape(value), "{key}");
+            carried += 1;
+        }
+        assert_eq!(carried, grammar::NR_RECORD_FIELDS - 4);
     }
 
     #[test]

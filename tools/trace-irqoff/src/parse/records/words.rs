@@ -15,11 +15,9 @@ pub fn unescape(s: &str) -> String {
 
 /// The kind of window `s` names, on line `n`.
 pub fn kind(n: usize, s: &str) -> Result<Kind, ParseError> {
-    match grammar::Kind::parse(s) {
-        Some(grammar::Kind::Hard) => Ok(Kind::Hard),
-        Some(grammar::Kind::Soft) => Ok(Kind::Soft),
-        None => Err(malformed(n, format!("unknown kind '{s}'"))),
-    }
+    grammar::KindName::from_name(s)
+        .map(Kind::from)
+        .ok_or_else(|| malformed(n, format!("unknown kind '{s}'")))
 }
 
 #[cfg(test)]
