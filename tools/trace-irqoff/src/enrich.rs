@@ -15,18 +15,24 @@
 
 use std::ops::Deref;
 
-use crate::model::culprit::{By, Culprit};
+use crate::model::culprit_group::{By, Culprit};
 use crate::model::snapshot::{Record, Snapshot};
 
+pub mod cgroup;
+pub mod culprit;
+pub mod explain_join;
+pub mod lines;
+pub mod mechanism;
 mod open;
-mod precision;
+pub mod precision;
+mod snapshot_precision;
 mod window;
 
 #[cfg(test)]
-mod tests;
+mod enrich_tests;
 
 pub use open::OpenWindow;
-pub use precision::Precision;
+pub use snapshot_precision::Precision;
 pub use window::{windows, Window};
 
 /// A snapshot as the views show it: the snapshot itself (its fields read through this),
@@ -65,11 +71,11 @@ pub fn snapshot(s: &Snapshot) -> Enriched<'_> {
 /// The culprits of `records` grouped `by` their function, stack or cgroup, most frequent
 /// first (`culprit::top`): what `top`, the report and `record`'s summary show.
 pub fn top(records: &[Record], by: By) -> Vec<Culprit> {
-    crate::culprit::top(records, by)
+    crate::enrich::culprit::top(records, by)
 }
 
 /// The folded stacks of `records` for a flame graph, weighted by their count or by their
 /// latency (`culprit::folded`).
 pub fn folded(records: &[Record], by_latency: bool) -> String {
-    crate::culprit::folded(records, by_latency)
+    crate::enrich::culprit::folded(records, by_latency)
 }

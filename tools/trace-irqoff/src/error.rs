@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-//! What the CLI itself refuses (the module's refusals are [`crate::procfs::ProcError`]):
+//! What the CLI itself refuses (the module's refusals are [`crate::source::procfs::ProcError`]):
 //! one plain sentence and a hint; `main` prints them and picks the exit status.
 
 /// The exit statuses, all of them (Documentation/trace-irqoff-cli.rst, EXIT STATUS).
@@ -29,7 +29,7 @@ impl Exit {
     /// a closed pipe is [`Exit::Success`]. The one place these are decided (the table in
     /// Documentation/trace-irqoff-cli.rst, EXIT STATUS, and the man page's).
     pub fn of_error(e: &anyhow::Error) -> (Self, Option<String>) {
-        use crate::procfs::ProcError;
+        use crate::source::procfs::ProcError;
         if e.is::<crate::output::ClosedPipe>() {
             return (Exit::Success, None);
         }

@@ -4,8 +4,13 @@
 //! what `record` saves, what a record's cgroup says (`cgroup`), and the culprits `top`
 //! groups records into (`culprit`).
 
-pub mod cgroup;
-pub mod culprit;
-pub mod recording;
+pub mod cgroup_class;
+pub mod clock;
+pub mod culprit_group;
+pub mod explain_answer;
+pub mod netdev;
+pub mod request_path;
+pub mod saved_recording;
 pub mod settings;
 pub mod snapshot;
+pub mod tag_wait;
