@@ -182,7 +182,7 @@ fn open_stream<B: Backend>(m: &Module<B>, start: bool) -> Option<crate::source::
 
 /// Merges into `s` (the module's records, read just before) the event ring's windows at
 /// the threshold or over that its store did not keep, since the load or clear the store
-/// counts from, each once (`ring::same_window`), named as the store's are
+/// counts from, each once (`crate::enrich::ring_windows::same_window`), named as the store's are
 /// (`Module::ring_records`); says how many windows are still not shown, and why the ring
 /// was not read where it was not. What `records` and `top` show is then every window
 /// `record --last` finds for the same span.
@@ -200,12 +200,12 @@ pub fn merge_ring<B: Backend>(
     match ring {
         Ok(ring) => {
             let from = s.config.counts_since_ns.unwrap_or(0);
-            let events: Vec<crate::source::ring::Event> = ring
+            let events: Vec<crate::model::ring_event::Event> = ring
                 .windows
                 .into_iter()
                 .filter(|e| e.end_ns >= from)
                 .collect();
-            let added = crate::source::ring::add_missing(
+            let added = crate::enrich::ring_windows::add_missing(
                 &mut s.records,
                 &m.ring_records(&events, &s.config),
             );

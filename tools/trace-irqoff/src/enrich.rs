@@ -25,6 +25,7 @@ pub mod lines;
 pub mod mechanism;
 mod open;
 pub mod precision;
+pub mod ring_windows;
 mod snapshot_precision;
 mod window;
 

@@ -10,6 +10,7 @@ pub mod culprit_group;
 pub mod explain_answer;
 pub mod netdev;
 pub mod request_path;
+pub mod ring_event;
 pub mod saved_recording;
 pub mod settings;
 pub mod snapshot;

@@ -3,6 +3,7 @@
 //! and the original module's `trace_latency` and `distribute`.
 
 pub mod conf;
+pub mod explain_delays;
 pub mod original;
 pub mod records;
 pub mod tag_wait_lines;

@@ -20,7 +20,7 @@ use crate::model::explain_answer::{self, Answer, Delay, DelayKind, Limits, Windo
 use crate::model::snapshot::{Kind, Record};
 use crate::model::{netdev, request_path};
 use crate::output;
-use crate::parse::{tracefs, wakeup_trace};
+use crate::parse::{explain_delays, tracefs, wakeup_trace};
 use crate::render::explain_text;
 use crate::source::procfs::{Backend, Module};
 use crate::source::{explain_instance, ring, sysfs};
@@ -143,7 +143,7 @@ pub fn run<B: Backend>(
             t.text
         }
     };
-    let traced = tracefs::delays(&text, a.min_ns, None);
+    let traced = explain_delays::delays(&text, a.min_ns, None);
     if traced.events == 0 && !text.trim().is_empty() {
         let from = a
             .from
@@ -383,7 +383,7 @@ fn task_delay(
     a: &ExplainArgs,
     pids: &[i32],
     proc_root: &Path,
-    traced: &tracefs::Traced,
+    traced: &explain_delays::Traced,
 ) -> Result<Delay> {
     let mut cpus = BTreeSet::new();
     let mut evidence = Vec::new();
@@ -471,7 +471,10 @@ fn windows<B: Backend>(
             } else {
                 s.config.counts_since_ns
             };
-            ring::add_missing(&mut records, &m.ring_windows(&ring.windows, &s.config, 0));
+            crate::enrich::ring_windows::add_missing(
+                &mut records,
+                &m.ring_windows(&ring.windows, &s.config, 0),
+            );
             stalls.extend(ring.stalls.iter().map(|st| (st.start_ns, st.end_ns)));
             ("records+ring", held)
         }

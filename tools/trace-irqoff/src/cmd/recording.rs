@@ -28,7 +28,6 @@ use crate::output;
 use crate::render;
 use crate::source::files::AtomicFile;
 use crate::source::procfs::{Backend, Module};
-use crate::source::ring;
 
 mod hindsight;
 mod restore;
@@ -175,7 +174,7 @@ pub fn record<B: Backend>(
     let mut tracker = Tracker::new(before);
     // The stream starts before sampling does, so that it sees every window.
     let mut stream = super::open_stream(m, true);
-    let mut streamed: Vec<ring::Event> = Vec::new();
+    let mut streamed: Vec<crate::model::ring_event::Event> = Vec::new();
     // Stalls of the whole machine it carried: kept apart, never windows.
     let mut stalls: Vec<Stall> = Vec::new();
     let clock = clock::Clock::of_anchor(realtime_offset_ns);
@@ -215,7 +214,10 @@ pub fn record<B: Backend>(
                 stalls.extend(new.stalls);
             }
             let (cpus, mut records) = tracker.total();
-            ring::add_missing(&mut records, &m.ring_records(&streamed, &used_config));
+            crate::enrich::ring_windows::add_missing(
+                &mut records,
+                &m.ring_records(&streamed, &used_config),
+            );
             if progress {
                 let ev: u64 = cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
                 let end = match (limit, a.until) {
@@ -258,7 +260,10 @@ pub fn record<B: Backend>(
         stalls.extend(new.stalls);
     }
     let kept = records.len();
-    ring::add_missing(&mut records, &m.ring_records(&streamed, &used_config));
+    crate::enrich::ring_windows::add_missing(
+        &mut records,
+        &m.ring_records(&streamed, &used_config),
+    );
     m.resolve_cgroups(&mut records);
     crate::enrich::precision::annotate(&used_config, &mut records);
     let stream = stream.map(|st| StreamSummary {

@@ -10,13 +10,13 @@ use anyhow::Result;
 use super::{Ctx, Outcome};
 use crate::cli::TopArgs;
 use crate::enrich;
+use crate::enrich::ring_windows::Tally;
 use crate::model::clock;
 use crate::model::snapshot::Snapshot;
 use crate::output;
 use crate::render;
 use crate::render::coverage::Coverage;
 use crate::source::procfs::{Backend, Module};
-use crate::source::ring::Tally;
 
 pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     if a.live {

@@ -18,7 +18,6 @@ use crate::model::snapshot::{self, Record, RecordKey, Snapshot, Stall};
 use crate::output;
 use crate::render;
 use crate::source::procfs::{Backend, Module};
-use crate::source::ring;
 
 pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let settings = m.settings()?;
@@ -227,13 +226,13 @@ fn add_streamed<B: Backend>(
     m: &Module<B>,
     s: &mut Snapshot,
     streamed: &mut VecDeque<Record>,
-    events: &[ring::Event],
+    events: &[crate::model::ring_event::Event],
 ) {
     streamed.extend(m.ring_records(events, &s.config));
     while streamed.len() > STREAMED_KEPT {
         streamed.pop_front();
     }
-    let extra = ring::missing(&s.records, streamed.iter());
+    let extra = crate::enrich::ring_windows::missing(&s.records, streamed.iter());
     s.records.extend(extra);
 }
 

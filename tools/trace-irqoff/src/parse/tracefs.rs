@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The delays in a tracefs `trace` text (our instance's, `trace_clock` mono, so that its
-//! times are the module's CLOCK_MONOTONIC): softirq raise to entry per CPU and vector
-//! (`irq:softirq_raise`, `irq:softirq_entry`), block requests from issue to completion
-//! (`block:block_rq_issue`, `block:block_rq_complete`; a requeued one from its first
-//! issue, `block:block_rq_requeue`; a requeued one merged away, `block:block_rq_merge`,
-//! not left waiting; requests of one sector told apart by CPU, see `InFlight`), blk-mq
-//! tag waits from a
-//! submitter's `block_rq_tag_wait` (ours or the upstream one) to its next request's
-//! issue, and the CPUs a task ran on (`sched:sched_switch`). Pure: text in, delays out.
+//! The one reader of tracefs text: a line of a `trace` file or of `trace_pipe` ([`Line`]:
+//! task, CPU, time, event and its fields), the clock a saved trace was taken with, and
+//! the events of the module's ring in it ([`parse_event`], [`parse_stall`],
+//! [`Ring::parse`]). `parse::explain_delays` and `parse::wakeup_trace` read the other
+//! events of a trace through it. Pure: text in, values out.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use crate::enrich::explain_join::{Delay, DelayKind};
+use crate::model::ring_event::{Event, Ring};
+use crate::model::snapshot::{Cause, Kind, Stall};
 
 /// One line of a tracefs `trace` file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,344 +103,123 @@ pub fn field<'a>(fields: &'a str, key: &str) -> Option<&'a str> {
         .find_map(|w| w.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
 }
 
-/// The vector name in "vec=3 [action=NET_RX]".
-fn action(fields: &str) -> Option<&str> {
-    field(fields, "[action").map(|v| v.trim_end_matches(']'))
-}
-
-/// What a trace holds: its delays, the span it covers, and per pid the CPUs it ran on.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Traced {
-    pub delays: Vec<Delay>,
-    /// The first and last times of the trace (None: no line).
-    pub span: Option<(u64, u64)>,
-    /// The CPUs each pid was switched in on (sched_switch next_pid).
-    pub ran_on: BTreeMap<i32, BTreeSet<u32>>,
-    /// Lines of the trace read as events.
-    pub events: usize,
-    /// Block requests issued in the trace and not completed in it.
-    pub unfinished: usize,
-}
-
-/// The delays of at least `min_ns` in `text`; I/O only of `device` ("252:0") if given.
-pub fn delays(text: &str, min_ns: u64, device: Option<&str>) -> Traced {
-    let mut t = Traced::default();
-    // (cpu, vec) -> when it was raised and not served since.
-    let mut pending: BTreeMap<(u32, u32), u64> = BTreeMap::new();
-    // The block requests issued and not completed yet.
-    let mut flight = InFlight::default();
-    // (dev, task) -> when it began to wait for a tag.
-    let mut waiting: BTreeMap<(String, String), u64> = BTreeMap::new();
-    // (dev, when, cpu) of every completion, for the CPUs that freed tags in a wait.
-    let mut completed: Vec<(String, u64, u32)> = Vec::new();
-    for l in text.lines().filter_map(parse_line) {
-        t.events += 1;
-        t.span = Some(match t.span {
-            None => (l.ts_ns, l.ts_ns),
-            Some((a, b)) => (a.min(l.ts_ns), b.max(l.ts_ns)),
-        });
-        match l.event {
-            "softirq_raise" => {
-                if let Some(vec) = field(l.fields, "vec").and_then(|v| v.parse().ok()) {
-                    pending.entry((l.cpu, vec)).or_insert(l.ts_ns);
-                }
-            }
-            "softirq_entry" => {
-                let Some(vec) = field(l.fields, "vec").and_then(|v| v.parse().ok()) else {
-                    continue;
-                };
-                if let Some(raised) = pending.remove(&(l.cpu, vec)) {
-                    if l.ts_ns.saturating_sub(raised) >= min_ns {
-                        t.delays.push(Delay {
-                            kind: DelayKind::Softirq,
-                            start_ns: raised,
-                            end_ns: l.ts_ns,
-                            cpus: vec![l.cpu],
-                            end_cpu: Some(l.cpu),
-                            issue_cpu: None,
-                            evidence: vec![format!("raised and run on CPU {}", l.cpu)],
-                            device: None,
-                            vector: Some(action(l.fields).unwrap_or("?").to_string()),
-                            task: None,
-                        });
-                    }
-                }
-            }
-            "block_rq_tag_wait" => {
-                let Some(dev) = l.fields.split_whitespace().next() else {
-                    continue;
-                };
-                let dev = dev.replace(',', ":");
-                if device.is_none_or(|d| d == dev) {
-                    waiting.entry((dev, l.task.to_string())).or_insert(l.ts_ns);
-                }
-            }
-            "block_rq_issue" | "block_rq_complete" | "block_rq_requeue" | "block_rq_merge" => {
-                let Some(rq) = request(l.fields) else {
-                    continue;
-                };
-                if device.is_some_and(|d| d != rq.dev) {
-                    continue;
-                }
-                match l.event {
-                    "block_rq_issue" => {
-                        if let Some(at) = waiting.remove(&(rq.dev.clone(), l.task.to_string())) {
-                            if l.ts_ns.saturating_sub(at) >= min_ns {
-                                t.delays
-                                    .push(tag_wait(&rq.dev, l.task, at, l.ts_ns, &completed));
-                            }
-                        }
-                        flight.issue(&rq, &l);
-                    }
-                    "block_rq_requeue" => flight.requeue(&rq, &l),
-                    "block_rq_merge" => flight.merge(&rq, l.cpu),
-                    _ => {
-                        completed.push((rq.dev.clone(), l.ts_ns, l.cpu));
-                        if let Some(done) = flight.complete(&rq, l.cpu) {
-                            if l.ts_ns.saturating_sub(done.at) >= min_ns {
-                                t.delays.push(io_delay(&rq, done, &l));
-                            }
-                        }
-                    }
-                }
-            }
-            "sched_switch" => {
-                if let Some(pid) = field(l.fields, "next_pid").and_then(|v| v.parse().ok()) {
-                    t.ran_on.entry(pid).or_default().insert(l.cpu);
-                }
+/// One line of `trace_pipe`, if it is one of the two events (the module's format since
+/// it numbers them; older modules give `seq` 0 and no frames).
+pub fn parse_event(line: &str) -> Option<Event> {
+    let l = parse_line(line)?;
+    let kind = match l.event {
+        "hardirq_off" => Kind::Hard,
+        "softirq_off" => Kind::Soft,
+        _ => return None,
+    };
+    let rest = l.fields;
+    // comm may hold spaces: it runs to " cause=", and the frames to the end.
+    let (head, tail) = rest.split_once(" comm=")?;
+    let (comm, tail) = tail.split_once(" cause=")?;
+    let (fields, frames) = match tail.split_once(" frames=") {
+        Some((f, frames)) => (f, Some(frames)),
+        None => (tail, None),
+    };
+    let mut cause_word = "-";
+    let mut kv: BTreeMap<&str, &str> = BTreeMap::new();
+    for (i, w) in fields.split(' ').enumerate() {
+        match (i, w.split_once('=')) {
+            (0, _) => cause_word = w,
+            (_, Some((k, v))) => {
+                kv.insert(k, v);
             }
             _ => {}
         }
     }
-    t.delays.sort_by_key(|d| d.start_ns);
-    t.unfinished = flight.left();
-    t
-}
-
-/// The I/O delay of request `done`, completed by line `l`.
-fn io_delay(rq: &Request, done: Issued, l: &Line<'_>) -> Delay {
-    let mut evidence = vec![format!(
-        "issued on CPU {}, completed on CPU {}",
-        done.cpu, l.cpu
-    )];
-    if let Some(first) = done.requeued.first() {
-        evidence.push(format!(
-            "requeued {} (first at {} s): its delay counts from its first issue",
-            counted(done.requeued.len(), "time"),
-            crate::model::clock::secs(*first)
-        ));
-    }
-    if done.among > 1 {
-        evidence.push(format!(
-            "{} requests of this sector and length were in flight: paired with the one issued on the CPU it completed on, else the oldest",
-            done.among
-        ));
-    }
-    Delay {
-        kind: DelayKind::Io,
-        start_ns: done.at,
-        end_ns: l.ts_ns,
-        cpus: vec![l.cpu],
-        end_cpu: Some(l.cpu),
-        issue_cpu: Some(done.cpu),
-        evidence,
-        device: Some(rq.dev.clone()),
-        vector: None,
-        task: Some(done.task),
-    }
-}
-
-/// "1 time", "2 times".
-fn counted(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
-    }
-}
-
-/// A block request in flight: when and where it was (first) issued, by whom.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Issued {
-    /// Its first issue (a requeued request keeps it).
-    at: u64,
-    /// The CPU of its latest issue.
-    cpu: u32,
-    task: String,
-    /// Its sector and length as they are now (a partial completion moves them on).
-    sector: u64,
-    sectors: u64,
-    /// When it was requeued, in order.
-    requeued: Vec<u64>,
-    /// How many requests of its sector and length were in flight when it completed.
-    among: usize,
-}
-
-/// The block requests in flight per device, in issue order, and those requeued and not
-/// issued again. The tracepoints give no request id, only (device, sector, length): two
-/// requests of one sector in flight at once (readers of one file on two CPUs, flushes,
-/// which are all sector 0 length 0) are told apart by the CPU: a completion takes the
-/// oldest issued on its own CPU (blk-mq completes on the submitting CPU's queue, or
-/// redirects there), else the oldest of all.
-#[derive(Debug, Default)]
-struct InFlight {
-    issued: BTreeMap<String, Vec<Issued>>,
-    requeued: BTreeMap<String, Vec<Issued>>,
-}
-
-impl InFlight {
-    /// Issue of `rq` on `l.cpu`: a requeued request of its sector and length issued again
-    /// (keeping its first issue), or a new one.
-    fn issue(&mut self, rq: &Request, l: &Line<'_>) {
-        let again = self
-            .requeued
-            .get_mut(&rq.dev)
-            .and_then(|v| take(v, rq, l.cpu));
-        let r = match again {
-            Some(mut r) => {
-                r.cpu = l.cpu;
-                r
-            }
-            None => Issued {
-                at: l.ts_ns,
-                cpu: l.cpu,
-                task: l.task.to_string(),
-                sector: rq.sector,
-                sectors: rq.sectors,
-                requeued: Vec::new(),
-                among: 0,
-            },
-        };
-        self.issued.entry(rq.dev.clone()).or_default().push(r);
-    }
-
-    /// `rq` put back by the driver: it waits to be issued again.
-    fn requeue(&mut self, rq: &Request, l: &Line<'_>) {
-        if let Some(mut r) = self
-            .issued
-            .get_mut(&rq.dev)
-            .and_then(|v| take(v, rq, l.cpu))
-        {
-            r.requeued.push(l.ts_ns);
-            self.requeued.entry(rq.dev.clone()).or_default().push(r);
+    for w in head.split(' ') {
+        if let Some((k, v)) = w.split_once('=') {
+            kv.insert(k, v);
         }
     }
-
-    /// `rq` merged into another request: it will not complete on its own. The block
-    /// layer merges only requests waiting for dispatch, never one in flight: of ours,
-    /// only a requeued one can be it (a request of the same sector in flight, issued
-    /// by another reader, is left alone).
-    fn merge(&mut self, rq: &Request, cpu: u32) {
-        if let Some(v) = self.requeued.get_mut(&rq.dev) {
-            take(v, rq, cpu);
-        }
-    }
-
-    /// The request `rq` completes (all of it), or None: none in flight matches, or only
-    /// its first part completed (it stays in flight with the rest).
-    fn complete(&mut self, rq: &Request, cpu: u32) -> Option<Issued> {
-        let v = self.issued.get_mut(&rq.dev)?;
-        let among = v
-            .iter()
-            .filter(|r| (r.sector, r.sectors) == (rq.sector, rq.sectors))
-            .count();
-        if let Some(mut r) = take(v, rq, cpu) {
-            r.among = among;
-            return Some(r);
-        }
-        // Part of a request: its first sectors (blk_update_request moves it on).
-        let i = pick(v, cpu, |r| {
-            r.sector == rq.sector && rq.sectors > 0 && rq.sectors < r.sectors
-        })?;
-        v[i].sector += rq.sectors;
-        v[i].sectors -= rq.sectors;
-        None
-    }
-
-    /// How many requests were issued and never completed in the trace (requeued ones
-    /// not issued again too).
-    fn left(&self) -> usize {
-        self.issued
-            .values()
-            .chain(self.requeued.values())
-            .map(Vec::len)
-            .sum()
-    }
-}
-
-/// The request of `v` with `rq`'s sector and length that `cpu` takes (see [`InFlight`]),
-/// removed.
-fn take(v: &mut Vec<Issued>, rq: &Request, cpu: u32) -> Option<Issued> {
-    let i = pick(v, cpu, |r| (r.sector, r.sectors) == (rq.sector, rq.sectors))?;
-    Some(v.remove(i))
-}
-
-/// The oldest of `v` that matches, issued on `cpu`, else the oldest that matches.
-fn pick(v: &[Issued], cpu: u32, matches: impl Fn(&Issued) -> bool) -> Option<usize> {
-    v.iter()
-        .position(|r| matches(r) && r.cpu == cpu)
-        .or_else(|| v.iter().position(&matches))
-}
-
-/// The tag wait of `task` on `dev` from `at` to `end`: served by the CPUs the device's
-/// requests completed on meanwhile (each completion frees a tag).
-fn tag_wait(dev: &str, task: &str, at: u64, end: u64, completed: &[(String, u64, u32)]) -> Delay {
-    let cpus: BTreeSet<u32> = completed
-        .iter()
-        .filter(|(d, ts, _)| d == dev && (at..=end).contains(ts))
-        .map(|(_, _, cpu)| *cpu)
-        .collect();
-    let cpus: Vec<u32> = cpus.into_iter().collect();
-    let evidence = if cpus.is_empty() {
-        "no request of the device completed while it waited".to_string()
-    } else {
-        let on = if cpus.len() == 1 { "CPU" } else { "CPUs" };
-        format!(
-            "tags were freed by completions on {on} {}",
-            crate::enrich::explain_join::cpu_list(&cpus)
-        )
+    let num = |k: &str| kv.get(k).and_then(|v| v.parse::<u64>().ok());
+    let cause = match cause_word {
+        "bh-off" => Some(Cause::BhOff),
+        "ksoftirqd-wait" => Some(Cause::KsoftirqdWait),
+        _ => None,
     };
-    Delay {
-        kind: DelayKind::TagWait,
-        start_ns: at,
-        end_ns: end,
-        cpus,
-        end_cpu: None,
-        issue_cpu: None,
-        evidence: vec![evidence],
-        device: Some(dev.to_string()),
-        vector: None,
-        task: Some(task.to_string()),
-    }
-}
-
-/// What a block_rq_* line tells of its request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Request {
-    /// "252:0".
-    dev: String,
-    sector: u64,
-    sectors: u64,
-}
-
-/// The request of a block_rq_* line: "252,0 R 4096 () 2048 + 8 [dd]" (issue, merge),
-/// "252,0 R () 2048 + 8 [0]" (complete, requeue); a flush is "252,0 FF 0 () 0 + 0 [x]".
-fn request(fields: &str) -> Option<Request> {
-    let words: Vec<&str> = fields.split_whitespace().collect();
-    let dev = words.first()?.replace(',', ":");
-    let plus = words.iter().position(|w| *w == "+")?;
-    let sector = words.get(plus.checked_sub(1)?)?.parse().ok()?;
-    let sectors = words.get(plus + 1)?.parse().ok()?;
-    Some(Request {
-        dev,
-        sector,
-        sectors,
+    Some(Event {
+        cpu: u32::try_from(num("cpu")?).ok()?,
+        kind,
+        cause: if kind == Kind::Soft { cause } else { None },
+        latency_ns: num("latency_ns")?,
+        end_ns: num("end_ns").unwrap_or(0),
+        seq: num("seq").unwrap_or(0),
+        pid: kv.get("pid").and_then(|v| v.parse().ok())?,
+        comm: comm.to_string(),
+        cgroup_id: num("cgroup").filter(|&id| id != 0),
+        end_shows_culprit: num("end_shows_culprit").is_none_or(|v| v != 0),
+        together_ns: num("together_ns").unwrap_or(0),
+        frames: frames
+            .map(|f| {
+                f.split(';')
+                    .filter(|f| !f.is_empty() && *f != "0x0" && *f != "(null)")
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
     })
 }
 
+/// One line of the ring's `trace` file if it is a stall (`trace_irqoff:stall`: "stall:
+/// cpu=1 start_ns=... end_ns=... length_ns=..."): a stall of the whole machine, never a
+/// window, so [`parse_event`] does not take it.
+pub fn parse_stall(line: &str) -> Option<Stall> {
+    let l = parse_line(line)?;
+    if l.event != "stall" {
+        return None;
+    }
+    let rest = l.fields;
+    let kv: BTreeMap<&str, &str> = rest.split(' ').filter_map(|w| w.split_once('=')).collect();
+    let num = |k: &str| kv.get(k).and_then(|v| v.parse::<u64>().ok());
+    let (start, end) = (num("start_ns")?, num("end_ns")?);
+    if end < start {
+        return None;
+    }
+    Some(Stall::new(
+        num("cpu").and_then(|c| u32::try_from(c).ok()),
+        start,
+        end,
+    ))
+}
+
+impl Ring {
+    /// The windows and stalls of a `trace` file's text, in its order.
+    pub fn parse(text: &str) -> Self {
+        let mut r = Ring::default();
+        for line in text.lines() {
+            if let Some(counts) = line.strip_prefix("# entries-in-buffer/entries-written: ") {
+                let mut n = counts
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .split('/')
+                    .map(|v| v.parse::<u64>().ok());
+                if let (Some(Some(held)), Some(Some(written))) = (n.next(), n.next()) {
+                    r.lost = held < written;
+                }
+            } else if let Some(e) = parse_event(line) {
+                r.windows.push(e);
+            } else if let Some(st) = parse_stall(line) {
+                r.stalls.push(st);
+            }
+        }
+        r
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::model::clock::Clock;
+
+    pub(crate) const HARD: &str = "              sh-90      [001] d.h1.   412.503941: hardirq_off: cpu=1 latency_ns=99800123 lower_bound=0 pid=90 comm=irq test cause=- end_ns=4033412000 seq=7 end_shows_culprit=1 frames=irqoff_sample_hardirq_window+0x3c/0x90 [irqoff_sample];_RNvXs5_CsfhKZwEwFlVQ_18irqoff_sample_mainNtB5_12SampleDeviceNtNtCs1EKtwoKEMO2_6kernel10miscdevice10MiscDevice10write_iter+0x3a0/0x409 [irqoff_sample];vfs_write+0x1d7/0x210;0x0;0x0;0x0;0x0;0x0";
+    pub(crate) const SOFT: &str = "          <idle>-0       [002] ..s1.   413.000001: softirq_off: cpu=2 latency_ns=64250000 lower_bound=0 pid=24 comm=ksoftirqd/2 cause=ksoftirqd-wait cgroup=5873 end_ns=5120000000 seq=9 end_shows_culprit=0 frames=0x0;0x0;0x0;0x0;0x0;0x0;0x0;0x0";
+    pub(crate) const OLD: &str = "  sh-90 [001] d.h1. 412.5: hardirq_off: cpu=1 latency_ns=5000000 lower_bound=0 pid=90 comm=sh cause=-";
 
     /// Claim: lines read as tracefs prints them, with a comm holding spaces and dashes
     /// and with or without the irq-info column; headers are not lines.
@@ -471,192 +247,6 @@ mod tests {
         assert_eq!(parse_line("garbage"), None);
     }
 
-    /// Claim: a softirq raised and run later on the same CPU is a delay from the first
-    /// raise to the entry (raises while pending do not restart it), named by its
-    /// vector; one shorter than the minimum is not kept; another CPU's entry does not
-    /// end it.
-    #[test]
-    fn softirq_raise_to_entry_per_cpu_and_vector() {
-        let text = "\
-  a-1 [001] d.h1.  2.000000: softirq_raise: vec=3 [action=NET_RX]
-  a-1 [001] d.h1.  2.010000: softirq_raise: vec=3 [action=NET_RX]
-  b-2 [000] ..s1.  2.020000: softirq_entry: vec=3 [action=NET_RX]
-  a-1 [001] ..s1.  2.050000: softirq_entry: vec=3 [action=NET_RX]
-  a-1 [001] d.h1.  2.060000: softirq_raise: vec=1 [action=TIMER]
-  a-1 [001] ..s1.  2.060100: softirq_entry: vec=1 [action=TIMER]
-";
-        let t = delays(text, 1_000_000, None);
-        assert_eq!(t.delays.len(), 1);
-        let d = &t.delays[0];
-        assert_eq!((d.start_ns, d.end_ns), (2_000_000_000, 2_050_000_000));
-        assert_eq!(
-            (d.cpus.as_slice(), d.vector.as_deref()),
-            (&[1][..], Some("NET_RX"))
-        );
-        assert_eq!(t.span, Some((2_000_000_000, 2_060_100_000)));
-    }
-
-    /// Claim: a block request is a delay from its issue to its completion, matched by
-    /// device, sector and length, served by the CPU it completed on; `device` keeps
-    /// only that device's.
-    #[test]
-    fn block_requests_issue_to_complete() {
-        let text = "\
-  dd-70 [000] ..... 5.000000: block_rq_issue: 252,0 R 4096 () 2048 + 8 [dd]
-  dd-70 [000] ..... 5.000100: block_rq_issue: 8,0 R 4096 () 2048 + 8 none,0,0 [dd]
-  <idle>-0 [001] ..s1. 5.100000: block_rq_complete: 252,0 R () 2048 + 8 [0]
-  <idle>-0 [001] ..s1. 5.100000: block_rq_complete: 8,0 R () 2048 + 8 none,0,0 [0]
-";
-        let all = delays(text, 0, None);
-        assert_eq!(all.delays.len(), 2);
-        let t = delays(text, 0, Some("252:0"));
-        assert_eq!(t.delays.len(), 1);
-        let d = &t.delays[0];
-        assert_eq!(d.kind, DelayKind::Io);
-        assert_eq!((d.start_ns, d.end_ns), (5_000_000_000, 5_100_000_000));
-        assert_eq!(d.cpus, [1]);
-        assert_eq!(d.device.as_deref(), Some("252:0"));
-        assert_eq!(d.task.as_deref(), Some("dd-70"));
-    }
-
-    /// Claim: a submitter's tag wait lasts from its block_rq_tag_wait to its next issue
-    /// on that device, served by the CPUs the device's requests completed on meanwhile
-    /// (not those before it began); another task's issue does not end it.
-    #[test]
-    fn a_tag_wait_lasts_until_the_waiter_issues() {
-        let text = "\
-  x-1 [000] ..s1. 0.990000: block_rq_complete: 252,0 R () 1 + 8 [0]
-  dd-70 [001] ..... 1.000000: block_rq_tag_wait: 252,0 hctx=0 starved on hardware tags (depth=2)
-  dd-71 [000] ..... 1.010000: block_rq_issue: 252,0 R 4096 () 16 + 8 [dd]
-  x-1 [001] ..s1. 1.050000: block_rq_complete: 252,0 R () 8 + 8 [0]
-  dd-70 [001] ..... 1.060000: block_rq_issue: 252,0 R 4096 () 24 + 8 [dd]
-";
-        let t = delays(text, 1_000_000, None);
-        let w: Vec<&Delay> = t
-            .delays
-            .iter()
-            .filter(|d| d.kind == DelayKind::TagWait)
-            .collect();
-        assert_eq!(w.len(), 1);
-        assert_eq!((w[0].start_ns, w[0].end_ns), (1_000_000_000, 1_060_000_000));
-        assert_eq!(w[0].cpus, [1]);
-        assert_eq!(w[0].task.as_deref(), Some("dd-70"));
-        assert!(delays(text, 1_000_000, Some("8:0")).delays.is_empty());
-    }
-
-    /// The (start, end, issuing CPU, completing CPU) of each I/O delay of `t`.
-    fn ios(t: &Traced) -> Vec<(u64, u64, Option<u32>, Option<u32>)> {
-        t.delays
-            .iter()
-            .filter(|d| d.kind == DelayKind::Io)
-            .map(|d| (d.start_ns, d.end_ns, d.issue_cpu, d.end_cpu))
-            .collect()
-    }
-
-    /// Claim: readers of the same sector on both CPUs give two delays, each with its own
-    /// CPU: the completion on CPU 0 takes the request issued on CPU 0 although CPU 1's
-    /// was issued first, so the request CPU 1 held back (120 ms) does not disappear.
-    #[test]
-    fn one_sector_in_flight_from_two_cpus_is_two_delays() {
-        let text = "\
-  cat-80 [001] ..... 1.000000: block_rq_issue: 252,0 R 4096 () 2048 + 8 none,0,0 [cat]
-  cat-81 [000] ..... 1.001000: block_rq_issue: 252,0 R 4096 () 2048 + 8 none,0,0 [cat]
-  <idle>-0 [000] d.h1. 1.021000: block_rq_complete: 252,0 R () 2048 + 8 none,0,0 [0]
-  <idle>-0 [001] d.h1. 1.120000: block_rq_complete: 252,0 R () 2048 + 8 none,0,0 [0]
-";
-        let t = delays(text, 0, None);
-        assert_eq!(
-            ios(&t),
-            [
-                (1_000_000_000, 1_120_000_000, Some(1), Some(1)),
-                (1_001_000_000, 1_021_000_000, Some(0), Some(0)),
-            ]
-        );
-        assert_eq!(t.delays[0].task.as_deref(), Some("cat-80"));
-        assert_eq!(t.delays[0].cpus, [1]);
-        assert!(t.delays[1].evidence[1].starts_with("2 requests of this sector"));
-        assert_eq!(t.unfinished, 0);
-        // With a long minimum only the held-back one is left.
-        assert_eq!(delays(text, 50_000_000, None).delays.len(), 1);
-    }
-
-    /// Claim: a requeued request restarts: its delay counts from its first issue to its
-    /// completion after it was issued again (on another CPU), says it was requeued, and
-    /// is one delay, not two.
-    #[test]
-    fn a_requeued_request_counts_from_its_first_issue() {
-        let text = "\
-  dd-70 [000] ..... 2.000000: block_rq_issue: 252,0 W 4096 () 64 + 8 none,0,0 [dd]
-  kworker/0:1H-9 [000] ..... 2.010000: block_rq_requeue: 252,0 W () 64 + 8 none,0,0 [0]
-  kworker/1:1H-10 [001] ..... 2.050000: block_rq_issue: 252,0 W 4096 () 64 + 8 none,0,0 [kworker/1:1H]
-  <idle>-0 [001] d.h1. 2.100000: block_rq_complete: 252,0 W () 64 + 8 none,0,0 [0]
-";
-        let t = delays(text, 0, None);
-        assert_eq!(ios(&t), [(2_000_000_000, 2_100_000_000, Some(1), Some(1))]);
-        assert_eq!(t.delays[0].task.as_deref(), Some("dd-70"));
-        assert!(
-            t.delays[0]
-                .evidence
-                .iter()
-                .any(|e| e.starts_with("requeued 1 time (first at 2.010000 s)")),
-            "{:?}",
-            t.delays[0].evidence
-        );
-        assert_eq!(t.unfinished, 0);
-    }
-
-    /// Claim: flushes (sector 0, length 0) of two CPUs do not collide: each completion
-    /// takes its own CPU's flush, in order, so two flushes give two delays.
-    #[test]
-    fn flushes_pair_per_cpu_in_order() {
-        let text = "\
-  kworker/0:1-9 [000] ..... 3.000000: block_rq_issue: 252,0 FF 0 () 0 + 0 none,0,0 [kworker/0:1]
-  kworker/1:1-10 [001] ..... 3.001000: block_rq_issue: 252,0 FF 0 () 0 + 0 none,0,0 [kworker/1:1]
-  kworker/0:1-9 [000] ..... 3.002000: block_rq_issue: 252,0 FF 0 () 0 + 0 none,0,0 [kworker/0:1]
-  <idle>-0 [001] d.h1. 3.003000: block_rq_complete: 252,0 FF () 0 + 0 none,0,0 [0]
-  <idle>-0 [000] d.h1. 3.200000: block_rq_complete: 252,0 FF () 0 + 0 none,0,0 [0]
-  <idle>-0 [000] d.h1. 3.210000: block_rq_complete: 252,0 FF () 0 + 0 none,0,0 [0]
-";
-        let t = delays(text, 0, None);
-        assert_eq!(
-            ios(&t),
-            [
-                (3_000_000_000, 3_200_000_000, Some(0), Some(0)),
-                (3_001_000_000, 3_003_000_000, Some(1), Some(1)),
-                (3_002_000_000, 3_210_000_000, Some(0), Some(0)),
-            ]
-        );
-    }
-
-    /// Claim: a requeued request merged into another leaves no request in flight (it
-    /// never completes on its own); a merge does not take a request in flight; a request completed in parts is one delay, to its last
-    /// part; one never completed is counted as unfinished.
-    #[test]
-    fn merges_and_partial_completions_leave_nothing_dangling() {
-        let text = "\
-  dd-70 [000] ..... 4.000000: block_rq_issue: 252,0 W 4096 () 64 + 8 none,0,0 [dd]
-  kworker-9 [000] ..... 4.001000: block_rq_requeue: 252,0 W () 64 + 8 none,0,0 [0]
-  dd-70 [000] ..... 4.002000: block_rq_merge: 252,0 W 4096 () 64 + 8 none,0,0 [dd]
-  dd-70 [000] ..... 4.010000: block_rq_issue: 252,0 R 8192 () 128 + 16 none,0,0 [dd]
-  <idle>-0 [000] d.h1. 4.020000: block_rq_complete: 252,0 R () 128 + 8 none,0,0 [0]
-  <idle>-0 [000] d.h1. 4.030000: block_rq_complete: 252,0 R () 136 + 8 none,0,0 [0]
-  dd-70 [000] ..... 4.040000: block_rq_issue: 252,0 R 4096 () 512 + 8 none,0,0 [dd]
-";
-        let t = delays(text, 0, None);
-        assert_eq!(ios(&t), [(4_010_000_000, 4_030_000_000, Some(0), Some(0))]);
-        assert_eq!(t.unfinished, 1);
-        // A request of the same sector merged while one is in flight is another reader's,
-        // waiting for dispatch: the one in flight still completes.
-        let other = "\
-  dd-70 [000] ..... 5.000000: block_rq_issue: 252,0 R 4096 () 64 + 8 none,0,0 [dd]
-  dd-71 [000] ..... 5.001000: block_rq_merge: 252,0 R 4096 () 64 + 8 none,0,0 [dd]
-  <idle>-0 [000] d.h1. 5.060000: block_rq_complete: 252,0 R () 64 + 8 none,0,0 [0]
-";
-        let t = delays(other, 0, None);
-        assert_eq!(ios(&t), [(5_000_000_000, 5_060_000_000, Some(0), Some(0))]);
-        assert_eq!(t.unfinished, 0);
-    }
-
     /// Claim: a saved trace's clock is read from a `# trace_clock:` line or a trace_clock
     /// file's line before the first event; a trace that says none has none, and a line
     /// after the first event is not read as one.
@@ -678,14 +268,53 @@ mod tests {
         assert_eq!(trace_clock(&format!("{ev}# trace_clock: boot\n")), None);
     }
 
-    /// Claim: sched_switch tells the CPUs each pid was switched in on.
+    /// Both events parse with a comm that holds a space, the frames up to the first empty
+    /// one (module frames keep their " [module]"), and the cause; older modules' lines
+    /// without numbers, frames or cgroup parse too; other lines do not.
     #[test]
-    fn the_cpus_a_task_ran_on() {
-        let text = "\
-  sh-1 [000] d..2. 1.0: sched_switch: prev_comm=sh prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=dd next_pid=70 next_prio=120
-  sh-1 [002] d..2. 1.1: sched_switch: prev_comm=sh prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=dd next_pid=70 next_prio=120
-";
-        let t = delays(text, 0, None);
-        assert_eq!(t.ran_on[&70].iter().copied().collect::<Vec<_>>(), [0, 2]);
+    fn trace_pipe_lines() {
+        let h = parse_event(HARD).expect("hard");
+        assert_eq!(
+            (h.cpu, h.kind, h.cause, h.latency_ns, h.end_ns, h.seq, h.pid),
+            (1, Kind::Hard, None, 99_800_123, 4_033_412_000, 7, 90)
+        );
+        assert_eq!(h.comm, "irq test");
+        assert!(h.end_shows_culprit);
+        assert_eq!(h.frames.len(), 3);
+        assert_eq!(
+            h.frames[0],
+            "irqoff_sample_hardirq_window+0x3c/0x90 [irqoff_sample]"
+        );
+        let s = parse_event(SOFT).expect("soft");
+        assert_eq!(
+            (s.cpu, s.kind, s.cause, s.seq, s.end_shows_culprit),
+            (2, Kind::Soft, Some(Cause::KsoftirqdWait), 9, false)
+        );
+        assert!(s.frames.is_empty());
+        // The task's cgroup, from modules that give it.
+        assert_eq!((s.cgroup_id, h.cgroup_id), (Some(5873), None));
+        assert_eq!(s.record(&Clock::anchored(0)).cgroup_id, Some(5873));
+        let o = parse_event(OLD).expect("old");
+        assert_eq!((o.latency_ns, o.seq, o.end_ns), (5_000_000, 0, 0));
+        assert!(parse_event(
+            "  sh-1 [000] ..... 1.0: irqoff_ongoing: cpu=1 length_ns=5 pid=1 comm=sh stuck=0"
+        )
+        .is_none());
+        assert!(parse_event("garbage").is_none());
+    }
+
+    pub(crate) const TRACE_STALL: &str = include_str!("../../tests/fixtures/trace-stall.txt");
+
+    /// Claim: a ring whose header holds fewer entries than were written has lost some;
+    /// one that holds them all, or has no header, has not.
+    #[test]
+    fn a_ring_that_overwrote_events_says_so() {
+        let head = |h: u64, w: u64| {
+            format!("# entries-in-buffer/entries-written: {h}/{w}   #P:4\n{HARD}\n")
+        };
+        assert!(Ring::parse(&head(1, 9)).lost);
+        assert!(!Ring::parse(&head(1, 1)).lost);
+        assert!(!Ring::parse(HARD).lost);
+        assert_eq!(Ring::parse(&head(1, 9)).windows.len(), 1);
     }
 }

@@ -358,7 +358,7 @@ fn plural(n: u64) -> &'static str {
 mod tests {
     use super::*;
     use crate::model::clock::Clock;
-    use crate::source::ring::parse_line;
+    use crate::parse::tracefs::parse_event;
 
     /// The injected window of the boot test, as the ring carries it.
     const HARD: &str = "              sh-2168    [001] d.h1.   412.503941: hardirq_off: cpu=1 latency_ns=101234567 lower_bound=0 pid=2168 comm=sh cause=- cgroup=5873 end_ns=4033412000 seq=7 end_shows_culprit=1 frames=irqoff_sample_hardirq_window+0x3c/0x90 [irqoff_sample];vfs_write+0x1d7/0x210;ksys_write+0x75/0xc0;0x0";
@@ -368,7 +368,7 @@ mod tests {
     const SHORT: &str = "              sh-90      [001] d.h1.   412.5: hardirq_off: cpu=1 latency_ns=22000000 lower_bound=0 pid=90 comm=irq test cause=- end_ns=4000000000 seq=6 end_shows_culprit=1 frames=0x0";
 
     fn record(line: &str) -> Record {
-        parse_line(line)
+        parse_event(line)
             .unwrap()
             .record(&Clock::anchored(1_778_148_000_000_000_000))
     }

@@ -259,7 +259,7 @@ impl<B: Backend> Module<B> {
     /// one way every command turns ring windows into records.
     pub fn ring_records(
         &self,
-        events: &[crate::source::ring::Event],
+        events: &[crate::model::ring_event::Event],
         config: &snapshot::Config,
     ) -> Vec<snapshot::Record> {
         self.ring_windows(events, config, config.threshold_ns)
@@ -269,12 +269,12 @@ impl<B: Backend> Module<B> {
     /// the threshold (`journal` writes every window).
     pub fn ring_windows(
         &self,
-        events: &[crate::source::ring::Event],
+        events: &[crate::model::ring_event::Event],
         config: &snapshot::Config,
         min_ns: u64,
     ) -> Vec<snapshot::Record> {
         let clock = crate::model::clock::Clock::of_anchor(config.realtime_offset_ns);
-        let mut v = crate::source::ring::records(events, min_ns, &clock);
+        let mut v = crate::enrich::ring_windows::records(events, min_ns, &clock);
         if self.demangle {
             crate::symbols::demangle_records(&mut v);
         }

@@ -34,7 +34,7 @@ pub fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording>
     })?;
     let now = clock::monotonic_ns();
     let from = now.saturating_sub(u64::try_from(last.as_nanos()).unwrap_or(u64::MAX));
-    let ring::Ring {
+    let crate::model::ring_event::Ring {
         windows: ring,
         stalls,
         ..
@@ -47,7 +47,7 @@ pub fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording>
         .map(|e| e.end_ns)
         .min()
         .map(|ns| clock.rfc3339(ns));
-    let events: Vec<ring::Event> = ring
+    let events: Vec<crate::model::ring_event::Event> = ring
         .into_iter()
         .filter(|e| e.end_ns >= from && e.end_ns <= now)
         .collect();
@@ -58,7 +58,7 @@ pub fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording>
         .cloned()
         .collect();
     let kept = records.len();
-    ring::add_missing(&mut records, &m.ring_records(&events, &s.config));
+    crate::enrich::ring_windows::add_missing(&mut records, &m.ring_records(&events, &s.config));
     m.resolve_cgroups(&mut records);
     crate::enrich::precision::annotate(&s.config, &mut records);
     let mut cursor = ring::Cursor::default();
@@ -92,7 +92,7 @@ pub fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording>
         kept_outside: Vec::new(),
         until_ms: None,
         caught: None,
-        cpus: ring::counts(&events),
+        cpus: crate::enrich::ring_windows::counts(&events),
         // Those that ended in the span; the module's counters cover all time, not it.
         stalls: stalls
             .into_iter()
