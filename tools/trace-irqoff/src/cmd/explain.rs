@@ -393,7 +393,7 @@ fn task_delay(
             cpus.extend(ran);
             evidence.push(format!(
                 "{pid} switched in on {}",
-                explain_join::cpu_words(&ran.iter().copied().collect::<Vec<_>>())
+                explain_answer::cpu_words(&ran.iter().copied().collect::<Vec<_>>())
             ));
         }
         if let Some((comm, last)) = sysfs::task_cpus(proc_root, *pid) {
@@ -401,7 +401,7 @@ fn task_delay(
             if !last.is_empty() {
                 evidence.push(format!(
                     "{pid} last ran on {}",
-                    explain_join::cpu_words(&last.iter().copied().collect::<Vec<_>>())
+                    explain_answer::cpu_words(&last.iter().copied().collect::<Vec<_>>())
                 ));
             }
             cpus.extend(last);

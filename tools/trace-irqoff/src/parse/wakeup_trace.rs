@@ -27,7 +27,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::tracefs::{field, parse_line, Line};
-use crate::enrich::explain_join::{explain_one, Delay, DelayKind, Limits, Match, Pause, Window};
+use crate::enrich::explain_join::explain_one;
+use crate::model::explain_answer::{Delay, DelayKind, Limits, Match, Pause, Window};
 
 /// A phase of a wake-up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

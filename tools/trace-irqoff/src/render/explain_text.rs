@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use crate::enrich::explain_join::{cpu_list, Delay, DelayKind, Explained, Match, Pause, Window};
 use crate::model::clock::{ms, secs};
+use crate::model::explain_answer::{cpu_list, Delay, DelayKind, Explained, Match, Pause, Window};
 use crate::model::explain_answer::{Answer, Verdict};
 use crate::parse::wakeup_trace::{Phase, Wakeup, Wakeups};
 
@@ -566,7 +566,8 @@ fn para(o: &mut String, indent: &str, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::enrich::explain_join::{join, Limits};
+    use crate::enrich::explain_join::join;
+    use crate::model::explain_answer::Limits;
 
     /// Claim: an explained delay names the window's kind, CPU, task and culprit and the
     /// overlap; an unexplained one the sentence; no line is wider than 80 columns.

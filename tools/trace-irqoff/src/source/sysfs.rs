@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::enrich::explain_join::{cpu_words, parse_cpu_list};
 use crate::error::Problem;
+use crate::model::explain_answer::{cpu_words, parse_cpu_list};
 use crate::model::netdev::{irq_names, parse_cpu_mask, queue_of, Nic, NicIrq};
 use crate::model::request_path::{Disk, Irq, Topology};
 
