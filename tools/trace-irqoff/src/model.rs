@@ -7,7 +7,9 @@
 pub mod cgroup_class;
 pub mod clock;
 pub mod culprit_group;
+pub mod delay;
 pub mod explain_answer;
+pub mod explain_wakeup;
 pub mod netdev;
 pub mod request_path;
 pub mod ring_event;

@@ -16,9 +16,10 @@ use super::{Ctx, Outcome};
 use crate::cli::ExplainArgs;
 use crate::enrich::explain_join;
 use crate::error::Problem;
-use crate::model::explain_answer::{self, Answer, Delay, DelayKind, Limits, Window};
+use crate::model::delay::{Delay, DelayKind, Limits, Window};
+use crate::model::explain_answer::{self, Answer};
 use crate::model::snapshot::{Kind, Record};
-use crate::model::{netdev, request_path};
+use crate::model::{explain_wakeup, netdev, request_path};
 use crate::output;
 use crate::parse::{explain_delays, tracefs, wakeup_trace};
 use crate::render::explain_text;
@@ -228,7 +229,7 @@ pub fn run<B: Backend>(
         trace_lost,
     };
     if let Some(w) = &mut wakeups {
-        wakeup_trace::join(&mut w.wakeups, &windows, &stalls, limits);
+        explain_join::join_wakeups(&mut w.wakeups, &windows, &stalls, limits);
     }
     let mut answer = Answer {
         verdict: explain_answer::Verdict::Unknown,
@@ -320,7 +321,7 @@ fn wakeups_of(
     pids: &[i32],
     proc_root: &Path,
     text: &str,
-) -> Result<(wakeup_trace::Wakeups, Vec<String>)> {
+) -> Result<(explain_wakeup::Wakeups, Vec<String>)> {
     let mut threads = BTreeSet::new();
     let mut notes = Vec::new();
     let mut name = None;
@@ -368,7 +369,7 @@ fn wakeups_of(
         )),
     }
     Ok((
-        wakeup_trace::Wakeups {
+        explain_wakeup::Wakeups {
             of,
             threads: threads.into_iter().collect(),
             wakeups,
@@ -393,7 +394,7 @@ fn task_delay(
             cpus.extend(ran);
             evidence.push(format!(
                 "{pid} switched in on {}",
-                explain_answer::cpu_words(&ran.iter().copied().collect::<Vec<_>>())
+                crate::model::delay::cpu_words(&ran.iter().copied().collect::<Vec<_>>())
             ));
         }
         if let Some((comm, last)) = sysfs::task_cpus(proc_root, *pid) {
@@ -401,7 +402,7 @@ fn task_delay(
             if !last.is_empty() {
                 evidence.push(format!(
                     "{pid} last ran on {}",
-                    explain_answer::cpu_words(&last.iter().copied().collect::<Vec<_>>())
+                    crate::model::delay::cpu_words(&last.iter().copied().collect::<Vec<_>>())
                 ));
             }
             cpus.extend(last);

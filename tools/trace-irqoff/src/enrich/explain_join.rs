@@ -4,9 +4,10 @@
 //! (the sampling precision, the part of the span no longer held). Pure: values in,
 //! values out.
 
-use crate::model::explain_answer::{
+use crate::model::delay::{
     cpu_list, cpu_words, Delay, DelayKind, Explained, Limits, Match, Pause, Window,
 };
+use crate::model::explain_wakeup::{PhaseKind, Wakeup};
 
 /// Each delay of `delays` with the windows of `windows` that explain it, in the delays'
 /// order.
@@ -122,6 +123,59 @@ fn not_explained(d: &Delay) -> String {
         (DelayKind::Softirq | DelayKind::Wakeup, _) => cpu_words(&d.cpus),
     };
     format!("not explained by an irq-off window on {on}")
+}
+
+/// Each phase of each wake-up joined with the windows on its CPU (and the pauses of the
+/// whole machine, `stalls`), as `explain::join` joins a delay. The timer's lateness
+/// (its expiry is a hard interrupt: nanosleep's timers are hard ones) and a delivery
+/// through the wake list's IPI are joined with hardirq-off windows only.
+pub fn join_wakeups(v: &mut [Wakeup], windows: &[Window], stalls: &[(u64, u64)], limits: Limits) {
+    for w in v {
+        w.before_held = limits.held_from_ns.is_some_and(|h| w.start_ns < h);
+        let end_cpus = end_cpus(w);
+        for (p, end_cpu) in w.phases.iter_mut().zip(end_cpus) {
+            let d = Delay {
+                kind: DelayKind::Wakeup,
+                start_ns: p.start_ns,
+                end_ns: p.end_ns,
+                cpus: vec![p.cpu],
+                end_cpu,
+                issue_cpu: None,
+                evidence: Vec::new(),
+                device: None,
+                vector: None,
+                task: Some(w.task.clone()),
+            };
+            // An interrupt (the timer's, the wake list's IPI) is held by a hardirq-off
+            // window only: a softirq-off one does not explain it.
+            let interrupt =
+                p.phase == PhaseKind::TimerLateness || (p.phase == PhaseKind::Delivery && w.ipi);
+            let held: Vec<Window> = windows
+                .iter()
+                .filter(|x| !interrupt || x.kind == "hard")
+                .cloned()
+                .collect();
+            let e = explain_one(&d, &held, stalls, limits);
+            p.windows = e.windows;
+            p.not_explained = e.not_explained;
+            p.too_short = e.too_short;
+            p.pauses = e.pauses;
+        }
+    }
+}
+
+/// The CPU the event that ended each phase of `w` ran on: the expiry on the timer's CPU
+/// (in its interrupt), the `sched_wakeup` on the target CPU only through the IPI, the
+/// switch-in on its CPU. A hardirq-off window there had not begun then.
+fn end_cpus(w: &Wakeup) -> Vec<Option<u32>> {
+    w.phases
+        .iter()
+        .map(|p| match p.phase {
+            PhaseKind::TimerLateness => Some(p.cpu),
+            PhaseKind::Delivery => w.ipi.then_some(w.target_cpu),
+            PhaseKind::RunQueue => Some(w.ran_cpu),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
 
-use super::explain_answer::{cpu_list, cpu_words, Delay, DelayKind};
+use super::delay::{cpu_list, cpu_words, Delay, DelayKind};
 
 /// One interrupt vector of a NIC.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

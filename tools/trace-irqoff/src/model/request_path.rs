@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::explain_answer::{cpu_list, cpu_words, Delay, DelayKind};
+use super::delay::{cpu_list, cpu_words, Delay, DelayKind};
 
 /// One interrupt vector of a device.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

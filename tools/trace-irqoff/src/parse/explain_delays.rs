@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::explain_answer::{Delay, DelayKind};
+use crate::model::delay::{Delay, DelayKind};
 use crate::parse::tracefs::{field, parse_line, Line};
 
 /// The vector name in "vec=3 [action=NET_RX]".
@@ -308,7 +308,7 @@ fn tag_wait(dev: &str, task: &str, at: u64, end: u64, completed: &[(String, u64,
         let on = if cpus.len() == 1 { "CPU" } else { "CPUs" };
         format!(
             "tags were freed by completions on {on} {}",
-            crate::model::explain_answer::cpu_list(&cpus)
+            crate::model::delay::cpu_list(&cpus)
         )
     };
     Delay {

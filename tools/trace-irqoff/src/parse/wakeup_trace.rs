@@ -24,133 +24,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::{Deserialize, Serialize};
-
 use super::tracefs::{field, parse_line, Line};
-use crate::enrich::explain_join::explain_one;
-use crate::model::explain_answer::{Delay, DelayKind, Limits, Match, Pause, Window};
-
-/// A phase of a wake-up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PhaseKind {
-    TimerLateness,
-    Delivery,
-    RunQueue,
-}
-
-impl PhaseKind {
-    /// As the text names it.
-    pub fn words(self) -> &'static str {
-        match self {
-            PhaseKind::TimerLateness => "timer lateness",
-            PhaseKind::Delivery => "delivery",
-            PhaseKind::RunQueue => "run-queue wait",
-        }
-    }
-}
-
-/// One phase of a wake-up, on the CPU it happened on, and what explains it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Phase {
-    pub phase: PhaseKind,
-    /// CLOCK_MONOTONIC, ns.
-    pub start_ns: u64,
-    pub end_ns: u64,
-    /// The CPU it happened on: the timer's for lateness, the target CPU for delivery,
-    /// the CPU it then ran on for the run-queue wait. Only windows there explain it.
-    pub cpu: u32,
-    /// Its share of the wake-up's total, in whole percents (the largest remainder
-    /// rounding: the shares of a wake-up add up to 100).
-    pub share_pct: u32,
-    /// The windows on `cpu` that overlap it, longest overlap first.
-    pub windows: Vec<Match>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_explained: Option<String>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub too_short: bool,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pauses: Vec<Pause>,
-    /// The run-queue wait: the tasks that ran on its CPU meanwhile ("sh[10]"), the one
-    /// switched out for the thread last.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ran_meanwhile: Vec<String>,
-}
-
-impl Phase {
-    pub fn len_ns(&self) -> u64 {
-        self.end_ns.saturating_sub(self.start_ns)
-    }
-}
-
-/// One wake-up of a thread: its phases and where it went.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Wakeup {
-    /// The thread ("cat[123]": its comm in the trace, its thread id).
-    pub task: String,
-    pub tid: i32,
-    /// From the timer's expires (or its expiry, if earlier), or the waking, to the
-    /// switch-in; CLOCK_MONOTONIC, ns.
-    pub start_ns: u64,
-    pub end_ns: u64,
-    /// The timer's `expires`, for a wake-up by a timer whose start was traced.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires_ns: Option<u64>,
-    /// The CPU the timer expired on, for a wake-up by a timer (without `expires_ns`:
-    /// started before the trace, its lateness not known, and not a phase).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timer_cpu: Option<u32>,
-    /// The CPU of the `sched_waking`.
-    pub waker_cpu: u32,
-    /// The `sched_wakeup`'s `target_cpu`.
-    pub target_cpu: u32,
-    /// The `sched_wakeup` fired on the target CPU, another than the waker's: through the
-    /// wake list's IPI.
-    pub ipi: bool,
-    /// The CPU it was switched in on.
-    pub ran_cpu: u32,
-    /// In order: timer lateness (a timer's only), delivery, run-queue wait.
-    pub phases: Vec<Phase>,
-    /// It began before the oldest window held.
-    pub before_held: bool,
-}
-
-impl Wakeup {
-    pub fn len_ns(&self) -> u64 {
-        self.end_ns.saturating_sub(self.start_ns)
-    }
-
-    /// A phase was held by an irq-off window.
-    pub fn explained(&self) -> bool {
-        self.phases.iter().any(|p| !p.windows.is_empty())
-    }
-
-    /// No phase was explained and the whole is under the shortest window seen.
-    pub fn too_short(&self) -> bool {
-        !self.explained() && self.phases.iter().all(|p| p.too_short)
-    }
-
-    /// A pause of the whole VM held a phase.
-    pub fn paused(&self) -> bool {
-        self.phases.iter().any(|p| !p.pauses.is_empty())
-    }
-
-    /// Remote: woken from another CPU than the one it was enqueued on.
-    pub fn remote(&self) -> bool {
-        self.waker_cpu != self.target_cpu
-    }
-}
-
-/// The wake-ups a task's threads went through, and whose.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Wakeups {
-    /// Whose: "cat[123]" (`--pid`), "cgroup /a.service".
-    pub of: String,
-    /// The thread ids followed.
-    pub threads: Vec<i32>,
-    /// Slowest first.
-    pub wakeups: Vec<Wakeup>,
-}
+use crate::model::explain_wakeup::{Phase, PhaseKind, Untold, Wakeup};
 
 /// A timer that expired on a CPU, its wake-up not seen yet.
 #[derive(Debug, Clone, Copy)]
@@ -173,17 +48,6 @@ struct Waking {
 
 /// A switch on a CPU: when, who went out, who came in ("comm[pid]").
 type Switch = (u64, String, String);
-
-/// What a trace could not tell of the threads' wake-ups.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Untold {
-    /// `sched_waking` lines of any task in the trace (none: it was not traced with the
-    /// wake-up events).
-    pub wakings: usize,
-    /// Wake-ups of the threads not switched in by the trace's end, or whose
-    /// `sched_wakeup` is missing: their latency is not known.
-    pub unfinished: usize,
-}
 
 /// The wake-ups of `threads` in `text` whose whole latency is at least `min_ns`, slowest
 /// first, not joined yet (see [`join`]).
@@ -444,62 +308,12 @@ pub fn slowest_first(v: &mut [Wakeup]) {
     });
 }
 
-/// Each phase of each wake-up joined with the windows on its CPU (and the pauses of the
-/// whole machine, `stalls`), as `explain::join` joins a delay. The timer's lateness
-/// (its expiry is a hard interrupt: nanosleep's timers are hard ones) and a delivery
-/// through the wake list's IPI are joined with hardirq-off windows only.
-pub fn join(v: &mut [Wakeup], windows: &[Window], stalls: &[(u64, u64)], limits: Limits) {
-    for w in v {
-        w.before_held = limits.held_from_ns.is_some_and(|h| w.start_ns < h);
-        let end_cpus = end_cpus(w);
-        for (p, end_cpu) in w.phases.iter_mut().zip(end_cpus) {
-            let d = Delay {
-                kind: DelayKind::Wakeup,
-                start_ns: p.start_ns,
-                end_ns: p.end_ns,
-                cpus: vec![p.cpu],
-                end_cpu,
-                issue_cpu: None,
-                evidence: Vec::new(),
-                device: None,
-                vector: None,
-                task: Some(w.task.clone()),
-            };
-            // An interrupt (the timer's, the wake list's IPI) is held by a hardirq-off
-            // window only: a softirq-off one does not explain it.
-            let interrupt =
-                p.phase == PhaseKind::TimerLateness || (p.phase == PhaseKind::Delivery && w.ipi);
-            let held: Vec<Window> = windows
-                .iter()
-                .filter(|x| !interrupt || x.kind == "hard")
-                .cloned()
-                .collect();
-            let e = explain_one(&d, &held, stalls, limits);
-            p.windows = e.windows;
-            p.not_explained = e.not_explained;
-            p.too_short = e.too_short;
-            p.pauses = e.pauses;
-        }
-    }
-}
-
-/// The CPU the event that ended each phase of `w` ran on: the expiry on the timer's CPU
-/// (in its interrupt), the `sched_wakeup` on the target CPU only through the IPI, the
-/// switch-in on its CPU. A hardirq-off window there had not begun then.
-fn end_cpus(w: &Wakeup) -> Vec<Option<u32>> {
-    w.phases
-        .iter()
-        .map(|p| match p.phase {
-            PhaseKind::TimerLateness => Some(p.cpu),
-            PhaseKind::Delivery => w.ipi.then_some(w.target_cpu),
-            PhaseKind::RunQueue => Some(w.ran_cpu),
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::enrich::explain_join::join_wakeups as join;
+    use crate::model::delay::{Limits, Window};
+    use crate::model::explain_wakeup::Wakeups;
 
     const MS: u64 = 1_000_000;
 

@@ -5,9 +5,9 @@
 use std::fmt::Write;
 
 use crate::model::clock::{ms, secs};
-use crate::model::explain_answer::{cpu_list, Delay, DelayKind, Explained, Match, Pause, Window};
+use crate::model::delay::{cpu_list, Delay, DelayKind, Explained, Match, Pause, Window};
 use crate::model::explain_answer::{Answer, Verdict};
-use crate::parse::wakeup_trace::{Phase, Wakeup, Wakeups};
+use crate::model::explain_wakeup::{Phase, Wakeup, Wakeups};
 
 /// The width every line fits in.
 pub const WIDTH: usize = 80;
@@ -567,7 +567,7 @@ fn para(o: &mut String, indent: &str, text: &str) {
 mod tests {
     use super::*;
     use crate::enrich::explain_join::join;
-    use crate::model::explain_answer::Limits;
+    use crate::model::delay::Limits;
 
     /// Claim: an explained delay names the window's kind, CPU, task and culprit and the
     /// overlap; an unexplained one the sentence; no line is wider than 80 columns.

@@ -100,7 +100,7 @@ fn trace_in(
     // tracefs gives every possible CPU a ring, whatever this process may run on.
     let cpus = fs::read_to_string("/sys/devices/system/cpu/possible")
         .ok()
-        .and_then(|l| crate::model::explain_answer::parse_cpu_list(&l))
+        .and_then(|l| crate::model::delay::parse_cpu_list(&l))
         .map(|v| v.len())
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let _ = fs::write(dir.join("buffer_size_kb"), buffer_kb(cpus).to_string());

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::Problem;
-use crate::model::explain_answer::{cpu_words, parse_cpu_list};
+use crate::model::delay::{cpu_words, parse_cpu_list};
 use crate::model::netdev::{irq_names, parse_cpu_mask, queue_of, Nic, NicIrq};
 use crate::model::request_path::{Disk, Irq, Topology};
 

@@ -15,8 +15,8 @@ use std::fmt::Write;
 
 use super::lanes::{key_of, lane, limits_and_notes, window_kinds, Axis, Drawn, EXPLAINED, LANE};
 use super::markup::{close, esc};
+use crate::model::delay::{cpu_list, DelayKind, Explained};
 use crate::model::explain_answer::Answer;
-use crate::model::explain_answer::{cpu_list, DelayKind, Explained};
 use crate::render::explain_text::{headline, summary, window};
 
 /// Delays the drawing holds: the longest.

@@ -9,8 +9,8 @@ use std::fmt::Write;
 
 use super::markup::{colour, esc, WIDTH};
 use super::timeline::tick_step;
+use crate::model::delay::{Match, Window};
 use crate::model::explain_answer::Answer;
-use crate::model::explain_answer::{Match, Window};
 use crate::model::snapshot::{Cause, Kind};
 use crate::render::explain_text::window_words;
 

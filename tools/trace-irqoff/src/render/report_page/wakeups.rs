@@ -20,7 +20,7 @@ use std::fmt::Write;
 use super::lanes::{key_of, lane, limits_and_notes, window_kinds, Axis, Drawn, LANE};
 use super::markup::{close, esc};
 use crate::model::explain_answer::Answer;
-use crate::parse::wakeup_trace::{Phase, PhaseKind, Wakeup, Wakeups};
+use crate::model::explain_wakeup::{Phase, PhaseKind, Wakeup, Wakeups};
 use crate::render::explain_text::{phase, wakeup_headline, wakeup_route, wakeup_summary};
 
 /// Wake-ups the drawing holds: the slowest.
