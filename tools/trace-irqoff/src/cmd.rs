@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The subcommands, one file each: `run(args, &Module, &Ctx) -> Result<Outcome>`. They read
-//! and drive the module, hand values to `render` and print its text; `main` turns their
-//! result into the exit status.
+//! The cmd wing: the subcommands, one file each (`record` is `recording`, `records` is
+//! `latency`, its alias, since `parse::records` has the name), each
+//! `run(args, &Module, &Ctx) -> Result<Outcome>`: arguments, read (`source`), enrich,
+//! select, render, print; `main` turns their result into the exit status. This file
+//! holds the steps several commands share.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -382,7 +384,7 @@ mod tests {
     /// failed (the module busy) stays 1.
     #[test]
     fn refused_values_exit_alike() {
-        use crate::error::Exit;
+        use crate::exit::Exit;
         let fake = Fake::new(include_str!("../tests/fixtures/records-v1.txt"));
         fake.files
             .borrow_mut()

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The step between parse and render: what the views derive from the parsed records and
-//! snapshot, computed here once, so that `render` only presents. A command reads the
-//! module or a file (`procfs`, `stream`, `saved`, parsed by `parse`), enriches what it
-//! read here, and renders that:
+//! The enrich wing, the step between parse and render: what is added to what was read
+//! (culprits, `culprit`; mechanism frames, `mechanism`; cgroup paths, `cgroup`; the
+//! precision of lengths, `precision`; source lines, `lines`; the ring's windows merged
+//! and counted, `ring_windows`; `explain`'s delays joined with windows, `explain_join`),
+//! and what the views derive from the parsed records and snapshot, computed here once,
+//! so that `render` only presents. A command reads the module or a file (`source`,
+//! parsed by `parse`), enriches what it read here, and renders that:
 //!
 //! - [`Window`] ([`Window::of`], [`windows`]): one record with the stack and task that name
 //!   its culprit (`culprit::source`), the culprit's function, whether the window was a

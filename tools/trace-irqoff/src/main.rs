@@ -20,8 +20,8 @@
 //! `render::records_view`, `render::report_page`, `render::explain_text`,
 //! `render::journal_entry` and the rest) and `cmd` (one file per subcommand: arguments,
 //! read, enrich, select, render, print). Beside them: `cli` (the clap types), `output`
-//! (stdout), `error` (the CLI's own refusals; the exit status of every error,
-//! `error::Exit`), and what the module's lines and frames share with every reader,
+//! (stdout), `error` (the CLI's own refusals), `exit` (the exit status of every error,
+//! `exit::Exit`), and what the module's lines and frames share with every reader,
 //! `fields` and `symbols`. (tests/layout-check: every module is named here, and every
 //! name is a module.)
 
@@ -33,6 +33,7 @@ mod cli;
 mod cmd;
 mod enrich;
 mod error;
+mod exit;
 mod fields;
 mod model;
 mod output;
@@ -42,7 +43,7 @@ mod source;
 mod symbols;
 
 use cmd::Outcome;
-use error::Exit;
+use exit::Exit;
 
 fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Everything the commands print: pure functions from values to text (or to the values
+//! The render wing: everything the commands print, pure functions from values to text (or to the values
 //! serialised as JSON), so they are tested on fixtures without a module; colour is added
 //! only through [`paint`]. They only present: what a view derives from a record or a
 //! snapshot (a culprit, a cgroup in words, the precision of lengths, culprit groups) comes

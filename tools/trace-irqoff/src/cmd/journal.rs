@@ -2,7 +2,8 @@
 //! `journal`: every window in the systemd journal, what trace-irqoff-journal.service runs.
 //! It reads the module's event ring every `--interval` (never consuming it: the windows
 //! numbered after those it saw, `ring::Cursor`) and writes one structured entry per
-//! window (`journal::window`), rate-limited (`journal::limit`), until SIGTERM or Ctrl-C;
+//! window (`journal_entry::window`), rate-limited (`journal_entry::rate_limit`), until SIGTERM or
+//! Ctrl-C;
 //! the summary of what was dropped and not told yet comes last.
 
 use std::sync::atomic::Ordering;

@@ -126,7 +126,7 @@ fn not_explained(d: &Delay) -> String {
 }
 
 /// Each phase of each wake-up joined with the windows on its CPU (and the pauses of the
-/// whole machine, `stalls`), as `explain::join` joins a delay. The timer's lateness
+/// whole machine, `stalls`), as `join_all` joins a delay. The timer's lateness
 /// (its expiry is a hard interrupt: nanosleep's timers are hard ones) and a delivery
 /// through the wake list's IPI are joined with hardirq-off windows only.
 pub fn join_wakeups(v: &mut [Wakeup], windows: &[Window], stalls: &[(u64, u64)], limits: Limits) {
