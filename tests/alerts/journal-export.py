@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Journal entries in the journal export format (systemd's JOURNAL_EXPORT_FORMATS), as
 # `trace-irqoff journal` writes them (Documentation/fleet.rst, "The journal";
-# tools/trace-irqoff/src/journal.rs),
+# tools/trace-irqoff/src/render/journal_entry.rs),
 # for tests/alerts/run to turn into journal files with systemd-journal-remote and to run
 # fleet.rst's query on. Times are relative to now. Usage: journal-export.py DIR writes
 # DIR/HOST.export for each host, and prints the windows the query must list (more than

@@ -95,7 +95,7 @@ pub enum Command {
     Report(ReportArgs),
     /// blk-mq tag starvation: waits per device, hardware queue and pool, and how long.
     #[command(after_help = "Example: trace-irqoff tagwait on && sleep 10 && trace-irqoff tagwait")]
-    Tagwait(crate::tagwait::Args),
+    Tagwait(TagwaitArgs),
     /// Was this delay an irq-off window? Block requests, softirqs (a NIC's NET_RX with
     /// --netdev) and a task's CPUs (or, --wakeups, each wake-up of its threads in phases),
     /// traced for the next --for DURATION (or read --from a saved trace), each with the
@@ -242,7 +242,7 @@ pub struct LinesArgs {
 }
 
 /// What `top` groups records by (`model::culprit`, beside what it groups into).
-pub use crate::model::culprit::By;
+pub use crate::model::culprit_group::By;
 
 impl TopArgs {
     /// The grouping asked for, `--stack` being `--by stack`.
@@ -461,7 +461,7 @@ pub struct ServiceArgs {
     #[arg(value_enum)]
     pub action: ServiceAction,
     /// The configuration file (TOML; missing: the module's defaults, sampling on).
-    #[arg(long, value_name = "FILE", default_value = crate::conf::DEFAULT_PATH)]
+    #[arg(long, value_name = "FILE", default_value = crate::parse::conf::DEFAULT_PATH)]
     pub config: PathBuf,
     /// Where start saves the module's prior state for stop.
     #[arg(
@@ -712,4 +712,18 @@ mod tests {
         use clap::CommandFactory;
         Cli::command().debug_assert();
     }
+}
+
+/// `tagwait [on|off]` (its help is the doc comment of [`Command::Tagwait`]).
+#[derive(Args, Debug)]
+pub struct TagwaitArgs {
+    /// Switch tracking on or off (it costs nothing while off).
+    #[arg(value_enum)]
+    pub switch: Option<OnOff>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum OnOff {
+    On,
+    Off,
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The subcommands, one file each: `run(args, &Module, &Ctx) -> Result<Outcome>`. They read
-//! and drive the module, hand values to `render` and print its text; `main` turns their
-//! result into the exit status.
+//! The cmd wing: the subcommands, one file each (`record` is `recording`, `records` is
+//! `latency`, its alias, since `parse::records` has the name), each
+//! `run(args, &Module, &Ctx) -> Result<Outcome>`: arguments, read (`source`), enrich,
+//! select, render, print; `main` turns their result into the exit status. This file
+//! holds the steps several commands share.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,7 +15,7 @@ use tio_logic::limits::{self, PERIOD_MS_MAX, PERIOD_MS_MIN, THRESHOLD_MS_MAX};
 use crate::cli::{Cli, ColorWhen, Command};
 use crate::error::Problem;
 use crate::output;
-use crate::procfs::{Backend, Dir, Module};
+use crate::source::procfs::{Backend, Dir, Module};
 
 mod clear;
 mod completions;
@@ -22,10 +24,10 @@ mod enable;
 mod explain;
 mod hist;
 mod journal;
+pub mod latency;
 mod man;
 mod metrics;
-pub mod record;
-pub mod records;
+pub mod recording;
 mod report;
 mod serve;
 mod service;
@@ -65,7 +67,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
     // A saved recording: its frames named as the module's are (files written before ring
     // windows were demangled hold them as the kernel printed them).
     let load = |f: &std::path::Path| {
-        crate::saved::load(f).map(|mut l| {
+        crate::source::saved::load(f).map(|mut l| {
             if !cli.raw_symbols {
                 crate::symbols::demangle_records(&mut l.snapshot.records);
             }
@@ -80,8 +82,8 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Set(a) => set::run(a, &open()?, &ctx),
         // From a saved `record` file (no module needed), or from the module.
         Command::Records(a) => match &a.from {
-            Some(f) => records::show(a, &load(f)?, &Default::default(), &ctx),
-            None => records::run(a, &open()?, &ctx),
+            Some(f) => latency::show(a, &load(f)?, &Default::default(), &ctx),
+            None => latency::run(a, &open()?, &ctx),
         },
         Command::Hist(a) => match &a.from {
             Some(f) => hist::show(a, &load(f)?.snapshot, &ctx),
@@ -90,7 +92,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Top(a) => match &a.from {
             Some(f) => {
                 let l = load(f)?;
-                let resolver = crate::lines::Resolver::for_args(
+                let resolver = crate::enrich::lines::Resolver::for_args(
                     &a.lines,
                     l.origin.kernel.as_deref(),
                     l.kernel_build_id.as_deref(),
@@ -104,7 +106,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             None => report::run(a, &open()?, &ctx),
         },
         Command::Watch(a) => watch::run(a, &open()?, &ctx),
-        Command::Record(a) => record::run(a, &open()?, &ctx),
+        Command::Record(a) => recording::run(a, &open()?, &ctx),
         Command::Journal(a) => journal::run(a, &open()?, &ctx),
         Command::Tagwait(a) => tagwait::run(a, &open()?, &ctx),
         Command::Explain(a) => {
@@ -151,7 +153,7 @@ fn confirm<B: Backend>(m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     if ctx.json {
         output::print_json(&s)?;
     } else {
-        output::print(&crate::render::status::settings_line(&s))?;
+        output::print(&crate::render::status_view::settings_line(&s))?;
     }
     Ok(Outcome::Done)
 }
@@ -160,14 +162,14 @@ fn confirm<B: Backend>(m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
 /// root); says once why not otherwise. `start`: turn it on where it is off, which waits
 /// for every CPU (for commands that drive the module, which wait for them anyway); pure
 /// readers only read a ring that runs.
-fn open_stream<B: Backend>(m: &Module<B>, start: bool) -> Option<crate::stream::Stream> {
-    if !m.is_live() && !crate::stream::overridden() {
+fn open_stream<B: Backend>(m: &Module<B>, start: bool) -> Option<crate::source::ring::Stream> {
+    if !m.is_live() && !crate::source::ring::overridden() {
         return None;
     }
     let opened = if start {
-        crate::stream::Stream::open()
+        crate::source::ring::Stream::open()
     } else {
-        crate::stream::Stream::open_running()
+        crate::source::ring::Stream::open_running()
     };
     match opened {
         Ok(s) => Some(s),
@@ -182,7 +184,7 @@ fn open_stream<B: Backend>(m: &Module<B>, start: bool) -> Option<crate::stream::
 
 /// Merges into `s` (the module's records, read just before) the event ring's windows at
 /// the threshold or over that its store did not keep, since the load or clear the store
-/// counts from, each once (`stream::same_window`), named as the store's are
+/// counts from, each once (`crate::enrich::ring_windows::same_window`), named as the store's are
 /// (`Module::ring_records`); says how many windows are still not shown, and why the ring
 /// was not read where it was not. What `records` and `top` show is then every window
 /// `record --last` finds for the same span.
@@ -192,21 +194,23 @@ pub fn merge_ring<B: Backend>(
 ) -> crate::render::coverage::Coverage {
     use crate::render::coverage::Coverage;
     let lost: u64 = s.cpus.iter().map(|c| c.dropped + c.replaced).sum();
-    let ring = if m.is_live() || crate::stream::overridden() {
-        crate::stream::read_running()
+    let ring = if m.is_live() || crate::source::ring::overridden() {
+        crate::source::ring::read_running()
     } else {
         Err("a copy of the module's files has none".to_string())
     };
     match ring {
         Ok(ring) => {
             let from = s.config.counts_since_ns.unwrap_or(0);
-            let events: Vec<crate::stream::Event> = ring
+            let events: Vec<crate::model::ring_event::Event> = ring
                 .windows
                 .into_iter()
                 .filter(|e| e.end_ns >= from)
                 .collect();
-            let added =
-                crate::stream::add_missing(&mut s.records, &m.ring_records(&events, &s.config));
+            let added = crate::enrich::ring_windows::add_missing(
+                &mut s.records,
+                &m.ring_records(&events, &s.config),
+            );
             Coverage {
                 added,
                 unshown: lost.saturating_sub(added as u64),
@@ -224,7 +228,7 @@ pub fn merge_ring<B: Backend>(
 /// `--lines`: sets the source lines of `records`' frames with `resolver` (`None` without
 /// --lines), and says in one sentence on stderr what had no debug information.
 pub fn source_lines(
-    resolver: Option<crate::lines::Resolver>,
+    resolver: Option<crate::enrich::lines::Resolver>,
     records: &mut [crate::model::snapshot::Record],
 ) {
     if let Some(mut res) = resolver {
@@ -237,7 +241,7 @@ pub fn source_lines(
 
 /// What `resolver` found no debug information for, how to get it: one sentence on stderr,
 /// fitted to the terminal as the rest of the output.
-pub fn lines_hint(resolver: &crate::lines::Resolver) {
+pub fn lines_hint(resolver: &crate::enrich::lines::Resolver) {
     if let Some(hint) = resolver.hint() {
         let cols = output::terminal_size().map(|(_, c)| c);
         // A line of its own, also off a terminal (where nothing fits it).
@@ -326,7 +330,7 @@ fn apply<B: Backend>(m: &Module<B>, period: Option<u64>, threshold: Option<u64>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::procfs::fake::Fake;
+    use crate::source::procfs::fake::Fake;
 
     #[test]
     fn enabling_while_enabled_with_a_new_period_disables_first() {
@@ -366,7 +370,9 @@ mod tests {
         // A CPU the machine does not have: the module's EINVAL, with a hint that names the
         // syntax, and sampling on again as it was.
         let e = select_cpus(&m, "7").unwrap_err();
-        let p = e.downcast_ref::<crate::procfs::ProcError>().unwrap();
+        let p = e
+            .downcast_ref::<crate::source::procfs::ProcError>()
+            .unwrap();
         assert!(p.hint().unwrap().contains("0-3,8"));
         assert!(m.settings().unwrap().enabled);
         assert_eq!(m.cpus().unwrap().as_deref(), Some("1,3"));
@@ -378,7 +384,7 @@ mod tests {
     /// failed (the module busy) stays 1.
     #[test]
     fn refused_values_exit_alike() {
-        use crate::error::Exit;
+        use crate::exit::Exit;
         let fake = Fake::new(include_str!("../tests/fixtures/records-v1.txt"));
         fake.files
             .borrow_mut()
@@ -389,7 +395,7 @@ mod tests {
         assert_eq!(Exit::of_error(&cpus).0, Exit::Usage);
         assert_eq!(Exit::of_error(&period).0, Exit::Usage);
         assert!(Exit::of_error(&cpus).1.unwrap().contains("0-3,8"));
-        let busy: anyhow::Error = crate::procfs::ProcError::Busy.into();
+        let busy: anyhow::Error = crate::source::procfs::ProcError::Busy.into();
         assert_eq!(Exit::of_error(&busy).0, Exit::Failure);
     }
 

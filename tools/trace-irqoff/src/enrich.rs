@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The step between parse and render: what the views derive from the parsed records and
-//! snapshot, computed here once, so that `render` only presents. A command reads the
-//! module or a file (`procfs`, `stream`, `saved`, parsed by `parse`), enriches what it
-//! read here, and renders that:
+//! The enrich wing, the step between parse and render: what is added to what was read
+//! (culprits, `culprit`; mechanism frames, `mechanism`; cgroup paths, `cgroup`; the
+//! precision of lengths, `precision`; source lines, `lines`; the ring's windows merged
+//! and counted, `ring_windows`; `explain`'s delays joined with windows, `explain_join`),
+//! and what the views derive from the parsed records and snapshot, computed here once,
+//! so that `render` only presents. A command reads the module or a file (`source`,
+//! parsed by `parse`), enriches what it read here, and renders that:
 //!
 //! - [`Window`] ([`Window::of`], [`windows`]): one record with the stack and task that name
 //!   its culprit (`culprit::source`), the culprit's function, whether the window was a
@@ -15,18 +18,25 @@
 
 use std::ops::Deref;
 
-use crate::model::culprit::{By, Culprit};
+use crate::model::culprit_group::{By, Culprit};
 use crate::model::snapshot::{Record, Snapshot};
 
+pub mod cgroup;
+pub mod culprit;
+pub mod explain_join;
+pub mod lines;
+pub mod mechanism;
 mod open;
-mod precision;
+pub mod precision;
+pub mod ring_windows;
+mod snapshot_precision;
 mod window;
 
 #[cfg(test)]
-mod tests;
+mod enrich_tests;
 
 pub use open::OpenWindow;
-pub use precision::Precision;
+pub use snapshot_precision::Precision;
 pub use window::{windows, Window};
 
 /// A snapshot as the views show it: the snapshot itself (its fields read through this),
@@ -65,11 +75,11 @@ pub fn snapshot(s: &Snapshot) -> Enriched<'_> {
 /// The culprits of `records` grouped `by` their function, stack or cgroup, most frequent
 /// first (`culprit::top`): what `top`, the report and `record`'s summary show.
 pub fn top(records: &[Record], by: By) -> Vec<Culprit> {
-    crate::culprit::top(records, by)
+    crate::enrich::culprit::top(records, by)
 }
 
 /// The folded stacks of `records` for a flame graph, weighted by their count or by their
 /// latency (`culprit::folded`).
 pub fn folded(records: &[Record], by_latency: bool) -> String {
-    crate::culprit::folded(records, by_latency)
+    crate::enrich::culprit::folded(records, by_latency)
 }

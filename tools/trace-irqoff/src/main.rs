@@ -2,64 +2,48 @@
 //! `trace-irqoff`: the command line an engineer drives the trace_irqoff module with during
 //! an incident. See `trace-irqoff --help` and Documentation/trace-irqoff-cli.rst.
 //!
-//! Layout: `cli` (the clap types) and `cmd` (one file per subcommand: read and drive the
-//! module, print). The module is read through `procfs` (its files), `stream` (its event
-//! ring) and `saved` (a recording read back), parsed by `parse` (`parse::records`,
-//! `parse::original`) into `model` (its state, `model::snapshot`; settings, recordings,
-//! `model::cgroup`, `model::culprit`). `culprit`, `mechanism`, `cgroup`, `precision`,
-//! `lines`, `symbols` and `profile` say what a record means (its culprit, the mechanism
-//! frames around it, its cgroup's path, the bounds of its length, its source lines,
-//! readable names, its in-window profile as every view shows it); `enrich` works that
-//! out once between parse and render (a record's culprit and cgroup in words, a
-//! snapshot's precision and open windows, the culprit groups and folded stacks), so that
-//! `render` (enriched values to text and JSON, no I/O) and `output` (stdout) only show
-//! it; `files` writes files whole, `clock` gives wall-clock
-//! times, `conf` reads the service's settings file; `fields` and `prom` are what readers
-//! of the module's lines and writers of metrics share; `journal` is what `cmd::journal`
-//! writes to the systemd journal (each window's entry, its priority, the rate limit in
-//! `journal::limit`, where entries go in `journal::sink`), and `tagwait` is the one
-//! feature unrelated to irq-off (the blk-mq tag waits). `explain` joins delays (block
-//! requests, softirqs, a task's CPUs; `explain::trace` reads them from tracefs; a
-//! request's CPUs are those of its real path, `explain::path`; a NIC's NET_RX delays are
-//! those on the CPUs of its rx queues' interrupts and RPS, `explain::netdev`; a task's
-//! wake-ups split into their phases, `explain::wakeup`) with windows (`explain::join`)
-//! and says so (`explain::render`). The exit status of every error is decided in
-//! `error::Exit`. (tests/layout-check: every module is named here, and every name is a
-//! module.)
+//! Layout: six wings, each a file that says what it holds beside a folder of the same
+//! name; a feature is a file in each wing it needs, not a wing of its own. `source`
+//! (where the data comes from: the module's files, `source::procfs`; its event ring in
+//! tracefs, `source::ring`; explain's own tracefs instance, `source::explain_instance`;
+//! sysfs and /proc for explain, `source::sysfs`; a recording read back, `source::saved`;
+//! output files written whole, `source::files`); `parse` (text into the model: the
+//! records and counters files, `parse::records`; the original module's files,
+//! `parse::original`; tracefs text, `parse::tracefs`; the service's settings file,
+//! `parse::conf`; the tag-wait lines, `parse::tag_wait_lines`; wake-ups in a trace,
+//! `parse::wakeup_trace`); `model` (the types: `model::snapshot`, `model::settings`,
+//! `model::saved_recording`, `model::explain_answer`, `model::tag_wait`, `model::clock`
+//! and the rest); `enrich` (what is added to what was read: culprits, `enrich::culprit`;
+//! mechanism frames, `enrich::mechanism`; cgroups, `enrich::cgroup`; precision,
+//! `enrich::precision`; source lines, `enrich::lines`; delays joined with windows,
+//! `enrich::explain_join`); `render` (values to text, JSON, HTML and metrics, no I/O:
+//! `render::records_view`, `render::report_page`, `render::explain_text`,
+//! `render::journal_entry` and the rest) and `cmd` (one file per subcommand: arguments,
+//! read, enrich, select, render, print). Beside them: `cli` (the clap types), `output`
+//! (stdout), `error` (the CLI's own refusals), `exit` (the exit status of every error,
+//! `exit::Exit`), and what the module's lines and frames share with every reader,
+//! `fields` and `symbols`. (tests/layout-check: every module is named here, and every
+//! name is a module.)
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
-mod cgroup;
 mod cli;
-mod clock;
 mod cmd;
-mod conf;
-mod culprit;
 mod enrich;
 mod error;
-mod explain;
+mod exit;
 mod fields;
-mod files;
-mod journal;
-mod lines;
-mod mechanism;
 mod model;
 mod output;
 mod parse;
-mod precision;
-mod procfs;
-mod profile;
-mod prom;
 mod render;
-mod saved;
-mod stream;
+mod source;
 mod symbols;
-mod tagwait;
 
 use cmd::Outcome;
-use error::Exit;
+use exit::Exit;
 
 fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Everything the commands print: pure functions from values to text (or to the values
+//! The render wing: everything the commands print, pure functions from values to text (or to the values
 //! serialised as JSON), so they are tested on fixtures without a module; colour is added
 //! only through [`paint`]. They only present: what a view derives from a record or a
 //! snapshot (a culprit, a cgroup in words, the precision of lengths, culprit groups) comes
@@ -15,16 +15,22 @@ use crate::enrich::{Enriched, Window};
 use crate::model::snapshot::{Cause, Kind, Record, Snapshot, Stall, Stalls, NR_BUCKETS};
 
 pub mod coverage;
-pub mod hist;
+pub mod explain_text;
+pub mod exposition;
+pub mod hist_view;
+pub mod journal_entry;
 pub mod line;
 pub mod live;
-pub mod metrics;
-pub mod record;
+pub mod profile;
+pub mod prom;
+pub mod record_summary;
 pub mod records_view;
-pub mod report;
-pub mod status;
-pub mod top;
-pub mod watch;
+pub mod report_page;
+pub mod status_view;
+pub mod tag_wait_metrics;
+pub mod tag_wait_text;
+pub mod top_view;
+pub mod watch_view;
 
 /// Moves the cursor home and clears a terminal, before a refresh.
 pub const CLEAR_SCREEN: &str = "\x1b[H\x1b[2J";
@@ -53,7 +59,7 @@ pub fn paint(color: bool, style: Style, text: &str) -> String {
     }
 }
 
-pub use crate::clock::{ms, secs};
+pub use crate::model::clock::{ms, secs};
 
 /// Lowest and highest whole unit of log2 bucket `k` (the module's edges).
 pub fn bucket_range(k: usize) -> (u64, u64) {
@@ -414,7 +420,7 @@ mod tests {
     #[test]
     fn resolution_line_of_present_kinds() {
         let mut s = v2();
-        s.config = crate::precision::tests::config(10, 250);
+        s.config = crate::enrich::precision::tests::config(10, 250);
         let kinds = [
             (Kind::Soft, Some(Cause::KsoftirqdWait)),
             (Kind::Hard, None),
@@ -496,7 +502,9 @@ mod tests {
             stall_line(&st, false, None),
             " 8.933        9.235          - STALL             302 ms  no CPU ran: the whole machine stood still (not an irq-off window)"
         );
-        let st = st.stamped(&crate::clock::Clock::anchored(1_778_148_000_000_000_000));
+        let st = st.stamped(&crate::model::clock::Clock::anchored(
+            1_778_148_000_000_000_000,
+        ));
         // 80 columns: one time column (the end), as a window's line there.
         assert_eq!(
             stall_line(&st, true, Some(100)),

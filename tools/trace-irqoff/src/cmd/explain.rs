@@ -4,7 +4,7 @@
 //! threads (traced in an instance of our own, `instance`, or read from a saved trace of
 //! the module's clock), the CPUs that serve them (a disk's or a NIC's path) and the
 //! threads of a task (`sources`), the module's windows
-//! (its records and its event ring) and its stalls, joined by `crate::explain` and shown.
+//! (its records and its event ring) and its stalls, joined by `crate::model::explain_answer` and shown.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -14,15 +14,17 @@ use anyhow::Result;
 
 use super::{Ctx, Outcome};
 use crate::cli::ExplainArgs;
+use crate::enrich::explain_join;
 use crate::error::Problem;
-use crate::explain::{self, Answer, Delay, DelayKind, Limits, Window};
+use crate::model::delay::{Delay, DelayKind, Limits, Window};
+use crate::model::explain_answer::{self, Answer};
 use crate::model::snapshot::{Kind, Record};
+use crate::model::{explain_wakeup, netdev, request_path};
 use crate::output;
-use crate::procfs::{Backend, Module};
-use crate::stream;
-
-mod instance;
-mod sources;
+use crate::parse::{explain_delays, tracefs, wakeup_trace};
+use crate::render::explain_text;
+use crate::source::procfs::{Backend, Module};
+use crate::source::{explain_instance, ring, sysfs};
 
 /// The events `--wakeups` traces besides the others: a wake-up's phases.
 const WAKEUP_EVENTS: [&str; 5] = [
@@ -50,16 +52,16 @@ pub fn run<B: Backend>(
         )
         .into());
     }
-    let sys = sources::sysfs();
+    let sys = sysfs::sysfs();
     let device = a
         .device
         .as_deref()
-        .map(|d| sources::device(&sys, d))
+        .map(|d| sysfs::device(&sys, d))
         .transpose()?;
     let mut notes: Vec<String> = device.iter().flat_map(|d| d.notes.clone()).collect();
     let nic = match a.netdev.as_deref() {
         Some(dev) => {
-            let (nic, why) = sources::netdev(&sys, proc_root, dev)?;
+            let (nic, why) = sysfs::netdev(&sys, proc_root, dev)?;
             notes.extend(why);
             if a.from.is_some() {
                 notes.push(format!(
@@ -72,7 +74,7 @@ pub fn run<B: Backend>(
     };
     let mut pids: Vec<i32> = a.pid.into_iter().collect();
     if let Some(cg) = &a.cgroup {
-        pids.extend(sources::cgroup_pids(&sys, cg)?);
+        pids.extend(sysfs::cgroup_pids(&sys, cg)?);
     }
     let mut trace_lost = 0;
     let mut interrupted = false;
@@ -90,7 +92,7 @@ pub fn run<B: Backend>(
             text
         }
         None => {
-            let root = stream::tracefs().ok_or_else(|| {
+            let root = ring::tracefs().ok_or_else(|| {
                 Problem::failure(
                     "tracefs is not mounted",
                     "mount -t tracefs nodev /sys/kernel/tracing",
@@ -117,7 +119,7 @@ pub fn run<B: Backend>(
                 }
             }
             let stop = super::interrupt_flag()?;
-            let t = instance::trace(&root, &events, a.span.unwrap_or(DEFAULT_SPAN), &stop)
+            let t = explain_instance::trace(&root, &events, a.span.unwrap_or(DEFAULT_SPAN), &stop)
                 .map_err(|why| Problem::failure(why, "run as root"))?;
             notes.extend(t.notes);
             if !t.overruns.is_empty() {
@@ -142,7 +144,7 @@ pub fn run<B: Backend>(
             t.text
         }
     };
-    let traced = explain::trace::delays(&text, a.min_ns, None);
+    let traced = explain_delays::delays(&text, a.min_ns, None);
     if traced.events == 0 && !text.trim().is_empty() {
         let from = a
             .from
@@ -177,7 +179,7 @@ pub fn run<B: Backend>(
     // The real path of each request, for every device seen: its queue's interrupt CPUs
     // and its completion's CPU serve it, no other.
     let seen: BTreeSet<&str> = delays.iter().filter_map(|x| x.device.as_deref()).collect();
-    let (topology, found) = sources::topology(&sys, proc_root, seen);
+    let (topology, found) = sysfs::topology(&sys, proc_root, seen);
     if a.from.is_some() && !topology.disks.is_empty() {
         notes.push(
             "the disks' queues and interrupts are read from this machine's sysfs as it is now, not from when the trace was taken"
@@ -185,10 +187,10 @@ pub fn run<B: Backend>(
         );
     }
     notes.extend(found);
-    explain::path::follow(&mut delays, &topology);
+    request_path::follow(&mut delays, &topology);
     // `--netdev`: its NET_RX delays, on its CPUs; block requests only with --device too.
     if let Some(n) = &nic {
-        notes.extend(explain::netdev::attribute(&mut delays, n));
+        notes.extend(netdev::attribute(&mut delays, n));
         if device.is_none() {
             delays.retain(|d| !matches!(d.kind, DelayKind::Io | DelayKind::TagWait));
         }
@@ -227,10 +229,10 @@ pub fn run<B: Backend>(
         trace_lost,
     };
     if let Some(w) = &mut wakeups {
-        explain::wakeup::join(&mut w.wakeups, &windows, &stalls, limits);
+        explain_join::join_wakeups(&mut w.wakeups, &windows, &stalls, limits);
     }
     let mut answer = Answer {
-        verdict: explain::Verdict::Unknown,
+        verdict: explain_answer::Verdict::Unknown,
         verdict_line: String::new(),
         span_start_ns: span.map(|s| s.0),
         span_end_ns: span.map(|s| s.1),
@@ -238,22 +240,22 @@ pub fn run<B: Backend>(
         limits,
         windows_from: from,
         windows_seen: windows.len(),
-        delays: explain::join::join_all(&delays, &windows, &stalls, limits),
+        delays: explain_join::join_all(&delays, &windows, &stalls, limits),
         wakeups,
         netdev: nic,
         notes,
     };
-    (answer.verdict, answer.verdict_line) = explain::render::verdict(&answer);
+    (answer.verdict, answer.verdict_line) = explain_text::verdict(&answer);
     if ctx.json {
         output::print_json(&answer)?;
     } else {
-        output::print(&explain::render::text(&answer))?;
+        output::print(&explain_text::text(&answer))?;
     }
     Ok(match (interrupted, answer.verdict) {
         (true, _) => Outcome::Interrupted,
-        (false, explain::Verdict::Yes) => Outcome::Done,
-        (false, explain::Verdict::No) => Outcome::NotExplained,
-        (false, explain::Verdict::Unknown) => Outcome::Unknown,
+        (false, explain_answer::Verdict::Yes) => Outcome::Done,
+        (false, explain_answer::Verdict::No) => Outcome::NotExplained,
+        (false, explain_answer::Verdict::Unknown) => Outcome::Unknown,
     })
 }
 
@@ -275,7 +277,7 @@ pub fn refuse_last(a: &ExplainArgs) -> Result<()> {
 /// clock is taken as mono, with a note; one whose times are counts is refused.
 fn check_clock(text: &str, f: &Path, notes: &mut Vec<String>) -> Result<()> {
     let hint = "trace in an instance with echo mono > trace_clock, and save it with cat trace_clock trace > FILE (or let explain trace: --for DUR)";
-    if let Some(clock) = explain::trace::trace_clock(text) {
+    if let Some(clock) = tracefs::trace_clock(text) {
         if clock != "mono" {
             return Err(Problem::usage(
                 format!(
@@ -290,7 +292,7 @@ fn check_clock(text: &str, f: &Path, notes: &mut Vec<String>) -> Result<()> {
     }
     let counts = text
         .lines()
-        .filter_map(explain::trace::parse_line)
+        .filter_map(tracefs::parse_line)
         .next()
         .is_some_and(|l| l.count);
     if counts {
@@ -319,12 +321,12 @@ fn wakeups_of(
     pids: &[i32],
     proc_root: &Path,
     text: &str,
-) -> Result<(explain::wakeup::Wakeups, Vec<String>)> {
+) -> Result<(explain_wakeup::Wakeups, Vec<String>)> {
     let mut threads = BTreeSet::new();
     let mut notes = Vec::new();
     let mut name = None;
     for &pid in pids {
-        let t = sources::threads(proc_root, pid);
+        let t = sysfs::threads(proc_root, pid);
         if t.is_empty() {
             if a.from.is_none() && a.pid == Some(pid) {
                 return Err(Problem::usage(
@@ -339,7 +341,7 @@ fn wakeups_of(
             threads.insert(pid);
             continue;
         }
-        if let Some((comm, _)) = sources::task_cpus(proc_root, pid) {
+        if let Some((comm, _)) = sysfs::task_cpus(proc_root, pid) {
             name.get_or_insert(format!("{comm}[{pid}]"));
         }
         threads.extend(t);
@@ -349,7 +351,7 @@ fn wakeups_of(
         (None, Some(n)) => n,
         (None, None) => format!("pid {}", a.pid.unwrap_or(0)),
     };
-    let (wakeups, untold) = explain::wakeup::follow(text, &threads, a.min_ns);
+    let (wakeups, untold) = wakeup_trace::follow(text, &threads, a.min_ns);
     if untold.wakings == 0 {
         notes.push(
             "the trace holds no sched_waking event: it was not taken with the wake-up events (sched_waking, sched_wakeup, sched_switch, hrtimer_start, hrtimer_expire_entry)"
@@ -367,7 +369,7 @@ fn wakeups_of(
         )),
     }
     Ok((
-        explain::wakeup::Wakeups {
+        explain_wakeup::Wakeups {
             of,
             threads: threads.into_iter().collect(),
             wakeups,
@@ -382,7 +384,7 @@ fn task_delay(
     a: &ExplainArgs,
     pids: &[i32],
     proc_root: &Path,
-    traced: &explain::trace::Traced,
+    traced: &explain_delays::Traced,
 ) -> Result<Delay> {
     let mut cpus = BTreeSet::new();
     let mut evidence = Vec::new();
@@ -392,15 +394,15 @@ fn task_delay(
             cpus.extend(ran);
             evidence.push(format!(
                 "{pid} switched in on {}",
-                explain::join::cpu_words(&ran.iter().copied().collect::<Vec<_>>())
+                crate::model::delay::cpu_words(&ran.iter().copied().collect::<Vec<_>>())
             ));
         }
-        if let Some((comm, last)) = sources::task_cpus(proc_root, *pid) {
+        if let Some((comm, last)) = sysfs::task_cpus(proc_root, *pid) {
             name.get_or_insert(format!("{comm}[{pid}]"));
             if !last.is_empty() {
                 evidence.push(format!(
                     "{pid} last ran on {}",
-                    explain::join::cpu_words(&last.iter().copied().collect::<Vec<_>>())
+                    crate::model::delay::cpu_words(&last.iter().copied().collect::<Vec<_>>())
                 ));
             }
             cpus.extend(last);
@@ -450,8 +452,8 @@ fn windows<B: Backend>(
         .map(|st| (st.latest_start_ns, st.latest_end_ns))
         .collect();
     let mut records: Vec<Record> = s.records.clone();
-    let ring = if m.is_live() || stream::overridden() {
-        stream::read_running()
+    let ring = if m.is_live() || ring::overridden() {
+        ring::read_running()
     } else {
         Err("the event ring is not read with --proc-root".into())
     };
@@ -470,7 +472,10 @@ fn windows<B: Backend>(
             } else {
                 s.config.counts_since_ns
             };
-            stream::add_missing(&mut records, &m.ring_windows(&ring.windows, &s.config, 0));
+            crate::enrich::ring_windows::add_missing(
+                &mut records,
+                &m.ring_windows(&ring.windows, &s.config, 0),
+            );
             stalls.extend(ring.stalls.iter().map(|st| (st.start_ns, st.end_ns)));
             ("records+ring", held)
         }
@@ -488,8 +493,8 @@ fn windows<B: Backend>(
 
 /// A record as the join takes it: its span, and its culprit as `top` names it.
 fn window(r: &Record) -> Window {
-    let (stack, comm) = crate::culprit::source(r);
-    let culprit = crate::culprit::label(crate::culprit::name_in(stack, r, "?"), r);
+    let (stack, comm) = crate::enrich::culprit::source(r);
+    let culprit = crate::enrich::culprit::label(crate::enrich::culprit::name_in(stack, r, "?"), r);
     let pid = if comm == r.window_comm && !r.window_comm.is_empty() {
         r.window_pid
     } else {
@@ -508,7 +513,7 @@ fn window(r: &Record) -> Window {
         comm: comm.to_string(),
         pid,
         culprit,
-        context: crate::culprit::context(r).map(str::to_string),
+        context: crate::enrich::culprit::context(r).map(str::to_string),
         open: r.ongoing,
     }
 }

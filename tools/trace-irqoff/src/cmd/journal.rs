@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //! `journal`: every window in the systemd journal, what trace-irqoff-journal.service runs.
 //! It reads the module's event ring every `--interval` (never consuming it: the windows
-//! numbered after those it saw, `stream::Cursor`) and writes one structured entry per
-//! window (`journal::window`), rate-limited (`journal::limit`), until SIGTERM or Ctrl-C;
+//! numbered after those it saw, `ring::Cursor`) and writes one structured entry per
+//! window (`journal_entry::window`), rate-limited (`journal_entry::rate_limit`), until SIGTERM or
+//! Ctrl-C;
 //! the summary of what was dropped and not told yet comes last.
 
 use std::sync::atomic::Ordering;
@@ -12,16 +13,16 @@ use anyhow::Result;
 
 use super::{Ctx, Outcome};
 use crate::cli::JournalArgs;
-use crate::clock::monotonic_ns;
 use crate::error::Problem;
-use crate::journal::sink::{Journal, Print, Sink};
-use crate::journal::{self, Limits, Writer};
+use crate::model::clock::monotonic_ns;
 use crate::output;
-use crate::procfs::{Backend, Module};
-use crate::stream::{self, Stream};
+use crate::render::journal_entry::journal_sink::{Journal, Print, Sink};
+use crate::render::journal_entry::{self, Limits, Writer};
+use crate::source::procfs::{Backend, Module};
+use crate::source::ring::{self, Stream};
 
 pub fn run<B: Backend>(a: &JournalArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
-    if !m.is_live() && !stream::overridden() {
+    if !m.is_live() && !ring::overridden() {
         return Err(Problem::usage(
             "journal reads the running kernel's event ring, which a copy of the module's files has not",
             "run it without --proc-root",
@@ -61,7 +62,7 @@ fn follow<B: Backend, S: Sink>(
     output::note(&format!(
         "writing {} to {} (rate limit: burst {}, {}/s)",
         match a.min_ns {
-            Some(ns) => format!("every window of {} or more", journal::ms(ns)),
+            Some(ns) => format!("every window of {} or more", journal_entry::ms(ns)),
             None => "every window".to_string(),
         },
         if a.print { "stdout" } else { "the journal" },

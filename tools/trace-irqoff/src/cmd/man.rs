@@ -9,8 +9,8 @@ use clap::CommandFactory;
 
 use super::Outcome;
 use crate::cli::{Cli, ManArgs};
-use crate::files::AtomicFile;
 use crate::output;
+use crate::source::files::AtomicFile;
 
 /// The EXIT STATUS section, the same on every page (roff).
 const EXIT_STATUS: &str = r#".SH "EXIT STATUS"

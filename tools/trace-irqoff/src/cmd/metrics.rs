@@ -5,10 +5,10 @@ use anyhow::Result;
 
 use super::Outcome;
 use crate::cli::MetricsArgs;
-use crate::files::AtomicFile;
 use crate::output;
-use crate::procfs::{Backend, Module, ProcError};
 use crate::render;
+use crate::source::files::AtomicFile;
+use crate::source::procfs::{Backend, Module, ProcError};
 
 /// The file node_exporter's textfile collector reads (it reads `*.prom`).
 pub const TEXTFILE_NAME: &str = "trace_irqoff.prom";
@@ -37,8 +37,8 @@ pub fn exposition<B: Backend>(
     per_cpu: bool,
 ) -> Result<String, ProcError> {
     match m {
-        Ok(m) => Ok(render::metrics::exposition(&m.counters()?, per_cpu)),
-        Err(ProcError::NotLoaded(_)) => Ok(render::metrics::unloaded()),
+        Ok(m) => Ok(render::exposition::exposition(&m.counters()?, per_cpu)),
+        Err(ProcError::NotLoaded(_)) => Ok(render::exposition::unloaded()),
         Err(e) => Err(e),
     }
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `report`: the incident as one self-contained HTML page (`render::report`), from a
+//! `report`: the incident as one self-contained HTML page (`render::report_page`), from a
 //! `record` file or from the running module.
 
 use std::path::Path;
@@ -11,13 +11,13 @@ use super::{Ctx, Outcome};
 use crate::cli::ReportArgs;
 use crate::enrich;
 use crate::error::Problem;
-use crate::explain::Answer;
-use crate::files::AtomicFile;
-use crate::model::culprit::By;
+use crate::model::culprit_group::By;
+use crate::model::explain_answer::Answer;
 use crate::output;
-use crate::procfs::{Backend, Module};
 use crate::render;
-use crate::saved::{Loaded, Origin};
+use crate::source::files::AtomicFile;
+use crate::source::procfs::{Backend, Module};
+use crate::source::saved::{Loaded, Origin};
 
 /// What `report --json` says it wrote.
 #[derive(Serialize)]
@@ -34,7 +34,7 @@ struct Written<'a> {
 pub fn run<B: Backend>(a: &ReportArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let mut snapshot = m.snapshot()?;
     if a.lines.lines && m.is_live() {
-        crate::lines::fill_build_ids(&mut snapshot.records);
+        crate::enrich::lines::fill_build_ids(&mut snapshot.records);
     }
     if let Some(l) = super::merge_ring(m, &mut snapshot).sentence() {
         output::note(&l);
@@ -44,17 +44,17 @@ pub fn run<B: Backend>(a: &ReportArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
         host: Some(uname.nodename().to_string_lossy().into_owned()),
         kernel: Some(uname.release().to_string_lossy().into_owned()),
         start_time: snapshot.config.counts_since.clone(),
-        end_time: Some(crate::clock::now_rfc3339()),
+        end_time: Some(crate::model::clock::now_rfc3339()),
     };
     show(
         a,
         &Loaded {
             snapshot,
-            now_ns: crate::clock::monotonic_ns(),
+            now_ns: crate::model::clock::monotonic_ns(),
             origin,
             kernel_build_id: m
                 .is_live()
-                .then(crate::lines::running_kernel_build_id)
+                .then(crate::enrich::lines::running_kernel_build_id)
                 .flatten(),
         },
         ctx,
@@ -67,7 +67,7 @@ pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
     let answer = a.explain.as_deref().map(load_answer).transpose()?;
     let file = AtomicFile::create(&a.output)?;
     let mut annotated;
-    let s = match crate::lines::Resolver::for_args(
+    let s = match crate::enrich::lines::Resolver::for_args(
         &a.lines,
         loaded.origin.kernel.as_deref(),
         loaded.kernel_build_id.as_deref(),
@@ -79,7 +79,7 @@ pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
         }
         None => &loaded.snapshot,
     };
-    let page = render::report::html(
+    let page = render::report_page::html(
         &enrich::snapshot(s),
         &enrich::top(&s.records, By::Culprit),
         &enrich::folded(&s.records, true),
@@ -91,7 +91,7 @@ pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
         output: &a.output,
         bytes: page.len(),
         windows: s.records.len(),
-        cpus: render::report::cpus_with_windows(&s.records),
+        cpus: render::report_page::cpus_with_windows(&s.records),
     };
     if ctx.json {
         output::print_json(&written)?;
@@ -101,7 +101,7 @@ pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
             a.output.display(),
             written.bytes.div_ceil(1024),
             written.windows,
-            render::report::cpus(written.cpus)
+            render::report_page::cpus(written.cpus)
         ))?;
     }
     Ok(Outcome::Done)

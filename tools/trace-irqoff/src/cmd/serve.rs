@@ -17,7 +17,7 @@ use super::Outcome;
 use crate::cli::ServeArgs;
 use crate::error::Problem;
 use crate::output;
-use crate::procfs::{Dir, Module};
+use crate::source::procfs::{Dir, Module};
 
 /// The Prometheus text format's content type.
 const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";

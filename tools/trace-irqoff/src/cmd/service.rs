@@ -13,12 +13,12 @@ use serde::{Deserialize, Serialize};
 
 use super::{Ctx, Outcome};
 use crate::cli::{ServiceAction, ServiceArgs};
-use crate::conf::{self, Conf};
 use crate::error::Problem;
-use crate::files::AtomicFile;
 use crate::model::settings::Settings;
 use crate::output;
-use crate::procfs::{Dir, Module, ProcError};
+use crate::parse::conf::{self, Conf};
+use crate::source::files::AtomicFile;
+use crate::source::procfs::{Dir, Module, ProcError};
 
 /// The module's name, as modprobe knows it.
 const MODULE: &str = "trace_irqoff";
@@ -113,7 +113,7 @@ fn start(
         &serde_json::json!({ "config": a.config, "settings": s, "cpus": cpus }),
         &format!(
             "{}  cpus {cpus} (from {})\n",
-            crate::render::status::settings_line(&s).trim_end(),
+            crate::render::status_view::settings_line(&s).trim_end(),
             a.config.display()
         ),
     )
@@ -143,7 +143,7 @@ fn stop(
             if p.loaded {
                 format!(
                     "restored: {}",
-                    crate::render::status::settings_line(&m.settings()?).trim_end()
+                    crate::render::status_view::settings_line(&m.settings()?).trim_end()
                 )
             } else {
                 "trace_irqoff: unloaded (it was not loaded before the service)".to_string()

@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use super::{Ctx, Outcome};
 use crate::cli::{SetArgs, Tunable};
-use crate::procfs::{Backend, Module};
+use crate::source::procfs::{Backend, Module};
 
 pub fn run<B: Backend>(a: &SetArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     super::note_recording(m);

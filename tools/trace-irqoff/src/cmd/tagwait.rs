@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-//! `tagwait [on|off]`: blk-mq tag starvation (the feature's text and data: `crate::tagwait`).
+//! `tagwait [on|off]`: blk-mq tag starvation (the feature's text and data: `model::tag_wait`, `parse::tag_wait_lines`, `render::tag_wait_text`).
 
 use anyhow::Result;
 
 use super::{Ctx, Outcome};
+use crate::cli::{OnOff, TagwaitArgs as Args};
 use crate::output;
-use crate::procfs::{Backend, Module};
-use crate::tagwait::{self, Args, OnOff};
+use crate::render::tag_wait_text;
+use crate::source::procfs::{Backend, Module};
 
 pub fn run<B: Backend>(a: &Args, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     if let Some(sw) = a.switch {
@@ -26,7 +27,7 @@ pub fn run<B: Backend>(a: &Args, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     if ctx.json {
         output::print_json(&s.tag_wait)?;
     } else {
-        output::print(&tagwait::render::text(s.tag_wait.as_ref()))?;
+        output::print(&tag_wait_text::text(s.tag_wait.as_ref()))?;
     }
     Ok(Outcome::Done)
 }

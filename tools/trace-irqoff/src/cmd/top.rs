@@ -9,14 +9,14 @@ use anyhow::Result;
 
 use super::{Ctx, Outcome};
 use crate::cli::TopArgs;
-use crate::clock;
 use crate::enrich;
+use crate::enrich::ring_windows::Tally;
+use crate::model::clock;
 use crate::model::snapshot::Snapshot;
 use crate::output;
-use crate::procfs::{Backend, Module};
 use crate::render;
 use crate::render::coverage::Coverage;
-use crate::stream::Tally;
+use crate::source::procfs::{Backend, Module};
 
 pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     if a.live {
@@ -25,9 +25,9 @@ pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome>
     let mut s = m.snapshot()?;
     // Every window: the ring's beside the store's.
     let coverage = super::merge_ring(m, &mut s);
-    let resolver = crate::lines::Resolver::for_running(&a.lines, m.is_live());
+    let resolver = crate::enrich::lines::Resolver::for_running(&a.lines, m.is_live());
     if resolver.is_some() && m.is_live() {
-        crate::lines::fill_build_ids(&mut s.records);
+        crate::enrich::lines::fill_build_ids(&mut s.records);
     }
     show(a, &s, resolver, &coverage, ctx)
 }
@@ -38,7 +38,7 @@ pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome>
 pub fn show(
     a: &TopArgs,
     s: &Snapshot,
-    resolver: Option<crate::lines::Resolver>,
+    resolver: Option<crate::enrich::lines::Resolver>,
     coverage: &Coverage,
     ctx: &Ctx,
 ) -> Result<Outcome> {
@@ -63,15 +63,15 @@ pub fn show(
         let s = &enrich::snapshot(s);
         let text = match output::terminal_size() {
             Some((_, cols)) => {
-                render::top::screen(&t, ctx.color, cols)
+                render::top_view::screen(&t, ctx.color, cols)
                     + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), Some(cols))
-                    + &render::top::stall_footnote(s.stalls.as_ref(), Some(cols))
+                    + &render::top_view::stall_footnote(s.stalls.as_ref(), Some(cols))
                     + &coverage.footnote(Some(cols))
             }
             None => {
-                render::top::text(&t, ctx.color)
+                render::top_view::text(&t, ctx.color)
                     + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), None)
-                    + &render::top::stall_footnote(s.stalls.as_ref(), None)
+                    + &render::top_view::stall_footnote(s.stalls.as_ref(), None)
                     + &coverage.footnote(None)
             }
         };
@@ -147,7 +147,7 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
                     cols = Some(width);
                     // The footnote below the table, which keeps the lines it takes free;
                     // the notes said before the first redraw below the title.
-                    let foot = render::top::stall_footnote(stalls.as_ref(), Some(width));
+                    let foot = render::top_view::stall_footnote(stalls.as_ref(), Some(width));
                     let notes = render::line::notes(&crate::output::notes(), width);
                     let view = render::live::screen(
                         &enrich::snapshot(&s),
@@ -174,7 +174,7 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
                         &now,
                         (&since, ring),
                         ctx.color,
-                    ) + &render::top::stall_footnote(stalls.as_ref(), None)
+                    ) + &render::top_view::stall_footnote(stalls.as_ref(), None)
                 }
             };
             output::print(&if tty { render::in_place(&table) } else { table })?;

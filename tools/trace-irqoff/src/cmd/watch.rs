@@ -16,9 +16,8 @@ use crate::enrich;
 use crate::error::Problem;
 use crate::model::snapshot::{self, Record, RecordKey, Snapshot, Stall};
 use crate::output;
-use crate::procfs::{Backend, Module};
 use crate::render;
-use crate::stream;
+use crate::source::procfs::{Backend, Module};
 
 pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let settings = m.settings()?;
@@ -55,14 +54,14 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         .unwrap_or_default();
     let mut n = 0u64;
     let started = Instant::now();
-    let started_ns = crate::clock::monotonic_ns();
+    let started_ns = crate::model::clock::monotonic_ns();
     let deadline = a.duration.map(|d| started + d);
     // Every window that ended while watching, once, for the summary.
     let mut ended: HashSet<RecordKey> = HashSet::new();
     let mut tally = render::line::Tally::default();
     let mut size = None;
     // --lines: one resolver throughout, each debug file read once.
-    let mut lines = crate::lines::Resolver::for_running(&a.lines, m.is_live());
+    let mut lines = crate::enrich::lines::Resolver::for_running(&a.lines, m.is_live());
     while !stop.load(Ordering::SeqCst) && a.count.is_none_or(|c| n < c) {
         let last = deadline.is_some_and(|d| Instant::now() >= d);
         // The stream first: the store is then at least as new as what it carried.
@@ -77,7 +76,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         m.resolve_cgroups(&mut s.records);
         if let Some(res) = lines.as_mut() {
             if m.is_live() {
-                crate::lines::fill_build_ids(&mut s.records);
+                crate::enrich::lines::fill_build_ids(&mut s.records);
             }
             for r in s.records.iter_mut() {
                 res.annotate(r);
@@ -127,7 +126,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
                     let notes = render::line::notes(&output::notes(), cols);
                     let size = (rows.saturating_sub(notes.lines().count()), cols);
                     let view = if a.stacks || a.lines.lines {
-                        render::watch::stacks_screen(
+                        render::watch_view::stacks_screen(
                             &e,
                             seen.as_ref(),
                             &marked,
@@ -136,7 +135,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
                             size,
                         )
                     } else {
-                        render::watch::screen(
+                        render::watch_view::screen(
                             &e,
                             seen.as_ref(),
                             &marked,
@@ -150,13 +149,15 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
                         None => view + &notes,
                     }
                 }
-                None => render::watch::refresh(&e, seen.as_ref(), &marked, a.interval, ctx.color),
+                None => {
+                    render::watch_view::refresh(&e, seen.as_ref(), &marked, a.interval, ctx.color)
+                }
             };
             output::print(&(render::CLEAR_SCREEN.to_string() + &view))?;
         } else if ctx.json {
-            output::print(&render::watch::ndjson(&new, &new_stalls)?)?;
+            output::print(&render::watch_view::ndjson(&new, &new_stalls)?)?;
         } else {
-            output::print(&render::watch::appended(
+            output::print(&render::watch_view::appended(
                 &e,
                 &enrich::windows(&new),
                 &new_stalls,
@@ -169,7 +170,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         if let (Some(ms), Some(_)) = (a.until, &seen) {
             if let Some(r) = snapshot::first_at_least(&new, ms, s.version) {
                 if !ctx.json {
-                    let text = render::watch::caught(r, ms);
+                    let text = render::watch_view::caught(r, ms);
                     output::print(&match size {
                         Some((_, cols)) => render::line::wrap(text.trim_end(), cols),
                         None => text,
@@ -225,13 +226,13 @@ fn add_streamed<B: Backend>(
     m: &Module<B>,
     s: &mut Snapshot,
     streamed: &mut VecDeque<Record>,
-    events: &[stream::Event],
+    events: &[crate::model::ring_event::Event],
 ) {
     streamed.extend(m.ring_records(events, &s.config));
     while streamed.len() > STREAMED_KEPT {
         streamed.pop_front();
     }
-    let extra = stream::missing(&s.records, streamed.iter());
+    let extra = crate::enrich::ring_windows::missing(&s.records, streamed.iter());
     s.records.extend(extra);
 }
 
@@ -239,7 +240,7 @@ fn add_streamed<B: Backend>(
 /// the streamed ones and the module's latest one (where the stream did not carry it: no
 /// stream, or a module without the event), with wall-clock times.
 fn add_stalls(s: &Snapshot, stalls: &mut VecDeque<Stall>, streamed: Vec<Stall>) {
-    let clock = crate::clock::Clock::of_anchor(s.config.realtime_offset_ns);
+    let clock = crate::model::clock::Clock::of_anchor(s.config.realtime_offset_ns);
     let latest = s.stalls.as_ref().and_then(|st| st.latest());
     for st in streamed.into_iter().chain(latest) {
         if !stalls.iter().any(|k| k.key() == st.key()) {

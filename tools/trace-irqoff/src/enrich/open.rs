@@ -34,9 +34,10 @@ pub fn windows(s: &Snapshot, records: &[Window]) -> Vec<OpenWindow> {
     };
     let with = |window: Ongoing, r: Option<&Window>| {
         let stack = r.map(|r| r.culprit_stack.to_vec()).unwrap_or_default();
-        let culprit =
-            crate::mechanism::culprit(stack.iter().map(|f| function(f))).map(str::to_string);
-        let context = crate::mechanism::interrupt_context(stack.iter().map(|f| function(f)));
+        let culprit = crate::enrich::mechanism::culprit(stack.iter().map(|f| function(f)))
+            .map(str::to_string);
+        let context =
+            crate::enrich::mechanism::interrupt_context(stack.iter().map(|f| function(f)));
         OpenWindow {
             window,
             culprit,

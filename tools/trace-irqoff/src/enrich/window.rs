@@ -6,8 +6,8 @@ use std::ops::Deref;
 
 use serde::Serialize;
 
-use crate::culprit;
-use crate::model::culprit::LOCK_WAIT;
+use crate::enrich::culprit;
+use crate::model::culprit_group::LOCK_WAIT;
 use crate::model::snapshot::Record;
 
 /// A record with what the views derive from it (its fields read through this).
@@ -55,8 +55,8 @@ impl<'a> Window<'a> {
             culprit: culprit::name(culprit_stack, r),
             lock_wait: culprit::lock_wait(r),
             context: culprit::context(r),
-            cgroup_short: crate::cgroup::short(r),
-            cgroup_described: crate::cgroup::described(r),
+            cgroup_short: crate::enrich::cgroup::short(r),
+            cgroup_described: crate::enrich::cgroup::described(r),
         }
     }
 

@@ -11,16 +11,18 @@
 use serde::{Deserialize, Serialize};
 
 mod cpu;
+mod kept_record;
 mod kind;
-mod record;
+mod nmi_watcher;
 mod stalls;
-mod watcher;
 
 pub use cpu::{Cpu, Sums};
+pub use kept_record::{
+    first_at_least, Overlap, Profile, ProfileStack, Record, RecordKey, SourceLine,
+};
 pub use kind::{Cause, Kind};
-pub use record::{first_at_least, Overlap, Profile, ProfileStack, Record, RecordKey, SourceLine};
+pub use nmi_watcher::{Ongoing, Watcher};
 pub use stalls::{Stall, Stalls};
-pub use watcher::{Ongoing, Watcher};
 
 /// Number of log2 buckets; bucket k holds [2^k, 2^(k+1)) ms.
 pub const NR_BUCKETS: usize = tio_logic::hist::NR_BUCKETS;
@@ -150,7 +152,7 @@ pub struct Snapshot {
     pub ongoing: Vec<Ongoing>,
     /// Tag-wait tracking (absent on module versions without it).
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub tag_wait: Option<crate::tagwait::TagWait>,
+    pub tag_wait: Option<crate::model::tag_wait::TagWait>,
     /// Stalls of the whole machine (the `stall` line; absent on module versions without
     /// it, which cannot tell a stall from a window).
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -168,7 +170,7 @@ pub struct Snapshot {
 impl Snapshot {
     /// Sets the wall-clock times of the config and the records from `clock`, and keeps
     /// its anchor, so that JSON written from it carries the anchor too.
-    pub fn stamp(&mut self, clock: &crate::clock::Clock) {
+    pub fn stamp(&mut self, clock: &crate::model::clock::Clock) {
         let c = &mut self.config;
         c.realtime_offset_ns = Some(clock.realtime_offset_ns());
         c.counts_since = c.counts_since_ns.map(|ns| clock.rfc3339(ns));

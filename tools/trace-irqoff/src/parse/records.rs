@@ -8,7 +8,8 @@
 
 use crate::fields::malformed;
 use crate::model::snapshot::{Cpu, Ongoing, Snapshot, Stalls, Watcher};
-use crate::tagwait::{self, TagWait};
+use crate::model::tag_wait::TagWait;
+use crate::parse::tag_wait_lines;
 
 mod counts;
 mod record;
@@ -63,8 +64,8 @@ pub fn parse(text: &str) -> Result<Snapshot, ParseError> {
             "watcher" => watcher = Some(watcher::watcher(n, words)?),
             "stall" => stalls = Some(watcher::stall(n, words)?),
             "ongoing" => ongoing.push(watcher::ongoing(n, words)?),
-            w if tagwait::parse::LINES.contains(&w) => {
-                tagwait::parse::line(&mut tag_wait, w, n, words)?;
+            w if tag_wait_lines::LINES.contains(&w) => {
+                tag_wait_lines::line(&mut tag_wait, w, n, words)?;
             }
             "worst" => {
                 if let Some(worst) = worst.as_mut() {

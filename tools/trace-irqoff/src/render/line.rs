@@ -594,7 +594,7 @@ mod tests {
         let mut r = record(Kind::Hard, None, 100_111_000);
         r.comm = "kdamond.0".into();
         r.pid = 54;
-        r.stack = crate::mechanism::tests::ipi_stack();
+        r.stack = crate::enrich::mechanism::tests::ipi_stack();
         let w = Window::of(&r);
         assert_eq!(w.context, Some("an IPI function"));
         assert_eq!(

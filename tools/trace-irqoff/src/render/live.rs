@@ -6,10 +6,10 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::{paint, BOLD, RED};
-use crate::clock::Clock;
+use crate::enrich::ring_windows::Tally;
 use crate::enrich::Enriched;
+use crate::model::clock::Clock;
 use crate::model::snapshot::{Kind, Snapshot, Stalls};
-use crate::stream::Tally;
 
 /// One CPU and kind, since load or, given a [`Base`], since it was taken. Events and the
 /// average are of every window (from 2P on), from the module's exact counts and sums (the
@@ -462,7 +462,7 @@ mod tests {
             line(10, 1_000),
         ]
         .iter()
-        .filter_map(|l| crate::stream::parse_line(l))
+        .filter_map(|l| crate::parse::tracefs::parse_event(l))
         .collect();
         let mut t = Tally::new(base.taken_ns);
         t.add(&events);

@@ -153,7 +153,7 @@ pub fn record_with(
             p.samples,
             periods(p.weight)
         );
-        let shares = crate::profile::Shares::of(p);
+        let shares = crate::render::profile::Shares::of(p);
         for st in shares.stacks.iter().take(max_stacks) {
             let _ = writeln!(
                 out,
@@ -174,7 +174,7 @@ pub fn record_with(
             let _ = writeln!(
                 out,
                 "    {} ({} of {}) {what}",
-                paint(color, DIM, &crate::profile::share(rest, p.weight)),
+                paint(color, DIM, &crate::render::profile::share(rest, p.weight)),
                 rest,
                 periods(p.weight)
             );

@@ -139,7 +139,7 @@ impl Stall {
     }
 
     /// The same stall with its wall-clock times from `clock`.
-    pub fn stamped(mut self, clock: &crate::clock::Clock) -> Self {
+    pub fn stamped(mut self, clock: &crate::model::clock::Clock) -> Self {
         self.start_time = Some(clock.rfc3339(self.start_ns));
         self.end_time = Some(clock.rfc3339(self.end_ns));
         self
