@@ -14,6 +14,7 @@ use crate::rst::heading;
 use crate::windows::windows;
 
 mod accuracy;
+mod busy;
 mod cost;
 mod false_events;
 mod frames;
@@ -44,6 +45,7 @@ pub fn section(o: &mut String, k: &Value, outdir: &Path) -> Result<Vec<String>> 
     let ov = overhead(k);
     targets.extend(overhead::section(o, k, &ov, &title, outdir)?);
     targets.extend(idle::section(o, k));
+    targets.extend(busy::section(o, k));
     targets.push(cost::section(o, k));
     heading(o, "Side by side with the original", '-');
     if has_peer || !peer_note.is_empty() {
@@ -74,7 +76,8 @@ mod tests {
 
     /// Claim: a kernel with no data but its name writes every section it always writes
     /// (with its "not measured"), and none of the sections its data is missing for: no
-    /// idle wake-ups, no overhead target; the original counts as not there, in words.
+    /// idle or busy wake-ups, no overhead target; the original counts as not there, in
+    /// words.
     #[test]
     fn kernel_without_data() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -95,15 +98,19 @@ mod tests {
                 "no {h}: {o}"
             );
         }
-        assert!(!o.contains("Idle wake-ups"), "{o}");
+        assert!(
+            !o.contains("Idle wake-ups") && !o.contains("Busy wake-ups"),
+            "{o}"
+        );
         assert!(
             o.contains("not available (not available (no peer module in this run))"),
             "{o}"
         );
         assert_eq!(t.len(), 4, "{t:?}");
         assert!(
-            !t.iter()
-                .any(|t| t.starts_with("Overhead at") || t.starts_with("An idle CPU")),
+            !t.iter().any(|t| t.starts_with("Overhead at")
+                || t.starts_with("An idle CPU")
+                || t.starts_with("A busy CPU")),
             "{t:?}"
         );
         assert!(dir.path().join("bench-accuracy-stock.svg").is_file());

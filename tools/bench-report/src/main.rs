@@ -8,13 +8,13 @@
 //! Layout: this file reads the arguments and assembles the document from its sections,
 //! one file each: `machines`, then per kernel `kernel` (its sections under kernel/:
 //! `kernel::precheck`, `kernel::accuracy`, `kernel::frames`, `kernel::timer_floor`,
-//! `kernel::false_events`, `kernel::overhead`, `kernel::idle`, `kernel::cost`,
-//! `kernel::side_by_side`), `capture`, `scale`, the targets and `reading`. The sections
-//! share `rst` (tables, headings), `stats` (the median, its interval, the verdicts),
-//! `results` (the JSON's fields, a kernel's names), `windows` (the accuracy windows and
-//! a tool's outcome), `ratios` (the overhead runs as ratios), `false_counts` (sums of
-//! the false-event runs), `script_boot` (a script boot's summary and figures) and
-//! `plots` (the SVGs); these never use a section.
+//! `kernel::false_events`, `kernel::overhead`, `kernel::idle`, `kernel::busy`,
+//! `kernel::cost`, `kernel::side_by_side`), `capture`, `scale`, the targets and
+//! `reading`. The sections share `rst` (tables, headings), `stats` (the mean, the median,
+//! its interval, the verdicts), `results` (the JSON's fields, a kernel's names),
+//! `windows` (the accuracy windows and a tool's outcome), `ratios` (the overhead runs as
+//! ratios), `false_counts` (sums of the false-event runs), `script_boot` (a script boot's
+//! summary and figures) and `plots` (the SVGs); these never use a section.
 
 use std::fmt::Write;
 use std::path::Path;

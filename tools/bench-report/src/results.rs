@@ -59,12 +59,17 @@ fn short_kernel(k: &Value) -> String {
     v.split_whitespace().nth(2).unwrap_or(v).to_string()
 }
 
-/// The guest's HZ, from the module's config line at P = 10 ms.
-pub fn hz(k: &Value) -> String {
+/// The guest's HZ, from the module's config line at P = 10 ms; None when the results
+/// have no such line.
+pub fn hz_num(k: &Value) -> Option<f64> {
     k["guest"]["config_p10"]
         .as_str()
         .and_then(|l| config_num(l, "hz="))
-        .map_or("?".into(), |v| format!("{v:.0}"))
+}
+
+/// The guest's HZ as the titles write it: "?" when the results do not say.
+pub fn hz(k: &Value) -> String {
+    hz_num(k).map_or("?".into(), |v| format!("{v:.0}"))
 }
 
 /// The title of a kernel's sections.

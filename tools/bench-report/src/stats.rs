@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The statistics of the report: the median, its distribution-free 95% interval, and the
-//! verdicts on the targets drawn from them.
+//! The statistics of the report: the mean, the median, its distribution-free 95%
+//! interval, and the verdicts on the targets drawn from them.
 
 /// The median of V (sorts V); NaN when V is empty.
 pub fn median(v: &mut [f64]) -> f64 {
@@ -14,6 +14,11 @@ pub fn median(v: &mut [f64]) -> f64 {
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
+}
+
+/// The mean of V; NaN when V is empty.
+pub fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
 }
 
 /// Distribution-free 95% confidence interval of the median: order statistics x(k) and
@@ -104,6 +109,13 @@ mod tests {
         assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
         assert!(median(&mut []).is_nan());
+    }
+
+    /// Claim: the mean is the sum over the count, NaN for no value.
+    #[test]
+    fn mean_of_some_and_none() {
+        assert_eq!(mean(&[1.0, 2.0, 6.0]), 3.0);
+        assert!(mean(&[]).is_nan());
     }
 
     /// Claim: the interval is the binomial one: none for 5 values (P(B <= 0) = 1/32 is
