@@ -41,7 +41,7 @@ mod slot;
 mod store;
 mod types;
 
-pub(crate) use live::{LiveProfile, LiveView};
+pub(crate) use live::{LiveProfile, LiveView, SampledTask};
 pub(crate) use overlap::{overlapping_hard, ReadAt};
 pub(crate) use pending::Pending;
 pub(crate) use slot::Writer;

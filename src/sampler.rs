@@ -9,6 +9,7 @@ mod events;
 mod hard;
 mod locals;
 mod probe;
+mod run;
 mod soft;
 
 pub(crate) use cpu::CpuSampler;

@@ -278,33 +278,29 @@ impl Watch {
                     self.stuck_unconfirmed.add(1, Relaxed);
                 }
             }
-            Stuck::Log => self.log_stuck(w, t, o, pid, &comm, top, module),
+            Stuck::Log => self.log_stuck(
+                w,
+                t,
+                o,
+                StuckLine {
+                    ms: o.length_ns / NSEC_PER_MSEC,
+                    pid,
+                    comm,
+                    top,
+                    module,
+                },
+            ),
         }
     }
 
     /// The stuck tracepoint for `t`'s window `o`, once, and its log line, which the namer
     /// writes in process context: naming a module frame walks the module's symbol table,
-    /// never done here in hard interrupt context.
-    #[allow(clippy::too_many_arguments)]
-    fn log_stuck(
-        &self,
-        w: &Watched,
-        t: u32,
-        o: Ongoing,
-        pid: i32,
-        comm: &[u8; COMM_LEN],
-        top: u64,
-        module: u64,
-    ) {
+    /// never done here in hard interrupt context. `line`: the task and frames the watcher's
+    /// last sample found in it.
+    fn log_stuck(&self, w: &Watched, t: u32, o: Ongoing, line: StuckLine) {
         w.stuck.store(o.window, Relaxed);
-        tracepoints::irqoff_ongoing(t, o.length_ns, pid, comm, true);
-        if w.stuck_line.post(&StuckLine {
-            ms: o.length_ns / NSEC_PER_MSEC,
-            pid,
-            comm: *comm,
-            top,
-            module,
-        }) {
+        tracepoints::irqoff_ongoing(t, o.length_ns, line.pid, &line.comm, true);
+        if w.stuck_line.post(&line) {
             ffi::namer_want();
         }
     }

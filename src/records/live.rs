@@ -10,6 +10,14 @@ use crate::records::slot::*;
 use crate::records::types::*;
 use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
 
+/// The task a sample found running: its pid, name and cgroup v2 id.
+#[derive(Clone, Copy)]
+pub(crate) struct SampledTask<'a> {
+    pub(crate) pid: i32,
+    pub(crate) comm: &'a [u8; COMM_LEN],
+    pub(crate) cgroup_id: u64,
+}
+
 /// The profile of one CPU's open window, sampled while it lasts: distinct stacks with
 /// their weights, and the latest sample's stack and task.
 ///
@@ -93,17 +101,15 @@ impl LiveProfile {
         }
     }
 
-    /// Adds one sample of `window` (the writer only): `frames` weighs `weight` periods.
-    /// A sample of a new window starts a new profile. Never waits; any context.
-    #[allow(clippy::too_many_arguments)]
+    /// Adds one sample of `window` (the writer only): `frames` weighs `weight` periods,
+    /// `task` was running. A sample of a new window starts a new profile. Never waits;
+    /// any context.
     pub(crate) fn sample(
         &self,
         window: u64,
         weight: u32,
         frames: &[u64],
-        pid: i32,
-        comm: &[u8; COMM_LEN],
-        cgroup_id: u64,
+        task: SampledTask<'_>,
         now: u64,
     ) {
         let frames = &frames[..frames.len().min(MAX_FRAMES)];
@@ -133,11 +139,11 @@ impl LiveProfile {
         self.samples.add(1, Relaxed);
         self.weight.add(weight, Relaxed);
         self.last_ns.store(now, Relaxed);
-        self.pid.store(pid, Relaxed);
-        let [a, b] = pack_comm(comm);
+        self.pid.store(task.pid, Relaxed);
+        let [a, b] = pack_comm(task.comm);
         self.comm[0].store(a, Relaxed);
         self.comm[1].store(b, Relaxed);
-        self.cgroup_id.store(cgroup_id, Relaxed);
+        self.cgroup_id.store(task.cgroup_id, Relaxed);
         self.seq.store(seq.wrapping_add(2), Release);
     }
 

@@ -29,6 +29,21 @@ pub(super) enum EndStack<'a> {
     },
 }
 
+/// A hardirq-off window as the hrtimer saw it: `latency_ns` in `window`, found by the
+/// run at `end` after the run at `prev` (the id under which the watcher sampled it).
+pub(super) struct HardWindow {
+    pub(super) latency_ns: u64,
+    pub(super) window: Window,
+    /// The part of it in which every CPU was late together, kept in it for want of
+    /// evidence of a stall (`stall::Evidence`).
+    pub(super) together_ns: u64,
+    pub(super) prev: u64,
+    pub(super) end: u64,
+    /// The stack where the window ended is the culprit's (not the idle loop it returned
+    /// to, nor the sampler's own arming).
+    pub(super) end_shows_culprit: bool,
+}
+
 /// A softirq-off window as its reporter (the timer_list or the probe) saw it.
 pub(super) struct SoftWindow {
     pub(super) latency_ns: u64,
@@ -89,26 +104,19 @@ impl CpuSampler {
         }
     }
 
-    /// Reports a hardirq-off window (`prev` is the hrtimer run before it: the id under
-    /// which the watcher sampled it) that ended at `now`: the tracepoint always, a record
-    /// at the threshold, with the window's profile if the watcher took one.
-    /// `together_ns`: the part of it in which every CPU was late together, kept in it for
-    /// want of evidence of a stall (`stall::Evidence`).
-    /// `end_shows_culprit`: the stack where the window ended is the culprit's (not the
-    /// idle loop it returned to). `stack`: that stack, here or held since.
+    /// Reports the hardirq-off window `w`: the tracepoint always, a record at the
+    /// threshold, with the window's profile if the watcher took one. `stack`: the stack
+    /// where it ended, here or held since.
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn hard_event(
-        &self,
-        rules: &gap::Rules,
-        latency_ns: u64,
-        window: Window,
-        together_ns: u64,
-        prev: u64,
-        now: u64,
-        end_shows_culprit: bool,
-        stack: EndStack<'_>,
-    ) {
+    pub(super) fn hard_event(&self, rules: &gap::Rules, w: HardWindow, stack: EndStack<'_>) {
+        let HardWindow {
+            latency_ns,
+            window,
+            together_ns,
+            prev,
+            end: now,
+            end_shows_culprit,
+        } = w;
         let (pid, comm, cgroup_id) = match stack {
             EndStack::Here => {
                 let mut comm = [0u8; COMM_LEN];

@@ -19,8 +19,9 @@ use crate::records::MAX_FRAMES;
 use crate::watch::{PendingSeen, Ring};
 
 use super::cpu::CpuSampler;
-use super::events::EndStack;
+use super::events::{EndStack, HardWindow};
 use super::locals::{HardLocal, Held, LookLocal, SleepCounts};
+use super::run::Run;
 
 /// What this run, at `now`, which came into the idle loop, knows about how the CPU spent
 /// the time since the previous one, at `prev`. The counts are read only in such runs (no
@@ -152,6 +153,12 @@ fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
     if prev == 0 {
         return;
     }
+    let run = Run {
+        rules,
+        interrupted,
+        prev,
+        now,
+    };
     // An ordinary gap, the common run: its verdict is `HardOutcome::Ordinary` whatever
     // else was seen (`Rules::hard_ordinary`), so the machine's silences are not read,
     // nor the verdict worked out; a run proven asleep still marks its late part.
@@ -171,28 +178,15 @@ fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
             idle_ns,
             quiet,
         };
-        hard_gap(
-            s,
-            &mut local.held,
-            rules,
-            me,
-            interrupted,
-            evidence,
-            steal,
-            prev,
-            now,
-        )
+        hard_gap(s, &mut local.held, me, &run, evidence, steal)
     };
     let bh_held = !asleep && s.bh_held(interrupted);
     if !asleep {
         s.probe_look(
+            &run,
             &mut local.probe_queued,
             &mut local.loop_ip,
-            rules,
-            interrupted,
             bh_held,
-            prev,
-            now,
             after_gap,
         );
     }
@@ -201,15 +195,7 @@ fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
     if last_soft == 0 || rules.soft_recent(now.saturating_sub(last_soft)) {
         return;
     }
-    s.observe_soft_window(
-        rules,
-        last_soft,
-        now,
-        asleep,
-        bh_held,
-        interrupted.serving_softirq(),
-        &mut local.loop_ip,
-    );
+    s.observe_soft_window(&run, last_soft, asleep, bh_held, &mut local.loop_ip);
     // A run in idle that was late explains the gap up to it (`idle_until`); one on
     // time in idle while the timer_list stays away is itself worth a look.
     if !s.soft_starved_seen.load(Relaxed) {
@@ -239,19 +225,18 @@ fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
 /// (`Rules::hard_ordinary` does not hold), and what it calls for: counted, reported
 /// or held. Returns whether the run ends a gap that was more than ordinary lateness
 /// (`HardVerdict::after_gap`).
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn hard_gap(
     s: &CpuSampler,
     held: &mut Held,
-    rules: &gap::Rules,
     me: &Peer,
-    interrupted: ffi::Interrupted,
+    run: &Run<'_>,
     evidence: Evidence,
     steal: Steal,
-    prev: u64,
-    now: u64,
 ) -> bool {
+    let Run {
+        rules, prev, now, ..
+    } = *run;
     // The part of the gap in which no sampled CPU ran (a gap that is not ordinary may be
     // an event: `Rules::needs_silence`): a stall only with this CPU's evidence, else part
     // of its window, as every CPU late together.
@@ -285,32 +270,25 @@ fn hard_gap(
             s.steal_late.set(late);
         }
         HardOutcome::Event { latency, window } => {
-            let returned = returned(s, interrupted, prev, now, rules);
-            hard_report(
-                s,
-                rules,
-                me,
-                latency,
+            let w = HardWindow {
+                latency_ns: latency,
                 window,
-                verdict.together_ns,
+                together_ns: verdict.together_ns,
                 prev,
-                now,
-                !returned,
-                EndStack::Here,
-            );
+                end: now,
+                end_shows_culprit: !returned(s, run),
+            };
+            hard_report(s, rules, w, EndStack::Here);
         }
         HardOutcome::Hold => {
-            let returned = returned(s, interrupted, prev, now, rules);
+            let end_shows_culprit = !returned(s, run);
             hold(
                 s,
                 held,
-                rules,
                 me,
-                prev,
-                now,
+                run,
                 steal.before,
-                !returned,
-                interrupted.idle_loop(),
+                end_shows_culprit,
                 stall_evidence,
             );
         }
@@ -340,13 +318,13 @@ fn came_back_in_exit(interrupted: ffi::Interrupted) -> bool {
 /// from user space returned: seen on arm64, an IPI function's window on a CPU busy in
 /// user space, ended in `exit_to_user_mode_loop`); the watcher's stack names it where
 /// there is one.
-fn returned(
-    s: &CpuSampler,
-    interrupted: ffi::Interrupted,
-    prev: u64,
-    now: u64,
-    rules: &gap::Rules,
-) -> bool {
+fn returned(s: &CpuSampler, run: &Run<'_>) -> bool {
+    let Run {
+        rules,
+        interrupted,
+        prev,
+        now,
+    } = *run;
     // Inside the sampler's own start (its task interrupted in the kernel's `hrtimer_start`
     // as that turned interrupts back on): the gap lay in that arming after the clock read
     // that set the expiry, code with no wait in it, which only a stop of the CPU (a vCPU
@@ -371,39 +349,17 @@ fn returned(
     }
 }
 
-/// Counts and reports a hardirq-off event of `latency_ns` in `window`, which ended at
-/// `end` (see [`CpuSampler::hard_event`]).
-#[allow(clippy::too_many_arguments)]
-fn hard_report(
-    s: &CpuSampler,
-    rules: &gap::Rules,
-    _me: &Peer,
-    latency_ns: u64,
-    window: Window,
-    together_ns: u64,
-    prev: u64,
-    end: u64,
-    end_shows_culprit: bool,
-    stack: EndStack<'_>,
-) {
+/// Counts and reports the hardirq-off event `w` (see [`CpuSampler::hard_event`]).
+fn hard_report(s: &CpuSampler, rules: &gap::Rules, w: HardWindow, stack: EndStack<'_>) {
     // Published for the other CPUs' overlap joins (`Peers::hard_off`).
-    s.peers.hard_off(s.cpu, window, rules.threshold_ns);
-    s.hard_counts.add(latency_ns);
-    if together_ns > 0 {
+    s.peers.hard_off(s.cpu, w.window, rules.threshold_ns);
+    s.hard_counts.add(w.latency_ns);
+    if w.together_ns > 0 {
         if let Some(me) = s.peer() {
             me.together_events.add(1, Relaxed);
         }
     }
-    s.hard_event(
-        rules,
-        latency_ns,
-        window,
-        together_ns,
-        prev,
-        end,
-        end_shows_culprit,
-        stack,
-    );
+    s.hard_event(rules, w, stack);
 }
 
 /// Holds a gap from `prev` to `now` whose verdict waits for the tick's steal
@@ -411,20 +367,23 @@ fn hard_report(
 /// the stack if it may be recorded) is kept, and its window is set as a hardirq-off
 /// window meanwhile, so that the timer_list, which may run first, does not count it
 /// again as softirqs held off. `steal_before`: the steal count at `prev`.
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn hold(
     s: &CpuSampler,
     held: &mut Held,
-    rules: &gap::Rules,
     me: &Peer,
-    prev: u64,
-    now: u64,
+    run: &Run<'_>,
     steal_before: u64,
     end_shows_culprit: bool,
-    ended_idle: bool,
     stall_evidence: bool,
 ) {
+    let Run {
+        rules,
+        interrupted,
+        prev,
+        now,
+    } = *run;
+    let ended_idle = interrupted.idle_loop();
     held.before = me.hard_off.get();
     me.hard_off.set(rules.late_window(prev, now));
     held.end = now;
@@ -504,18 +463,15 @@ fn decide_held(
                 cgroup_id: held.cgroup_id,
                 frames: held.frames.get(..held.nr_frames).unwrap_or(&[]),
             };
-            hard_report(
-                s,
-                rules,
-                me,
-                latency,
+            let w = HardWindow {
+                latency_ns: latency,
                 window,
                 together_ns,
-                held.prev,
-                held.end,
-                held.end_shows_culprit,
-                stack,
-            );
+                prev: held.prev,
+                end: held.end,
+                end_shows_culprit: held.end_shows_culprit,
+            };
+            hard_report(s, rules, w, stack);
         }
         HeldOutcome::Steal { late } => {
             // Not an irq-off window: the one before it is this CPU's last again.

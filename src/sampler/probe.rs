@@ -15,6 +15,7 @@ use crate::logic::verdict::{ProbeOutcome, ProbeSeen};
 
 use super::cpu::CpuSampler;
 use super::events::SoftWindow;
+use super::run::Run;
 
 impl CpuSampler {
     /// The softirq side at the hrtimer's resolution: a look that finds softirqs held off
@@ -23,18 +24,20 @@ impl CpuSampler {
     /// queued already; later looks are counted for the cause. Its run ends the window.
     /// `queued`: this hrtimer queued the probe and has not yet seen it closed (so that a
     /// look needs no load while it is not queued, the common case).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn probe_look(
         &self,
+        run: &Run<'_>,
         queued: &mut bool,
         loop_ip: &mut u64,
-        rules: &gap::Rules,
-        interrupted: ffi::Interrupted,
         bh_off: bool,
-        prev: u64,
-        now: u64,
         after_hard_gap: bool,
     ) {
+        let Run {
+            rules,
+            interrupted,
+            prev,
+            now,
+        } = *run;
         if bh_off && self.capturing.load(Relaxed) {
             return;
         }

@@ -12,12 +12,13 @@ use crate::logic::cause::{self, Cause, Samples};
 use crate::logic::gap::{self, Steal, Window};
 use crate::logic::profile;
 use crate::logic::verdict::{SoftOutcome, SoftSeen};
-use crate::records::MAX_FRAMES;
+use crate::records::{SampledTask, MAX_FRAMES};
 use crate::settings::RulesCache;
 
 use super::cpu::CpuSampler;
 use super::events::SoftWindow;
 use super::locals::SoftLocal;
+use super::run::Run;
 
 impl CpuSampler {
     /// One look of the hrtimer into the softirq window open past the threshold since
@@ -45,9 +46,12 @@ impl CpuSampler {
         );
         let mut comm = [0u8; COMM_LEN];
         let pid = ffi::current_task(&mut comm);
-        let cgroup_id = ffi::current_cgroup_id();
-        self.soft_profile
-            .sample(start, weight, frames, pid, &comm, cgroup_id, now);
+        let task = SampledTask {
+            pid,
+            comm: &comm,
+            cgroup_id: ffi::current_cgroup_id(),
+        };
+        self.soft_profile.sample(start, weight, frames, task, now);
         self.soft_prof_sent.store(sent.saturating_add(1), Relaxed);
         self.soft_prof_since.store(0, Relaxed);
         self.capture_cost.add(ffi::now_ns().saturating_sub(t0));
@@ -56,17 +60,16 @@ impl CpuSampler {
     /// One look inside a softirq window that is longer than any ordinary timer_list gap:
     /// bottom halves off here, or a softirq thread waiting to run.
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn observe_soft_window(
         &self,
-        rules: &gap::Rules,
+        run: &Run<'_>,
         last_soft: u64,
-        now: u64,
         asleep: bool,
         bh_held: bool,
-        serving: bool,
         loop_ip: &mut u64,
     ) {
+        let (rules, now) = (run.rules, run.now);
+        let serving = run.interrupted.serving_softirq();
         if !rules.soft_overdue(now.saturating_sub(last_soft)) {
             return;
         }

@@ -12,7 +12,7 @@ use crate::ffi::{self, COMM_LEN};
 use crate::logic::gap::{Rules, NSEC_PER_MSEC};
 use crate::logic::profile::{self, RemoteSettle};
 use crate::peers::Peers;
-use crate::records::MAX_FRAMES;
+use crate::records::{SampledTask, MAX_FRAMES};
 
 /// At most this many doublings of the spacing between NMIs to a CPU whose NMIs came late:
 /// then every 64th watcher run.
@@ -138,15 +138,13 @@ impl Watch {
         let pid = ffi::current_task(&mut comm);
         let cgroup_id = ffi::current_cgroup_id();
         let now = ffi::now_ns_nmi();
-        w.profile.sample(
-            window,
-            w.nmi_weight.load(Relaxed),
-            frames,
+        let task = SampledTask {
             pid,
-            &comm,
+            comm: &comm,
             cgroup_id,
-            now,
-        );
+        };
+        w.profile
+            .sample(window, w.nmi_weight.load(Relaxed), frames, task, now);
         if !ffi::nmi_interrupted_idle_wait() {
             w.awake.note(window, now);
         }
