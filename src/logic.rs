@@ -13,6 +13,8 @@
 pub(crate) mod backoff;
 #[path = "logic/cause.rs"]
 pub mod cause;
+#[path = "logic/enum_names.rs"]
+pub(crate) mod enum_names;
 #[path = "logic/escape.rs"]
 pub(crate) mod escape;
 #[path = "logic/expiry.rs"]

@@ -10,7 +10,7 @@
 //! the end the majority of those samples decides; a window without samples (shorter than
 //! the hrtimer's view of it) is judged by where the timer_list finally ran.
 
-crate::logic::grammar::names! {
+crate::logic::enum_names::names! {
     /// The cause of one softirq-off window, with its name in the files.
     pub enum Cause {
         /// Bottom halves were disabled (or a softirq handler ran) for most of the window.

@@ -35,45 +35,7 @@ impl fmt::Display for FileHeader<'_> {
     }
 }
 
-/// Declares an enum of the values a field of the files takes, each with the name the files
-/// write for it, once: makes the enum, `ALL` and `NAMES` (in declaration order), `name` and
-/// `from_name`. Used for [`KindName`] here and `logic::cause::Cause`.
-macro_rules! names {
-    (
-        $(#[$meta:meta])*
-        pub enum $name:ident {
-            $( $(#[doc = $doc:literal])* $variant:ident = $text:literal, )+
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-        pub enum $name {
-            $( $(#[doc = $doc])* $variant, )+
-        }
-
-        impl $name {
-            /// Every value, in declaration order.
-            pub const ALL: [$name; [$($text),+].len()] = [$($name::$variant),+];
-            /// Their names in the files, in the same order.
-            pub const NAMES: [&'static str; [$($text),+].len()] = [$($text),+];
-
-            /// The name in the files.
-            pub const fn name(self) -> &'static str {
-                match self {
-                    $( $name::$variant => $text, )+
-                }
-            }
-
-            /// The value `s` names in the files, if any.
-            pub fn from_name(s: &str) -> Option<Self> {
-                Self::ALL.into_iter().find(|v| v.name() == s)
-            }
-        }
-    };
-}
-pub(crate) use names;
-
-names! {
+crate::logic::enum_names::names! {
     /// The kind of a window as the files name it: `hard` (hardirq-off) or `soft`
     /// (softirq-off).
     pub enum KindName {
