@@ -727,3 +727,7 @@ pub enum OnOff {
     On,
     Off,
 }
+
+/// The reference's synopses and option prose against these definitions.
+#[cfg(test)]
+mod synopsis;
