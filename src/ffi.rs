@@ -243,23 +243,30 @@ pub(crate) fn hrtimer_retries<T>(timer: &kernel::time::hrtimer::HrTimer<T>) -> u
     unsafe { raw::tio_hrtimer_retries(raw) }
 }
 
-/// Sets `timer`'s expiry to `at_ns` (the monotonic clock, as [`now_ns`]; soft and hard
-/// expiry alike), for the restart its callback returns: `logic::expiry` chooses it.
+/// Moves `timer`'s expiry on by `interval_ns` past its expiry at or before `now_ns` (the
+/// monotonic clock, [`now_ns`]), as the kernel crate's `HrTimerCallbackContext::forward`
+/// does through the kernel's `hrtimer_forward`; a run on time (`now_ns` less than one
+/// interval past the expiry) moves it inline, with no call into the kernel. Returns the
+/// overruns, as `hrtimer_forward`. `interval_ns` is at most a second (the period's bound,
+/// `parse::period`): the expiry moved on stays far from `KTIME_MAX`.
 ///
 /// # Safety
 ///
-/// Call only from `timer`'s own callback, which must return a restart, with `at_ns` later
-/// than that callback's [`now_ns`] (else the kernel runs it again at once): the kernel's
+/// Call only from `timer`'s own callback, which must return a restart: the kernel's
 /// contract for moving a timer's expiry (it is not queued, and nothing else starts it
 /// meanwhile).
-pub(crate) unsafe fn hrtimer_set_expires<T>(timer: &kernel::time::hrtimer::HrTimer<T>, at_ns: u64) {
+pub(crate) unsafe fn hrtimer_forward<T>(
+    timer: &kernel::time::hrtimer::HrTimer<T>,
+    now_ns: u64,
+    interval_ns: u64,
+) -> u64 {
     // `HrTimer` is `#[repr(C)]` with its `struct hrtimer` as the first field, so its
     // address is that of the C timer; the C timer sits in an `Opaque`, which C may write.
     let raw = core::ptr::from_ref(timer).cast_mut().cast::<c_void>();
     // SAFETY: `raw` is a live `struct hrtimer` whose callback runs now, on this CPU, and
     // that nothing else starts meanwhile (the caller's contract): its expiry is the
     // callback's to move.
-    unsafe { raw::tio_hrtimer_set_expires(raw, at_ns) }
+    unsafe { raw::tio_hrtimer_forward(raw, now_ns, interval_ns) }
 }
 
 /// `timer`'s expiry (the monotonic clock, as [`now_ns`]).

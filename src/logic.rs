@@ -17,8 +17,6 @@ pub mod cause;
 pub(crate) mod enum_names;
 #[path = "logic/escape.rs"]
 pub(crate) mod escape;
-#[path = "logic/expiry.rs"]
-pub(crate) mod expiry;
 #[path = "logic/gap.rs"]
 pub(crate) mod gap;
 #[path = "logic/grammar.rs"]

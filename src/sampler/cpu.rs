@@ -58,9 +58,6 @@ pub(crate) struct CpuSampler {
     pub(super) bh_lock: bool,
     /// The timer_list was started and not stopped since.
     pub(super) soft_running: Atomic<bool>,
-    /// The task in `start` while it is in the kernel's `hrtimer_start` for this CPU's
-    /// hrtimer (0: none): a run that interrupts it interrupted the arming (`hard::returned`).
-    pub(super) arming: Atomic<i32>,
     /// Last run of the timer_list (ns, monotonic); 0 before the first one.
     pub(super) last_soft_ns: Atomic<u64>,
     /// Jiffies at that run: a window in which they hardly moved was the timer wheel's
@@ -187,7 +184,6 @@ impl CpuSampler {
                 threaded,
                 bh_lock: ffi::has_bh_lock(),
                 soft_running: Atomic::new(false),
-                arming: Atomic::new(0),
                 last_soft_ns: Atomic::new(0),
                 last_soft_jiffies: Atomic::new(0),
                 soft_starved_seen: Atomic::new(false),
@@ -313,8 +309,6 @@ impl CpuSampler {
         local.nmi_seen = PendingSeen::new();
         // A gap held at the last stop is dropped (its CPU stopped sampling).
         local.look.held.end = 0;
-        // The first run sets the expiries' phase again (`logic::expiry::first`).
-        local.expiry_ns = 0;
         this.idle_late.set(Window::EMPTY);
         this.steal_late.set(Window::EMPTY);
         this.stall_gap.set(Window::EMPTY);
@@ -338,10 +332,7 @@ impl CpuSampler {
         // idle CPU's timers share with the CPU that expires them remotely) then comes
         // before the hrtimer is armed, not inside its first gap.
         let soft = softtimer::start(rules.soft_period_jiffies);
-        let mut comm = [0u8; ffi::COMM_LEN];
-        this.arming.store(ffi::current_task(&mut comm), Relaxed);
         let handle = HrTimerPointer::start(this.clone(), period(&rules));
-        this.arming.store(0, Relaxed);
         let now = ffi::now_ns();
         let jiffies = ffi::jiffies();
         {

@@ -40,7 +40,7 @@ pub(super) struct HardWindow {
     pub(super) prev: u64,
     pub(super) end: u64,
     /// The stack where the window ended is the culprit's (not the idle loop it returned
-    /// to, nor the sampler's own arming).
+    /// to).
     pub(super) end_shows_culprit: bool,
 }
 

@@ -9,7 +9,6 @@ use kernel::time::hrtimer::{HrTimerCallback, HrTimerCallbackContext, HrTimerRest
 
 use crate::capture;
 use crate::ffi;
-use crate::logic::expiry;
 use crate::logic::gap::{self, Steal, Window};
 use crate::logic::stack;
 use crate::logic::stall::Evidence;
@@ -325,17 +324,6 @@ fn returned(s: &CpuSampler, run: &Run<'_>) -> bool {
         prev,
         now,
     } = *run;
-    // Inside the sampler's own start (its task interrupted in the kernel's `hrtimer_start`
-    // as that turned interrupts back on): the gap lay in that arming after the clock read
-    // that set the expiry, code with no wait in it, which only a stop of the CPU (a vCPU
-    // its host did not run, an SMI) makes long. Reported, but that stack is no culprit.
-    let arming = s.arming.load(Relaxed);
-    if arming != 0 {
-        let mut comm = [0u8; ffi::COMM_LEN];
-        if ffi::current_task(&mut comm) == arming {
-            return true;
-        }
-    }
     if interrupted.idle_loop()
         || interrupted.user()
         || s.watch.saw_handler(s.cpu, prev, now, rules.period_ns)
@@ -528,7 +516,6 @@ impl HrTimerCallback for CpuSampler {
             nmi_seen,
             runs,
             look,
-            expiry_ns,
         } = unsafe { this.hard_local.get() };
         // One clock read per run: the check and the re-arm use the same time and settings.
         let now = ffi::now_ns();
@@ -540,20 +527,10 @@ impl HrTimerCallback for CpuSampler {
         if now >= *watch_next {
             *watch_next = errands(&this, ring, nmi_seen, rules, now);
         }
-        // The next expiry, a period on; the first run sets a phase that meets the tick
-        // (`logic::expiry`).
-        let next = if *expiry_ns == 0 {
-            // SAFETY: This is `this.timer`'s own callback.
-            let first = unsafe { ffi::hrtimer_expires_ns(&this.timer) };
-            expiry::first(first, now, rules.period_ns, rules.jiffy_ns)
-        } else {
-            expiry::next(*expiry_ns, now, rules.period_ns)
-        };
-        *expiry_ns = next;
         // SAFETY: This is `this.timer`'s callback, and it returns a restart; `start` and
         // `stop` never start it while its callback runs (`stop` cancels it, waiting for
-        // the callback); `next` is after `now` (`expiry::next`).
-        unsafe { ffi::hrtimer_set_expires(&this.timer, next) };
+        // the callback).
+        unsafe { ffi::hrtimer_forward(&this.timer, now, rules.period_ns) };
         if this.hard_cost.run_counted(runs) {
             this.hard_cost.timed(ffi::now_ns().saturating_sub(now));
         }

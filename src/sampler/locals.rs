@@ -31,8 +31,6 @@ pub(super) struct HardLocal {
     /// The hrtimer's runs (`Cost::run_counted`).
     pub(super) runs: RunCount,
     pub(super) look: LookLocal,
-    /// The expiry of the run under way (`logic::expiry`); 0 before the first run.
-    pub(super) expiry_ns: u64,
 }
 
 /// What the hrtimer's look at its CPU keeps from run to run.
@@ -94,7 +92,6 @@ impl HardLocal {
                 irq_time: 0,
                 idle_sleep: 0,
             },
-            expiry_ns: 0,
         }
     }
 }
