@@ -206,7 +206,7 @@ pub fn run<B: Backend>(
             delays.push(task_delay(a, &pids, proc_root, &traced)?);
         }
     }
-    let s = m.snapshot()?;
+    let s = crate::enrich::prepare::module_snapshot(m)?;
     if a.from.is_none() && s.tag_wait.as_ref().is_some_and(|tw| !tw.enabled) {
         notes.push(
             "tag-wait tracking is off, so no tag wait was traced (trace-irqoff tagwait on)".into(),
@@ -474,7 +474,7 @@ fn windows<B: Backend>(
             };
             crate::enrich::ring_windows::add_missing(
                 &mut records,
-                &m.ring_windows(&ring.windows, &s.config, 0),
+                &crate::enrich::prepare::ring_records(m, &ring.windows, &s.config, 0),
             );
             stalls.extend(ring.stalls.iter().map(|st| (st.start_ns, st.end_ns)));
             ("records+ring", held)

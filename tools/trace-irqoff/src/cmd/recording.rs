@@ -81,7 +81,7 @@ fn source_lines(a: &RecordArgs, rec: &mut Recording) {
         Some(&rec.kernel),
         rec.kernel_build_id.as_deref(),
     );
-    super::source_lines(resolver, &mut rec.records);
+    super::lines_hint(crate::enrich::prepare::source_lines(resolver, &mut rec.records).as_deref());
 }
 
 pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
@@ -161,7 +161,7 @@ pub fn record<B: Backend>(
     } else {
         SNAPSHOT_POLL
     };
-    let before = m.snapshot()?;
+    let before = crate::enrich::prepare::module_snapshot(m)?;
     let version = before.version;
     let realtime_offset_ns = before.config.realtime_offset_ns;
     let module = ModuleInfo {
@@ -202,7 +202,7 @@ pub fn record<B: Backend>(
         expected = now;
         if last_snapshot.elapsed() >= snapshot_poll {
             last_snapshot = Instant::now();
-            if tracker.observe(m.snapshot()?) {
+            if tracker.observe(crate::enrich::prepare::module_snapshot(m)?) {
                 changes.push(OutsideChange {
                     at_ms,
                     what: CLEARED.into(),
@@ -216,7 +216,12 @@ pub fn record<B: Backend>(
             let (cpus, mut records) = tracker.total();
             crate::enrich::ring_windows::add_missing(
                 &mut records,
-                &m.ring_records(&streamed, &used_config),
+                &crate::enrich::prepare::ring_records(
+                    m,
+                    &streamed,
+                    &used_config,
+                    used_config.threshold_ns,
+                ),
             );
             if progress {
                 let ev: u64 = cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
@@ -243,7 +248,7 @@ pub fn record<B: Backend>(
     let took = start.elapsed();
     let ended = clock::now_rfc3339();
     let ended_monotonic_ns = clock::monotonic_ns();
-    if tracker.observe(m.snapshot()?) {
+    if tracker.observe(crate::enrich::prepare::module_snapshot(m)?) {
         changes.push(OutsideChange {
             at_ms: took.as_millis() as u64,
             what: CLEARED.into(),
@@ -262,9 +267,9 @@ pub fn record<B: Backend>(
     let kept = records.len();
     crate::enrich::ring_windows::add_missing(
         &mut records,
-        &m.ring_records(&streamed, &used_config),
+        &crate::enrich::prepare::ring_records(m, &streamed, &used_config, used_config.threshold_ns),
     );
-    m.resolve_cgroups(&mut records);
+    crate::enrich::cgroup::resolve(&m.proc_root(), &mut records);
     crate::enrich::precision::annotate(&used_config, &mut records);
     let stream = stream.map(|st| StreamSummary {
         windows: streamed.len() as u64,

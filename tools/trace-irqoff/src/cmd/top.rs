@@ -7,52 +7,35 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::{Ctx, Outcome};
+use super::{Ctx, From, Outcome};
 use crate::cli::TopArgs;
 use crate::enrich;
+use crate::enrich::prepare::{Options, Prepared};
 use crate::enrich::ring_windows::Tally;
 use crate::model::clock;
-use crate::model::snapshot::Snapshot;
+use crate::model::culprit_group::Culprit;
 use crate::output;
 use crate::render;
-use crate::render::coverage::Coverage;
 use crate::source::procfs::{Backend, Module};
 
-pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
-    if a.live {
-        return live(a, m, ctx);
-    }
-    let mut s = m.snapshot()?;
-    // Every window: the ring's beside the store's.
-    let coverage = super::merge_ring(m, &mut s);
-    let resolver = crate::enrich::lines::Resolver::for_running(&a.lines, m.is_live());
-    if resolver.is_some() && m.is_live() {
-        crate::enrich::lines::fill_build_ids(&mut s.records);
-    }
-    show(a, &s, resolver, &coverage, ctx)
+/// Arguments, prepare (the ring's windows merged; with `--lines`, build ids and source
+/// lines), select (the culprit groups), render.
+pub fn run(a: &TopArgs, from: &From, ctx: &Ctx) -> Result<Outcome> {
+    let p = from.prepare(Options {
+        ring: true,
+        build_ids: a.lines.lines,
+        lines: Some(&a.lines),
+        ..Default::default()
+    })?;
+    let mut t = enrich::top(&p.snapshot().records, a.grouping());
+    t.truncate(a.limit);
+    show(&t, &p, ctx)
 }
 
-/// Prints the culprits of a snapshot's records, and below them what `coverage` says is
-/// not shown (on stderr with `--json`); with `resolver` (`--lines`), each culprit's source
-/// line.
-pub fn show(
-    a: &TopArgs,
-    s: &Snapshot,
-    resolver: Option<crate::enrich::lines::Resolver>,
-    coverage: &Coverage,
-    ctx: &Ctx,
-) -> Result<Outcome> {
-    let mut annotated;
-    let records = match resolver {
-        Some(res) => {
-            annotated = s.records.clone();
-            super::source_lines(Some(res), &mut annotated);
-            &annotated
-        }
-        None => &s.records,
-    };
-    let mut t = enrich::top(records, a.grouping());
-    t.truncate(a.limit);
+/// Prints the culprits `t` of `p`'s records, and below them what its coverage says is
+/// not shown (on stderr with `--json`).
+fn show(t: &[Culprit], p: &Prepared, ctx: &Ctx) -> Result<Outcome> {
+    let coverage = &p.coverage;
     if ctx.json {
         output::print_json(&t)?;
         if let Some(l) = coverage.sentence() {
@@ -60,16 +43,16 @@ pub fn show(
         }
     } else {
         // On a terminal, fitted to its width; on a pipe, the full table scripts read.
-        let s = &enrich::snapshot(s);
+        let s = &p.enriched();
         let text = match output::terminal_size() {
             Some((_, cols)) => {
-                render::top_view::screen(&t, ctx.color, cols)
+                render::top_view::screen(t, ctx.color, cols)
                     + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), Some(cols))
                     + &render::top_view::stall_footnote(s.stalls.as_ref(), Some(cols))
                     + &coverage.footnote(Some(cols))
             }
             None => {
-                render::top_view::text(&t, ctx.color)
+                render::top_view::text(t, ctx.color)
                     + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), None)
                     + &render::top_view::stall_footnote(s.stalls.as_ref(), None)
                     + &coverage.footnote(None)
@@ -81,7 +64,7 @@ pub fn show(
 }
 
 /// Redrawn in place on a terminal until Ctrl-C; printed once otherwise (a pipe, a log).
-fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+pub fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let tty = std::io::stdout().is_terminal();
     let count = a.count.unwrap_or(if tty || a.duration.is_some() {
         u64::MAX
@@ -110,7 +93,7 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
             .map(|st| st.poll().windows)
             .unwrap_or_default();
         let taken = clock::monotonic_ns();
-        let s = m.snapshot()?;
+        let s = crate::enrich::prepare::module_snapshot(m)?;
         if let Some(t) = tally.as_mut() {
             t.add(&events);
         }

@@ -70,10 +70,10 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
             ring.windows.extend(more.windows);
             ring.stalls.extend(more.stalls);
         }
-        let mut s = m.snapshot()?;
+        let mut s = crate::enrich::prepare::module_snapshot(m)?;
         add_streamed(m, &mut s, &mut streamed, &ring.windows);
         add_stalls(&s, &mut stalls, ring.stalls);
-        m.resolve_cgroups(&mut s.records);
+        crate::enrich::cgroup::resolve(&m.proc_root(), &mut s.records);
         if let Some(res) = lines.as_mut() {
             if m.is_live() {
                 crate::enrich::lines::fill_build_ids(&mut s.records);
@@ -192,7 +192,7 @@ pub fn run<B: Backend>(a: &WatchArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcom
         }
     }
     if let Some(res) = &lines {
-        super::lines_hint(res);
+        super::lines_hint(res.hint().as_deref());
     }
     summary(&tally, started.elapsed(), size.map(|(_, cols)| cols), ctx)?;
     Ok(Outcome::Done)
@@ -228,7 +228,12 @@ fn add_streamed<B: Backend>(
     streamed: &mut VecDeque<Record>,
     events: &[crate::model::ring_event::Event],
 ) {
-    streamed.extend(m.ring_records(events, &s.config));
+    streamed.extend(crate::enrich::prepare::ring_records(
+        m,
+        events,
+        &s.config,
+        s.config.threshold_ns,
+    ));
     while streamed.len() > STREAMED_KEPT {
         streamed.pop_front();
     }

@@ -19,7 +19,7 @@ use super::Machine;
 /// records of that time (those the store kept have their in-window samples); the module
 /// is only read.
 pub fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
-    let s = m.snapshot()?;
+    let s = crate::enrich::prepare::module_snapshot(m)?;
     let settings = m.settings()?;
     let st = if m.is_live() || ring::overridden() {
         ring::Stream::open_running().map_err(Some)
@@ -58,8 +58,11 @@ pub fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording>
         .cloned()
         .collect();
     let kept = records.len();
-    crate::enrich::ring_windows::add_missing(&mut records, &m.ring_records(&events, &s.config));
-    m.resolve_cgroups(&mut records);
+    crate::enrich::ring_windows::add_missing(
+        &mut records,
+        &crate::enrich::prepare::ring_records(m, &events, &s.config, s.config.threshold_ns),
+    );
+    crate::enrich::cgroup::resolve(&m.proc_root(), &mut records);
     crate::enrich::precision::annotate(&s.config, &mut records);
     let mut cursor = ring::Cursor::default();
     cursor.take(events.clone());
