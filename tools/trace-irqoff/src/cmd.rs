@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The cmd wing: the subcommands, one file each (`record` is `recording`, `records` is
 //! `latency`, its alias, since `parse::records` has the name), each
-//! `run(args, &Module, &Ctx) -> Result<Outcome>`: arguments, read (`source`), enrich,
-//! select, render, print; `main` turns their result into the exit status. This file
+//! `run(args, &Module, &Ctx) -> Result<Outcome>` (the views of records take a [`From`]:
+//! a saved file or the module): arguments, prepare (`enrich::prepare`, whatever the
+//! source), select, render, print; `main` turns their result into the exit status. This file
 //! holds the steps several commands share.
 
 use std::io::IsTerminal;
@@ -13,6 +14,7 @@ use anyhow::{Context, Result};
 use tio_logic::limits::{self, PERIOD_MS_MAX, PERIOD_MS_MIN, THRESHOLD_MS_MAX};
 
 use crate::cli::{Cli, ColorWhen, Command};
+use crate::enrich::prepare::{prepare, Options, Prepared, Source};
 use crate::error::Problem;
 use crate::output;
 use crate::source::procfs::{Backend, Dir, Module};
@@ -64,47 +66,19 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         json: cli.json,
         color: use_color(cli.color),
     };
-    // A saved recording: its frames named as the module's are (files written before ring
-    // windows were demangled hold them as the kernel printed them).
-    let load = |f: &std::path::Path| {
-        crate::source::saved::load(f).map(|mut l| {
-            if !cli.raw_symbols {
-                crate::symbols::demangle_records(&mut l.snapshot.records);
-            }
-            l
-        })
-    };
     match &cli.command {
         Command::Status => status::run(&open()?, &ctx),
         Command::Enable(a) => enable::run(a, &open()?, &ctx),
         Command::Disable => disable::run(&open()?, &ctx),
         Command::Clear => clear::run(&open()?, &ctx),
         Command::Set(a) => set::run(a, &open()?, &ctx),
-        // From a saved `record` file (no module needed), or from the module.
-        Command::Records(a) => match &a.from {
-            Some(f) => latency::show(a, &load(f)?, &Default::default(), &ctx),
-            None => latency::run(a, &open()?, &ctx),
-        },
-        Command::Hist(a) => match &a.from {
-            Some(f) => hist::show(a, &load(f)?.snapshot, &ctx),
-            None => hist::run(a, &open()?, &ctx),
-        },
-        Command::Top(a) => match &a.from {
-            Some(f) => {
-                let l = load(f)?;
-                let resolver = crate::enrich::lines::Resolver::for_args(
-                    &a.lines,
-                    l.origin.kernel.as_deref(),
-                    l.kernel_build_id.as_deref(),
-                );
-                top::show(a, &l.snapshot, resolver, &Default::default(), &ctx)
-            }
-            None => top::run(a, &open()?, &ctx),
-        },
-        Command::Report(a) => match &a.from {
-            Some(f) => report::show(a, &load(f)?, &ctx),
-            None => report::run(a, &open()?, &ctx),
-        },
+        // From a saved `record` file (no module needed), or from the module: one
+        // preparation either way (`enrich::prepare`).
+        Command::Records(a) => latency::run(a, &from(&a.from, cli)?, &ctx),
+        Command::Hist(a) => hist::run(a, &from(&a.from, cli)?, &ctx),
+        Command::Top(a) if a.live => top::live(a, &open()?, &ctx),
+        Command::Top(a) => top::run(a, &from(&a.from, cli)?, &ctx),
+        Command::Report(a) => report::run(a, &from(&a.from, cli)?, &ctx),
         Command::Watch(a) => watch::run(a, &open()?, &ctx),
         Command::Record(a) => recording::run(a, &open()?, &ctx),
         Command::Journal(a) => journal::run(a, &open()?, &ctx),
@@ -123,6 +97,36 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         // Need no module.
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),
+    }
+}
+
+/// Where a view's records come from: the saved file `--from FILE` names, or the module
+/// under the proc root.
+pub enum From {
+    Saved(std::path::PathBuf, bool),
+    Module(Module<Dir>),
+}
+
+fn from(file: &Option<std::path::PathBuf>, cli: &Cli) -> Result<From> {
+    Ok(match file {
+        Some(f) => From::Saved(f.clone(), cli.raw_symbols),
+        None => From::Module(Module::open(Dir::new(&cli.proc_root))?.raw_symbols(cli.raw_symbols)),
+    })
+}
+
+impl From {
+    /// Prepares its records (`enrich::prepare`) with `o`, the saved file's `--raw-symbols`
+    /// added; says on stderr what `--lines` found no debug information for.
+    pub fn prepare(&self, mut o: Options) -> Result<Prepared> {
+        let p = match self {
+            From::Saved(f, raw) => {
+                o.raw_symbols = *raw;
+                prepare(Source::<Dir>::Saved(f), &o)?
+            }
+            From::Module(m) => prepare(Source::Module(m), &o)?,
+        };
+        lines_hint(p.lines_hint.as_deref());
+        Ok(p)
     }
 }
 
@@ -182,67 +186,11 @@ fn open_stream<B: Backend>(m: &Module<B>, start: bool) -> Option<crate::source::
     }
 }
 
-/// Merges into `s` (the module's records, read just before) the event ring's windows at
-/// the threshold or over that its store did not keep, since the load or clear the store
-/// counts from, each once (`crate::enrich::ring_windows::same_window`), named as the store's are
-/// (`Module::ring_records`); says how many windows are still not shown, and why the ring
-/// was not read where it was not. What `records` and `top` show is then every window
-/// `record --last` finds for the same span.
-pub fn merge_ring<B: Backend>(
-    m: &Module<B>,
-    s: &mut crate::model::snapshot::Snapshot,
-) -> crate::render::coverage::Coverage {
-    use crate::render::coverage::Coverage;
-    let lost: u64 = s.cpus.iter().map(|c| c.dropped + c.replaced).sum();
-    let ring = if m.is_live() || crate::source::ring::overridden() {
-        crate::source::ring::read_running()
-    } else {
-        Err("a copy of the module's files has none".to_string())
-    };
-    match ring {
-        Ok(ring) => {
-            let from = s.config.counts_since_ns.unwrap_or(0);
-            let events: Vec<crate::model::ring_event::Event> = ring
-                .windows
-                .into_iter()
-                .filter(|e| e.end_ns >= from)
-                .collect();
-            let added = crate::enrich::ring_windows::add_missing(
-                &mut s.records,
-                &m.ring_records(&events, &s.config),
-            );
-            Coverage {
-                added,
-                unshown: lost.saturating_sub(added as u64),
-                no_ring: None,
-            }
-        }
-        Err(why) => Coverage {
-            added: 0,
-            unshown: lost,
-            no_ring: Some(why),
-        },
-    }
-}
-
-/// `--lines`: sets the source lines of `records`' frames with `resolver` (`None` without
-/// --lines), and says in one sentence on stderr what had no debug information.
-pub fn source_lines(
-    resolver: Option<crate::enrich::lines::Resolver>,
-    records: &mut [crate::model::snapshot::Record],
-) {
-    if let Some(mut res) = resolver {
-        for r in records.iter_mut() {
-            res.annotate(r);
-        }
-        lines_hint(&res);
-    }
-}
-
-/// What `resolver` found no debug information for, how to get it: one sentence on stderr,
-/// fitted to the terminal as the rest of the output.
-pub fn lines_hint(resolver: &crate::enrich::lines::Resolver) {
-    if let Some(hint) = resolver.hint() {
+/// What `--lines` found no debug information for, how to get it (`hint`, from
+/// `enrich::prepare`): one sentence on stderr, fitted to the terminal as the rest of the
+/// output.
+pub fn lines_hint(hint: Option<&str>) {
+    if let Some(hint) = hint {
         let cols = output::terminal_size().map(|(_, c)| c);
         // A line of its own, also off a terminal (where nothing fits it).
         eprint!(

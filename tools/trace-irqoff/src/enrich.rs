@@ -4,8 +4,9 @@
 //! precision of lengths, `precision`; source lines, `lines`; the ring's windows merged
 //! and counted, `ring_windows`; `explain`'s delays joined with windows, `explain_join`),
 //! and what the views derive from the parsed records and snapshot, computed here once,
-//! so that `render` only presents. A command reads the module or a file (`source`,
-//! parsed by `parse`), enriches what it read here, and renders that:
+//! so that `render` only presents. A command prepares what a source reads (the module,
+//! a saved file, a ring span) here, in one stage (`prepare::prepare`: parse, clock,
+//! precision, cgroups, demangling, ring merge, build ids, `--lines`), and renders that:
 //!
 //! - [`Window`] ([`Window::of`], [`windows`]): one record with the stack and task that name
 //!   its culprit (`culprit::source`), the culprit's function, whether the window was a
@@ -28,6 +29,7 @@ pub mod lines;
 pub mod mechanism;
 mod open;
 pub mod precision;
+pub mod prepare;
 pub mod ring_windows;
 mod snapshot_precision;
 mod window;

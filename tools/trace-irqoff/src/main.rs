@@ -13,13 +13,14 @@
 //! `parse::conf`; the tag-wait lines, `parse::tag_wait_lines`; wake-ups in a trace,
 //! `parse::wakeup_trace`); `model` (the types: `model::snapshot`, `model::settings`,
 //! `model::saved_recording`, `model::explain_answer`, `model::tag_wait`, `model::clock`
-//! and the rest); `enrich` (what is added to what was read: culprits, `enrich::culprit`;
+//! and the rest); `enrich` (what is added to what was read, in one preparation stage for
+//! every source, `enrich::prepare`: culprits, `enrich::culprit`;
 //! mechanism frames, `enrich::mechanism`; cgroups, `enrich::cgroup`; precision,
 //! `enrich::precision`; source lines, `enrich::lines`; delays joined with windows,
 //! `enrich::explain_join`); `render` (values to text, JSON, HTML and metrics, no I/O:
 //! `render::records_view`, `render::report_page`, `render::explain_text`,
 //! `render::journal_entry` and the rest) and `cmd` (one file per subcommand: arguments,
-//! read, enrich, select, render, print). Beside them: `cli` (the clap types), `output`
+//! prepare, select, render, print). Beside them: `cli` (the clap types), `output`
 //! (stdout), `error` (the CLI's own refusals), `exit` (the exit status of every error,
 //! `exit::Exit`), and what the module's lines and frames share with every reader,
 //! `fields` and `symbols`. (tests/layout-check: every module is named here, and every

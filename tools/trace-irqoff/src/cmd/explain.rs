@@ -38,12 +38,64 @@ const WAKEUP_EVENTS: [&str; 5] = [
 /// How long `--for` traces when not told.
 const DEFAULT_SPAN: Duration = Duration::from_secs(5);
 
+/// Arguments, then: the subject (a disk, a NIC, a task), the trace (saved or traced now),
+/// its delays selected for the subject, the module's windows (its records prepared, and
+/// its ring) joined with them, the answer rendered.
 pub fn run<B: Backend>(
     a: &ExplainArgs,
     m: &Module<B>,
     proc_root: &Path,
     ctx: &Ctx,
 ) -> Result<Outcome> {
+    check_args(a)?;
+    let sys = sysfs::sysfs();
+    let mut notes = Vec::new();
+    let subject = subject(a, &sys, proc_root, &mut notes)?;
+    let trace = match &a.from {
+        Some(f) => saved_trace(f, &mut notes)?,
+        None => live_trace(a, &subject, &mut notes)?,
+    };
+    let traced = parse_delays(a, &trace.text, &mut notes)?;
+    let (delays, wakeups) = select_delays(
+        a,
+        &subject,
+        (&sys, proc_root),
+        (&trace.text, &traced),
+        &mut notes,
+    )?;
+    let s = crate::enrich::prepare::module_snapshot(m)?;
+    if a.from.is_none() && s.tag_wait.as_ref().is_some_and(|tw| !tw.enabled) {
+        notes.push(
+            "tag-wait tracking is off, so no tag wait was traced (trace-irqoff tagwait on)".into(),
+        );
+    }
+    let held = windows(m, &s, &mut notes);
+    let answer = answer(
+        a,
+        &s,
+        held,
+        &traced,
+        delays,
+        wakeups,
+        subject.nic,
+        trace.lost,
+        notes,
+    );
+    if ctx.json {
+        output::print_json(&answer)?;
+    } else {
+        output::print(&explain_text::text(&answer))?;
+    }
+    Ok(match (trace.interrupted, answer.verdict) {
+        (true, _) => Outcome::Interrupted,
+        (false, explain_answer::Verdict::Yes) => Outcome::Done,
+        (false, explain_answer::Verdict::No) => Outcome::NotExplained,
+        (false, explain_answer::Verdict::Unknown) => Outcome::Unknown,
+    })
+}
+
+/// Refuses what the arguments cannot mean: `--last`, and `--wakeups` without a task.
+fn check_args(a: &ExplainArgs) -> Result<()> {
     refuse_last(a)?;
     if a.wakeups && a.pid.is_none() && a.cgroup.is_none() {
         return Err(Problem::usage(
@@ -52,16 +104,33 @@ pub fn run<B: Backend>(
         )
         .into());
     }
-    let sys = sysfs::sysfs();
+    Ok(())
+}
+
+/// What the delays are asked about: a disk (`--device`), a NIC (`--netdev`), a task's
+/// threads (`--pid`, `--cgroup`).
+struct Subject {
+    device: Option<sysfs::Device>,
+    nic: Option<netdev::Nic>,
+    pids: Vec<i32>,
+}
+
+/// The subject of `a`, read from sysfs; what it says of it in `notes`.
+fn subject(
+    a: &ExplainArgs,
+    sys: &Path,
+    proc_root: &Path,
+    notes: &mut Vec<String>,
+) -> Result<Subject> {
     let device = a
         .device
         .as_deref()
-        .map(|d| sysfs::device(&sys, d))
+        .map(|d| sysfs::device(sys, d))
         .transpose()?;
-    let mut notes: Vec<String> = device.iter().flat_map(|d| d.notes.clone()).collect();
+    notes.extend(device.iter().flat_map(|d| d.notes.clone()));
     let nic = match a.netdev.as_deref() {
         Some(dev) => {
-            let (nic, why) = sysfs::netdev(&sys, proc_root, dev)?;
+            let (nic, why) = sysfs::netdev(sys, proc_root, dev)?;
             notes.extend(why);
             if a.from.is_some() {
                 notes.push(format!(
@@ -74,77 +143,110 @@ pub fn run<B: Backend>(
     };
     let mut pids: Vec<i32> = a.pid.into_iter().collect();
     if let Some(cg) = &a.cgroup {
-        pids.extend(sysfs::cgroup_pids(&sys, cg)?);
+        pids.extend(sysfs::cgroup_pids(sys, cg)?);
     }
-    let mut trace_lost = 0;
-    let mut interrupted = false;
-    let text = match &a.from {
-        Some(f) => {
-            let bytes = std::fs::read(f).map_err(|e| {
-                Problem::usage(
-                    format!("cannot read the trace {}: {e}", f.display()),
-                    "give a trace saved from tracefs (cat instances/NAME/trace_clock instances/NAME/trace > FILE)",
-                )
-            })?;
-            // A task name is any bytes: one that is not UTF-8 must not stop the read.
-            let text = String::from_utf8_lossy(&bytes).into_owned();
-            check_clock(&text, f, &mut notes)?;
-            text
+    Ok(Subject { device, nic, pids })
+}
+
+/// A trace read: its text, the events its own ring lost, whether Ctrl-C ended it.
+struct Trace {
+    text: String,
+    lost: u64,
+    interrupted: bool,
+}
+
+/// `--from FILE`: a trace saved from tracefs, with the module's clock.
+fn saved_trace(f: &Path, notes: &mut Vec<String>) -> Result<Trace> {
+    let bytes = std::fs::read(f).map_err(|e| {
+        Problem::usage(
+            format!("cannot read the trace {}: {e}", f.display()),
+            "give a trace saved from tracefs (cat instances/NAME/trace_clock instances/NAME/trace > FILE)",
+        )
+    })?;
+    // A task name is any bytes: one that is not UTF-8 must not stop the read.
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    check_clock(&text, f, notes)?;
+    Ok(Trace {
+        text,
+        lost: 0,
+        interrupted: false,
+    })
+}
+
+/// The events a trace of `subject` needs: softirqs always; block requests for a disk (or
+/// when nothing narrower is asked); switches for a task; wake-ups for `--wakeups`.
+fn events_for(a: &ExplainArgs, subject: &Subject) -> Vec<&'static str> {
+    let mut events = vec!["irq/softirq_raise", "irq/softirq_entry"];
+    if subject.device.is_some() || (subject.pids.is_empty() && subject.nic.is_none()) {
+        events.extend([
+            "block/block_rq_issue",
+            "block/block_rq_complete",
+            "block/block_rq_requeue",
+            "block/block_rq_merge",
+            "trace_irqoff/block_rq_tag_wait",
+        ]);
+    }
+    if !subject.pids.is_empty() {
+        events.push("sched/sched_switch");
+    }
+    if a.wakeups {
+        for ev in WAKEUP_EVENTS {
+            if !events.contains(&ev) {
+                events.push(ev);
+            }
         }
-        None => {
-            let root = ring::tracefs().ok_or_else(|| {
-                Problem::failure(
-                    "tracefs is not mounted",
-                    "mount -t tracefs nodev /sys/kernel/tracing",
-                )
-            })?;
-            let mut events = vec!["irq/softirq_raise", "irq/softirq_entry"];
-            if device.is_some() || (pids.is_empty() && nic.is_none()) {
-                events.extend([
-                    "block/block_rq_issue",
-                    "block/block_rq_complete",
-                    "block/block_rq_requeue",
-                    "block/block_rq_merge",
-                    "trace_irqoff/block_rq_tag_wait",
-                ]);
-            }
-            if !pids.is_empty() {
-                events.push("sched/sched_switch");
-            }
-            if a.wakeups {
-                for ev in WAKEUP_EVENTS {
-                    if !events.contains(&ev) {
-                        events.push(ev);
-                    }
-                }
-            }
-            let stop = super::interrupt_flag()?;
-            let t = explain_instance::trace(&root, &events, a.span.unwrap_or(DEFAULT_SPAN), &stop)
-                .map_err(|why| Problem::failure(why, "run as root"))?;
-            notes.extend(t.notes);
-            if !t.overruns.is_empty() {
-                trace_lost = t.overruns.iter().map(|(_, n)| n).sum();
-                let on: Vec<String> = t
-                    .overruns
-                    .iter()
-                    .map(|(cpu, n)| format!("{n} on CPU {cpu}"))
-                    .collect();
-                notes.push(format!(
-                    "the trace's own ring overran and lost {trace_lost} events ({}): delays may be missing and requests paired wrongly; trace a shorter span (--for)",
-                    on.join(", ")
-                ));
-            }
-            if let Some(after) = t.interrupted {
-                interrupted = true;
-                notes.push(format!(
-                    "interrupted after {:.1} s: the answer covers what was traced until then",
-                    after.as_secs_f64()
-                ));
-            }
-            t.text
-        }
-    };
-    let traced = explain_delays::delays(&text, a.min_ns, None);
+    }
+    events
+}
+
+/// `--for DURATION`: the span traced now in an instance of our own; says what its ring
+/// lost and where Ctrl-C ended it.
+fn live_trace(a: &ExplainArgs, subject: &Subject, notes: &mut Vec<String>) -> Result<Trace> {
+    let root = ring::tracefs().ok_or_else(|| {
+        Problem::failure(
+            "tracefs is not mounted",
+            "mount -t tracefs nodev /sys/kernel/tracing",
+        )
+    })?;
+    let events = events_for(a, subject);
+    let stop = super::interrupt_flag()?;
+    let t = explain_instance::trace(&root, &events, a.span.unwrap_or(DEFAULT_SPAN), &stop)
+        .map_err(|why| Problem::failure(why, "run as root"))?;
+    notes.extend(t.notes);
+    let mut lost = 0;
+    if !t.overruns.is_empty() {
+        lost = t.overruns.iter().map(|(_, n)| n).sum();
+        let on: Vec<String> = t
+            .overruns
+            .iter()
+            .map(|(cpu, n)| format!("{n} on CPU {cpu}"))
+            .collect();
+        notes.push(format!(
+            "the trace's own ring overran and lost {lost} events ({}): delays may be missing and requests paired wrongly; trace a shorter span (--for)",
+            on.join(", ")
+        ));
+    }
+    if let Some(after) = t.interrupted {
+        notes.push(format!(
+            "interrupted after {:.1} s: the answer covers what was traced until then",
+            after.as_secs_f64()
+        ));
+    }
+    Ok(Trace {
+        text: t.text,
+        lost,
+        interrupted: t.interrupted.is_some(),
+    })
+}
+
+/// The delays of the trace `text` of `--min` or more; refuses what is not a trace; says
+/// how many requests did not complete in the span.
+fn parse_delays(
+    a: &ExplainArgs,
+    text: &str,
+    notes: &mut Vec<String>,
+) -> Result<explain_delays::Traced> {
+    let traced = explain_delays::delays(text, a.min_ns, None);
     if traced.events == 0 && !text.trim().is_empty() {
         let from = a
             .from
@@ -167,10 +269,23 @@ pub fn run<B: Backend>(
             )
         });
     }
+    Ok(traced)
+}
+
+/// The delays asked about (a disk's requests on their real path, a NIC's receive
+/// softirqs, a task's wait for a CPU or its wake-ups), from the `traced` delays of
+/// `text`; `sys` and `proc_root` are where the paths are read.
+fn select_delays(
+    a: &ExplainArgs,
+    subject: &Subject,
+    (sys, proc_root): (&Path, &Path),
+    (text, traced): (&str, &explain_delays::Traced),
+    notes: &mut Vec<String>,
+) -> Result<(Vec<Delay>, Option<explain_wakeup::Wakeups>)> {
     let mut delays: Vec<Delay> = traced.delays.clone();
     // `--device`: the requests of the disks it stands for (itself, a partition's disk,
     // the disks below a dm or md device).
-    if let Some(d) = &device {
+    if let Some(d) = &subject.device {
         delays.retain(|x| {
             !matches!(x.kind, DelayKind::Io | DelayKind::TagWait)
                 || x.device.as_ref().is_some_and(|n| d.numbers.contains(n))
@@ -179,7 +294,7 @@ pub fn run<B: Backend>(
     // The real path of each request, for every device seen: its queue's interrupt CPUs
     // and its completion's CPU serve it, no other.
     let seen: BTreeSet<&str> = delays.iter().filter_map(|x| x.device.as_deref()).collect();
-    let (topology, found) = sysfs::topology(&sys, proc_root, seen);
+    let (topology, found) = sysfs::topology(sys, proc_root, seen);
     if a.from.is_some() && !topology.disks.is_empty() {
         notes.push(
             "the disks' queues and interrupts are read from this machine's sysfs as it is now, not from when the trace was taken"
@@ -189,30 +304,41 @@ pub fn run<B: Backend>(
     notes.extend(found);
     request_path::follow(&mut delays, &topology);
     // `--netdev`: its NET_RX delays, on its CPUs; block requests only with --device too.
-    if let Some(n) = &nic {
+    if let Some(n) = &subject.nic {
         notes.extend(netdev::attribute(&mut delays, n));
-        if device.is_none() {
+        if subject.device.is_none() {
             delays.retain(|d| !matches!(d.kind, DelayKind::Io | DelayKind::TagWait));
         }
     }
+    let pids = &subject.pids;
     let mut wakeups = None;
     if !pids.is_empty() {
         delays.retain(|d| !matches!(d.kind, DelayKind::Io | DelayKind::TagWait));
         if a.wakeups {
-            let (w, why) = wakeups_of(a, &pids, proc_root, &text)?;
+            let (w, why) = wakeups_of(a, pids, proc_root, text)?;
             notes.extend(why);
             wakeups = Some(w);
         } else {
-            delays.push(task_delay(a, &pids, proc_root, &traced)?);
+            delays.push(task_delay(a, pids, proc_root, traced)?);
         }
     }
-    let s = m.snapshot()?;
-    if a.from.is_none() && s.tag_wait.as_ref().is_some_and(|tw| !tw.enabled) {
-        notes.push(
-            "tag-wait tracking is off, so no tag wait was traced (trace-irqoff tagwait on)".into(),
-        );
-    }
-    let (windows, from, held_from, stalls) = windows(m, &s, &mut notes);
+    Ok((delays, wakeups))
+}
+
+/// The answer: the `delays` and `wakeups` joined with the module's windows (`held`, of
+/// the snapshot `s`) in the traced span, and its verdict.
+#[allow(clippy::too_many_arguments)]
+fn answer(
+    a: &ExplainArgs,
+    s: &crate::model::snapshot::Snapshot,
+    (windows, from, held_from, stalls): Held,
+    traced: &explain_delays::Traced,
+    delays: Vec<Delay>,
+    mut wakeups: Option<explain_wakeup::Wakeups>,
+    nic: Option<netdev::Nic>,
+    trace_lost: u64,
+    notes: Vec<String>,
+) -> Answer {
     let span = traced.span;
     let windows: Vec<Window> = windows
         .iter()
@@ -246,17 +372,7 @@ pub fn run<B: Backend>(
         notes,
     };
     (answer.verdict, answer.verdict_line) = explain_text::verdict(&answer);
-    if ctx.json {
-        output::print_json(&answer)?;
-    } else {
-        output::print(&explain_text::text(&answer))?;
-    }
-    Ok(match (interrupted, answer.verdict) {
-        (true, _) => Outcome::Interrupted,
-        (false, explain_answer::Verdict::Yes) => Outcome::Done,
-        (false, explain_answer::Verdict::No) => Outcome::NotExplained,
-        (false, explain_answer::Verdict::Unknown) => Outcome::Unknown,
-    })
+    answer
 }
 
 /// Refuses `--last`, the old name of `--for`: it traced the next DURATION, it never
@@ -474,7 +590,7 @@ fn windows<B: Backend>(
             };
             crate::enrich::ring_windows::add_missing(
                 &mut records,
-                &m.ring_windows(&ring.windows, &s.config, 0),
+                &crate::enrich::prepare::ring_records(m, &ring.windows, &s.config, 0),
             );
             stalls.extend(ring.stalls.iter().map(|st| (st.start_ns, st.end_ns)));
             ("records+ring", held)

@@ -3,19 +3,19 @@
 
 use anyhow::Result;
 
-use super::{Ctx, Outcome};
+use super::{Ctx, From, Outcome};
 use crate::cli::HistArgs;
 use crate::model::snapshot::Snapshot;
 use crate::output;
 use crate::render;
-use crate::source::procfs::{Backend, Module};
 
-pub fn run<B: Backend>(a: &HistArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
-    show(a, &m.snapshot()?, ctx)
+/// Arguments, prepare, render (the histograms are the module's counts: nothing to select).
+pub fn run(a: &HistArgs, from: &From, ctx: &Ctx) -> Result<Outcome> {
+    show(a, from.prepare(Default::default())?.snapshot(), ctx)
 }
 
 /// Prints the histograms of a snapshot.
-pub fn show(a: &HistArgs, s: &Snapshot, ctx: &Ctx) -> Result<Outcome> {
+fn show(a: &HistArgs, s: &Snapshot, ctx: &Ctx) -> Result<Outcome> {
     if ctx.json {
         output::print_json(&render::hist_view::json(s, a.per_cpu))?;
     } else {

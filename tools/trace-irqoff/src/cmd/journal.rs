@@ -99,7 +99,7 @@ fn follow<B: Backend, S: Sink>(
                 config = s.config;
             }
         }
-        let mut windows = m.ring_windows(&ring.windows, &config, min_ns);
+        let mut windows = crate::enrich::prepare::ring_records(m, &ring.windows, &config, min_ns);
         windows.sort_by_key(|r| r.timestamp_ns);
         let lost = stream.cursor.lost - lost_before;
         lost_before = stream.cursor.lost;

@@ -3,66 +3,35 @@
 
 use anyhow::Result;
 
-use super::{Ctx, Outcome};
+use super::{Ctx, From, Outcome};
 use crate::cli::{RecordsArgs, Sort};
 use crate::enrich;
+use crate::enrich::prepare::{Options, Prepared};
 use crate::error::Problem;
 use crate::model::snapshot::{Record, Snapshot};
 use crate::output;
 use crate::render;
-use crate::render::coverage::Coverage;
-use crate::source::procfs::{Backend, Module};
-use crate::source::saved::Loaded;
 
-pub fn run<B: Backend>(a: &RecordsArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
-    let mut snapshot = m.snapshot()?;
-    // Every window: the ring's beside the store's.
-    let coverage = super::merge_ring(m, &mut snapshot);
-    // The running kernel's: the build ids it did not print in the frames, from the modules
-    // loaded now, and its own (`--lines`); not for a copy of the files (another machine).
-    let live = m.is_live();
-    if live {
-        crate::enrich::lines::fill_build_ids(&mut snapshot.records);
-    }
-    show(
-        a,
-        &Loaded {
-            snapshot,
-            now_ns: crate::model::clock::monotonic_ns(),
-            origin: crate::source::saved::Origin {
-                kernel: Some(
-                    rustix::system::uname()
-                        .release()
-                        .to_string_lossy()
-                        .into_owned(),
-                ),
-                ..Default::default()
-            },
-            kernel_build_id: live
-                .then(crate::enrich::lines::running_kernel_build_id)
-                .flatten(),
-        },
-        &coverage,
-        ctx,
-    )
+/// Arguments, prepare (the ring's windows merged, build ids, `--lines`), select, render.
+pub fn run(a: &RecordsArgs, from: &From, ctx: &Ctx) -> Result<Outcome> {
+    let p = from.prepare(Options {
+        ring: true,
+        build_ids: true,
+        lines: Some(&a.lines),
+        ..Default::default()
+    })?;
+    let s = p.snapshot();
+    check_cpus(&a.cpu, s)?;
+    let v = select(s, a, p.loaded.now_ns);
+    show(a, &p, &v, ctx)
 }
 
-/// Prints the records of a snapshot, `--since` counting back from its `now_ns`, and
-/// below them what `coverage` says is not shown (on stderr with `--json`).
-pub fn show(a: &RecordsArgs, loaded: &Loaded, coverage: &Coverage, ctx: &Ctx) -> Result<Outcome> {
-    let s = &loaded.snapshot;
-    check_cpus(&a.cpu, s)?;
-    let mut v = select(s, a, loaded.now_ns);
-    super::source_lines(
-        crate::enrich::lines::Resolver::for_args(
-            &a.lines,
-            loaded.origin.kernel.as_deref(),
-            loaded.kernel_build_id.as_deref(),
-        ),
-        &mut v,
-    );
+/// Prints the records `v` selected from `p`, and below them what its coverage says is
+/// not shown (on stderr with `--json`).
+fn show(a: &RecordsArgs, p: &Prepared, v: &[Record], ctx: &Ctx) -> Result<Outcome> {
+    let coverage = &p.coverage;
     if ctx.json {
-        let json: Vec<_> = enrich::windows(&v)
+        let json: Vec<_> = enrich::windows(v)
             .iter()
             .map(enrich::Window::json)
             .collect();
@@ -74,7 +43,7 @@ pub fn show(a: &RecordsArgs, loaded: &Loaded, coverage: &Coverage, ctx: &Ctx) ->
         // On a terminal one line per window, cut to its width; on a pipe (scripts, files)
         // the whole stacks, the form scripts read.
         let size = output::terminal_size();
-        let (e, w) = (enrich::snapshot(s), enrich::windows(&v));
+        let (e, w) = (p.enriched(), enrich::windows(v));
         if a.oneline || (size.is_some() && !a.stacks && !a.lines.lines) {
             output::print(
                 &(render::line::table(&w, &e, size.map(|(_, cols)| cols), ctx.color)

@@ -28,6 +28,7 @@ use crate::output;
 use crate::render;
 use crate::source::files::AtomicFile;
 use crate::source::procfs::{Backend, Module};
+use crate::source::ring;
 
 mod hindsight;
 mod restore;
@@ -81,31 +82,30 @@ fn source_lines(a: &RecordArgs, rec: &mut Recording) {
         Some(&rec.kernel),
         rec.kernel_build_id.as_deref(),
     );
-    super::source_lines(resolver, &mut rec.records);
+    super::lines_hint(crate::enrich::prepare::source_lines(resolver, &mut rec.records).as_deref());
 }
 
 pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     // Before touching the module: where the results go, and whether it is ours to drive.
     let json_file = AtomicFile::create(&a.output)?;
     let folded_file = a.folded.as_deref().map(AtomicFile::create).transpose()?;
-    if let Some(last) = a.last {
+    // Held until the files are written.
+    let mut _lock = None;
+    let rec = match a.last {
         // Hindsight reads only: no lock, no settings to restore.
-        let mut rec = hindsight(m, last)?;
-        if m.is_live() {
-            crate::enrich::lines::fill_build_ids(&mut rec.records);
+        Some(last) => hindsight(m, last)?,
+        None => {
+            _lock = Some(lock(m)?);
+            let stop = super::interrupt_flag()?;
+            record(m, a, &stop, std::io::stderr().is_terminal())?
         }
-        source_lines(a, &mut rec);
-        json_file.commit((serde_json::to_string_pretty(&rec)? + "\n").as_bytes())?;
-        if let Some(f) = folded_file {
-            f.commit(enrich::folded(&rec.records, a.weight == Weight::Latency).as_bytes())?;
-        }
-        let culprits = enrich::top(&rec.records, By::Culprit);
-        output::print(&render::line::fitted(
-            &render::record_summary::summary(&rec, &culprits, &a.output, ctx.color),
-            output::terminal_size().map(|(_, c)| c),
-        ))?;
-        return Ok(Outcome::Done);
-    }
+    };
+    write_end(a, m, rec, json_file, folded_file, ctx)
+}
+
+/// The lock that makes this recording the module's only one; says where the kernel
+/// cannot exclude another.
+fn lock<B: Backend>(m: &Module<B>) -> Result<crate::source::procfs::Lock> {
     let lock = m.try_lock()?.ok_or_else(|| {
         Problem::failure(
             "another trace-irqoff record is running on this module",
@@ -115,9 +115,20 @@ pub fn run<B: Backend>(a: &RecordArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outco
     if !lock.is_held() {
         eprintln!("note: this kernel has no file locking (CONFIG_FILE_LOCKING), so another record could run at the same time unnoticed");
     }
-    let stop = super::interrupt_flag()?;
-    let mut rec = record(m, a, &stop, std::io::stderr().is_terminal())?;
-    // The build ids of the modules in its stacks the kernel did not print (`--lines`).
+    Ok(lock)
+}
+
+/// The end of every recording (`--last` too): the build ids of the modules in its stacks
+/// the kernel did not print and `--lines`, the file (and `--folded`'s) written whole, the
+/// summary printed; how it ended.
+fn write_end<B: Backend>(
+    a: &RecordArgs,
+    m: &Module<B>,
+    mut rec: Recording,
+    json_file: AtomicFile,
+    folded_file: Option<AtomicFile>,
+    ctx: &Ctx,
+) -> Result<Outcome> {
     if m.is_live() {
         crate::enrich::lines::fill_build_ids(&mut rec.records);
     }
@@ -151,132 +162,34 @@ pub fn record<B: Backend>(
     let prior = m.settings()?;
     let threshold = threshold_for(a, &prior)?;
     super::validate(a.period, threshold, prior.period_ms)?;
-    let limit = a.duration.or(if a.until.is_some() {
-        None
-    } else {
-        Some(DEFAULT_DURATION)
-    });
-    let snapshot_poll = if a.until.is_some() {
-        UNTIL_POLL
-    } else {
-        SNAPSHOT_POLL
-    };
-    let before = m.snapshot()?;
-    let version = before.version;
+    let before = crate::enrich::prepare::module_snapshot(m)?;
+    let module = module_info(&before);
     let realtime_offset_ns = before.config.realtime_offset_ns;
-    let module = ModuleInfo {
-        records_format: before.version,
-        hz: before.config.hz,
-        records_per_cpu: before.config.records_per_cpu,
-        soft_period_ns: before.config.soft_period_ns,
-        soft_event_ns: before.config.soft_event_ns,
-    };
-    let mut tracker = Tracker::new(before);
     // The stream starts before sampling does, so that it sees every window.
-    let mut stream = super::open_stream(m, true);
-    let mut streamed: Vec<crate::model::ring_event::Event> = Vec::new();
-    // Stalls of the whole machine it carried: kept apart, never windows.
-    let mut stalls: Vec<Stall> = Vec::new();
-    let clock = clock::Clock::of_anchor(realtime_offset_ns);
+    let mut run = Running::new(before, super::open_stream(m, true));
     let guard = Restore::new(m, prior);
     super::apply(m, a.period, threshold)?;
     // As the module has them (it raises the threshold to 2P when the period grows).
     let used = m.settings()?;
     // The configuration the lengths are measured with (their bounds: `precision`).
     let used_config = m.counters()?.config;
-    let mut expected = used;
-    let mut changes = Vec::new();
     let started = clock::now_rfc3339();
     let start = Instant::now();
-    let mut last_snapshot = start;
-    let left = || limit.map_or(SETTINGS_POLL, |d| d.saturating_sub(start.elapsed()));
-    while !left().is_zero() && !stop.load(Ordering::SeqCst) {
-        std::thread::sleep(SETTINGS_POLL.min(left()));
-        let at_ms = start.elapsed().as_millis() as u64;
-        let now = m.settings()?;
-        changes.extend(
-            describe(&expected, &now)
-                .into_iter()
-                .map(|what| OutsideChange { at_ms, what }),
-        );
-        expected = now;
-        if last_snapshot.elapsed() >= snapshot_poll {
-            last_snapshot = Instant::now();
-            if tracker.observe(m.snapshot()?) {
-                changes.push(OutsideChange {
-                    at_ms,
-                    what: CLEARED.into(),
-                });
-            }
-            if let Some(st) = stream.as_mut() {
-                let new = st.poll();
-                streamed.extend(new.windows);
-                stalls.extend(new.stalls);
-            }
-            let (cpus, mut records) = tracker.total();
-            crate::enrich::ring_windows::add_missing(
-                &mut records,
-                &m.ring_records(&streamed, &used_config),
-            );
-            if progress {
-                let ev: u64 = cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
-                let end = match (limit, a.until) {
-                    (Some(d), _) => format!(" / {}s", d.as_secs()),
-                    (None, Some(ms)) => format!(", until a window of {ms} ms"),
-                    (None, None) => String::new(),
-                };
-                eprint!(
-                    "\rrecording: {:>4}s{end}, {ev} events ",
-                    start.elapsed().as_secs()
-                );
-            }
-            if a.until
-                .is_some_and(|ms| caught(&cpus, &records, ms, version).is_some())
-            {
-                break;
-            }
-        }
-    }
-    if progress {
-        eprintln!();
-    }
+    run.follow(m, a, &used_config, used, stop, progress, start)?;
     let took = start.elapsed();
     let ended = clock::now_rfc3339();
     let ended_monotonic_ns = clock::monotonic_ns();
-    if tracker.observe(m.snapshot()?) {
-        changes.push(OutsideChange {
-            at_ms: took.as_millis() as u64,
-            what: CLEARED.into(),
-        });
-    }
+    run.observe(m, took.as_millis() as u64)?;
     // What someone else set meanwhile stays: their disable is not undone by ours ending.
     let (restore_to, kept_outside) = keep_outside(prior, used, m.settings()?);
-    let guard = guard.to(restore_to);
-    guard.finish()?;
-    let (cpus, mut records) = tracker.total();
-    if let Some(st) = stream.as_mut() {
-        let new = st.poll();
-        streamed.extend(new.windows);
-        stalls.extend(new.stalls);
-    }
-    let kept = records.len();
-    crate::enrich::ring_windows::add_missing(
-        &mut records,
-        &m.ring_records(&streamed, &used_config),
-    );
-    m.resolve_cgroups(&mut records);
-    crate::enrich::precision::annotate(&used_config, &mut records);
-    let stream = stream.map(|st| StreamSummary {
-        windows: streamed.len() as u64,
-        not_kept: (records.len() - kept) as u64,
-        lost: st.cursor.lost,
-        history_from: None,
-    });
+    guard.to(restore_to).finish()?;
+    let (cpus, records, stream) = run.windows(m, &used_config);
     let Machine {
         host,
         kernel,
         kernel_build_id,
     } = Machine::of(m);
+    let clock = clock::Clock::of_anchor(realtime_offset_ns);
     Ok(Recording {
         host,
         kernel,
@@ -292,15 +205,195 @@ pub fn record<B: Backend>(
         settings: used,
         restored: restore_to,
         kept_outside,
-        outside_changes: changes,
+        outside_changes: run.changes,
         until_ms: a.until,
-        caught: a.until.and_then(|ms| caught(&cpus, &records, ms, version)),
+        caught: a
+            .until
+            .and_then(|ms| caught(&cpus, &records, ms, run.version)),
         cpus,
         records,
-        stalls: stalls.into_iter().map(|s| s.stamped(&clock)).collect(),
-        stalls_counted: tracker.stalls(),
+        stalls: run.stalls.into_iter().map(|s| s.stamped(&clock)).collect(),
+        stalls_counted: run.tracker.stalls(),
         stream,
     })
+}
+
+/// What a recording says of the module it was taken with.
+fn module_info(s: &crate::model::snapshot::Snapshot) -> ModuleInfo {
+    ModuleInfo {
+        records_format: s.version,
+        hz: s.config.hz,
+        records_per_cpu: s.config.records_per_cpu,
+        soft_period_ns: s.config.soft_period_ns,
+        soft_event_ns: s.config.soft_event_ns,
+    }
+}
+
+/// A recording under way: its records across clears, the event stream and what it
+/// carried, and the changes someone else made.
+struct Running {
+    /// The records file's version, for `--until`.
+    version: u32,
+    tracker: Tracker,
+    stream: Option<crate::source::ring::Stream>,
+    streamed: Vec<crate::model::ring_event::Event>,
+    /// Stalls of the whole machine the stream carried: kept apart, never windows.
+    stalls: Vec<Stall>,
+    changes: Vec<OutsideChange>,
+}
+
+impl Running {
+    fn new(before: crate::model::snapshot::Snapshot, stream: Option<ring::Stream>) -> Self {
+        Self {
+            version: before.version,
+            tracker: Tracker::new(before),
+            stream,
+            streamed: Vec::new(),
+            stalls: Vec::new(),
+            changes: Vec::new(),
+        }
+    }
+
+    /// Waits for the duration (`--duration`, or until `--until`'s window), or `stop`:
+    /// compares the settings with `expected` often, reads the records and the stream
+    /// less often (a clear, the progress line, `--until`'s window).
+    #[allow(clippy::too_many_arguments)]
+    fn follow<B: Backend>(
+        &mut self,
+        m: &Module<B>,
+        a: &RecordArgs,
+        used_config: &crate::model::snapshot::Config,
+        mut expected: crate::model::settings::Settings,
+        stop: &AtomicBool,
+        progress: bool,
+        start: Instant,
+    ) -> Result<()> {
+        let limit = a.duration.or(if a.until.is_some() {
+            None
+        } else {
+            Some(DEFAULT_DURATION)
+        });
+        let snapshot_poll = if a.until.is_some() {
+            UNTIL_POLL
+        } else {
+            SNAPSHOT_POLL
+        };
+        let mut last_snapshot = start;
+        let left = || limit.map_or(SETTINGS_POLL, |d| d.saturating_sub(start.elapsed()));
+        while !left().is_zero() && !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(SETTINGS_POLL.min(left()));
+            let at_ms = start.elapsed().as_millis() as u64;
+            let now = m.settings()?;
+            self.changes.extend(
+                describe(&expected, &now)
+                    .into_iter()
+                    .map(|what| OutsideChange { at_ms, what }),
+            );
+            expected = now;
+            if last_snapshot.elapsed() >= snapshot_poll {
+                last_snapshot = Instant::now();
+                self.observe(m, at_ms)?;
+                self.poll_stream();
+                let (cpus, mut records) = self.tracker.total();
+                crate::enrich::ring_windows::add_missing(
+                    &mut records,
+                    &ring_records(m, &self.streamed, used_config),
+                );
+                if progress {
+                    progress_line(&cpus, limit, a.until, start);
+                }
+                if a.until
+                    .is_some_and(|ms| caught(&cpus, &records, ms, self.version).is_some())
+                {
+                    break;
+                }
+            }
+        }
+        if progress {
+            eprintln!();
+        }
+        Ok(())
+    }
+
+    /// Reads the records; notes a clear (at `at_ms` from the start).
+    fn observe<B: Backend>(&mut self, m: &Module<B>, at_ms: u64) -> Result<()> {
+        if self
+            .tracker
+            .observe(crate::enrich::prepare::module_snapshot(m)?)
+        {
+            self.changes.push(OutsideChange {
+                at_ms,
+                what: CLEARED.into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Takes what the stream carried since it was last polled.
+    fn poll_stream(&mut self) {
+        if let Some(st) = self.stream.as_mut() {
+            let new = st.poll();
+            self.streamed.extend(new.windows);
+            self.stalls.extend(new.stalls);
+        }
+    }
+
+    /// The recording's counts and windows: the module's records, with the stream's windows
+    /// its store did not keep; and what the stream gave.
+    fn windows<B: Backend>(
+        &mut self,
+        m: &Module<B>,
+        used_config: &crate::model::snapshot::Config,
+    ) -> (
+        Vec<crate::model::snapshot::Cpu>,
+        Vec<crate::model::snapshot::Record>,
+        Option<StreamSummary>,
+    ) {
+        let (cpus, mut records) = self.tracker.total();
+        self.poll_stream();
+        let kept = records.len();
+        crate::enrich::ring_windows::add_missing(
+            &mut records,
+            &ring_records(m, &self.streamed, used_config),
+        );
+        crate::enrich::cgroup::resolve(&m.proc_root(), &mut records);
+        crate::enrich::precision::annotate(used_config, &mut records);
+        let stream = self.stream.as_ref().map(|st| StreamSummary {
+            windows: self.streamed.len() as u64,
+            not_kept: (records.len() - kept) as u64,
+            lost: st.cursor.lost,
+            history_from: None,
+        });
+        (cpus, records, stream)
+    }
+}
+
+/// The stream's windows at the threshold `record` set, prepared as the store's are.
+fn ring_records<B: Backend>(
+    m: &Module<B>,
+    streamed: &[crate::model::ring_event::Event],
+    config: &crate::model::snapshot::Config,
+) -> Vec<crate::model::snapshot::Record> {
+    crate::enrich::prepare::ring_records(m, streamed, config, config.threshold_ns)
+}
+
+/// The progress line on a terminal's stderr: the time so far, to the end, the events.
+fn progress_line(
+    cpus: &[crate::model::snapshot::Cpu],
+    limit: Option<Duration>,
+    until: Option<u64>,
+    start: Instant,
+) {
+    let ev: u64 = cpus.iter().map(|c| c.hard_events + c.soft_events).sum();
+    let end = match (limit, until) {
+        (Some(d), _) => format!(" / {}s", d.as_secs()),
+        (None, Some(ms)) => format!(", until a window of {ms} ms"),
+        (None, None) => String::new(),
+    };
+    eprint!(
+        "\rrecording: {:>4}s{end}, {ev} events ",
+        start.elapsed().as_secs()
+    );
 }
 
 #[cfg(test)]

@@ -7,17 +7,16 @@ use std::path::Path;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{Ctx, Outcome};
+use super::{Ctx, From, Outcome};
 use crate::cli::ReportArgs;
 use crate::enrich;
+use crate::enrich::prepare::Options;
 use crate::error::Problem;
 use crate::model::culprit_group::By;
 use crate::model::explain_answer::Answer;
 use crate::output;
 use crate::render;
 use crate::source::files::AtomicFile;
-use crate::source::procfs::{Backend, Module};
-use crate::source::saved::{Loaded, Origin};
 
 /// What `report --json` says it wrote.
 #[derive(Serialize)]
@@ -28,62 +27,29 @@ struct Written<'a> {
     cpus: usize,
 }
 
-/// The report of what the module holds now: its records since load or clear, with the
-/// event ring's windows its store did not keep (as `records` and `top` show them), on
-/// this machine; what neither holds is said on stderr.
-pub fn run<B: Backend>(a: &ReportArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
-    let mut snapshot = m.snapshot()?;
-    if a.lines.lines && m.is_live() {
-        crate::enrich::lines::fill_build_ids(&mut snapshot.records);
-    }
-    if let Some(l) = super::merge_ring(m, &mut snapshot).sentence() {
+/// The report of a `record` file, or of what the module holds now (its records since
+/// load or clear, with the event ring's windows its store did not keep, as `records` and
+/// `top` show them, on this machine; what neither holds is said on stderr): arguments,
+/// prepare, render, write; with `--explain`, its answer (delays or wake-ups) read first
+/// (a bad one writes no page).
+pub fn run(a: &ReportArgs, from: &From, ctx: &Ctx) -> Result<Outcome> {
+    let p = from.prepare(Options {
+        ring: true,
+        build_ids: a.lines.lines,
+        lines: Some(&a.lines),
+        ..Default::default()
+    })?;
+    if let Some(l) = p.coverage.sentence() {
         output::note(&l);
     }
-    let uname = rustix::system::uname();
-    let origin = Origin {
-        host: Some(uname.nodename().to_string_lossy().into_owned()),
-        kernel: Some(uname.release().to_string_lossy().into_owned()),
-        start_time: snapshot.config.counts_since.clone(),
-        end_time: Some(crate::model::clock::now_rfc3339()),
-    };
-    show(
-        a,
-        &Loaded {
-            snapshot,
-            now_ns: crate::model::clock::monotonic_ns(),
-            origin,
-            kernel_build_id: m
-                .is_live()
-                .then(crate::enrich::lines::running_kernel_build_id)
-                .flatten(),
-        },
-        ctx,
-    )
-}
-
-/// Writes the report of a loaded recording to `a.output` and says where; with
-/// `--explain`, its answer (delays or wake-ups) read first (a bad one writes no page).
-pub fn show(a: &ReportArgs, loaded: &Loaded, ctx: &Ctx) -> Result<Outcome> {
     let answer = a.explain.as_deref().map(load_answer).transpose()?;
     let file = AtomicFile::create(&a.output)?;
-    let mut annotated;
-    let s = match crate::enrich::lines::Resolver::for_args(
-        &a.lines,
-        loaded.origin.kernel.as_deref(),
-        loaded.kernel_build_id.as_deref(),
-    ) {
-        Some(res) => {
-            annotated = loaded.snapshot.clone();
-            super::source_lines(Some(res), &mut annotated.records);
-            &annotated
-        }
-        None => &loaded.snapshot,
-    };
+    let s = p.snapshot();
     let page = render::report_page::html(
-        &enrich::snapshot(s),
+        &p.enriched(),
         &enrich::top(&s.records, By::Culprit),
         &enrich::folded(&s.records, true),
-        &loaded.origin,
+        &p.loaded.origin,
         answer.as_ref(),
     );
     file.commit(page.as_bytes())?;

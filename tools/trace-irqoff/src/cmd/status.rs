@@ -11,7 +11,7 @@ use crate::source::procfs::{Backend, Module};
 
 pub fn run<B: Backend>(m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let settings = m.settings()?;
-    let snapshot = m.snapshot()?;
+    let snapshot = crate::enrich::prepare::module_snapshot(m)?;
     let s = enrich::snapshot(&snapshot);
     if ctx.json {
         output::print_json(&render::status_view::json(settings, &s))?;

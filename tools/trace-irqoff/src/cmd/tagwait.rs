@@ -23,7 +23,7 @@ pub fn run<B: Backend>(a: &Args, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
         }
         return Ok(Outcome::Done);
     }
-    let s = m.snapshot()?;
+    let s = crate::enrich::prepare::module_snapshot(m)?;
     if ctx.json {
         output::print_json(&s.tag_wait)?;
     } else {

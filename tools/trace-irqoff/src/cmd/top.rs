@@ -7,52 +7,35 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::{Ctx, Outcome};
+use super::{Ctx, From, Outcome};
 use crate::cli::TopArgs;
 use crate::enrich;
+use crate::enrich::prepare::{Options, Prepared};
 use crate::enrich::ring_windows::Tally;
 use crate::model::clock;
-use crate::model::snapshot::Snapshot;
+use crate::model::culprit_group::Culprit;
 use crate::output;
 use crate::render;
-use crate::render::coverage::Coverage;
 use crate::source::procfs::{Backend, Module};
 
-pub fn run<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
-    if a.live {
-        return live(a, m, ctx);
-    }
-    let mut s = m.snapshot()?;
-    // Every window: the ring's beside the store's.
-    let coverage = super::merge_ring(m, &mut s);
-    let resolver = crate::enrich::lines::Resolver::for_running(&a.lines, m.is_live());
-    if resolver.is_some() && m.is_live() {
-        crate::enrich::lines::fill_build_ids(&mut s.records);
-    }
-    show(a, &s, resolver, &coverage, ctx)
+/// Arguments, prepare (the ring's windows merged; with `--lines`, build ids and source
+/// lines), select (the culprit groups), render.
+pub fn run(a: &TopArgs, from: &From, ctx: &Ctx) -> Result<Outcome> {
+    let p = from.prepare(Options {
+        ring: true,
+        build_ids: a.lines.lines,
+        lines: Some(&a.lines),
+        ..Default::default()
+    })?;
+    let mut t = enrich::top(&p.snapshot().records, a.grouping());
+    t.truncate(a.limit);
+    show(&t, &p, ctx)
 }
 
-/// Prints the culprits of a snapshot's records, and below them what `coverage` says is
-/// not shown (on stderr with `--json`); with `resolver` (`--lines`), each culprit's source
-/// line.
-pub fn show(
-    a: &TopArgs,
-    s: &Snapshot,
-    resolver: Option<crate::enrich::lines::Resolver>,
-    coverage: &Coverage,
-    ctx: &Ctx,
-) -> Result<Outcome> {
-    let mut annotated;
-    let records = match resolver {
-        Some(res) => {
-            annotated = s.records.clone();
-            super::source_lines(Some(res), &mut annotated);
-            &annotated
-        }
-        None => &s.records,
-    };
-    let mut t = enrich::top(records, a.grouping());
-    t.truncate(a.limit);
+/// Prints the culprits `t` of `p`'s records, and below them what its coverage says is
+/// not shown (on stderr with `--json`).
+fn show(t: &[Culprit], p: &Prepared, ctx: &Ctx) -> Result<Outcome> {
+    let coverage = &p.coverage;
     if ctx.json {
         output::print_json(&t)?;
         if let Some(l) = coverage.sentence() {
@@ -60,16 +43,16 @@ pub fn show(
         }
     } else {
         // On a terminal, fitted to its width; on a pipe, the full table scripts read.
-        let s = &enrich::snapshot(s);
+        let s = &p.enriched();
         let text = match output::terminal_size() {
             Some((_, cols)) => {
-                render::top_view::screen(&t, ctx.color, cols)
+                render::top_view::screen(t, ctx.color, cols)
                     + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), Some(cols))
                     + &render::top_view::stall_footnote(s.stalls.as_ref(), Some(cols))
                     + &coverage.footnote(Some(cols))
             }
             None => {
-                render::top_view::text(&t, ctx.color)
+                render::top_view::text(t, ctx.color)
                     + &render::resolution(s, t.iter().map(|c| (c.kind, c.cause)), None)
                     + &render::top_view::stall_footnote(s.stalls.as_ref(), None)
                     + &coverage.footnote(None)
@@ -81,13 +64,9 @@ pub fn show(
 }
 
 /// Redrawn in place on a terminal until Ctrl-C; printed once otherwise (a pipe, a log).
-fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
+pub fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
     let tty = std::io::stdout().is_terminal();
-    let count = a.count.unwrap_or(if tty || a.duration.is_some() {
-        u64::MAX
-    } else {
-        1
-    });
+    let count = refreshes(a, tty);
     let started = Instant::now();
     let deadline = a.duration.map(|d| started + d);
     let mut cols = None;
@@ -110,20 +89,14 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
             .map(|st| st.poll().windows)
             .unwrap_or_default();
         let taken = clock::monotonic_ns();
-        let s = m.snapshot()?;
+        let s = crate::enrich::prepare::module_snapshot(m)?;
         if let Some(t) = tally.as_mut() {
             t.add(&events);
         }
         let rows = render::live::rows(&s, base.as_ref().map(|b| &b.0), tally.as_ref());
         // Whether these rows' last, min and max came from the ring (not in the first refresh).
         let ring = base.is_some() && tally.is_some();
-        let since = match (&base, &s.config.counts_since) {
-            (Some(b), _) => format!("since {} UTC", b.1),
-            (None, Some(t)) => {
-                format!("since {} UTC (load or clear)", t.get(11..19).unwrap_or("?"))
-            }
-            (None, None) => "since load".to_string(),
-        };
+        let since = since(base.as_ref(), &s);
         // Stalls in the span the counts cover: since load or clear, then since the start.
         let stalls = s
             .stalls
@@ -141,42 +114,15 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
         if ctx.json {
             output::print(&(serde_json::to_string(&rows)? + "\n"))?;
         } else {
-            let now = clock::now_rfc3339();
-            let table = match output::terminal_size().filter(|_| tty) {
-                Some((height, width)) => {
-                    cols = Some(width);
-                    // The footnote below the table, which keeps the lines it takes free;
-                    // the notes said before the first redraw below the title.
-                    let foot = render::top_view::stall_footnote(stalls.as_ref(), Some(width));
-                    let notes = render::line::notes(&crate::output::notes(), width);
-                    let view = render::live::screen(
-                        &enrich::snapshot(&s),
-                        &rows,
-                        previous.as_deref(),
-                        &now,
-                        (&since, ring),
-                        ctx.color,
-                        (
-                            height.saturating_sub(foot.lines().count() + notes.lines().count()),
-                            width,
-                        ),
-                    );
-                    match view.split_once('\n') {
-                        Some((title, rest)) => format!("{title}\n{notes}{rest}{foot}"),
-                        None => view + &notes + &foot,
-                    }
-                }
-                None => {
-                    render::live::text(
-                        &enrich::snapshot(&s),
-                        &rows,
-                        previous.as_deref(),
-                        &now,
-                        (&since, ring),
-                        ctx.color,
-                    ) + &render::top_view::stall_footnote(stalls.as_ref(), None)
-                }
+            let view = Refresh {
+                s: &s,
+                rows: &rows,
+                previous: previous.as_deref(),
+                since: (&since, ring),
+                stalls: stalls.as_ref(),
             };
+            let (table, width) = view.table(tty, ctx.color);
+            cols = width.or(cols);
             output::print(&if tty { render::in_place(&table) } else { table })?;
         }
         previous = Some(rows);
@@ -190,20 +136,103 @@ fn live<B: Backend>(a: &TopArgs, m: &Module<B>, ctx: &Ctx) -> Result<Outcome> {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
-    // The line a run that refreshed ends with (also on Ctrl-C): what the last rows count
-    // since the start; on stderr with --json.
     if n > 1 || a.duration.is_some() || stop.load(Ordering::SeqCst) {
-        let mut tally = render::line::Tally::default();
-        for r in previous.iter().flatten() {
-            tally.add(r.kind.label(), r.cpu, r.events, r.max_ns);
-        }
-        let text = tally.summary("top --live", started.elapsed(), cols);
-        // Off a terminal on stderr: the table on stdout stays as scripts read it.
-        if ctx.json || !tty {
-            eprint!("{text}");
-        } else {
-            output::print(&text)?;
-        }
+        end_line(previous.as_deref(), started.elapsed(), cols, tty, ctx)?;
     }
     Ok(Outcome::Done)
+}
+
+/// How many refreshes: `--count`; without it, until Ctrl-C or `--duration` on a
+/// terminal, once on a pipe.
+fn refreshes(a: &TopArgs, tty: bool) -> u64 {
+    a.count.unwrap_or(if tty || a.duration.is_some() {
+        u64::MAX
+    } else {
+        1
+    })
+}
+
+/// What the rows count since: the first refresh's time, or the load or clear.
+fn since(
+    base: Option<&(render::live::Base, String)>,
+    s: &crate::model::snapshot::Snapshot,
+) -> String {
+    match (base, &s.config.counts_since) {
+        (Some(b), _) => format!("since {} UTC", b.1),
+        (None, Some(t)) => {
+            format!("since {} UTC (load or clear)", t.get(11..19).unwrap_or("?"))
+        }
+        (None, None) => "since load".to_string(),
+    }
+}
+
+/// One refresh of `top --live` as text.
+struct Refresh<'a> {
+    s: &'a crate::model::snapshot::Snapshot,
+    rows: &'a [render::live::Row],
+    previous: Option<&'a [render::live::Row]>,
+    /// What the counts are since, and whether last, min and max came from the ring.
+    since: (&'a str, bool),
+    stalls: Option<&'a crate::model::snapshot::Stalls>,
+}
+
+impl Refresh<'_> {
+    /// The table: on a terminal fitted to it (the width returned), the stall footnote
+    /// below it keeping the lines it takes free and the notes said before the first
+    /// redraw below the title; off one, the text scripts read.
+    fn table(&self, tty: bool, color: bool) -> (String, Option<usize>) {
+        let now = clock::now_rfc3339();
+        let e = enrich::snapshot(self.s);
+        match output::terminal_size().filter(|_| tty) {
+            Some((height, width)) => {
+                let foot = render::top_view::stall_footnote(self.stalls, Some(width));
+                let notes = render::line::notes(&crate::output::notes(), width);
+                let view = render::live::screen(
+                    &e,
+                    self.rows,
+                    self.previous,
+                    &now,
+                    self.since,
+                    color,
+                    (
+                        height.saturating_sub(foot.lines().count() + notes.lines().count()),
+                        width,
+                    ),
+                );
+                let table = match view.split_once('\n') {
+                    Some((title, rest)) => format!("{title}\n{notes}{rest}{foot}"),
+                    None => view + &notes + &foot,
+                };
+                (table, Some(width))
+            }
+            None => (
+                render::live::text(&e, self.rows, self.previous, &now, self.since, color)
+                    + &render::top_view::stall_footnote(self.stalls, None),
+                None,
+            ),
+        }
+    }
+}
+
+/// The line a run that refreshed ends with (also on Ctrl-C): what the last rows count
+/// since the start; on stderr with --json and off a terminal (the table on stdout stays
+/// as scripts read it).
+fn end_line(
+    rows: Option<&[render::live::Row]>,
+    span: Duration,
+    cols: Option<usize>,
+    tty: bool,
+    ctx: &Ctx,
+) -> Result<()> {
+    let mut tally = render::line::Tally::default();
+    for r in rows.into_iter().flatten() {
+        tally.add(r.kind.label(), r.cpu, r.events, r.max_ns);
+    }
+    let text = tally.summary("top --live", span, cols);
+    if ctx.json || !tty {
+        eprint!("{text}");
+        Ok(())
+    } else {
+        output::print(&text)
+    }
 }

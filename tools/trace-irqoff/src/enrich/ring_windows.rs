@@ -137,6 +137,18 @@ pub fn add_missing(store: &mut Vec<Record>, streamed: &[Record]) -> usize {
     n
 }
 
+/// How complete a view of the store is (`render::coverage` words it), once the ring's windows are merged in.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// Windows the ring added: at the threshold or over, not kept by the store.
+    pub added: usize,
+    /// Windows at the threshold or over that the store did not keep (its `dropped` and
+    /// `replaced` counts since load or clear) and the ring did not give back either.
+    pub unshown: u64,
+    /// Why the ring was not read, where it was not.
+    pub no_ring: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,10 +46,7 @@ pub fn delays(text: &str, min_ns: u64, device: Option<&str>) -> Traced {
     let mut completed: Vec<(String, u64, u32)> = Vec::new();
     for l in text.lines().filter_map(parse_line) {
         t.events += 1;
-        t.span = Some(match t.span {
-            None => (l.ts_ns, l.ts_ns),
-            Some((a, b)) => (a.min(l.ts_ns), b.max(l.ts_ns)),
-        });
+        t.span = Some(widen(t.span, l.ts_ns));
         match l.event {
             "softirq_raise" => {
                 if let Some(vec) = field(l.fields, "vec").and_then(|v| v.parse().ok()) {
@@ -62,18 +59,7 @@ pub fn delays(text: &str, min_ns: u64, device: Option<&str>) -> Traced {
                 };
                 if let Some(raised) = pending.remove(&(l.cpu, vec)) {
                     if l.ts_ns.saturating_sub(raised) >= min_ns {
-                        t.delays.push(Delay {
-                            kind: DelayKind::Softirq,
-                            start_ns: raised,
-                            end_ns: l.ts_ns,
-                            cpus: vec![l.cpu],
-                            end_cpu: Some(l.cpu),
-                            issue_cpu: None,
-                            evidence: vec![format!("raised and run on CPU {}", l.cpu)],
-                            device: None,
-                            vector: Some(action(l.fields).unwrap_or("?").to_string()),
-                            task: None,
-                        });
+                        t.delays.push(softirq_delay(raised, &l));
                     }
                 }
             }
@@ -126,6 +112,27 @@ pub fn delays(text: &str, min_ns: u64, device: Option<&str>) -> Traced {
     t.delays.sort_by_key(|d| d.start_ns);
     t.unfinished = flight.left();
     t
+}
+
+/// `span` widened to hold `ts_ns`.
+fn widen(span: Option<(u64, u64)>, ts_ns: u64) -> (u64, u64) {
+    span.map_or((ts_ns, ts_ns), |(a, b)| (a.min(ts_ns), b.max(ts_ns)))
+}
+
+/// The softirq delay from its raise at `raised` to its run at line `l` (on that CPU).
+fn softirq_delay(raised: u64, l: &Line<'_>) -> Delay {
+    Delay {
+        kind: DelayKind::Softirq,
+        start_ns: raised,
+        end_ns: l.ts_ns,
+        cpus: vec![l.cpu],
+        end_cpu: Some(l.cpu),
+        issue_cpu: None,
+        evidence: vec![format!("raised and run on CPU {}", l.cpu)],
+        device: None,
+        vector: Some(action(l.fields).unwrap_or("?").to_string()),
+        task: None,
+    }
 }
 
 /// The I/O delay of request `done`, completed by line `l`.

@@ -72,27 +72,14 @@ pub fn follow(text: &str, threads: &BTreeSet<i32>, min_ns: u64) -> (Vec<Wakeup>,
         let timer = expired.remove(&l.cpu);
         match l.event {
             "hrtimer_start" => {
-                if let (Some(ptr), Some(exp)) = (
-                    field(l.fields, "hrtimer"),
-                    field(l.fields, "expires").and_then(|v| v.parse().ok()),
-                ) {
+                let exp = field(l.fields, "expires").and_then(|v| v.parse().ok());
+                if let (Some(ptr), Some(exp)) = (field(l.fields, "hrtimer"), exp) {
                     started.insert(ptr, exp);
                 }
             }
             "hrtimer_expire_entry" => {
-                let wakeup = field(l.fields, "function")
-                    .is_some_and(|f| f.split('/').next() == Some("hrtimer_wakeup"));
-                let now = field(l.fields, "now").and_then(|v| v.parse().ok());
-                if let (true, Some(now)) = (wakeup, now) {
-                    let expires = field(l.fields, "hrtimer").and_then(|p| started.get(p));
-                    expired.insert(
-                        l.cpu,
-                        Expired {
-                            cpu: l.cpu,
-                            expires: expires.copied(),
-                            now,
-                        },
-                    );
+                if let Some(e) = wakeup_timer(l, &started) {
+                    expired.insert(l.cpu, e);
                 }
             }
             "sched_waking" => {
@@ -120,28 +107,17 @@ pub fn follow(text: &str, threads: &BTreeSet<i32>, min_ns: u64) -> (Vec<Wakeup>,
                 let Some(tid) = pid_of(l.fields, "pid") else {
                     continue;
                 };
-                if let Some(w) = waking.get_mut(&tid) {
-                    if w.wakeup.is_none() {
-                        let target = field(l.fields, "target_cpu")
-                            .and_then(|v| v.parse().ok())
-                            .unwrap_or(l.cpu);
-                        w.wakeup = Some((l.ts_ns, l.cpu, target));
-                    }
+                // The first wake-up of a waking only.
+                if let Some(w) = waking.get_mut(&tid).filter(|w| w.wakeup.is_none()) {
+                    let target = field(l.fields, "target_cpu")
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(l.cpu);
+                    w.wakeup = Some((l.ts_ns, l.cpu, target));
                 }
             }
             "sched_switch" => {
-                let prev = format!(
-                    "{}[{}]",
-                    between(l.fields, "prev_comm=", " prev_pid="),
-                    field(l.fields, "prev_pid").unwrap_or("?")
-                );
-                let next = format!(
-                    "{}[{}]",
-                    between(l.fields, "next_comm=", " next_pid="),
-                    field(l.fields, "next_pid").unwrap_or("?")
-                );
                 let on = switches.entry(l.cpu).or_default();
-                on.push((l.ts_ns, prev, next));
+                on.push(switch(l));
                 let Some(tid) = pid_of(l.fields, "next_pid") else {
                     continue;
                 };
@@ -159,6 +135,38 @@ pub fn follow(text: &str, threads: &BTreeSet<i32>, min_ns: u64) -> (Vec<Wakeup>,
     untold.unfinished += waking.len();
     slowest_first(&mut out);
     (out, untold)
+}
+
+/// The expiry at line `l` of an `hrtimer_wakeup` timer (a sleep's), with when it was
+/// set to expire (`started`: each timer's latest expires); None for another timer.
+fn wakeup_timer(l: &Line<'_>, started: &BTreeMap<&str, u64>) -> Option<Expired> {
+    let wakeup =
+        field(l.fields, "function").is_some_and(|f| f.split('/').next() == Some("hrtimer_wakeup"));
+    let now = field(l.fields, "now").and_then(|v| v.parse().ok());
+    if let (true, Some(now)) = (wakeup, now) {
+        let expires = field(l.fields, "hrtimer").and_then(|p| started.get(p));
+        return Some(Expired {
+            cpu: l.cpu,
+            expires: expires.copied(),
+            now,
+        });
+    }
+    None
+}
+
+/// The switch at line `l`: when, and the tasks out and in as "comm[pid]".
+fn switch(l: &Line<'_>) -> Switch {
+    let prev = format!(
+        "{}[{}]",
+        between(l.fields, "prev_comm=", " prev_pid="),
+        field(l.fields, "prev_pid").unwrap_or("?")
+    );
+    let next = format!(
+        "{}[{}]",
+        between(l.fields, "next_comm=", " next_pid="),
+        field(l.fields, "next_pid").unwrap_or("?")
+    );
+    (l.ts_ns, prev, next)
 }
 
 /// The wake-up of thread `tid`, woken as `w`, switched in by line `l` (the last of the

@@ -3,17 +3,7 @@
 //! event ring's windows are merged into the store's, and what neither holds any more is
 //! said in a footnote, with the command that has them.
 
-/// How complete a view of the store is, once the ring's windows are merged in.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Coverage {
-    /// Windows the ring added: at the threshold or over, not kept by the store.
-    pub added: usize,
-    /// Windows at the threshold or over that the store did not keep (its `dropped` and
-    /// `replaced` counts since load or clear) and the ring did not give back either.
-    pub unshown: u64,
-    /// Why the ring was not read, where it was not.
-    pub no_ring: Option<String>,
-}
+pub use crate::enrich::ring_windows::Coverage;
 
 impl Coverage {
     /// The footnote, one sentence (none when every window is shown); wrapped to `cols`

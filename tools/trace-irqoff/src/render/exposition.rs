@@ -168,6 +168,43 @@ fn summed(cpus: &[Cpu], kind: Kind, cause: Option<Cause>) -> (Vec<u64>, Option<u
     (counts, sum)
 }
 
+/// The latency histograms: per CPU and kind with `per_cpu`, else per kind summed over
+/// the CPUs.
+fn latency_histograms(o: &mut String, s: &Snapshot, series: &[(&Cpu, Series)], per_cpu: bool) {
+    family(o, "trace_irqoff_latency_seconds", "histogram", LATENCY_HELP);
+    if per_cpu {
+        for (c, se) in series {
+            let exact = c.sum_ns(se.kind, se.cause).map(secs);
+            histogram(
+                o,
+                "trace_irqoff_latency_seconds",
+                &se.labels(),
+                &log2_buckets(c.hist(se.kind, se.cause), 1e-3),
+                exact,
+            );
+        }
+    } else {
+        for (kind, cause) in kinds(s) {
+            let (counts, sum) = summed(&s.cpus, kind, cause);
+            let se = Series {
+                cpu: String::new(),
+                kind,
+                cause,
+            };
+            histogram(
+                o,
+                "trace_irqoff_latency_seconds",
+                &se.labels(),
+                &log2_buckets(&counts, 1e-3),
+                sum.map(secs),
+            );
+        }
+    }
+}
+
+/// The families of this trace-irqoff's module (not the original's): per CPU online, the
+/// latency histograms, events, dropped and replaced records, the `cpu` line's counters,
+/// stalls and the worst windows.
 fn ours(o: &mut String, s: &Snapshot, per_cpu: bool) {
     let series: Vec<(&Cpu, Series)> = s
         .cpus
@@ -199,35 +236,7 @@ fn ours(o: &mut String, s: &Snapshot, per_cpu: bool) {
             u8::from(c.online)
         );
     }
-    family(o, "trace_irqoff_latency_seconds", "histogram", LATENCY_HELP);
-    if per_cpu {
-        for (c, se) in &series {
-            let exact = c.sum_ns(se.kind, se.cause).map(secs);
-            histogram(
-                o,
-                "trace_irqoff_latency_seconds",
-                &se.labels(),
-                &log2_buckets(c.hist(se.kind, se.cause), 1e-3),
-                exact,
-            );
-        }
-    } else {
-        for (kind, cause) in kinds(s) {
-            let (counts, sum) = summed(&s.cpus, kind, cause);
-            let se = Series {
-                cpu: String::new(),
-                kind,
-                cause,
-            };
-            histogram(
-                o,
-                "trace_irqoff_latency_seconds",
-                &se.labels(),
-                &log2_buckets(&counts, 1e-3),
-                sum.map(secs),
-            );
-        }
-    }
+    latency_histograms(o, s, &series, per_cpu);
     family(
         o,
         "trace_irqoff_events_total",

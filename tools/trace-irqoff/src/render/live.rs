@@ -68,6 +68,9 @@ impl Base {
     }
 }
 
+/// The rows of `top --live`, a row per CPU and kind: counts since `base` (the first
+/// refresh; since load or clear without it), last, min and max from `tally` (the ring's
+/// windows) where there is one, else from the records.
 pub fn rows(s: &Snapshot, base: Option<&Base>, tally: Option<&Tally>) -> Vec<Row> {
     let clock = Clock::of_anchor(s.config.realtime_offset_ns);
     let tally = tally.filter(|_| base.is_some());
@@ -88,33 +91,9 @@ pub fn rows(s: &Snapshot, base: Option<&Base>, tally: Option<&Tally>) -> Vec<Row
             recs.sort_by_key(|r| r.timestamp_ns);
             let lat = || recs.iter().map(|r| r.latency_ns);
             let n = recs.len() as u64;
-            let (events_now, sum_now) = match kind {
-                Kind::Hard => (c.hard_events, c.sum_ns(Kind::Hard, None)),
-                Kind::Soft => (c.soft_events, c.sum_ns(Kind::Soft, None)),
-            };
-            // Counts that went down (a clear, a reload) count from there.
-            let (events, sum) = match base.and_then(|b| b.get(c.cpu, kind)) {
-                Some((e0, s0)) if events_now >= e0 => (
-                    events_now - e0,
-                    sum_now.zip(s0).map(|(a, b)| a.saturating_sub(b)),
-                ),
-                _ => (events_now, sum_now),
-            };
+            let (events, sum) = counted(c, kind, base);
             let exact_avg = sum.filter(|_| events > 0).map(|total| total / events);
-            let open_ns = s
-                .ongoing
-                .iter()
-                .filter(|o| o.cpu == c.cpu && o.kind == kind)
-                .map(|o| o.latency_ns)
-                .chain(
-                    s.records
-                        .iter()
-                        .filter(|r| {
-                            r.ongoing && r.cpu == c.cpu && r.kind == kind && kind == Kind::Soft
-                        })
-                        .map(|r| r.latency_ns),
-                )
-                .max();
+            let open_ns = open_ns(s, c.cpu, kind);
             let avg_ns = exact_avg.or((n > 0).then(|| lat().sum::<u64>() / n));
             let row = match tally {
                 // Every window since the base, from the stream.
@@ -158,6 +137,38 @@ pub fn rows(s: &Snapshot, base: Option<&Base>, tally: Option<&Tally>) -> Vec<Row
         }
     }
     v
+}
+
+/// The events of `c` of `kind` and their summed length, since `base` where there is one
+/// (counts that went down, a clear or a reload, count from there).
+fn counted(c: &crate::model::snapshot::Cpu, kind: Kind, base: Option<&Base>) -> (u64, Option<u64>) {
+    let (events_now, sum_now) = match kind {
+        Kind::Hard => (c.hard_events, c.sum_ns(Kind::Hard, None)),
+        Kind::Soft => (c.soft_events, c.sum_ns(Kind::Soft, None)),
+    };
+    match base.and_then(|b| b.get(c.cpu, kind)) {
+        Some((e0, s0)) if events_now >= e0 => (
+            events_now - e0,
+            sum_now.zip(s0).map(|(a, b)| a.saturating_sub(b)),
+        ),
+        _ => (events_now, sum_now),
+    }
+}
+
+/// The longest window of `kind` still open on `cpu`: the watcher's, or a softirq-off
+/// record's.
+fn open_ns(s: &Snapshot, cpu: u32, kind: Kind) -> Option<u64> {
+    s.ongoing
+        .iter()
+        .filter(|o| o.cpu == cpu && o.kind == kind)
+        .map(|o| o.latency_ns)
+        .chain(
+            s.records
+                .iter()
+                .filter(|r| r.ongoing && r.cpu == cpu && r.kind == kind && kind == Kind::Soft)
+                .map(|r| r.latency_ns),
+        )
+        .max()
 }
 
 /// The table, headed by the time and the settings. Rows whose last window is new since

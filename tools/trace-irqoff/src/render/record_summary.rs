@@ -10,16 +10,23 @@ use crate::model::saved_recording::Recording;
 /// What `record` says when it is done: what it caught and recorded, and where; the first
 /// five of `culprits` (the recording's, by culprit).
 pub fn summary(rec: &Recording, culprits: &[Culprit], output: &Path, color: bool) -> String {
-    let hard: u64 = rec.cpus.iter().map(|c| c.hard_events).sum();
-    let soft: u64 = rec.cpus.iter().map(|c| c.soft_events).sum();
-    let bh_off: u64 = rec.cpus.iter().map(|c| c.soft_bh_off_events).sum();
-    let ksoftirqd_wait: u64 = rec.cpus.iter().map(|c| c.soft_ksoftirqd_wait_events).sum();
-    // Only a v2 module splits softirq events by cause; before, both are 0.
-    let split = if bh_off + ksoftirqd_wait > 0 {
-        format!(" ({bh_off} bh-off, {ksoftirqd_wait} ksoftirqd-wait)")
-    } else {
-        String::new()
-    };
+    let mut o = caught(rec);
+    o += &recorded(rec, output);
+    o += &stream_and_changes(rec);
+    let _ = writeln!(
+        o,
+        "on {} (kernel {}), {} to {}",
+        rec.host, rec.kernel, rec.started, rec.ended
+    );
+    let t = culprits;
+    if !t.is_empty() {
+        o += &super::top_view::text(&t[..t.len().min(5)], color);
+    }
+    o + &restored(rec)
+}
+
+/// `--until`: the window that ended the recording, or that none came.
+fn caught(rec: &Recording) -> String {
     let mut o = String::new();
     if let Some(c) = &rec.caught {
         let what = match &c.record {
@@ -40,6 +47,23 @@ pub fn summary(rec: &Recording, culprits: &[Culprit], output: &Path, color: bool
     } else if let Some(ms) = rec.until_ms {
         let _ = writeln!(o, "no window of {ms} ms or more");
     }
+    o
+}
+
+/// What was recorded, how long, into which file; the stalls of the whole machine in the
+/// span, counted apart, not among the events.
+fn recorded(rec: &Recording, output: &Path) -> String {
+    let hard: u64 = rec.cpus.iter().map(|c| c.hard_events).sum();
+    let soft: u64 = rec.cpus.iter().map(|c| c.soft_events).sum();
+    let bh_off: u64 = rec.cpus.iter().map(|c| c.soft_bh_off_events).sum();
+    let ksoftirqd_wait: u64 = rec.cpus.iter().map(|c| c.soft_ksoftirqd_wait_events).sum();
+    // Only a v2 module splits softirq events by cause; before, both are 0.
+    let split = if bh_off + ksoftirqd_wait > 0 {
+        format!(" ({bh_off} bh-off, {ksoftirqd_wait} ksoftirqd-wait)")
+    } else {
+        String::new()
+    };
+    let mut o = String::new();
     let _ = writeln!(
         o,
         "recorded {:.1} s{}: {} hardirq-off and {} softirq-off{} events, {} records -> {}",
@@ -55,7 +79,6 @@ pub fn summary(rec: &Recording, culprits: &[Culprit], output: &Path, color: bool
         rec.records.len(),
         output.display()
     );
-    // Stalls of the whole machine in the span: counted apart, not among the events.
     let stalls = crate::model::snapshot::Stalls::of_span(
         &rec.stalls,
         rec.stalls_counted,
@@ -64,6 +87,12 @@ pub fn summary(rec: &Recording, culprits: &[Culprit], output: &Path, color: bool
     if let Some(line) = stalls.as_ref().and_then(super::stall_sentence) {
         let _ = writeln!(o, "{line}");
     }
+    o
+}
+
+/// What the event ring could not show and what it added; the changes someone else made.
+fn stream_and_changes(rec: &Recording) -> String {
+    let mut o = String::new();
     if let Some(from) = rec
         .stream
         .as_ref()
@@ -89,23 +118,18 @@ pub fn summary(rec: &Recording, culprits: &[Culprit], output: &Path, color: bool
             let _ = writeln!(o, "  at {:.1} s: {}", c.at_ms as f64 / 1000.0, c.what);
         }
     }
-    let _ = writeln!(
-        o,
-        "on {} (kernel {}), {} to {}",
-        rec.host, rec.kernel, rec.started, rec.ended
-    );
-    let t = culprits;
-    if !t.is_empty() {
-        o += &super::top_view::text(&t[..t.len().min(5)], color);
-    }
-    // Only where the recording changed the module (`record --last` only reads it).
+    o
+}
+
+/// The settings put back, only where the recording changed the module (`record --last`
+/// only reads it).
+fn restored(rec: &Recording) -> String {
     let same = |a: &crate::model::settings::Settings| (a.enabled, a.period_ms, a.threshold_ms);
     if same(&rec.settings) == same(&rec.restored) && rec.kept_outside.is_empty() {
-        return o;
+        return String::new();
     }
-    let _ = writeln!(
-        o,
-        "module restored: {}, period {} ms, threshold {} ms{}",
+    format!(
+        "module restored: {}, period {} ms, threshold {} ms{}\n",
         if rec.restored.enabled {
             "enabled"
         } else {
@@ -122,6 +146,5 @@ pub fn summary(rec: &Recording, culprits: &[Culprit], output: &Path, color: bool
             (false, true) => " (period and threshold left as someone else set them)",
             (false, false) => "",
         }
-    );
-    o
+    )
 }

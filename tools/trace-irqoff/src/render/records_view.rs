@@ -99,23 +99,7 @@ pub fn record_with(
         who(r),
         when(r)
     );
-    if let Some(c) = r.context {
-        // The task named is the one the interrupt came upon: it did not do it.
-        let _ = writeln!(
-            out,
-            "  in {c} on CPU {}, interrupting {} (pid {})",
-            r.cpu,
-            if r.culprit_comm.is_empty() {
-                "?"
-            } else {
-                r.culprit_comm
-            },
-            r.culprit_pid
-        );
-    }
-    if let Some(c) = &r.cgroup_described {
-        let _ = writeln!(out, "  cgroup of {}: {c}", r.comm);
-    }
+    context_lines(out, r);
     let profile = r.profile.as_ref().filter(|p| !p.stacks.is_empty());
     if profile.is_some() && !r.stack.is_empty() {
         let _ = writeln!(out, "  where it ended:");
@@ -136,49 +120,14 @@ pub fn record_with(
         frames(out, &r.window_stack, &r.lines, color, stack_depth);
     }
     if let Some(p) = profile {
-        let task = if window_in_profile && !r.window_comm.is_empty() {
-            format!(" {}-{},", r.window_comm, r.window_pid)
-        } else {
-            String::new()
-        };
-        let so_far = if r.ongoing { " so far" } else { "" };
-        let distinct = if p.distinct == 1 {
-            "1 distinct stack".to_string()
-        } else {
-            format!("{} distinct stacks", p.distinct)
-        };
-        let _ = writeln!(
+        where_it_was(
             out,
-            "  where it was{so_far}:{task} {} samples over {} after the threshold, {distinct}",
-            p.samples,
-            periods(p.weight)
+            r,
+            p,
+            window_in_profile,
+            color,
+            (stack_depth, max_stacks),
         );
-        let shares = crate::render::profile::Shares::of(p);
-        for st in shares.stacks.iter().take(max_stacks) {
-            let _ = writeln!(
-                out,
-                "    {} ({} of {}):",
-                shares.percent(st.count),
-                st.count,
-                periods(p.weight)
-            );
-            frames_at(out, "      ", &st.frames, &r.lines, color, stack_depth);
-        }
-        let (rest, n) = shares.rest(max_stacks);
-        if rest > 0 {
-            let what = match n {
-                0 => "in other stacks".to_string(),
-                1 => "in 1 more stack".to_string(),
-                n => format!("in {n} more stacks"),
-            };
-            let _ = writeln!(
-                out,
-                "    {} ({} of {}) {what}",
-                paint(color, DIM, &crate::render::profile::share(rest, p.weight)),
-                rest,
-                periods(p.weight)
-            );
-        }
     }
     if r.lock_wait {
         let _ = writeln!(out, "  a lock wait: the most-seen stack inside the window spins on a spinlock held elsewhere");
@@ -188,6 +137,84 @@ pub fn record_with(
     }
     if let Some(t) = together(r) {
         let _ = writeln!(out, "  {t}");
+    }
+}
+
+/// The interrupt context `r`'s culprit ran in (the task named is the one it came upon:
+/// it did not do it), and the task's cgroup.
+fn context_lines(out: &mut String, r: &Window) {
+    if let Some(c) = r.context {
+        // The task named is the one the interrupt came upon: it did not do it.
+        let _ = writeln!(
+            out,
+            "  in {c} on CPU {}, interrupting {} (pid {})",
+            r.cpu,
+            if r.culprit_comm.is_empty() {
+                "?"
+            } else {
+                r.culprit_comm
+            },
+            r.culprit_pid
+        );
+    }
+    if let Some(c) = &r.cgroup_described {
+        let _ = writeln!(out, "  cgroup of {}: {c}", r.comm);
+    }
+}
+
+/// "Where it was": the profile `p` of `r`'s window, its stacks most-seen first (up to
+/// `max_stacks`, `stack_depth` frames each), each with its share of the sampled periods,
+/// and the share of the rest.
+fn where_it_was(
+    out: &mut String,
+    r: &Window,
+    p: &crate::model::snapshot::Profile,
+    window_in_profile: bool,
+    color: bool,
+    (stack_depth, max_stacks): (usize, usize),
+) {
+    let task = if window_in_profile && !r.window_comm.is_empty() {
+        format!(" {}-{},", r.window_comm, r.window_pid)
+    } else {
+        String::new()
+    };
+    let so_far = if r.ongoing { " so far" } else { "" };
+    let distinct = if p.distinct == 1 {
+        "1 distinct stack".to_string()
+    } else {
+        format!("{} distinct stacks", p.distinct)
+    };
+    let _ = writeln!(
+        out,
+        "  where it was{so_far}:{task} {} samples over {} after the threshold, {distinct}",
+        p.samples,
+        periods(p.weight)
+    );
+    let shares = crate::render::profile::Shares::of(p);
+    for st in shares.stacks.iter().take(max_stacks) {
+        let _ = writeln!(
+            out,
+            "    {} ({} of {}):",
+            shares.percent(st.count),
+            st.count,
+            periods(p.weight)
+        );
+        frames_at(out, "      ", &st.frames, &r.lines, color, stack_depth);
+    }
+    let (rest, n) = shares.rest(max_stacks);
+    if rest > 0 {
+        let what = match n {
+            0 => "in other stacks".to_string(),
+            1 => "in 1 more stack".to_string(),
+            n => format!("in {n} more stacks"),
+        };
+        let _ = writeln!(
+            out,
+            "    {} ({} of {}) {what}",
+            paint(color, DIM, &crate::render::profile::share(rest, p.weight)),
+            rest,
+            periods(p.weight)
+        );
     }
 }
 

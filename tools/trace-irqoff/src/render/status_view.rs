@@ -283,6 +283,27 @@ pub fn text(settings: &Settings, s: &Enriched, color: bool) -> String {
         s.config.hz,
         s.config.records_per_cpu
     );
+    o += &config_lines(settings, s);
+    o += &cpu_table(s);
+    if let Some(line) = s.stalls.as_ref().and_then(super::stall_sentence) {
+        let _ = writeln!(o, "{line}");
+    }
+    if let Some(w) = &s.watcher {
+        let _ = writeln!(o, "watcher: {}", watcher_sentence(w));
+    }
+    for w in &s.open {
+        let _ = writeln!(o, "{}", open_window_line(w));
+    }
+    if let Some(tw) = &s.tag_wait {
+        let _ = writeln!(o, "{}", tag_wait_text::status_line(tw));
+    }
+    o
+}
+
+/// The module's configuration below the first line: since when it counts, the CPUs
+/// sampled, the gaps that are events.
+fn config_lines(settings: &Settings, s: &Enriched) -> String {
+    let mut o = String::new();
     if let Some(since) = &s.config.counts_since {
         let on = s
             .config
@@ -315,6 +336,13 @@ pub fn text(settings: &Settings, s: &Enriched, color: bool) -> String {
         2 * settings.period_ms,
         super::ms(s.config.soft_event_ns)
     );
+    o
+}
+
+/// The per-CPU counts, a row per CPU: softirq events by cause from format v2 on, stall
+/// gaps where the module counts them.
+fn cpu_table(s: &Enriched) -> String {
+    let mut o = String::new();
     // From format v2 on, softirq events are also split by cause.
     let by_cause = s.version >= 2;
     let split = |bh: &str, ksw: &str| {
@@ -364,18 +392,6 @@ pub fn text(settings: &Settings, s: &Enriched, color: bool) -> String {
             c.steal_gaps,
             stall(&c.stall_gaps.to_string())
         );
-    }
-    if let Some(line) = s.stalls.as_ref().and_then(super::stall_sentence) {
-        let _ = writeln!(o, "{line}");
-    }
-    if let Some(w) = &s.watcher {
-        let _ = writeln!(o, "watcher: {}", watcher_sentence(w));
-    }
-    for w in &s.open {
-        let _ = writeln!(o, "{}", open_window_line(w));
-    }
-    if let Some(tw) = &s.tag_wait {
-        let _ = writeln!(o, "{}", tag_wait_text::status_line(tw));
     }
     o
 }

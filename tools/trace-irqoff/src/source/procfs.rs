@@ -217,76 +217,27 @@ impl<B: Backend> Module<B> {
         }
     }
 
-    /// The module's state, from `records`; from the human files when the module has none
-    /// (the original trace-irqoff).
-    pub fn snapshot(&self) -> Result<Snapshot, ProcError> {
-        let mut s = match self.backend.read("records") {
-            Ok(text) => crate::parse::records::parse(&text)?,
+    /// The module's state as it reads, from `records`; from the human files when the
+    /// module has none (the original trace-irqoff). Only read: `enrich::prepare` dates,
+    /// bounds and names its records.
+    pub fn read_snapshot(&self) -> Result<Snapshot, ProcError> {
+        match self.backend.read("records") {
+            Ok(text) => Ok(crate::parse::records::parse(&text)?),
             Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => {
-                self.snapshot_original()?
+                self.snapshot_original()
             }
-            Err(e) => return Err(self.io_error("cannot read", "records", e, "")),
-        };
-        let clock = match s.config.realtime_offset_ns {
-            // The anchor the module read the file with: right wherever the file is read.
-            Some(offset) => crate::model::clock::Clock::anchored(offset),
-            None => {
-                static ONCE: std::sync::Once = std::sync::Once::new();
-                let saved = self.backend.root() != Path::new("/proc")
-                    && std::env::var_os(crate::model::clock::BOOT_TIME_ENV).is_none();
-                let timed = s.records.iter().any(|r| r.timestamp_ns != 0);
-                if saved && timed {
-                    ONCE.call_once(|| crate::output::note(
-                        "these records carry no clock anchor (an older module): wall-clock times assume they were read on this machine since its last boot",
-                    ));
-                }
-                crate::model::clock::Clock::now()
-            }
-        };
-        s.stamp(&clock);
-        crate::enrich::precision::annotate(&s.config, &mut s.records);
-        self.resolve_cgroups(&mut s.records);
-        if self.demangle {
-            crate::symbols::demangle_records(&mut s.records);
+            Err(e) => Err(self.io_error("cannot read", "records", e, "")),
         }
-        Ok(s)
     }
 
-    /// The windows of `events` (the event ring's) at `config`'s threshold or more, as
-    /// records named, dated and bounded exactly as the store's are in [`Module::snapshot`]:
-    /// wall-clock times from its clock anchor, Rust symbols demangled (unless
-    /// `--raw-symbols`), the precision range of its period and HZ, cgroups looked up. The
-    /// one way every command turns ring windows into records.
-    pub fn ring_records(
-        &self,
-        events: &[crate::model::ring_event::Event],
-        config: &snapshot::Config,
-    ) -> Vec<snapshot::Record> {
-        self.ring_windows(events, config, config.threshold_ns)
+    /// Whether Rust symbols in its stacks are to be demangled (not `--raw-symbols`).
+    pub fn demangles(&self) -> bool {
+        self.demangle
     }
 
-    /// [`Module::ring_records`] for the windows of `events` of `min_ns` or more, whatever
-    /// the threshold (`journal` writes every window).
-    pub fn ring_windows(
-        &self,
-        events: &[crate::model::ring_event::Event],
-        config: &snapshot::Config,
-        min_ns: u64,
-    ) -> Vec<snapshot::Record> {
-        let clock = crate::model::clock::Clock::of_anchor(config.realtime_offset_ns);
-        let mut v = crate::enrich::ring_windows::records(events, min_ns, &clock);
-        if self.demangle {
-            crate::symbols::demangle_records(&mut v);
-        }
-        crate::enrich::precision::annotate(config, &mut v);
-        self.resolve_cgroups(&mut v);
-        v
-    }
-
-    /// Looks up the cgroups of `records` not looked up yet (`cgroup::resolve`) on this
-    /// module's system: records from the event stream too.
-    pub fn resolve_cgroups(&self, records: &mut [snapshot::Record]) {
-        crate::enrich::cgroup::resolve(&self.backend.root(), records);
+    /// The proc root of its system, where its records' cgroups are looked up.
+    pub fn proc_root(&self) -> PathBuf {
+        self.backend.root()
     }
 
     /// The counters without the records, from `counters` (O(CPUs) to read, whatever the
@@ -296,7 +247,7 @@ impl<B: Backend> Module<B> {
         match self.backend.read("counters") {
             Ok(text) => Ok(crate::parse::records::parse(&text)?),
             Err(e) if e.kind() == io::ErrorKind::NotFound && self.backend.present() => {
-                self.snapshot()
+                self.read_snapshot()
             }
             Err(e) => Err(self.io_error("cannot read", "counters", e, "")),
         }

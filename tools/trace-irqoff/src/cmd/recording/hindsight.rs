@@ -8,7 +8,7 @@ use anyhow::Result;
 
 use crate::error::Problem;
 use crate::model::clock;
-use crate::model::saved_recording::{ModuleInfo, Recording, StreamSummary};
+use crate::model::saved_recording::{Recording, StreamSummary};
 use crate::model::snapshot::Record;
 use crate::source::procfs::{Backend, Module};
 use crate::source::ring;
@@ -19,19 +19,9 @@ use super::Machine;
 /// records of that time (those the store kept have their in-window samples); the module
 /// is only read.
 pub fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording> {
-    let s = m.snapshot()?;
+    let s = crate::enrich::prepare::module_snapshot(m)?;
     let settings = m.settings()?;
-    let st = if m.is_live() || ring::overridden() {
-        ring::Stream::open_running().map_err(Some)
-    } else {
-        Err(None)
-    };
-    let st = st.map_err(|why| {
-        Problem::failure(
-            format!("there is no event ring to look back in{}", why.map(|w| format!(": {w}")).unwrap_or_default()),
-            "the ring starts with trace-irqoff enable, watch or record on this machine; record --last finds what came after",
-        )
-    })?;
+    let st = open_ring(m)?;
     let now = clock::monotonic_ns();
     let from = now.saturating_sub(u64::try_from(last.as_nanos()).unwrap_or(u64::MAX));
     let crate::model::ring_event::Ring {
@@ -58,8 +48,11 @@ pub fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording>
         .cloned()
         .collect();
     let kept = records.len();
-    crate::enrich::ring_windows::add_missing(&mut records, &m.ring_records(&events, &s.config));
-    m.resolve_cgroups(&mut records);
+    crate::enrich::ring_windows::add_missing(
+        &mut records,
+        &crate::enrich::prepare::ring_records(m, &events, &s.config, s.config.threshold_ns),
+    );
+    crate::enrich::cgroup::resolve(&m.proc_root(), &mut records);
     crate::enrich::precision::annotate(&s.config, &mut records);
     let mut cursor = ring::Cursor::default();
     cursor.take(events.clone());
@@ -73,13 +66,7 @@ pub fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording>
         kernel,
         kernel_build_id,
         cli_version: env!("CARGO_PKG_VERSION"),
-        module: ModuleInfo {
-            records_format: s.version,
-            hz: s.config.hz,
-            records_per_cpu: s.config.records_per_cpu,
-            soft_period_ns: s.config.soft_period_ns,
-            soft_event_ns: s.config.soft_event_ns,
-        },
+        module: super::module_info(&s),
         started: clock.rfc3339(from),
         ended: clock.rfc3339(now),
         duration_ms: (now - from) / 1_000_000,
@@ -107,5 +94,21 @@ pub fn hindsight<B: Backend>(m: &Module<B>, last: Duration) -> Result<Recording>
             history_from,
         }),
         records,
+    })
+}
+
+/// The event ring to look back in: the running kernel's (or the one a test names);
+/// refused, with why, where there is none.
+fn open_ring<B: Backend>(m: &Module<B>) -> Result<ring::Stream, Problem> {
+    let st = if m.is_live() || ring::overridden() {
+        ring::Stream::open_running().map_err(Some)
+    } else {
+        Err(None)
+    };
+    st.map_err(|why| {
+        Problem::failure(
+            format!("there is no event ring to look back in{}", why.map(|w| format!(": {w}")).unwrap_or_default()),
+            "the ring starts with trace-irqoff enable, watch or record on this machine; record --last finds what came after",
+        )
     })
 }

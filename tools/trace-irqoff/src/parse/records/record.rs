@@ -136,27 +136,7 @@ impl Records {
         v2: bool,
     ) -> Result<(), ParseError> {
         match head {
-            "record" => {
-                let f = Fields::new(n, words)?;
-                let mut r = Record {
-                    lower_bound: f.flag(K.lower_bound)?,
-                    latency_ns: f.num(K.latency_ns)?,
-                    timestamp_ns: f.num(K.timestamp_ns)?,
-                    pid: f.num(K.pid)?,
-                    comm: unescape(f.str(K.comm)?),
-                    ..Record::new(f.num(K.cpu)?, kind(n, f.str(K.kind)?)?)
-                };
-                r.ongoing = r.lower_bound && v2;
-                self.frames = f.num(K.frames)?;
-                self.window = 0;
-                if v2 {
-                    record_v2(&f, &mut r)?;
-                    self.window = f.num(K.window_frames)?;
-                }
-                r.stack.reserve(self.frames);
-                r.window_stack.reserve(self.window);
-                self.records.push(r);
-            }
+            "record" => self.record(n, words, v2)?,
             "frame" => {
                 let rec = self
                     .records
@@ -177,22 +157,7 @@ impl Records {
                 rec.window_stack.push(frame);
                 self.window -= 1;
             }
-            "profile" => {
-                let f = Fields::new(n, words)?;
-                let rec = self
-                    .records
-                    .last_mut()
-                    .filter(|r| self.in_record && r.profile.is_none())
-                    .ok_or_else(|| malformed(n, "profile outside a record"))?;
-                self.stacks = f.num("stacks")?;
-                rec.profile = Some(Profile {
-                    samples: f.num("samples")?,
-                    weight: f.num("weight")?,
-                    distinct: f.num_or("distinct", self.stacks as u64)?,
-                    other: f.num_or("other", 0)?,
-                    stacks: Vec::with_capacity(self.stacks),
-                });
-            }
+            "profile" => self.profile(n, words)?,
             "profile_stack" => {
                 let f = Fields::new(n, words)?;
                 let p = self
@@ -223,6 +188,60 @@ impl Records {
             }
             _ => {}
         }
+        Ok(())
+    }
+
+    /// A `record` line (line `n`, its `words`, of format v2 or later with `v2`): a record
+    /// begins, its stacks' frames to follow.
+    fn record<'a>(
+        &mut self,
+        n: usize,
+        words: impl Iterator<Item = &'a str>,
+        v2: bool,
+    ) -> Result<(), ParseError> {
+        let f = Fields::new(n, words)?;
+        let mut r = Record {
+            lower_bound: f.flag(K.lower_bound)?,
+            latency_ns: f.num(K.latency_ns)?,
+            timestamp_ns: f.num(K.timestamp_ns)?,
+            pid: f.num(K.pid)?,
+            comm: unescape(f.str(K.comm)?),
+            ..Record::new(f.num(K.cpu)?, kind(n, f.str(K.kind)?)?)
+        };
+        r.ongoing = r.lower_bound && v2;
+        self.frames = f.num(K.frames)?;
+        self.window = 0;
+        if v2 {
+            record_v2(&f, &mut r)?;
+            self.window = f.num(K.window_frames)?;
+        }
+        r.stack.reserve(self.frames);
+        r.window_stack.reserve(self.window);
+        self.records.push(r);
+        Ok(())
+    }
+
+    /// A `profile` line (line `n`, its `words`): the profile of the record just read
+    /// begins, its stacks to follow.
+    fn profile<'a>(
+        &mut self,
+        n: usize,
+        words: impl Iterator<Item = &'a str>,
+    ) -> Result<(), ParseError> {
+        let f = Fields::new(n, words)?;
+        let rec = self
+            .records
+            .last_mut()
+            .filter(|r| self.in_record && r.profile.is_none())
+            .ok_or_else(|| malformed(n, "profile outside a record"))?;
+        self.stacks = f.num("stacks")?;
+        rec.profile = Some(Profile {
+            samples: f.num("samples")?,
+            weight: f.num("weight")?,
+            distinct: f.num_or("distinct", self.stacks as u64)?,
+            other: f.num_or("other", 0)?,
+            stacks: Vec::with_capacity(self.stacks),
+        });
         Ok(())
     }
 }

@@ -133,12 +133,7 @@ fn drawing(o: &mut String, a: &Answer, all: &[&Explained]) {
             .chain(windows.windows.iter().map(|w| (w.start_ns, w.end_ns))),
     );
 
-    o.push_str("<p class=\"key\">");
-    window_kinds(o, &windows.windows);
-    let _ = writeln!(
-        o,
-        "<span style=\"background:{EXPLAINED}\"></span>explained delay<span style=\"background:{NOT_EXPLAINED}\"></span>not explained</p>"
-    );
+    key(o, &windows.windows);
     axis.open(o, "delays-svg", height);
     for (&cpu, &row) in &cpu_row {
         lane(o, &format!("CPU {cpu}"), cpu_y(row));
@@ -166,27 +161,7 @@ fn drawing(o: &mut String, a: &Answer, all: &[&Explained]) {
     }
     for (row, es) in groups.values().enumerate() {
         for e in es {
-            let d = &e.delay;
-            let explained = !e.windows.is_empty();
-            let mut title = headline(d);
-            if !d.evidence.is_empty() {
-                let _ = write!(title, "; {}", d.evidence.join("; "));
-            }
-            for line in explanation(e, TITLE_WINDOWS) {
-                title.push('\n');
-                title.push_str(&line);
-            }
-            let x0 = axis.x(d.start_ns);
-            let _ = writeln!(
-                o,
-                "<rect class=\"delay {}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\" fill-opacity=\"0.85\"><title>{}</title></rect>",
-                if explained { "explained" } else { "not-explained" },
-                delay_y(row) + 3.0,
-                (axis.x(d.end_ns) - x0).max(1.5),
-                LANE - 6.0,
-                if explained { EXPLAINED } else { NOT_EXPLAINED },
-                esc(&title)
-            );
+            delay_bar(o, &axis, e, delay_y(row));
         }
     }
     o.push_str("</svg>\n");
@@ -204,6 +179,42 @@ fn drawing(o: &mut String, a: &Answer, all: &[&Explained]) {
             "The drawing shows the windows that explain a delay ({} windows were seen in all)",
             a.windows_seen
         ),
+    );
+}
+
+/// The key above the drawing: the kinds of `windows`, explained and not.
+fn key(o: &mut String, windows: &[&crate::model::delay::Window]) {
+    o.push_str("<p class=\"key\">");
+    window_kinds(o, windows);
+    let _ = writeln!(
+        o,
+        "<span style=\"background:{EXPLAINED}\"></span>explained delay<span style=\"background:{NOT_EXPLAINED}\"></span>not explained</p>"
+    );
+}
+
+/// One delay's bar in the lane at `y`: coloured by whether a window explains it, its
+/// headline, evidence and explanation in its title.
+fn delay_bar(o: &mut String, axis: &Axis, e: &Explained, y: f64) {
+    let d = &e.delay;
+    let explained = !e.windows.is_empty();
+    let mut title = headline(d);
+    if !d.evidence.is_empty() {
+        let _ = write!(title, "; {}", d.evidence.join("; "));
+    }
+    for line in explanation(e, TITLE_WINDOWS) {
+        title.push('\n');
+        title.push_str(&line);
+    }
+    let x0 = axis.x(d.start_ns);
+    let _ = writeln!(
+        o,
+        "<rect class=\"delay {}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\" fill-opacity=\"0.85\"><title>{}</title></rect>",
+        if explained { "explained" } else { "not-explained" },
+        y + 3.0,
+        (axis.x(d.end_ns) - x0).max(1.5),
+        LANE - 6.0,
+        if explained { EXPLAINED } else { NOT_EXPLAINED },
+        esc(&title)
     );
 }
 

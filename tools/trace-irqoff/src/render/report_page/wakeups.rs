@@ -206,38 +206,9 @@ fn drawing(o: &mut String, a: &Answer, all: &[&Wakeup]) {
             .map(|r| r.1 + LANE * rows.row[i] as f64)
     };
 
-    o.push_str("<p class=\"key\">");
-    window_kinds(o, &windows.windows);
-    for k in [
-        PhaseKind::TimerLateness,
-        PhaseKind::Delivery,
-        PhaseKind::RunQueue,
-    ] {
-        let _ = write!(
-            o,
-            "<span style=\"background:{}\"></span>{}",
-            phase_colour(k),
-            k.words()
-        );
-    }
-    let _ = writeln!(
-        o,
-        "<span style=\"background:{};opacity:{FADED}\"></span>faded: no window held the phase</p>",
-        phase_colour(PhaseKind::RunQueue)
-    );
+    key(o, &windows.windows);
     axis.open(o, "wakeups-svg", height);
-    for (&cpu, &(wy, first)) in &at {
-        lane(o, &format!("CPU {cpu}"), wy);
-        let n = rows.ends.get(&cpu).map_or(0, Vec::len);
-        for r in 0..n {
-            let label = if r == 0 {
-                format!("wake-ups on CPU {cpu}")
-            } else {
-                String::new()
-            };
-            lane(o, &label, first + LANE * r as f64);
-        }
-    }
+    cpu_lanes(o, &at, &rows);
     // The lines from each explained phase to its drawn windows, under the bars.
     for (i, w) in drawn.iter().enumerate() {
         let Some(to_y) = wake_y(i) else { continue };
@@ -259,46 +230,10 @@ fn drawing(o: &mut String, a: &Answer, all: &[&Wakeup]) {
     }
     for (i, w) in drawn.iter().enumerate() {
         let Some(y) = wake_y(i) else { continue };
-        // The whole wake-up outlined: a short one shows, its phases however thin.
-        let x0 = axis.x(w.start_ns);
-        let _ = writeln!(
-            o,
-            "<rect class=\"wakeup\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" stroke=\"#555\" stroke-width=\"0.6\"/>",
-            y + 2.0,
-            (axis.x(w.end_ns) - x0).max(1.5),
-            LANE - 4.0
-        );
-        for p in &w.phases {
-            let explained = !p.windows.is_empty();
-            let x0 = axis.x(p.start_ns);
-            let _ = writeln!(
-                o,
-                "<rect class=\"phase {} {}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\" fill-opacity=\"{}\"><title>{}</title></rect>",
-                phase_class(p.phase),
-                if explained { "explained" } else { "not-explained" },
-                y + 3.0,
-                (axis.x(p.end_ns) - x0).max(0.5),
-                LANE - 6.0,
-                phase_colour(p.phase),
-                if explained { "1" } else { FADED },
-                esc(&title(w, p))
-            );
-        }
+        wakeup_bar(o, &axis, w, y);
     }
     o.push_str("</svg>\n");
-    let mut left = Vec::new();
-    if all.len() > drawn.len() {
-        left.push(format!(
-            "{} faster wake-ups are not drawn: the drawing holds the slowest {WAKEUPS_DRAWN}",
-            all.len() - drawn.len()
-        ));
-    }
-    if rows.over > 0 {
-        left.push(format!(
-            "{} wake-ups overlap more than {ROWS_PER_CPU} deep on their CPU: they are drawn over others in its last row",
-            rows.over
-        ));
-    }
+    let left = left_out(all.len(), drawn.len(), rows.over);
     windows.note(
         o,
         left,
@@ -307,6 +242,95 @@ fn drawing(o: &mut String, a: &Answer, all: &[&Wakeup]) {
             a.windows_seen
         ),
     );
+}
+
+/// The key above the drawing: the kinds of `windows`, the phases, faded ones.
+fn key(o: &mut String, windows: &[&crate::model::delay::Window]) {
+    o.push_str("<p class=\"key\">");
+    window_kinds(o, windows);
+    for k in [
+        PhaseKind::TimerLateness,
+        PhaseKind::Delivery,
+        PhaseKind::RunQueue,
+    ] {
+        let _ = write!(
+            o,
+            "<span style=\"background:{}\"></span>{}",
+            phase_colour(k),
+            k.words()
+        );
+    }
+    let _ = writeln!(
+        o,
+        "<span style=\"background:{};opacity:{FADED}\"></span>faded: no window held the phase</p>",
+        phase_colour(PhaseKind::RunQueue)
+    );
+}
+
+/// The lanes: per CPU (`at`: the y of its windows' row, of its wake-ups' first) its
+/// windows' row, then as many rows of wake-ups as `rows` gives it.
+fn cpu_lanes(o: &mut String, at: &BTreeMap<u32, (f64, f64)>, rows: &Rows) {
+    for (&cpu, &(wy, first)) in at {
+        lane(o, &format!("CPU {cpu}"), wy);
+        let n = rows.ends.get(&cpu).map_or(0, Vec::len);
+        for r in 0..n {
+            let label = if r == 0 {
+                format!("wake-ups on CPU {cpu}")
+            } else {
+                String::new()
+            };
+            lane(o, &label, first + LANE * r as f64);
+        }
+    }
+}
+
+/// One wake-up in its row at `y`: outlined whole (a short one shows, its phases however
+/// thin), each phase coloured by its kind, faded where no window held it.
+fn wakeup_bar(o: &mut String, axis: &Axis, w: &Wakeup, y: f64) {
+    // The whole wake-up outlined: a short one shows, its phases however thin.
+    let x0 = axis.x(w.start_ns);
+    let _ = writeln!(
+        o,
+        "<rect class=\"wakeup\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" stroke=\"#555\" stroke-width=\"0.6\"/>",
+        y + 2.0,
+        (axis.x(w.end_ns) - x0).max(1.5),
+        LANE - 4.0
+    );
+    for p in &w.phases {
+        let explained = !p.windows.is_empty();
+        let x0 = axis.x(p.start_ns);
+        let _ = writeln!(
+            o,
+            "<rect class=\"phase {} {}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\" fill-opacity=\"{}\"><title>{}</title></rect>",
+            phase_class(p.phase),
+            if explained { "explained" } else { "not-explained" },
+            y + 3.0,
+            (axis.x(p.end_ns) - x0).max(0.5),
+            LANE - 6.0,
+            phase_colour(p.phase),
+            if explained { "1" } else { FADED },
+            esc(&title(w, p))
+        );
+    }
+}
+
+/// What the drawing leaves out: the faster wake-ups beyond the drawn, the ones drawn
+/// over others in a CPU's last row.
+fn left_out(all: usize, drawn: usize, over: usize) -> Vec<String> {
+    let mut left = Vec::new();
+    if all > drawn {
+        left.push(format!(
+            "{} faster wake-ups are not drawn: the drawing holds the slowest {WAKEUPS_DRAWN}",
+            all - drawn
+        ));
+    }
+    if over > 0 {
+        left.push(format!(
+            "{} wake-ups overlap more than {ROWS_PER_CPU} deep on their CPU: they are drawn over others in its last row",
+            over
+        ));
+    }
+    left
 }
 
 /// The slowest wake-ups, each with its phases and what held them.
