@@ -70,17 +70,14 @@ pub fn run<B: Backend>(
         );
     }
     let held = windows(m, &s, &mut notes);
-    let answer = answer(
-        a,
-        &s,
-        held,
-        &traced,
+    let found = Found {
         delays,
         wakeups,
-        subject.nic,
-        trace.lost,
+        nic: subject.nic,
+        trace_lost: trace.lost,
         notes,
-    );
+    };
+    let answer = answer(a, &s, held, &traced, found);
     if ctx.json {
         output::print_json(&answer)?;
     } else {
@@ -325,20 +322,36 @@ fn select_delays(
     Ok((delays, wakeups))
 }
 
-/// The answer: the `delays` and `wakeups` joined with the module's windows (`held`, of
-/// the snapshot `s`) in the traced span, and its verdict.
-#[allow(clippy::too_many_arguments)]
+/// What the trace gave for the subject, to be joined with the module's windows.
+struct Found {
+    /// The subject's delays.
+    delays: Vec<Delay>,
+    /// The task's wake-ups (`--wakeups`).
+    wakeups: Option<explain_wakeup::Wakeups>,
+    /// The NIC asked about (`--netdev`).
+    nic: Option<netdev::Nic>,
+    /// The events the trace's own ring lost.
+    trace_lost: u64,
+    /// What was said of the subject and the trace on the way.
+    notes: Vec<String>,
+}
+
+/// The answer: what was `found` (delays, wake-ups) joined with the module's windows
+/// (`held`, of the snapshot `s`) in the traced span, and its verdict.
 fn answer(
     a: &ExplainArgs,
     s: &crate::model::snapshot::Snapshot,
     (windows, from, held_from, stalls): Held,
     traced: &explain_delays::Traced,
-    delays: Vec<Delay>,
-    mut wakeups: Option<explain_wakeup::Wakeups>,
-    nic: Option<netdev::Nic>,
-    trace_lost: u64,
-    notes: Vec<String>,
+    found: Found,
 ) -> Answer {
+    let Found {
+        delays,
+        mut wakeups,
+        nic,
+        trace_lost,
+        notes,
+    } = found;
     let span = traced.span;
     let windows: Vec<Window> = windows
         .iter()

@@ -175,7 +175,12 @@ pub fn record<B: Backend>(
     let used_config = m.counters()?.config;
     let started = clock::now_rfc3339();
     let start = Instant::now();
-    run.follow(m, a, &used_config, used, stop, progress, start)?;
+    let watch = Watch {
+        stop,
+        progress,
+        start,
+    };
+    run.follow(m, a, &used_config, used, &watch)?;
     let took = start.elapsed();
     let ended = clock::now_rfc3339();
     let ended_monotonic_ns = clock::monotonic_ns();
@@ -242,6 +247,14 @@ struct Running {
     changes: Vec<OutsideChange>,
 }
 
+/// How a recording is watched while it runs: `stop` ends it early, `progress` draws the
+/// progress line, `start` is when sampling began.
+struct Watch<'a> {
+    stop: &'a AtomicBool,
+    progress: bool,
+    start: Instant,
+}
+
 impl Running {
     fn new(before: crate::model::snapshot::Snapshot, stream: Option<ring::Stream>) -> Self {
         Self {
@@ -257,17 +270,19 @@ impl Running {
     /// Waits for the duration (`--duration`, or until `--until`'s window), or `stop`:
     /// compares the settings with `expected` often, reads the records and the stream
     /// less often (a clear, the progress line, `--until`'s window).
-    #[allow(clippy::too_many_arguments)]
     fn follow<B: Backend>(
         &mut self,
         m: &Module<B>,
         a: &RecordArgs,
         used_config: &crate::model::snapshot::Config,
         mut expected: crate::model::settings::Settings,
-        stop: &AtomicBool,
-        progress: bool,
-        start: Instant,
+        watch: &Watch<'_>,
     ) -> Result<()> {
+        let &Watch {
+            stop,
+            progress,
+            start,
+        } = watch;
         let limit = a.duration.or(if a.until.is_some() {
             None
         } else {
