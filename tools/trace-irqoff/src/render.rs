@@ -12,7 +12,7 @@ use std::fmt::Write;
 use anstyle::{AnsiColor, Style};
 
 use crate::enrich::{Enriched, Window};
-use crate::model::snapshot::{Cause, Kind, Record, Snapshot, Stall, Stalls, NR_BUCKETS};
+use crate::model::snapshot::{Cause, Kind, KindLabel, Record, Snapshot, Stall, Stalls, NR_BUCKETS};
 
 pub mod coverage;
 pub mod explain_text;

@@ -20,7 +20,7 @@ pub use cpu::{Cpu, Sums};
 pub use kept_record::{
     first_at_least, Overlap, Profile, ProfileStack, Record, RecordKey, SourceLine,
 };
-pub use kind::{Cause, Kind};
+pub use kind::{Cause, Kind, KindLabel};
 pub use nmi_watcher::{Ongoing, Watcher};
 pub use stalls::{Stall, Stalls};
 

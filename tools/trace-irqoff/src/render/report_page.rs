@@ -24,7 +24,7 @@ use crate::enrich::Enriched;
 use crate::model::clock::Clock;
 use crate::model::culprit_group::Culprit;
 use crate::model::explain_answer::Answer;
-use crate::model::snapshot::{Cause, Kind, Record};
+use crate::model::snapshot::{Cause, Kind, KindLabel, Record};
 use crate::source::saved::Origin;
 
 mod delays;
