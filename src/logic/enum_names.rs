@@ -5,10 +5,10 @@
 
 /// Declares an enum of the values a field of the files takes, each with the name the files
 /// write for it, once: makes the enum, `ALL` and `NAMES` (in declaration order), `name`,
-/// `from_name` and `doc` (the variant's doc comment). Used for `logic::grammar::KindName` and
-/// `logic::cause::Cause`; `tools/tio-logic` gives the CLI their JSON (serde) and
-/// command-line (clap) forms from these items, so the CLI names them exactly as the files
-/// do. They order as declared.
+/// `from_name` and `doc` (the variant's doc comment). Used for `logic::grammar::KindName`,
+/// `logic::cause::Cause` and `logic::grammar::EndedBy`; `tools/tio-logic` gives the CLI
+/// their JSON (serde) and command-line (clap) forms from these items, so the CLI names
+/// them exactly as the files do. They order as declared.
 macro_rules! names {
     (
         $(#[$meta:meta])*

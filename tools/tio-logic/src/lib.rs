@@ -248,7 +248,7 @@ pub mod grammar {
     pub use crate::logic::cause::Cause;
     use crate::logic::grammar as g;
     pub use crate::logic::grammar::{
-        FileHeader, Format, KindName, LineOverlap, OverlapFields, RecordField, RecordKeys,
+        EndedBy, FileHeader, Format, KindName, LineOverlap, OverlapFields, RecordField, RecordKeys,
         RecordLine, Value, COUNTERS_VERSION, NONE, NR_RECORD_FIELDS, ONGOING_KEY, RECORDS_VERSION,
         RECORD_FIELDS, RECORD_KEY, RECORD_KEYS,
     };
@@ -392,13 +392,15 @@ pub mod grammar {
 }
 
 /// The CLI's forms of the enums of names the module declares (`names!`: the kinds, the
-/// causes), made from their one declaration: in JSON (feature `serde`) and on the command
+/// causes, the samplers that end windows), made from their one declaration: in JSON (feature `serde`) and on the command
 /// line (feature `clap`, for the kinds) each is written as the module's files name it
 /// (`name`, `from_name`), so the CLI uses the module's types themselves, not a mirror.
 #[cfg(any(feature = "serde", feature = "clap"))]
 mod forms {
     #[cfg(feature = "serde")]
     use crate::logic::cause::Cause;
+    #[cfg(feature = "serde")]
+    use crate::logic::grammar::EndedBy;
     use crate::logic::grammar::KindName;
 
     /// serde's `Serialize` and `Deserialize` for enums of `names!`: a string, the name.
@@ -431,7 +433,7 @@ mod forms {
         )+};
     }
     #[cfg(feature = "serde")]
-    serde_by_name!(KindName, Cause);
+    serde_by_name!(KindName, Cause, EndedBy);
 
     /// clap's `ValueEnum` for enums of `names!`: the value is the name, its help the
     /// variant's doc comment without its full stop (as clap's derive gives it).

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The kinds of window the module measures, and why softirqs could not run: the module's
-//! own types (`logic::grammar::KindName`, `logic::cause::Cause`, each declared once with
-//! its names in the files), which `tio-logic` gives their JSON and command-line forms by
-//! those names. What only the CLI says of them is here.
+//! The kinds of window the module measures, why softirqs could not run, and which sampler
+//! ended a window: the module's own types (`logic::grammar::KindName`,
+//! `logic::cause::Cause`, `logic::grammar::EndedBy`, each declared once with its names in
+//! the files), which `tio-logic` gives their JSON and command-line forms by those names.
+//! What only the CLI says of them is here.
 
-pub use tio_logic::grammar::{Cause, KindName as Kind};
+pub use tio_logic::grammar::{Cause, EndedBy, KindName as Kind};
 
 /// What only the CLI says of a kind.
 pub trait KindLabel {
@@ -25,8 +26,8 @@ impl KindLabel for Kind {
 mod tests {
     use super::*;
 
-    /// Claim: the JSON names every kind and cause as the module's files do (its `NAMES`),
-    /// and reads each back from that name; an unknown name is refused.
+    /// Claim: the JSON names every kind, cause and ending sampler as the module's files do
+    /// (its `NAMES`), and reads each back from that name; an unknown name is refused.
     #[test]
     fn json_names_are_the_modules() {
         for (k, name) in Kind::ALL.into_iter().zip(Kind::NAMES) {
@@ -51,6 +52,18 @@ mod tests {
             serde_json::to_string(&[Cause::BhOff, Cause::KsoftirqdWait]).unwrap(),
             r#"["bh-off","ksoftirqd-wait"]"#
         );
+        for (e, name) in EndedBy::ALL.into_iter().zip(EndedBy::NAMES) {
+            assert_eq!(serde_json::to_string(&e).unwrap(), format!("\"{name}\""));
+            assert_eq!(
+                serde_json::from_str::<EndedBy>(&format!("\"{name}\"")).unwrap(),
+                e
+            );
+        }
+        assert_eq!(
+            serde_json::to_string(&EndedBy::ALL).unwrap(),
+            r#"["hrtimer","probe","timer"]"#
+        );
+        assert!(serde_json::from_str::<EndedBy>("\"timer_list\"").is_err());
         assert!(serde_json::from_str::<Kind>("\"Hard\"").is_err());
         assert!(serde_json::from_str::<Cause>("\"bh_off\"").is_err());
     }
