@@ -46,6 +46,24 @@ crate::logic::enum_names::names! {
     }
 }
 
+crate::logic::enum_names::names! {
+    /// Which of the module's samplers ended (measured) a window, as the files name it:
+    /// how its length was measured, and so how exactly it is known.
+    pub enum EndedBy {
+        /// The hrtimer: its run after the window (every hardirq-off window). On the line of
+        /// a window still open (`lower_bound=1`), of either kind, the sampler that measured
+        /// it so far: the hrtimer, whose runs found it open (another CPU's, the watcher's,
+        /// for a hardirq-off window; its own CPU's look for a softirq-off one).
+        Hrtimer = "hrtimer",
+        /// The softirq probe a look of the hrtimer queued when it found softirqs held off:
+        /// dated from that look, ended by the first run of softirqs after it (the probe's
+        /// own, or the timer_list's where that ran first).
+        Probe = "probe",
+        /// The timer_list: a softirq-off window no look saw held, ended by its late run.
+        Timer = "timer",
+    }
+}
+
 /// A field that does not apply: no cause, no overlapping kind.
 pub const NONE: &str = "-";
 
@@ -115,6 +133,16 @@ impl Value for Option<KindName> {
     };
     fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.map_or(NONE, KindName::name))
+    }
+}
+
+impl Value for EndedBy {
+    const FORMAT: Format = Format::Name {
+        names: &EndedBy::NAMES,
+        none: false,
+    };
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -215,8 +243,8 @@ macro_rules! record_line {
 record_line! {
     /// One `record` line, without its newline: each field is a key of the line, printed in
     /// this order. Task names are raw bytes here; the line escapes them ([`Escaped`]).
-    /// `cgroup` and then `together_ns` came last, within format v2: readers take a line
-    /// without them as one of a module that did not print them.
+    /// `cgroup`, then `together_ns`, then `ended_by` came last, within format v2: readers
+    /// take a line without them as one of a module that did not print them.
     pub struct RecordLine<'a> {
         /// The CPU the window was on.
         cpu: u32,
@@ -276,6 +304,11 @@ record_line! {
         /// window for want of evidence that this CPU was stopped (0: none). Absent from
         /// modules before it (read as 0).
         together_ns: u64,
+        /// Which sampler ended (measured) the window: `hrtimer` (hardirq-off windows, and
+        /// windows still open: the sampler that measured them so far), `probe` (softirq-off,
+        /// ended by the softirq probe the hrtimer queued) or `timer` (softirq-off, ended by
+        /// the timer_list). Absent from modules before it.
+        ended_by: EndedBy,
     }
 }
 
@@ -503,18 +536,19 @@ mod tests {
             window_comm: b"sh",
             cgroup: 4242,
             together_ns: 0,
+            ended_by: EndedBy::Probe,
             ongoing: false,
         }
     }
 
     /// The line is byte for byte what the module printed with its hand-written format
-    /// strings before the grammar was written once (format v2), with `cgroup` and
-    /// `together_ns` added last.
+    /// strings before the grammar was written once (format v2), with `cgroup`,
+    /// `together_ns` and `ended_by` added last.
     #[test]
     fn record_line_is_the_v2_line() {
         assert_eq!(
             format!("{}", line()),
-            "record cpu=1 kind=soft lower_bound=0 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=bh-off runnable_ns=7 samples=10 bh_off_samples=9 idle_samples=1 jiffies=4294967296 end_shows_culprit=1 overlap_cpu=0 overlap_kind=hard overlap_latency_ns=99000000 overlap_pid=7 overlap_comm=a\\x3db frames=3 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 together_ns=0"
+            "record cpu=1 kind=soft lower_bound=0 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=bh-off runnable_ns=7 samples=10 bh_off_samples=9 idle_samples=1 jiffies=4294967296 end_shows_culprit=1 overlap_cpu=0 overlap_kind=hard overlap_latency_ns=99000000 overlap_pid=7 overlap_comm=a\\x3db frames=3 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 together_ns=0 ended_by=probe"
         );
         let not_found = with_overlap(line(), LineOverlap::NotFound { cpu: 0 });
         assert!(format!("{not_found}").contains(
@@ -533,6 +567,7 @@ mod tests {
                 jiffies: 0,
                 end_shows_culprit: false,
                 frames: 0,
+                ended_by: EndedBy::Hrtimer,
                 ongoing: true,
                 ..line()
             },
@@ -540,14 +575,14 @@ mod tests {
         );
         assert_eq!(
             format!("{open}"),
-            "record cpu=1 kind=hard lower_bound=1 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 together_ns=0 ongoing=1"
+            "record cpu=1 kind=hard lower_bound=1 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 together_ns=0 ended_by=hrtimer ongoing=1"
         );
     }
 
     /// Claim: the table's writer prints a record whose every field has a value of its own
     /// (none 0 or its default, `ongoing=1` too, a comm with every kind of escaped byte)
     /// byte for byte as the hand-written writer did before the table (the expected line
-    /// is that writer's output for these values, format v2).
+    /// is that writer's output for these values, format v2), `ended_by` added last.
     #[test]
     fn every_field_as_before_the_table() {
         let l = RecordLine {
@@ -576,11 +611,12 @@ mod tests {
             window_comm: b"kworker/u8:0",
             cgroup: 5873,
             together_ns: 120_000_000,
+            ended_by: EndedBy::Timer,
             ongoing: true,
         };
         assert_eq!(
             format!("{l}"),
-            "record cpu=7 kind=soft lower_bound=1 latency_ns=140000123 timestamp_ns=18446744073709551615 pid=2147483647 comm=a\\x20b\\x3dc\\x5cd\\x09\\xff cause=ksoftirqd-wait runnable_ns=48000000 samples=14 bh_off_samples=3 idle_samples=2 jiffies=141 end_shows_culprit=1 overlap_cpu=12 overlap_kind=hard overlap_latency_ns=99800123 overlap_pid=90 overlap_comm=my\\x20hog frames=32 window_frames=31 window_pid=131 window_comm=kworker/u8:0 cgroup=5873 together_ns=120000000 ongoing=1"
+            "record cpu=7 kind=soft lower_bound=1 latency_ns=140000123 timestamp_ns=18446744073709551615 pid=2147483647 comm=a\\x20b\\x3dc\\x5cd\\x09\\xff cause=ksoftirqd-wait runnable_ns=48000000 samples=14 bh_off_samples=3 idle_samples=2 jiffies=141 end_shows_culprit=1 overlap_cpu=12 overlap_kind=hard overlap_latency_ns=99800123 overlap_pid=90 overlap_comm=my\\x20hog frames=32 window_frames=31 window_pid=131 window_comm=kworker/u8:0 cgroup=5873 together_ns=120000000 ended_by=timer ongoing=1"
         );
         let hard = LineOverlap::Hard {
             cpu: 12,
@@ -620,9 +656,19 @@ mod tests {
             })
         );
         assert_eq!(
+            format(RECORD_KEY.ended_by),
+            Some(Format::Name {
+                names: &["hrtimer", "probe", "timer"],
+                none: false
+            })
+        );
+        assert_eq!(
             (RECORD_KEY.cpu, RECORD_KEY.cgroup, RECORD_KEY.together_ns),
             ("cpu", "cgroup", "together_ns")
         );
+        // The newest field is the last: a reader of an older module's lines finds the
+        // others where they were.
+        assert_eq!(RECORD_KEYS[NR_RECORD_FIELDS - 1], RECORD_KEY.ended_by);
     }
 
     /// Claim: every name a value enum declares reads back to its value, and no other
@@ -635,9 +681,20 @@ mod tests {
         for c in Cause::ALL {
             assert_eq!(Cause::from_name(c.name()), Some(c));
         }
+        for e in EndedBy::ALL {
+            assert_eq!(EndedBy::from_name(e.name()), Some(e));
+        }
         assert_eq!(KindName::NAMES, ["hard", "soft"]);
-        for w in [NONE, "both", "Hard", "bh_off", ""] {
-            assert_eq!((KindName::from_name(w), Cause::from_name(w)), (None, None));
+        assert_eq!(EndedBy::NAMES, ["hrtimer", "probe", "timer"]);
+        for w in [NONE, "both", "Hard", "bh_off", "", "timer_list", "Probe"] {
+            assert_eq!(
+                (
+                    KindName::from_name(w),
+                    Cause::from_name(w),
+                    EndedBy::from_name(w)
+                ),
+                (None, None, None)
+            );
         }
     }
 

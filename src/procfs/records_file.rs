@@ -9,7 +9,7 @@ use crate::ffi::compat::Show;
 use crate::ffi::{self};
 use crate::logic::escape::Escaped;
 use crate::logic::gap::Window;
-use crate::logic::grammar::{KindName, LineOverlap, RecordLine, RECORDS_VERSION};
+use crate::logic::grammar::{EndedBy, KindName, LineOverlap, RecordLine, RECORDS_VERSION};
 use crate::procfs::common::*;
 use crate::procfs::counters_file::{show_cpu_counters, show_header};
 use crate::records::{
@@ -168,6 +168,7 @@ pub(super) fn show_record(
         window_comm: comm_str(&r.window_comm),
         cgroup: h.cgroup_id,
         together_ns: h.together_ns,
+        ended_by: h.ended_by,
         ongoing: false,
     };
     seq_print!(m, "{}\n", Show(line));
@@ -210,6 +211,8 @@ pub(super) fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView,
         window_comm: comm_str(&v.comm),
         cgroup: v.cgroup_id,
         together_ns: 0,
+        // Measured so far by the hrtimer: the watcher's, from this CPU's last run.
+        ended_by: EndedBy::Hrtimer,
         ongoing: true,
     };
     seq_print!(m, "{}\n", Show(line));

@@ -11,6 +11,7 @@ use crate::ffi::compat::{smp_rmb, smp_wmb};
 use crate::ffi::{NoPreempt, COMM_LEN};
 use crate::logic::backoff::{Backoff, Step};
 use crate::logic::cause::{Cause, Samples};
+use crate::logic::grammar::EndedBy;
 use crate::records::types::*;
 use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
 use kernel::time::{delay::fsleep, Delta};
@@ -68,14 +69,28 @@ pub(super) fn unpack_comm(w: [u64; 2]) -> [u8; COMM_LEN] {
 }
 
 /// Flags word: bit 0 ongoing, bits 1..=2 cause (0 none, 1 bh-off, 2 ksoftirqd-wait), bit 3
-/// the end stack does not show the culprit.
+/// the end stack does not show the culprit, bits 4..=5 the sampler that ended the window
+/// (0 hrtimer, 1 probe, 2 timer).
 fn flags(h: &Header) -> u32 {
     let cause = match h.cause {
         None => 0,
         Some(Cause::BhOff) => 1,
         Some(Cause::KsoftirqdWait) => 2,
     };
-    u32::from(h.ongoing) | (cause << 1) | (u32::from(!h.end_shows_culprit) << 3)
+    let ended_by = match h.ended_by {
+        EndedBy::Hrtimer => 0,
+        EndedBy::Probe => 1,
+        EndedBy::Timer => 2,
+    };
+    u32::from(h.ongoing) | (cause << 1) | (u32::from(!h.end_shows_culprit) << 3) | (ended_by << 4)
+}
+
+fn ended_by_of(flags: u32) -> EndedBy {
+    match (flags >> 4) & 3 {
+        1 => EndedBy::Probe,
+        2 => EndedBy::Timer,
+        _ => EndedBy::Hrtimer,
+    }
 }
 
 fn cause_of(flags: u32) -> Option<Cause> {
@@ -356,6 +371,7 @@ impl Slot {
         h.ongoing = flags & 1 != 0;
         h.cause = cause_of(flags);
         h.end_shows_culprit = flags & 8 == 0;
+        h.ended_by = ended_by_of(flags);
         h.runnable_ns = self.runnable_ns.load(Relaxed);
         h.samples = unpack_samples(self.samples.load(Relaxed));
         h.jiffies = self.jiffies.load(Relaxed);

@@ -388,6 +388,8 @@ mod kunit {
         Ok(())
     }
 
+    /// Claim: a writer replaces the whole record in its slot (no frame of the old one
+    /// stays), and its header reads back as written, the sampler that ended it too.
     #[test]
     fn writer_fills_the_slot_in_place() -> Result {
         let store = RecordStore::new(1)?;
@@ -397,6 +399,7 @@ mod kunit {
         // The replacing writer starts from a clean slot: no frame of the old record stays.
         let with_cgroup = Header {
             cgroup_id: 4242,
+            ended_by: crate::logic::grammar::EndedBy::Timer,
             ..header(20, 2)
         };
         store.offer(&with_cgroup, 1, |w| w.frames(Which::Window, &[0x3000]));
@@ -405,6 +408,7 @@ mod kunit {
         assert_eq!(r.header.latency_ns, 20);
         assert_eq!(r.header.pid, 7);
         assert_eq!(r.header.cgroup_id, 4242);
+        assert_eq!(r.header.ended_by, crate::logic::grammar::EndedBy::Timer);
         assert_eq!(r.stack(Which::End).frames().len(), 0);
         assert_eq!(r.stack(Which::Window).frames(), &[0x3000u64][..]);
         Ok(())

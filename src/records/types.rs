@@ -5,7 +5,7 @@
 
 use crate::ffi::COMM_LEN;
 use crate::logic::cause::{Cause, Samples};
-use crate::logic::grammar::KindName;
+use crate::logic::grammar::{EndedBy, KindName};
 use crate::logic::names::{self, REGION_LEN};
 use crate::logic::params;
 
@@ -125,10 +125,15 @@ pub(crate) struct Header {
     /// no evidence of being stopped (`stall::Evidence`): a host pause, `stop_machine()` or
     /// a lock convoy, reported as the window it may be. 0: none.
     pub(crate) together_ns: u64,
+    /// Which sampler ended (measured) the window: the hrtimer (hardirq-off windows, and a
+    /// softirq-off window still open, which its look found), the softirq probe or the
+    /// timer_list (`logic::grammar::EndedBy`).
+    pub(crate) ended_by: EndedBy,
 }
 
 impl Header {
-    /// A finished window's header with nothing else known yet.
+    /// A finished window's header with nothing else known yet (its sampler the hrtimer:
+    /// a writer of another says so).
     pub(crate) const fn new(
         latency_ns: u64,
         timestamp_ns: u64,
@@ -153,6 +158,7 @@ impl Header {
             overlap_cpu: None,
             end_shows_culprit: true,
             together_ns: 0,
+            ended_by: EndedBy::Hrtimer,
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::ffi::tracepoints::WindowEvent;
 use crate::ffi::{self, COMM_LEN};
 use crate::logic::cause::{Cause, Samples};
 use crate::logic::gap::{self, Window};
+use crate::logic::grammar::EndedBy;
 use crate::records::{Header, Which, MAX_FRAMES};
 
 use super::cpu::CpuSampler;
@@ -46,6 +47,8 @@ pub(super) struct HardWindow {
 
 /// A softirq-off window as its reporter (the timer_list or the probe) saw it.
 pub(super) struct SoftWindow {
+    /// That reporter: `EndedBy::Probe` or `EndedBy::Timer`.
+    pub(super) ended_by: EndedBy,
     pub(super) latency_ns: u64,
     /// The timer_list's last run before the window: the key of its lower-bound record and
     /// profile.
@@ -167,6 +170,7 @@ impl CpuSampler {
             end_shows_culprit,
             cgroup_id,
             together_ns,
+            ended_by: EndedBy::Hrtimer,
             ..Header::new(latency_ns, now, pid, comm)
         };
         self.hard.offer(&header, self.settings.generation(), |w| {
@@ -207,6 +211,8 @@ impl CpuSampler {
             samples,
             jiffies: ffi::jiffies().wrapping_sub(self.last_soft_jiffies.load(Relaxed)),
             cgroup_id: ffi::current_cgroup_id(),
+            // Open: measured so far by the hrtimer's look, here.
+            ended_by: EndedBy::Hrtimer,
             ..Header::new(latency_ns, now, pid, comm)
         };
         self.pending
@@ -279,6 +285,7 @@ impl CpuSampler {
                 .hardirq_overlap(self.cpu, window, rules.period_ns),
             cgroup_id,
             together_ns: sw.together_ns,
+            ended_by: sw.ended_by,
             ..Header::new(latency_ns, now, pid, comm)
         };
         self.soft.offer(&header, self.settings.generation(), |w| {

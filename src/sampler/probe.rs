@@ -10,6 +10,7 @@ use crate::ffi;
 use crate::ffi::COMM_LEN;
 use crate::logic::cause::{self, Samples};
 use crate::logic::gap::{self, Window};
+use crate::logic::grammar::EndedBy;
 use crate::logic::stack;
 use crate::logic::verdict::{ProbeOutcome, ProbeSeen};
 
@@ -201,7 +202,10 @@ impl CpuSampler {
         // The window's lower-bound record and profile are kept under the timer_list's
         // last run, which softirqs held off could not move.
         let key = self.last_soft_ns.load(Relaxed);
+        // The probe's window, whichever softirq run came first to close it (its start is
+        // the look's estimate): `probe`.
         let window = SoftWindow {
+            ended_by: EndedBy::Probe,
             latency_ns: latency,
             key,
             start_jiffies: self.last_soft_jiffies.load(Relaxed),

@@ -10,6 +10,7 @@ use crate::ffi;
 use crate::ffi::COMM_LEN;
 use crate::logic::cause::{self, Cause, Samples};
 use crate::logic::gap::{self, Steal, Window};
+use crate::logic::grammar::EndedBy;
 use crate::logic::profile;
 use crate::logic::verdict::{SoftOutcome, SoftSeen};
 use crate::records::{SampledTask, MAX_FRAMES};
@@ -223,6 +224,7 @@ impl CpuSampler {
                     let serving =
                         self.win_of.load(Relaxed) == prev && self.win_serving.load(Relaxed) != 0;
                     let window = SoftWindow {
+                        ended_by: EndedBy::Timer,
                         latency_ns: latency,
                         key: prev,
                         start_jiffies: prev_jiffies,

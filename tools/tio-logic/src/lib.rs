@@ -248,7 +248,7 @@ pub mod grammar {
     pub use crate::logic::cause::Cause;
     use crate::logic::grammar as g;
     pub use crate::logic::grammar::{
-        FileHeader, Format, KindName, LineOverlap, OverlapFields, RecordField, RecordKeys,
+        EndedBy, FileHeader, Format, KindName, LineOverlap, OverlapFields, RecordField, RecordKeys,
         RecordLine, Value, COUNTERS_VERSION, NONE, NR_RECORD_FIELDS, ONGOING_KEY, RECORDS_VERSION,
         RECORD_FIELDS, RECORD_KEY, RECORD_KEYS,
     };
@@ -389,6 +389,71 @@ pub mod grammar {
             rule(f)
         }
     }
+}
+
+/// The CLI's forms of the enums of names the module declares (`names!`: the kinds, the
+/// causes, the samplers that end windows), made from their one declaration: in JSON (feature `serde`) and on the command
+/// line (feature `clap`, for the kinds) each is written as the module's files name it
+/// (`name`, `from_name`), so the CLI uses the module's types themselves, not a mirror.
+#[cfg(any(feature = "serde", feature = "clap"))]
+mod forms {
+    #[cfg(feature = "serde")]
+    use crate::logic::cause::Cause;
+    #[cfg(feature = "serde")]
+    use crate::logic::grammar::EndedBy;
+    use crate::logic::grammar::KindName;
+
+    /// serde's `Serialize` and `Deserialize` for enums of `names!`: a string, the name.
+    #[cfg(feature = "serde")]
+    macro_rules! serde_by_name {
+        ($($t:ident),+) => {$(
+            impl serde::Serialize for $t {
+                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    // As serde's derive writes a unit variant: its index and its name.
+                    let index = $t::ALL.iter().position(|v| v == self).unwrap_or(0);
+                    s.serialize_unit_variant(stringify!($t), index as u32, self.name())
+                }
+            }
+
+            impl<'de> serde::Deserialize<'de> for $t {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    struct Name;
+                    impl serde::de::Visitor<'_> for Name {
+                        type Value = $t;
+                        fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                            write!(f, "one of {:?}", $t::NAMES)
+                        }
+                        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<$t, E> {
+                            $t::from_name(v).ok_or_else(|| E::unknown_variant(v, &$t::NAMES))
+                        }
+                    }
+                    d.deserialize_str(Name)
+                }
+            }
+        )+};
+    }
+    #[cfg(feature = "serde")]
+    serde_by_name!(KindName, Cause, EndedBy);
+
+    /// clap's `ValueEnum` for enums of `names!`: the value is the name, its help the
+    /// variant's doc comment without its full stop (as clap's derive gives it).
+    #[cfg(feature = "clap")]
+    macro_rules! clap_by_name {
+        ($($t:ident),+) => {$(
+            impl clap::ValueEnum for $t {
+                fn value_variants<'a>() -> &'a [Self] {
+                    &$t::ALL
+                }
+                fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+                    let doc = self.doc().trim();
+                    let help = doc.strip_suffix('.').unwrap_or(doc);
+                    Some(clap::builder::PossibleValue::new(self.name()).help(help))
+                }
+            }
+        )+};
+    }
+    #[cfg(feature = "clap")]
+    clap_by_name!(KindName);
 }
 
 #[cfg(test)]

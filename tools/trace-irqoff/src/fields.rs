@@ -63,6 +63,11 @@ impl<'a> Fields<'a> {
             .map_err(|_| malformed(self.line, format!("'{key}' is not a number: '{v}'")))
     }
 
+    /// A value that older module versions do not print, `None` then.
+    pub fn opt_str(&self, key: &str) -> Option<&'a str> {
+        self.pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
     /// A number that older module versions do not print, `None` then.
     pub fn opt_num<T: std::str::FromStr>(&self, key: &str) -> Result<Option<T>, ParseError> {
         if self.pairs.iter().any(|(k, _)| *k == key) {

@@ -12,7 +12,9 @@ use std::fmt::Write;
 use anstyle::{AnsiColor, Style};
 
 use crate::enrich::{Enriched, Window};
-use crate::model::snapshot::{Cause, Kind, Record, Snapshot, Stall, Stalls, NR_BUCKETS};
+use crate::model::snapshot::{
+    Cause, EndedBy, Kind, KindLabel, Record, Snapshot, Stall, Stalls, NR_BUCKETS,
+};
 
 pub mod coverage;
 pub mod explain_text;
@@ -98,6 +100,31 @@ pub fn when(r: &Record) -> String {
         Some(w) => format!("  {what} {w} ({} s after boot)", secs(ns)),
         None => format!("  {what} {} s after boot", secs(ns)),
     }
+}
+
+/// Which sampler ended (measured) a window, for its header line: "  by the softirq probe"
+/// (`hrtimer`, `probe`, `timer`: see `EndedBy`); "  measured so far by the hrtimer" for a
+/// window still open; nothing where the module does not say (before `ended_by`).
+pub fn ended_by(r: &Record) -> String {
+    match measured_by(r) {
+        Some(by) => format!("  {by}"),
+        None => String::new(),
+    }
+}
+
+/// "by the softirq probe", "so far by the hrtimer" (a window still open); none where the
+/// module does not say.
+pub fn measured_by(r: &Record) -> Option<String> {
+    let sampler = match r.ended_by? {
+        EndedBy::Hrtimer => "the hrtimer",
+        EndedBy::Probe => "the softirq probe",
+        EndedBy::Timer => "the timer_list",
+    };
+    Some(if r.ongoing || r.lower_bound {
+        format!("measured so far by {sampler}")
+    } else {
+        format!("by {sampler}")
+    })
 }
 
 /// Short form for sentences and columns, to the ms (what the samplers can tell: see

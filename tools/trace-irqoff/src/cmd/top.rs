@@ -14,6 +14,7 @@ use crate::enrich::prepare::{Options, Prepared};
 use crate::enrich::ring_windows::Tally;
 use crate::model::clock;
 use crate::model::culprit_group::Culprit;
+use crate::model::snapshot::KindLabel;
 use crate::output;
 use crate::render;
 use crate::source::procfs::{Backend, Module};

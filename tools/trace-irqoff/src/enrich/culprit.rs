@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::cli::By;
 use crate::enrich::mechanism;
 pub use crate::model::culprit_group::{Culprit, Source};
-use crate::model::snapshot::{Cause, Kind, Record};
+use crate::model::snapshot::{Cause, Kind, KindLabel, Record};
 use crate::symbols::function;
 
 /// The stack and task that name a record's culprit. For ksoftirqd-wait, the one sampled

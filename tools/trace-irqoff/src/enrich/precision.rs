@@ -19,11 +19,15 @@
 //! - softirq-off ended by the timer_list (what no look saw): L is the gap minus Ps, and the
 //!   timer may run up to the slack late, so D is in [L - slack, L + Ps].
 //!
-//! A record does not say which softirq path ended it, so a softirq-off length is given
-//! with both: from max(P/2, slack) shorter to Ps longer (Ps + slack + P/2 for
-//! ksoftirqd-wait). A window still open has only a lower bound (its length so far).
+//! A record says which sampler ended it (`ended_by`: `hrtimer`, `probe` or `timer`), and
+//! a softirq-off length is given with the bounds of that path: the probe's (within P/2,
+//! Ps + slack + P/2 longer for ksoftirqd-wait) or the timer_list's ([L - slack, L + Ps]).
+//! A record of a module before `ended_by` does not say, and its softirq-off length is
+//! given with both: from max(P/2, slack) shorter to Ps longer (Ps + slack + P/2 for
+//! ksoftirqd-wait); so are the views' per-kind bounds, which stand for every record of a
+//! kind. A window still open has only a lower bound (its length so far).
 
-use crate::model::snapshot::{Cause, Config, Kind, Record};
+use crate::model::snapshot::{Cause, Config, EndedBy, Kind, Record};
 
 /// The error bounds of the lengths of one module configuration, in ns: the true length
 /// of a window reported as L lies in `[L - below, L + above]`.
@@ -55,14 +59,39 @@ impl Resolution {
         })
     }
 
-    /// The bounds for windows of `kind` (and softirq `cause`).
+    /// The bounds for windows of `kind` (and softirq `cause`) whichever path ended them.
     pub fn bounds(&self, kind: Kind, cause: Option<Cause>) -> Bounds {
-        match (kind, cause) {
-            (Kind::Hard, _) => Bounds {
+        self.bounds_of(kind, cause, None)
+    }
+
+    /// The bounds for windows of `kind` (and softirq `cause`) ended by `ended_by`: a
+    /// softirq-off window's, by the path that ended it; where that is not known (`None`,
+    /// or a sampler that ends no softirq-off window), those of both paths together.
+    pub fn bounds_of(&self, kind: Kind, cause: Option<Cause>, ended_by: Option<EndedBy>) -> Bounds {
+        let probe_above = |c: Option<Cause>| {
+            if c == Some(Cause::BhOff) {
+                self.period_ns / 2
+            } else {
+                self.soft_period_ns + self.slack_ns + self.period_ns / 2
+            }
+        };
+        match (kind, cause, ended_by) {
+            (Kind::Hard, _, _) => Bounds {
                 below_ns: 0,
                 above_ns: self.period_ns,
             },
-            (Kind::Soft, c) => Bounds {
+            // Dated from halfway back to the look before the one that saw it: within P/2;
+            // ksoftirqd-wait seen late on a quiet CPU, up to Ps + slack + P/2 longer.
+            (Kind::Soft, c, Some(EndedBy::Probe)) => Bounds {
+                below_ns: self.period_ns / 2,
+                above_ns: probe_above(c),
+            },
+            // The gap minus Ps, the timer up to the slack late: [L - slack, L + Ps].
+            (Kind::Soft, _, Some(EndedBy::Timer)) => Bounds {
+                below_ns: self.slack_ns,
+                above_ns: self.soft_period_ns,
+            },
+            (Kind::Soft, c, _) => Bounds {
                 below_ns: (self.period_ns / 2).max(self.slack_ns),
                 // Without a cause (both together): the wider, ksoftirqd-wait's.
                 above_ns: self.soft_period_ns
@@ -81,7 +110,7 @@ impl Resolution {
         if r.ongoing || r.lower_bound {
             return None;
         }
-        let b = self.bounds(r.kind, r.cause);
+        let b = self.bounds_of(r.kind, r.cause, r.ended_by);
         Some((
             r.latency_ns.saturating_sub(b.below_ns),
             r.latency_ns + b.above_ns,
@@ -213,6 +242,81 @@ pub(crate) mod tests {
                     b.above_ns >= (-e) as u64 * us
                 };
                 assert!(ok, "P {p} HZ {hz} {cause:?} err {e} us outside {b:?}");
+            }
+        }
+    }
+
+    /// Claim: a softirq-off record that says which path ended it gets that path's bounds:
+    /// the probe's within P/2 (bh-off), up to Ps + slack + P/2 longer (ksoftirqd-wait);
+    /// the timer_list's [L - slack, L + Ps] for either cause; one that does not say (a
+    /// module before `ended_by`) both paths' together; a hardirq-off one the hrtimer's
+    /// whatever it says. P = 10 ms at HZ 250: Ps 12 ms, slack 8 ms.
+    #[test]
+    fn bounds_follow_the_path_that_ended_the_window() {
+        let ms = 1_000_000;
+        let r = Resolution::of(&config(10, 250)).expect("ours");
+        let b = |below, above| Bounds {
+            below_ns: below * ms,
+            above_ns: above * ms,
+        };
+        let (bh, wait) = (Some(Cause::BhOff), Some(Cause::KsoftirqdWait));
+        let soft = |c, e| r.bounds_of(Kind::Soft, c, e);
+        assert_eq!(soft(bh, Some(EndedBy::Probe)), b(5, 5));
+        assert_eq!(soft(wait, Some(EndedBy::Probe)), b(5, 25));
+        assert_eq!(soft(bh, Some(EndedBy::Timer)), b(8, 12));
+        assert_eq!(soft(wait, Some(EndedBy::Timer)), b(8, 12));
+        for c in [bh, wait, None] {
+            assert_eq!(soft(c, None), r.bounds(Kind::Soft, c));
+        }
+        assert_eq!(soft(bh, None), b(8, 12));
+        assert_eq!(soft(wait, None), b(8, 25));
+        for e in [None, Some(EndedBy::Hrtimer)] {
+            assert_eq!(r.bounds_of(Kind::Hard, None, e), b(0, 10));
+        }
+        // Each path's bounds lie within both paths' together.
+        for c in [bh, wait] {
+            for e in [EndedBy::Probe, EndedBy::Timer] {
+                let (one, both) = (soft(c, Some(e)), soft(c, None));
+                assert!(one.below_ns <= both.below_ns && one.above_ns <= both.above_ns);
+            }
+        }
+        // The record's range is its path's.
+        let rec = |e| Record {
+            cause: bh,
+            latency_ns: 57 * ms,
+            ended_by: e,
+            ..Record::new(1, Kind::Soft)
+        };
+        assert_eq!(
+            r.range(&rec(Some(EndedBy::Probe))),
+            Some((52 * ms, 62 * ms))
+        );
+        assert_eq!(
+            r.range(&rec(Some(EndedBy::Timer))),
+            Some((49 * ms, 69 * ms))
+        );
+        assert_eq!(r.range(&rec(None)), Some((49 * ms, 69 * ms)));
+    }
+
+    /// Claim: the probe windows' measured errors the documentation reports (-0.48..+0.50
+    /// ms at P = 1 ms, HZ 1000; -4.9..+4.9 ms at P = 10 ms, HZ 250) lie inside the probe
+    /// path's own bounds, not only both paths' (error = reported - true).
+    #[test]
+    fn measured_probe_errors_are_inside_the_probes_bounds() {
+        let us = 1_000;
+        for (p, hz, errs) in [(1, 1000, [-480, 500]), (10, 250, [-4900, 4900])] {
+            let b = Resolution::of(&config(p, hz)).expect("ours").bounds_of(
+                Kind::Soft,
+                Some(Cause::BhOff),
+                Some(EndedBy::Probe),
+            );
+            for e in errs {
+                let ok = if e > 0 {
+                    b.below_ns >= e as u64 * us
+                } else {
+                    b.above_ns >= (-e) as u64 * us
+                };
+                assert!(ok, "P {p} HZ {hz} err {e} us outside {b:?}");
             }
         }
     }

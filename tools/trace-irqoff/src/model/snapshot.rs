@@ -4,7 +4,7 @@
 //! serialised as the CLI's JSON.
 //!
 //! [`Snapshot`] and its settings are here; its parts have files of their own: `kind`
-//! (hardirq or softirq, and the cause), `cpu` (a CPU's counts), `record` (a kept window),
+//! (hardirq or softirq, the cause, the sampler that ended it), `cpu` (a CPU's counts), `record` (a kept window),
 //! `watcher` (windows still open) and `stalls` (of the whole machine). They are named from
 //! here.
 
@@ -20,7 +20,7 @@ pub use cpu::{Cpu, Sums};
 pub use kept_record::{
     first_at_least, Overlap, Profile, ProfileStack, Record, RecordKey, SourceLine,
 };
-pub use kind::{Cause, Kind};
+pub use kind::{Cause, EndedBy, Kind, KindLabel};
 pub use nmi_watcher::{Ongoing, Watcher};
 pub use stalls::{Stall, Stalls};
 

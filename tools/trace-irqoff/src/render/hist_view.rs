@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::model::snapshot::{Cause, Kind, Snapshot, NR_BUCKETS};
+use crate::model::snapshot::{Cause, Kind, KindLabel, Snapshot, NR_BUCKETS};
 
 /// `hist --json`.
 #[derive(Serialize)]

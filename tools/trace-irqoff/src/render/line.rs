@@ -466,6 +466,7 @@ mod tests {
             window_stack: vec![],
             overlap: None,
             together_ns: 0,
+            ended_by: None,
             ongoing: false,
             profile: None,
             true_latency_min_ns: None,

@@ -9,7 +9,7 @@ use super::{paint, BOLD, RED};
 use crate::enrich::ring_windows::Tally;
 use crate::enrich::Enriched;
 use crate::model::clock::Clock;
-use crate::model::snapshot::{Kind, Snapshot, Stalls};
+use crate::model::snapshot::{Kind, KindLabel, Snapshot, Stalls};
 
 /// One CPU and kind, since load or, given a [`Base`], since it was taken. Events and the
 /// average are of every window (from 2P on), from the module's exact counts and sums (the

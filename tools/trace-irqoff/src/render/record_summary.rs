@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::model::culprit_group::Culprit;
 use crate::model::saved_recording::Recording;
+use crate::model::snapshot::KindLabel;
 
 /// What `record` says when it is done: what it caught and recorded, and where; the first
 /// five of `culprits` (the recording's, by culprit).

@@ -6,8 +6,8 @@
 use std::fmt::Write;
 
 use super::{
-    frame_with_lines, latency, overlap, paint, record_label, resolution_of, together, when, who,
-    BOLD, DIM, RED,
+    ended_by, frame_with_lines, latency, overlap, paint, record_label, resolution_of, together,
+    when, who, BOLD, DIM, RED,
 };
 use crate::enrich::{Enriched, Window};
 
@@ -92,12 +92,13 @@ pub fn record_with(
     };
     let _ = writeln!(
         out,
-        "{mark}{} cpu {} {:>8}  {}{}{open}",
+        "{mark}{} cpu {} {:>8}  {}{}{}{open}",
         paint(color, BOLD, &record_label(r)),
         r.cpu,
         latency(r),
         who(r),
-        when(r)
+        when(r),
+        ended_by(r)
     );
     context_lines(out, r);
     let profile = r.profile.as_ref().filter(|p| !p.stacks.is_empty());
@@ -284,6 +285,40 @@ mod tests {
                 .as_str()
             ),
             "{o}"
+        );
+    }
+
+    /// Claim: a record's headline names the sampler that ended it after its time ("by the
+    /// softirq probe", "by the timer_list", "by the hrtimer"), one still open the sampler
+    /// that measured it so far; a record of a module before `ended_by` is shown as before.
+    #[test]
+    fn headline_names_the_sampler_that_ended_the_window() {
+        use crate::model::snapshot::EndedBy;
+        let s = v2();
+        let headline = |r: &crate::model::snapshot::Record| {
+            let mut o = String::new();
+            record(&mut o, &Window::of(r), false, false, 2, 2);
+            o.lines().next().unwrap_or_default().to_string()
+        };
+        let before = headline(&s.records[2]);
+        assert!(!before.contains(" by the "), "{before}");
+        for (e, words) in [
+            (EndedBy::Probe, "by the softirq probe"),
+            (EndedBy::Timer, "by the timer_list"),
+            (EndedBy::Hrtimer, "by the hrtimer"),
+        ] {
+            let mut r = s.records[2].clone();
+            r.ended_by = Some(e);
+            assert_eq!(headline(&r), format!("{before}  {words}"));
+        }
+        let mut open = s.records[4].clone();
+        open.ended_by = Some(EndedBy::Hrtimer);
+        assert!(
+            headline(&open).ends_with(
+                "open since 5.043000 s after boot  measured so far by the hrtimer  (window still open)"
+            ),
+            "{}",
+            headline(&open)
         );
     }
 }

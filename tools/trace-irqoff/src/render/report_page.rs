@@ -24,7 +24,7 @@ use crate::enrich::Enriched;
 use crate::model::clock::Clock;
 use crate::model::culprit_group::Culprit;
 use crate::model::explain_answer::Answer;
-use crate::model::snapshot::{Cause, Kind, Record};
+use crate::model::snapshot::{Cause, Kind, KindLabel, Record};
 use crate::source::saved::Origin;
 
 mod delays;
@@ -239,6 +239,7 @@ fn windows(o: &mut String, s: &Enriched) {
             colour(r.kind, r.cause),
             esc(&crate::render::window_sentence(r))
         );
+        measured(o, r);
         stack(o, "Where it ended", &r.stack, &r.lines);
         if !r.window_stack.is_empty() {
             stack(
@@ -288,6 +289,24 @@ fn windows(o: &mut String, s: &Enriched) {
         all - v.len(),
         "shorter windows are not detailed here (trace-irqoff records --from FILE shows them all)",
     );
+}
+
+/// Which sampler measured the window and, where the module's period is known, the range
+/// its true length lies in by that sampler's path (`precision`): "Measured by the softirq
+/// probe: its true length is 52..62 ms." Nothing for a module before `ended_by`.
+fn measured(o: &mut String, r: &Record) {
+    let Some(by) = crate::render::measured_by(r) else {
+        return;
+    };
+    let mut text = format!("Measured {}", by.trim_start_matches("measured "));
+    if let (Some(lo), Some(hi)) = (r.true_latency_min_ns, r.true_latency_max_ns) {
+        text += &format!(
+            ": its true length is {}..{} ms",
+            lo / 1_000_000,
+            hi.div_ceil(1_000_000)
+        );
+    }
+    let _ = writeln!(o, "<p>{}.</p>", esc(&text));
 }
 
 /// A stack's frames, each with its source lines where the record has them (`--lines`).
@@ -387,5 +406,35 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("ms, kdamond.0 (pid 54)"), "{html}");
+    }
+
+    /// Claim: the report's window details name the sampler that ended a window with the
+    /// range its true length lies in by that path (P = 10 ms, HZ 250: the probe's within
+    /// 5 ms, the timer_list's 8 ms shorter to 12 ms longer); a record of a module before
+    /// `ended_by` gets no such line.
+    #[test]
+    fn the_report_says_which_sampler_measured_a_window() {
+        use crate::model::snapshot::EndedBy;
+        let html = |e: Option<EndedBy>| {
+            let mut s = first_v2_window();
+            s.config = crate::enrich::precision::tests::config(10, 250);
+            s.records[0].ended_by = e;
+            s.records[0].latency_ns = 100_000_000;
+            crate::enrich::precision::annotate(&s.config, &mut s.records);
+            let mut o = String::new();
+            windows(&mut o, &crate::enrich::snapshot(&s));
+            o
+        };
+        let probe = html(Some(EndedBy::Probe));
+        assert!(
+            probe.contains("<p>Measured by the softirq probe: its true length is 95..105 ms.</p>"),
+            "{probe}"
+        );
+        let timer = html(Some(EndedBy::Timer));
+        assert!(
+            timer.contains("<p>Measured by the timer_list: its true length is 92..112 ms.</p>"),
+            "{timer}"
+        );
+        assert!(!html(None).contains("<p>Measured"));
     }
 }

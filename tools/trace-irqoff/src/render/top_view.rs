@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::{paint, BOLD};
 use crate::model::cgroup_class::Class;
 use crate::model::culprit_group::{By, Culprit, LOCK_WAIT};
-use crate::model::snapshot::{Cause, Stalls};
+use crate::model::snapshot::{Cause, KindLabel, Stalls};
 
 /// The group column's name: what the rows were grouped by.
 fn what(t: &[Culprit]) -> &'static str {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::kind::{Cause, Kind};
+use super::kind::{Cause, EndedBy, Kind};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
@@ -59,6 +59,12 @@ pub struct Record {
     /// before it).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub together_ns: u64,
+    /// Which of the module's samplers ended (measured) the window: `hrtimer` (every
+    /// hardirq-off window, and a window still open), `probe` or `timer` (a softirq-off
+    /// window); it sets how exactly the length is known (`precision`). Absent from
+    /// modules before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<EndedBy>,
     /// A window still open when the file was read (format v2 `lower_bound=1`: a softirq
     /// window, or a hardirq window seen by the watcher): its latency so far, no end stack.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -120,6 +126,7 @@ impl Record {
             window_stack: Vec::new(),
             overlap: None,
             together_ns: 0,
+            ended_by: None,
             ongoing: false,
             profile: None,
             true_latency_min_ns: None,

@@ -1,88 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The kinds of window the module measures, and why softirqs could not run.
+//! The kinds of window the module measures, why softirqs could not run, and which sampler
+//! ended a window: the module's own types (`logic::grammar::KindName`,
+//! `logic::cause::Cause`, `logic::grammar::EndedBy`, each declared once with its names in
+//! the files), which `tio-logic` gives their JSON and command-line forms by those names.
+//! What only the CLI says of them is here.
 
-use serde::{Deserialize, Serialize};
-use tio_logic::grammar::{self, KindName};
+pub use tio_logic::grammar::{Cause, EndedBy, KindName as Kind};
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-    Hash,
-    PartialOrd,
-    Ord,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// Hard interrupts were off.
-    Hard,
-    /// Softirqs could not run.
-    Soft,
+/// What only the CLI says of a kind.
+pub trait KindLabel {
+    /// The kind in the CLI's words: `hardirq-off` or `softirq-off`.
+    fn label(self) -> &'static str;
 }
 
-/// The module's kinds (`logic::grammar`, declared there once with their names in the
-/// files): each is one of these, and the JSON names it the same (a test checks it).
-impl From<KindName> for Kind {
-    fn from(k: KindName) -> Self {
-        match k {
-            KindName::Hard => Kind::Hard,
-            KindName::Soft => Kind::Soft,
-        }
-    }
-}
-
-impl Kind {
-    pub fn label(self) -> &'static str {
+impl KindLabel for Kind {
+    fn label(self) -> &'static str {
         match self {
             Kind::Hard => "hardirq-off",
             Kind::Soft => "softirq-off",
-        }
-    }
-}
-
-/// Why softirqs could not run (records format v2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
-#[serde(rename_all = "kebab-case")]
-pub enum Cause {
-    /// Bottom halves were disabled, or a softirq handler ran long.
-    BhOff,
-    /// Softirqs were pending with bottom halves enabled, deferred to the softirq thread
-    /// (ksoftirqd/N, or ktimers/N), which did not get the CPU.
-    KsoftirqdWait,
-}
-
-/// The module's causes (`logic::cause`, declared there once with their names in the
-/// files): each is one of these, and the JSON names it the same (a test checks it).
-impl From<grammar::Cause> for Cause {
-    fn from(c: grammar::Cause) -> Self {
-        match c {
-            grammar::Cause::BhOff => Cause::BhOff,
-            grammar::Cause::KsoftirqdWait => Cause::KsoftirqdWait,
-        }
-    }
-}
-
-impl Cause {
-    /// The name the module and the JSON use.
-    pub fn name(self) -> &'static str {
-        self.grammar().name()
-    }
-
-    /// The cause a name of the module's files stands for.
-    pub fn parse(s: &str) -> Option<Self> {
-        grammar::Cause::from_name(s).map(Self::from)
-    }
-
-    /// The cause in the module's grammar.
-    pub fn grammar(self) -> grammar::Cause {
-        match self {
-            Cause::BhOff => grammar::Cause::BhOff,
-            Cause::KsoftirqdWait => grammar::Cause::KsoftirqdWait,
         }
     }
 }
@@ -91,27 +26,70 @@ impl Cause {
 mod tests {
     use super::*;
 
-    /// Claim: every kind and cause the module declares is one of the CLI's (causes: and
-    /// back), and the JSON names it as the module's files do.
+    /// Claim: the JSON names every kind, cause and ending sampler as the module's files do
+    /// (its `NAMES`), and reads each back from that name; an unknown name is refused.
     #[test]
-    fn names_are_the_modules() {
-        for k in KindName::ALL {
+    fn json_names_are_the_modules() {
+        for (k, name) in Kind::ALL.into_iter().zip(Kind::NAMES) {
+            assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{name}\""));
             assert_eq!(
-                KindName::from_name(k.name()).map(Kind::from),
-                Some(Kind::from(k))
-            );
-            assert_eq!(
-                serde_json::to_string(&Kind::from(k)).unwrap(),
-                format!("\"{}\"", k.name())
+                serde_json::from_str::<Kind>(&format!("\"{name}\"")).unwrap(),
+                k
             );
         }
-        for c in grammar::Cause::ALL {
-            assert_eq!(Cause::from(c).grammar(), c);
+        for (c, name) in Cause::ALL.into_iter().zip(Cause::NAMES) {
+            assert_eq!(serde_json::to_string(&c).unwrap(), format!("\"{name}\""));
             assert_eq!(
-                serde_json::to_string(&Cause::from(c)).unwrap(),
-                format!("\"{}\"", c.name())
+                serde_json::from_str::<Cause>(&format!("\"{name}\"")).unwrap(),
+                c
             );
-            assert_eq!(Cause::parse(c.name()), Some(Cause::from(c)));
         }
+        assert_eq!(
+            serde_json::to_string(&[Kind::Hard, Kind::Soft]).unwrap(),
+            r#"["hard","soft"]"#
+        );
+        assert_eq!(
+            serde_json::to_string(&[Cause::BhOff, Cause::KsoftirqdWait]).unwrap(),
+            r#"["bh-off","ksoftirqd-wait"]"#
+        );
+        for (e, name) in EndedBy::ALL.into_iter().zip(EndedBy::NAMES) {
+            assert_eq!(serde_json::to_string(&e).unwrap(), format!("\"{name}\""));
+            assert_eq!(
+                serde_json::from_str::<EndedBy>(&format!("\"{name}\"")).unwrap(),
+                e
+            );
+        }
+        assert_eq!(
+            serde_json::to_string(&EndedBy::ALL).unwrap(),
+            r#"["hrtimer","probe","timer"]"#
+        );
+        assert!(serde_json::from_str::<EndedBy>("\"timer_list\"").is_err());
+        assert!(serde_json::from_str::<Kind>("\"Hard\"").is_err());
+        assert!(serde_json::from_str::<Cause>("\"bh_off\"").is_err());
+    }
+
+    /// Claim: `--kind` takes the module's names of the kinds, each with its doc comment as
+    /// help, as the CLI's own enum gave them.
+    #[test]
+    fn kind_values_are_the_modules_names() {
+        use clap::ValueEnum;
+        let values: Vec<_> = Kind::value_variants()
+            .iter()
+            .filter_map(|k| k.to_possible_value())
+            .map(|v| {
+                (
+                    v.get_name().to_string(),
+                    v.get_help().map(|h| h.to_string()),
+                )
+            })
+            .collect();
+        assert_eq!(
+            values,
+            [
+                ("hard".into(), Some("Hard interrupts were off".into())),
+                ("soft".into(), Some("Softirqs could not run".into())),
+            ]
+        );
+        assert_eq!(Kind::from_str("soft", false), Ok(Kind::Soft));
     }
 }

@@ -8,7 +8,7 @@ use tio_logic::grammar::{self, RecordKeys};
 
 use super::words::{kind, unescape};
 use crate::fields::{malformed, Fields, ParseError};
-use crate::model::snapshot::{Cause, Overlap, Profile, ProfileStack, Record};
+use crate::model::snapshot::{Cause, EndedBy, Overlap, Profile, ProfileStack, Record};
 
 /// The first words of the lines read here.
 pub const LINES: [&str; 6] = [
@@ -39,13 +39,20 @@ fn record_v2(f: &Fields, r: &mut Record) -> Result<(), ParseError> {
     let n = f.line;
     r.cause = match f.str(K.cause)? {
         grammar::NONE => None,
-        c => Some(Cause::parse(c).ok_or_else(|| malformed(n, format!("unknown cause '{c}'")))?),
+        c => Some(Cause::from_name(c).ok_or_else(|| malformed(n, format!("unknown cause '{c}'")))?),
     };
     r.runnable_ns = f.num(K.runnable_ns)?;
     // 0: a kernel without cgroups.
     r.cgroup_id = f.opt_num::<u64>(K.cgroup)?.filter(|&id| id != 0);
     // Absent from modules before it: nothing together.
     r.together_ns = f.opt_num::<u64>(K.together_ns)?.unwrap_or(0);
+    // Absent from modules before it: not known.
+    r.ended_by = match f.opt_str(K.ended_by) {
+        None => None,
+        Some(e) => Some(
+            EndedBy::from_name(e).ok_or_else(|| malformed(n, format!("unknown ended_by '{e}'")))?,
+        ),
+    };
     r.end_shows_culprit = f.num_or::<u8>(K.end_shows_culprit, 1)? != 0;
     r.window_pid = f.num(K.window_pid)?;
     r.window_comm = unescape(f.str(K.window_comm)?);
@@ -289,8 +296,9 @@ mod tests {
 
     /// Claim: every record line the module's writer prints parses back to the fields it
     /// was given: both kinds, every cause and none, a window still open, an overlap found,
-    /// not found and not looked for, task names with spaces, `=`, `\` and tabs, and the
-    /// culprit's cgroup id (0, a kernel without cgroups: none).
+    /// not found and not looked for, task names with spaces, `=`, `\` and tabs, the
+    /// culprit's cgroup id (0, a kernel without cgroups: none), and each sampler that ends
+    /// a window.
     #[test]
     fn record_lines_round_trip() {
         let hog = grammar::LineOverlap::Hard {
@@ -326,6 +334,7 @@ mod tests {
                 window_comm: b"sh -c",
                 cgroup: 5873,
                 together_ns: 0,
+                ended_by: grammar::EndedBy::Probe,
                 ongoing: false,
             },
             hog,
@@ -340,6 +349,7 @@ mod tests {
                     grammar::RecordLine {
                         cause: Some(grammar::Cause::KsoftirqdWait),
                         end_shows_culprit: false,
+                        ended_by: grammar::EndedBy::Timer,
                         ..base
                     },
                     not_found,
@@ -356,6 +366,7 @@ mod tests {
                         cgroup: 0,
                         // Every CPU late together for 140 ms of it.
                         together_ns: 140_000_000,
+                        ended_by: grammar::EndedBy::Hrtimer,
                         ..base
                     },
                     none,
@@ -369,6 +380,7 @@ mod tests {
                         lower_bound: true,
                         cause: None,
                         frames: 0,
+                        ended_by: grammar::EndedBy::Hrtimer,
                         ongoing: true,
                         ..base
                     },
@@ -381,6 +393,7 @@ mod tests {
                     lower_bound: true,
                     cause: None,
                     frames: 0,
+                    ended_by: grammar::EndedBy::Hrtimer,
                     ..base
                 },
             ),
@@ -391,8 +404,8 @@ mod tests {
         assert_eq!(s.records.len(), lines.len());
         let str_of = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap_or_default();
         for ((o, l), r) in lines.iter().zip(&s.records) {
-            assert_eq!((r.cpu, r.kind), (l.cpu, Kind::from(l.kind)), "{l}");
-            assert_eq!(r.cause.map(Cause::grammar), l.cause, "{l}");
+            assert_eq!((r.cpu, r.kind), (l.cpu, l.kind), "{l}");
+            assert_eq!(r.cause, l.cause, "{l}");
             assert_eq!(
                 (r.lower_bound, r.ongoing),
                 (l.lower_bound, l.lower_bound),
@@ -405,6 +418,7 @@ mod tests {
             assert_eq!((r.pid, r.comm.as_str()), (l.pid, str_of(l.comm).as_str()));
             assert_eq!(r.runnable_ns, l.runnable_ns);
             assert_eq!(r.together_ns, l.together_ns, "{l}");
+            assert_eq!(r.ended_by, Some(l.ended_by), "{l}");
             assert_eq!(r.cgroup_id, Some(l.cgroup).filter(|&id| id != 0), "{l}");
             assert_eq!(r.end_shows_culprit, l.end_shows_culprit, "{l}");
             assert_eq!(
@@ -448,7 +462,7 @@ mod tests {
     /// Claim: the reader needs every key the table declares where it reads one, and only
     /// those: a v2 line that lacks any one of the keys the reader takes as required is
     /// refused naming that key, and the keys it may lack (`cgroup`, `together_ns`,
-    /// `end_shows_culprit`, and those it does not read) are each the table's.
+    /// `ended_by`, `end_shows_culprit`, and those it does not read) are each the table's.
     #[test]
     fn reader_keys_are_the_tables() {
         let full = with_overlap(
@@ -478,6 +492,7 @@ mod tests {
                 window_comm: b"sh",
                 cgroup: 10,
                 together_ns: 11,
+                ended_by: grammar::EndedBy::Timer,
                 ongoing: false,
             },
             grammar::LineOverlap::NotFound { cpu: 1 },
@@ -510,9 +525,38 @@ mod tests {
                 k.jiffies,
                 k.end_shows_culprit,
                 k.cgroup,
-                k.together_ns
+                k.together_ns,
+                k.ended_by
             ]
         );
+    }
+
+    /// Claim: `ended_by` is read where a module prints it, each of its names, and a line
+    /// without it (a module before it) reads as not known, in the record and in the JSON
+    /// (no key there); a name the module does not declare is refused.
+    #[test]
+    fn ended_by_with_and_without() {
+        let v2 = parse(V2).unwrap();
+        assert!(v2.records.iter().all(|r| r.ended_by.is_none()));
+        let json = serde_json::to_value(crate::enrich::windows(&v2.records)[0].json()).unwrap();
+        assert!(json.get("ended_by").is_none(), "{json}");
+        let line = V2
+            .lines()
+            .find(|l| l.starts_with("record "))
+            .unwrap_or_default();
+        for e in grammar::EndedBy::ALL {
+            let text = V2.replacen(line, &format!("{line} ended_by={}", e.name()), 1);
+            let s = parse(&text).unwrap_or_else(|err| panic!("{err}\n{text}"));
+            assert_eq!(s.records[0].ended_by, Some(e));
+            assert!(s.records[1..].iter().all(|r| r.ended_by.is_none()));
+            let json = serde_json::to_value(crate::enrich::windows(&s.records)[0].json()).unwrap();
+            assert_eq!(json["ended_by"], e.name());
+        }
+        let bad = V2.replacen(line, &format!("{line} ended_by=softirq"), 1);
+        assert!(matches!(
+            parse(&bad),
+            Err(ParseError::Malformed { what, .. }) if what == "unknown ended_by 'softirq'"
+        ));
     }
 
     /// Claim: every field of the record line reaches the JSON of `records --json` with
@@ -549,6 +593,7 @@ mod tests {
                 window_comm: b"sh",
                 cgroup: 13,
                 together_ns: 14,
+                ended_by: grammar::EndedBy::Probe,
                 ongoing: false,
             },
             grammar::LineOverlap::Hard {

@@ -2,8 +2,6 @@
 //! Words that lines of several kinds hold: the kind of a window, a task name as the
 //! module escapes it.
 
-use tio_logic::grammar;
-
 use crate::fields::{malformed, ParseError};
 use crate::model::snapshot::Kind;
 
@@ -15,9 +13,7 @@ pub fn unescape(s: &str) -> String {
 
 /// The kind of window `s` names, on line `n`.
 pub fn kind(n: usize, s: &str) -> Result<Kind, ParseError> {
-    grammar::KindName::from_name(s)
-        .map(Kind::from)
-        .ok_or_else(|| malformed(n, format!("unknown kind '{s}'")))
+    Kind::from_name(s).ok_or_else(|| malformed(n, format!("unknown kind '{s}'")))
 }
 
 #[cfg(test)]

@@ -45,7 +45,7 @@ fn kind_of(w: &Window) -> (Kind, Option<Cause>) {
     if w.kind == "hard" {
         (Kind::Hard, None)
     } else {
-        (Kind::Soft, w.cause.as_deref().and_then(Cause::parse))
+        (Kind::Soft, w.cause.as_deref().and_then(Cause::from_name))
     }
 }
 
