@@ -301,13 +301,30 @@ mod tests {
     /// a window.
     #[test]
     fn record_lines_round_trip() {
-        let hog = grammar::LineOverlap::Hard {
-            cpu: 0,
-            latency_ns: 99_000_000,
-            pid: 7,
-            comm: b"my hog",
-        };
-        let base = with_overlap(
+        let lines = round_trip_lines();
+        let text = written(&lines.map(|(_, l)| l));
+        let s = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(s.version, grammar::RECORDS_VERSION);
+        assert_eq!(s.records.len(), lines.len());
+        for ((o, l), r) in lines.iter().zip(&s.records) {
+            assert_read_as_written(o, l, r);
+        }
+        // Every key the writer prints is one the grammar lists, in its order.
+        let keys: Vec<&str> = text
+            .lines()
+            .find(|l| l.starts_with("record "))
+            .unwrap_or_default()
+            .split(' ')
+            .skip(1)
+            .map(|w| w.split_once('=').map_or(w, |(k, _)| k))
+            .collect();
+        assert_eq!(keys, grammar::RECORD_KEYS);
+    }
+
+    /// The first line of [`round_trip_lines`], written with the overlap `hog`: a bh-off
+    /// window ended by the probe, with every field set.
+    fn base_line(hog: grammar::LineOverlap<'static>) -> grammar::RecordLine<'static> {
+        with_overlap(
             grammar::RecordLine {
                 cpu: 3,
                 kind: grammar::KindName::Soft,
@@ -338,10 +355,22 @@ mod tests {
                 ongoing: false,
             },
             hog,
-        );
+        )
+    }
+
+    /// The lines of [`record_lines_round_trip`], each with the overlap it was written with:
+    /// every kind, cause, overlap and path that ends a window, open and closed.
+    fn round_trip_lines() -> [(grammar::LineOverlap<'static>, grammar::RecordLine<'static>); 5] {
+        let hog = grammar::LineOverlap::Hard {
+            cpu: 0,
+            latency_ns: 99_000_000,
+            pid: 7,
+            comm: b"my hog",
+        };
+        let base = base_line(hog);
         let none = grammar::LineOverlap::None;
         let not_found = grammar::LineOverlap::NotFound { cpu: 1 };
-        let lines = [
+        [
             (hog, base),
             (
                 not_found,
@@ -397,66 +426,58 @@ mod tests {
                     ..base
                 },
             ),
-        ];
-        let text = written(&lines.map(|(_, l)| l));
-        let s = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        assert_eq!(s.version, grammar::RECORDS_VERSION);
-        assert_eq!(s.records.len(), lines.len());
+        ]
+    }
+
+    /// Asserts that `r` is what the reader made of `l`, written with the overlap `o`.
+    fn assert_read_as_written(
+        o: &grammar::LineOverlap<'_>,
+        l: &grammar::RecordLine<'_>,
+        r: &Record,
+    ) {
         let str_of = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap_or_default();
-        for ((o, l), r) in lines.iter().zip(&s.records) {
-            assert_eq!((r.cpu, r.kind), (l.cpu, l.kind), "{l}");
-            assert_eq!(r.cause, l.cause, "{l}");
-            assert_eq!(
-                (r.lower_bound, r.ongoing),
-                (l.lower_bound, l.lower_bound),
-                "{l}"
-            );
-            assert_eq!(
-                (r.latency_ns, r.timestamp_ns),
-                (l.latency_ns, l.timestamp_ns)
-            );
-            assert_eq!((r.pid, r.comm.as_str()), (l.pid, str_of(l.comm).as_str()));
-            assert_eq!(r.runnable_ns, l.runnable_ns);
-            assert_eq!(r.together_ns, l.together_ns, "{l}");
-            assert_eq!(r.ended_by, Some(l.ended_by), "{l}");
-            assert_eq!(r.cgroup_id, Some(l.cgroup).filter(|&id| id != 0), "{l}");
-            assert_eq!(r.end_shows_culprit, l.end_shows_culprit, "{l}");
-            assert_eq!(
-                (r.window_pid, r.window_comm.as_str()),
-                (l.window_pid, str_of(l.window_comm).as_str())
-            );
-            assert_eq!(
-                (r.stack.len(), r.window_stack.len()),
-                (l.frames, l.window_frames)
-            );
-            let overlap = r
-                .overlap
-                .as_ref()
-                .map(|o| (o.cpu, o.kind, o.latency_ns, o.pid, o.comm.clone()));
-            let want = match *o {
-                grammar::LineOverlap::None => None,
-                grammar::LineOverlap::NotFound { cpu } => {
-                    Some((cpu, Kind::Hard, None, 0, String::new()))
-                }
-                grammar::LineOverlap::Hard {
-                    cpu,
-                    latency_ns,
-                    pid,
-                    comm,
-                } => Some((cpu, Kind::Hard, Some(latency_ns), pid, str_of(comm))),
-            };
-            assert_eq!(overlap, want, "{l}");
-        }
-        // Every key the writer prints is one the grammar lists, in its order.
-        let keys: Vec<&str> = text
-            .lines()
-            .find(|l| l.starts_with("record "))
-            .unwrap_or_default()
-            .split(' ')
-            .skip(1)
-            .map(|w| w.split_once('=').map_or(w, |(k, _)| k))
-            .collect();
-        assert_eq!(keys, grammar::RECORD_KEYS);
+        assert_eq!((r.cpu, r.kind), (l.cpu, l.kind), "{l}");
+        assert_eq!(r.cause, l.cause, "{l}");
+        assert_eq!(
+            (r.lower_bound, r.ongoing),
+            (l.lower_bound, l.lower_bound),
+            "{l}"
+        );
+        assert_eq!(
+            (r.latency_ns, r.timestamp_ns),
+            (l.latency_ns, l.timestamp_ns)
+        );
+        assert_eq!((r.pid, r.comm.as_str()), (l.pid, str_of(l.comm).as_str()));
+        assert_eq!(r.runnable_ns, l.runnable_ns);
+        assert_eq!(r.together_ns, l.together_ns, "{l}");
+        assert_eq!(r.ended_by, Some(l.ended_by), "{l}");
+        assert_eq!(r.cgroup_id, Some(l.cgroup).filter(|&id| id != 0), "{l}");
+        assert_eq!(r.end_shows_culprit, l.end_shows_culprit, "{l}");
+        assert_eq!(
+            (r.window_pid, r.window_comm.as_str()),
+            (l.window_pid, str_of(l.window_comm).as_str())
+        );
+        assert_eq!(
+            (r.stack.len(), r.window_stack.len()),
+            (l.frames, l.window_frames)
+        );
+        let overlap = r
+            .overlap
+            .as_ref()
+            .map(|o| (o.cpu, o.kind, o.latency_ns, o.pid, o.comm.clone()));
+        let want = match *o {
+            grammar::LineOverlap::None => None,
+            grammar::LineOverlap::NotFound { cpu } => {
+                Some((cpu, Kind::Hard, None, 0, String::new()))
+            }
+            grammar::LineOverlap::Hard {
+                cpu,
+                latency_ns,
+                pid,
+                comm,
+            } => Some((cpu, Kind::Hard, Some(latency_ns), pid, str_of(comm))),
+        };
+        assert_eq!(overlap, want, "{l}");
     }
 
     /// Claim: the reader needs every key the table declares where it reads one, and only
@@ -636,6 +657,8 @@ mod tests {
         assert_eq!(carried, grammar::NR_RECORD_FIELDS - 4);
     }
 
+    /// Claim: the reader takes a v2 bh-off record's cause, both stacks and the overlap it
+    /// found, and a hardirq-off record's overlap, without a cause or a window stack.
     #[test]
     fn v2_records_carry_cause_window_and_overlap() {
         let s = parse(V2).unwrap();
@@ -681,6 +704,16 @@ mod tests {
             r[1].overlap.as_ref().map(|o| (o.cpu, o.kind, o.latency_ns)),
             Some((0, Kind::Soft, Some(100_111_000)))
         );
+    }
+
+    /// Claim: the reader takes a v2 ksoftirqd-wait record's wait, the task that ran instead
+    /// (its name unescaped) and an overlap whose record was not found, and a window still
+    /// open as a lower bound without an end stack.
+    #[test]
+    fn v2_records_carry_waits_and_open_windows() {
+        let s = parse(V2).unwrap();
+        let r = &s.records;
+        assert_eq!(r.len(), 5);
 
         // ksoftirqd-wait: how long the thread waited, what ran instead (escaped comm), and an
         // overlap whose record was not found.
