@@ -707,6 +707,8 @@ mod tests {
         }
     }
 
+    /// Claim: clap's debug_assert accepts the whole command-line definition: no clashing
+    /// names or short flags, no defaults or `requires` that name missing arguments.
     #[test]
     fn the_definitions_hold_together() {
         use clap::CommandFactory;

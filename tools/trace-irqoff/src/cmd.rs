@@ -280,6 +280,9 @@ mod tests {
     use super::*;
     use crate::source::procfs::fake::Fake;
 
+    /// Claim: applying a new period to an enabled module, which answers EBUSY to that
+    /// while enabled, succeeds by disabling first and leaves the module enabled at the
+    /// new 20 ms period.
     #[test]
     fn enabling_while_enabled_with_a_new_period_disables_first() {
         let fake = Fake::new(include_str!("../tests/fixtures/records-v1.txt"));
@@ -347,6 +350,9 @@ mod tests {
         assert_eq!(Exit::of_error(&busy).0, Exit::Failure);
     }
 
+    /// Claim: validation follows the module's rules: a period of 1..1000 ms and a
+    /// threshold of at least twice the period and at most 10000 ms; values outside are
+    /// usage errors whose sentence gives the range and the value.
     #[test]
     fn validation_uses_the_modules_rules() {
         assert!(validate(Some(1), Some(2), 10).is_ok());

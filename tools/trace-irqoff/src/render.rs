@@ -430,6 +430,10 @@ pub fn frame_with_lines(
 mod tests {
     use super::*;
 
+    /// Claim: a histogram renders in the module's own layout: a "msecs : count
+    /// distribution" header, rows from the first to the last nonzero bucket with bars
+    /// scaled to the largest count; all-zero counts render as nothing, and another unit
+    /// (usecs) replaces the header's msecs.
     #[test]
     fn histogram_matches_module_layout() {
         let mut c = vec![0; NR_BUCKETS];
@@ -559,6 +563,9 @@ mod tests {
         );
     }
 
+    /// Claim: nanosecond lengths render as ms with three decimals and as seconds with six
+    /// (both cut, not rounded), as whole ms rounded half up, and (for `length`) as
+    /// seconds with two decimals from 999.5 ms on.
     #[test]
     fn durations() {
         assert_eq!(ms(107_234_567), "107.234 ms");
@@ -577,6 +584,9 @@ mod tests {
         crate::parse::records::parse(include_str!("../tests/fixtures/records-v2.txt")).unwrap()
     }
 
+    /// Claim: a v2 softirq-off record's label names its cause (bh-off, ksoftirqd-wait)
+    /// and, when the thread was runnable, for how long; a hardirq-off record's label is
+    /// just its kind.
     #[test]
     fn labels_name_the_cause() {
         let s = v2();
@@ -593,6 +603,9 @@ mod tests {
         );
     }
 
+    /// Claim: a record that overlaps another window says so with that window's kind and
+    /// CPU, plus its length and task when known; a record without an overlap gives no
+    /// sentence.
     #[test]
     fn overlap_sentences() {
         let s = v2();

@@ -88,6 +88,8 @@ mod tests {
         assert_eq!(module("0xffffffff81000000"), None);
     }
 
+    /// Claim: a Rust v0-mangled frame is demangled to its path (a trait impl as
+    /// `<Type as Trait>::method`), with its +offset/size and [module] kept.
     #[test]
     fn v0_symbols_are_demangled_with_offset_and_module_kept() {
         let raw = "_RNvXs4_Cs7mu83waahYW_18irqoff_sample_mainNtB5_12SampleDeviceNtNtCsb5MLIFMWygY_6kernel10miscdevice10MiscDevice10write_iter+0x71c/0x870 [irqoff_sample]";
@@ -122,6 +124,8 @@ mod tests {
         }
     }
 
+    /// Claim: a Rust legacy-mangled (_ZN...E) frame is demangled without its hash,
+    /// keeping its offset.
     #[test]
     fn legacy_symbols_are_demangled() {
         assert_eq!(
@@ -130,6 +134,8 @@ mod tests {
         );
     }
 
+    /// Claim: C symbols (with or without a module), bare addresses and a `_R` name that
+    /// is not a valid v0 symbol are left exactly as printed.
     #[test]
     fn c_symbols_and_addresses_stay_as_printed() {
         for f in [
@@ -142,6 +148,8 @@ mod tests {
         }
     }
 
+    /// Claim: a frame's function name is everything before its +offset or [module], for C
+    /// and demangled Rust names alike, and a bare address is its own name.
     #[test]
     fn function_ends_at_offset_or_module() {
         assert_eq!(

@@ -435,6 +435,9 @@ mod tests {
         }
     }
 
+    /// Claim: a 20 ms recording with period 5 and threshold 30 records with the module
+    /// enabled at those settings, then leaves it as it found it (disabled, 10 ms, 50 ms),
+    /// seeing no change made by anyone else.
     #[test]
     fn record_changes_then_restores_settings() {
         let fake = Fake::new(RECORDS);
@@ -457,6 +460,8 @@ mod tests {
         assert!(rec.outside_changes.is_empty());
     }
 
+    /// Claim: a recording stopped by its interrupt flag before its 60 s are up is marked
+    /// interrupted and still leaves the module disabled as it found it.
     #[test]
     fn record_interrupted_still_restores() {
         let fake = Fake::new(RECORDS);
@@ -466,6 +471,8 @@ mod tests {
         assert!(!m.settings().unwrap().enabled);
     }
 
+    /// Claim: when reading the records fails after the module was enabled, the recording
+    /// returns the error and still restores the module to disabled, 10 ms, 50 ms.
     #[test]
     fn an_error_midway_still_restores() {
         let fake = Fake::new(RECORDS);
@@ -500,6 +507,9 @@ mod until_tests {
     use crate::model::snapshot::Kind;
     use crate::source::procfs::fake::Fake;
 
+    /// Claim: an `--until 100` recording ends within 2 s of a 120 ms hardirq-off window
+    /// appearing, catching its CPU, kind, bucket and stack, keeps the module's 50 ms
+    /// threshold (already below 100) and restores the module.
     #[test]
     fn until_ends_the_recording_when_the_window_comes() {
         let v1 = include_str!("../../tests/fixtures/records-v1.txt");
@@ -532,6 +542,9 @@ mod until_tests {
         );
     }
 
+    /// Claim: an `--until 60` recording with a 300 ms duration and no such window runs
+    /// the whole duration, catches nothing, and keeps the threshold at 50 ms and the
+    /// until at 60.
     #[test]
     fn without_the_window_until_runs_out_the_duration() {
         let fake = Fake::new(include_str!("../../tests/fixtures/records-v1.txt"));

@@ -315,6 +315,9 @@ mod tests {
         assert_eq!(context(&ran), None);
     }
 
+    /// Claim: `top` by culprit groups records by their top frame's function (offsets and
+    /// module dropped), ranked by count then worst, with each row's count, worst and
+    /// total; by stack, each distinct stack is its own row, written "b <- x".
     #[test]
     fn ranks_by_count_then_worst() {
         let rs = [
@@ -331,6 +334,9 @@ mod tests {
         assert_eq!(t[0].culprit, "b <- x");
     }
 
+    /// Claim: folded stacks are written root first, with offsets dropped so stacks
+    /// differing only in offsets merge into one line; weighed by latency, each line
+    /// counts its windows' whole milliseconds, and a window shorter than 1 ms counts 1.
     #[test]
     fn folded_is_root_first_and_merged() {
         let rs = [
@@ -349,6 +355,10 @@ mod tests {
         );
     }
 
+    /// Claim: records with a profile fold into one line per profiled stack (the rest as
+    /// "[other stacks]"), sorted, weighed by their sample counts, or by latency as each
+    /// window's length split by those counts in whole ms (at least 1); a record without a
+    /// profile gives one line.
     #[test]
     fn folded_weighs_profile_stacks_by_their_counts() {
         let s =
@@ -383,6 +393,9 @@ mod tests {
         assert_eq!(folded(&[plain], false).lines().count(), 1);
     }
 
+    /// Claim: a sample's C helper that turns interrupts back on, left as the top frame,
+    /// is not the culprit: the window function below it is, though `top` by stack still
+    /// shows the helper.
     #[test]
     fn culprit_skips_an_irq_enable_helper() {
         // A GCC-built sample keeps its C helper as a frame above the window function.
@@ -451,6 +464,10 @@ mod tests {
         assert_eq!(top(&[task], By::Culprit)[0].culprit, "irq_user");
     }
 
+    /// Claim: a ksoftirqd-wait window is blamed on the task sampled in it (a delay helper
+    /// skipped) and, when the idle task was sampled or there was no sample, on its end
+    /// stack; a bh-off window on where bottom halves came back on; the same culprit under
+    /// another cause gets its own row.
     #[test]
     fn ksoftirqd_wait_names_what_ran_instead() {
         let thread = ["call_timer_fn+0x2a/0x130", "run_ksoftirqd+0x2b/0x40"];
@@ -512,6 +529,8 @@ mod tests {
         assert_eq!(t[0].culprit, "delay_tsc <- hog_loop");
     }
 
+    /// Claim: a still-open bh-off window with no end stack is blamed on the function its
+    /// in-window sample shows, under the sampled task's name.
     #[test]
     fn an_open_window_without_an_end_stack_uses_its_sample() {
         let r = Record {

@@ -334,6 +334,10 @@ pub(crate) mod tests {
         assert!(!waits_for_lock([]));
     }
 
+    /// Claim: irq/bh enable helpers, unlock-restore, clock and counter reads, delay and
+    /// busy-wait loops, spinlock slow paths and interrupt entry stubs count as mechanism,
+    /// while window functions, ordinary kernel functions and names merely like them
+    /// (ktime, enable_irq) do not.
     #[test]
     fn skips_enable_helpers_time_reads_and_locks() {
         for f in [
@@ -365,6 +369,9 @@ pub(crate) mod tests {
         }
     }
 
+    /// Claim: the culprit is the first frame that is not mechanism, skipping enable
+    /// helpers, lockdep, RCU and KASAN checks, clock reads (Rust ones too) and busy
+    /// waits; a stack of mechanism only gives its first frame, and an empty stack none.
     #[test]
     fn culprit_is_first_non_mechanism_frame_or_first() {
         let s = [

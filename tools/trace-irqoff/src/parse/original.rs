@@ -183,6 +183,9 @@ pub fn parse_distribute(text: &str) -> Result<Vec<(Kind, Vec<Row>)>, ParseError>
 mod tests {
     use super::*;
 
+    /// Claim: the original module's trace_latency parses into its 50 ms threshold and 3
+    /// records with kind, CPU, task, latency and a 12-frame stack, and a softirq record's
+    /// "51+ms" read as a 51 ms lower bound.
     #[test]
     fn parses_the_originals_trace_latency() {
         let t = parse_trace_latency(include_str!(
@@ -213,6 +216,9 @@ mod tests {
         assert_eq!(t.records[2].latency_ns, 106_000_000);
     }
 
+    /// Claim: a trace_latency record line with our LATENCY_NS and TIME additions parses
+    /// its exact latency and timestamp, and a command name with a space in it is read
+    /// whole.
     #[test]
     fn parses_our_additions_and_spaces_in_comm() {
         let text = "trace_irqoff_latency: 50ms\n\n hardirq:\n cpu: 1\n     COMMAND: my task PID: 79 LATENCY: 85ms LATENCY_NS: 85985408 TIME: 4.033490\n     f+0x1/0x2\n\n softirq:\n";
@@ -224,6 +230,8 @@ mod tests {
         );
     }
 
+    /// Claim: text that is not trace_latency is malformed at line 1, and a record line
+    /// before any hardirq/softirq section is malformed at its own line (2).
     #[test]
     fn rejects_garbage_clearly() {
         assert!(matches!(
@@ -238,6 +246,9 @@ mod tests {
         ));
     }
 
+    /// Claim: the original module's distribute file parses into hardirq and softirq
+    /// histograms whose rows keep their ms bounds and counts (zeros too), and rows
+    /// without a kind heading are an error.
     #[test]
     fn parses_the_originals_distribute() {
         let d =

@@ -136,6 +136,9 @@ mod tests {
         assert_eq!(recs.len(), 1);
     }
 
+    /// Claim: v1 records parse with no cause, runnable time, window task, window stack or
+    /// overlap, and CPU counts keep softirq totals while the bh-off/ksoftirqd-wait split
+    /// is zero with empty histograms (unknown, not zero windows).
     #[test]
     fn v1_records_have_no_v2_facts() {
         let s = parse(V1).unwrap();
@@ -193,6 +196,8 @@ mod tests {
         assert_eq!(c.worst, parse(counters).unwrap().worst);
     }
 
+    /// Claim: in v2 records an unknown key on a record line, an unknown line and an
+    /// unknown histogram kind are ignored: the file parses as if they were not there.
     #[test]
     fn v2_unknown_keys_and_lines_are_ignored() {
         let text = V2

@@ -441,6 +441,10 @@ mod tests {
         .unwrap()
     }
 
+    /// Claim: the exposition writes each CPU's latency histogram with all 24 cumulative
+    /// buckets in seconds up to +Inf, the module's exact sum where it gives one and
+    /// bucket midpoints otherwise, a zero series for a CPU without windows, and softirq
+    /// series split by cause for v2 but not v1.
     #[test]
     fn histograms_are_cumulative_in_seconds_with_every_bucket() {
         let text = exposition(&parse("v2"), true);
@@ -581,6 +585,10 @@ mod tests {
         assert!(old.contains("\ntrace_irqoff_idle_gaps_total{cpu=\"0\"} 0\n"));
     }
 
+    /// Claim: a module reporting stalls gets four stall families (gap and stall counters,
+    /// total seconds, longest seconds) with HELP, TYPE and the fixture's values, absent
+    /// for a module without stalls, and its window series are the same as without the
+    /// stalls.
     #[test]
     fn stalls_are_their_own_families() {
         let text = exposition(&parse("stall"), false);
@@ -623,6 +631,8 @@ mod tests {
         assert_eq!(windows(&text), windows(&exposition(&watcher, false)));
     }
 
+    /// Claim: the exposition for an unloaded module is exactly `trace_irqoff_loaded 0`
+    /// with its HELP and gauge TYPE lines.
     #[test]
     fn unloaded_says_so() {
         assert_eq!(unloaded(), "# HELP trace_irqoff_loaded 1 when the trace_irqoff module is loaded.\n# TYPE trace_irqoff_loaded gauge\ntrace_irqoff_loaded 0\n");

@@ -354,6 +354,10 @@ pub fn screen(
 mod tests {
     use super::*;
 
+    /// Claim: the live view has one row per CPU and kind with the module's event count,
+    /// the records kept, and the newest, shortest, average and longest recorded window
+    /// (dashes where none), and a v2 window still open does not count as a recorded
+    /// length.
     #[test]
     fn per_cpu_and_kind_with_recorded_latencies() {
         let s = crate::parse::records::parse(include_str!("../../tests/fixtures/records-v1.txt"))

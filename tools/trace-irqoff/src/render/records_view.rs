@@ -244,6 +244,10 @@ mod tests {
     use super::*;
     use crate::render::tests::{in_a_hard_hrtimer_callback, v2};
 
+    /// Claim: a ksoftirqd-wait record shows its cause and runnable time, the task that
+    /// ran and the ksoftirqd that waited, its end time, its end stack and its in-window
+    /// stack cut to the depth with the rest counted, and its overlap; a v2 lower bound
+    /// shows as a window still open, a v1 one does not.
     #[test]
     fn record_shows_both_stacks_and_the_overlap() {
         let mut s = v2();

@@ -115,6 +115,9 @@ impl AtomicFile {
 mod tests {
     use super::*;
 
+    /// Claim: an AtomicFile over an existing file leaves the old content readable until
+    /// commit, then the path holds exactly the new content and no temporary file is left
+    /// in the directory.
     #[test]
     fn appears_whole_at_commit() {
         let dir = tempfile::tempdir().unwrap();
@@ -132,6 +135,8 @@ mod tests {
         assert_eq!(names, ["out.json"]);
     }
 
+    /// Claim: AtomicFile::create refuses at once a path whose directory does not exist
+    /// (saying so, as a Problem) and a path that is a directory.
     #[test]
     fn unusable_paths_are_refused_up_front() {
         let dir = tempfile::tempdir().unwrap();

@@ -529,6 +529,10 @@ mod tests {
 
     const RECORDS: &str = include_str!("../../tests/fixtures/records-v1.txt");
 
+    /// Claim: the kernel's EBUSY, EINVAL and EACCES on writes to the module's files
+    /// become plain sentences with hints: the period cannot change while enabled (disable
+    /// first), the value was refused (with the valid ranges), permission denied (run as
+    /// root).
     #[test]
     fn kernel_errnos_become_sentences() {
         let mut fake = Fake::new(RECORDS);
@@ -558,6 +562,8 @@ mod tests {
         assert!(e.hint().unwrap().contains("root"));
     }
 
+    /// Claim: opening the module when its proc files are absent fails with
+    /// ProcError::NotLoaded.
     #[test]
     fn unloaded_module() {
         let mut fake = Fake::new(RECORDS);

@@ -3,6 +3,10 @@
 
 use crate::util::*;
 
+/// Claim: `completions bash` and `man` print a completion script and a man page with an
+/// EXIT STATUS section, and `man --dir` creates the directory and writes every page the
+/// main page refers to (at least 14), each with its exit status, the record page
+/// documenting `--until <MS>` and exit 3.
 #[test]
 fn completions_and_man_pages() {
     let dir = TempDir::new().unwrap();
@@ -166,6 +170,8 @@ fn zsh_registers_the_completion_with_options_and_values() {
     );
 }
 
+/// Claim: every subcommand's `--help` succeeds and includes an "Example: trace-irqoff
+/// ..." line.
 #[test]
 fn every_command_has_help_with_an_example() {
     let dir = TempDir::new().unwrap();

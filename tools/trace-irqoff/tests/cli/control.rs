@@ -3,6 +3,8 @@
 
 use crate::util::*;
 
+/// Claim: with no module files under the proc root, `status` exits 2 saying the
+/// trace_irqoff module is not loaded, with the hint to load it first.
 #[test]
 fn missing_module_is_one_sentence_and_exit_2() {
     let dir = TempDir::new().unwrap();
@@ -12,6 +14,9 @@ fn missing_module_is_one_sentence_and_exit_2() {
     );
 }
 
+/// Claim: `hist` prints the hardirq-off histogram in the module's layout (its "msecs :
+/// count distribution" header, a 64 -> 127 row with its bar), and `hist --json --per-cpu`
+/// gives the 24 hardirq-off buckets, their ms bounds and a row per CPU.
 #[test]
 fn hist_matches_the_module_layout() {
     let root = ours();
@@ -33,6 +38,9 @@ fn hist_matches_the_module_layout() {
     assert!(v["per_cpu"].as_array().unwrap().len() >= 2);
 }
 
+/// Claim: `enable --threshold 80`, `set threshold`, `disable`, `set period --json` and
+/// `clear` each write the module's file and answer with the settings now in force (in
+/// words or as JSON); `clear` writes 0 to trace_latency.
 #[test]
 fn enable_disable_set_clear_write_the_files() {
     let root = proc_root(&[
@@ -79,6 +87,9 @@ fn enable_disable_set_clear_write_the_files() {
     assert_eq!(read(root.path(), "trace_latency"), "0\n");
 }
 
+/// Claim: `set period 0` and `set threshold 15ms` (below twice the 10 ms period) are
+/// refused with the valid range, leaving the module's files unchanged, and a period that
+/// is not a duration ("ten") is a usage error, exit 2.
 #[test]
 fn validation_happens_before_writing() {
     let root = ours();
@@ -107,6 +118,10 @@ fn validation_happens_before_writing() {
         .stderr(predicate::str::contains("is not a duration"));
 }
 
+/// Claim: given the module's tag-wait lines, `tagwait` shows the tracking state,
+/// per-queue counts and the wait histogram in µs, `metrics` exports the counts, the
+/// unattributed waits and a seconds histogram with the module's exact sum, `--json` names
+/// the pools, and `tagwait on` writes 1 to tag_wait.
 #[test]
 fn tagwait_counters_and_metrics() {
     let records = RECORDS.replace(
@@ -175,6 +190,10 @@ fn tagwait_counters_and_metrics() {
     assert_eq!(read(root.path(), "tag_wait"), "1\n");
 }
 
+/// Claim: against the original module's trace_latency and distribute files,
+/// `records --json` gives its three windows, `hist` its counts, `top` blames the
+/// interrupted code (not its hrtimer handler), and `status` says counts it does not keep
+/// are n/a rather than zero.
 #[test]
 fn works_against_the_original_module() {
     let root = proc_root(&[
@@ -239,6 +258,9 @@ fn hist_json_snapshot() {
     assert_eq!(got, want);
 }
 
+/// Claim: `--color always` colours output through a pipe even with NO_COLOR set, the
+/// default (auto) does not colour a pipe but does a terminal, and `--color never` does
+/// not colour a terminal.
 #[test]
 fn color_always_colours_through_a_pipe() {
     let root = ours();

@@ -14,6 +14,10 @@ fn metrics_have_no_cgroup_label() {
     assert_eq!(with.lines().count(), without.lines().count());
 }
 
+/// Claim: for v1 and v2 records, `metrics --per-cpu` exports per-CPU latency histograms
+/// with all 24 cumulative buckets (zeros, and CPUs without windows, too), a sum at bucket
+/// midpoints for v1 and the module's exact sum for v2, event counters that match the
+/// counts, and by default one node-wide series holding every CPU's windows.
 #[test]
 fn metrics_are_real_prometheus_histograms() {
     for (root, version) in [(ours(), 1.0), (ours_v2(), 2.0)] {
@@ -153,6 +157,9 @@ fn metrics_read_the_counters_file() {
         ));
 }
 
+/// Claim: for the original module, `metrics` reports records format 0, the same 5
+/// hardirq-off and 1 softirq-off windows `hist` shows, cumulative buckets built from its
+/// histogram, and CPU 17's worst window of 107 ms.
 #[test]
 fn metrics_of_the_original_module_count_its_histograms() {
     let root = proc_root(&[
@@ -198,6 +205,9 @@ fn metrics_of_the_original_module_count_its_histograms() {
     );
 }
 
+/// Claim: with the module not loaded, `metrics` succeeds with `trace_irqoff_loaded 0`
+/// while `status` exits 2 saying so; a proc root that does not exist makes both exit 2
+/// naming it, with a `--proc-root` hint.
 #[test]
 fn metrics_without_the_module_say_so() {
     let dir = TempDir::new().unwrap();
@@ -228,6 +238,9 @@ fn metrics_without_the_module_say_so() {
         ));
 }
 
+/// Claim: `metrics --textfile DIR` prints nothing and replaces a stale trace_irqoff.prom
+/// whole, leaving no other file; with the module gone it writes `trace_irqoff_loaded 0`
+/// instead, and a missing DIR is refused with exit 2 and a hint.
 #[test]
 fn metrics_textfile_is_replaced_whole() {
     let root = ours_v2();

@@ -3,6 +3,9 @@
 
 use crate::util::*;
 
+/// Claim: Ctrl-C during `record --threshold 70` exits 130, puts back the module's
+/// disabled state, 10 ms period and 50 ms threshold, and still saves the file, marked
+/// interrupted, with the state it restored, its clock anchor and its end time.
 #[test]
 fn record_restores_the_state_after_ctrl_c() {
     let root = proc_root(&[
@@ -52,6 +55,9 @@ fn record_restores_the_state_after_ctrl_c() {
     assert!(v["end_ns"].as_u64().is_some_and(|ns| ns > 0), "{v}");
 }
 
+/// Claim: an `-o` or `--folded` path that cannot be written (in a missing directory, or a
+/// directory itself) is refused at once with exit 2, the reason and a hint, before the
+/// module is enabled or its threshold changed, and no output file is written.
 #[test]
 fn record_refuses_an_unusable_output_path_before_touching_the_module() {
     let root = disabled();
@@ -96,6 +102,9 @@ fn record_refuses_an_unusable_output_path_before_touching_the_module() {
     );
 }
 
+/// Claim: while one `record` runs, a second is refused with exit 1 and a hint, changing
+/// no setting and writing no file, and a `disable` meanwhile comes with a note; the
+/// first, on Ctrl-C, restores what it found (disabled, threshold 50 ms).
 #[test]
 fn a_second_record_is_refused_while_one_runs() {
     let root = disabled();
@@ -193,6 +202,9 @@ fn record_notices_an_outside_disable_and_says_so() {
     assert_eq!(v["kept_outside"], serde_json::json!(["enabled"]));
 }
 
+/// Claim: while `record` runs, an existing output file stays as it was and the new files
+/// are hidden; when the records turn unreadable it exits 1, restores the module and
+/// leaves only the old file, with no partial or temporary file beside it.
 #[test]
 fn record_files_appear_whole_or_not_at_all() {
     let root = disabled();
@@ -231,6 +243,9 @@ fn record_files_appear_whole_or_not_at_all() {
     assert_eq!(read(root.path(), "enable"), "0\n");
 }
 
+/// Claim: SIGTERM ends a `record --period 5` as Ctrl-C does: exit 130, the module back to
+/// disabled with its 10 ms period, and the file saved, marked interrupted, with the 5 ms
+/// period it recorded at and nothing else left beside it.
 #[test]
 fn record_restores_after_sigterm_too() {
     let root = disabled();
@@ -252,6 +267,10 @@ fn record_restores_after_sigterm_too() {
     assert_eq!(files_in(dir.path()), ["rec.json"]);
 }
 
+/// Claim: `record --until 40` lowers the threshold to 40 ms, is not ended by a 39 ms
+/// window but ends within a poll of a 100 ms one with exit 3 and a "caught a window"
+/// summary, saves the caught record with its bucket and only that one new record (the
+/// 39 ms window, replaced in the file, is not kept), and restores the module.
 #[test]
 fn record_until_ends_at_the_window_saves_and_restores() {
     let root = disabled();
@@ -299,6 +318,10 @@ fn record_until_ends_at_the_window_saves_and_restores() {
     );
 }
 
+/// Claim: an `--until` no reported window could reach is refused with exit 2, leaving the
+/// module untouched: below `--threshold` (with a hint), below the shortest window the
+/// module reports at its period (20 ms at 10 ms), and for `watch`, below the module's
+/// threshold, with the hint to lower it first.
 #[test]
 fn until_refuses_what_could_never_end_it() {
     let root = disabled();
@@ -360,6 +383,9 @@ fn wall_times_follow_this_machines_clocks() {
     assert!(skew < std::time::Duration::from_secs(2), "{skew:?}");
 }
 
+/// Claim: `records` and `watch` say when a window ended as a UTC wall-clock time with its
+/// seconds after boot; for the original module, which gives no time, the line shows none
+/// and the JSON has no `wall_time`.
 #[test]
 fn times_people_read_are_wall_clock_times() {
     let root = ours();
@@ -396,6 +422,10 @@ fn times_people_read_are_wall_clock_times() {
     assert!(v[0].get("wall_time").is_none());
 }
 
+/// Claim: a finished 200 ms `record --threshold 60` file names the host, kernel release
+/// and CLI version, the module's format and constants, the settings it recorded with, a
+/// start time no earlier than 1 ms before the command was launched, and an end 200 ms to
+/// 5 s after the start.
 #[test]
 fn a_record_file_says_when_where_and_with_what() {
     let root = disabled();
@@ -438,6 +468,9 @@ fn a_record_file_says_when_where_and_with_what() {
     );
 }
 
+/// Claim: `record --folded` writes the profile stacks of the windows it saw as folded
+/// lines headed by kind and task, each weighed by its sampled periods, so the weights add
+/// up to the windows' periods (172 + 13 + 4 = 189).
 #[test]
 fn record_folded_weighs_profile_stacks() {
     let root = disabled();

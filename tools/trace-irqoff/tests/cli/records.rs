@@ -3,6 +3,9 @@
 
 use crate::util::*;
 
+/// Claim: `records --json --kind hard --cpu 1` gives only hardirq-off records of CPU 1,
+/// worst first, the first with its culprit frame on top of its stack, and a `--min` above
+/// every window gives `[]`.
 #[test]
 fn records_json_names_the_culprit_and_filters() {
     let root = ours();
@@ -48,6 +51,8 @@ fn records_refuses_a_cpu_that_is_not_there() {
         );
 }
 
+/// Claim: `latency`, the alias of `records`, with `--kind soft` prints the softirq-off
+/// window of CPU 1 with its culprit frame.
 #[test]
 fn latency_alias_and_human_records() {
     let root = ours();
@@ -59,6 +64,9 @@ fn latency_alias_and_human_records() {
         .stdout(predicate::str::contains("irqoff_sample_softirq_window"));
 }
 
+/// Claim: an empty records file, an unknown version (v9), a config line missing its keys
+/// and a file cut before `end` each make `records` exit 1 with "could not read the
+/// module's records", never a panic.
 #[test]
 fn malformed_records_give_a_clear_error_not_a_panic() {
     for bad in [
@@ -205,6 +213,9 @@ fn v2_records_json_snapshot() {
     assert_eq!(got, want);
 }
 
+/// Claim: `records --json` on v2 records gives each record's cause, window task and
+/// stack, runnable time and overlapping window (null where absent, a lower-bound record
+/// with no stack), demangled, and v1 records carry the same fields, empty.
 #[test]
 fn v2_records_json_fields() {
     let root = ours_v2();
@@ -372,6 +383,9 @@ fn a_window_in_an_ipi_function_interrupted_its_task_in_every_line() {
     );
 }
 
+/// Claim: `records --min` takes decimal milliseconds (66.9, 66.989ms) and keeps exactly
+/// the windows at least that long, and "1,5" is refused with exit 2 and the duration
+/// formats it takes.
 #[test]
 fn records_min_takes_decimals() {
     let root = ours();
@@ -401,6 +415,10 @@ fn records_min_takes_decimals() {
         ));
 }
 
+/// Claim: `record --folded --weight count` weighs a caught 100 ms window's stack 1 and
+/// `--weight latency` 100, an `-o /dev/null` stays the character device (written in
+/// place, not renamed over), and `--weight latency` without `--folded` is a usage error,
+/// exit 2.
 #[test]
 fn folded_stacks_weighted_by_count_or_latency() {
     let root = disabled();
@@ -493,6 +511,10 @@ fn an_open_windows_culprit_is_its_most_seen_stack() {
     assert!(text.contains("\nCPU 1: hard interrupts off for 1.79 s and counting \u{2014} sh (pid 63) in irqoff_sample_hardirq_window ("), "{text}");
 }
 
+/// Claim: `records` shows a still-open window as a lower bound with where it was so far,
+/// and an ended one with its end stack and its profile's stacks by share of periods;
+/// `--raw-symbols` leaves profile frames mangled, and the JSON carries the profile and
+/// the ongoing mark, with no `profile` key for records without one.
 #[test]
 fn records_show_where_a_window_was_and_where_it_ended() {
     let root = with_records(RECORDS_WATCHER);

@@ -3,6 +3,8 @@
 
 use crate::util::*;
 
+/// Claim: `status` prints the module's state, period and threshold on one line, and a
+/// per-CPU table in which CPU 1 is online with a nonzero hardirq-off count.
 #[test]
 fn status_shows_state_and_per_cpu_counts() {
     let root = ours();
@@ -16,6 +18,9 @@ fn status_shows_state_and_per_cpu_counts() {
         .stdout(predicate::str::is_match(r"(?m)^ +1  yes +[1-9]").unwrap());
 }
 
+/// Claim: `status --json` gives loaded, enabled, period and threshold, and for each CPU
+/// its online state, event, drop and replace counts and both histograms, under those key
+/// names.
 #[test]
 fn status_json_is_stable() {
     let root = ours();
@@ -43,6 +48,10 @@ fn status_json_is_stable() {
     }
 }
 
+/// Claim: for v2 records, `status` and `hist` (text, per CPU and JSON) split softirq-off
+/// windows into bh-off and ksoftirqd-wait with their own counts and histograms, while for
+/// v1 records `status` has no such columns and empty split histograms in its JSON, and
+/// `hist --json` has no split.
 #[test]
 fn v2_status_and_hist_split_softirqs_by_cause() {
     let root = ours_v2();
@@ -91,6 +100,10 @@ fn v2_status_and_hist_split_softirqs_by_cause() {
     assert!(v.get("soft_bh_off").is_none());
 }
 
+/// Claim: `status` reports the watcher's state and NMI counts, and a window still open
+/// with its length so far, task, culprit, in-window samples and watching CPU, in text and
+/// JSON; without a watcher line (the v2 fixture) it shows no watcher but still the open
+/// softirq window.
 #[test]
 fn status_shows_the_watcher_and_windows_still_open() {
     let root = with_records(RECORDS_WATCHER);
@@ -167,6 +180,9 @@ fn status_on_80_columns_fits() {
     assert!(text.contains("\nCPU 1: hard interrupts off for 1.79 s and counting \u{2014} sh (pid 63) in\n  irqoff_sample_hardirq_window"), "{text}");
 }
 
+/// Claim: when the watcher is unavailable, `status` says why in plain words for each
+/// reason (arch, off, nmi-timeout, register-failed), and an open window with no sample
+/// shows only its length, with a null culprit and watching CPU in the JSON.
 #[test]
 fn status_says_why_the_watcher_is_unavailable() {
     // Not x86_64: open windows keep their length, without task or stack.

@@ -3,6 +3,8 @@
 
 use crate::util::*;
 
+/// Claim: `top --json` ranks an irqoff_sample_ function first as the culprit, and
+/// `top --stack` shows the culprit's callers joined by " <- ".
 #[test]
 fn top_ranks_the_sample_first() {
     let root = ours();
@@ -65,6 +67,9 @@ true length = LENGTH +0..10 ms (hardirq-off), -5..+10 ms (bh-off), -5..+17 ms (k
     assert!(v.iter().all(|c| c["cause"].is_null()));
 }
 
+/// Claim: `top --live` off a terminal prints one table, without escapes, with a row per
+/// CPU and kind giving events, records kept and the last, min, average and max window,
+/// and `--json` gives the same rows with the max in ns and the last window's wall time.
 #[test]
 fn top_live_is_one_table_per_cpu_and_kind() {
     let root = ours();
@@ -91,6 +96,8 @@ fn top_live_is_one_table_per_cpu_and_kind() {
     assert_eq!(rows[2]["last_time"], "2026-05-07T10:00:03.506551Z");
 }
 
+/// Claim: `top --live --count 3` on a terminal redraws three times from the top left,
+/// with a bold header and each line cleared to its end, and exits 0.
 #[test]
 fn top_live_redraws_in_place_on_a_terminal() {
     let root = ours();

@@ -55,6 +55,8 @@ fn watch_on_a_pipe_prints_ended_windows_only() {
     assert_eq!(text.matches("kworker/3:1 (pid 140)").count(), 1, "{text}");
 }
 
+/// Claim: on a pipe, `watch` prints its header once, each existing record once and a
+/// record that appears while it runs once, last, without colour codes.
 #[test]
 fn watch_on_a_pipe_prints_each_record_once() {
     let root = ours();
@@ -115,6 +117,8 @@ fn watch_says_a_window_in_an_ipi_function_interrupted_its_task() {
     assert_eq!(ipi[0]["context"], "an IPI function", "{json}");
 }
 
+/// Claim: `--json watch` writes one JSON record per line: the file's 5 records, then the
+/// 70 ms window that appears while it runs, once, with its wall time.
 #[test]
 fn watch_json_is_ndjson_of_records() {
     let root = ours();
@@ -136,6 +140,8 @@ fn watch_json_is_ndjson_of_records() {
     assert_eq!(lines[5]["wall_time"], "2026-05-07T10:00:09.000000Z");
 }
 
+/// Claim: for v2 records, `watch` names a softirq-off window's cause, the task in the
+/// window and the window on another CPU it overlaps.
 #[test]
 fn v2_watch_shows_causes_and_overlaps() {
     let root = ours_v2();
@@ -152,6 +158,9 @@ fn v2_watch_shows_causes_and_overlaps() {
         ));
 }
 
+/// Claim: `watch --until 60` is not ended by existing records longer than 60 ms, only by
+/// a new one, and then exits 3 with a last line saying which window it caught and when it
+/// ended.
 #[test]
 fn watch_until_ends_at_a_new_window() {
     let root = ours();
@@ -168,6 +177,9 @@ fn watch_until_ends_at_a_new_window() {
     assert!(text.ends_with("caught a window of at least 60 ms: hardirq-off on CPU 1, 70 ms, hog (pid 7)  ended 2026-05-07T10:00:09.000000Z (9.000000 s after boot)\n"), "{text}");
 }
 
+/// Claim: `watch --stacks` on a terminal shows a still-open window with where it was so
+/// far, and an ended window's top profile stacks by share of periods, one loop's stacks
+/// merged and the rest summed as "in 1 more stack".
 #[test]
 fn watch_shows_the_top_profile_stacks() {
     // A window still open is on the terminal's view (a pipe gets it once it has ended).

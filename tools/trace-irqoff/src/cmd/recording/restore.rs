@@ -99,6 +99,7 @@ mod tests {
 
     const RECORDS: &str = include_str!("../../../tests/fixtures/records-v1.txt");
 
+    /// Claim: restoring the settings the module already has writes nothing to its files.
     #[test]
     fn restore_writes_nothing_when_nothing_changed() {
         let fake = Fake::new(RECORDS);
@@ -108,6 +109,9 @@ mod tests {
         assert!(fake.writes.borrow().is_empty());
     }
 
+    /// Claim: settings changed by someone else during a recording are described one
+    /// sentence per change (disabled, period from/to, threshold from/to), and unchanged
+    /// settings give none.
     #[test]
     fn outside_changes_are_sentences() {
         let e = Settings {

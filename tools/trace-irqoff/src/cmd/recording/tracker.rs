@@ -109,6 +109,9 @@ mod tests {
 
     const RECORDS: &str = include_str!("../../../tests/fixtures/records-v1.txt");
 
+    /// Claim: the tracker counts events since the recording started across a clear made
+    /// by someone else: 3 events before it and 1 after add up to 4 (histogram buckets
+    /// likewise), `observe` reports the clear, and the cleared records are not new ones.
     #[test]
     fn counts_survive_a_clear_made_by_someone_else() {
         let before = parse(RECORDS).unwrap();

@@ -89,6 +89,10 @@ pub(super) mod tests {
         }
     }
 
+    /// Claim: with `--until` below the module's 50 ms threshold the recording threshold
+    /// comes down to it, above it the threshold is kept, an explicit lower `--threshold`
+    /// wins, and an `--until` below `--threshold` or below twice the period is refused
+    /// with a sentence saying why.
     #[test]
     fn the_threshold_comes_down_to_until() {
         let prior = Settings {
@@ -112,6 +116,10 @@ pub(super) mod tests {
         assert_eq!(e.sentence, "--until 15 is below the shortest window the module reports at a period of 10 ms (20 ms)");
     }
 
+    /// Claim: a window is caught by a record at least `--until` long (with its CPU, kind
+    /// and bucket), or, with no record kept, by a per-CPU count in a bucket whose lower
+    /// bound is at least `--until`; a bucket holding shorter windows too, a v2 window
+    /// still open, or nothing long enough catch nothing, while a v1 lower bound does.
     #[test]
     fn caught_by_its_record_or_by_its_bucket() {
         let s = parse(V2).unwrap();

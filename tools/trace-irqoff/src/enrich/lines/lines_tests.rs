@@ -340,6 +340,9 @@ fn dot_components_leave_paths() {
     assert_eq!(tidy("../rust/kernel/lib.rs"), "../rust/kernel/lib.rs");
 }
 
+/// Claim: the GNU build ID is found among ELF notes after a note of another owner and
+/// read as the lowercase hex of its bytes, and notes that hold only the other owner's
+/// note give none.
 #[test]
 fn build_id_from_notes() {
     let mut n = Vec::new();

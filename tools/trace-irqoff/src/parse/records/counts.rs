@@ -131,6 +131,9 @@ mod tests {
     use crate::parse::records::fixtures::V2;
     use crate::parse::records::parse;
 
+    /// Claim: v2 per-CPU counts keep the softirq-off totals and split events and
+    /// histograms into bh-off and ksoftirqd-wait, and `hist(Soft, Some(KsoftirqdWait))`
+    /// returns that cause's histogram.
     #[test]
     fn v2_counts_split_by_cause() {
         let s = parse(V2).unwrap();

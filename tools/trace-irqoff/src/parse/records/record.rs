@@ -756,6 +756,8 @@ mod tests {
         );
     }
 
+    /// Claim: an overlapping window's comm with an escaped space (`irq\x20test`) is
+    /// unescaped to "irq test".
     #[test]
     fn v2_overlap_comm_is_unescaped() {
         let text = V2.replace("overlap_comm=irq_test", "overlap_comm=irq\\x20test");
@@ -769,6 +771,10 @@ mod tests {
         );
     }
 
+    /// Claim: v2 records are rejected as malformed for a record line without its v2 keys
+    /// (at that line), an unknown cause, a missing or stray window_frame, truncated when
+    /// window frames are owed at the end, and version 3 is refused with a sentence naming
+    /// the versions read (1 to 2).
     #[test]
     fn v2_rejects_what_it_cannot_read() {
         // A v2 record line without its v2 keys.

@@ -68,6 +68,10 @@ mod tests {
     use crate::parse::records::fixtures::{STALL, V1, V2, WATCHER};
     use crate::parse::records::{parse, ParseError};
 
+    /// Claim: the watcher fixture parses into the watcher's state and NMI counts, the
+    /// ongoing window, an ended record whose profile's first stack is its window stack,
+    /// and the open record as an ongoing lower bound with its profile so far; the
+    /// snapshot survives a JSON round trip.
     #[test]
     fn watcher_ongoing_and_profiles_are_parsed() {
         let s = parse(WATCHER).unwrap();
@@ -140,6 +144,9 @@ mod tests {
         assert_eq!(serde_json::from_str::<Snapshot>(&json).unwrap(), s);
     }
 
+    /// Claim: records files without watcher lines parse with no watcher, ongoing list or
+    /// profiles, v2's open window marked ongoing but no v1 lower bound, and snapshot JSON
+    /// without a `watcher` key still reads back equal.
     #[test]
     fn files_without_the_watcher_still_parse() {
         let s = parse(V2).unwrap();
@@ -234,6 +241,8 @@ mod tests {
         assert!(matches!(parse(&text), Err(ParseError::Malformed { .. })));
     }
 
+    /// Claim: an unavailable watcher parses as not available and not active with its
+    /// reason, and an ongoing window's watcher CPU of -1 parses as none.
     #[test]
     fn an_unavailable_watcher_says_why() {
         let text = WATCHER.replace(
@@ -249,6 +258,9 @@ mod tests {
         assert_eq!(parse(&text).unwrap().ongoing[0].watcher_cpu, None);
     }
 
+    /// Claim: a profile missing a frame or a stack it announced is malformed (truncated
+    /// when the file is cut there), and so is a profile that follows no record, a second
+    /// profile for one record, or a stray profile_frame.
     #[test]
     fn broken_profiles_are_rejected() {
         // A profile_frame owed.

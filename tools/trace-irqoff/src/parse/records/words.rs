@@ -20,6 +20,9 @@ pub fn kind(n: usize, s: &str) -> Result<Kind, ParseError> {
 mod tests {
     use super::*;
 
+    /// Claim: `unescape` turns the module's \xNN escapes back into their characters
+    /// (space, `=`, backslash), leaves plain words alone and keeps an invalid escape as
+    /// written.
     #[test]
     fn unescape_round_trips_module_escapes() {
         assert_eq!(unescape("kworker/1:1\\x20x"), "kworker/1:1 x");
