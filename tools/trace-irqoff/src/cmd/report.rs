@@ -33,12 +33,7 @@ struct Written<'a> {
 /// prepare, render, write; with `--explain`, its answer (delays or wake-ups) read first
 /// (a bad one writes no page).
 pub fn run(a: &ReportArgs, from: &From, ctx: &Ctx) -> Result<Outcome> {
-    let p = from.prepare(Options {
-        ring: true,
-        build_ids: a.lines.lines,
-        lines: Some(&a.lines),
-        ..Default::default()
-    })?;
+    let p = from.prepare(Options::views(&a.lines))?;
     if let Some(l) = p.coverage.sentence() {
         output::note(&l);
     }

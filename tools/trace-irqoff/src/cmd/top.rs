@@ -22,12 +22,7 @@ use crate::source::procfs::{Backend, Module};
 /// Arguments, prepare (the ring's windows merged; with `--lines`, build ids and source
 /// lines), select (the culprit groups), render.
 pub fn run(a: &TopArgs, from: &From, ctx: &Ctx) -> Result<Outcome> {
-    let p = from.prepare(Options {
-        ring: true,
-        build_ids: a.lines.lines,
-        lines: Some(&a.lines),
-        ..Default::default()
-    })?;
+    let p = from.prepare(Options::views(&a.lines))?;
     let mut t = enrich::top(&p.snapshot().records, a.grouping());
     t.truncate(a.limit);
     show(&t, &p, ctx)

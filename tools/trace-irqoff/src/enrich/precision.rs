@@ -217,7 +217,6 @@ pub(crate) mod tests {
     /// quiet CPU, seen only once the timer_list expired) (error = reported - true).
     #[test]
     fn measured_errors_are_inside() {
-        let us = 1_000;
         for (p, hz, cause, errs) in [
             (1, 1000, Cause::BhOff, [-480, 500]),
             (10, 250, Cause::BhOff, [-4900, 4900]),
@@ -235,14 +234,22 @@ pub(crate) mod tests {
                         .above_ns
             );
             for e in errs {
-                // true = reported - err: err > 0 needs below >= err, err < 0 above >= -err.
-                let ok = if e > 0 {
-                    b.below_ns >= e as u64 * us
-                } else {
-                    b.above_ns >= (-e) as u64 * us
-                };
-                assert!(ok, "P {p} HZ {hz} {cause:?} err {e} us outside {b:?}");
+                assert!(
+                    inside(b, e),
+                    "P {p} HZ {hz} {cause:?} err {e} us outside {b:?}"
+                );
             }
+        }
+    }
+
+    /// Whether a measured error of `err_us` (reported minus true length, us) is inside
+    /// `b`: true = reported - err, so err > 0 needs below >= err, err < 0 above >= -err.
+    fn inside(b: Bounds, err_us: i64) -> bool {
+        let e_ns = err_us.unsigned_abs() * 1_000;
+        if err_us > 0 {
+            b.below_ns >= e_ns
+        } else {
+            b.above_ns >= e_ns
         }
     }
 
@@ -303,7 +310,6 @@ pub(crate) mod tests {
     /// path's own bounds, not only both paths' (error = reported - true).
     #[test]
     fn measured_probe_errors_are_inside_the_probes_bounds() {
-        let us = 1_000;
         for (p, hz, errs) in [(1, 1000, [-480, 500]), (10, 250, [-4900, 4900])] {
             let b = Resolution::of(&config(p, hz)).expect("ours").bounds_of(
                 Kind::Soft,
@@ -311,12 +317,7 @@ pub(crate) mod tests {
                 Some(EndedBy::Probe),
             );
             for e in errs {
-                let ok = if e > 0 {
-                    b.below_ns >= e as u64 * us
-                } else {
-                    b.above_ns >= (-e) as u64 * us
-                };
-                assert!(ok, "P {p} HZ {hz} err {e} us outside {b:?}");
+                assert!(inside(b, e), "P {p} HZ {hz} err {e} us outside {b:?}");
             }
         }
     }

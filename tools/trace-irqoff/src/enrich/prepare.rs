@@ -47,6 +47,19 @@ pub struct Options<'a> {
     pub lines: Option<&'a LinesArgs>,
 }
 
+impl<'a> Options<'a> {
+    /// What the views of the module's windows ask (`top`, `report`): the ring's windows
+    /// merged in, and with `--lines` the build ids and the source lines.
+    pub fn views(lines: &'a LinesArgs) -> Self {
+        Self {
+            ring: true,
+            build_ids: lines.lines,
+            lines: Some(lines),
+            ..Default::default()
+        }
+    }
+}
+
 /// A source's records as the views show them.
 #[derive(Debug)]
 pub struct Prepared {
