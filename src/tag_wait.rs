@@ -401,6 +401,8 @@ mod kunit {
         n
     }
 
+    /// Claim: a task's wait on the scheduler pool after its kick counts once on the kick's
+    /// device and that pool, and the task holds one caller entry until `done` releases it.
     #[test]
     fn a_wait_is_counted_on_its_kick() -> Result {
         let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
@@ -413,6 +415,9 @@ mod kunit {
         Ok(())
     }
 
+    /// Claim: a wait with no kick of its task, after its kick was finished by `done`, or on
+    /// a pool its kick did not list is counted unattributed (3 in all), and no device gets
+    /// a wait.
     #[test]
     fn no_kick_no_attribution() -> Result {
         let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;
@@ -428,6 +433,8 @@ mod kunit {
         Ok(())
     }
 
+    /// Claim: a task's second kick replaces its first: its wait counts on the newer kick's
+    /// device (9), none on the older (5), and the task still holds one caller entry.
     #[test]
     fn a_new_kick_replaces_the_old() -> Result {
         let tw = KBox::pin_init(TagWait::new(TagSource::None)?, GFP_KERNEL)?;

@@ -66,6 +66,10 @@ mod tests {
         }
     }
 
+    /// Claim: `Backoff::new(spins, sleeps)` yields `spins` spins before each of its
+    /// `sleeps` sleeps, then `spins` more spins and a give-up (2 and 2: spin, spin, sleep,
+    /// twice, then spin, spin, give up; with no spins or no sleeps, only the other and the
+    /// give-up).
     #[test]
     fn spins_then_sleeps_then_gives_up() {
         use Step::*;
@@ -77,6 +81,8 @@ mod tests {
         assert_eq!(steps(Backoff::new(1, 0)), [Spin, GiveUp]);
     }
 
+    /// Claim: `Backoff::new(100, 1000)` gives up after exactly (100 + 1) * 1000 + 100 + 1
+    /// steps, of which 1000 sleeps, and never takes more than 100 spins in a row.
     #[test]
     fn bounded_and_never_spins_long_without_sleeping() {
         let s = steps(Backoff::new(100, 1000));

@@ -80,6 +80,9 @@ pub(crate) const fn timer_gap_held(samples: Samples, thread_waited: bool, thread
 mod tests {
     use super::*;
 
+    /// Claim: with samples, a window is bh-off when at least half the non-idle samples
+    /// found bottom halves off (10 of 10, 5 of 10 beside idle ones), else ksoftirqd-wait (4
+    /// of 10, 0 of 9), whatever thread the timer_list ended in.
     #[test]
     fn majority_of_samples_decides() {
         assert_eq!(
@@ -128,6 +131,8 @@ mod tests {
         );
     }
 
+    /// Claim: a window without non-idle samples (idle ones do not count) is ksoftirqd-wait
+    /// when the timer_list ended in a softirq thread and bh-off when it did not.
     #[test]
     fn without_samples_the_end_decides() {
         assert_eq!(classify(Samples::default(), true), Cause::KsoftirqdWait);
@@ -177,6 +182,8 @@ mod tests {
         assert!(timer_gap_held(held, false, true));
     }
 
+    /// Claim: the causes are named "bh-off" and "ksoftirqd-wait" in the files, and
+    /// `Cause::ALL` lists them in index order 0, 1.
     #[test]
     fn names() {
         assert_eq!(Cause::BhOff.name(), "bh-off");

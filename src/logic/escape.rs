@@ -48,6 +48,8 @@ mod tests {
     use super::*;
     use std::format;
 
+    /// Claim: `Escaped` keeps printable ASCII and writes space, `=`, `\`, newline and
+    /// non-ASCII bytes as `\xHH`; `Printable` keeps spaces and prints control bytes as `?`.
     #[test]
     fn escapes_separators_and_non_ascii() {
         assert_eq!(format!("{}", Escaped(b"bash")), "bash");

@@ -643,6 +643,9 @@ mod tests {
 
     const MS: u64 = NSEC_PER_MSEC;
 
+    /// Claim: the timer wheel postpones a timer armed fewer than 63 jiffies ahead by at
+    /// most 1 jiffy, one armed 63 to 503 ahead by 8, and one 504 or more ahead (1000) by
+    /// 64.
     #[test]
     fn wheel_granularity_follows_levels() {
         assert_eq!(wheel_granularity(1), 1);
@@ -653,6 +656,9 @@ mod tests {
         assert_eq!(wheel_granularity(1000), 64);
     }
 
+    /// Claim: at P = 10 ms an hrtimer gap below two periods (10 ms, 20 ms - 1 ns) is
+    /// ordinary, and a gap of 2P or more is an event of the gap less one period (20 ms
+    /// gives 10 ms, 107 ms gives 97 ms).
     #[test]
     fn hard_events_start_at_two_periods() {
         let r = Rules::new(10 * MS, 50 * MS, 1000);
@@ -662,6 +668,9 @@ mod tests {
         assert_eq!(r.hard_latency(107 * MS), Some(97 * MS));
     }
 
+    /// Claim: at HZ 1000 and P = 10 ms the timer_list runs every 10 jiffies and its
+    /// smallest event gap is 22 ms: a 21 ms gap is ordinary, a 110 ms gap an event of 100
+    /// ms, and none at all when a 100 ms hardirq-off window covers it.
     #[test]
     fn soft_rule_at_hz_1000_p_10() {
         let r = Rules::new(10 * MS, 50 * MS, 1000);
@@ -719,6 +728,10 @@ mod tests {
         }
     }
 
+    /// Claim: the hrtimer records softirqs as starved only once they went without running
+    /// for threshold + P beyond any hardirq-off window (60 ms at P = 10, threshold 50:
+    /// latency 50 ms; 160 ms with 99 ms hardirq-off: 51 ms; 104 ms with 99 ms: nothing),
+    /// and never within an ordinary timer_list gap (up to 12 ms at P = 1 ms, HZ 250).
     #[test]
     fn lower_bound_needs_threshold_plus_period_of_own_starvation() {
         let r = Rules::new(10 * MS, 50 * MS, 1000);
@@ -740,6 +753,9 @@ mod tests {
         assert!(r.soft_starved(12 * MS + 1, 0).is_some());
     }
 
+    /// Claim: `overlaps_most` holds when the other window covers at least half of ours ([0,
+    /// 150) or [120, 1000) of [100, 200)), not when it covers less ([0, 149)) or only
+    /// touches it ([200, 300)), and never for an empty window of ours.
     #[test]
     fn overlapping_most_of_a_window() {
         let ours = Window {
@@ -765,6 +781,10 @@ mod tests {
         assert!(!overlaps_most(Window::EMPTY, Window { start: 0, end: 300 }));
     }
 
+    /// Claim: `open_as_of` lengthens an open window by the time since it was measured (60
+    /// ms at 1 s is 660 ms at 1.6 s, its start unchanged), changes nothing for a clock read
+    /// at or before the measurement, and saturates instead of overflowing at the clock's
+    /// end.
     #[test]
     fn an_open_window_grows_with_the_time_since_it_was_measured() {
         // Measured 60 ms long at t = 1 s: 600 ms later it is 660 ms long, measured then, so
@@ -783,6 +803,9 @@ mod tests {
         assert_eq!(open_as_of(u64::MAX - 1, 1, u64::MAX).0, u64::MAX);
     }
 
+    /// Claim: `overlap` of two half-open intervals is the length they share: 5 for [0, 10)
+    /// and [5, 20), 0 for intervals that only touch, the whole inner one when one contains
+    /// the other.
     #[test]
     fn overlap_of_intervals() {
         assert_eq!(overlap(0, 10, 5, 20), 5);
@@ -794,6 +817,10 @@ mod tests {
         Window { start, end }
     }
 
+    /// Claim: `covered` gives the time of [start, end) inside either of two windows, the
+    /// union counted once: disjoint windows add up, overlapping or equal ones count once,
+    /// parts outside [start, end) are clipped, and empty or torn (end < start) windows add
+    /// nothing.
     #[test]
     fn covered_counts_the_union_once() {
         // Disjoint windows add up; only the part inside [start, end) counts.
@@ -809,6 +836,9 @@ mod tests {
         assert_eq!(covered(5, 100, Window::EMPTY, w(0, 10)), 5);
     }
 
+    /// Claim: the late window of an hrtimer gap runs from the missed expiry (previous run +
+    /// P) to the run that ended the gap, so its length is the hard event's latency (97 ms
+    /// for a 107 ms gap), and an ordinary gap's late window is empty.
     #[test]
     fn late_window_starts_at_the_missed_expiry() {
         let r = Rules::new(10 * MS, 50 * MS, 1000);
@@ -820,6 +850,8 @@ mod tests {
         assert_eq!(r.late_window(1000 * MS, 1005 * MS).overlap(0, u64::MAX), 0);
     }
 
+    /// Claim: at P = 10 ms a 15 ms hrtimer gap is ordinary, asleep or not; a 107 ms gap is
+    /// an event of 97 ms unless sleep is proven, then it is idle-late.
     #[test]
     fn hard_verdicts() {
         let r = Rules::new(10 * MS, 50 * MS, 1000);
@@ -898,6 +930,9 @@ mod tests {
         }
     }
 
+    /// Claim: `idle_until` extends the idle window to now only when the hrtimer's last run
+    /// was the one that ended it; after a later run elsewhere, with no idle window yet, or
+    /// with now at its end, the window is returned unchanged.
     #[test]
     fn idle_window_extends_to_now_only_after_the_last_hrtimer_run() {
         let idle = w(10, 20);
@@ -942,6 +977,10 @@ mod tests {
         assert_eq!(v, Verdict::IdleLate);
     }
 
+    /// Claim: at P = 10 ms a 12 ms timer_list gap is ordinary; a 110 ms gap is an event of
+    /// 100 ms when nothing explains it, ordinary when a hardirq-off window covers it,
+    /// idle-late when an idle-late window covers it; a 160 ms gap with a 50 ms idle window
+    /// is still an event of 100 ms.
     #[test]
     fn soft_verdicts() {
         let r = Rules::new(10 * MS, 50 * MS, 1000);
@@ -964,6 +1003,9 @@ mod tests {
         );
     }
 
+    /// Claim: `covered_all` gives the time of [start, end) inside the union of any number
+    /// of windows (each part counted once, clipped to [start, end), empty and torn windows
+    /// adding nothing), and for two windows agrees with `covered`.
     #[test]
     fn covered_all_counts_the_union() {
         assert_eq!(covered_all(0, 100, [w(10, 20), w(50, 70), w(15, 60)]), 60);
@@ -1329,6 +1371,9 @@ mod tests {
         }
     }
 
+    /// Claim: at HZ 100 a gap's steal count is settled only more than a jiffy (10 ms) after
+    /// the gap ended: not at its end, not at exactly a jiffy, and never for a clock read
+    /// before the end.
     #[test]
     fn steal_is_settled_after_a_jiffy() {
         let r = Rules::new(MS, 50 * MS, 100);

@@ -744,6 +744,8 @@ mod tests {
         assert_eq!(keys, want);
     }
 
+    /// Claim: `FileHeader` of the records file at `RECORDS_VERSION` displays as
+    /// "trace_irqoff records v2".
     #[test]
     fn file_header() {
         assert_eq!(

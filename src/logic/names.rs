@@ -118,6 +118,8 @@ mod tests {
         (region, p.named())
     }
 
+    /// Claim: names packed for frames 1, 4 and 31 set those frames' bits and come back by
+    /// frame number; frames without a name (0, 2) and beyond 31 give `None`.
     #[test]
     fn names_come_back_by_frame() {
         let (region, named) = pack(&[(1, "f+0x1/0x2 [m]"), (4, "g+0x3/0x4 [m]"), (31, "h")]);
@@ -130,6 +132,8 @@ mod tests {
         assert_eq!(name_of(&region, named, 40), None);
     }
 
+    /// Claim: the sample's four Rust module frames, two of them 160-byte mangled names, all
+    /// fit in one region of `REGION_LEN` bytes.
     #[test]
     fn four_long_rust_names_fit() {
         let long = "_RNvMs2_NtCsb5MLIFMWygY_6kernel10miscdeviceINtB5_16MiscdeviceVTableNtCs7mu83waahYW_18irqoff_sample_main12SampleDeviceE10write_iterB14_+0x21/0x70 [irqoff_sample]";
@@ -147,6 +151,8 @@ mod tests {
         }
     }
 
+    /// Claim: a name that does not fit in what is left of the region is left out, its bit
+    /// unset, while a later shorter name that fits is still stored and read back.
     #[test]
     fn a_name_that_does_not_fit_is_left_out() {
         let long = "x".repeat(REGION_LEN - 10);
@@ -160,6 +166,9 @@ mod tests {
         assert_eq!(name_of(&region, named, 2), Some(&b"ok"[..]));
     }
 
+    /// Claim: a name of `REGION_LEN - 1` bytes fills the region exactly with its NUL, after
+    /// which nothing fits; empty names and frames from 32 on are never placed; an 8-byte
+    /// region likewise holds one 7-byte name and nothing more.
     #[test]
     fn exact_fit_and_empty_names() {
         let mut p = Packer::new();

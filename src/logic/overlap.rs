@@ -169,6 +169,9 @@ mod tests {
         }
     }
 
+    /// Claim: another CPU's closed window covering at least half of ours ([990, 1060) or
+    /// exactly half, [1050, 1200), of [1000, 1100) ms) names that CPU; one covering a
+    /// millisecond less than half names none.
     #[test]
     fn a_closed_window_covering_most_is_named() {
         let ours = w(1000, 1100);
@@ -187,6 +190,8 @@ mod tests {
         );
     }
 
+    /// Claim: among posted windows our own CPU's and an offline CPU's are skipped even when
+    /// they cover all of ours, and of the rest the one covering most (CPU 2) is named.
     #[test]
     fn the_one_covering_most_wins_and_ours_and_offline_cpus_do_not_count() {
         let ours = w(1000, 1100);
@@ -203,6 +208,10 @@ mod tests {
         assert_eq!(best(0, ours, P, posted.into_iter(), peer), Some(2));
     }
 
+    /// Claim: an open post counts from a period after its start to the end of ours, and
+    /// names its CPU, only while that CPU's hrtimer has not run since the post; once it
+    /// ran, when it is stopped (last run 0), or when the window opened after ours ended, it
+    /// covers nothing.
     #[test]
     fn an_open_window_counts_while_its_cpu_has_not_run_since() {
         let ours = w(1000, 1100);

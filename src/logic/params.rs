@@ -104,6 +104,9 @@ mod tests {
         TAG_WAIT_KPROBE,
     ];
 
+    /// Claim: `records_per_cpu` accepts 1 and 64 and refuses 0 and 65; refusals of
+    /// `stuck_ms` and `watch` print their allowed values; every parameter accepts its own
+    /// default.
     #[test]
     fn checks_and_messages() {
         assert_eq!(RECORDS_PER_CPU.check(1), Ok(1));

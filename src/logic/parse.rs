@@ -145,6 +145,10 @@ mod tests {
 
     const MS: u64 = NSEC_PER_MSEC;
 
+    /// Claim: `decimal` accepts decimal digits (leading zeros too) with at most one
+    /// trailing newline, up to `u64::MAX`; empty input, blanks, signs, hex, exponents,
+    /// units, NUL and a second newline are syntax errors, and `u64::MAX + 1` is out of
+    /// range.
     #[test]
     fn decimal_accepts_digits_and_one_newline() {
         assert_eq!(decimal(b"10"), Ok(10));
@@ -169,6 +173,8 @@ mod tests {
         assert_eq!(decimal(b"18446744073709551616"), Err(Invalid::Range));
     }
 
+    /// Claim: `period` accepts 1 to 1000 ms and returns it in ns; 0, 1001 and a value whose
+    /// ns would overflow are out of range.
     #[test]
     fn period_range() {
         assert_eq!(period(b"0\n"), Err(Invalid::Range));
@@ -179,6 +185,8 @@ mod tests {
         assert_eq!(period(b"18446744073709551"), Err(Invalid::Range));
     }
 
+    /// Claim: `enable` reads 1 (with a newline too) as on and 0 as off; 2 is out of range
+    /// and "yes" a syntax error.
     #[test]
     fn enable_values() {
         assert_eq!(enable(b"1\n"), Ok(true));
@@ -285,6 +293,8 @@ mod tests {
         }
     }
 
+    /// Claim: at P = 10 ms a write of 0 to `trace_latency` clears, 20 (2P) to 10000 ms set
+    /// the threshold in ns, and 19, 10001 and a number beyond u64 are out of range.
     #[test]
     fn threshold_rules() {
         let p = 10 * MS;

@@ -460,6 +460,9 @@ mod tests {
         assert!(trusted(u32::MAX, 40));
     }
 
+    /// Claim: a claim word of CPU 5 on a window is on that window and not on one 1 ms
+    /// later, the zero word is on none and has no owner, and the owner reads back (5, and
+    /// 8191 for the largest CPU numbers).
     #[test]
     fn claims_name_window_and_owner() {
         let w = 123_456_789_000;
@@ -472,6 +475,9 @@ mod tests {
         assert_eq!(claim_owner(claim(w, 8191)), Some(8191));
     }
 
+    /// Claim: a watcher takes a free claim word, or one on an earlier window, as a first
+    /// claim; it keeps its own, leaves another's whose owner came within `stale_ns`, and
+    /// takes over, not as a first claim, one whose owner did not come for longer.
     #[test]
     fn one_watcher_per_window() {
         let w = 10_000_000_000;
@@ -494,6 +500,11 @@ mod tests {
         );
     }
 
+    /// Claim: `next_sample` samples every period, weight 1, for the first `max` samples,
+    /// then at strides doubling every `max / 2` samples, each sample weighing its stride;
+    /// over windows of 100 to 100000 periods the weights add up to 70-100% of the periods,
+    /// each half of the window gets at least 30% of them, and the samples taken grow only
+    /// with the log of the length.
     #[test]
     fn sampling_thins_after_the_cap_and_keeps_weight() {
         assert_eq!(next_sample(0, 0, 64), None);
@@ -535,6 +546,8 @@ mod tests {
         }
     }
 
+    /// Claim: `by_count` orders indices by count, largest first, ties by lower index ([3,
+    /// 9, 9, 1, 7] gives 1, 2, 4, 0, 3), and gives none for no counts.
     #[test]
     fn most_counted_first() {
         let (o, n) = by_count::<8>(&[3, 9, 9, 1, 7]);
@@ -545,6 +558,9 @@ mod tests {
         assert_eq!(by_count::<8>(&[]).1, 0);
     }
 
+    /// Claim: `common_suffix` counts the frames two stacks share at the bottom, and
+    /// `closest_pair` picks the pair sharing the most, a tie going to the new (last) stack;
+    /// stacks sharing no frame give `None`.
     #[test]
     fn full_tables_merge_the_closest_stacks() {
         let stacks: [&[u64]; 4] = [
@@ -570,6 +586,11 @@ mod tests {
         );
     }
 
+    /// Claim: `rings` gives every CPU the same two watched CPUs as `watched` (the next two
+    /// online after it, never itself) for every online mask of up to 7 CPUs; `rings_around`
+    /// after one CPU's switch sets again every ring that changed, and with every other CPU
+    /// of 4096 on, one CPU's switch sets at most 3 rings; and `watched` wraps round the
+    /// ring and skips offline CPUs.
     #[test]
     fn rings_of_online_cpus() {
         // All rings at once agree with each CPU's own, for every mask of up to 7 CPUs.

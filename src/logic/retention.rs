@@ -34,6 +34,9 @@ pub(crate) fn decide(kept: &[u64], capacity: usize, latency: u64) -> Decision {
 mod tests {
     use super::*;
 
+    /// Claim: `decide` inserts into the next free slot until the buffer is full, then
+    /// replaces the least bad kept event only for a strictly worse one and drops one no
+    /// worse; a buffer of capacity 0 drops everything.
     #[test]
     fn fills_then_keeps_the_worst() {
         assert_eq!(decide(&[], 2, 5), Decision::Insert(0));
@@ -44,6 +47,8 @@ mod tests {
         assert_eq!(decide(&[], 0, 2), Decision::Drop);
     }
 
+    /// Claim: a stream of ten latencies fed through `decide` into a buffer of four keeps
+    /// exactly the four largest (8, 9, 11, 12).
     #[test]
     fn simulated_stream_keeps_n_largest() {
         let n = 4;

@@ -77,6 +77,9 @@ pub(crate) const fn footprint(
 mod tests {
     use super::*;
 
+    /// Claim: `kmalloc_bytes` rounds a request up to its slab class (1 to 8, 65 to 96, 100
+    /// to 128, 150 to 192, 200 to 256, 4097 to 8192) and above 8 KiB to a power of two of
+    /// pages (40 KiB takes 64 KiB, order 4); 8 KiB is order 1.
     #[test]
     fn kmalloc_classes() {
         assert_eq!(kmalloc_bytes(1), 8);
@@ -91,6 +94,9 @@ mod tests {
         assert_eq!(page_order(8192), 1);
     }
 
+    /// Claim: requests up to 8192 bytes fit in order-1 pages and 8193 bytes need order 2;
+    /// `arc_bytes` pads the refcount to the value's alignment (100 bytes: 112 at align 8,
+    /// 192 at align 64; 0 bytes: 8).
     #[test]
     fn order1_is_8k() {
         assert!(fits_order1(8192) && fits_order1(4097) && fits_order1(1));

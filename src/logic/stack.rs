@@ -321,6 +321,8 @@ mod tests {
         assert!(!may_stop(&names, 2));
     }
 
+    /// Claim: when the interrupted instruction pointer is among the frames, the cut is at
+    /// that frame (index 4), whatever the frames above it are named.
     #[test]
     fn hardirq_cut_at_interrupted_ip() {
         let names = [
@@ -333,6 +335,9 @@ mod tests {
         assert_eq!(cut(&names, 0x1004), 4);
     }
 
+    /// Claim: without the interrupted instruction pointer, the hrtimer's frames are cut
+    /// just after the interrupt entry frame `asm_sysvec_apic_timer_interrupt`, so the first
+    /// frame shown is the interrupted `sample_irq_enable`.
     #[test]
     fn hardirq_cut_after_entry_by_name() {
         let names = [
@@ -348,6 +353,9 @@ mod tests {
         assert_eq!(cut(&names, 0), 6);
     }
 
+    /// Claim: a timer_list sampler run from `__local_bh_enable_ip` has every softirq
+    /// machinery frame up to and including it cut, so the first frame shown is
+    /// `sample_bh_enable`, the code that enabled bottom halves.
     #[test]
     fn softirq_cut_after_local_bh_enable() {
         let names = [
@@ -366,6 +374,9 @@ mod tests {
         assert_eq!(cut(&names, 0), 8);
     }
 
+    /// Claim: the frames of softirqs run on interrupt exit (`__irq_exit_rcu`) are cut
+    /// through the interrupt entry frame, so the first frame shown is the interrupted code
+    /// (`busy_loop`).
     #[test]
     fn softirq_on_irq_exit_cuts_at_interrupted_code() {
         let names = [
@@ -381,6 +392,8 @@ mod tests {
         assert_eq!(cut(&names, 0), 7);
     }
 
+    /// Claim: in ksoftirqd the cut comes right after the softirq loop (`handle_softirqs`):
+    /// `run_ksoftirqd` and `smpboot_thread_fn` are shown.
     #[test]
     fn ksoftirqd_keeps_its_own_frames() {
         let names = [
@@ -393,6 +406,10 @@ mod tests {
         assert_eq!(cut(&names, 0), 3);
     }
 
+    /// Claim: an interrupt return path (`preempt_schedule_irq`, `irqentry_exit`) that ends
+    /// in its interrupt's entry frame is cut with it, down to `sample_irq_enable`, whether
+    /// the interrupted IP points into that path or is unknown; a return path not followed
+    /// by an entry frame is the culprit's own code and kept.
     #[test]
     fn nested_interrupt_return_is_cut() {
         // PREEMPT_RT: re-enabling interrupts took a reschedule IPI whose exit preempted
@@ -419,6 +436,9 @@ mod tests {
         assert_eq!(cut(&names, 0), 2);
     }
 
+    /// Claim: an NMI sampler's frames up to and including `end_repeat_nmi` are cut, so the
+    /// first frame shown is the interrupted `delay_tsc`, whether found by the interrupted
+    /// IP or by the frames' names.
     #[test]
     fn nmi_frames_are_cut() {
         let names = [
@@ -447,6 +467,9 @@ mod tests {
         );
     }
 
+    /// Claim: `classify` ignores a trailing " [module]": `run_timer_softirq [foo]` is
+    /// softirq machinery, and a module's own function is `Other`; the softirq loops,
+    /// `call_timer_fn` and the x86 interrupt entry get their classes.
     #[test]
     fn module_suffix_is_ignored() {
         assert_eq!(classify("handle_softirqs"), FrameClass::SoftirqLoop);
@@ -536,12 +559,16 @@ mod tests {
         assert_eq!(cut_for(&ARM64, &names, 0), 9);
     }
 
+    /// Claim: a stack with no frame the cut knows, and an empty stack, are cut at 0: kept
+    /// whole.
     #[test]
     fn unknown_stack_is_kept_whole() {
         assert_eq!(cut(&["a", "b"], 0), 0);
         assert_eq!(cut(&[], 0), 0);
     }
 
+    /// Claim: `symbol_extent` reads the name, offset and size of a `%pS` symbol, with or
+    /// without a module suffix, and keeps dots in names (`do_x.cold`).
     #[test]
     fn symbol_extent_reads_offset_and_size() {
         assert_eq!(
@@ -559,6 +586,8 @@ mod tests {
         );
     }
 
+    /// Claim: `symbol_extent` gives `None` for a raw address, a bare name, an offset not
+    /// below the size, an empty name and an offset without `0x`.
     #[test]
     fn symbol_extent_rejects_what_is_not_one() {
         assert_eq!(symbol_extent("0xffffffffc0001234"), None);
@@ -568,6 +597,10 @@ mod tests {
         assert_eq!(symbol_extent("f+1f/0x20"), None);
     }
 
+    /// Claim: where nothing may be looked up, an unknown frame after a known interrupt
+    /// return path is taken as its entry and cut with it (cut at 3), while unknown frames
+    /// without a return path before them, and a return path followed by a known non-entry
+    /// frame, are kept (cut at 0).
     #[test]
     fn nested_interrupt_return_is_cut_before_its_entry_is_known() {
         // In interrupt context nothing is looked up: an entry not known yet, after a
@@ -593,6 +626,9 @@ mod tests {
         assert_eq!(first_culprit_frame(&frames[..3], 0x10, |i| classes[i]), 0);
     }
 
+    /// Claim: every name `named_classes` lists for x86_64 and arm64 is classified as
+    /// something other than `Other` on its architecture, and the lists hold
+    /// `preempt_schedule_irq` (x86_64) and `el1h_64_irq` (arm64).
     #[test]
     fn named_classes_are_classed_by_their_names() {
         for arch in [&X86_64, &ARM64] {

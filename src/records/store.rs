@@ -362,6 +362,9 @@ mod kunit {
         Ok(v)
     }
 
+    /// Claim: a store of three keeps the first three offers; once full, a smaller latency
+    /// (5) is dropped and a larger one (40) replaces the smallest kept (10), leaving 20,
+    /// 30, 40, and `drops` counts one dropped and one replaced.
     #[test]
     fn insertion_fills_then_keeps_the_worst() -> Result {
         let store = RecordStore::new(3)?;
@@ -377,6 +380,9 @@ mod kunit {
         Ok(())
     }
 
+    /// Claim: a reader of a new generation sees none of the records offered under the old
+    /// one, and the first offer under the new generation starts the store afresh with only
+    /// its own record.
     #[test]
     fn a_new_generation_starts_empty() -> Result {
         let store = RecordStore::new(2)?;
@@ -504,6 +510,9 @@ mod kunit {
         Ok(())
     }
 
+    /// Claim: `retry_read` repeats an attempt until it succeeds (the fifth here); against a
+    /// writer that never leaves, `retry_read_with` a backoff of 7 spins and 5 sleeps sleeps
+    /// exactly 5 times, makes (7 + 1) * 5 + 7 + 1 attempts and returns false.
     #[test]
     fn retry_read_retries_then_gives_up() {
         let mut n = 0;

@@ -95,6 +95,9 @@ pub(crate) const fn home_slot(packed: u64, len: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// Claim: a tag key packs to a non-zero word that unpacks to the same key, for the
+    /// smallest and largest device numbers, hctx ids and pools; an hctx above `HCTX_MAX` is
+    /// kept as `HCTX_MAX`.
     #[test]
     fn pack_round_trips_and_is_never_zero() {
         for &(dev, hctx, sched, reserved) in &[
@@ -121,6 +124,9 @@ mod tests {
         assert_eq!(TagKey::unpack(big.pack()).hctx, HCTX_MAX);
     }
 
+    /// Claim: pools are named as the upstream tracepoint prints them ("hardware",
+    /// "scheduler reserved"), and `major_minor` splits the kernel's dev_t ((251 << 20) | 2)
+    /// into (251, 2).
     #[test]
     fn names_and_device_numbers() {
         assert_eq!(
@@ -150,6 +156,8 @@ mod tests {
         assert_eq!(k.major_minor(), (251, 2));
     }
 
+    /// Claim: a counter is aged only once `AGE_NS` (a minute) or more passed since its last
+    /// wait, and not for a clock read before that wait.
     #[test]
     fn counters_age_after_a_minute_without_waits() {
         assert!(!aged(5, 5));
@@ -159,6 +167,7 @@ mod tests {
         assert!(!aged(10, 3));
     }
 
+    /// Claim: `home_slot` is below the table's length for any key, 1 to `u64::MAX`.
     #[test]
     fn home_slot_in_range() {
         for v in [1u64, 3, 1 << 40, u64::MAX] {

@@ -135,6 +135,8 @@ pub mod limits {
     mod tests {
         use super::*;
 
+        /// Claim: `Decimal::new(v)` writes the same digits as `to_string` for 0, 7, 10,
+        /// 1000 and `u64::MAX`.
         #[test]
         fn decimal_digits() {
             for v in [0, 7, 10, 1000, u64::MAX] {
@@ -142,6 +144,8 @@ pub mod limits {
             }
         }
 
+        /// Claim: `period_ok` accepts 1 to 1000 ms only, `threshold_ok` at P = 10 ms
+        /// accepts 20 to 10000 ms only, and 0 (a clear) is never a threshold.
         #[test]
         fn the_modules_rules() {
             assert!(!period_ok(0) && period_ok(1) && period_ok(1000) && !period_ok(1001));
