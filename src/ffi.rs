@@ -537,6 +537,43 @@ pub(crate) fn warn_ratelimit() -> bool {
     unsafe { raw::tio_warn_ratelimit() != 0 }
 }
 
+/// The probes that tell which function a `stop_machine()` call runs on which CPU
+/// (`tio_stop_machine_register`); dropping it removes them and waits until their handlers
+/// no longer run.
+///
+/// # Invariants
+///
+/// The probes were registered by `tio_stop_machine_register` and not yet unregistered.
+pub(crate) struct StopMachineProbes(());
+
+impl StopMachineProbes {
+    /// Registers the probes: from now on [`stop_machine_callback`] answers. Process
+    /// context. An error where the kernel has no kprobes or cannot probe the functions.
+    pub(crate) fn register() -> Result<Self> {
+        // SAFETY: No preconditions; the handlers touch only the shim's own data.
+        to_result(unsafe { raw::tio_stop_machine_register() })?;
+        // INVARIANT: registered just now.
+        Ok(Self(()))
+    }
+}
+
+impl Drop for StopMachineProbes {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant the probes are registered; this removes them once.
+        unsafe { raw::tio_stop_machine_unregister() };
+    }
+}
+
+/// In hard interrupt context: the function a `stop_machine()` call in flight runs on this
+/// CPU, if this CPU is inside that call's `multi_cpu_stop`, the call is known without
+/// doubt (the only one in flight, none missed) and this CPU is one it runs its function
+/// on; `None` otherwise, and always without [`StopMachineProbes`]. O(1).
+pub(crate) fn stop_machine_callback() -> Option<u64> {
+    // SAFETY: No preconditions; reads the shim's data and this CPU's flag.
+    let f = unsafe { raw::tio_stop_machine_callback() };
+    (f != 0).then_some(f)
+}
+
 /// The module's NMI_UNKNOWN handler; dropping it unregisters it and waits until it no
 /// longer runs.
 ///

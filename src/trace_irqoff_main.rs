@@ -67,6 +67,9 @@ module! {
 /// The loaded module: owns the state and the registrations that reach it.
 struct TraceIrqoff {
     _proc: entry::Registration,
+    /// Names a stop_machine() call's function in the records of its CPUs' windows; the
+    /// records say only where the windows ended without it.
+    _stop_machine: Option<ffi::StopMachineProbes>,
 }
 
 impl kernel::Module for TraceIrqoff {
@@ -110,9 +113,20 @@ impl kernel::Module for TraceIrqoff {
             state::State::new(nr_cpus, records, source, watch)?,
             GFP_KERNEL,
         )?;
+        let stop_machine = ffi::StopMachineProbes::register()
+            .inspect_err(|e| {
+                pr_info!(
+                    "stop_machine() functions not named (probes: error {})\n",
+                    e.to_errno()
+                )
+            })
+            .ok();
         let proc = entry::Registration::new(state)?;
         pr_info!("loaded; /proc/trace_irqoff is ready, sampling is disabled\n");
-        Ok(Self { _proc: proc })
+        Ok(Self {
+            _proc: proc,
+            _stop_machine: stop_machine,
+        })
     }
 }
 

@@ -30,6 +30,7 @@
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/stacktrace.h>
+#include <linux/stop_machine.h>
 #include <linux/tick.h>
 #include <linux/timekeeping.h>
 #include <linux/timer.h>
@@ -705,4 +706,158 @@ int tio_warn_ratelimit(void)
 	static DEFINE_RATELIMIT_STATE(rs, 5 * HZ, 10);
 
 	return __ratelimit(&rs);
+}
+
+/*
+ * stop_machine() (shim.h). The calls are counted under a lock by their entry and return
+ * handlers (process context, rare); the function and CPUs are written only when the
+ * count goes from 0 to 1, and "ambiguous" is set when a second call enters while one is in
+ * flight and cleared only at the next 0 to 1. So while exactly one call is in flight and
+ * ambiguous is clear, the fields are that call's: the reader takes no lock.
+ */
+static DEFINE_RAW_SPINLOCK(tio_stop_lock);
+static unsigned int tio_stop_calls;
+static int tio_stop_ambiguous;
+static unsigned long tio_stop_fn;
+static const struct cpumask *tio_stop_cpus;
+static unsigned int tio_stop_first;
+static DEFINE_PER_CPU(int, tio_in_multi_cpu_stop);
+
+static int tio_stop_call_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	unsigned long flags;
+	unsigned int calls;
+
+	raw_spin_lock_irqsave(&tio_stop_lock, flags);
+	calls = tio_stop_calls;
+	if (calls == 0) {
+		WRITE_ONCE(tio_stop_fn, regs_get_kernel_argument(regs, 0));
+		WRITE_ONCE(tio_stop_cpus, (const struct cpumask *)regs_get_kernel_argument(regs, 2));
+		/* The caller holds the CPU hotplug lock: the first online CPU stays first. */
+		WRITE_ONCE(tio_stop_first, cpumask_first(cpu_online_mask));
+		WRITE_ONCE(tio_stop_ambiguous, 0);
+	} else {
+		WRITE_ONCE(tio_stop_ambiguous, 1);
+	}
+	/* Publishes the fields before the count that lets a reader take them. */
+	smp_store_release(&tio_stop_calls, calls + 1);
+	raw_spin_unlock_irqrestore(&tio_stop_lock, flags);
+	return 0;
+}
+
+static int tio_stop_call_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tio_stop_lock, flags);
+	WRITE_ONCE(tio_stop_calls, tio_stop_calls - 1);
+	raw_spin_unlock_irqrestore(&tio_stop_lock, flags);
+	return 0;
+}
+
+static int tio_multi_cpu_stop_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	this_cpu_write(tio_in_multi_cpu_stop, 1);
+	return 0;
+}
+
+static int tio_multi_cpu_stop_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	this_cpu_write(tio_in_multi_cpu_stop, 0);
+	return 0;
+}
+
+static struct kretprobe tio_stop_call_rp = {
+	.kp.symbol_name = "stop_machine_cpuslocked",
+	.entry_handler = tio_stop_call_entry,
+	.handler = tio_stop_call_return,
+	/* Callers wait for one another on the stopper's mutex; a few at once at most. */
+	.maxactive = 8,
+};
+
+/*
+ * The other callers of multi_cpu_stop (stop_core_cpuslocked on x86 with SMT,
+ * stop_machine_from_inactive_cpu), probed where the kernel has them: while one is in
+ * flight no function is named, as their function is not taken.
+ */
+static int tio_stop_other_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tio_stop_lock, flags);
+	WRITE_ONCE(tio_stop_ambiguous, 1);
+	WRITE_ONCE(tio_stop_calls, tio_stop_calls + 1);
+	raw_spin_unlock_irqrestore(&tio_stop_lock, flags);
+	return 0;
+}
+
+static struct kretprobe tio_stop_other_rp[] = {
+	{
+		.kp.symbol_name = "stop_core_cpuslocked",
+		.entry_handler = tio_stop_other_entry,
+		.handler = tio_stop_call_return,
+		.maxactive = 8,
+	},
+	{
+		.kp.symbol_name = "stop_machine_from_inactive_cpu",
+		.entry_handler = tio_stop_other_entry,
+		.handler = tio_stop_call_return,
+		.maxactive = 8,
+	},
+};
+static bool tio_stop_other_registered[ARRAY_SIZE(tio_stop_other_rp)];
+
+static struct kretprobe tio_multi_cpu_stop_rp = {
+	.kp.symbol_name = "multi_cpu_stop",
+	.entry_handler = tio_multi_cpu_stop_entry,
+	.handler = tio_multi_cpu_stop_return,
+	/* 0: the kernel's default, one or two per possible CPU (one stopper thread each). */
+	.maxactive = 0,
+};
+
+static bool tio_stop_registered;
+
+int tio_stop_machine_register(void)
+{
+	int ret = register_kretprobe(&tio_multi_cpu_stop_rp);
+
+	if (ret)
+		return ret;
+	ret = register_kretprobe(&tio_stop_call_rp);
+	if (ret) {
+		unregister_kretprobe(&tio_multi_cpu_stop_rp);
+		return ret;
+	}
+	for (int i = 0; i < ARRAY_SIZE(tio_stop_other_rp); i++)
+		tio_stop_other_registered[i] = !register_kretprobe(&tio_stop_other_rp[i]);
+	WRITE_ONCE(tio_stop_registered, true);
+	return 0;
+}
+
+void tio_stop_machine_unregister(void)
+{
+	WRITE_ONCE(tio_stop_registered, false);
+	for (int i = 0; i < ARRAY_SIZE(tio_stop_other_rp); i++)
+		if (tio_stop_other_registered[i])
+			unregister_kretprobe(&tio_stop_other_rp[i]);
+	unregister_kretprobe(&tio_stop_call_rp);
+	unregister_kretprobe(&tio_multi_cpu_stop_rp);
+}
+
+unsigned long long tio_stop_machine_callback(void)
+{
+	const struct cpumask *cpus;
+	unsigned int cpu = smp_processor_id();
+
+	if (!READ_ONCE(tio_stop_registered) || !this_cpu_read(tio_in_multi_cpu_stop))
+		return 0;
+	/* Pairs with the entry's release: the fields of the call counted are visible. */
+	if (smp_load_acquire(&tio_stop_calls) != 1 || READ_ONCE(tio_stop_ambiguous) ||
+	    READ_ONCE(tio_stop_call_rp.nmissed) || READ_ONCE(tio_multi_cpu_stop_rp.nmissed))
+		return 0;
+	cpus = READ_ONCE(tio_stop_cpus);
+	/* The call is in flight (this CPU is inside its multi_cpu_stop): cpus is alive. */
+	if (cpus ? !cpumask_test_cpu(cpu, cpus) : cpu != READ_ONCE(tio_stop_first))
+		return 0;
+	return READ_ONCE(tio_stop_fn);
 }

@@ -357,6 +357,22 @@ unsigned long long tio_nmi_count(unsigned int cpu);
 int tio_namer_start(void);
 void tio_namer_kick(void);
 void tio_namer_stop(void);
+/*
+ * stop_machine(): the function a call runs on this CPU, for the record of the window it
+ * holds (every online CPU spins in multi_cpu_stop with interrupts off; the call's
+ * function runs on the CPUs it names, on the first online one if it names none).
+ * register: a kretprobe on stop_machine_cpuslocked (at entry: its function and CPUs;
+ * calls counted in and out) and one on multi_cpu_stop (which CPUs are inside it); 0 or
+ * -errno (no kprobes, a symbol not probeable). unregister: removes both and waits.
+ * callback: hard interrupt context; the function of the call in flight if this CPU is
+ * inside multi_cpu_stop, exactly one call is in flight since the last time none was,
+ * none was missed, and this CPU is one it runs its function on; else 0. O(1). While a
+ * call through stop_core_cpuslocked or stop_machine_from_inactive_cpu is in flight
+ * (probed where the kernel has them), 0.
+ */
+int tio_stop_machine_register(void);
+void tio_stop_machine_unregister(void);
+unsigned long long tio_stop_machine_callback(void);
 /* The kernel log's rate limit for the stuck message: non-zero if one may be printed now. */
 int tio_warn_ratelimit(void);
 

@@ -243,8 +243,8 @@ macro_rules! record_line {
 record_line! {
     /// One `record` line, without its newline: each field is a key of the line, printed in
     /// this order. Task names are raw bytes here; the line escapes them ([`Escaped`]).
-    /// `cgroup`, then `together_ns`, then `ended_by` came last, within format v2: readers
-    /// take a line without them as one of a module that did not print them.
+    /// `cgroup`, then `together_ns`, `ended_by` and `stop_callback` came last, within format
+    /// v2: readers take a line without them as one of a module that did not print them.
     pub struct RecordLine<'a> {
         /// The CPU the window was on.
         cpu: u32,
@@ -309,6 +309,12 @@ record_line! {
         /// ended by the softirq probe the hrtimer queued) or `timer` (softirq-off, ended by
         /// the timer_list). Absent from modules before it.
         ended_by: EndedBy,
+        /// 1: the `window_frame` stack is one frame, the function a `stop_machine()` call
+        /// ran on this CPU within the window (the module's probes on stop_machine saw the
+        /// call and which CPUs it runs its function on), and `window_pid` the stopper thread
+        /// that ran it; the culprit. The `frame` stack ends in the call's `multi_cpu_stop`,
+        /// as on every CPU the call held. Absent from modules before it (read as 0).
+        stop_callback: bool,
     }
 }
 
@@ -537,18 +543,19 @@ mod tests {
             cgroup: 4242,
             together_ns: 0,
             ended_by: EndedBy::Probe,
+            stop_callback: false,
             ongoing: false,
         }
     }
 
     /// The line is byte for byte what the module printed with its hand-written format
     /// strings before the grammar was written once (format v2), with `cgroup`,
-    /// `together_ns` and `ended_by` added last.
+    /// `together_ns`, `ended_by` and `stop_callback` added last.
     #[test]
     fn record_line_is_the_v2_line() {
         assert_eq!(
             format!("{}", line()),
-            "record cpu=1 kind=soft lower_bound=0 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=bh-off runnable_ns=7 samples=10 bh_off_samples=9 idle_samples=1 jiffies=4294967296 end_shows_culprit=1 overlap_cpu=0 overlap_kind=hard overlap_latency_ns=99000000 overlap_pid=7 overlap_comm=a\\x3db frames=3 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 together_ns=0 ended_by=probe"
+            "record cpu=1 kind=soft lower_bound=0 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=bh-off runnable_ns=7 samples=10 bh_off_samples=9 idle_samples=1 jiffies=4294967296 end_shows_culprit=1 overlap_cpu=0 overlap_kind=hard overlap_latency_ns=99000000 overlap_pid=7 overlap_comm=a\\x3db frames=3 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 together_ns=0 ended_by=probe stop_callback=0"
         );
         let not_found = with_overlap(line(), LineOverlap::NotFound { cpu: 0 });
         assert!(format!("{not_found}").contains(
@@ -575,14 +582,15 @@ mod tests {
         );
         assert_eq!(
             format!("{open}"),
-            "record cpu=1 kind=hard lower_bound=1 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 together_ns=0 ended_by=hrtimer ongoing=1"
+            "record cpu=1 kind=hard lower_bound=1 latency_ns=101234567 timestamp_ns=9876543210 pid=42 comm=kworker/1:1\\x20x cause=- runnable_ns=0 samples=0 bh_off_samples=0 idle_samples=0 jiffies=0 end_shows_culprit=0 overlap_cpu=-1 overlap_kind=- overlap_latency_ns=0 overlap_pid=0 overlap_comm= frames=0 window_frames=2 window_pid=43 window_comm=sh cgroup=4242 together_ns=0 ended_by=hrtimer stop_callback=0 ongoing=1"
         );
     }
 
     /// Claim: the table's writer prints a record whose every field has a value of its own
     /// (none 0 or its default, `ongoing=1` too, a comm with every kind of escaped byte)
     /// byte for byte as the hand-written writer did before the table (the expected line
-    /// is that writer's output for these values, format v2), `ended_by` added last.
+    /// is that writer's output for these values, format v2), `ended_by` and
+    /// `stop_callback` added last.
     #[test]
     fn every_field_as_before_the_table() {
         let l = RecordLine {
@@ -612,11 +620,12 @@ mod tests {
             cgroup: 5873,
             together_ns: 120_000_000,
             ended_by: EndedBy::Timer,
+            stop_callback: true,
             ongoing: true,
         };
         assert_eq!(
             format!("{l}"),
-            "record cpu=7 kind=soft lower_bound=1 latency_ns=140000123 timestamp_ns=18446744073709551615 pid=2147483647 comm=a\\x20b\\x3dc\\x5cd\\x09\\xff cause=ksoftirqd-wait runnable_ns=48000000 samples=14 bh_off_samples=3 idle_samples=2 jiffies=141 end_shows_culprit=1 overlap_cpu=12 overlap_kind=hard overlap_latency_ns=99800123 overlap_pid=90 overlap_comm=my\\x20hog frames=32 window_frames=31 window_pid=131 window_comm=kworker/u8:0 cgroup=5873 together_ns=120000000 ended_by=timer ongoing=1"
+            "record cpu=7 kind=soft lower_bound=1 latency_ns=140000123 timestamp_ns=18446744073709551615 pid=2147483647 comm=a\\x20b\\x3dc\\x5cd\\x09\\xff cause=ksoftirqd-wait runnable_ns=48000000 samples=14 bh_off_samples=3 idle_samples=2 jiffies=141 end_shows_culprit=1 overlap_cpu=12 overlap_kind=hard overlap_latency_ns=99800123 overlap_pid=90 overlap_comm=my\\x20hog frames=32 window_frames=31 window_pid=131 window_comm=kworker/u8:0 cgroup=5873 together_ns=120000000 ended_by=timer stop_callback=1 ongoing=1"
         );
         let hard = LineOverlap::Hard {
             cpu: 12,
@@ -668,7 +677,7 @@ mod tests {
         );
         // The newest field is the last: a reader of an older module's lines finds the
         // others where they were.
-        assert_eq!(RECORD_KEYS[NR_RECORD_FIELDS - 1], RECORD_KEY.ended_by);
+        assert_eq!(RECORD_KEYS[NR_RECORD_FIELDS - 1], RECORD_KEY.stop_callback);
     }
 
     /// Claim: every name a value enum declares reads back to its value, and no other

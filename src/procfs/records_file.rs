@@ -169,6 +169,7 @@ pub(super) fn show_record(
         cgroup: h.cgroup_id,
         together_ns: h.together_ns,
         ended_by: h.ended_by,
+        stop_callback: h.stop_callback,
         ongoing: false,
     };
     seq_print!(m, "{}\n", Show(line));
@@ -213,6 +214,7 @@ pub(super) fn show_ongoing_hard(m: &SeqFile, cpu: u32, o: Ongoing, v: &LiveView,
         together_ns: 0,
         // Measured so far by the hrtimer: the watcher's, from this CPU's last run.
         ended_by: EndedBy::Hrtimer,
+        stop_callback: false,
         ongoing: true,
     };
     seq_print!(m, "{}\n", Show(line));

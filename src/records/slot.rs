@@ -70,7 +70,8 @@ pub(super) fn unpack_comm(w: [u64; 2]) -> [u8; COMM_LEN] {
 
 /// Flags word: bit 0 ongoing, bits 1..=2 cause (0 none, 1 bh-off, 2 ksoftirqd-wait), bit 3
 /// the end stack does not show the culprit, bits 4..=5 the sampler that ended the window
-/// (0 hrtimer, 1 probe, 2 timer).
+/// (0 hrtimer, 1 probe, 2 timer), bit 6 the in-window stack is a stop_machine() call's
+/// function.
 fn flags(h: &Header) -> u32 {
     let cause = match h.cause {
         None => 0,
@@ -82,7 +83,11 @@ fn flags(h: &Header) -> u32 {
         EndedBy::Probe => 1,
         EndedBy::Timer => 2,
     };
-    u32::from(h.ongoing) | (cause << 1) | (u32::from(!h.end_shows_culprit) << 3) | (ended_by << 4)
+    u32::from(h.ongoing)
+        | (cause << 1)
+        | (u32::from(!h.end_shows_culprit) << 3)
+        | (ended_by << 4)
+        | (u32::from(h.stop_callback) << 6)
 }
 
 fn ended_by_of(flags: u32) -> EndedBy {
@@ -372,6 +377,7 @@ impl Slot {
         h.cause = cause_of(flags);
         h.end_shows_culprit = flags & 8 == 0;
         h.ended_by = ended_by_of(flags);
+        h.stop_callback = flags & (1 << 6) != 0;
         h.runnable_ns = self.runnable_ns.load(Relaxed);
         h.samples = unpack_samples(self.samples.load(Relaxed));
         h.jiffies = self.jiffies.load(Relaxed);

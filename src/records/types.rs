@@ -129,6 +129,11 @@ pub(crate) struct Header {
     /// softirq-off window still open, which its look found), the softirq probe or the
     /// timer_list (`logic::grammar::EndedBy`).
     pub(crate) ended_by: EndedBy,
+    /// The in-window stack is the function a `stop_machine()` call ran on this CPU within
+    /// the window (one frame, from the probes on stop_machine: `ffi::stop_machine_callback`),
+    /// the window's task the stopper thread that ran it; the end stack is where the call's
+    /// `multi_cpu_stop` turned interrupts back on.
+    pub(crate) stop_callback: bool,
 }
 
 impl Header {
@@ -159,6 +164,7 @@ impl Header {
             end_shows_culprit: true,
             together_ns: 0,
             ended_by: EndedBy::Hrtimer,
+            stop_callback: false,
         }
     }
 }

@@ -43,6 +43,9 @@ pub(super) struct HardWindow {
     /// The stack where the window ended is the culprit's (not the idle loop it returned
     /// to).
     pub(super) end_shows_culprit: bool,
+    /// The function a `stop_machine()` call ran on this CPU, seen where the window ended
+    /// inside the call (`ffi::stop_machine_callback`): its culprit.
+    pub(super) stop_callback: Option<u64>,
 }
 
 /// A softirq-off window as its reporter (the timer_list or the probe) saw it.
@@ -119,6 +122,7 @@ impl CpuSampler {
             prev,
             end: now,
             end_shows_culprit,
+            stop_callback,
         } = w;
         let (pid, comm, cgroup_id) = match stack {
             EndStack::Here => {
@@ -171,12 +175,20 @@ impl CpuSampler {
             cgroup_id,
             together_ns,
             ended_by: EndedBy::Hrtimer,
+            stop_callback: stop_callback.is_some(),
             ..Header::new(latency_ns, now, pid, comm)
         };
         self.hard.offer(&header, self.settings.generation(), |w| {
             capture::put_frames(w, Which::End, frames);
             if let Some(live) = live {
                 w.profile_from(live, prev);
+            }
+            // The call's function ran in the window, on this CPU, by the stopper thread
+            // current here: what an in-window sample would have shown, where no CPU was
+            // free to take one.
+            if let Some(f) = stop_callback {
+                w.frames(Which::Window, &[f]);
+                w.window_task(pid, &comm);
             }
         });
         self.capture_cost.add(ffi::now_ns().saturating_sub(start));

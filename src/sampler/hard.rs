@@ -276,6 +276,7 @@ fn hard_gap(
                 prev,
                 end: now,
                 end_shows_culprit: !returned(s, run),
+                stop_callback: ffi::stop_machine_callback(),
             };
             hard_report(s, rules, w, EndStack::Here);
         }
@@ -384,6 +385,7 @@ fn hold(
     held.pid = ffi::current_task(&mut held.comm);
     held.cgroup_id = ffi::current_cgroup_id();
     held.nr_frames = 0;
+    held.stop_callback = ffi::stop_machine_callback();
     // The remaining latency is at most this: below the threshold, no record needs it.
     if rules
         .hard_latency(now.saturating_sub(prev))
@@ -458,6 +460,7 @@ fn decide_held(
                 prev: held.prev,
                 end: held.end,
                 end_shows_culprit: held.end_shows_culprit,
+                stop_callback: held.stop_callback,
             };
             hard_report(s, rules, w, stack);
         }

@@ -120,6 +120,9 @@ pub(super) struct Held {
     /// The stack where it ended (`capture_raw`), if it may be recorded.
     pub(super) frames: [u64; MAX_FRAMES],
     pub(super) nr_frames: usize,
+    /// The function a stop_machine() call ran on this CPU, seen when it ended
+    /// (`ffi::stop_machine_callback`).
+    pub(super) stop_callback: Option<u64>,
 }
 
 impl Held {
@@ -138,6 +141,7 @@ impl Held {
             cgroup_id: 0,
             frames: [0; MAX_FRAMES],
             nr_frames: 0,
+            stop_callback: None,
         }
     }
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# proves: windows that every CPU has at once are reported at their length, on a VM and on bare metal (no hypervisor flag) -- "stop_machine(): each CPU's window in [D-P, D+2P]", "a lock convoy: the holder's and the spinner's windows at their length", "a 40 ms window inside another CPU's 150 ms one: both reported", "preemptirq_delay_test loaded from CPU 0: 20 of 20 windows on CPU 1 in [D-P, D+2P]", "a silence kept in a window is said (together_ns, TOGETHER in trace_latency, the status line)"; host tests `stall::a_stall_needs_evidence`, `verdict::silence_without_evidence_keeps_the_window`
+# proves: windows that every CPU has at once are reported at their length, on a VM and on bare metal (no hypervisor flag) -- "stop_machine(): each CPU's window in [D-P, D+2P]", "the culprit on the CPU that ran the call's function is that function, multi_cpu_stop on the other", "a lock convoy: the holder's and the spinner's windows at their length", "a 40 ms window inside another CPU's 150 ms one: both reported", "preemptirq_delay_test loaded from CPU 0: 20 of 20 windows on CPU 1 in [D-P, D+2P]", "a silence kept in a window is said (together_ns, TOGETHER in trace_latency, the status line)"; host tests `stall::a_stall_needs_evidence`, `verdict::silence_without_evidence_keeps_the_window`
 # Every CPU with hard interrupts off over the same span leaves the same silence as a host
 # that paused the machine: no CPU's hrtimer runs. A silence is taken out of a CPU's gap only
 # on a machine a host can stop (the CPU reports a hypervisor) and only if that CPU came back
@@ -29,6 +29,11 @@ rec_with() {	# rec_with CPU FUNC: the first hardirq-off record of CPU (not open)
 		r != "" && index($0, f) { hit = 1 }
 		END { if (hit) print r }' /tmp/together.rec
 }
+window_of() {	# window_of CPU FUNC: the first window_frame of the record rec_with CPU FUNC gives
+	awk -v c="cpu=$1" -v f="$2" '$1 == "record" { if (hit) exit; in_r = ($2 == c && $3 == "kind=hard" && $4 == "lower_bound=0"); next }
+		in_r && index($0, f) { hit = 1 }
+		in_r && hit && $1 == "window_frame" { print $2; exit }' /tmp/together.rec
+}
 log_ns() {	# log_ns MODE KEY: KEY= of the sample's last "MODE window" log line
 	dmesg | grep "irqoff_sample: $1 window" | tail -n1 | sed -n "s/.* $2=\([0-9]*\).*/\1/p"
 }
@@ -53,7 +58,18 @@ for round in 1 2 3; do
 	at_length "stop_machine round $round: CPU 0 (multi_cpu_stop)" "$r0" "$tru"
 	check "stop_machine round $round: both say every CPU was late together (together_ns > 0)" \
 		test "$(field together_ns "$r1")" -gt 0 -a "$(field together_ns "$r0")" -gt 0
+	w1=$(window_of 1 multi_cpu_stop)
+	echo "# measured: stop_machine round $round: CPU 1 stop_callback=$(field stop_callback "$r1") window_frame=$w1; CPU 0 stop_callback=$(field stop_callback "$r0")"
+	check "stop_machine round $round: CPU 1's record names the function the call ran there (stop_callback=1, in-window frame sample_stop_cb)" \
+		test "$(field stop_callback "$r1")" = 1 -a "${w1%%+*}" = sample_stop_cb
+	check "stop_machine round $round: CPU 0's names none (stop_callback=0): the call ran no function there" \
+		test "$(field stop_callback "$r0")" = 0
 done
+COLUMNS=100 trace-irqoff records --kind hard --oneline > /tmp/together.oneline 2>&1
+sed 's/^/# records --oneline: /' /tmp/together.oneline
+check "records: the culprit on CPU 1 is the call's function (sample_stop_cb), on CPU 0 multi_cpu_stop" \
+	sh -c "grep -Eq '^ *[0-9:.]+ +[0-9:.]+ +1 hardirq-off +[0-9.]+ m?s +sample_stop_cb ' /tmp/together.oneline &&
+		grep -Eq '^ *[0-9:.]+ +[0-9:.]+ +0 hardirq-off +[0-9.]+ m?s +multi_cpu_stop ' /tmp/together.oneline"
 sed -n '/ hardirq:/,/ softirq:/p' $TIO/trace_latency | grep -E 'cpu:|COMMAND' | sed 's/^/# trace_latency: /'
 check "trace_latency says it of the stop_machine windows (TOGETHER: ... a host pause, stop_machine or a lock convoy)" \
 	grep -q 'TOGETHER: [0-9]*ms (every CPU was late together: a host pause, stop_machine or a lock convoy)' $TIO/trace_latency

@@ -11,7 +11,9 @@ use crate::symbols::function;
 
 /// The stack and task that name a record's culprit. For ksoftirqd-wait, the one sampled
 /// in the window: what ran instead of the softirq thread (where the window ended, the
-/// thread itself finally runs). The same where the module says the end stack does not
+/// thread itself finally runs). For a window held by a `stop_machine()` call, the function
+/// the call ran on this CPU (`stop_callback`): the end stack is the call's `multi_cpu_stop`
+/// on every CPU it held. The same where the module says the end stack does not
 /// show the culprit (an interrupt handler, timer or softirq callback, or IPI function had
 /// returned: the end stack is the idle loop or the softirq machinery); there, without an
 /// in-window stack (no NMI on this architecture, or none answered) no stack names the
@@ -34,7 +36,7 @@ pub fn source(r: &Record) -> (&[String], &str) {
     );
     let end = (r.stack.as_slice(), r.comm.as_str());
     let ran_instead = r.cause == Some(Cause::KsoftirqdWait) && r.window_pid != 0;
-    let (first, second) = if ran_instead {
+    let (first, second) = if ran_instead || r.stop_callback {
         (window, end)
     } else if !r.end_shows_culprit {
         (window, (&[][..], end.1))
@@ -284,6 +286,30 @@ mod tests {
             window_stack: frames(window),
             ..rec(Kind::Soft, lat, stack)
         }
+    }
+
+    /// Claim: a window held by a stop_machine() call is the call's function on the CPU
+    /// that ran it (the module's one-frame in-window stack, by the stopper thread), in no
+    /// interrupt context, while the same end in `multi_cpu_stop` without the function
+    /// names `multi_cpu_stop`, as on every other CPU the call held.
+    #[test]
+    fn a_stop_machine_window_is_its_function() {
+        let end = ["multi_cpu_stop+0x9b/0x130", "cpu_stopper_thread+0x8a/0x110"];
+        let other = Record {
+            window_pid: 17,
+            window_comm: "migration/1".into(),
+            ..rec(Kind::Hard, 150, &end)
+        };
+        assert_eq!(name(source(&other).0, &other), Some("multi_cpu_stop"));
+        let ran = Record {
+            stop_callback: true,
+            window_stack: frames(&["sample_stop_cb+0x0/0x40 [irqoff_sample]"]),
+            ..other.clone()
+        };
+        let (stack, comm) = source(&ran);
+        assert_eq!(name(stack, &ran), Some("sample_stop_cb"));
+        assert_eq!(comm, "migration/1");
+        assert_eq!(context(&ran), None);
     }
 
     /// Claim: a window whose end did not show its culprit, sampled in a tasklet, is in a

@@ -467,6 +467,7 @@ mod tests {
             overlap: None,
             together_ns: 0,
             ended_by: None,
+            stop_callback: false,
             ongoing: false,
             profile: None,
             true_latency_min_ns: None,

@@ -113,11 +113,12 @@ pub fn record_with(
         } else {
             ""
         };
-        let _ = writeln!(
-            out,
-            "  in the window: {}-{}{latest}",
-            r.window_comm, r.window_pid
-        );
+        let what = if r.stop_callback {
+            "stop_machine() ran its function here"
+        } else {
+            "in the window"
+        };
+        let _ = writeln!(out, "  {what}: {}-{}{latest}", r.window_comm, r.window_pid);
         frames(out, &r.window_stack, &r.lines, color, stack_depth);
     }
     if let Some(p) = profile {
@@ -290,6 +291,35 @@ mod tests {
             ),
             "{o}"
         );
+    }
+
+    /// Claim: a record whose in-window stack is the function a stop_machine() call ran on
+    /// its CPU says so above that stack (not "in the window", which is an NMI's sample),
+    /// naming the stopper thread; the same record without the flag reads as a sample.
+    #[test]
+    fn a_stop_machine_function_is_not_called_a_sample() {
+        let mut r = v2().records[0].clone();
+        r.window_stack = vec!["sample_stop_cb+0x0/0x20 [irqoff_sample]".into()];
+        (r.window_pid, r.window_comm) = (20, "migration/1".into());
+        let shown = |r: &crate::model::snapshot::Record| {
+            let mut o = String::new();
+            record(&mut o, &Window::of(r), false, false, 2, 2);
+            o
+        };
+        let o = shown(&r);
+        assert!(
+            o.contains("\n  in the window: migration/1-20\n    sample_stop_cb"),
+            "{o}"
+        );
+        r.stop_callback = true;
+        let o = shown(&r);
+        assert!(
+            o.contains(
+                "\n  stop_machine() ran its function here: migration/1-20\n    sample_stop_cb"
+            ),
+            "{o}"
+        );
+        assert!(!o.contains("in the window:"), "{o}");
     }
 
     /// Claim: a record's headline names the sampler that ended it after its time ("by the

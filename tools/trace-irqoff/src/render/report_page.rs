@@ -245,8 +245,14 @@ fn windows(o: &mut String, s: &Enriched) {
             stack(
                 o,
                 &format!(
-                    "Sampled in the window: {} (pid {})",
-                    r.window_comm, r.window_pid
+                    "{}: {} (pid {})",
+                    if r.stop_callback {
+                        "The function stop_machine() ran here"
+                    } else {
+                        "Sampled in the window"
+                    },
+                    r.window_comm,
+                    r.window_pid
                 ),
                 &r.window_stack,
                 &r.lines,

@@ -65,6 +65,12 @@ pub struct Record {
     /// modules before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_by: Option<EndedBy>,
+    /// `window_stack` is the function a `stop_machine()` call ran on this CPU within the
+    /// window (the module's probes saw the call), `window_comm` the stopper thread that ran
+    /// it: the culprit, while `stack` ends in the call's `multi_cpu_stop` as on every CPU
+    /// the call held. False from modules before it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stop_callback: bool,
     /// A window still open when the file was read (format v2 `lower_bound=1`: a softirq
     /// window, or a hardirq window seen by the watcher): its latency so far, no end stack.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -127,6 +133,7 @@ impl Record {
             overlap: None,
             together_ns: 0,
             ended_by: None,
+            stop_callback: false,
             ongoing: false,
             profile: None,
             true_latency_min_ns: None,

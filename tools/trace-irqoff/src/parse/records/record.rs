@@ -54,6 +54,8 @@ fn record_v2(f: &Fields, r: &mut Record) -> Result<(), ParseError> {
         ),
     };
     r.end_shows_culprit = f.num_or::<u8>(K.end_shows_culprit, 1)? != 0;
+    // Absent from modules before it: no function named.
+    r.stop_callback = f.num_or::<u8>(K.stop_callback, 0)? != 0;
     r.window_pid = f.num(K.window_pid)?;
     r.window_comm = unescape(f.str(K.window_comm)?);
     let overlap_cpu: i64 = f.num(K.overlap_cpu)?;
@@ -352,6 +354,7 @@ mod tests {
                 cgroup: 5873,
                 together_ns: 0,
                 ended_by: grammar::EndedBy::Probe,
+                stop_callback: false,
                 ongoing: false,
             },
             hog,
@@ -410,6 +413,7 @@ mod tests {
                         cause: None,
                         frames: 0,
                         ended_by: grammar::EndedBy::Hrtimer,
+                        stop_callback: false,
                         ongoing: true,
                         ..base
                     },
@@ -451,6 +455,7 @@ mod tests {
         assert_eq!(r.runnable_ns, l.runnable_ns);
         assert_eq!(r.together_ns, l.together_ns, "{l}");
         assert_eq!(r.ended_by, Some(l.ended_by), "{l}");
+        assert_eq!(r.stop_callback, l.stop_callback, "{l}");
         assert_eq!(r.cgroup_id, Some(l.cgroup).filter(|&id| id != 0), "{l}");
         assert_eq!(r.end_shows_culprit, l.end_shows_culprit, "{l}");
         assert_eq!(
@@ -483,7 +488,8 @@ mod tests {
     /// Claim: the reader needs every key the table declares where it reads one, and only
     /// those: a v2 line that lacks any one of the keys the reader takes as required is
     /// refused naming that key, and the keys it may lack (`cgroup`, `together_ns`,
-    /// `ended_by`, `end_shows_culprit`, and those it does not read) are each the table's.
+    /// `ended_by`, `stop_callback`, `end_shows_culprit`, and those it does not read) are
+    /// each the table's.
     #[test]
     fn reader_keys_are_the_tables() {
         let full = with_overlap(
@@ -514,6 +520,7 @@ mod tests {
                 cgroup: 10,
                 together_ns: 11,
                 ended_by: grammar::EndedBy::Timer,
+                stop_callback: false,
                 ongoing: false,
             },
             grammar::LineOverlap::NotFound { cpu: 1 },
@@ -547,7 +554,8 @@ mod tests {
                 k.end_shows_culprit,
                 k.cgroup,
                 k.together_ns,
-                k.ended_by
+                k.ended_by,
+                k.stop_callback
             ]
         );
     }
@@ -578,6 +586,28 @@ mod tests {
             parse(&bad),
             Err(ParseError::Malformed { what, .. }) if what == "unknown ended_by 'softirq'"
         ));
+    }
+
+    /// Claim: `stop_callback=1` is read (and in the JSON), `stop_callback=0` and a line
+    /// without it (a module before it) read as false, with no JSON key; a value other
+    /// than a number is refused.
+    #[test]
+    fn stop_callback_with_and_without() {
+        let v2 = parse(V2).unwrap();
+        assert!(v2.records.iter().all(|r| !r.stop_callback));
+        let line = V2
+            .lines()
+            .find(|l| l.starts_with("record "))
+            .unwrap_or_default();
+        for (v, want) in [("1", true), ("0", false)] {
+            let text = V2.replacen(line, &format!("{line} stop_callback={v}"), 1);
+            let s = parse(&text).unwrap_or_else(|err| panic!("{err}\n{text}"));
+            assert_eq!(s.records[0].stop_callback, want);
+            let json = serde_json::to_value(crate::enrich::windows(&s.records)[0].json()).unwrap();
+            assert_eq!(json.get("stop_callback").is_some(), want, "{json}");
+        }
+        let bad = V2.replacen(line, &format!("{line} stop_callback=yes"), 1);
+        assert!(parse(&bad).is_err());
     }
 
     /// Claim: every field of the record line reaches the JSON of `records --json` with
@@ -615,6 +645,7 @@ mod tests {
                 cgroup: 13,
                 together_ns: 14,
                 ended_by: grammar::EndedBy::Probe,
+                stop_callback: true,
                 ongoing: false,
             },
             grammar::LineOverlap::Hard {
