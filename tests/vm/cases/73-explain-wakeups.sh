@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: explain --wakeups splits a task's wake-ups into timer lateness, delivery and run-queue wait, and joins each with the windows on its CPU: a pipe reader on CPU 1 held by a hardirq-off or a bh-off window there (verdict yes, culprit named), by a preempt-off one (slow, verdict no: not an irq-off window), never by a window on CPU 0; a sleeper on CPU 1 whose timer lateness a hardirq-off window explains
 # kernels: debian-7.3 debian-7.3-rt
-# proves: explain --wakeups tells why a task woke up late, phase by phase, on the CPU each phase ran on (trace-irqoff-cli.rst: explain) -- "timer lateness ... explained by a hardirq-off window", "wake-ups slow, verdict no", "nothing blamed on CPU 0"
+# proves: explain --wakeups tells why a task woke up late, phase by phase, on the CPU each phase ran on (trace-irqoff-cli.rst: explain) -- "timer lateness ... explained by a hardirq-off window", "wake-ups slow, verdict no", "nothing blamed on CPU 0, verdict not yes", "--cgroup: the same answer for a cgroup's tasks"
 # A reader pinned to CPU 1 reads a fifo that a writer pinned to CPU 0 writes every 10 ms:
 # each line wakes it from CPU 0. The sample opens one 100 ms window on a CPU while
 # explain --wakeups --pid READER traces 4 s; wake-ups of 50 ms or more are asked.
@@ -12,9 +12,14 @@
 # which the module reports as a softirq-off (ksoftirqd-wait) window: there that window
 # explains the preempt-off wake-up.
 # wake_during CPU MODE OUT PID [FLAG]: explain --wakeups --pid PID --for 4s --min 50 [FLAG]
-# to OUT (its exit status in OUT.rc) while the sample opens a 100 ms MODE window on CPU.
+# to OUT (its exit status in OUT.rc) while the sample opens a 100 ms MODE window on CPU;
+# a PID that is a path (/NAME) is a cgroup: --cgroup PID.
 wake_during() {
-	trace-irqoff explain --wakeups --pid "$4" --for 4s --min 50 $5 > "$3" 2> "$3.err" &
+	case $4 in
+	/*) sel=--cgroup ;;
+	*) sel=--pid ;;
+	esac
+	trace-irqoff explain --wakeups $sel "$4" --for 4s --min 50 $5 > "$3" 2> "$3.err" &
 	ex=$!
 	sleep 1.5
 	inject "$1" "$2" 100
@@ -67,6 +72,18 @@ fi
 wake_during 0 hardirq /tmp/wake-cpu0.txt $reader
 check "explain --wakeups ends without an error (hardirq-off on CPU 0)" test ! -s /tmp/wake-cpu0.txt.err
 check_fails "a window on CPU 0 only: no wake-up of the reader is explained by it" grep -qE 'explained by a [a-z()-]+ window of [0-9.]+ ms on CPU 0' /tmp/wake-cpu0.txt.flat
+check "... and the verdict is not yes (no or unknown: exit status 4 or 5)" \
+	sh -c "head -n 1 /tmp/wake-cpu0.txt | grep -qE '^Verdict: (no|unknown): ' && grep -qx '[45]' /tmp/wake-cpu0.txt.rc"
+# The same reader as a cgroup's only task: --cgroup gives the answer --pid gave.
+CG=/sys/fs/cgroup
+grep -q "^[^ ]* $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG
+mkdir -p $CG/tio73
+echo $reader > $CG/tio73/cgroup.procs
+wake_during 1 hardirq /tmp/wake-cg.txt /tio73
+check "explain --wakeups --cgroup ends without an error (hardirq-off on CPU 1)" test ! -s /tmp/wake-cg.txt.err
+check "--cgroup: verdict yes, exit status 0; the reader's wake-up explained by the window on CPU 1 and its culprit" \
+	sh -c "head -n 1 /tmp/wake-cg.txt | grep -q '^Verdict: yes: ' && test \$(cat /tmp/wake-cg.txt.rc) = 0 &&
+		grep -qE 'wake-up of sh\[$reader\] took [0-9.]+ ms.*explained by a hardirq-off window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_hardirq_window' /tmp/wake-cg.txt.flat"
 # The report draws the wake-ups of explain's JSON answer beside the windows.
 wake_during 1 hardirq /tmp/wake-hard.json $reader --json
 check "explain --wakeups --json ends without an error" test ! -s /tmp/wake-hard.json.err
