@@ -49,9 +49,15 @@ impl fmt::Display for TogetherSuffix {
         if self.0 == 0 {
             return Ok(());
         }
+        // Bare metal has no host to pause it (`ffi::under_hypervisor`).
+        let host = if crate::ffi::under_hypervisor() {
+            "a host pause, "
+        } else {
+            ""
+        };
         write!(
             f,
-            " TOGETHER: {}ms (every CPU was late together: a host pause, stop_machine or a lock convoy)",
+            " TOGETHER: {}ms (every CPU was late together: {host}stop_machine or a lock convoy)",
             self.0 / NSEC_PER_MSEC
         )
     }

@@ -71,8 +71,9 @@ check "records: the culprit on CPU 1 is the call's function (sample_stop_cb), on
 	sh -c "grep -Eq '^ *[0-9:.]+ +[0-9:.]+ +1 hardirq-off +[0-9.]+ m?s +sample_stop_cb ' /tmp/together.oneline &&
 		grep -Eq '^ *[0-9:.]+ +[0-9:.]+ +0 hardirq-off +[0-9.]+ m?s +multi_cpu_stop ' /tmp/together.oneline"
 sed -n '/ hardirq:/,/ softirq:/p' $TIO/trace_latency | grep -E 'cpu:|COMMAND' | sed 's/^/# trace_latency: /'
-check "trace_latency says it of the stop_machine windows (TOGETHER: ... a host pause, stop_machine or a lock convoy)" \
-	grep -q 'TOGETHER: [0-9]*ms (every CPU was late together: a host pause, stop_machine or a lock convoy)' $TIO/trace_latency
+if [ "$hv" = 1 ]; then host="a host pause, "; else host=; fi
+check "trace_latency says it of the stop_machine windows (TOGETHER: ... ${host}stop_machine or a lock convoy: no host pause on bare metal)" \
+	grep -q "TOGETHER: [0-9]*ms (every CPU was late together: ${host}stop_machine or a lock convoy)" $TIO/trace_latency
 COLUMNS=80 trace-irqoff status > /tmp/together.status 2>&1
 sed 's/^/# status: /' /tmp/together.status
 if [ "$hv" = 1 ]; then
