@@ -82,16 +82,25 @@ pub fn device(sys: &Path, dev: &str) -> Result<Device, Problem> {
 }
 
 /// The CPUs the threads of `pid` last ran on (/proc/PID/task/*/stat, field 39) and its
-/// name; None when there is no such process.
+/// name; None when there is no such process. A task name is any bytes: one that is not
+/// UTF-8 is read with U+FFFD for what is not, as a saved trace's is.
 pub fn task_cpus(proc_root: &Path, pid: i32) -> Option<(String, BTreeSet<u32>)> {
     let dir = proc_root.join(pid.to_string());
-    let comm = fs::read_to_string(dir.join("comm")).ok()?;
+    let comm = read_lossy(&dir.join("comm"))?;
     let cpus = read_dir_names(&dir.join("task"))
         .into_iter()
-        .filter_map(|t| fs::read_to_string(dir.join("task").join(t).join("stat")).ok())
+        .filter_map(|t| read_lossy(&dir.join("task").join(t).join("stat")))
         .filter_map(|stat| last_cpu(&stat))
         .collect();
     Some((comm.trim().to_string(), cpus))
+}
+
+/// The text of file `path`, what is not UTF-8 in it (a task name) as U+FFFD; None where
+/// it cannot be read.
+fn read_lossy(path: &Path) -> Option<String> {
+    fs::read(path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 /// The thread ids of process `pid` (/proc/PID/task/*), ascending; empty when there is
@@ -406,5 +415,23 @@ mod tests {
         let stat = format!("42 (a) b (c)) {}", fields.join(" "));
         assert_eq!(last_cpu(&stat), Some(7));
         assert_eq!(last_cpu("42 (sh) S 1"), None);
+    }
+
+    /// Claim: a process whose name is not UTF-8 (in comm and in its threads' stat) is
+    /// still found, its name read with U+FFFD, and its threads' last CPUs read.
+    #[test]
+    fn a_task_name_that_is_not_utf8_is_read() {
+        let root = tempfile::TempDir::new().unwrap();
+        let task = root.path().join("70/task/70");
+        fs::create_dir_all(&task).unwrap();
+        fs::write(root.path().join("70/comm"), b"d\xffd\n").unwrap();
+        let mut fields: Vec<String> = (3..=52).map(|n| n.to_string()).collect();
+        fields[39 - 3] = "3".into();
+        let mut stat = b"70 (d\xffd) ".to_vec();
+        stat.extend(fields.join(" ").bytes());
+        fs::write(task.join("stat"), stat).unwrap();
+        let (comm, cpus) = task_cpus(root.path(), 70).unwrap();
+        assert_eq!(comm, "d\u{fffd}d");
+        assert_eq!(cpus.into_iter().collect::<Vec<_>>(), [3]);
     }
 }

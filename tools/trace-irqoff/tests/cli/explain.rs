@@ -258,6 +258,31 @@ fn a_task_is_joined_on_the_cpus_it_ran_on() {
         .all(|d| d["delay"]["kind"] != "io"));
 }
 
+/// Claim: `--pid` of a process whose name is not UTF-8 keeps its name (U+FFFD for the
+/// byte that is not) and the CPU it last ran on (/proc/70/task/70/stat: CPU 3) beside
+/// the one it was switched in on (CPU 1).
+#[test]
+fn a_task_name_that_is_not_utf8_keeps_its_cpus() {
+    let root = ours_with(RECORDS_V2);
+    let task = root.path().join("70/task/70");
+    fs::create_dir_all(&task).unwrap();
+    fs::write(root.path().join("70/comm"), b"d\xffd\n").unwrap();
+    let mut fields: Vec<String> = (3..=52).map(|n| n.to_string()).collect();
+    fields[39 - 3] = "3".into();
+    let mut stat = b"70 (d\xffd) ".to_vec();
+    stat.extend(fields.join(" ").bytes());
+    fs::write(task.join("stat"), stat).unwrap();
+    let j = explain_json_in(&root, &["--pid", "70"]);
+    let d = j["delays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["delay"]["kind"] == "task")
+        .unwrap();
+    assert_eq!(d["delay"]["task"], "d\u{fffd}d[70]");
+    assert_eq!(d["delay"]["cpus"], serde_json::json!([1, 3]));
+}
+
 /// Claim: `--cgroup PATH` joins the span on the CPUs its tasks (cgroup.procs under
 /// sysfs's fs/cgroup) were switched in on: pid 70 on CPU 1, so the window of CPU 1.
 #[test]
