@@ -5,7 +5,7 @@
 //! CPUs a task or a cgroup's tasks last ran on (/proc/PID/task/*/stat), and their
 //! threads (/proc/PID/task/*).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -112,6 +112,50 @@ pub fn threads(proc_root: &Path, pid: i32) -> Vec<i32> {
         .collect();
     v.sort_unstable();
     v
+}
+
+/// The processes a task subject names (`--pid`, a cgroup's `cgroup.procs`) and their
+/// threads as /proc had them. A traced span reads them before and after it and keeps the
+/// union ([`Members::add`]): a process forked or a thread that exited meanwhile is still
+/// one of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Members {
+    /// Each process and its threads (none: it was not on this machine when read).
+    pub threads: BTreeMap<i32, BTreeSet<i32>>,
+    /// Each process's name, where it was read.
+    pub names: BTreeMap<i32, String>,
+}
+
+impl Members {
+    /// The processes `pids` as `proc_root` has them now: their threads and names.
+    pub fn read(proc_root: &Path, pids: impl IntoIterator<Item = i32>) -> Self {
+        let mut m = Members::default();
+        for pid in pids {
+            m.threads
+                .entry(pid)
+                .or_default()
+                .extend(threads(proc_root, pid));
+            if let Some(comm) = read_lossy(&proc_root.join(pid.to_string()).join("comm")) {
+                m.names.entry(pid).or_insert(comm.trim().to_string());
+            }
+        }
+        m
+    }
+
+    /// Adds the processes, threads and names of `other` (a later read) to these.
+    pub fn add(&mut self, other: Members) {
+        for (pid, t) in other.threads {
+            self.threads.entry(pid).or_default().extend(t);
+        }
+        for (pid, name) in other.names {
+            self.names.entry(pid).or_insert(name);
+        }
+    }
+
+    /// No process at all.
+    pub fn is_empty(&self) -> bool {
+        self.threads.is_empty()
+    }
 }
 
 /// Field 39 (processor) of a stat line: the 37th after the comm's closing parenthesis.
@@ -415,6 +459,38 @@ mod tests {
         let stat = format!("42 (a) b (c)) {}", fields.join(" "));
         assert_eq!(last_cpu(&stat), Some(7));
         assert_eq!(last_cpu("42 (sh) S 1"), None);
+    }
+
+    /// Claim: membership read before a span and after it is the union: a thread that
+    /// exited meanwhile (301) and a process that joined the cgroup meanwhile (400) are
+    /// both kept, with the names read.
+    #[test]
+    fn members_before_and_after_a_span_are_the_union() {
+        let sys = tempfile::TempDir::new().unwrap();
+        let proc_root = tempfile::TempDir::new().unwrap();
+        let cg = sys.path().join("fs/cgroup/app.slice");
+        fs::create_dir_all(&cg).unwrap();
+        let p = proc_root.path();
+        for t in ["300/task/300", "300/task/301"] {
+            fs::create_dir_all(p.join(t)).unwrap();
+        }
+        fs::write(p.join("300/comm"), "cat\n").unwrap();
+        fs::write(cg.join("cgroup.procs"), "300\n").unwrap();
+        let read = || Members::read(p, cgroup_pids(sys.path(), "/app.slice").unwrap());
+        let mut m = read();
+        fs::remove_dir(p.join("300/task/301")).unwrap();
+        fs::create_dir_all(p.join("400/task/400")).unwrap();
+        fs::write(p.join("400/comm"), "dd\n").unwrap();
+        fs::write(cg.join("cgroup.procs"), "300\n400\n").unwrap();
+        m.add(read());
+        let threads: Vec<(i32, Vec<i32>)> = m
+            .threads
+            .iter()
+            .map(|(p, t)| (*p, t.iter().copied().collect()))
+            .collect();
+        assert_eq!(threads, [(300, vec![300, 301]), (400, vec![400])]);
+        assert_eq!(m.names[&300], "cat");
+        assert_eq!(m.names[&400], "dd");
     }
 
     /// Claim: a process whose name is not UTF-8 (in comm and in its threads' stat) is
