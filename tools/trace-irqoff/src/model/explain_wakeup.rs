@@ -79,6 +79,11 @@ pub struct Wakeup {
     /// started before the trace, its lateness not known, and not a phase).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timer_cpu: Option<u32>,
+    /// The timer expired outside hard interrupt context (its `hrtimer_expire_entry` line
+    /// lacks the `h` flag): in the softirq thread, as a normal task's sleep timer does on
+    /// PREEMPT_RT, so a softirq-off window can hold its lateness too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timer_soft: bool,
     /// The CPU of the `sched_waking`.
     pub waker_cpu: u32,
     /// The `sched_wakeup`'s `target_cpu`.

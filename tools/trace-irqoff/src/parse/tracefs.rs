@@ -25,6 +25,14 @@ pub struct Line<'a> {
     pub count: bool,
 }
 
+impl Line<'_> {
+    /// Whether the line's event ran in hard interrupt (or NMI) context: its flags' context
+    /// character is `h`, `H`, `z` or `Z`; None where the trace has no flags column.
+    pub fn in_hardirq(&self) -> Option<bool> {
+        (!self.flags.is_empty()).then(|| self.flags.contains(['h', 'H', 'z', 'Z']))
+    }
+}
+
 /// Reads "  comm-pid  [001] d.h1.  12.000500: event: fields"; None for headers and
 /// lines of another shape (the comm may hold spaces and dashes).
 pub fn parse_line(l: &str) -> Option<Line<'_>> {

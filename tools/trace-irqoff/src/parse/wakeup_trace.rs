@@ -11,7 +11,9 @@
 //!   the CPU the timer expired on. A wake-up is by a timer when the event just before
 //!   its `sched_waking` on the waker's CPU is an `hrtimer_expire_entry` of
 //!   `function=hrtimer_wakeup`. A timer with slack may fire before `expires`: its
-//!   lateness is then 0 and the wake-up starts at the expiry.
+//!   lateness is then 0 and the wake-up starts at the expiry. An expiry whose line
+//!   lacks the `h` flag ran outside hard interrupt context: in the softirq thread, as a
+//!   normal task's sleep timer does on PREEMPT_RT.
 //! - **delivery**: from the `sched:sched_waking` (on the waker's CPU; for a timer, from
 //!   its expiry: the callback up to the waking is part of it) to the `sched_wakeup`
 //!   (where the task is enqueued: on the target CPU when it went through the wake list's
@@ -33,6 +35,8 @@ struct Expired {
     cpu: u32,
     expires: Option<u64>,
     now: u64,
+    /// It expired outside hard interrupt context (in the softirq thread on PREEMPT_RT).
+    soft: bool,
 }
 
 /// A thread woken and not switched in yet.
@@ -149,6 +153,7 @@ fn wakeup_timer(l: &Line<'_>, started: &BTreeMap<&str, u64>) -> Option<Expired> 
             cpu: l.cpu,
             expires: expires.copied(),
             now,
+            soft: l.in_hardirq() == Some(false),
         });
     }
     None
@@ -204,6 +209,7 @@ fn finish(tid: i32, w: Waking, l: &Line<'_>, on: &[Switch]) -> Option<Wakeup> {
         end_ns: end,
         expires_ns: w.timer.and_then(|t| t.expires),
         timer_cpu: w.timer.map(|t| t.cpu),
+        timer_soft: w.timer.is_some_and(|t| t.soft),
         waker_cpu: w.waker_cpu,
         target_cpu: target,
         ipi: w
@@ -455,6 +461,51 @@ mod tests {
             crate::render::explain_text::wakeup_route(&v[0]),
             "by a timer on CPU 1 started before the trace (its lateness is not known); woken on CPU 1; ran on CPU 1"
         );
+    }
+
+    /// A timer wake-up of cat[123] on CPU 1 whose expiry line has the flags `flags`:
+    /// expires 3.950 s, expired at 4.033420 s.
+    fn timer_wakeup(expiry_task: &str, flags: &str) -> String {
+        format!(
+            "\
+  cat-123 [001] d..1. 3.900000: hrtimer_start: hrtimer=000000009c0c5ac1 function=hrtimer_wakeup expires=3950000000 softexpires=3950000000 mode=ABS
+  {expiry_task} [001] {flags} 4.033450: hrtimer_expire_entry: hrtimer=000000009c0c5ac1 now=4033420000 function=hrtimer_wakeup/0x0
+  {expiry_task} [001] {flags} 4.033460: sched_waking: comm=cat pid=123 prio=120 target_cpu=001
+  {expiry_task} [001] {flags} 4.033470: sched_wakeup: comm=cat pid=123 prio=120 target_cpu=001
+  {expiry_task} [001] d..2. 4.033500: sched_switch: prev_comm=ktimers/1 prev_pid=20 prev_prio=98 prev_state=S ==> next_comm=cat next_pid=123 next_prio=120
+"
+        )
+    }
+
+    /// Claim: a timer that expired in hard interrupt context (its expiry line has the
+    /// `h` flag) is held by a hardirq-off window only, never by a softirq-off one on its
+    /// CPU; one that expired outside it (PREEMPT_RT's softirq thread ktimers/1: no `h`)
+    /// is held by the softirq-off window too, and its route says where it expired.
+    #[test]
+    fn a_timer_in_the_softirq_thread_is_held_by_a_softirq_off_window() {
+        let mut soft = hard(1, 3_940 * MS, 4_040 * MS);
+        soft.kind = "soft".into();
+        soft.cause = Some("bh-off".into());
+        let held = |text: &str| {
+            let mut v = wakeups(text, &threads(&[123]), 0);
+            join(&mut v, std::slice::from_ref(&soft), &[], LIMITS);
+            assert_eq!(v[0].phases[0].phase, PhaseKind::TimerLateness);
+            (v[0].timer_soft, v[0].phases[0].windows.len(), v[0].clone())
+        };
+        let (is_soft, n, _) = held(&timer_wakeup("<idle>-0", "d.h1."));
+        assert_eq!((is_soft, n), (false, 0));
+        let (is_soft, n, w) = held(&timer_wakeup("ktimers/1-20", "....1."));
+        assert_eq!((is_soft, n), (true, 1));
+        assert_eq!(w.phases[0].windows[0].overlap_ns, 83_420_000);
+        assert!(crate::render::explain_text::wakeup_route(&w)
+            .starts_with("by a timer on CPU 1 (expired in the softirq thread); "));
+        // A trace without the flags column says nothing of the context: taken as hard.
+        let bare = timer_wakeup("x-1", "d.h1.")
+            .replace(" d.h1. ", " ")
+            .replace(" d..1. ", " ")
+            .replace(" d..2. ", " ");
+        let (is_soft, n, _) = held(&bare);
+        assert_eq!((is_soft, n), (false, 0));
     }
 
     fn lens(ns: &[u64]) -> Vec<Phase> {

@@ -342,10 +342,15 @@ pub fn wakeup_headline(w: &Wakeup) -> String {
 /// list's IPI; ran on CPU 1".
 pub fn wakeup_route(w: &Wakeup) -> String {
     let mut parts = Vec::new();
+    let soft = if w.timer_soft {
+        " (expired in the softirq thread)"
+    } else {
+        ""
+    };
     match (w.timer_cpu, w.expires_ns) {
-        (Some(cpu), Some(_)) => parts.push(format!("by a timer on CPU {cpu}")),
+        (Some(cpu), Some(_)) => parts.push(format!("by a timer on CPU {cpu}{soft}")),
         (Some(cpu), None) => parts.push(format!(
-            "by a timer on CPU {cpu} started before the trace (its lateness is not known)"
+            "by a timer on CPU {cpu}{soft} started before the trace (its lateness is not known)"
         )),
         (None, _) => {}
     }
