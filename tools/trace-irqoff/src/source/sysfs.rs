@@ -273,8 +273,55 @@ fn irq_at(number: u32, proc_root: &Path) -> Option<Irq> {
     })
 }
 
-/// The disk in block device directory `dir`: its hardware queues and their vectors.
-fn disk_at(dir: &Path, proc_root: &Path) -> Option<Disk> {
+/// How many directories above a disk's device [`msi_dirs`] looks at, at most.
+const MSI_LEVELS: usize = 8;
+
+/// The `msi_irqs` directories where the vectors of block device directory `dir` may be
+/// listed, in order: its `device/` and `device/device/` (an NVMe namespace's controller,
+/// a virtio disk's PCI function), then its resolved device path and each directory
+/// above it, up to the first PCI function ("0000:00:1f.2"), at most [`MSI_LEVELS`] and
+/// never `sys`'s devices itself: an sd disk (SCSI, AHCI, virtio-scsi) is a SCSI device
+/// several levels below the PCI function that interrupts for it.
+fn msi_dirs(sys: &Path, dir: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![
+        dir.join("device/msi_irqs"),
+        dir.join("device/device/msi_irqs"),
+    ];
+    let devices = sys.join("devices");
+    let devices = fs::canonicalize(&devices).unwrap_or(devices);
+    let Ok(mut at) = fs::canonicalize(dir.join("device")) else {
+        return dirs;
+    };
+    for _ in 0..MSI_LEVELS {
+        if at == devices || !at.starts_with(&devices) {
+            break;
+        }
+        dirs.push(at.join("msi_irqs"));
+        if at
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(pci_address)
+        {
+            break;
+        }
+        match at.parent() {
+            Some(up) => at = up.to_path_buf(),
+            None => break,
+        }
+    }
+    dirs
+}
+
+/// Whether `name` is a PCI function's address, "DDDD:BB:DD.F" (hex digits).
+fn pci_address(name: &str) -> bool {
+    let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let parts: Vec<&str> = name.split([':', '.']).collect();
+    matches!(parts.as_slice(), [d, b, s, f] if hex(d, 4) && hex(b, 2) && hex(s, 2) && hex(f, 1))
+}
+
+/// The disk in block device directory `dir`: its hardware queues and their vectors
+/// (found as [`msi_dirs`] says, in `sys`).
+fn disk_at(sys: &Path, dir: &Path, proc_root: &Path) -> Option<Disk> {
     let name = dir.file_name()?.to_str()?.to_string();
     let number = fs::read_to_string(dir.join("dev")).ok()?.trim().to_string();
     let mut queues: Vec<(u32, Vec<u32>)> = read_dir_names(&dir.join("mq"))
@@ -286,10 +333,7 @@ fn disk_at(dir: &Path, proc_root: &Path) -> Option<Disk> {
         })
         .collect();
     queues.sort();
-    let msi = [
-        dir.join("device/msi_irqs"),
-        dir.join("device/device/msi_irqs"),
-    ];
+    let msi = msi_dirs(sys, dir);
     Some(Disk::new(
         &name,
         &number,
@@ -320,7 +364,7 @@ pub fn topology<'a>(
         };
         for disk in disks_below(sys, &dir, 4)
             .iter()
-            .filter_map(|d| disk_at(d, proc_root))
+            .filter_map(|d| disk_at(sys, d, proc_root))
         {
             notes.extend(disk_notes(&disk));
             t.disks.insert(disk.number.clone(), disk);
@@ -491,6 +535,47 @@ mod tests {
         assert_eq!(threads, [(300, vec![300, 301]), (400, vec![400])]);
         assert_eq!(m.names[&300], "cat");
         assert_eq!(m.names[&400], "dd");
+    }
+
+    /// An AHCI machine's sysfs with links, as the kernel has it: disk sda (8:0, one
+    /// hardware queue of CPUs 0-1) is a SCSI device under ata1/host0/target0:0:0 below
+    /// the PCI function 0000:00:1f.2, whose MSI vector 30 (of CPUs 0-1) goes to CPU 1; its
+    /// root port 0000:00:1c.0 above it has a vector (31, to CPU 0) of its own. The
+    /// sysfs and the proc root.
+    fn ahci_sysfs() -> (tempfile::TempDir, tempfile::TempDir) {
+        let sys = tempfile::TempDir::new().unwrap();
+        let proc_root = tempfile::TempDir::new().unwrap();
+        let port = sys.path().join("devices/pci0000:00/0000:00:1c.0");
+        let pci = port.join("0000:00:1f.2");
+        let scsi = pci.join("ata1/host0/target0:0:0/0:0:0:0");
+        let disk = scsi.join("block/sda");
+        fs::create_dir_all(disk.join("mq/0")).unwrap();
+        fs::write(disk.join("dev"), "8:0\n").unwrap();
+        fs::write(disk.join("mq/0/cpu_list"), "0-1\n").unwrap();
+        std::os::unix::fs::symlink("../../../0:0:0:0", disk.join("device")).unwrap();
+        fs::create_dir_all(sys.path().join("block")).unwrap();
+        std::os::unix::fs::symlink(&disk, sys.path().join("block/sda")).unwrap();
+        for (dev, irq, cpu) in [(&pci, 30, "1"), (&port, 31, "0")] {
+            fs::create_dir_all(dev.join(format!("msi_irqs/{irq}"))).unwrap();
+            let p = proc_root.path().join(format!("irq/{irq}"));
+            fs::create_dir_all(&p).unwrap();
+            fs::write(p.join("smp_affinity_list"), "0-1\n").unwrap();
+            fs::write(p.join("effective_affinity_list"), format!("{cpu}\n")).unwrap();
+        }
+        (sys, proc_root)
+    }
+
+    /// Claim: an sd disk's vectors are found on the PCI function several levels above
+    /// its SCSI device (irq 30 of 0000:00:1f.2), not on the root port above that.
+    #[test]
+    fn an_sd_disks_vectors_are_its_pci_functions() {
+        let (sys, proc_root) = ahci_sysfs();
+        let (t, notes) = topology(sys.path(), proc_root.path(), ["8:0"]);
+        let sda = t.disk("8:0").unwrap();
+        let irqs: Vec<u32> = sda.queues[0].irqs.iter().map(|i| i.number).collect();
+        assert_eq!(irqs, [30], "{notes:?}");
+        assert_eq!(sda.queues[0].irqs[0].effective, [1]);
+        assert!(pci_address("0000:00:1f.2") && !pci_address("0:0:0:0"));
     }
 
     /// Claim: a process whose name is not UTF-8 (in comm and in its threads' stat) is
