@@ -25,7 +25,8 @@ pub fn sysfs() -> PathBuf {
 /// A block device as `--device` names it: the disks whose requests stand for it.
 pub struct Device {
     /// The disks' numbers ("259:0", as the block events name them): the device itself
-    /// if a disk, its disk if a partition, the disks below a stacked device (dm, md).
+    /// if a disk, its disk if a partition, the disks below a stacked device (dm, md) and
+    /// its own (a request-based dm device has requests of its own).
     pub numbers: Vec<String>,
     /// What it resolved to, in words, where that is not itself.
     pub notes: Vec<String>,
@@ -75,10 +76,12 @@ pub fn device(sys: &Path, dev: &str) -> Result<Device, Problem> {
             }
         ));
     }
-    Ok(Device {
-        numbers: disks.into_iter().map(|(_, m)| m).collect(),
-        notes,
-    })
+    let mut numbers: Vec<String> = disks.into_iter().map(|(_, m)| m).collect();
+    // A stacked device's own requests (request-based dm: dm-mpath) are its too.
+    if !own.is_empty() && !numbers.contains(&own) && !dir.join("partition").is_file() {
+        numbers.push(own);
+    }
+    Ok(Device { numbers, notes })
 }
 
 /// The CPUs the threads of `pid` last ran on (/proc/PID/task/*/stat, field 39) and its
@@ -362,12 +365,20 @@ pub fn topology<'a>(
             ));
             continue;
         };
+        let mut below = Vec::new();
         for disk in disks_below(sys, &dir, 4)
             .iter()
             .filter_map(|d| disk_at(sys, d, proc_root))
         {
-            notes.extend(disk_notes(&disk));
-            t.disks.insert(disk.number.clone(), disk);
+            below.push(disk.number.clone());
+            if !t.disks.contains_key(&disk.number) {
+                notes.extend(disk_notes(&disk));
+                t.disks.insert(disk.number.clone(), disk);
+            }
+        }
+        // A stacked device's own requests (request-based dm) go to the disks below it.
+        if below.iter().any(|n| n != number) {
+            t.stacked.insert(number.to_string(), below);
         }
     }
     (t, notes)
@@ -576,6 +587,37 @@ mod tests {
         assert_eq!(irqs, [30], "{notes:?}");
         assert_eq!(sda.queues[0].irqs[0].effective, [1]);
         assert!(pci_address("0000:00:1f.2") && !pci_address("0:0:0:0"));
+    }
+
+    /// Claim: a dm device (253:0) over two disks maps to both, so that its own requests
+    /// (request-based dm, dm-mpath) are served by their queues; `--device dm-0` stands
+    /// for its own number as well as theirs.
+    #[test]
+    fn a_dm_devices_number_maps_to_its_disks() {
+        let sys = tempfile::TempDir::new().unwrap();
+        let proc_root = tempfile::TempDir::new().unwrap();
+        for (name, number) in [("sda", "8:0"), ("sdb", "8:16")] {
+            let b = sys.path().join("block").join(name);
+            fs::create_dir_all(b.join("mq/0")).unwrap();
+            fs::write(b.join("dev"), format!("{number}\n")).unwrap();
+            fs::write(b.join("mq/0/cpu_list"), "0-1\n").unwrap();
+        }
+        let dm = sys.path().join("block/dm-0");
+        for s in ["sda", "sdb"] {
+            fs::create_dir_all(dm.join("slaves").join(s)).unwrap();
+        }
+        fs::write(dm.join("dev"), "253:0\n").unwrap();
+        let (t, _) = topology(sys.path(), proc_root.path(), ["253:0", "8:0"]);
+        let names: Vec<&str> = t
+            .disks_of("253:0")
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect();
+        assert_eq!(names, ["sda", "sdb"]);
+        assert_eq!(t.disks_of("8:0")[0].name, "sda");
+        assert!(!t.stacked.contains_key("8:0"));
+        let d = device(sys.path(), "dm-0").unwrap();
+        assert_eq!(d.numbers, ["8:0", "8:16", "253:0"]);
     }
 
     /// Claim: a process whose name is not UTF-8 (in comm and in its threads' stat) is
