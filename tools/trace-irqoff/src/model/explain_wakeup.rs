@@ -36,8 +36,10 @@ pub struct Phase {
     /// CLOCK_MONOTONIC, ns.
     pub start_ns: u64,
     pub end_ns: u64,
-    /// The CPU it happened on: the timer's for lateness, the target CPU for delivery,
-    /// the CPU it then ran on for the run-queue wait. Only windows there explain it.
+    /// The CPU it happened on: the timer's for lateness, the one the `sched_wakeup`
+    /// fired on for delivery (the target CPU through the wake list's IPI, else the
+    /// waker's), the CPU it then ran on for the run-queue wait. Only windows there
+    /// explain it.
     pub cpu: u32,
     /// Its share of the wake-up's total, in whole percents (the largest remainder
     /// rounding: the shares of a wake-up add up to 100).

@@ -17,7 +17,7 @@
 //! - **delivery**: from the `sched:sched_waking` (on the waker's CPU; for a timer, from
 //!   its expiry: the callback up to the waking is part of it) to the `sched_wakeup`
 //!   (where the task is enqueued: on the target CPU when it went through the wake list's
-//!   IPI), on the target CPU.
+//!   IPI, else on the waker's CPU), on the CPU that `sched_wakeup` fired on.
 //! - **run-queue wait**: from the `sched_wakeup` to the switch-in, on the CPU it ran on,
 //!   with the tasks that ran there meanwhile.
 //!
@@ -177,7 +177,7 @@ fn switch(l: &Line<'_>) -> Switch {
 /// The wake-up of thread `tid`, woken as `w`, switched in by line `l` (the last of the
 /// switches `on` its CPU); None without its `sched_wakeup`.
 fn finish(tid: i32, w: Waking, l: &Line<'_>, on: &[Switch]) -> Option<Wakeup> {
-    let (wakeup_ns, _, target) = w.wakeup?;
+    let (wakeup_ns, enqueued_on, target) = w.wakeup?;
     let (start, lateness_end) = match w.timer {
         Some(t) => {
             let now = t.now.min(w.waking_ns);
@@ -197,7 +197,14 @@ fn finish(tid: i32, w: Waking, l: &Line<'_>, on: &[Switch]) -> Option<Wakeup> {
     {
         phases.push(phase(PhaseKind::TimerLateness, start, lateness_end, cpu));
     }
-    phases.push(phase(PhaseKind::Delivery, lateness_end, wakeup_ns, target));
+    // Delivered where the sched_wakeup fired: the target CPU through the wake list's
+    // IPI, the waker's CPU where the waker enqueued the task itself.
+    phases.push(phase(
+        PhaseKind::Delivery,
+        lateness_end,
+        wakeup_ns,
+        enqueued_on,
+    ));
     let mut rq = phase(PhaseKind::RunQueue, wakeup_ns, end, l.cpu);
     rq.ran_meanwhile = ran_meanwhile(on, wakeup_ns, end, tid);
     phases.push(rq);
@@ -384,6 +391,39 @@ mod tests {
         assert_eq!(l.phases[1].ran_meanwhile, ["sh[11]"]);
         // --min applies to the whole wake-up.
         assert_eq!(wakeups(REMOTE_AND_LOCAL, &threads(&[123]), MS).len(), 1);
+    }
+
+    /// Claim: delivery is on the CPU the sched_wakeup fired on: the target CPU (1) for a
+    /// remote wake through the wake list's IPI, the waker's CPU (0) for a remote wake the
+    /// waker enqueued itself (its sched_wakeup on CPU 0, target_cpu 1); the run-queue wait
+    /// is on the CPU it ran on either way.
+    #[test]
+    fn delivery_is_where_the_wakeup_fired() {
+        let ipi = wakeups(REMOTE_AND_LOCAL, &threads(&[123]), MS);
+        assert_eq!(ipi[0].phases[0].phase, PhaseKind::Delivery);
+        assert_eq!((ipi[0].phases[0].cpu, ipi[0].ipi), (1, true));
+        let text = "\
+  sh-10 [000] d..2. 4.000000: sched_waking: comm=cat pid=123 prio=120 target_cpu=001
+  sh-10 [000] d..2. 4.000200: sched_wakeup: comm=cat pid=123 prio=120 target_cpu=001
+  hog-12 [001] d..2. 4.030000: sched_switch: prev_comm=hog prev_pid=12 prev_prio=120 prev_state=R ==> next_comm=cat next_pid=123 next_prio=120
+";
+        let v = wakeups(text, &threads(&[123]), 0);
+        let w = &v[0];
+        assert_eq!((w.waker_cpu, w.target_cpu, w.ipi), (0, 1, false));
+        let on: Vec<(PhaseKind, u32)> = w.phases.iter().map(|p| (p.phase, p.cpu)).collect();
+        assert_eq!(on, [(PhaseKind::Delivery, 0), (PhaseKind::RunQueue, 1)]);
+        // A window on the waker's CPU explains that delivery, one on the target's not.
+        let mut v2 = v.clone();
+        join(&mut v2, &[hard(0, 3_990 * MS, 4_025 * MS)], &[], LIMITS);
+        assert_eq!(v2[0].phases[0].windows.len(), 1);
+        let mut v3 = v;
+        join(
+            &mut v3,
+            &[hard(1, 3_990 * MS, 4_000 * MS + 150_000)],
+            &[],
+            LIMITS,
+        );
+        assert!(v3[0].phases[0].windows.is_empty());
     }
 
     /// Claim: a wake-up not switched in by the trace's end, and one whose sched_wakeup
