@@ -50,10 +50,14 @@ pub fn run<B: Backend>(
     check_args(a)?;
     let sys = sysfs::sysfs();
     let mut notes = Vec::new();
-    let subject = subject(a, &sys, proc_root, &mut notes)?;
+    let mut subject = subject(a, &sys, proc_root, &mut notes)?;
     let trace = match &a.from {
         Some(f) => saved_trace(f, &mut notes)?,
-        None => live_trace(a, &subject, &mut notes)?,
+        None => {
+            let t = live_trace(a, &subject, &mut notes)?;
+            reread_members(a, &mut subject, (&sys, proc_root), &mut notes);
+            t
+        }
     };
     let traced = parse_delays(a, &trace.text, &mut notes)?;
     let (delays, wakeups) = select_delays(
@@ -109,7 +113,37 @@ fn check_args(a: &ExplainArgs) -> Result<()> {
 struct Subject {
     device: Option<sysfs::Device>,
     nic: Option<netdev::Nic>,
-    pids: Vec<i32>,
+    members: sysfs::Members,
+}
+
+/// The processes `--pid` and `--cgroup` name (`sys`'s cgroup.procs) and their threads,
+/// as `proc_root` has them now.
+fn members(a: &ExplainArgs, sys: &Path, proc_root: &Path) -> Result<sysfs::Members> {
+    let mut pids: Vec<i32> = a.pid.into_iter().collect();
+    if let Some(cg) = &a.cgroup {
+        pids.extend(sysfs::cgroup_pids(sys, cg)?);
+    }
+    Ok(sysfs::Members::read(proc_root, pids))
+}
+
+/// After a traced span: the task's processes and threads read again and added to those
+/// read before it, so that a process forked or a thread that exited meanwhile is one of
+/// them; a cgroup no longer readable keeps those of before, with a note.
+fn reread_members(
+    a: &ExplainArgs,
+    subject: &mut Subject,
+    (sys, proc_root): (&Path, &Path),
+    notes: &mut Vec<String>,
+) {
+    if a.pid.is_none() && a.cgroup.is_none() {
+        return;
+    }
+    match members(a, sys, proc_root) {
+        Ok(after) => subject.members.add(after),
+        Err(e) => notes.push(format!(
+            "the cgroup's tasks could not be read again after the span ({e}): those of before it are followed"
+        )),
+    }
 }
 
 /// The subject of `a`, read from sysfs; what it says of it in `notes`.
@@ -138,11 +172,12 @@ fn subject(
         }
         None => None,
     };
-    let mut pids: Vec<i32> = a.pid.into_iter().collect();
-    if let Some(cg) = &a.cgroup {
-        pids.extend(sysfs::cgroup_pids(sys, cg)?);
-    }
-    Ok(Subject { device, nic, pids })
+    let members = members(a, sys, proc_root)?;
+    Ok(Subject {
+        device,
+        nic,
+        members,
+    })
 }
 
 /// A trace read: its text, the events its own ring lost, whether Ctrl-C ended it.
@@ -174,7 +209,7 @@ fn saved_trace(f: &Path, notes: &mut Vec<String>) -> Result<Trace> {
 /// when nothing narrower is asked); switches for a task; wake-ups for `--wakeups`.
 fn events_for(a: &ExplainArgs, subject: &Subject) -> Vec<&'static str> {
     let mut events = vec!["irq/softirq_raise", "irq/softirq_entry"];
-    if subject.device.is_some() || (subject.pids.is_empty() && subject.nic.is_none()) {
+    if subject.device.is_some() || (subject.members.is_empty() && subject.nic.is_none()) {
         events.extend([
             "block/block_rq_issue",
             "block/block_rq_complete",
@@ -183,7 +218,7 @@ fn events_for(a: &ExplainArgs, subject: &Subject) -> Vec<&'static str> {
             "trace_irqoff/block_rq_tag_wait",
         ]);
     }
-    if !subject.pids.is_empty() {
+    if !subject.members.is_empty() {
         events.push("sched/sched_switch");
     }
     if a.wakeups {
@@ -307,16 +342,16 @@ fn select_delays(
             delays.retain(|d| !matches!(d.kind, DelayKind::Io | DelayKind::TagWait));
         }
     }
-    let pids = &subject.pids;
+    let members = &subject.members;
     let mut wakeups = None;
-    if !pids.is_empty() {
+    if !members.is_empty() {
         delays.retain(|d| !matches!(d.kind, DelayKind::Io | DelayKind::TagWait));
         if a.wakeups {
-            let (w, why) = wakeups_of(a, pids, proc_root, text)?;
+            let (w, why) = wakeups_of(a, members, text)?;
             notes.extend(why);
             wakeups = Some(w);
         } else {
-            delays.push(task_delay(a, pids, proc_root, traced)?);
+            delays.push(task_delay(a, members, proc_root, traced)?);
         }
     }
     Ok((delays, wakeups))
@@ -441,21 +476,20 @@ fn check_clock(text: &str, f: &Path, notes: &mut Vec<String>) -> Result<()> {
     Ok(())
 }
 
-/// The wake-ups of the threads of `pids` (`--pid`, or the processes of `--cgroup`: each
-/// expanded to its threads, /proc/PID/task/*) in trace `text`, not joined yet; and notes.
-/// A process not on this machine is refused when tracing; from a saved trace its own
-/// thread id (the main thread's) is followed, with a note.
+/// The wake-ups of the threads of `members` (`--pid`, or the processes of `--cgroup`:
+/// each expanded to its threads, /proc/PID/task/*, before and after the span) in trace
+/// `text`, not joined yet; and notes. A process not on this machine is refused when
+/// tracing; from a saved trace its own thread id (the main thread's) is followed, with a
+/// note.
 fn wakeups_of(
     a: &ExplainArgs,
-    pids: &[i32],
-    proc_root: &Path,
+    members: &sysfs::Members,
     text: &str,
 ) -> Result<(explain_wakeup::Wakeups, Vec<String>)> {
     let mut threads = BTreeSet::new();
     let mut notes = Vec::new();
     let mut name = None;
-    for &pid in pids {
-        let t = sysfs::threads(proc_root, pid);
+    for (&pid, t) in &members.threads {
         if t.is_empty() {
             if a.from.is_none() && a.pid == Some(pid) {
                 return Err(Problem::usage(
@@ -470,7 +504,7 @@ fn wakeups_of(
             threads.insert(pid);
             continue;
         }
-        if let Some((comm, _)) = sysfs::task_cpus(proc_root, pid) {
+        if let Some(comm) = members.names.get(&pid) {
             name.get_or_insert(format!("{comm}[{pid}]"));
         }
         threads.extend(t);
@@ -507,26 +541,25 @@ fn wakeups_of(
     ))
 }
 
-/// The task delay of `--pid`/`--cgroup`: the trace's span, on the CPUs the tasks were
-/// switched in on (sched_switch) and last ran on (/proc).
+/// The task delay of `--pid`/`--cgroup`: the trace's span, on the CPUs the tasks'
+/// threads were switched in on (sched_switch names thread ids: each process's threads
+/// are looked up, as /proc had them before and after the span) and last ran on (/proc).
 fn task_delay(
     a: &ExplainArgs,
-    pids: &[i32],
+    members: &sysfs::Members,
     proc_root: &Path,
     traced: &explain_delays::Traced,
 ) -> Result<Delay> {
     let mut cpus = BTreeSet::new();
     let mut evidence = Vec::new();
-    let mut name = None;
-    for pid in pids {
-        if let Some(ran) = traced.ran_on.get(pid) {
-            cpus.extend(ran);
-            evidence.push(format!(
-                "{pid} switched in on {}",
-                crate::model::delay::cpu_words(&ran.iter().copied().collect::<Vec<_>>())
-            ));
-        }
-        if let Some((comm, last)) = sysfs::task_cpus(proc_root, *pid) {
+    let mut name = members
+        .names
+        .iter()
+        .next()
+        .map(|(p, n)| format!("{n}[{p}]"));
+    for (&pid, tids) in &members.threads {
+        let switched = switched_in(pid, tids, traced, &mut cpus, &mut evidence);
+        if let Some((comm, last)) = sysfs::task_cpus(proc_root, pid) {
             name.get_or_insert(format!("{comm}[{pid}]"));
             if !last.is_empty() {
                 evidence.push(format!(
@@ -535,7 +568,7 @@ fn task_delay(
                 ));
             }
             cpus.extend(last);
-        } else if a.pid == Some(*pid) && a.from.is_none() && !traced.ran_on.contains_key(pid) {
+        } else if a.pid == Some(pid) && a.from.is_none() && !switched && tids.is_empty() {
             return Err(Problem::usage(
                 format!("there is no process {pid}"),
                 "give the pid of a running process (ps -e)",
@@ -560,6 +593,31 @@ fn task_delay(
             (None, None) => format!("pid {}", a.pid.unwrap_or(0)),
         }),
     })
+}
+
+/// The CPUs process `pid`'s threads `tids` (and `pid` itself) were switched in on in
+/// the trace, added to `cpus`, and said in `evidence`; whether any was.
+fn switched_in(
+    pid: i32,
+    tids: &BTreeSet<i32>,
+    traced: &explain_delays::Traced,
+    cpus: &mut BTreeSet<u32>,
+    evidence: &mut Vec<String>,
+) -> bool {
+    let mut any = false;
+    for tid in std::iter::once(pid).chain(tids.iter().copied().filter(|&t| t != pid)) {
+        if let Some(ran) = traced.ran_on.get(&tid) {
+            any = true;
+            cpus.extend(ran);
+            let on = crate::model::delay::cpu_words(&ran.iter().copied().collect::<Vec<_>>());
+            evidence.push(if tid == pid {
+                format!("{pid} switched in on {on}")
+            } else {
+                format!("{tid} (a thread of {pid}) switched in on {on}")
+            });
+        }
+    }
+    any
 }
 
 /// What the module holds for the join: windows, where they came from, from when they

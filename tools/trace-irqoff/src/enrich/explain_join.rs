@@ -126,9 +126,11 @@ fn not_explained(d: &Delay) -> String {
 }
 
 /// Each phase of each wake-up joined with the windows on its CPU (and the pauses of the
-/// whole machine, `stalls`), as `join_all` joins a delay. The timer's lateness
-/// (its expiry is a hard interrupt: nanosleep's timers are hard ones) and a delivery
-/// through the wake list's IPI are joined with hardirq-off windows only.
+/// whole machine, `stalls`), as `join_all` joins a delay. The timer's lateness (its
+/// expiry a hard interrupt: nanosleep's timers are hard ones) and a delivery through
+/// the wake list's IPI are joined with hardirq-off windows only; but a timer that
+/// expired outside hard interrupt context (on PREEMPT_RT a normal task's sleep timer
+/// expires in the softirq thread) is held by softirq-off windows too.
 pub fn join_wakeups(v: &mut [Wakeup], windows: &[Window], stalls: &[(u64, u64)], limits: Limits) {
     for w in v {
         w.before_held = limits.held_from_ns.is_some_and(|h| w.start_ns < h);
@@ -147,9 +149,10 @@ pub fn join_wakeups(v: &mut [Wakeup], windows: &[Window], stalls: &[(u64, u64)],
                 task: Some(w.task.clone()),
             };
             // An interrupt (the timer's, the wake list's IPI) is held by a hardirq-off
-            // window only: a softirq-off one does not explain it.
-            let interrupt =
-                p.phase == PhaseKind::TimerLateness || (p.phase == PhaseKind::Delivery && w.ipi);
+            // window only: a softirq-off one does not explain it. A timer that expired
+            // in the softirq thread is no interrupt.
+            let interrupt = (p.phase == PhaseKind::TimerLateness && !w.timer_soft)
+                || (p.phase == PhaseKind::Delivery && w.ipi);
             let held: Vec<Window> = windows
                 .iter()
                 .filter(|x| !interrupt || x.kind == "hard")

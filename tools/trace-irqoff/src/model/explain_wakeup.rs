@@ -36,8 +36,10 @@ pub struct Phase {
     /// CLOCK_MONOTONIC, ns.
     pub start_ns: u64,
     pub end_ns: u64,
-    /// The CPU it happened on: the timer's for lateness, the target CPU for delivery,
-    /// the CPU it then ran on for the run-queue wait. Only windows there explain it.
+    /// The CPU it happened on: the timer's for lateness, the one the `sched_wakeup`
+    /// fired on for delivery (the target CPU through the wake list's IPI, else the
+    /// waker's), the CPU it then ran on for the run-queue wait. Only windows there
+    /// explain it.
     pub cpu: u32,
     /// Its share of the wake-up's total, in whole percents (the largest remainder
     /// rounding: the shares of a wake-up add up to 100).
@@ -79,6 +81,11 @@ pub struct Wakeup {
     /// started before the trace, its lateness not known, and not a phase).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timer_cpu: Option<u32>,
+    /// The timer expired outside hard interrupt context (its `hrtimer_expire_entry` line
+    /// lacks the `h` flag): in the softirq thread, as a normal task's sleep timer does on
+    /// PREEMPT_RT, so a softirq-off window can hold its lateness too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timer_soft: bool,
     /// The CPU of the `sched_waking`.
     pub waker_cpu: u32,
     /// The `sched_wakeup`'s `target_cpu`.

@@ -168,11 +168,49 @@ pub fn request_path(disk: Option<&Disk>, issue_cpu: Option<u32>, complete_cpu: u
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Topology {
     pub disks: BTreeMap<String, Disk>,
+    /// A stacked device's number and the numbers of the disks below it: a
+    /// request-based dm device (dm-mpath) has requests of its own ("253:0"), served by
+    /// the queues of the disks it sends them to.
+    pub stacked: BTreeMap<String, Vec<String>>,
 }
 
 impl Topology {
     pub fn disk(&self, number: &str) -> Option<&Disk> {
         self.disks.get(number)
+    }
+
+    /// The disks that serve the requests of device `number`: itself if a disk, the
+    /// disks below it if a stacked device; none where neither is known.
+    pub fn disks_of(&self, number: &str) -> Vec<&Disk> {
+        match (self.disk(number), self.stacked.get(number)) {
+            (Some(d), _) => vec![d],
+            (None, Some(below)) => below.iter().filter_map(|n| self.disk(n)).collect(),
+            (None, None) => Vec::new(),
+        }
+    }
+}
+
+/// The path of a request of a stacked device sent to one of `disks` (which one the
+/// trace does not say): every disk's path, their CPUs together, each said with its
+/// disk's name.
+fn stacked_path(disks: &[&Disk], issue_cpu: Option<u32>, complete_cpu: u32) -> RequestPath {
+    let mut cpus = BTreeSet::new();
+    let mut evidence = Vec::new();
+    let mut partial = false;
+    for d in disks {
+        let p = request_path(Some(d), issue_cpu, complete_cpu);
+        cpus.extend(p.cpus);
+        partial |= p.partial;
+        evidence.extend(
+            p.evidence
+                .into_iter()
+                .map(|e| format!("if sent to {}: {e}", d.name)),
+        );
+    }
+    RequestPath {
+        cpus: cpus.into_iter().collect(),
+        evidence,
+        partial,
     }
 }
 
@@ -183,8 +221,16 @@ pub fn follow(delays: &mut [Delay], topo: &Topology) {
         let Some(end) = d.end_cpu else {
             continue;
         };
-        let disk = d.device.as_deref().and_then(|n| topo.disk(n));
-        let p = request_path(disk, d.issue_cpu, end);
+        let disks = d
+            .device
+            .as_deref()
+            .map(|n| topo.disks_of(n))
+            .unwrap_or_default();
+        let p = match disks.as_slice() {
+            [] => request_path(None, d.issue_cpu, end),
+            [disk] => request_path(Some(disk), d.issue_cpu, end),
+            many => stacked_path(many, d.issue_cpu, end),
+        };
         d.cpus = p.cpus;
         // The trace's own words on where it was issued and completed give way to the
         // path's, which say them too.
@@ -322,6 +368,49 @@ mod tests {
             Some("requeued")
         );
         assert_eq!(delays[1], soft);
+    }
+
+    /// Claim: a request of a request-based dm device (dm-mpath, 253:0) over two paths is
+    /// served by the paths of both disks below it (the trace does not say which it went
+    /// to): queue 1's vector of each, to CPU 1 and CPU 3, and the completion's CPU, each
+    /// said with its disk; with one disk below, that disk's path alone.
+    #[test]
+    fn a_request_of_a_stacked_device_takes_the_paths_below_it() {
+        let sdb = Disk::new(
+            "sdb",
+            "8:16",
+            &[(0, vec![0]), (1, vec![1])],
+            &[irq(40, &[0], &[2]), irq(41, &[1], &[3])],
+        );
+        let mut t = Topology::default();
+        t.disks.insert("259:0".into(), nvme());
+        t.disks.insert("8:16".into(), sdb);
+        t.stacked
+            .insert("253:0".into(), vec!["259:0".into(), "8:16".into()]);
+        t.stacked.insert("253:1".into(), vec!["8:16".into()]);
+        let io = Delay {
+            kind: DelayKind::Io,
+            start_ns: 0,
+            end_ns: 100,
+            cpus: vec![1],
+            end_cpu: Some(1),
+            issue_cpu: Some(1),
+            evidence: Vec::new(),
+            device: Some("253:0".into()),
+            vector: None,
+            task: None,
+        };
+        let one = Delay {
+            device: Some("253:1".into()),
+            ..io.clone()
+        };
+        let mut delays = vec![io, one];
+        follow(&mut delays, &t);
+        assert_eq!(delays[0].cpus, vec![1, 3]);
+        assert!(delays[0].evidence[0].starts_with("if sent to nvme0n1: issued on CPU 1"));
+        assert!(delays[0].evidence[1].starts_with("if sent to sdb: issued on CPU 1"));
+        assert_eq!(delays[1].cpus, vec![1, 3]);
+        assert!(delays[1].evidence[0].starts_with("issued on CPU 1 (hardware queue 1"));
     }
 
     /// Claim: without the queues (no sysfs, a saved trace) or the issue, only the

@@ -15,6 +15,8 @@ use crate::model::snapshot::{Cause, Kind, Stall};
 pub struct Line<'a> {
     pub task: &'a str,
     pub cpu: u32,
+    /// The irq-info column ("d.h1."; empty where the trace has none).
+    pub flags: &'a str,
     pub ts_ns: u64,
     pub event: &'a str,
     pub fields: &'a str,
@@ -23,31 +25,50 @@ pub struct Line<'a> {
     pub count: bool,
 }
 
+impl Line<'_> {
+    /// Whether the line's event ran in hard interrupt (or NMI) context: its flags' context
+    /// character is `h`, `H`, `z` or `Z`; None where the trace has no flags column.
+    pub fn in_hardirq(&self) -> Option<bool> {
+        (!self.flags.is_empty()).then(|| self.flags.contains(['h', 'H', 'z', 'Z']))
+    }
+}
+
 /// Reads "  comm-pid  [001] d.h1.  12.000500: event: fields"; None for headers and
 /// lines of another shape (the comm may hold spaces and dashes).
 pub fn parse_line(l: &str) -> Option<Line<'_>> {
     if l.trim_start().starts_with('#') {
         return None;
     }
+    // The CPU is the "[NNN]" right before the flags and the timestamp: the task's name
+    // before it may hold brackets of digits too ("w[3]-42").
     let mut search = 0;
-    let (open, close) = loop {
+    let (open, close, flags, ts, rest) = loop {
         let open = search + l[search..].find('[')?;
+        search = open + 1;
         let close = open + l[open..].find(']')?;
         let inside = &l[open + 1..close];
-        if !inside.is_empty() && inside.bytes().all(|b| b.is_ascii_digit()) {
-            break (open, close);
+        if inside.is_empty() || !inside.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
         }
-        search = open + 1;
+        let Some((head, rest)) = l[close + 1..].split_once(": ") else {
+            continue;
+        };
+        let words: Vec<&str> = head.split_whitespace().collect();
+        let (flags, ts) = match words.as_slice() {
+            [ts] => ("", *ts),
+            [flags, ts] => (*flags, *ts),
+            _ => continue,
+        };
+        if parse_ts(ts).is_some() {
+            break (open, close, flags, ts, rest);
+        }
     };
-    let cpu = l[open + 1..close].parse().ok()?;
-    let (head, rest) = l[close + 1..].split_once(": ")?;
-    let ts = head.split_whitespace().last()?;
-    let ts_ns = parse_ts(ts)?;
     let (event, fields) = rest.split_once(": ").unwrap_or((rest, ""));
     Some(Line {
         task: l[..open].trim(),
-        cpu,
-        ts_ns,
+        cpu: l[open + 1..close].parse().ok()?,
+        flags,
+        ts_ns: parse_ts(ts)?,
         event: event.trim(),
         fields,
         count: !ts.contains('.'),
@@ -245,6 +266,25 @@ pub(crate) mod tests {
         assert!(l.unwrap().count);
         assert_eq!(parse_line("# tracer: nop"), None);
         assert_eq!(parse_line("garbage"), None);
+    }
+
+    /// Claim: the CPU is the bracket of digits right before the flags and the timestamp,
+    /// not one in the task's name: "w[3]-42 [001]" is CPU 1, task "w[3]-42", as is a
+    /// name of brackets only ("[7]-9") and a line without the flags column.
+    #[test]
+    fn a_task_name_with_a_bracketed_number_is_not_the_cpu() {
+        let l = parse_line("            w[3]-42      [001] d..2.  4.000100: sched_switch: prev_comm=w[3] prev_pid=42").unwrap();
+        assert_eq!(
+            (l.task, l.cpu, l.flags, l.ts_ns, l.event),
+            ("w[3]-42", 1, "d..2.", 4_000_100_000, "sched_switch")
+        );
+        let l = parse_line("  [7]-9 [002] 5.5: softirq_entry: vec=3 [action=NET_RX]").unwrap();
+        assert_eq!(
+            (l.task, l.cpu, l.flags, l.ts_ns),
+            ("[7]-9", 2, "", 5_500_000_000)
+        );
+        let l = parse_line("  a [12] b-5 [003] ..s1. 6.0: x: y").unwrap();
+        assert_eq!((l.task, l.cpu), ("a [12] b-5", 3));
     }
 
     /// Claim: a saved trace's clock is read from a `# trace_clock:` line or a trace_clock

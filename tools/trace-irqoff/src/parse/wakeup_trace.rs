@@ -11,11 +11,13 @@
 //!   the CPU the timer expired on. A wake-up is by a timer when the event just before
 //!   its `sched_waking` on the waker's CPU is an `hrtimer_expire_entry` of
 //!   `function=hrtimer_wakeup`. A timer with slack may fire before `expires`: its
-//!   lateness is then 0 and the wake-up starts at the expiry.
+//!   lateness is then 0 and the wake-up starts at the expiry. An expiry whose line
+//!   lacks the `h` flag ran outside hard interrupt context: in the softirq thread, as a
+//!   normal task's sleep timer does on PREEMPT_RT.
 //! - **delivery**: from the `sched:sched_waking` (on the waker's CPU; for a timer, from
 //!   its expiry: the callback up to the waking is part of it) to the `sched_wakeup`
 //!   (where the task is enqueued: on the target CPU when it went through the wake list's
-//!   IPI), on the target CPU.
+//!   IPI, else on the waker's CPU), on the CPU that `sched_wakeup` fired on.
 //! - **run-queue wait**: from the `sched_wakeup` to the switch-in, on the CPU it ran on,
 //!   with the tasks that ran there meanwhile.
 //!
@@ -33,6 +35,8 @@ struct Expired {
     cpu: u32,
     expires: Option<u64>,
     now: u64,
+    /// It expired outside hard interrupt context (in the softirq thread on PREEMPT_RT).
+    soft: bool,
 }
 
 /// A thread woken and not switched in yet.
@@ -149,6 +153,7 @@ fn wakeup_timer(l: &Line<'_>, started: &BTreeMap<&str, u64>) -> Option<Expired> 
             cpu: l.cpu,
             expires: expires.copied(),
             now,
+            soft: l.in_hardirq() == Some(false),
         });
     }
     None
@@ -172,7 +177,7 @@ fn switch(l: &Line<'_>) -> Switch {
 /// The wake-up of thread `tid`, woken as `w`, switched in by line `l` (the last of the
 /// switches `on` its CPU); None without its `sched_wakeup`.
 fn finish(tid: i32, w: Waking, l: &Line<'_>, on: &[Switch]) -> Option<Wakeup> {
-    let (wakeup_ns, _, target) = w.wakeup?;
+    let (wakeup_ns, enqueued_on, target) = w.wakeup?;
     let (start, lateness_end) = match w.timer {
         Some(t) => {
             let now = t.now.min(w.waking_ns);
@@ -192,7 +197,14 @@ fn finish(tid: i32, w: Waking, l: &Line<'_>, on: &[Switch]) -> Option<Wakeup> {
     {
         phases.push(phase(PhaseKind::TimerLateness, start, lateness_end, cpu));
     }
-    phases.push(phase(PhaseKind::Delivery, lateness_end, wakeup_ns, target));
+    // Delivered where the sched_wakeup fired: the target CPU through the wake list's
+    // IPI, the waker's CPU where the waker enqueued the task itself.
+    phases.push(phase(
+        PhaseKind::Delivery,
+        lateness_end,
+        wakeup_ns,
+        enqueued_on,
+    ));
     let mut rq = phase(PhaseKind::RunQueue, wakeup_ns, end, l.cpu);
     rq.ran_meanwhile = ran_meanwhile(on, wakeup_ns, end, tid);
     phases.push(rq);
@@ -204,6 +216,7 @@ fn finish(tid: i32, w: Waking, l: &Line<'_>, on: &[Switch]) -> Option<Wakeup> {
         end_ns: end,
         expires_ns: w.timer.and_then(|t| t.expires),
         timer_cpu: w.timer.map(|t| t.cpu),
+        timer_soft: w.timer.is_some_and(|t| t.soft),
         waker_cpu: w.waker_cpu,
         target_cpu: target,
         ipi: w
@@ -380,6 +393,39 @@ mod tests {
         assert_eq!(wakeups(REMOTE_AND_LOCAL, &threads(&[123]), MS).len(), 1);
     }
 
+    /// Claim: delivery is on the CPU the sched_wakeup fired on: the target CPU (1) for a
+    /// remote wake through the wake list's IPI, the waker's CPU (0) for a remote wake the
+    /// waker enqueued itself (its sched_wakeup on CPU 0, target_cpu 1); the run-queue wait
+    /// is on the CPU it ran on either way.
+    #[test]
+    fn delivery_is_where_the_wakeup_fired() {
+        let ipi = wakeups(REMOTE_AND_LOCAL, &threads(&[123]), MS);
+        assert_eq!(ipi[0].phases[0].phase, PhaseKind::Delivery);
+        assert_eq!((ipi[0].phases[0].cpu, ipi[0].ipi), (1, true));
+        let text = "\
+  sh-10 [000] d..2. 4.000000: sched_waking: comm=cat pid=123 prio=120 target_cpu=001
+  sh-10 [000] d..2. 4.000200: sched_wakeup: comm=cat pid=123 prio=120 target_cpu=001
+  hog-12 [001] d..2. 4.030000: sched_switch: prev_comm=hog prev_pid=12 prev_prio=120 prev_state=R ==> next_comm=cat next_pid=123 next_prio=120
+";
+        let v = wakeups(text, &threads(&[123]), 0);
+        let w = &v[0];
+        assert_eq!((w.waker_cpu, w.target_cpu, w.ipi), (0, 1, false));
+        let on: Vec<(PhaseKind, u32)> = w.phases.iter().map(|p| (p.phase, p.cpu)).collect();
+        assert_eq!(on, [(PhaseKind::Delivery, 0), (PhaseKind::RunQueue, 1)]);
+        // A window on the waker's CPU explains that delivery, one on the target's not.
+        let mut v2 = v.clone();
+        join(&mut v2, &[hard(0, 3_990 * MS, 4_025 * MS)], &[], LIMITS);
+        assert_eq!(v2[0].phases[0].windows.len(), 1);
+        let mut v3 = v;
+        join(
+            &mut v3,
+            &[hard(1, 3_990 * MS, 4_000 * MS + 150_000)],
+            &[],
+            LIMITS,
+        );
+        assert!(v3[0].phases[0].windows.is_empty());
+    }
+
     /// Claim: a wake-up not switched in by the trace's end, and one whose sched_wakeup
     /// is missing, are counted as unfinished, not shown; the wakings of every task are
     /// counted (a trace without them was not taken with the wake-up events).
@@ -455,6 +501,51 @@ mod tests {
             crate::render::explain_text::wakeup_route(&v[0]),
             "by a timer on CPU 1 started before the trace (its lateness is not known); woken on CPU 1; ran on CPU 1"
         );
+    }
+
+    /// A timer wake-up of cat[123] on CPU 1 whose expiry line has the flags `flags`:
+    /// expires 3.950 s, expired at 4.033420 s.
+    fn timer_wakeup(expiry_task: &str, flags: &str) -> String {
+        format!(
+            "\
+  cat-123 [001] d..1. 3.900000: hrtimer_start: hrtimer=000000009c0c5ac1 function=hrtimer_wakeup expires=3950000000 softexpires=3950000000 mode=ABS
+  {expiry_task} [001] {flags} 4.033450: hrtimer_expire_entry: hrtimer=000000009c0c5ac1 now=4033420000 function=hrtimer_wakeup/0x0
+  {expiry_task} [001] {flags} 4.033460: sched_waking: comm=cat pid=123 prio=120 target_cpu=001
+  {expiry_task} [001] {flags} 4.033470: sched_wakeup: comm=cat pid=123 prio=120 target_cpu=001
+  {expiry_task} [001] d..2. 4.033500: sched_switch: prev_comm=ktimers/1 prev_pid=20 prev_prio=98 prev_state=S ==> next_comm=cat next_pid=123 next_prio=120
+"
+        )
+    }
+
+    /// Claim: a timer that expired in hard interrupt context (its expiry line has the
+    /// `h` flag) is held by a hardirq-off window only, never by a softirq-off one on its
+    /// CPU; one that expired outside it (PREEMPT_RT's softirq thread ktimers/1: no `h`)
+    /// is held by the softirq-off window too, and its route says where it expired.
+    #[test]
+    fn a_timer_in_the_softirq_thread_is_held_by_a_softirq_off_window() {
+        let mut soft = hard(1, 3_940 * MS, 4_040 * MS);
+        soft.kind = "soft".into();
+        soft.cause = Some("bh-off".into());
+        let held = |text: &str| {
+            let mut v = wakeups(text, &threads(&[123]), 0);
+            join(&mut v, std::slice::from_ref(&soft), &[], LIMITS);
+            assert_eq!(v[0].phases[0].phase, PhaseKind::TimerLateness);
+            (v[0].timer_soft, v[0].phases[0].windows.len(), v[0].clone())
+        };
+        let (is_soft, n, _) = held(&timer_wakeup("<idle>-0", "d.h1."));
+        assert_eq!((is_soft, n), (false, 0));
+        let (is_soft, n, w) = held(&timer_wakeup("ktimers/1-20", "....1."));
+        assert_eq!((is_soft, n), (true, 1));
+        assert_eq!(w.phases[0].windows[0].overlap_ns, 83_420_000);
+        assert!(crate::render::explain_text::wakeup_route(&w)
+            .starts_with("by a timer on CPU 1 (expired in the softirq thread); "));
+        // A trace without the flags column says nothing of the context: taken as hard.
+        let bare = timer_wakeup("x-1", "d.h1.")
+            .replace(" d.h1. ", " ")
+            .replace(" d..1. ", " ")
+            .replace(" d..2. ", " ");
+        let (is_soft, n, _) = held(&bare);
+        assert_eq!((is_soft, n), (false, 0));
     }
 
     fn lens(ns: &[u64]) -> Vec<Phase> {

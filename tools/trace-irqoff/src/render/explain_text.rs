@@ -240,7 +240,8 @@ fn counted(n: usize, what: &str) -> String {
 }
 
 /// The answer's limits in one sentence or two: the sampling period, since when windows
-/// are held and how many delays began before that (`report --explain` says the same).
+/// are held and how many delays and wake-ups began before that, and how many were too
+/// short to tell (`report --explain` says the same).
 pub fn limits(a: &Answer) -> String {
     let mut limits = format!(
         "Limits: window edges are known to within the sampling period ({}).",
@@ -253,7 +254,8 @@ pub fn limits(a: &Answer) -> String {
             if before > 0 {
                 let _ = write!(
                     limits,
-                    "; {before} delays began before that: windows then are no longer held"
+                    "; {} began before that: windows then are no longer held",
+                    counted(before, "delay")
                 );
             }
             let woken = a
@@ -270,17 +272,32 @@ pub fn limits(a: &Answer) -> String {
         None => limits.push_str(" Since when windows are held is unknown."),
     }
     let short = a.delays.iter().filter(|e| e.too_short).count();
+    let short_woken = a
+        .wakeups
+        .iter()
+        .flat_map(|w| &w.wakeups)
+        .filter(|w| w.too_short())
+        .count();
     let _ = write!(
         limits,
         " Windows under {} (2 sampling periods) are not seen",
         ms(a.limits.period_ns.saturating_mul(2))
     );
-    if short > 0 {
+    let shorts: Vec<String> = [(short, "delay"), (short_woken, "wake-up")]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| counted(n, what))
+        .collect();
+    if !shorts.is_empty() {
         let _ = write!(
             limits,
             ": {} shorter than that {} too short to tell",
-            counted(short, "delay"),
-            if short == 1 { "is" } else { "are" }
+            shorts.join(" and "),
+            if short + short_woken == 1 {
+                "is"
+            } else {
+                "are"
+            }
         );
     }
     limits.push('.');
@@ -342,10 +359,15 @@ pub fn wakeup_headline(w: &Wakeup) -> String {
 /// list's IPI; ran on CPU 1".
 pub fn wakeup_route(w: &Wakeup) -> String {
     let mut parts = Vec::new();
+    let soft = if w.timer_soft {
+        " (expired in the softirq thread)"
+    } else {
+        ""
+    };
     match (w.timer_cpu, w.expires_ns) {
-        (Some(cpu), Some(_)) => parts.push(format!("by a timer on CPU {cpu}")),
+        (Some(cpu), Some(_)) => parts.push(format!("by a timer on CPU {cpu}{soft}")),
         (Some(cpu), None) => parts.push(format!(
-            "by a timer on CPU {cpu} started before the trace (its lateness is not known)"
+            "by a timer on CPU {cpu}{soft} started before the trace (its lateness is not known)"
         )),
         (None, _) => {}
     }
@@ -636,6 +658,88 @@ mod tests {
             flat.contains("Windows under 20.000 ms (2 sampling periods) are not seen."),
             "{t}"
         );
+    }
+
+    /// Claim: the limits count in the singular and plural right ("1 delay began", "2
+    /// delays began"), and count the wake-ups too short to tell beside the delays ("1
+    /// delay and 1 wake-up shorter than that are too short to tell"; "1 wake-up ... is").
+    #[test]
+    fn the_limits_count_delays_and_wakeups_in_words() {
+        let ms_ = 1_000_000;
+        let limits = Limits {
+            period_ns: 10 * ms_,
+            held_from_ns: Some(500 * ms_),
+            trace_lost: 0,
+        };
+        let mut a = answer_of(&[io(400, 405, 1)], &[]);
+        a.limits = limits;
+        a.delays = join(&[io(400, 405, 1)], &[], limits);
+        let flat = |a: &Answer| limits_words(a);
+        let one = flat(&a);
+        assert!(
+            one.contains("; 1 delay began before that: windows then are no longer held."),
+            "{one}"
+        );
+        assert!(
+            one.contains(": 1 delay shorter than that is too short to tell."),
+            "{one}"
+        );
+        a.delays = join(&[io(400, 405, 1), io(450, 600, 1)], &[], limits);
+        assert!(
+            flat(&a).contains("; 2 delays began before that:"),
+            "{}",
+            flat(&a)
+        );
+        let woken = crate::model::explain_wakeup::Wakeup {
+            task: "cat[1]".into(),
+            tid: 1,
+            start_ns: 600 * ms_,
+            end_ns: 601 * ms_,
+            expires_ns: None,
+            timer_cpu: None,
+            timer_soft: false,
+            waker_cpu: 0,
+            target_cpu: 0,
+            ipi: false,
+            ran_cpu: 0,
+            phases: Vec::new(),
+            before_held: false,
+        };
+        let mut v = vec![woken];
+        v[0].phases.push(crate::model::explain_wakeup::Phase {
+            phase: crate::model::explain_wakeup::PhaseKind::RunQueue,
+            start_ns: 600 * ms_,
+            end_ns: 601 * ms_,
+            cpu: 0,
+            share_pct: 100,
+            windows: Vec::new(),
+            not_explained: None,
+            too_short: true,
+            pauses: Vec::new(),
+            ran_meanwhile: Vec::new(),
+        });
+        a.wakeups = Some(crate::model::explain_wakeup::Wakeups {
+            of: "cat[1]".into(),
+            threads: vec![1],
+            wakeups: v,
+        });
+        a.delays = join(&[io(400, 405, 1)], &[], limits);
+        let both = flat(&a);
+        assert!(
+            both.contains(": 1 delay and 1 wake-up shorter than that are too short to tell."),
+            "{both}"
+        );
+        a.delays.clear();
+        let w = flat(&a);
+        assert!(
+            w.contains(": 1 wake-up shorter than that is too short to tell."),
+            "{w}"
+        );
+    }
+
+    /// The limits of `a` with their words joined by one space.
+    fn limits_words(a: &Answer) -> String {
+        limits(a).split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
     /// An answer of `delays` joined with `windows`, its verdict set.

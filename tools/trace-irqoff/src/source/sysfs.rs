@@ -5,7 +5,7 @@
 //! CPUs a task or a cgroup's tasks last ran on (/proc/PID/task/*/stat), and their
 //! threads (/proc/PID/task/*).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -25,7 +25,8 @@ pub fn sysfs() -> PathBuf {
 /// A block device as `--device` names it: the disks whose requests stand for it.
 pub struct Device {
     /// The disks' numbers ("259:0", as the block events name them): the device itself
-    /// if a disk, its disk if a partition, the disks below a stacked device (dm, md).
+    /// if a disk, its disk if a partition, the disks below a stacked device (dm, md) and
+    /// its own (a request-based dm device has requests of its own).
     pub numbers: Vec<String>,
     /// What it resolved to, in words, where that is not itself.
     pub notes: Vec<String>,
@@ -75,23 +76,34 @@ pub fn device(sys: &Path, dev: &str) -> Result<Device, Problem> {
             }
         ));
     }
-    Ok(Device {
-        numbers: disks.into_iter().map(|(_, m)| m).collect(),
-        notes,
-    })
+    let mut numbers: Vec<String> = disks.into_iter().map(|(_, m)| m).collect();
+    // A stacked device's own requests (request-based dm: dm-mpath) are its too.
+    if !own.is_empty() && !numbers.contains(&own) && !dir.join("partition").is_file() {
+        numbers.push(own);
+    }
+    Ok(Device { numbers, notes })
 }
 
 /// The CPUs the threads of `pid` last ran on (/proc/PID/task/*/stat, field 39) and its
-/// name; None when there is no such process.
+/// name; None when there is no such process. A task name is any bytes: one that is not
+/// UTF-8 is read with U+FFFD for what is not, as a saved trace's is.
 pub fn task_cpus(proc_root: &Path, pid: i32) -> Option<(String, BTreeSet<u32>)> {
     let dir = proc_root.join(pid.to_string());
-    let comm = fs::read_to_string(dir.join("comm")).ok()?;
+    let comm = read_lossy(&dir.join("comm"))?;
     let cpus = read_dir_names(&dir.join("task"))
         .into_iter()
-        .filter_map(|t| fs::read_to_string(dir.join("task").join(t).join("stat")).ok())
+        .filter_map(|t| read_lossy(&dir.join("task").join(t).join("stat")))
         .filter_map(|stat| last_cpu(&stat))
         .collect();
     Some((comm.trim().to_string(), cpus))
+}
+
+/// The text of file `path`, what is not UTF-8 in it (a task name) as U+FFFD; None where
+/// it cannot be read.
+fn read_lossy(path: &Path) -> Option<String> {
+    fs::read(path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 /// The thread ids of process `pid` (/proc/PID/task/*), ascending; empty when there is
@@ -103,6 +115,50 @@ pub fn threads(proc_root: &Path, pid: i32) -> Vec<i32> {
         .collect();
     v.sort_unstable();
     v
+}
+
+/// The processes a task subject names (`--pid`, a cgroup's `cgroup.procs`) and their
+/// threads as /proc had them. A traced span reads them before and after it and keeps the
+/// union ([`Members::add`]): a process forked or a thread that exited meanwhile is still
+/// one of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Members {
+    /// Each process and its threads (none: it was not on this machine when read).
+    pub threads: BTreeMap<i32, BTreeSet<i32>>,
+    /// Each process's name, where it was read.
+    pub names: BTreeMap<i32, String>,
+}
+
+impl Members {
+    /// The processes `pids` as `proc_root` has them now: their threads and names.
+    pub fn read(proc_root: &Path, pids: impl IntoIterator<Item = i32>) -> Self {
+        let mut m = Members::default();
+        for pid in pids {
+            m.threads
+                .entry(pid)
+                .or_default()
+                .extend(threads(proc_root, pid));
+            if let Some(comm) = read_lossy(&proc_root.join(pid.to_string()).join("comm")) {
+                m.names.entry(pid).or_insert(comm.trim().to_string());
+            }
+        }
+        m
+    }
+
+    /// Adds the processes, threads and names of `other` (a later read) to these.
+    pub fn add(&mut self, other: Members) {
+        for (pid, t) in other.threads {
+            self.threads.entry(pid).or_default().extend(t);
+        }
+        for (pid, name) in other.names {
+            self.names.entry(pid).or_insert(name);
+        }
+    }
+
+    /// No process at all.
+    pub fn is_empty(&self) -> bool {
+        self.threads.is_empty()
+    }
 }
 
 /// Field 39 (processor) of a stat line: the 37th after the comm's closing parenthesis.
@@ -220,8 +276,55 @@ fn irq_at(number: u32, proc_root: &Path) -> Option<Irq> {
     })
 }
 
-/// The disk in block device directory `dir`: its hardware queues and their vectors.
-fn disk_at(dir: &Path, proc_root: &Path) -> Option<Disk> {
+/// How many directories above a disk's device [`msi_dirs`] looks at, at most.
+const MSI_LEVELS: usize = 8;
+
+/// The `msi_irqs` directories where the vectors of block device directory `dir` may be
+/// listed, in order: its `device/` and `device/device/` (an NVMe namespace's controller,
+/// a virtio disk's PCI function), then its resolved device path and each directory
+/// above it, up to the first PCI function ("0000:00:1f.2"), at most [`MSI_LEVELS`] and
+/// never `sys`'s devices itself: an sd disk (SCSI, AHCI, virtio-scsi) is a SCSI device
+/// several levels below the PCI function that interrupts for it.
+fn msi_dirs(sys: &Path, dir: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![
+        dir.join("device/msi_irqs"),
+        dir.join("device/device/msi_irqs"),
+    ];
+    let devices = sys.join("devices");
+    let devices = fs::canonicalize(&devices).unwrap_or(devices);
+    let Ok(mut at) = fs::canonicalize(dir.join("device")) else {
+        return dirs;
+    };
+    for _ in 0..MSI_LEVELS {
+        if at == devices || !at.starts_with(&devices) {
+            break;
+        }
+        dirs.push(at.join("msi_irqs"));
+        if at
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(pci_address)
+        {
+            break;
+        }
+        match at.parent() {
+            Some(up) => at = up.to_path_buf(),
+            None => break,
+        }
+    }
+    dirs
+}
+
+/// Whether `name` is a PCI function's address, "DDDD:BB:DD.F" (hex digits).
+fn pci_address(name: &str) -> bool {
+    let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let parts: Vec<&str> = name.split([':', '.']).collect();
+    matches!(parts.as_slice(), [d, b, s, f] if hex(d, 4) && hex(b, 2) && hex(s, 2) && hex(f, 1))
+}
+
+/// The disk in block device directory `dir`: its hardware queues and their vectors
+/// (found as [`msi_dirs`] says, in `sys`).
+fn disk_at(sys: &Path, dir: &Path, proc_root: &Path) -> Option<Disk> {
     let name = dir.file_name()?.to_str()?.to_string();
     let number = fs::read_to_string(dir.join("dev")).ok()?.trim().to_string();
     let mut queues: Vec<(u32, Vec<u32>)> = read_dir_names(&dir.join("mq"))
@@ -233,10 +336,7 @@ fn disk_at(dir: &Path, proc_root: &Path) -> Option<Disk> {
         })
         .collect();
     queues.sort();
-    let msi = [
-        dir.join("device/msi_irqs"),
-        dir.join("device/device/msi_irqs"),
-    ];
+    let msi = msi_dirs(sys, dir);
     Some(Disk::new(
         &name,
         &number,
@@ -265,12 +365,20 @@ pub fn topology<'a>(
             ));
             continue;
         };
+        let mut below = Vec::new();
         for disk in disks_below(sys, &dir, 4)
             .iter()
-            .filter_map(|d| disk_at(d, proc_root))
+            .filter_map(|d| disk_at(sys, d, proc_root))
         {
-            notes.extend(disk_notes(&disk));
-            t.disks.insert(disk.number.clone(), disk);
+            below.push(disk.number.clone());
+            if !t.disks.contains_key(&disk.number) {
+                notes.extend(disk_notes(&disk));
+                t.disks.insert(disk.number.clone(), disk);
+            }
+        }
+        // A stacked device's own requests (request-based dm) go to the disks below it.
+        if below.iter().any(|n| n != number) {
+            t.stacked.insert(number.to_string(), below);
         }
     }
     (t, notes)
@@ -406,5 +514,127 @@ mod tests {
         let stat = format!("42 (a) b (c)) {}", fields.join(" "));
         assert_eq!(last_cpu(&stat), Some(7));
         assert_eq!(last_cpu("42 (sh) S 1"), None);
+    }
+
+    /// Claim: membership read before a span and after it is the union: a thread that
+    /// exited meanwhile (301) and a process that joined the cgroup meanwhile (400) are
+    /// both kept, with the names read.
+    #[test]
+    fn members_before_and_after_a_span_are_the_union() {
+        let sys = tempfile::TempDir::new().unwrap();
+        let proc_root = tempfile::TempDir::new().unwrap();
+        let cg = sys.path().join("fs/cgroup/app.slice");
+        fs::create_dir_all(&cg).unwrap();
+        let p = proc_root.path();
+        for t in ["300/task/300", "300/task/301"] {
+            fs::create_dir_all(p.join(t)).unwrap();
+        }
+        fs::write(p.join("300/comm"), "cat\n").unwrap();
+        fs::write(cg.join("cgroup.procs"), "300\n").unwrap();
+        let read = || Members::read(p, cgroup_pids(sys.path(), "/app.slice").unwrap());
+        let mut m = read();
+        fs::remove_dir(p.join("300/task/301")).unwrap();
+        fs::create_dir_all(p.join("400/task/400")).unwrap();
+        fs::write(p.join("400/comm"), "dd\n").unwrap();
+        fs::write(cg.join("cgroup.procs"), "300\n400\n").unwrap();
+        m.add(read());
+        let threads: Vec<(i32, Vec<i32>)> = m
+            .threads
+            .iter()
+            .map(|(p, t)| (*p, t.iter().copied().collect()))
+            .collect();
+        assert_eq!(threads, [(300, vec![300, 301]), (400, vec![400])]);
+        assert_eq!(m.names[&300], "cat");
+        assert_eq!(m.names[&400], "dd");
+    }
+
+    /// An AHCI machine's sysfs with links, as the kernel has it: disk sda (8:0, one
+    /// hardware queue of CPUs 0-1) is a SCSI device under ata1/host0/target0:0:0 below
+    /// the PCI function 0000:00:1f.2, whose MSI vector 30 (of CPUs 0-1) goes to CPU 1; its
+    /// root port 0000:00:1c.0 above it has a vector (31, to CPU 0) of its own. The
+    /// sysfs and the proc root.
+    fn ahci_sysfs() -> (tempfile::TempDir, tempfile::TempDir) {
+        let sys = tempfile::TempDir::new().unwrap();
+        let proc_root = tempfile::TempDir::new().unwrap();
+        let port = sys.path().join("devices/pci0000:00/0000:00:1c.0");
+        let pci = port.join("0000:00:1f.2");
+        let scsi = pci.join("ata1/host0/target0:0:0/0:0:0:0");
+        let disk = scsi.join("block/sda");
+        fs::create_dir_all(disk.join("mq/0")).unwrap();
+        fs::write(disk.join("dev"), "8:0\n").unwrap();
+        fs::write(disk.join("mq/0/cpu_list"), "0-1\n").unwrap();
+        std::os::unix::fs::symlink("../../../0:0:0:0", disk.join("device")).unwrap();
+        fs::create_dir_all(sys.path().join("block")).unwrap();
+        std::os::unix::fs::symlink(&disk, sys.path().join("block/sda")).unwrap();
+        for (dev, irq, cpu) in [(&pci, 30, "1"), (&port, 31, "0")] {
+            fs::create_dir_all(dev.join(format!("msi_irqs/{irq}"))).unwrap();
+            let p = proc_root.path().join(format!("irq/{irq}"));
+            fs::create_dir_all(&p).unwrap();
+            fs::write(p.join("smp_affinity_list"), "0-1\n").unwrap();
+            fs::write(p.join("effective_affinity_list"), format!("{cpu}\n")).unwrap();
+        }
+        (sys, proc_root)
+    }
+
+    /// Claim: an sd disk's vectors are found on the PCI function several levels above
+    /// its SCSI device (irq 30 of 0000:00:1f.2), not on the root port above that.
+    #[test]
+    fn an_sd_disks_vectors_are_its_pci_functions() {
+        let (sys, proc_root) = ahci_sysfs();
+        let (t, notes) = topology(sys.path(), proc_root.path(), ["8:0"]);
+        let sda = t.disk("8:0").unwrap();
+        let irqs: Vec<u32> = sda.queues[0].irqs.iter().map(|i| i.number).collect();
+        assert_eq!(irqs, [30], "{notes:?}");
+        assert_eq!(sda.queues[0].irqs[0].effective, [1]);
+        assert!(pci_address("0000:00:1f.2") && !pci_address("0:0:0:0"));
+    }
+
+    /// Claim: a dm device (253:0) over two disks maps to both, so that its own requests
+    /// (request-based dm, dm-mpath) are served by their queues; `--device dm-0` stands
+    /// for its own number as well as theirs.
+    #[test]
+    fn a_dm_devices_number_maps_to_its_disks() {
+        let sys = tempfile::TempDir::new().unwrap();
+        let proc_root = tempfile::TempDir::new().unwrap();
+        for (name, number) in [("sda", "8:0"), ("sdb", "8:16")] {
+            let b = sys.path().join("block").join(name);
+            fs::create_dir_all(b.join("mq/0")).unwrap();
+            fs::write(b.join("dev"), format!("{number}\n")).unwrap();
+            fs::write(b.join("mq/0/cpu_list"), "0-1\n").unwrap();
+        }
+        let dm = sys.path().join("block/dm-0");
+        for s in ["sda", "sdb"] {
+            fs::create_dir_all(dm.join("slaves").join(s)).unwrap();
+        }
+        fs::write(dm.join("dev"), "253:0\n").unwrap();
+        let (t, _) = topology(sys.path(), proc_root.path(), ["253:0", "8:0"]);
+        let names: Vec<&str> = t
+            .disks_of("253:0")
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect();
+        assert_eq!(names, ["sda", "sdb"]);
+        assert_eq!(t.disks_of("8:0")[0].name, "sda");
+        assert!(!t.stacked.contains_key("8:0"));
+        let d = device(sys.path(), "dm-0").unwrap();
+        assert_eq!(d.numbers, ["8:0", "8:16", "253:0"]);
+    }
+
+    /// Claim: a process whose name is not UTF-8 (in comm and in its threads' stat) is
+    /// still found, its name read with U+FFFD, and its threads' last CPUs read.
+    #[test]
+    fn a_task_name_that_is_not_utf8_is_read() {
+        let root = tempfile::TempDir::new().unwrap();
+        let task = root.path().join("70/task/70");
+        fs::create_dir_all(&task).unwrap();
+        fs::write(root.path().join("70/comm"), b"d\xffd\n").unwrap();
+        let mut fields: Vec<String> = (3..=52).map(|n| n.to_string()).collect();
+        fields[39 - 3] = "3".into();
+        let mut stat = b"70 (d\xffd) ".to_vec();
+        stat.extend(fields.join(" ").bytes());
+        fs::write(task.join("stat"), stat).unwrap();
+        let (comm, cpus) = task_cpus(root.path(), 70).unwrap();
+        assert_eq!(comm, "d\u{fffd}d");
+        assert_eq!(cpus.into_iter().collect::<Vec<_>>(), [3]);
     }
 }

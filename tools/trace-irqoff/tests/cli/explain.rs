@@ -258,6 +258,71 @@ fn a_task_is_joined_on_the_cpus_it_ran_on() {
         .all(|d| d["delay"]["kind"] != "io"));
 }
 
+/// Claim: `--pid` of a process whose name is not UTF-8 keeps its name (U+FFFD for the
+/// byte that is not) and the CPU it last ran on (/proc/70/task/70/stat: CPU 3) beside
+/// the one it was switched in on (CPU 1).
+#[test]
+fn a_task_name_that_is_not_utf8_keeps_its_cpus() {
+    let root = ours_with(RECORDS_V2);
+    let task = root.path().join("70/task/70");
+    fs::create_dir_all(&task).unwrap();
+    fs::write(root.path().join("70/comm"), b"d\xffd\n").unwrap();
+    let mut fields: Vec<String> = (3..=52).map(|n| n.to_string()).collect();
+    fields[39 - 3] = "3".into();
+    let mut stat = b"70 (d\xffd) ".to_vec();
+    stat.extend(fields.join(" ").bytes());
+    fs::write(task.join("stat"), stat).unwrap();
+    let j = explain_json_in(&root, &["--pid", "70"]);
+    let d = j["delays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["delay"]["kind"] == "task")
+        .unwrap();
+    assert_eq!(d["delay"]["task"], "d\u{fffd}d[70]");
+    assert_eq!(d["delay"]["cpus"], serde_json::json!([1, 3]));
+}
+
+/// Claim: `--pid` of a process stands for all its threads: sched_switch names thread
+/// ids, so process 70 whose thread 72 was switched in on CPU 0 (and 70 on CPU 1) is
+/// joined on CPUs 0 and 1, the thread's switch said as such.
+#[test]
+fn a_processs_threads_are_looked_up_by_their_ids() {
+    let root = ours_with(RECORDS_V2);
+    for t in ["70/task/70", "70/task/72"] {
+        fs::create_dir_all(root.path().join(t)).unwrap();
+    }
+    fs::write(root.path().join("70/comm"), "dd\n").unwrap();
+    let first = TRACE.find("              dd-70      [000]").unwrap();
+    let text = format!(
+        "{}          <idle>-0       [000] d..2.     3.910000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=dd next_pid=72 next_prio=120\n{}",
+        &TRACE[..first],
+        &TRACE[first..]
+    );
+    let trace = root.path().join("threads.txt");
+    fs::write(&trace, text).unwrap();
+    let sys = sysfs();
+    let j = json_of(
+        cli(root.path())
+            .env("TRACE_IRQOFF_SYSFS", sys.path())
+            .args(["explain", "--json", "--pid", "70", "--from"])
+            .arg(&trace),
+    );
+    let d = j["delays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["delay"]["kind"] == "task")
+        .unwrap();
+    assert_eq!(d["delay"]["task"], "dd[70]");
+    assert_eq!(d["delay"]["cpus"], serde_json::json!([0, 1]), "{d}");
+    let evidence = d["delay"]["evidence"].to_string();
+    assert!(
+        evidence.contains("72 (a thread of 70) switched in on CPU 0"),
+        "{evidence}"
+    );
+}
+
 /// Claim: `--cgroup PATH` joins the span on the CPUs its tasks (cgroup.procs under
 /// sysfs's fs/cgroup) were switched in on: pid 70 on CPU 1, so the window of CPU 1.
 #[test]
@@ -1132,28 +1197,30 @@ fn a_cgroups_processes_are_expanded_to_their_threads() {
     );
 }
 
-/// Claim: a live `--wakeups --pid` trace enables, in its own instance, the events of a
-/// wake-up's phases (sched_waking, sched_wakeup, sched_switch, hrtimer_start,
-/// hrtimer_expire_entry) besides the softirq ones, not the block events; what it
-/// traced is read into wake-ups (the timer wake-up of thread 300, explained).
-#[test]
-fn a_live_trace_enables_the_wakeup_events() {
-    let root = cat_root();
+/// The events a live `--wakeups` trace may turn on in its instance.
+const WAKEUP_LIVE_EVENTS: [&str; 9] = [
+    "irq/softirq_raise",
+    "irq/softirq_entry",
+    "block/block_rq_issue",
+    "block/block_rq_complete",
+    "sched/sched_switch",
+    "sched/sched_waking",
+    "sched/sched_wakeup",
+    "timer/hrtimer_start",
+    "timer/hrtimer_expire_entry",
+];
+
+/// `explain --json --for 2s --wakeups ARGS` started in `root` with sysfs `sys` and a
+/// fake tracefs whose instance (made by a shell that execs the command, as the kernel
+/// would on mkdir) has WAKEUP_LIVE_EVENTS; the command, its instance and the tracefs.
+fn live_wakeups(
+    root: &TempDir,
+    sys: &TempDir,
+    args: &[&str],
+) -> (std::process::Child, std::path::PathBuf, TempDir) {
     let tracefs = TempDir::new().unwrap();
-    let sys = sysfs();
-    let events = [
-        "irq/softirq_raise",
-        "irq/softirq_entry",
-        "block/block_rq_issue",
-        "block/block_rq_complete",
-        "sched/sched_switch",
-        "sched/sched_waking",
-        "sched/sched_wakeup",
-        "timer/hrtimer_start",
-        "timer/hrtimer_expire_entry",
-    ];
     let mut script = String::from("i=\"$TRACEFS/instances/trace_irqoff_explain_$$\"\n");
-    for ev in events {
+    for ev in WAKEUP_LIVE_EVENTS {
         script += &format!("mkdir -p \"$i/events/{ev}\" && echo 0 > \"$i/events/{ev}/enable\"\n");
     }
     script += "exec \"$@\"\n";
@@ -1162,15 +1229,8 @@ fn a_live_trace_enables_the_wakeup_events() {
         .arg(assert_cmd::cargo::cargo_bin("trace-irqoff"))
         .arg("--proc-root")
         .arg(root.path())
-        .args([
-            "explain",
-            "--json",
-            "--for",
-            "2s",
-            "--wakeups",
-            "--pid",
-            "300",
-        ])
+        .args(["explain", "--json", "--for", "2s", "--wakeups"])
+        .args(args)
         .env("TRACEFS", tracefs.path())
         .env("TRACE_IRQOFF_TRACEFS", tracefs.path())
         .env("TRACE_IRQOFF_SYSFS", sys.path())
@@ -1182,13 +1242,61 @@ fn a_live_trace_enables_the_wakeup_events() {
     let inst = tracefs
         .path()
         .join(format!("instances/trace_irqoff_explain_{}", child.id()));
+    (child, inst, tracefs)
+}
+
+/// Claim: a live `--cgroup` trace reads the cgroup's processes and their threads both
+/// before and after the span and follows the union: thread 301, which exited during
+/// the span, and process 400 (dd), which joined the cgroup during it, are both
+/// followed, and their wake-ups shown.
+#[test]
+fn a_cgroups_members_are_read_before_and_after_the_span() {
+    let root = cat_root();
+    let sys = sysfs();
+    let cg = sys.path().join("fs/cgroup/app.slice/cat.service");
+    fs::create_dir_all(&cg).unwrap();
+    fs::write(cg.join("cgroup.procs"), "300\n").unwrap();
+    let (child, inst, _tracefs) =
+        live_wakeups(&root, &sys, &["--cgroup", "/app.slice/cat.service"]);
+    wait_for("the wake-up events turned on", || {
+        fs::read_to_string(inst.join("events/timer/hrtimer_expire_entry/enable"))
+            .is_ok_and(|s| s == "1")
+    });
+    fs::remove_dir(root.path().join("300/task/301")).unwrap();
+    fs::create_dir_all(root.path().join("400/task/400")).unwrap();
+    fs::write(cg.join("cgroup.procs"), "300\n400\n").unwrap();
+    fs::write(inst.join("trace"), WAKEUP_TRACE).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["wakeups"]["threads"], serde_json::json!([300, 301, 400]));
+    wakeup(&j, 301, 4_200_000_000);
+    wakeup(&j, 400, 4_250_000_000);
+}
+
+/// Claim: a live `--wakeups --pid` trace enables, in its own instance, the events of a
+/// wake-up's phases (sched_waking, sched_wakeup, sched_switch, hrtimer_start,
+/// hrtimer_expire_entry) besides the softirq ones, not the block events; what it
+/// traced is read into wake-ups (the timer wake-up of thread 300, explained).
+#[test]
+fn a_live_trace_enables_the_wakeup_events() {
+    let root = cat_root();
+    let sys = sysfs();
+    let (child, inst, _tracefs) = live_wakeups(&root, &sys, &["--pid", "300"]);
     let enabled = |ev: &str| {
         fs::read_to_string(inst.join("events").join(ev).join("enable")).is_ok_and(|s| s == "1")
     };
     wait_for("the wake-up events turned on", || {
         enabled("timer/hrtimer_expire_entry")
     });
-    let on: Vec<&str> = events.into_iter().filter(|ev| enabled(ev)).collect();
+    let on: Vec<&str> = WAKEUP_LIVE_EVENTS
+        .into_iter()
+        .filter(|ev| enabled(ev))
+        .collect();
     fs::write(inst.join("trace"), WAKEUP_TRACE).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(

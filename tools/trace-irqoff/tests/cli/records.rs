@@ -722,3 +722,38 @@ fn records_merge_the_ring_with_the_store() {
         "{raw:#}"
     );
 }
+
+/// Claim: `records --oneline` at 80 columns (COLUMNS=80, with LINES: a width set on a
+/// pipe, as on a terminal) of records-v1 prints a hardirq-off window's culprit
+/// `irqoff_sample_hardirq_window` whole, in the room of its empty WAIT column (whole only
+/// with that room: the line is 80 columns or less), beside its task `sh[52]`; every line
+/// fits.
+#[test]
+fn records_at_80_columns_keep_the_hardirq_culprit_whole() {
+    let root = ours();
+    let out = cli(root.path())
+        .env("COLUMNS", "80")
+        .env("LINES", "24")
+        .args(["--color", "never", "records", "--oneline"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with(" END (UTC)    CPU KIND            LENGTH WAIT CULPRIT TASK[PID]"),
+        "{text}"
+    );
+    assert!(lines.iter().all(|l| l.chars().count() <= 80), "{text}");
+    let hard = lines
+        .iter()
+        .find(|l| l.ends_with(" sh[52]"))
+        .unwrap_or_else(|| panic!("no window of sh[52]: {text}"));
+    assert!(
+        hard.ends_with("   1 hardirq-off      67 ms irqoff_sample_hardirq_window sh[52]"),
+        "{hard}"
+    );
+    // Without the WAIT column's room the culprit would not fit whole.
+    let wait = "WAIT ".len();
+    assert!(hard.chars().count() + wait > 80, "{hard}");
+}
