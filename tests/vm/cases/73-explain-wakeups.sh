@@ -98,16 +98,29 @@ kill $writer $reader
 wait $writer $reader 2>/dev/null
 
 # A sleeper on CPU 1 (nanosleep of 10 ms, an hrtimer wakes it): the window on CPU 1 holds
-# its timer's interrupt back.
+# its timer's interrupt back. The window is opened by a write from CPU 1 itself: where the
+# sleeper's timer expires between that task's switch-in and its turning interrupts off,
+# the timer is on time and the woken sleeper waits in the run queue behind the window
+# instead (seen once on debian-7.3: run-queue wait 100.289 ms explained, lateness 0). Up
+# to three tries: every one's slow wake-up must be explained by the window, and one's
+# timer lateness.
 taskset -c 1 tio-hog 0 0 10000 &
 sleeper=$!
 sleep 0.5
-wake_during 1 hardirq /tmp/wake-timer.txt $sleeper
+late=0 held=0 try=1
+while [ $try -le 3 ] && [ $late = 0 ]; do
+	wake_during 1 hardirq /tmp/wake-timer.txt $sleeper
+	check "explain --wakeups ends without an error (sleeper, try $try)" test ! -s /tmp/wake-timer.txt.err
+	W="explained by a hardirq-off window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_hardirq_window"
+	grep -qE "(timer lateness|run-queue wait|delivery) [0-9.]+ ms \([0-9]+%\) on CPU 1[^:]*: $W" /tmp/wake-timer.txt.flat && held=$((held + 1))
+	grep -qE "timer lateness [0-9.]+ ms \([0-9]+%\) on CPU 1: $W" /tmp/wake-timer.txt.flat && late=1
+	echo "# measured: sleeper try $try: timer lateness explained: $late"
+	try=$((try + 1))
+done
 kill $sleeper
 wait $sleeper 2>/dev/null
-check "explain --wakeups ends without an error (sleeper)" test ! -s /tmp/wake-timer.txt.err
-check "a sleeper's wake-up on CPU 1: its timer lateness is explained by the hardirq-off window and its culprit" \
-	grep -qE "timer lateness [0-9.]+ ms \([0-9]+%\) on CPU 1: explained by a hardirq-off window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_hardirq_window" /tmp/wake-timer.txt.flat
+check "a sleeper's slow wake-up on CPU 1 is explained by the hardirq-off window and its culprit, each try ($held of $((try - 1)))" test $held = $((try - 1))
+check "... and its timer lateness is, in one of at most three tries" test $late = 1
 
 trace-irqoff disable > /dev/null
 rmmod irqoff_sample
