@@ -83,8 +83,8 @@ else
 	check "status on bare metal: no stall, the silences kept in the windows" \
 		grep -q '^silences: .*bare metal, no host can pause it: kept in the windows' /tmp/together.status
 fi
-check "records say it too (trace-irqoff records: every CPU was late together for ...)" \
-	sh -c "trace-irqoff records --kind hard | grep -q 'every CPU was late together for [0-9.]* m\?s of it'"
+check "records say it too (trace-irqoff records: every CPU was late together for ... of it: ${host}stop_machine or a lock convoy)" \
+	sh -c "trace-irqoff records --kind hard | grep -q 'every CPU was late together for [0-9.]* m\?s of it: ${host}stop_machine or a lock convoy'"
 check "the counters count them (together_events > 0)" \
 	test "$(sed -n 's/^cpu 1 .* together_events=\([0-9]*\).*/\1/p' $TIO/counters)" -gt 0
 

@@ -377,11 +377,17 @@ pub fn overlap(r: &Record) -> Option<String> {
 }
 
 /// "every CPU was late together for 141 ms of it: a host pause, stop_machine or a lock
-/// convoy (not told apart)", for a window that kept such a span (`Record::together_ns`).
-pub fn together(r: &Record) -> Option<String> {
+/// convoy (not told apart)", for a window that kept such a span (`Record::together_ns`);
+/// without "a host pause" on bare metal (`hypervisor` false: no host can pause it).
+pub fn together(r: &Record, hypervisor: Option<bool>) -> Option<String> {
+    let host = if hypervisor == Some(false) {
+        ""
+    } else {
+        "a host pause, "
+    };
     (r.together_ns > 0).then(|| {
         format!(
-            "every CPU was late together for {} of it: a host pause, stop_machine or a lock convoy (not told apart)",
+            "every CPU was late together for {} of it: {host}stop_machine or a lock convoy (not told apart)",
             ms_short(r.together_ns)
         )
     })
@@ -621,16 +627,23 @@ mod tests {
     }
 
     /// Claim: a window that kept a span in which every CPU was late together says so, with
-    /// that span's length and the three things it may have been; one without says nothing.
+    /// that span's length and the three things it may have been (on a VM, or a module that
+    /// does not say), the two but a host pause on bare metal; one without says nothing.
     #[test]
     fn together_sentence() {
         let s = v2();
         let mut r = s.records[0].clone();
-        assert_eq!(together(&r), None);
+        assert_eq!(together(&r, None), None);
         r.together_ns = 141_000_000;
+        for vm in [None, Some(true)] {
+            assert_eq!(
+                together(&r, vm).as_deref(),
+                Some("every CPU was late together for 141 ms of it: a host pause, stop_machine or a lock convoy (not told apart)")
+            );
+        }
         assert_eq!(
-            together(&r).as_deref(),
-            Some("every CPU was late together for 141 ms of it: a host pause, stop_machine or a lock convoy (not told apart)")
+            together(&r, Some(false)).as_deref(),
+            Some("every CPU was late together for 141 ms of it: stop_machine or a lock convoy (not told apart)")
         );
     }
 

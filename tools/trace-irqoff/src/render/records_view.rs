@@ -49,19 +49,39 @@ fn periods(n: u64) -> String {
     format!("{n} period{}", if n == 1 { "" } else { "s" })
 }
 
+/// What a view of a record needs to know of the module that wrote it.
+#[derive(Clone, Copy, Debug)]
+pub struct FromModule {
+    /// The records format the record was read in: from v2 on, a lower bound is a window
+    /// still open.
+    pub version: u32,
+    /// Whether a host can pause the machine (the `stall` line's `hypervisor`; None from
+    /// modules before it): on bare metal (false) a span every CPU was late together was
+    /// no host pause.
+    pub hypervisor: Option<bool>,
+}
+
+impl FromModule {
+    /// The snapshot's.
+    pub fn of(s: &crate::model::snapshot::Snapshot) -> Self {
+        Self {
+            version: s.version,
+            hypervisor: s.stalls.as_ref().and_then(|st| st.hypervisor),
+        }
+    }
+}
+
 /// One record with its stacks: where the window ended, then (format v2) the task and
 /// stack sampled while it was open, and the window on another CPU it overlapped.
-/// `version` is the records format the record was read in: from v2 on, a lower bound is
-/// a window still open.
 pub fn record(
     out: &mut String,
     r: &Window,
     color: bool,
     new: bool,
     stack_depth: usize,
-    version: u32,
+    from: FromModule,
 ) {
-    record_with(out, r, color, new, stack_depth, version, usize::MAX);
+    record_with(out, r, color, new, stack_depth, from, usize::MAX);
 }
 
 /// [`record`], showing at most `max_stacks` stacks of a profile.
@@ -77,7 +97,7 @@ pub fn record_with(
     color: bool,
     new: bool,
     stack_depth: usize,
-    version: u32,
+    from: FromModule,
     max_stacks: usize,
 ) {
     let mark = if new {
@@ -85,7 +105,7 @@ pub fn record_with(
     } else {
         String::new()
     };
-    let open = if r.lower_bound && version >= 2 {
+    let open = if r.lower_bound && from.version >= 2 {
         "  (window still open)"
     } else {
         ""
@@ -137,7 +157,7 @@ pub fn record_with(
     if let Some(o) = overlap(r) {
         let _ = writeln!(out, "  {o}");
     }
-    if let Some(t) = together(r) {
+    if let Some(t) = together(r, from.hypervisor) {
         let _ = writeln!(out, "  {t}");
     }
 }
@@ -235,7 +255,7 @@ pub fn records(v: &[Window], s: &Enriched, depth: usize, color: bool) -> String 
         );
     }
     for r in v {
-        record(&mut o, r, color, false, depth, s.version);
+        record(&mut o, r, color, false, depth, FromModule::of(s));
     }
     o + &resolution_of(s, v, None)
 }
@@ -244,6 +264,14 @@ pub fn records(v: &[Window], s: &Enriched, depth: usize, color: bool) -> String 
 mod tests {
     use super::*;
     use crate::render::tests::{in_a_hard_hrtimer_callback, v2};
+
+    /// A module of records format `version`, before the hypervisor flag.
+    fn v(version: u32) -> FromModule {
+        FromModule {
+            version,
+            hypervisor: None,
+        }
+    }
 
     /// Claim: a ksoftirqd-wait record shows its cause and runnable time, the task that
     /// ran and the ksoftirqd that waited, its end time, its end stack and its in-window
@@ -254,17 +282,17 @@ mod tests {
         let mut s = v2();
         s.records[2].wall_time = Some("2026-05-07T10:00:05.120000Z".into());
         let mut o = String::new();
-        record(&mut o, &Window::of(&s.records[2]), false, false, 2, 2);
+        record(&mut o, &Window::of(&s.records[2]), false, false, 2, v(2));
         assert_eq!(
             o,
             "softirq-off (ksoftirqd-wait, thread runnable 48 ms) cpu 2    64 ms  my hog (pid 131) ran, ksoftirqd/2 (pid 24) waited  ended 2026-05-07T10:00:05.120000Z (5.120000 s after boot)\n    call_timer_fn+0x2a/0x130\n    __run_timers+0x21d/0x2c0\n    ... 4 more frames\n  in the window: my hog-131\n    delay_tsc+0x4a/0x80\n    irqoff_sample_busy+0x22/0x40 [irqoff_sample]\n    ... 3 more frames\n  overlaps softirq-off on CPU 3\n"
         );
         let mut o = String::new();
-        record(&mut o, &Window::of(&s.records[4]), false, false, 12, 2);
+        record(&mut o, &Window::of(&s.records[4]), false, false, 12, v(2));
         assert!(o.starts_with("softirq-off (bh-off) cpu 3   57 ms+  kworker/3:1 (pid 140)  open since 5.043000 s after boot  (window still open)\n  in the window: kworker/3:1-140\n"), "{o}");
         // In v1 a lower bound is the hrtimer's sample, not an open window.
         let mut o = String::new();
-        record(&mut o, &Window::of(&s.records[4]), false, false, 12, 1);
+        record(&mut o, &Window::of(&s.records[4]), false, false, 12, v(1));
         assert!(!o.contains("still open"), "{o}");
     }
 
@@ -275,11 +303,11 @@ mod tests {
         let s = v2();
         let mut r = s.records[0].clone();
         let mut o = String::new();
-        record(&mut o, &Window::of(&r), false, false, 2, 2);
+        record(&mut o, &Window::of(&r), false, false, 2, v(2));
         assert!(!o.contains("interrupting"), "{o}");
         in_a_hard_hrtimer_callback(&mut r);
         let mut o = String::new();
-        record(&mut o, &Window::of(&r), false, false, 2, 2);
+        record(&mut o, &Window::of(&r), false, false, 2, v(2));
         assert_eq!(
             o.lines().nth(1),
             Some(
@@ -303,7 +331,7 @@ mod tests {
         (r.window_pid, r.window_comm) = (20, "migration/1".into());
         let shown = |r: &crate::model::snapshot::Record| {
             let mut o = String::new();
-            record(&mut o, &Window::of(r), false, false, 2, 2);
+            record(&mut o, &Window::of(r), false, false, 2, v(2));
             o
         };
         let o = shown(&r);
@@ -331,7 +359,7 @@ mod tests {
         let s = v2();
         let headline = |r: &crate::model::snapshot::Record| {
             let mut o = String::new();
-            record(&mut o, &Window::of(r), false, false, 2, 2);
+            record(&mut o, &Window::of(r), false, false, 2, v(2));
             o.lines().next().unwrap_or_default().to_string()
         };
         let before = headline(&s.records[2]);

@@ -362,7 +362,11 @@ mod tests {
         r.latency_ns = 2_990_000_000;
         r.profile = Some(crate::render::profile::tests::one_loop());
         let mut cli = String::new();
-        crate::render::records_view::record(&mut cli, &Window::of(r), false, false, 8, 2);
+        let v2 = crate::render::records_view::FromModule {
+            version: 2,
+            hypervisor: None,
+        };
+        crate::render::records_view::record(&mut cli, &Window::of(r), false, false, 8, v2);
         let mut html = String::new();
         windows(&mut html, &crate::enrich::snapshot(&s));
         assert!(cli.contains("    99% (284 of 288 periods):"), "{cli}");

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::records_view::record_with;
+use super::records_view::{record_with, FromModule};
 use crate::enrich::{Enriched, Window};
 use crate::model::snapshot::{Cause, Kind, Record, RecordKey, Stall};
 
@@ -61,7 +61,7 @@ fn blocks(
         match item {
             Item::Window(r) => {
                 let new = seen.is_some_and(|sn| !sn.contains(&r.key()));
-                record_with(&mut o, r, color, new, 3, s.version, WATCH_STACKS);
+                record_with(&mut o, r, color, new, 3, FromModule::of(s), WATCH_STACKS);
             }
             Item::Stall(st, new) => {
                 if new {
@@ -277,7 +277,9 @@ pub fn appended(
     }
     for item in oldest_first(new, new_stalls) {
         match item {
-            Item::Window(r) => record_with(&mut o, r, color, false, 3, s.version, WATCH_STACKS),
+            Item::Window(r) => {
+                record_with(&mut o, r, color, false, 3, FromModule::of(s), WATCH_STACKS)
+            }
             Item::Stall(st, _) => o += &super::stall_entry(st, color),
         }
     }
