@@ -115,6 +115,7 @@ wait $busy 2>/dev/null
 # The task's paragraphs only (a blank line before each delay).
 awk -v RS= -v t="task sh[$busy] " 'index($0, t) { print }' /tmp/explain-pid.txt | tr '\n' ' ' | tr -s ' ' > /tmp/explain-pid.txt.flat
 echo "# measured: --pid $busy: $(head -c 600 /tmp/explain-pid.txt.flat)"
+[ -s /tmp/explain-pid.txt.flat ] || head -n 12 /tmp/explain-pid.txt | sed 's/^/# measured: --pid, no paragraph of the task: /'
 check "explain ends without an error (--pid)" test ! -s /tmp/explain-pid.txt.err
 check "--pid: the task pinned to CPU 1 is joined on CPU 1, with the window there and its culprit" grep -qE "task sh\[$busy\] ran for [0-9.]+ ms from [0-9.]+ s; .*CPUs? 1[^0-9].* explained by a hardirq-off window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_hardirq_window" /tmp/explain-pid.txt.flat
 

@@ -125,7 +125,8 @@ pub fn threads(proc_root: &Path, pid: i32) -> Vec<i32> {
 pub struct Members {
     /// Each process and its threads (none: it was not on this machine when read).
     pub threads: BTreeMap<i32, BTreeSet<i32>>,
-    /// Each process's name, where it was read.
+    /// Each process's name, where it was read: the latest read's (a process may exec
+    /// between the reads: `taskset -c 1 sh` is `taskset` until it does).
     pub names: BTreeMap<i32, String>,
 }
 
@@ -145,14 +146,13 @@ impl Members {
         m
     }
 
-    /// Adds the processes, threads and names of `other` (a later read) to these.
+    /// Adds the processes, threads and names of `other` (a later read) to these; its
+    /// names replace the earlier ones.
     pub fn add(&mut self, other: Members) {
         for (pid, t) in other.threads {
             self.threads.entry(pid).or_default().extend(t);
         }
-        for (pid, name) in other.names {
-            self.names.entry(pid).or_insert(name);
-        }
+        self.names.extend(other.names);
     }
 
     /// No process at all.
@@ -518,7 +518,7 @@ mod tests {
 
     /// Claim: membership read before a span and after it is the union: a thread that
     /// exited meanwhile (301) and a process that joined the cgroup meanwhile (400) are
-    /// both kept, with the names read.
+    /// both kept, with the names read; a process that exec'd meanwhile has its new name.
     #[test]
     fn members_before_and_after_a_span_are_the_union() {
         let sys = tempfile::TempDir::new().unwrap();
@@ -537,6 +537,7 @@ mod tests {
         fs::create_dir_all(p.join("400/task/400")).unwrap();
         fs::write(p.join("400/comm"), "dd\n").unwrap();
         fs::write(cg.join("cgroup.procs"), "300\n400\n").unwrap();
+        fs::write(p.join("300/comm"), "sh\n").unwrap();
         m.add(read());
         let threads: Vec<(i32, Vec<i32>)> = m
             .threads
@@ -544,7 +545,7 @@ mod tests {
             .map(|(p, t)| (*p, t.iter().copied().collect()))
             .collect();
         assert_eq!(threads, [(300, vec![300, 301]), (400, vec![400])]);
-        assert_eq!(m.names[&300], "cat");
+        assert_eq!(m.names[&300], "sh");
         assert_eq!(m.names[&400], "dd");
     }
 
