@@ -55,6 +55,16 @@ fn flat_text(c: &mut Command) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The task delay (`--pid`, `--cgroup`) of an answer.
+fn task_delay(j: &serde_json::Value) -> &serde_json::Value {
+    j["delays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["delay"]["kind"] == "task")
+        .unwrap()
+}
+
 /// The delay of `kind` starting at `start_ns` in an answer.
 fn delay<'a>(j: &'a serde_json::Value, kind: &str, start_ns: u64) -> &'a serde_json::Value {
     j["delays"]
@@ -244,12 +254,7 @@ fn a_task_is_joined_on_the_cpus_it_ran_on() {
     stat[39 - 3] = "1".into();
     fs::write(task.join("stat"), format!("70 (dd) {}\n", stat.join(" "))).unwrap();
     let j = explain_json_in(&root, &["--pid", "70"]);
-    let d = j["delays"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["delay"]["kind"] == "task")
-        .unwrap();
+    let d = task_delay(&j);
     assert_eq!(d["delay"]["task"], "dd[70]");
     assert_eq!(d["delay"]["cpus"], serde_json::json!([1]));
     assert_eq!(d["windows"][0]["window"]["comm"], "irq_test");
@@ -275,12 +280,7 @@ fn a_task_name_that_is_not_utf8_keeps_its_cpus() {
     stat.extend(fields.join(" ").bytes());
     fs::write(task.join("stat"), stat).unwrap();
     let j = explain_json_in(&root, &["--pid", "70"]);
-    let d = j["delays"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["delay"]["kind"] == "task")
-        .unwrap();
+    let d = task_delay(&j);
     assert_eq!(d["delay"]["task"], "d\u{fffd}d[70]");
     assert_eq!(d["delay"]["cpus"], serde_json::json!([1, 3]));
 }
@@ -310,12 +310,7 @@ fn a_processs_threads_are_looked_up_by_their_ids() {
             .args(["explain", "--json", "--pid", "70", "--from"])
             .arg(&trace),
     );
-    let d = j["delays"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["delay"]["kind"] == "task")
-        .unwrap();
+    let d = task_delay(&j);
     assert_eq!(d["delay"]["task"], "dd[70]");
     assert_eq!(d["delay"]["cpus"], serde_json::json!([0, 1]), "{d}");
     let evidence = d["delay"]["evidence"].to_string();
@@ -346,12 +341,7 @@ fn a_cgroup_is_joined_on_the_cpus_its_tasks_ran_on() {
             ])
             .arg(&trace),
     );
-    let d = j["delays"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["delay"]["kind"] == "task")
-        .unwrap();
+    let d = task_delay(&j);
     assert_eq!(d["delay"]["task"], "cgroup /system.slice/dd.service");
     assert_eq!(d["delay"]["cpus"], serde_json::json!([1]));
     assert_eq!(d["windows"][0]["window"]["cpu"], 1);
