@@ -45,6 +45,8 @@ same_prototype!(ffi =>
     trace_irqoff_rs_cpu_offline(_),
     trace_irqoff_rs_nmi(_, _),
     trace_irqoff_rs_name_frames(),
+    trace_irqoff_rs_sleep(),
+    trace_irqoff_rs_woken(),
 );
 // The tag-wait feature's, declared in `tag_wait/hooks.h`.
 same_prototype!(tag_wait =>
@@ -193,6 +195,23 @@ pub(crate) extern "C" fn trace_irqoff_rs_softirq_sample(cpu: c_uint) -> c_ulong 
 pub(crate) extern "C" fn trace_irqoff_rs_probe_ran(cpu: c_uint) {
     if let Some(s) = sampler(cpu) {
         s.probe_ran();
+    }
+}
+
+/// The idle loop puts this CPU to sleep (the `power:cpu_idle` probe; hard interrupts off).
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_sleep() {
+    if let Some(s) = sampler(kernel::cpu::CpuId::current().as_u32()) {
+        s.going_to_sleep();
+    }
+}
+
+/// This CPU is back from the idle loop's wait, or in an interrupt's entry, before its
+/// handler (hard interrupts off).
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_woken() {
+    if let Some(s) = sampler(kernel::cpu::CpuId::current().as_u32()) {
+        s.woken();
     }
 }
 

@@ -283,6 +283,103 @@ pub(crate) unsafe fn hrtimer_expires_ns<T>(timer: &kernel::time::hrtimer::HrTime
     unsafe { raw::tio_hrtimer_expires_ns(raw) }
 }
 
+/// Takes `timer` out of its queue while its CPU sleeps; `true` if it was queued (it is
+/// not now), `false` if it was not (nothing changed).
+///
+/// # Safety
+///
+/// Call on the CPU `timer` is pinned to, with hard interrupts off, outside its callback,
+/// while the handle that keeps its owner alive (an `ArcHrTimerHandle`) exists and
+/// nothing else starts it: then its callback is not running (it would run on this CPU,
+/// with interrupts off) and the timer stays alive through the call.
+pub(crate) unsafe fn hrtimer_park<T>(timer: &kernel::time::hrtimer::HrTimer<T>) -> bool {
+    // As in `hrtimer_forward`: the address of the `HrTimer` is that of its C timer.
+    let raw = core::ptr::from_ref(timer).cast_mut().cast::<c_void>();
+    // SAFETY: `raw` is a live `struct hrtimer` (the caller's contract); cancelling takes
+    // its base's lock, which a queued or idle timer's state needs.
+    unsafe { raw::tio_hrtimer_park(raw) != 0 }
+}
+
+/// Queues `timer`, parked by [`hrtimer_park`], again, to expire at `expires_ns` (the
+/// monotonic clock), pinned to this CPU.
+///
+/// # Safety
+///
+/// As [`hrtimer_park`], and `timer` must be the one this CPU parked, not queued since: the
+/// handle that cancels it at its stop must still exist, so that the queued timer never
+/// outlives its owner.
+pub(crate) unsafe fn hrtimer_unpark<T>(timer: &kernel::time::hrtimer::HrTimer<T>, expires_ns: u64) {
+    let raw = core::ptr::from_ref(timer).cast_mut().cast::<c_void>();
+    // SAFETY: `raw` is a live `struct hrtimer`, not queued, whose owner outlives it
+    // queued (the caller's contract); its mode (pinned, hard) is the one it was set up
+    // with.
+    unsafe { raw::tio_hrtimer_unpark(raw, expires_ns) }
+}
+
+/// The probes on the sleep of CPUs (`idle.c`): while they are registered, a CPU's
+/// sampler parks its hrtimer where the idle loop puts the CPU to sleep and queues it again
+/// at the entry of the first interrupt that wakes it, or when it is back.
+///
+/// # Invariants
+///
+/// The probes were registered by `tio_sleep_register` and not yet unregistered.
+pub(crate) struct SleepProbes(());
+
+impl SleepProbes {
+    /// Registers the probes. Process context. An error where the kernel has no
+    /// `irq_handler_entry` tracepoint (no CPU then parks: its wake-ups could not be seen).
+    pub(crate) fn register() -> Result<Self> {
+        // SAFETY: No preconditions; the probes reach the module's state only through the
+        // entry points, which check that it exists.
+        to_result(unsafe { raw::tio_sleep_register() })?;
+        // INVARIANT: registered just now.
+        Ok(Self(()))
+    }
+
+    /// How many interrupt entries are probed.
+    pub(crate) fn entries(&self) -> u32 {
+        // SAFETY: No preconditions; reads what the registration found.
+        let n = unsafe { raw::tio_sleep_entries() };
+        u32::try_from(n).unwrap_or(0)
+    }
+}
+
+impl Drop for SleepProbes {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant the probes are registered; this removes them once
+        // and waits until none runs.
+        unsafe { raw::tio_sleep_unregister() };
+    }
+}
+
+/// From hard interrupt context: wakes `cpu` (a sleeping watcher) with a function call
+/// that does nothing; its IPI's entry probe queues the watcher's hrtimer again. Offline
+/// CPUs, this CPU and a CPU whose wake is still in flight are left alone. O(1).
+pub(crate) fn wake_cpu(cpu: u32) {
+    // SAFETY: No preconditions beyond interrupts off (the callers': hrtimer callbacks),
+    // which keeps `cpu` online between the shim's check and the queueing.
+    unsafe { raw::tio_wake_cpu(cpu) }
+}
+
+/// Held to the end of the module: its drop, after every sampler stopped (none calls
+/// [`wake_cpu`] any more), waits until no wake is pending or running, so that none runs
+/// the module's code after it is gone.
+pub(crate) struct CpuWakes(());
+
+impl CpuWakes {
+    pub(crate) fn new() -> Self {
+        Self(())
+    }
+}
+
+impl Drop for CpuWakes {
+    fn drop(&mut self) {
+        // SAFETY: Process context (the module's unload); the calls are the shim's own,
+        // set up statically.
+        unsafe { raw::tio_wake_sync() }
+    }
+}
+
 /// The per-CPU threads that run deferred softirqs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum SoftirqThread {
@@ -663,16 +760,17 @@ pub(crate) fn namer_kick_wanted() {
 
 /// The per-CPU timer_list of the softirq sampler (one per CPU, in the shim).
 pub(crate) mod softtimer {
-    use super::{c_ulong, raw, to_result};
+    use super::{c_int, c_ulong, raw, to_result};
     use kernel::error::Result;
 
     /// Starts the calling CPU's timer_list, first expiry in `jiffies` (the CPU's own: call
     /// it on the CPU it samples, from its hotplug online callback). `EBUSY` if that timer
-    /// is already running (left as it is).
-    pub(crate) fn start(jiffies: u64) -> Result {
+    /// is already running (left as it is). `deferrable`: it does not wake the CPU from
+    /// sleep (it runs at the first tick after it).
+    pub(crate) fn start(jiffies: u64, deferrable: bool) -> Result {
         // SAFETY: No preconditions: the shim sets up the calling CPU's own timer, and
         // refuses one that is already pending.
-        to_result(unsafe { raw::tio_softtimer_start(jiffies as c_ulong) })
+        to_result(unsafe { raw::tio_softtimer_start(jiffies as c_ulong, c_int::from(deferrable)) })
     }
 
     /// Shuts `cpu`'s timer_list down and waits for its callback. Process context. A CPU

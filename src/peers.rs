@@ -84,6 +84,17 @@ pub(crate) struct Peer {
     /// The longest of its samplers' starts with hard interrupts off, ns
     /// (`Peers::started_off`).
     online_max_ns: Atomic<u64>,
+    /// When its CPU went to sleep with its hrtimer parked (`sampler::sleep`); 0 while it
+    /// is awake. Written by its own CPU only, with interrupts off: `last_hard_ns` is
+    /// stored before this is cleared (release), so a watcher that loads 0 here (acquire)
+    /// finds the wake-up's time there or later.
+    pub(crate) parked_since: Atomic<u64>,
+    /// Its CPU sleeps in the idle loop, its hrtimer parked or not (a watcher keeps it
+    /// queued while a CPU it watches is awake). Written by its own CPU only.
+    pub(crate) sleeping: Atomic<bool>,
+    /// A CPU it watches woke it to watch (`Watch::wake_a_watcher`), set before the wake:
+    /// its wake-up wakes no watcher of its own. Cleared by its own CPU.
+    pub(crate) woken_to_watch: Atomic<bool>,
 }
 
 impl Peer {
@@ -221,6 +232,10 @@ impl Pulse {
     }
 }
 
+/// How many sampled CPUs after the one that ends a silence are asked whether they sleep
+/// ([`Peers::neighbour_sleeps`]).
+const SLEEP_LOOKS: usize = 2;
+
 /// Every possible CPU's entry, indexed by CPU number.
 pub(crate) struct Peers {
     cpus: VVec<Peer>,
@@ -231,6 +246,10 @@ pub(crate) struct Peers {
     /// A host can stop the machine (`ffi::under_hypervisor`, read at load): without one
     /// no silence is a stall (`stall::Evidence`).
     vm: bool,
+    /// The sleep probes are registered: an idle CPU's hrtimer parks while it sleeps, and
+    /// its timer_list is deferrable (`sampler::sleep`). Set at load, before any sampler
+    /// starts.
+    parking: Atomic<bool>,
 }
 
 impl Peers {
@@ -250,6 +269,9 @@ impl Peers {
                     open_posted: Atomic::new(0),
                     unsampled: Atomic::new(false),
                     online_max_ns: Atomic::new(0),
+                    parked_since: Atomic::new(0),
+                    sleeping: Atomic::new(false),
+                    woken_to_watch: Atomic::new(false),
                 },
                 GFP_KERNEL,
             )?;
@@ -260,7 +282,19 @@ impl Peers {
             pulse: Pulse::new(),
             nr_sampling: Atomic::new(0),
             vm: ffi::under_hypervisor(),
+            parking: Atomic::new(false),
         })
+    }
+
+    /// Whether idle CPUs park their hrtimers while they sleep (the sleep probes are
+    /// registered).
+    pub(crate) fn parking(&self) -> bool {
+        self.parking.load(Relaxed)
+    }
+
+    /// Says that the sleep probes are registered (at load, before any sampler starts).
+    pub(crate) fn set_parking(&self) {
+        self.parking.store(true, Relaxed);
     }
 
     /// Whether a host can stop this machine (the CPU reports a hypervisor): only then can
@@ -351,12 +385,47 @@ impl Peers {
         }
     }
 
+    /// A CPU woke at `now` from a sleep with its hrtimer parked (hard interrupt context):
+    /// the machine's last beat moves there without a silence. A sleeping CPU has no run to
+    /// miss; the time all CPUs slept is not a silence of a running machine.
+    pub(crate) fn beat_awake(&self, now: u64) {
+        let last = self.pulse.last.load(Acquire);
+        if last < now {
+            let _ = self.pulse.last.cmpxchg(last, now, Full);
+        }
+    }
+
+    /// Whether one of the sampled CPUs after `cpu` (the first [`SLEEP_LOOKS`] of them, in at
+    /// most `2 * SLEEP_LOOKS` looks) sleeps with its hrtimer parked: it had no run to miss,
+    /// so a silence that `cpu` ends is not every CPU late together. Constant time.
+    fn neighbour_sleeps(&self, cpu: u32) -> bool {
+        let n = self.cpus.len();
+        let mut found = 0;
+        for step in 1..=2 * SLEEP_LOOKS {
+            if found == SLEEP_LOOKS || step >= n {
+                break;
+            }
+            let Some(p) = self.cpus.get((cpu as usize + step) % n) else {
+                break;
+            };
+            if !p.sampling.load(Relaxed) {
+                continue;
+            }
+            if p.parked_since.load(Acquire) != 0 {
+                return true;
+            }
+            found += 1;
+        }
+        false
+    }
+
     /// [`Peers::beat`]'s beat at `now` that ends silence `s` (the last beat, as loaded,
-    /// having been at `last`): posted while two or more CPUs sample.
+    /// having been at `last`): posted while two or more CPUs sample and none of the next
+    /// sampled ones sleeps with its hrtimer parked.
     #[inline(never)]
     fn beat_silence(&self, last: u64, s: Window, cpu: u32, now: u64, threshold_ns: u64) {
         let pulse = &self.pulse;
-        if self.nr_sampling.load(Relaxed) < 2 {
+        if self.nr_sampling.load(Relaxed) < 2 || self.neighbour_sleeps(cpu) {
             let _ = pulse.last.cmpxchg(last, now, Full);
             return;
         }

@@ -10,6 +10,7 @@ mod hard;
 mod locals;
 mod probe;
 mod run;
+mod sleep;
 mod soft;
 
 pub(crate) use cpu::CpuSampler;

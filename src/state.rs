@@ -162,6 +162,11 @@ impl State {
     }
 
     /// The CPU numbers the module covers (`nr_cpu_ids`).
+    /// Whether softirqs run in threads on this kernel (PREEMPT_RT, `threadirqs`).
+    pub(crate) fn threaded(&self) -> bool {
+        self.threaded
+    }
+
     pub(crate) fn nr_cpus(&self) -> u32 {
         self.cpus.nr()
     }

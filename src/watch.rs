@@ -25,9 +25,14 @@
 //! Where they cannot be sent, nothing can confirm a window, and the stuck line is logged
 //! at the stuck length as it stands.
 //!
+//! A CPU that sleeps with its hrtimer parked (`sampler::sleep`) is not watched (nothing
+//! runs there) and does not watch: `sleepers` wakes a sleeping watcher for a CPU that is
+//! awake.
+//!
 //! Its parts: `state` (the [`Watch`] and its entry per CPU, `watched`), `rings` (which
-//! CPUs each one watches), `nmi` (asking for NMIs and taking them), `stuck` (the stuck
-//! line, from the watcher to the namer). The watcher's run, its claim and its
+//! CPUs each one watches, and which watch it), `sleepers` (the watchers of sleeping CPUs),
+//! `nmi` (asking for NMIs and taking them), `stuck` (the stuck line, from the watcher to
+//! the namer). The watcher's run, its claim and its
 //! announcements are here.
 
 use kernel::prelude::*;
@@ -43,6 +48,7 @@ use crate::records::comm_str;
 
 mod nmi;
 mod rings;
+mod sleepers;
 mod state;
 mod stuck;
 mod watched;
@@ -151,7 +157,12 @@ impl Watch {
         now: u64,
         rules: &Rules,
     ) -> Option<Ongoing> {
-        let last = peers.get(cpu)?.last_hard_ns.load(Relaxed);
+        let peer = peers.get(cpu)?;
+        // Asleep with its hrtimer parked: no window is open there.
+        if peer.parked_since.load(Acquire) != 0 {
+            return None;
+        }
+        let last = peer.last_hard_ns.load(Relaxed);
         if last == 0 || !ffi::cpu_online(cpu) {
             return None;
         }
@@ -192,6 +203,11 @@ impl Watch {
         for slot in &ring.watched {
             let Some(t) = *slot else { continue };
             let Some(peer) = peers.get(t) else { continue };
+            // Asleep, its hrtimer parked: nothing runs there to hold interrupts off (its
+            // first interrupt wakes it, and its last run is set then, before this clears).
+            if peer.parked_since.load(Acquire) != 0 {
+                continue;
+            }
             let last = peer.last_hard_ns.load(Relaxed);
             if last == 0 {
                 // Stopped: going offline, maybe not yet out of the online mask when the
@@ -199,7 +215,13 @@ impl Watch {
                 ring.version = 0;
                 continue;
             }
-            let length_ns = open_length(peers, last, now, rules);
+            let mut length_ns = open_length(peers, last, now, rules);
+            // Its last run is a wake-up from a parked sleep: interrupts were on up to it
+            // (it slept), so the window open since is as long as the time since, not a
+            // period less (a handler that holds them off from the wake-up's entry).
+            if self.get(t).is_some_and(|w| w.woke_at.load(Relaxed) == last) {
+                length_ns = length_ns.saturating_add(rules.period_ns);
+            }
             peers.open_seen(t, last, length_ns, rules.threshold_ns);
             if length_ns >= rules.threshold_ns {
                 busy = true;

@@ -511,7 +511,7 @@ static void tio_softtimer_fn(struct timer_list *t)
 		mod_timer(t, jiffies + next);
 }
 
-int tio_softtimer_start(unsigned long delay)
+int tio_softtimer_start(unsigned long delay, int deferrable)
 {
 	struct timer_list *t = this_cpu_ptr(&tio_softtimer);
 
@@ -519,7 +519,8 @@ int tio_softtimer_start(unsigned long delay)
 		return -EBUSY;
 
 	/* Irq-safe: see tio_irqs_on_begin() in shim.h. */
-	timer_setup(t, tio_softtimer_fn, TIMER_PINNED | TIMER_IRQSAFE);
+	timer_setup(t, tio_softtimer_fn,
+		    TIMER_PINNED | TIMER_IRQSAFE | (deferrable ? TIMER_DEFERRABLE : 0));
 	t->expires = jiffies + delay;
 	add_timer_on(t, smp_processor_id());
 	this_cpu_write(tio_softtimer_ready, true);

@@ -242,10 +242,12 @@ int tio_cpu_nohz_full(unsigned int cpu);
  * The per-CPU timer_list (softirq sampler). start: on the calling CPU, first expiry in
  * `jiffies`; each expiry calls trace_irqoff_rs_softirq_sample(cpu), whose non-zero result
  * is the next delay in jiffies; 0, or -EBUSY if that CPU's timer is already running (it
- * is left as it is). stop: shuts cpu's timer down and waits for a running callback; a CPU
- * number that is not possible, or whose timer was never started, changes nothing.
+ * is left as it is). deferrable: non-zero for a timer that does not wake the CPU from
+ * sleep (TIMER_DEFERRABLE: it runs at the first tick after). stop: shuts cpu's timer down
+ * and waits for a running callback; a CPU number that is not possible, or whose timer was
+ * never started, changes nothing.
  */
-int tio_softtimer_start(unsigned long jiffies);
+int tio_softtimer_start(unsigned long jiffies, int deferrable);
 void tio_softtimer_stop(unsigned int cpu);
 
 /*
@@ -373,6 +375,33 @@ void tio_namer_stop(void);
 int tio_stop_machine_register(void);
 void tio_stop_machine_unregister(void);
 unsigned long long tio_stop_machine_callback(void);
+/*
+ * The sleep of a CPU (idle.c). register: probes on power:cpu_idle and on the tracepoints
+ * at the entry of every interrupt (irq_handler_entry, and x86's system vectors where the
+ * kernel has them) and of every softirq (softirq_entry); from then on
+ * trace_irqoff_rs_sleep runs where the idle loop puts a CPU to sleep,
+ * trace_irqoff_rs_woken where it is back and at every such entry, before its handler (on
+ * that CPU, hard interrupts off). 0 or -errno (-ENOENT: no irq_handler_entry or
+ * softirq_entry; -EOPNOTSUPP: a Hyper-V or ACRN guest, whose interrupts come on vectors
+ * without an entry tracepoint). unregister: removes them and waits until none runs.
+ * entries: how many entries are probed.
+ * park: from that CPU, with interrupts off, outside the timer's callback: takes the
+ * timer out of its queue; non-zero if it was queued (and is now not). unpark: queues it
+ * again, pinned to this CPU, to expire at expires_ns (the monotonic clock).
+ */
+int tio_sleep_register(void);
+void tio_sleep_unregister(void);
+int tio_sleep_entries(void);
+int tio_hrtimer_park(void *timer);
+/*
+ * wake_cpu: from hard interrupt context (interrupts off), wakes cpu with a function call
+ * that does nothing (its IPI's entry is what counts); a CPU that is offline, this one, or
+ * one with such a call still in flight is left alone. wake_sync: process context, after
+ * the last wake_cpu: waits until no such call is in flight or running.
+ */
+void tio_wake_cpu(unsigned int cpu);
+void tio_wake_sync(void);
+void tio_hrtimer_unpark(void *timer, unsigned long long expires_ns);
 /* The kernel log's rate limit for the stuck message: non-zero if one may be printed now. */
 int tio_warn_ratelimit(void);
 
@@ -392,5 +421,8 @@ int trace_irqoff_rs_cpu_offline(unsigned int cpu);
 int trace_irqoff_rs_nmi(unsigned int cpu, unsigned long ip);
 /* The namer's pass (process context, may sleep). */
 void trace_irqoff_rs_name_frames(void);
+/* This CPU: the idle loop puts it to sleep; it is awake again or in an interrupt's entry. */
+void trace_irqoff_rs_sleep(void);
+void trace_irqoff_rs_woken(void);
 
 #endif

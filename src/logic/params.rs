@@ -88,6 +88,14 @@ pub(crate) const TAG_WAIT_KPROBE: Param = Param {
     max: 1,
 };
 
+/// Whether an idle CPU's sampler parks while the CPU sleeps (`sampler::sleep`).
+pub(crate) const PARK_IDLE: Param = Param {
+    name: "park_idle",
+    default: 1,
+    min: 0,
+    max: 1,
+};
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -96,12 +104,13 @@ mod tests {
     use std::string::String;
 
     /// Every parameter, in `module!` order.
-    const ALL: [Param; 5] = [
+    const ALL: [Param; 6] = [
         RECORDS_PER_CPU,
         WATCH,
         MAX_WINDOW_SAMPLES,
         STUCK_MS,
         TAG_WAIT_KPROBE,
+        PARK_IDLE,
     ];
 
     /// Claim: `records_per_cpu` accepts 1 and 64 and refuses 0 and 65; refusals of

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The `counters` file (the configuration, memory, watcher, stall and namer lines, each
+//! The `counters` file (the configuration, memory, watcher, stall, sleep and namer lines, each
 //! CPU's `cpu`, `hist` and `cost` lines and its `worst` line, the tag-wait lines: what a
 //! metrics scrape needs, in O(CPUs) and without stacks), and the lines `records` repeats
 //! from it (its header and each CPU's counters). Their grammar is `logic::grammar`.
@@ -80,6 +80,14 @@ pub(super) fn show_header(state: &State, m: &SeqFile, name: &str, version: u32) 
         st.latest.start,
         st.latest.end,
         u8::from(state.peers.vm())
+    );
+    let (parks, watcher_wakes) = state.watch.sleep_counts();
+    seq_print!(
+        m,
+        "sleep parking={} parks={} watcher_wakes={}\n",
+        u8::from(state.peers.parking()),
+        parks,
+        watcher_wakes
     );
     let n = state.namer.stats();
     seq_print!(

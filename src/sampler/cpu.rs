@@ -331,7 +331,10 @@ impl CpuSampler {
         // whenever it runs. The timer_list first: a wait for its base's lock (which an
         // idle CPU's timers share with the CPU that expires them remotely) then comes
         // before the hrtimer is armed, not inside its first gap.
-        let soft = softtimer::start(rules.soft_period_jiffies);
+        // Deferrable where the hrtimer parks while the CPU sleeps (`sleep`): a
+        // sleeping CPU is woken for neither, and its wake-up sets where the timer_list's gap
+        // counts from.
+        let soft = softtimer::start(rules.soft_period_jiffies, this.peers.parking());
         let handle = HrTimerPointer::start(this.clone(), period(&rules));
         let now = ffi::now_ns();
         let jiffies = ffi::jiffies();
@@ -384,8 +387,10 @@ impl CpuSampler {
                 h.cancel();
             }
             if let Some(me) = self.peer() {
-                // Not overdue: stopped.
+                // Not overdue: stopped. Not parked either: nothing queues it again.
                 me.last_hard_ns.store(0, Relaxed);
+                me.parked_since.store(0, Relaxed);
+                me.sleeping.store(false, Relaxed);
             }
         }
         // Cancelled already: only the hrtimer's reference to the sampler goes.

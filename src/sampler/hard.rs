@@ -493,6 +493,8 @@ fn errands(
     now: u64,
 ) -> u64 {
     s.watch.settle(s.cpu, nmi_seen, now);
+    // Awake: a watcher asleep with its hrtimer parked is woken to watch this CPU.
+    s.watch.wake_watchers(&s.peers, s.cpu);
     // Frame classes that captures here or in the watcher's NMIs met without knowing
     // them: the namer learns them (`capture::learn_pending`).
     if capture::has_pending() {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Which CPUs each CPU watches: its next one or two sampling CPUs in a ring, worked out
-//! in process context whenever a sampler starts or stops, and copied by each hrtimer.
+//! in process context whenever a sampler starts or stops, and copied by each hrtimer; and
+//! which CPUs watch each (its watchers, for `sleepers`).
 
 use kernel::sync::atomic::{Relaxed, Release};
 
@@ -37,13 +38,25 @@ impl Watch {
         let r = switch();
         let _held = ffi::CpusHeld::new();
         self.switching_all.store(false, Relaxed);
+        let nr = self.cpus.nr();
+        profile::rings(nr, |c| peers.sampling(c), |c, ring| self.set_ring(c, ring));
+        // The watchers of each: the rings of the mirrored ring (a CPU watches its next one
+        // or two sampling CPUs, so it is watched by its previous one or two).
         profile::rings(
-            self.cpus.nr(),
-            |c| peers.sampling(c),
-            |c, ring| self.set_ring(c, ring),
+            nr,
+            |c| peers.sampling(mirror(nr, c)),
+            |c, ring| self.set_watchers(mirror(nr, c), ring.map(|o| o.map(|x| mirror(nr, x)))),
         );
         self.ring_version_bump();
         r
+    }
+
+    fn set_watchers(&self, cpu: u32, watchers: [Option<u32>; 2]) {
+        if let Some(w) = self.get(cpu) {
+            for (slot, c) in w.watchers.iter().zip(watchers) {
+                slot.store(c.unwrap_or(NO_CPU), Relaxed);
+            }
+        }
     }
 
     fn set_ring(&self, cpu: u32, ring: [Option<u32>; 2]) {
@@ -76,6 +89,17 @@ impl Watch {
             |c| peers.sampling(c),
             |c, ring| self.set_ring(c, ring),
         );
+        profile::rings_around(
+            nr,
+            mirror(nr, cpu),
+            |c| peers.sampling(mirror(nr, c)),
+            |c, ring| self.set_watchers(mirror(nr, c), ring.map(|o| o.map(|x| mirror(nr, x)))),
+        );
         self.ring_version_bump();
     }
+}
+
+/// CPU `c` of a ring of `nr` counted the other way round (an involution).
+fn mirror(nr: u32, c: u32) -> u32 {
+    nr.saturating_sub(1).saturating_sub(c)
 }

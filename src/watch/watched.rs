@@ -94,6 +94,17 @@ pub(crate) struct Watched {
     /// The CPUs this one watches (`NO_CPU`: none), worked out in process context by
     /// `Watch::ring_changed`; its hrtimer copies them when the ring version moved.
     pub(super) ring: [Atomic<u32>; 2],
+    /// The CPUs that watch this one (those whose `ring` holds it; `NO_CPU`: none), worked
+    /// out with the rings: this CPU wakes those that sleep with their hrtimers parked.
+    pub(super) watchers: [Atomic<u32>; 2],
+    /// Sleeping watchers this CPU woke to watch it, and how often its own hrtimer parked
+    /// while it slept (the `sleep` line). Written by its own CPU only.
+    pub(super) watcher_wakes: Atomic<u64>,
+    pub(super) parks: Atomic<u64>,
+    /// When this CPU last woke from a sleep with its hrtimer parked (its `last_hard_ns`
+    /// then): while its last run is that wake-up, interrupts were on up to it, so an open
+    /// window there is counted from it, not from a period after it. Written by its own CPU.
+    pub(super) woke_at: Atomic<u64>,
     /// Time spent in the NMI handler on this CPU for samples.
     pub(crate) nmi_cost: Cost,
     /// From sending an NMI to this CPU to its handler running here.
@@ -124,6 +135,10 @@ impl Watched {
             awake: Sighting::new(),
             unconfirmed: Atomic::new(0),
             ring: [const { Atomic::new(NO_CPU) }; 2],
+            watchers: [const { Atomic::new(NO_CPU) }; 2],
+            watcher_wakes: Atomic::new(0),
+            parks: Atomic::new(0),
+            woke_at: Atomic::new(0),
             nmi_cost: Cost::new(),
             nmi_rtt: Cost::new(),
         }
