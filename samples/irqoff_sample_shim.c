@@ -8,6 +8,7 @@
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/irq_work.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
@@ -130,10 +131,20 @@ static enum hrtimer_restart sample_hrtimer_cb(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * How long after the request the hrtimer modes' callback runs, ms (at least 1): long
+ * enough for every other CPU to be asleep when the window opens.
+ */
+static unsigned int hrtimer_delay_ms = 1;
+module_param(hrtimer_delay_ms, uint, 0644);
+MODULE_PARM_DESC(hrtimer_delay_ms, "Delay (ms) from a hrtimer or softhrtimer request to its window (default 1)");
+
 /* Runs on the target CPU (an IPI): a pinned timer fires on the CPU that starts it. */
 static void sample_hrtimer_arm(void *unused)
 {
-	hrtimer_start(&sample_hrtimer, ns_to_ktime(NSEC_PER_MSEC), sample_hrtimer_mode);
+	u64 ms = max(READ_ONCE(hrtimer_delay_ms), 1U);
+
+	hrtimer_start(&sample_hrtimer, ns_to_ktime(ms * NSEC_PER_MSEC), sample_hrtimer_mode);
 }
 
 static void sample_timer_cb(struct timer_list *t)

@@ -202,7 +202,9 @@ assert len(fe) == 4 and all(r["soft_events"] == r["soft_bh_off_events"] + r["sof
 import json, sys
 fe = [r for r in json.load(open(sys.argv[1]))["false_events"] if r["tool"] == "ours"]
 w = [r["witness"] for r in fe]
-assert len(w) == 4 and all("error" not in x and x["lines"] > 100 and x["hz"] == 1000 for x in w), w
+# An idle second of the test kernel traces about 50 lines now that idle CPUs sleep with
+# their samplers parked (design.rst: sleeping CPUs); a busy one thousands.
+assert len(w) == 4 and all("error" not in x and x["lines"] > 20 and x["hz"] == 1000 for x in w), w
 assert all(x["confirmed"] + x["unconfirmed"] + x["unjudged"] == x["events"] and len(x["unconfirmed_events"]) == x["unconfirmed"] for x in w), w' "$smoke/results.json"
 	smoke_check "tio-bench: every overhead configuration ran the CPU-bound loop" python3 -c '
 import json, sys

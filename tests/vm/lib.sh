@@ -112,6 +112,13 @@ window_block() {	# window_block CPU KIND [COMM]: the in-window frames of the fir
 		$1 == "window_frame" { if (found) print; next }
 		{ if (found) exit }' $TIO/records
 }
+first_record() {	# first_record CPU KIND: reads the records file from CPU 0 into $records and sets rec (CPU's first KIND record, lower_bound=0), stack (its frame and window_frame lines: where the window ended and inside it) and lat (its latency_ns)
+	records=$(taskset -c 0 cat $TIO/records)
+	rec=$(echo "$records" | grep "^record cpu=$1 kind=$2 lower_bound=0 " | head -n1)
+	stack=$(echo "$records" | awk -v l="$rec" '$0 == l { f = 1; next }
+		f && ($1 == "frame" || $1 == "window_frame") { print; next } f { exit }')
+	lat=$(field latency_ns "$rec")
+}
 frame_at() {	# frame_at BLOCK FUNC: 1-based position of FUNC among the (window_)frame lines, 0 if absent
 	echo "$1" | awk -v f="$2" '$1 ~ /frame$/ { n++; if (index($0, f)) { print n; found = 1; exit } } END { if (!found) print 0 }'
 }

@@ -158,12 +158,8 @@ for load in ${CASE12_LOADS:-idle busy}; do
 		pid=$(echo "$line" | sed -n 's/.* pid=\([0-9]*\) .*/\1/p')
 		if [ "$pid" = 0 ]; then thread=idle; else thread=$(cat /proc/$pid/comm 2>/dev/null); fi
 		after=$(events 1 $kind)
-		records=$(taskset -c 0 cat $TIO/records)
-		rec=$(echo "$records" | grep "^record cpu=1 kind=$kind lower_bound=0 " | head -n1)
-		# Its stacks: where the window ended (frame) and inside it (window_frame).
-		stack=$(echo "$records" | awk -v l="$rec" '$0 == l { f = 1; next }
-			f && ($1 == "frame" || $1 == "window_frame") { print; next } f { exit }')
-		lat=$(field latency_ns "$rec")
+		# Its record, and its stacks: where the window ended and inside it.
+		first_record 1 $kind
 		echo "# measured: $load cpu 1, $mode window true_ns=$tru ran in ${thread:-?} (pid $pid) context: $ctx: $((after - before)) $kind event(s), record latency_ns=${lat:-none} end_shows_culprit=$(field end_shows_culprit "$rec") cause=$(field cause "$rec") comm=$(field comm "$rec")"
 		# The record as a user reads it: its line and the first frames of both stacks.
 		{ echo "$rec"; echo "$stack" | head -n 8; } | sed 's/^/#   /'
