@@ -21,7 +21,7 @@ pub fn section(o: &mut String, k: &Value) -> Option<String> {
     heading(o, "Idle wake-ups", '-');
     let _ = writeln!(
         o,
-        "CPU {} idle (the driver on CPU 0, nothing else to run): its local timer interrupts\n(``LOC`` in ``/proc/interrupts``) and all its interrupts per second over {} s of guest time, a\nsecond after the configuration was set; {} rounds, every configuration once per round (order\nrotated). Median of the rounds, with their range. Every wake-up of an idle CPU is an\ninterrupt: the local timer's are those of the tick and of every timer, ours included.\n",
+        "CPU {} idle (the driver on CPU 0, nothing else to run): its local timer interrupts\n(``LOC`` in ``/proc/interrupts``) and all its interrupts per second over {} s of guest time, a\nsecond after the configuration was set; {} rounds, every configuration once per round (order\nrotated). Median of the rounds, with their range. Every wake-up of an idle CPU is an\ninterrupt: the local timer's are those of the tick and of every timer, ours included.\nOurs parks its hrtimer while the CPU sleeps, and a CPU woken from such a sleep wakes a\nsleeping watcher with a function call interrupt (design.rst, \"Sleeping CPUs\"): those\ncount in all interrupts, not in the local timer's.\n",
         iw["cpu"], iw["seconds"], iw["rounds"]
     );
     let mut rows = Vec::new();
