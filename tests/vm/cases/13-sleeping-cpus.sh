@@ -20,7 +20,8 @@
 # D = 60 ms (interrupts off) at threshold 50 ms and of 120 ms, and a soft hrtimer callback
 # of 120 ms (softirqs off). Claims, for each: one event of its kind on CPU 1 with latency in
 # [D - P, D + 2P], its record's stack names the callback (for the 120 ms ones, its window
-# function; on arm64 no NMI can take a stack in a hard window: `top` says it was not seen
+# function; the 60 ms one's in-window stack, where the watcher took one in its last 10
+# ms; on arm64 no NMI can take a stack in a hard window: `top` says it was not seen
 # there) and, for the 120 ms ones, `top` names it; the `sleep`
 # line's parks and watcher_wakes grew (the premise: the CPUs slept and a watcher was
 # woken). Part 3: two hard hrtimer callbacks of 30 ms on CPU 1, each opened 200 ms after
@@ -126,6 +127,11 @@ for w in "hrtimer 60 hard" "hrtimer 120 hard" "softhrtimer 120 soft"; do
 	[ $D -ge 120 ] && cb=$fn
 	if [ $kind = hard ] && has arm64; then
 		fn='? (handler returned, unsampled)'
+	elif [ $D -lt 120 ] && [ "$(field window_frames "$rec")" = 0 ]; then
+		# The watcher has one run in those last 10 ms, and an NMI it sends late or not
+		# at all (its pacing after late NMIs, Watched::slow) leaves no in-window stack:
+		# seen in 1 of 8 runs on debian-7.3. Only a stack that is there is checked.
+		echo "# $mode $D ms: no in-window stack (the watcher's one chance, the window's last 10 ms, took none)"
 	else
 		if echo "$stack" | grep -qE "$cb"; then
 			ok "$mode $D ms on CPU 1 while both CPUs slept: the record's stack names the callback ($cb)"
