@@ -45,10 +45,16 @@ impl Watch {
         profile::rings(
             nr,
             |c| peers.sampling(mirror(nr, c)),
-            |c, ring| self.set_watchers(mirror(nr, c), ring.map(|o| o.map(|x| mirror(nr, x)))),
+            |c, ring| self.set_mirrored_watchers(nr, c, ring),
         );
         self.ring_version_bump();
         r
+    }
+
+    /// Sets the watchers of the CPU that is `c` in the mirrored ring, from `ring`, its ring
+    /// there (mirrored CPU numbers too).
+    fn set_mirrored_watchers(&self, nr: u32, c: u32, ring: [Option<u32>; 2]) {
+        self.set_watchers(mirror(nr, c), ring.map(|o| o.map(|x| mirror(nr, x))));
     }
 
     fn set_watchers(&self, cpu: u32, watchers: [Option<u32>; 2]) {
@@ -93,7 +99,7 @@ impl Watch {
             nr,
             mirror(nr, cpu),
             |c| peers.sampling(mirror(nr, c)),
-            |c, ring| self.set_watchers(mirror(nr, c), ring.map(|o| o.map(|x| mirror(nr, x)))),
+            |c, ring| self.set_mirrored_watchers(nr, c, ring),
         );
         self.ring_version_bump();
     }
