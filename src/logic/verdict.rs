@@ -281,9 +281,27 @@ impl Rules {
     pub(crate) fn judge_soft(&self, seen: SoftSeen) -> SoftOutcome {
         let gap = seen.now.saturating_sub(seen.prev);
         let idle_late = gap::idle_until(seen.idle_late, seen.last_hard, seen.now);
-        let hard = gap::covered(seen.prev, seen.now, seen.hard_off, seen.probe);
-        let hard_or_idle =
-            gap::covered_all(seen.prev, seen.now, [seen.hard_off, seen.probe, idle_late]);
+        // This CPU's hrtimer has not run for two periods or more: interrupts were off here
+        // or the CPU did not run (a paused VM whose timer interrupt comes after these
+        // softirqs), and the hrtimer, whose interrupt is due, judges that part of its gap
+        // next: a hardirq-off window, which a softirq-off one does not count again, or a
+        // stall. Not the timer_list's to report before it.
+        let hard_open = if seen.last_hard != 0
+            && seen.now.saturating_sub(seen.last_hard) >= 2 * self.period_ns
+        {
+            Window {
+                start: seen.last_hard.saturating_add(self.period_ns),
+                end: seen.now,
+            }
+        } else {
+            Window::EMPTY
+        };
+        let hard = gap::covered_all(seen.prev, seen.now, [seen.hard_off, seen.probe, hard_open]);
+        let hard_or_idle = gap::covered_all(
+            seen.prev,
+            seen.now,
+            [seen.hard_off, seen.probe, idle_late, hard_open],
+        );
         match self.soft_verdict_in(gap, hard, hard_or_idle, seen.stolen, seen.silent) {
             Verdict::Ordinary => SoftOutcome::Ordinary,
             Verdict::IdleLate => SoftOutcome::IdleLate,
@@ -629,6 +647,38 @@ mod tests {
             }),
             SoftOutcome::Event { .. }
         ));
+    }
+
+    /// A timer_list that runs before its CPU's hrtimer after a pause (both stopped 300 ms
+    /// at once; the timer interrupt comes after the softirqs on resume) leaves the part
+    /// of its gap in which the hrtimer did not run to the hrtimer, which judges it next:
+    /// no softirq-off event. A gap in which the hrtimer ran on time stays an event, and
+    /// one in which it ran less than two periods ago is untouched.
+    #[test]
+    fn soft_leaves_an_open_hrtimer_gap_to_the_hrtimer() {
+        let r = rules();
+        let (p, gap) = (r.period_ns, 312 * MS);
+        let now = 1_000 * MS + gap;
+        // The hrtimer last ran 2 ms after the timer_list, before the pause.
+        assert_eq!(
+            soft(gap, |s| s.last_hard = 1_002 * MS),
+            SoftOutcome::Ordinary
+        );
+        assert!(matches!(
+            soft(gap, |s| s.last_hard = now - p),
+            SoftOutcome::Event { .. }
+        ));
+        assert!(matches!(
+            soft(gap, |s| s.last_hard = now - 2 * p + 1),
+            SoftOutcome::Event { .. }
+        ));
+        // Open for half the gap: the other half is still a window.
+        assert_eq!(
+            soft(gap, |s| s.last_hard = now - gap / 2 - p),
+            SoftOutcome::Event {
+                latency: gap - gap / 2 - r.soft_period_ns
+            }
+        );
     }
 
     /// A softirq window still open: the timer_list away for 200 ms with nothing to explain
