@@ -32,9 +32,9 @@ pub const READING: &str = "Reading these numbers
   from halfway back to the look before. So its detection from 2P is certain and its error
   is within P/2 plus the probe's start-up, at any HZ. The timer_list (the original's
   sampler, still there as a backstop) needs a gap of 2Ps + one timer-wheel granule + one
-  jiffy (Ps = P rounded up to jiffies: 22 ms at P = 10 ms, 4 ms at P = 1 ms with HZ 1000;
-  at HZ 250 Ps is 12 ms and 4 ms, the gaps 32 ms and 16 ms) and reports only what the
-  probe did not.
+  jiffy (Ps = P, at least 4 ms, rounded up to jiffies: 22 ms at P = 10 ms, 10 ms at
+  P = 1 ms with HZ 1000; at HZ 250 Ps is 12 ms and 4 ms, the gaps 32 ms and 16 ms) and
+  reports only what the probe did not.
 - The original reports latency in whole ms, counts an event from a gap of 2P whatever HZ
   (at P = 1 ms a jiffy-rounded timer_list gap of 2-3 ms is already an event: its false
   softirq events), and names the tracer's own frames first in the records its

@@ -72,7 +72,7 @@ pub fn rows(ws: &[Window], tool: Option<&str>) -> Vec<(u64, String, u64)> {
 
 /// Detection the sampling theory predicts for a window of d (ms) at period p (ms): the
 /// hrtimer needs a gap of 2P; the timer_list a gap of soft_event_ns with a period of
-/// soft_period_ns (P rounded up to jiffies; both from the module's config line, so the
+/// soft_period_ns (P, at least 4 ms, rounded up to jiffies; both from the module's config line, so the
 /// rule follows HZ), see Documentation/trace-irqoff.rst.
 ///
 /// Our softirq side detects with the hrtimer's looks and the softirq probe, so its rule is
