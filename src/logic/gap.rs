@@ -302,14 +302,6 @@ pub(crate) const fn idle_until(idle: Window, last_hard: u64, now: u64) -> Window
     }
 }
 
-/// Nanoseconds of [start, end) inside `a` or `b`, counted once where the two overlap.
-pub(crate) const fn covered(start: u64, end: u64, a: Window, b: Window) -> u64 {
-    let both_start = if a.start > b.start { a.start } else { b.start };
-    let both_end = if a.end < b.end { a.end } else { b.end };
-    // The intersection lies inside both, so it never exceeds either overlap.
-    a.overlap(start, end) + b.overlap(start, end) - overlap(start, end, both_start, both_end)
-}
-
 /// Nanoseconds of [start, end) inside the union of `windows` (each part counted once).
 pub(crate) fn covered_all<const N: usize>(start: u64, end: u64, windows: [Window; N]) -> u64 {
     let mut w = windows.map(|w| Window {
@@ -892,16 +884,16 @@ mod tests {
     #[test]
     fn covered_counts_the_union_once() {
         // Disjoint windows add up; only the part inside [start, end) counts.
-        assert_eq!(covered(0, 100, w(10, 20), w(50, 70)), 30);
-        assert_eq!(covered(15, 60, w(10, 20), w(50, 70)), 15);
+        assert_eq!(covered_all(0, 100, [w(10, 20), w(50, 70)]), 30);
+        assert_eq!(covered_all(15, 60, [w(10, 20), w(50, 70)]), 15);
         // Overlapping windows count their union.
-        assert_eq!(covered(0, 100, w(10, 40), w(30, 60)), 50);
-        assert_eq!(covered(0, 100, w(10, 60), w(20, 30)), 50);
-        assert_eq!(covered(0, 100, w(10, 40), w(10, 40)), 30);
+        assert_eq!(covered_all(0, 100, [w(10, 40), w(30, 60)]), 50);
+        assert_eq!(covered_all(0, 100, [w(10, 60), w(20, 30)]), 50);
+        assert_eq!(covered_all(0, 100, [w(10, 40), w(10, 40)]), 30);
         // Empty windows (before the first event, or torn into end < start) add nothing.
-        assert_eq!(covered(0, 100, Window::EMPTY, Window::EMPTY), 0);
-        assert_eq!(covered(0, 100, w(40, 30), w(10, 20)), 10);
-        assert_eq!(covered(5, 100, Window::EMPTY, w(0, 10)), 5);
+        assert_eq!(covered_all(0, 100, [Window::EMPTY, Window::EMPTY]), 0);
+        assert_eq!(covered_all(0, 100, [w(40, 30), w(10, 20)]), 10);
+        assert_eq!(covered_all(5, 100, [Window::EMPTY, w(0, 10)]), 5);
     }
 
     /// Claim: the late window of an hrtimer gap runs from the missed expiry (previous run +
@@ -978,7 +970,7 @@ mod tests {
                                     let now = w + after;
                                     let gap = now - s0;
                                     let idle = idle_until(idle, hard_last, now);
-                                    let both = covered(s0, now, Window::EMPTY, idle);
+                                    let both = covered_all(s0, now, [Window::EMPTY, idle]);
                                     let v = r.soft_verdict(gap, 0, both);
                                     assert!(
                                         !matches!(v, Verdict::Event(_)),
@@ -1021,12 +1013,12 @@ mod tests {
         let idle = w(5 * MS, 5 * MS);
         let now = 106 * MS;
         let idle = idle_until(idle, 105 * MS, now);
-        let v = r.soft_verdict(now, 0, covered(0, now, Window::EMPTY, idle));
+        let v = r.soft_verdict(now, 0, covered_all(0, now, [Window::EMPTY, idle]));
         assert_eq!(v, Verdict::Event(96 * MS));
         // PREEMPT_RT: the bh-off task slept (on a lock) and the CPU idled meanwhile; the
         // hrtimer ran in idle up to 105 ms. Only the last, unfinished period is excused.
         let idle = idle_until(w(105 * MS, 105 * MS), 105 * MS, now);
-        let v = r.soft_verdict(now, 0, covered(0, now, Window::EMPTY, idle));
+        let v = r.soft_verdict(now, 0, covered_all(0, now, [Window::EMPTY, idle]));
         assert_eq!(v, Verdict::Event(95 * MS));
     }
 
@@ -1041,7 +1033,7 @@ mod tests {
         assert_eq!(r.hard_verdict(18 * MS, true), Verdict::Ordinary);
         let idle = r.late_window(9 * MS, 27 * MS);
         assert_eq!(r.soft_latency(27 * MS, 0), Some(17 * MS));
-        let v = r.soft_verdict(27 * MS, 0, covered(0, 27 * MS, Window::EMPTY, idle));
+        let v = r.soft_verdict(27 * MS, 0, covered_all(0, 27 * MS, [Window::EMPTY, idle]));
         assert_eq!(v, Verdict::IdleLate);
     }
 
@@ -1083,13 +1075,6 @@ mod tests {
             covered_all(0, 100, [Window::EMPTY, w(40, 30), w(0, 200)]),
             100
         );
-        for (a, b) in [
-            (w(10, 40), w(30, 60)),
-            (w(10, 60), w(20, 30)),
-            (Window::EMPTY, w(0, 10)),
-        ] {
-            assert_eq!(covered_all(5, 100, [a, b]), covered(5, 100, a, b));
-        }
     }
 
     /// The probe detects every softirq-off window of two periods or more, wherever it
