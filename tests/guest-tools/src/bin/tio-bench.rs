@@ -1029,6 +1029,13 @@ fn spin(ms: u64) -> Res<Vec<u64>> {
         .collect()
 }
 
+/// How long the overhead step waits after setting a configuration before it measures: the
+/// steady state, not the load, enable, disable or unload before it. Within the first
+/// second after those, the kernel's deferred work (measured on Debian's 7.3 with 50 ms
+/// here: runs of our rows, the module loaded but disabled too, lost up to 6% of a 100 ms
+/// loop, none with 1.5 s) lands in the loop.
+const SETTLE_MS: f64 = 1500.0;
+
 fn overhead(runs: usize, groups: usize, loops: usize, spin_ms: u64) -> Res<Value> {
     let cfgs = configs();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); cfgs.len()];
@@ -1041,7 +1048,7 @@ fn overhead(runs: usize, groups: usize, loops: usize, spin_ms: u64) -> Res<Value
         for k in 0..cfgs.len() {
             let i = (k + round) % cfgs.len();
             set_config(cfgs[i])?;
-            sleep_ms(50.0);
+            sleep_ms(SETTLE_MS);
             let n = spin(spin_ms)?;
             iters[i].push(n.iter().sum());
             iters1[i].push(n.get(1).copied().unwrap_or(0));
@@ -1050,7 +1057,7 @@ fn overhead(runs: usize, groups: usize, loops: usize, spin_ms: u64) -> Res<Value
     }
     set_config("not_loaded")?;
     Ok(
-        json!({"groups": groups, "loops": loops, "runs": runs, "spin_ms": spin_ms,
+        json!({"groups": groups, "loops": loops, "runs": runs, "spin_ms": spin_ms, "settle_ms": SETTLE_MS,
         "configs": cfgs.iter().zip(times).zip(iters).zip(iters1).map(|(((c, t), n), n1)| json!({"config": c, "seconds": t, "spin_iterations": n, "spin_iterations_cpu1": n1})).collect::<Vec<_>>()}),
     )
 }

@@ -25,7 +25,10 @@ pub fn section(
 ) -> Result<Vec<String>> {
     heading(o, "Overhead", '-');
     let oh = &k["overhead"];
-    let _ = writeln!(o, "{} rounds; each round runs every configuration once (order rotated by one each round).\nCPU-bound loop: one thread pinned to each CPU (both are sampled) counts loop iterations until\nthe same instant, {} ms of guest time away; ratio = the round's 'not loaded' iterations (both\nCPUs) / this run's: the share of the CPUs' instructions the configuration took (> 1: slower). Hackbench-like: {} groups of 10 senders and 10 receivers, {} loops, pipes; ratio =\nrun time / the round's 'not loaded' run time. Median ratio with a distribution-free 95%\nconfidence interval for the median (order statistics of the binomial(n, 1/2) distribution).\nThe module's rows at P = 10 ms use threshold 50 ms, at P = 1 ms 25 ms; the original's the same.\n", oh["runs"], oh["spin_ms"], oh["groups"], oh["loops"]);
+    let settle = oh["settle_ms"]
+        .as_f64()
+        .map_or_else(|| "50 ms".to_string(), |ms| format!("{} s", ms / 1000.0));
+    let _ = writeln!(o, "{} rounds; each round runs every configuration once (order rotated by one each round), each measured from {settle} after it was set.\nCPU-bound loop: one thread pinned to each CPU (both are sampled) counts loop iterations until\nthe same instant, {} ms of guest time away; ratio = the round's 'not loaded' iterations (both\nCPUs) / this run's: the share of the CPUs' instructions the configuration took (> 1: slower). Hackbench-like: {} groups of 10 senders and 10 receivers, {} loops, pipes; ratio =\nrun time / the round's 'not loaded' run time. Median ratio with a distribution-free 95%\nconfidence interval for the median (order statistics of the binomial(n, 1/2) distribution).\nThe module's rows at P = 10 ms use threshold 50 ms, at P = 1 ms 25 ms; the original's the same.\n", oh["runs"], oh["spin_ms"], oh["groups"], oh["loops"]);
     let rows: Vec<Vec<String>> = ov.iter().map(row).collect();
     table(
         o,
