@@ -243,32 +243,30 @@ pub(crate) fn hrtimer_retries<T>(timer: &kernel::time::hrtimer::HrTimer<T>) -> u
     unsafe { raw::tio_hrtimer_retries(raw) }
 }
 
-/// Re-arms `timer` from its callback at `now_ns` (the monotonic clock, [`now_ns`]): due
-/// `interval_ns` after it at the latest, and run from `slack_ns` before that by the first
-/// interrupt of its CPU that comes (the kernel's soft expiry): on a busy CPU its tick, so
-/// that it takes no interrupt of its own there. `slack_ns` is less than `interval_ns`,
-/// which is at most a second (the period's bound, `parse::period`): the expiry stays far
-/// from `KTIME_MAX`, and the soft one lies after `now_ns`, so the run never re-arms
-/// itself into the same pass of the hrtimer interrupt.
+/// Moves `timer`'s expiry on by `interval_ns` past its expiry at or before `now_ns` (the
+/// monotonic clock, [`now_ns`]), as the kernel crate's `HrTimerCallbackContext::forward`
+/// does through the kernel's `hrtimer_forward`; a run on time (`now_ns` less than one
+/// interval past the expiry) moves it inline, with no call into the kernel. Returns the
+/// overruns, as `hrtimer_forward`. `interval_ns` is at most a second (the period's bound,
+/// `parse::period`): the expiry moved on stays far from `KTIME_MAX`.
 ///
 /// # Safety
 ///
 /// Call only from `timer`'s own callback, which must return a restart: the kernel's
 /// contract for moving a timer's expiry (it is not queued, and nothing else starts it
 /// meanwhile).
-pub(crate) unsafe fn hrtimer_rearm<T>(
+pub(crate) unsafe fn hrtimer_forward<T>(
     timer: &kernel::time::hrtimer::HrTimer<T>,
     now_ns: u64,
     interval_ns: u64,
-    slack_ns: u64,
-) {
+) -> u64 {
     // `HrTimer` is `#[repr(C)]` with its `struct hrtimer` as the first field, so its
     // address is that of the C timer; the C timer sits in an `Opaque`, which C may write.
     let raw = core::ptr::from_ref(timer).cast_mut().cast::<c_void>();
     // SAFETY: `raw` is a live `struct hrtimer` whose callback runs now, on this CPU, and
     // that nothing else starts meanwhile (the caller's contract): its expiry is the
     // callback's to move.
-    unsafe { raw::tio_hrtimer_rearm(raw, now_ns, interval_ns, slack_ns.min(interval_ns / 2)) }
+    unsafe { raw::tio_hrtimer_forward(raw, now_ns, interval_ns) }
 }
 
 /// `timer`'s expiry (the monotonic clock, as [`now_ns`]).
@@ -276,9 +274,9 @@ pub(crate) unsafe fn hrtimer_rearm<T>(
 /// # Safety
 ///
 /// Call only from `timer`'s own callback: there nothing else moves its expiry (the
-/// contract of [`hrtimer_rearm`]), so the read is whole.
+/// contract of [`hrtimer_forward`]), so the read is whole.
 pub(crate) unsafe fn hrtimer_expires_ns<T>(timer: &kernel::time::hrtimer::HrTimer<T>) -> u64 {
-    // As in `hrtimer_rearm`: the address of the `HrTimer` is that of its C timer.
+    // As in `hrtimer_forward`: the address of the `HrTimer` is that of its C timer.
     let raw = core::ptr::from_ref(timer).cast::<c_void>();
     // SAFETY: `raw` is a live `struct hrtimer` whose callback runs now, on this CPU: its
     // expiry is moved only by that callback (the caller's contract), not during the read.
@@ -295,7 +293,7 @@ pub(crate) unsafe fn hrtimer_expires_ns<T>(timer: &kernel::time::hrtimer::HrTime
 /// nothing else starts it: then its callback is not running (it would run on this CPU,
 /// with interrupts off) and the timer stays alive through the call.
 pub(crate) unsafe fn hrtimer_park<T>(timer: &kernel::time::hrtimer::HrTimer<T>) -> bool {
-    // As in `hrtimer_rearm`: the address of the `HrTimer` is that of its C timer.
+    // As in `hrtimer_forward`: the address of the `HrTimer` is that of its C timer.
     let raw = core::ptr::from_ref(timer).cast_mut().cast::<c_void>();
     // SAFETY: `raw` is a live `struct hrtimer` (the caller's contract); cancelling takes
     // its base's lock, which a queued or idle timer's state needs.

@@ -331,12 +331,19 @@ unsigned int tio_hrtimer_retries(const void *timer)
 #endif
 }
 
-void tio_hrtimer_rearm(void *timer, unsigned long long now, unsigned long long interval,
-		       unsigned long long slack)
+unsigned long long tio_hrtimer_forward(void *timer, unsigned long long now,
+					unsigned long long interval)
 {
-	/* The soft expiry lies after now (slack < interval): a run never re-arms itself into
-	 * the same pass of the hrtimer interrupt. */
-	hrtimer_set_expires_range_ns(timer, ns_to_ktime(now + interval - slack), slack);
+	struct hrtimer *t = timer;
+	ktime_t delta = ktime_sub(ns_to_ktime(now), hrtimer_get_expires(t));
+
+	if (likely(delta >= 0 && delta < (s64)interval && interval >= hrtimer_resolution &&
+		   !hrtimer_is_queued(t))) {
+		/* No overflow: the expiry is now or earlier, interval at most a second. */
+		hrtimer_add_expires_ns(t, interval);
+		return 1;
+	}
+	return hrtimer_forward(t, ns_to_ktime(now), ns_to_ktime(interval));
 }
 
 unsigned long long tio_hrtimer_expires_ns(const void *timer)

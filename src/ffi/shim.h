@@ -177,14 +177,15 @@ unsigned long long tio_steal_ns(void);
 unsigned int tio_hrtimer_retries(const void *timer);
 
 /*
- * Re-arms timer from its own callback at now: due interval after now at the latest, and
- * from slack before that at the first interrupt of its CPU's (on a busy CPU, its tick).
- * now, interval and slack in ns of the monotonic clock (ktime_t); slack less than
- * interval, interval at most a second. In C: hrtimer_set_expires_range_ns() is a
- * static inline.
+ * hrtimer_forward(timer, now, interval) from timer's own callback, with its run on time
+ * inline: where now lies within one interval past the expiry (interval no shorter than
+ * the clock's resolution), the expiry moves on by interval and 1 overrun is returned,
+ * as the kernel's would; any other run is the kernel's. now and interval in ns of the
+ * monotonic clock (ktime_t), interval at most a second. In C: hrtimer_add_expires_ns()
+ * is a static inline.
  */
-void tio_hrtimer_rearm(void *timer, unsigned long long now, unsigned long long interval,
-		       unsigned long long slack);
+unsigned long long tio_hrtimer_forward(void *timer, unsigned long long now,
+					unsigned long long interval);
 
 /* timer's expiry in ns of the monotonic clock, from timer's own callback (where nothing
  * else moves it). In C: hrtimer_get_expires() is a static inline. */

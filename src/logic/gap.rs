@@ -109,20 +109,6 @@ impl Rules {
         }
     }
 
-    /// How early the hrtimer may run: from this much before it is due, the first
-    /// interrupt of its CPU runs it. A jiffy, so that a busy CPU's tick does (one lies in
-    /// any jiffy) and the hrtimer takes no interrupt of its own; at most half a period, so
-    /// that its runs stay between half a period and a period apart. An hrtimer gap is
-    /// still at most P where nothing holds interrupts off, and a window still shows as a
-    /// gap of at least its length: the rules below are unchanged.
-    pub(crate) const fn early_ns(&self) -> u64 {
-        if self.jiffy_ns < self.period_ns / 2 {
-            self.jiffy_ns
-        } else {
-            self.period_ns / 2
-        }
-    }
-
     /// Latency of a hardirq-off event for an hrtimer gap, or `None` for an ordinary gap.
     pub(crate) const fn hard_latency(&self, gap_ns: u64) -> Option<u64> {
         if gap_ns >= 2 * self.period_ns {
@@ -687,45 +673,6 @@ mod tests {
         assert_eq!(r.hard_latency(20 * MS - 1), None);
         assert_eq!(r.hard_latency(20 * MS), Some(10 * MS));
         assert_eq!(r.hard_latency(107 * MS), Some(97 * MS));
-    }
-
-    /// Claim: the hrtimer's early range lets a busy CPU's tick run it. Where P is at
-    /// least a jiffy, every run after the first comes at a tick (no interrupt of its own),
-    /// whatever the interrupt's delay up to a tenth of a jiffy; at any P, runs stay at most
-    /// P apart (plus that delay) and at least half of P, so an hrtimer gap of 2P still
-    /// means a window.
-    #[test]
-    fn hrtimer_runs_ride_the_tick() {
-        for hz in [100, 250, 300, 1000] {
-            for p_ms in [1, 2, 3, 5, 10, 20, 100] {
-                let r = Rules::new(p_ms * MS, 50 * MS, hz);
-                let (p, j, early) = (r.period_ns, r.jiffy_ns, r.early_ns());
-                assert!(early <= j && early <= p / 2, "hz={hz} p={p_ms}ms");
-                let delay = j / 10;
-                // First run at a tick, late by the interrupt's delay.
-                let mut now = 7 * j + delay;
-                let mut own = 0;
-                for _ in 0..1000 {
-                    let (soft, hard) = (now + p - early, now + p);
-                    let tick = soft.div_ceil(j) * j;
-                    let next = if tick <= hard {
-                        tick + delay
-                    } else {
-                        own += 1;
-                        hard + delay
-                    };
-                    let gap = next - now;
-                    assert!(
-                        gap <= p + delay && gap >= p / 2,
-                        "hz={hz} p={p_ms}ms gap={gap}"
-                    );
-                    now = next;
-                }
-                if p >= j {
-                    assert_eq!(own, 0, "hz={hz} p={p_ms}ms");
-                }
-            }
-        }
     }
 
     /// Claim: at HZ 1000 and P = 10 ms the timer_list runs every 10 jiffies and its

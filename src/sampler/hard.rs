@@ -535,7 +535,7 @@ impl HrTimerCallback for CpuSampler {
         // SAFETY: This is `this.timer`'s callback, and it returns a restart; `start` and
         // `stop` never start it while its callback runs (`stop` cancels it, waiting for
         // the callback).
-        unsafe { ffi::hrtimer_rearm(&this.timer, now, rules.period_ns, rules.early_ns()) };
+        unsafe { ffi::hrtimer_forward(&this.timer, now, rules.period_ns) };
         if this.hard_cost.run_counted(runs) {
             this.hard_cost.timed(ffi::now_ns().saturating_sub(now));
         }
