@@ -46,7 +46,7 @@ wake_during 1 hardirq /tmp/wake-hard.txt $reader
 check "explain --wakeups ends without an error (hardirq-off on CPU 1)" test ! -s /tmp/wake-hard.txt.err
 check "a hardirq-off window on CPU 1: verdict yes, exit status 0" sh -c "head -n 1 /tmp/wake-hard.txt | grep -q '^Verdict: yes: ' && test \$(cat /tmp/wake-hard.txt.rc) = 0"
 check "... the reader's slow wake-up is explained by that window and its culprit, on CPU 1" \
-	grep -qE "$R[^.]*\..*on CPU 1[^:]*: explained by a hardirq-off window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_hardirq_window" /tmp/wake-hard.txt.flat
+	grep -qE "$R[^.]*\..*on CPU 1([^:]|:[0-9])*: explained by a hardirq-off window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_hardirq_window" /tmp/wake-hard.txt.flat
 
 wake_during 1 softirq /tmp/wake-bh.txt $reader
 check "explain --wakeups ends without an error (bh-off on CPU 1)" test ! -s /tmp/wake-bh.txt.err
@@ -54,7 +54,7 @@ if has rt; then
 	echo "# not checked on PREEMPT_RT: bottom halves off do not hold a task off its CPU there; the answer: $(head -n 1 /tmp/wake-bh.txt)"
 else
 	check "a bh-off window on CPU 1: verdict yes; the run-queue wait explained by it and its culprit" \
-		sh -c "head -n 1 /tmp/wake-bh.txt | grep -q '^Verdict: yes: ' && grep -qE 'run-queue wait [0-9.]+ ms \([0-9]+%\) on CPU 1[^:]*: explained by a softirq-off \(bh-off\) window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_softirq_window' /tmp/wake-bh.txt.flat"
+		sh -c "head -n 1 /tmp/wake-bh.txt | grep -q '^Verdict: yes: ' && grep -qE 'run-queue wait [0-9.]+ ms \([0-9]+%\) on CPU 1([^:]|:[0-9])*: explained by a softirq-off \(bh-off\) window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_softirq_window' /tmp/wake-bh.txt.flat"
 fi
 
 wake_during 1 preempt /tmp/wake-pre.txt $reader
@@ -112,7 +112,7 @@ while [ $try -le 3 ] && [ $late = 0 ]; do
 	wake_during 1 hardirq /tmp/wake-timer.txt $sleeper
 	check "explain --wakeups ends without an error (sleeper, try $try)" test ! -s /tmp/wake-timer.txt.err
 	W="explained by a hardirq-off window of [0-9.]+ ms on CPU 1 by sh\[[0-9]+\] in irqoff_sample_hardirq_window"
-	grep -qE "(timer lateness|run-queue wait|delivery) [0-9.]+ ms \([0-9]+%\) on CPU 1[^:]*: $W" /tmp/wake-timer.txt.flat && held=$((held + 1))
+	grep -qE "(timer lateness|run-queue wait|delivery) [0-9.]+ ms \([0-9]+%\) on CPU 1([^:]|:[0-9])*: $W" /tmp/wake-timer.txt.flat && held=$((held + 1))
 	grep -qE "timer lateness [0-9.]+ ms \([0-9]+%\) on CPU 1: $W" /tmp/wake-timer.txt.flat && late=1
 	echo "# measured: sleeper try $try: timer lateness explained: $late"
 	try=$((try + 1))
