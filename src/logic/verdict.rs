@@ -287,12 +287,11 @@ impl Rules {
         // next: a hardirq-off window, which a softirq-off one does not count again, or a
         // stall. Not the timer_list's to report before it.
         let hard_open = if seen.last_hard != 0
-            && seen.now.saturating_sub(seen.last_hard) >= 2 * self.period_ns
+            && self
+                .hard_latency(seen.now.saturating_sub(seen.last_hard))
+                .is_some()
         {
-            Window {
-                start: seen.last_hard.saturating_add(self.period_ns),
-                end: seen.now,
-            }
+            self.late_window(seen.last_hard, seen.now)
         } else {
             Window::EMPTY
         };
