@@ -12,5 +12,6 @@ mod probe;
 mod run;
 mod sleep;
 mod soft;
+mod tick;
 
 pub(crate) use cpu::CpuSampler;
