@@ -269,25 +269,6 @@ pub(crate) unsafe fn hrtimer_forward<T>(
     unsafe { raw::tio_hrtimer_forward(raw, now_ns, interval_ns) }
 }
 
-/// Sets `timer`'s expiry to `expires_ns` (the monotonic clock, as [`now_ns`]), where its
-/// callback, which then restarts it, queues it again.
-///
-/// # Safety
-///
-/// As [`hrtimer_forward`]: call only from `timer`'s own callback, which must return a
-/// restart.
-pub(crate) unsafe fn hrtimer_set_expires<T>(
-    timer: &kernel::time::hrtimer::HrTimer<T>,
-    expires_ns: u64,
-) {
-    // As in `hrtimer_forward`: the address of the `HrTimer` is that of its C timer.
-    let raw = core::ptr::from_ref(timer).cast_mut().cast::<c_void>();
-    // SAFETY: `raw` is a live `struct hrtimer` whose callback runs now, on this CPU, and
-    // that nothing else starts meanwhile (the caller's contract): its expiry is the
-    // callback's to move.
-    unsafe { raw::tio_hrtimer_set_expires(raw, expires_ns) }
-}
-
 /// `timer`'s expiry (the monotonic clock, as [`now_ns`]).
 ///
 /// # Safety

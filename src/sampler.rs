@@ -12,6 +12,5 @@ mod probe;
 mod run;
 mod sleep;
 mod soft;
-mod tick;
 
 pub(crate) use cpu::CpuSampler;

@@ -346,14 +346,6 @@ unsigned long long tio_hrtimer_forward(void *timer, unsigned long long now,
 	return hrtimer_forward(t, ns_to_ktime(now), ns_to_ktime(interval));
 }
 
-void tio_hrtimer_set_expires(void *timer, unsigned long long expires)
-{
-	struct hrtimer *t = timer;
-
-	if (likely(!hrtimer_is_queued(t)))
-		hrtimer_set_expires(t, ns_to_ktime(expires));
-}
-
 unsigned long long tio_hrtimer_expires_ns(const void *timer)
 {
 	return ktime_to_ns(hrtimer_get_expires(timer));

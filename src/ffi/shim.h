@@ -187,13 +187,6 @@ unsigned int tio_hrtimer_retries(const void *timer);
 unsigned long long tio_hrtimer_forward(void *timer, unsigned long long now,
 					unsigned long long interval);
 
-/*
- * Sets timer's expiry (both its soft and hard one) to expires, ns of the monotonic clock,
- * from timer's own callback, which then returns HRTIMER_RESTART; nothing if timer is
- * queued (started again meanwhile). In C: hrtimer_set_expires() is a static inline.
- */
-void tio_hrtimer_set_expires(void *timer, unsigned long long expires);
-
 /* timer's expiry in ns of the monotonic clock, from timer's own callback (where nothing
  * else moves it). In C: hrtimer_get_expires() is a static inline. */
 unsigned long long tio_hrtimer_expires_ns(const void *timer);

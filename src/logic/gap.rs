@@ -109,75 +109,6 @@ impl Rules {
         }
     }
 
-    /// Whether the hrtimer's runs lie on the tick's grid: the period is at least a tick.
-    /// The kernel puts every CPU's tick at a whole multiple of the tick's length on the
-    /// monotonic clock (`tick_init_jiffy_update`, since 6.6; `skew_tick=1` moves each
-    /// CPU's by its own offset, and the hrtimer then takes interrupts of its own as
-    /// before), so an hrtimer due at such an instant is run by the tick's own interrupt on
-    /// a busy CPU and takes none of its own.
-    pub(crate) const fn rides_tick(&self) -> bool {
-        self.period_ns >= self.jiffy_ns
-    }
-
-    /// The time between two of the hrtimer's runs on time: the period, or where it
-    /// [rides the tick](Self::rides_tick) the whole ticks in it (the period where it is
-    /// whole ticks: HZ 1000 and any P in ms; at HZ 250 and P = 10 ms, 8 ms). Never more
-    /// than the period, so that a gap of 2P still means a window: every gap rule holds as
-    /// it is, and a window's latency (its gap less P) comes out short by at most the
-    /// period less this.
-    pub(crate) const fn run_spacing(&self) -> u64 {
-        // (No division that can panic: the hard interrupt side calls this.)
-        match self.period_ns.checked_rem(self.jiffy_ns) {
-            Some(part) if self.rides_tick() => self.period_ns - part,
-            _ => self.period_ns,
-        }
-    }
-
-    /// The hrtimer's next expiry on CPU `cpu`, set by its run at `now` whose expiry was
-    /// `expires` (both on the monotonic clock): a period after `expires`, or as many as
-    /// take it past `now` (a run a period late or more, as the kernel's
-    /// `hrtimer_forward`). Where it [rides the tick](Self::rides_tick), that moves back
-    /// onto the tick's grid, to the latest tick of this CPU's phase: of the n ticks that a
-    /// [spacing](Self::run_spacing) holds, CPU c takes those whose index is c mod n, so
-    /// that the CPUs of a large machine do not all run together where they can run apart
-    /// (at P = 10 ms and HZ 1000, a tenth of them on each tick). Never to `now` or before,
-    /// and never more than a period after it. Runs on time are then exactly a spacing
-    /// apart, and no two are ever more than a period apart but by their lateness.
-    pub(crate) const fn next_expiry(&self, expires: u64, now: u64, cpu: u32) -> u64 {
-        let (p, j) = (self.period_ns, self.jiffy_ns);
-        if expires > now {
-            return expires;
-        }
-        // (Divisions by values that cannot be 0, checked anyway: nothing here can panic
-        // in the hard interrupt.)
-        let Some(periods) = (now - expires).checked_div(p) else {
-            return now;
-        };
-        let next = expires + (periods + 1) * p;
-        if !self.rides_tick() {
-            return next;
-        }
-        let (Some(n), Some(tick)) = (self.run_spacing().checked_div(j), next.checked_div(j)) else {
-            return next;
-        };
-        let (Some(phase), Some(back)) = ((cpu as u64).checked_rem(n), (tick + n).checked_rem(n))
-        else {
-            return next;
-        };
-        // The latest tick at or before `next` whose index is `phase` mod n.
-        let back = if back >= phase {
-            back - phase
-        } else {
-            back + n - phase
-        };
-        let mine = tick - back;
-        if mine * j > now {
-            mine * j
-        } else {
-            (mine + n) * j
-        }
-    }
-
     /// Latency of a hardirq-off event for an hrtimer gap, or `None` for an ordinary gap.
     pub(crate) const fn hard_latency(&self, gap_ns: u64) -> Option<u64> {
         if gap_ns >= 2 * self.period_ns {
@@ -742,53 +673,6 @@ mod tests {
         assert_eq!(r.hard_latency(20 * MS - 1), None);
         assert_eq!(r.hard_latency(20 * MS), Some(10 * MS));
         assert_eq!(r.hard_latency(107 * MS), Some(97 * MS));
-    }
-
-    /// Claim: where the period is at least a tick, the hrtimer's expiries move onto the
-    /// tick's grid within one run (from any phase, on time or late by any amount) and stay
-    /// there, the whole ticks of a period apart (10 ms at HZ 1000 and P = 10 ms, 8 ms at
-    /// HZ 250, 9.999999 ms at HZ 300), each CPU on its own ticks of the spacing (CPU c on
-    /// those whose index is c mod n); every expiry lies after the run that set it and at
-    /// most a period after it. Below a tick (P = 1 ms at HZ 250) they are a period apart
-    /// from any phase, as the kernel's `hrtimer_forward` sets them.
-    #[test]
-    fn hrtimer_expiries_ride_the_tick_grid() {
-        assert_eq!(Rules::new(10 * MS, 50 * MS, 1000).run_spacing(), 10 * MS);
-        assert_eq!(Rules::new(10 * MS, 50 * MS, 250).run_spacing(), 8 * MS);
-        assert_eq!(Rules::new(10 * MS, 50 * MS, 300).run_spacing(), 9_999_999);
-        assert_eq!(Rules::new(MS, 50 * MS, 250).run_spacing(), MS);
-        for hz in [100, 250, 300, 1000] {
-            for p_ms in [1, 2, 3, 4, 5, 7, 8, 10, 20, 30, 100, 1000] {
-                let r = Rules::new(p_ms * MS, 50 * MS, hz);
-                let (p, j, spacing) = (r.period_ns, r.jiffy_ns, r.run_spacing());
-                assert_eq!(r.rides_tick(), p >= j, "hz={hz} p={p_ms}ms");
-                assert!(spacing <= p && spacing > p / 2, "hz={hz} p={p_ms}ms");
-                for cpu in [0, 1, 3, 511] {
-                    for phase in [0, 1, j / 3, j - 1, 7 * MS + 123] {
-                        for late in [0, 1, j / 2, p - 1, p, 3 * p + 5] {
-                            let expires = 1000 * j + phase;
-                            let now = expires + late;
-                            let next = r.next_expiry(expires, now, cpu);
-                            let at = format!("hz={hz} p={p_ms}ms cpu={cpu} phase={phase}");
-                            assert!(next > now && next - now <= p, "{at} late={late}");
-                            if r.rides_tick() {
-                                assert_eq!(next % j, 0, "{at}");
-                                let n = spacing / j;
-                                assert_eq!((next / j) % n, u64::from(cpu) % n, "{at}");
-                                // On its ticks and on time: the spacing on.
-                                assert_eq!(r.next_expiry(next, next, cpu), next + spacing);
-                                let before = next + spacing - 1;
-                                assert_eq!(r.next_expiry(next, before, cpu), next + spacing);
-                            } else {
-                                assert_eq!((next - expires) % p, 0, "{at}");
-                            }
-                        }
-                    }
-                }
-                // A timer due later than its run (none runs early) keeps its expiry.
-                assert_eq!(r.next_expiry(5 * p, 4 * p, 0), 5 * p);
-            }
-        }
     }
 
     /// Claim: at HZ 1000 and P = 10 ms the timer_list runs every 10 jiffies and its

@@ -21,7 +21,6 @@ use super::cpu::CpuSampler;
 use super::events::{EndStack, HardWindow};
 use super::locals::{HardLocal, Held, LookLocal, SleepCounts};
 use super::run::Run;
-use super::tick;
 
 /// What this run, at `now`, which came into the idle loop, knows about how the CPU spent
 /// the time since the previous one, at `prev`. The counts are read only in such runs (no
@@ -533,22 +532,10 @@ impl HrTimerCallback for CpuSampler {
         if now >= *watch_next {
             *watch_next = errands(&this, ring, nmi_seen, rules, now);
         }
-        // On the tick's grid where it rides the tick (`tick::rides`): a busy CPU's tick
-        // then runs it, in the same interrupt, exactly when it is due.
-        if tick::rides(rules) {
-            // SAFETY: This is `this.timer`'s own callback: nothing else moves its expiry
-            // meanwhile.
-            let expires = unsafe { ffi::hrtimer_expires_ns(&this.timer) };
-            let next = rules.next_expiry(expires, now, this.cpu);
-            // SAFETY: This is `this.timer`'s callback, and it returns a restart; `start` and
-            // `stop` never start it while its callback runs (`stop` cancels it, waiting for
-            // the callback).
-            unsafe { ffi::hrtimer_set_expires(&this.timer, next) };
-        } else {
-            // SAFETY: As for `hrtimer_set_expires` above: this is `this.timer`'s callback,
-            // it returns a restart, and nothing else starts the timer while it runs.
-            unsafe { ffi::hrtimer_forward(&this.timer, now, rules.period_ns) };
-        }
+        // SAFETY: This is `this.timer`'s callback, and it returns a restart; `start` and
+        // `stop` never start it while its callback runs (`stop` cancels it, waiting for
+        // the callback).
+        unsafe { ffi::hrtimer_forward(&this.timer, now, rules.period_ns) };
         if this.hard_cost.run_counted(runs) {
             this.hard_cost.timed(ffi::now_ns().saturating_sub(now));
         }

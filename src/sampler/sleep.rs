@@ -25,7 +25,6 @@ use kernel::sync::atomic::{Acquire, Relaxed, Release};
 use crate::ffi;
 
 use super::cpu::CpuSampler;
-use super::tick;
 
 impl CpuSampler {
     /// The idle loop puts this CPU to sleep: the hrtimer is parked, unless sampling is off
@@ -65,8 +64,8 @@ impl CpuSampler {
 
     /// This CPU is woken from a sleep in the idle loop (an interrupt's entry, before its
     /// handler) or back from the idle loop's wait: the timer_list's gap counts from here,
-    /// and a parked hrtimer is queued again at most a period from now, this being where
-    /// interrupts were last known on. On `self.cpu`, hard interrupts off. On an awake CPU (every
+    /// and a parked hrtimer is queued again a period from now, this being where interrupts
+    /// were last known on. On `self.cpu`, hard interrupts off. On an awake CPU (every
     /// interrupt and softirq of a busy one), one load.
     pub(crate) fn woken(&self) {
         let Some(me) = self.peer() else { return };
@@ -83,7 +82,7 @@ impl CpuSampler {
             self.last_soft_ns.store(now, Relaxed);
             self.last_soft_jiffies.store(ffi::jiffies(), Relaxed);
         }
-        let rules = self.settings.rules();
+        let period_ns = self.settings.period_ns();
         if me.parked_since.load(Acquire) != 0 {
             // Before the flag clears: a watcher that finds this CPU awake finds this time,
             // and that it is a wake-up's.
@@ -92,23 +91,17 @@ impl CpuSampler {
             me.parked_since.store(0, Release);
             // Asleep, not silent: the machine's pulse moves here without a silence.
             self.peers.beat_awake(now);
-            // At most a period from now, on the tick's grid where it rides the tick, as
-            // from any run (`tick::unpark_expiry`).
-            let expires = tick::unpark_expiry(&rules, now, self.cpu);
             // SAFETY: This runs on `self.cpu` with interrupts off, outside the timer's
             // callback (an interrupt's entry or the idle loop); `parked_since` was
             // non-zero, so this CPU parked the timer and nothing queued it since (`stop`
             // clears the flag in its section with interrupts off, before its handle goes).
-            unsafe { ffi::hrtimer_unpark(&self.timer, expires) };
-        } else if now.saturating_add(tick::spacing(&rules) / 8)
-            >= me
-                .last_hard_ns
-                .load(Relaxed)
-                .saturating_add(tick::spacing(&rules))
+            unsafe { ffi::hrtimer_unpark(&self.timer, now.saturating_add(period_ns)) };
+        } else if now.saturating_add(period_ns / 8)
+            >= me.last_hard_ns.load(Relaxed).saturating_add(period_ns)
         {
             // Not parked (it watches a CPU that is awake), and its own hrtimer is due (an
-            // eighth of its spacing's slack: a run that came late moves the next one's due
-            // time less): the wake-up is most likely that hrtimer's, every run; waking
+            // eighth of a period's slack: a run that came late moves the next one's due
+            // time less): the wake-up is most likely that hrtimer's, every period; waking
             // a watcher for it would keep that watcher awake too.
             return;
         }
