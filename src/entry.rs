@@ -47,6 +47,7 @@ same_prototype!(ffi =>
     trace_irqoff_rs_name_frames(),
     trace_irqoff_rs_sleep(),
     trace_irqoff_rs_woken(),
+    trace_irqoff_rs_tick(),
 );
 // The tag-wait feature's, declared in `tag_wait/hooks.h`.
 same_prototype!(tag_wait =>
@@ -212,6 +213,16 @@ pub(crate) extern "C" fn trace_irqoff_rs_sleep() {
 pub(crate) extern "C" fn trace_irqoff_rs_woken() {
     if let Some(s) = sampler(kernel::cpu::CpuId::current().as_u32()) {
         s.woken();
+    }
+}
+
+/// x86: this CPU's local timer interrupt, at its entry, before its handler and after
+/// [`trace_irqoff_rs_woken`] (hard interrupts off): it takes the hrtimer's sample if one
+/// is due.
+#[no_mangle]
+pub(crate) extern "C" fn trace_irqoff_rs_tick() {
+    if let Some(s) = sampler(kernel::cpu::CpuId::current().as_u32()) {
+        s.ticked();
     }
 }
 

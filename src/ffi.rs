@@ -233,7 +233,8 @@ pub(crate) fn irq_events() -> u64 {
 }
 
 /// hrtimer interrupt retries of the CPU whose hrtimer interrupt runs `timer`'s callback
-/// (callbacks that ran past the next expiry). Call only from that callback.
+/// (callbacks that ran past the next expiry). Call only on that CPU, with interrupts off
+/// (from that callback, or where the tick takes its sample).
 pub(crate) fn hrtimer_retries<T>(timer: &kernel::time::hrtimer::HrTimer<T>) -> u32 {
     // `HrTimer` is `#[repr(C)]` with its `struct hrtimer` as the first field, so its
     // address is that of the C timer.
@@ -281,6 +282,23 @@ pub(crate) unsafe fn hrtimer_expires_ns<T>(timer: &kernel::time::hrtimer::HrTime
     // SAFETY: `raw` is a live `struct hrtimer` whose callback runs now, on this CPU: its
     // expiry is moved only by that callback (the caller's contract), not during the read.
     unsafe { raw::tio_hrtimer_expires_ns(raw) }
+}
+
+/// Moves `timer`, queued or not, to expire at `expires_ns` (the monotonic clock), pinned
+/// to this CPU: the tick took the sample that it was queued for.
+///
+/// # Safety
+///
+/// As [`hrtimer_park`]: on the CPU `timer` is pinned to, with hard interrupts off, outside
+/// its callback, while the handle that cancels it at its stop exists and nothing else
+/// starts it, so that the queued timer never outlives its owner.
+pub(crate) unsafe fn hrtimer_move<T>(timer: &kernel::time::hrtimer::HrTimer<T>, expires_ns: u64) {
+    let raw = core::ptr::from_ref(timer).cast_mut().cast::<c_void>();
+    // SAFETY: `raw` is a live `struct hrtimer` whose owner outlives it queued (the
+    // caller's contract); its callback is not running (it would run on this CPU, with
+    // interrupts off); its mode (pinned, hard) is the one it was set up with, and the
+    // kernel's start takes a queued timer out of its queue first.
+    unsafe { raw::tio_hrtimer_unpark(raw, expires_ns) }
 }
 
 /// Takes `timer` out of its queue while its CPU sleeps; `true` if it was queued (it is

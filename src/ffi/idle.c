@@ -4,8 +4,8 @@
  * power:cpu_idle tracepoint says when it puts the CPU to sleep and when it is back, and
  * the tracepoints at the entry of every interrupt (and of every softirq) say when a
  * sleeping CPU was woken into a handler, before the handler runs. The probes only call into Rust
- * (trace_irqoff_rs_sleep, trace_irqoff_rs_woken), on the CPU they fire on, with hard
- * interrupts off.
+ * (trace_irqoff_rs_sleep, trace_irqoff_rs_woken, and at x86's local timer entry
+ * trace_irqoff_rs_tick), on the CPU they fire on, with hard interrupts off.
  */
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
@@ -16,6 +16,7 @@
 
 #ifdef CONFIG_X86
 #include <asm/hypervisor.h>
+#include <asm/irq_vectors.h>
 #endif
 
 #include "shim.h"
@@ -107,9 +108,18 @@ static void tio_handler_probe(void *data, int irq, struct irqaction *action)
 	tio_woken();
 }
 
+/*
+ * x86's local timer interrupt, the tick's on a busy CPU, also takes the hrtimer's
+ * sample when it is due (trace_irqoff_rs_tick): there, before its handler, interrupts
+ * are as they were for the hrtimer's, and the hrtimer need not interrupt the CPU again.
+ */
 static void tio_vector_probe(void *data, int vector)
 {
 	tio_woken();
+#ifdef CONFIG_X86
+	if (vector == LOCAL_TIMER_VECTOR)
+		trace_irqoff_rs_tick();
+#endif
 }
 
 static void tio_softirq_probe(void *data, unsigned int vec_nr)

@@ -387,7 +387,8 @@ unsigned long long tio_stop_machine_callback(void);
  * entries: how many entries are probed.
  * park: from that CPU, with interrupts off, outside the timer's callback: takes the
  * timer out of its queue; non-zero if it was queued (and is now not). unpark: queues it
- * again, pinned to this CPU, to expire at expires_ns (the monotonic clock).
+ * again, pinned to this CPU, to expire at expires_ns (the monotonic clock); a timer
+ * still queued is moved there.
  */
 int tio_sleep_register(void);
 void tio_sleep_unregister(void);
@@ -424,5 +425,7 @@ void trace_irqoff_rs_name_frames(void);
 /* This CPU: the idle loop puts it to sleep; it is awake again or in an interrupt's entry. */
 void trace_irqoff_rs_sleep(void);
 void trace_irqoff_rs_woken(void);
+/* x86: this CPU's local timer interrupt, at its entry, after the woken check. */
+void trace_irqoff_rs_tick(void);
 
 #endif

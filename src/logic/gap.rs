@@ -176,6 +176,32 @@ impl Rules {
         }
     }
 
+    /// Whether this CPU's tick takes the hrtimer's samples where it runs (x86: its local
+    /// timer interrupt's entry, `sampler::hard`): only where P is at least a tick, so that
+    /// a busy CPU's tick comes at least once a period.
+    pub(crate) const fn rides_tick(&self) -> bool {
+        self.period_ns >= self.jiffy_ns
+    }
+
+    /// Whether a local timer interrupt at `now` takes the sample that is due a period after
+    /// the last, at `last`: it comes less than half a tick before that (the next tick
+    /// would come past it by more).
+    pub(crate) const fn ride_due(&self, last: u64, now: u64) -> bool {
+        self.rides_tick()
+            && now.saturating_add(self.jiffy_ns / 2) >= last.saturating_add(self.period_ns)
+    }
+
+    /// Where the hrtimer waits after a sample that the tick took at `now`: past the tick
+    /// that takes the next one (due from half a tick before a period on), so that while
+    /// the tick runs the hrtimer never does. Where the tick stops (a `nohz_full` CPU that
+    /// runs one task), the hrtimer samples every P and a half tick: the late part of a
+    /// gap it ends (`late_window`, from a period after the last sample) may then be up to
+    /// half a tick longer than the window in it.
+    pub(crate) const fn ride_backstop(&self, now: u64) -> u64 {
+        now.saturating_add(self.period_ns)
+            .saturating_add(self.jiffy_ns / 2)
+    }
+
     /// Where a softirq-off window first seen by the hrtimer's look at `now` began, as
     /// estimated: halfway back to the previous look at `prev` (at most half a period: the
     /// window began after it, or that look would have seen it), or at `now` when this run
@@ -855,6 +881,44 @@ mod tests {
         assert_eq!(r.hard_latency(107 * MS), Some(lw.end - lw.start));
         // An ordinary gap has an empty late window.
         assert_eq!(r.late_window(1000 * MS, 1005 * MS).overlap(0, u64::MAX), 0);
+    }
+
+    /// Claim: where P is at least a tick, a running tick takes every sample: for each tick
+    /// phase, the first tick at which a sample is due comes before the hrtimer's backstop,
+    /// and the gap it ends is ordinary (no ride makes an event); the backstop's own gap is
+    /// ordinary too. Below a tick (P = 1 ms at HZ 250) the tick takes none.
+    #[test]
+    fn rides_take_every_sample_before_the_backstop() {
+        for (p_ms, hz) in [
+            (1, 1000),
+            (10, 1000),
+            (10, 250),
+            (4, 250),
+            (5, 250),
+            (20, 100),
+        ] {
+            let r = Rules::new(p_ms * MS, 50 * MS, hz);
+            assert!(r.rides_tick());
+            let tick = r.jiffy_ns;
+            for phase in (0..tick).step_by((tick / 7) as usize) {
+                let last = 1000 * MS + phase;
+                let backstop = r.ride_backstop(last);
+                // The ticks after the sample at `last`, on the grid of whole ticks.
+                let first = (last / tick + 1) * tick;
+                let due = (0..)
+                    .map(|k| first + k * tick)
+                    .find(|&t| r.ride_due(last, t))
+                    .unwrap_or(u64::MAX);
+                assert!(due < backstop, "P {p_ms} ms HZ {hz} phase {phase}");
+                assert!(r.hard_ordinary(due - last), "P {p_ms} ms HZ {hz}");
+                assert!(r.hard_ordinary(backstop - last), "P {p_ms} ms HZ {hz}");
+                // Not due before half a tick short of a period.
+                assert!(due + tick / 2 >= last + r.period_ns);
+            }
+        }
+        let below = Rules::new(MS, 50 * MS, 250);
+        assert!(!below.rides_tick());
+        assert!(!below.ride_due(0, 10 * MS));
     }
 
     /// Claim: at P = 10 ms a 15 ms hrtimer gap is ordinary, asleep or not; a 107 ms gap is

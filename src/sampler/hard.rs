@@ -103,18 +103,29 @@ fn stall_late(rules: &gap::Rules, g: Window) -> Window {
     }
 }
 
-/// The hrtimer ran at `now` (in its callback only): hardirq-off check, then the softirq
-/// side's open window.
-fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64) {
+/// Who takes a sample: the hrtimer's callback, or the tick's local timer interrupt.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Taker {
+    Hrtimer,
+    Tick,
+}
+
+/// The hrtimer's sample at `now` (in its callback, or where the tick takes it):
+/// hardirq-off check, then the softirq side's open window.
+fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64, taker: Taker) {
     let Some(me) = s.peer() else { return };
     // The steal count with it, in one call: only this CPU's tick and idle exit move it,
     // never while this interrupt runs.
     let (interrupted, steal_now) = ffi::interrupted_steal();
     let prev = match me.last_hard_ns.xchg(now, Relaxed) {
         // The first run since `start`, before it published one: the gap from the arming,
-        // a period before this first expiry.
-        // SAFETY: `sample` runs in `s.timer`'s callback only (`run`).
-        0 => unsafe { ffi::hrtimer_expires_ns(&s.timer) }.saturating_sub(rules.period_ns),
+        // a period before this first expiry. (The tick takes no sample before one was
+        // published: `CpuSampler::ticked`.)
+        0 if taker == Taker::Hrtimer => {
+            // SAFETY: This is `s.timer`'s callback (`Taker::Hrtimer`, from `run`).
+            unsafe { ffi::hrtimer_expires_ns(&s.timer) }.saturating_sub(rules.period_ns)
+        }
+        0 => now.saturating_sub(rules.period_ns),
         prev => prev,
     };
     // What a gap that came back into the idle loop or user space may show of a stall
@@ -507,38 +518,95 @@ fn errands(
     }
 }
 
+/// One run of the hrtimer's sampler at `now`, by `taker`: the sample, the errands when
+/// due, and (`then`) the hrtimer moved on to its next expiry; timed as one run.
+fn take(
+    s: &CpuSampler,
+    local: &mut HardLocal,
+    now: u64,
+    taker: Taker,
+    then: impl FnOnce(&gap::Rules),
+) {
+    let HardLocal {
+        rules,
+        watch_next,
+        ring,
+        nmi_seen,
+        runs,
+        look,
+    } = local;
+    let rules = s.settings.cached_rules(rules);
+    sample(s, look, rules, now, taker);
+    // The errands that wait a little: the neighbours' last runs, this CPU's lost NMI
+    // and the namer, every `watch_interval` while no neighbour is overdue, every run
+    // while one is (its NMIs are paced by these runs).
+    if now >= *watch_next {
+        *watch_next = errands(s, ring, nmi_seen, rules, now);
+    }
+    then(rules);
+    if s.hard_cost.run_counted(runs) {
+        s.hard_cost.timed(ffi::now_ns().saturating_sub(now));
+    }
+}
+
+impl CpuSampler {
+    /// This CPU's local timer interrupt, at its entry (x86, hard interrupts off, before
+    /// its handler; the tick's, on a busy CPU): where the hrtimer's sample is due within
+    /// half a tick (`Rules::ride_due`), it is taken here, and the hrtimer moved past the
+    /// next tick (`Rules::ride_backstop`). At this entry interrupts are as they are for
+    /// the hrtimer's run (the interrupted code's registers, the same context), and the
+    /// same sample sees the same things; while the tick runs, a busy CPU takes no
+    /// interrupt of the sampler's own. Where the tick stops, the hrtimer's runs go on.
+    /// On an awake CPU that takes no sample, a few loads and one clock read.
+    pub(crate) fn ticked(&self) {
+        let Some(me) = self.peer() else { return };
+        // Stopped (or not yet started), or parked: the hrtimer's own runs, or none.
+        let last = me.last_hard_ns.load(Relaxed);
+        if last == 0 || me.parked_since.load(Relaxed) != 0 {
+            return;
+        }
+        let now = ffi::now_ns();
+        // SAFETY: `hard_local`'s owners run on `self.cpu` with hard interrupts off and
+        // never nest: the hrtimer's callback runs inside this CPU's timer interrupt
+        // handler, this at that interrupt's entry, before the handler. `start` uses it
+        // only before it arms the hrtimer, and `last_hard_ns` is 0 until then (it is
+        // cleared by `stop`, with interrupts off on this CPU, before any start).
+        let local = unsafe { self.hard_local.get() };
+        if !self
+            .settings
+            .cached_rules(&mut local.rules)
+            .ride_due(last, now)
+        {
+            return;
+        }
+        take(self, local, now, Taker::Tick, |rules| {
+            // SAFETY: On `self.cpu`, interrupts off, outside the callback (above); the
+            // handle that cancels the timer exists while `last_hard_ns` is non-zero
+            // (`start` publishes it after arming, holding the handle it then keeps in
+            // `running`; `stop` clears it in the section that cancels the timer), and
+            // nothing else starts the timer meanwhile.
+            unsafe { ffi::hrtimer_move(&self.timer, rules.ride_backstop(now)) };
+        });
+    }
+}
+
 impl HrTimerCallback for CpuSampler {
     type Pointer<'a> = Arc<Self>;
 
     fn run(this: ArcBorrow<'_, Self>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
-        // SAFETY: This is the hrtimer callback, `hard_local`'s owner; a pinned hrtimer's
-        // callback never runs concurrently with itself, and `start` only uses it before
-        // starting the hrtimer.
-        let HardLocal {
-            rules,
-            watch_next,
-            ring,
-            nmi_seen,
-            runs,
-            look,
-        } = unsafe { this.hard_local.get() };
+        // SAFETY: This is the hrtimer callback, one of `hard_local`'s owners; a pinned
+        // hrtimer's callback never runs concurrently with itself, nor with the tick's
+        // look at its interrupt's entry (`ticked`, on this CPU with interrupts off), and
+        // `start` only uses it before starting the hrtimer.
+        let local = unsafe { this.hard_local.get() };
         // One clock read per run: the check and the re-arm use the same time and settings.
         let now = ffi::now_ns();
-        let rules = this.settings.cached_rules(rules);
-        sample(&this, look, rules, now);
-        // The errands that wait a little: the neighbours' last runs, this CPU's lost NMI
-        // and the namer, every `watch_interval` while no neighbour is overdue, every run
-        // while one is (its NMIs are paced by these runs).
-        if now >= *watch_next {
-            *watch_next = errands(&this, ring, nmi_seen, rules, now);
-        }
-        // SAFETY: This is `this.timer`'s callback, and it returns a restart; `start` and
-        // `stop` never start it while its callback runs (`stop` cancels it, waiting for
-        // the callback).
-        unsafe { ffi::hrtimer_forward(&this.timer, now, rules.period_ns) };
-        if this.hard_cost.run_counted(runs) {
-            this.hard_cost.timed(ffi::now_ns().saturating_sub(now));
-        }
+        take(&this, local, now, Taker::Hrtimer, |rules| {
+            // SAFETY: This is `this.timer`'s callback, and it returns a restart; `start`
+            // and `stop` never start it while its callback runs (`stop` cancels it,
+            // waiting for the callback), nor does `ticked` (it runs on this CPU, outside).
+            unsafe { ffi::hrtimer_forward(&this.timer, now, rules.period_ns) };
+        });
         HrTimerRestart::Restart
     }
 }
