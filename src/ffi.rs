@@ -284,6 +284,15 @@ pub(crate) unsafe fn hrtimer_expires_ns<T>(timer: &kernel::time::hrtimer::HrTime
     unsafe { raw::tio_hrtimer_expires_ns(raw) }
 }
 
+/// This CPU's local timer interrupts look whether the hrtimer's sample is due
+/// ([`CpuSampler::ticked`](crate::sampler::CpuSampler::ticked)) from the jiffy `from` on;
+/// 0: never. Only a gate in front of that look, which decides. Hard interrupts off.
+pub(crate) fn ride_gate(from: u64) {
+    // SAFETY: No preconditions; one per-CPU store of this CPU's (the caller keeps
+    // interrupts off, so it stays on this CPU).
+    unsafe { raw::tio_ride_gate(from as kernel::ffi::c_ulong) }
+}
+
 /// Moves `timer`, queued or not, to expire at `expires_ns` (the monotonic clock), pinned
 /// to this CPU: the tick took the sample that it was queued for.
 ///

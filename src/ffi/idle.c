@@ -9,6 +9,7 @@
  */
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
+#include <linux/jiffies.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -109,16 +110,32 @@ static void tio_handler_probe(void *data, int irq, struct irqaction *action)
 }
 
 /*
+ * The jiffy from which this CPU's local timer interrupts look whether the hrtimer's
+ * sample is due (tio_ride_gate); 0: none looks.
+ */
+static DEFINE_PER_CPU(unsigned long, tio_ride_from);
+
+void tio_ride_gate(unsigned long from_jiffies)
+{
+	this_cpu_write(tio_ride_from, from_jiffies);
+}
+
+/*
  * x86's local timer interrupt, the tick's on a busy CPU, also takes the hrtimer's
  * sample when it is due (trace_irqoff_rs_tick): there, before its handler, interrupts
  * are as they were for the hrtimer's, and the hrtimer need not interrupt the CPU again.
+ * Only from the jiffy the gate says: the ticks between two samples cost two loads.
  */
 static void tio_vector_probe(void *data, int vector)
 {
 	tio_woken();
 #ifdef CONFIG_X86
-	if (vector == LOCAL_TIMER_VECTOR)
-		trace_irqoff_rs_tick();
+	if (vector == LOCAL_TIMER_VECTOR) {
+		unsigned long from = this_cpu_read(tio_ride_from);
+
+		if (from && time_after_eq(jiffies, from))
+			trace_irqoff_rs_tick();
+	}
 #endif
 }
 

@@ -395,6 +395,11 @@ void tio_sleep_unregister(void);
 int tio_sleep_entries(void);
 int tio_hrtimer_park(void *timer);
 /*
+ * ride_gate: this CPU's local timer interrupts call trace_irqoff_rs_tick from the jiffy
+ * from_jiffies on (0: never), x86 only; set with interrupts off.
+ */
+void tio_ride_gate(unsigned long from_jiffies);
+/*
  * wake_cpu: from hard interrupt context (interrupts off), wakes cpu with a function call
  * that does nothing (its IPI's entry is what counts); a CPU that is offline, this one, or
  * one with such a call still in flight is left alone. wake_sync: process context, after

@@ -191,6 +191,21 @@ impl Rules {
             && now.saturating_add(self.jiffy_ns / 2) >= last.saturating_add(self.period_ns)
     }
 
+    /// How many jiffies after the jiffy read at a sample (`jiffies` when it ran) the
+    /// local timer interrupts start to look whether the next is due: a tick less than the
+    /// whole ticks in P, so that a jiffies count read a tick behind (the tick that
+    /// advances it may not have run yet, on this CPU or the one that keeps time) never
+    /// keeps a due tick from looking. `None`: the tick takes no sample.
+    pub(crate) const fn ride_gate_jiffies(&self) -> Option<u64> {
+        if !self.rides_tick() {
+            return None;
+        }
+        match self.period_ns.checked_div(self.jiffy_ns) {
+            Some(n) => Some(n.saturating_sub(1)),
+            None => None,
+        }
+    }
+
     /// Where the hrtimer waits after a sample that the tick took at `now`: past the tick
     /// that takes the next one (due from half a tick before a period on), so that while
     /// the tick runs the hrtimer never does. Where the tick stops (a `nohz_full` CPU that
@@ -919,6 +934,45 @@ mod tests {
         let below = Rules::new(MS, 50 * MS, 250);
         assert!(!below.rides_tick());
         assert!(!below.ride_due(0, 10 * MS));
+        assert_eq!(below.ride_gate_jiffies(), None);
+    }
+
+    /// Claim: the jiffies gate in front of the tick's look never keeps a due tick from
+    /// looking: with the jiffies count read at the sample and at each later tick either
+    /// current or a tick behind (the tick that advances it may not have run yet), the
+    /// first tick at which a sample is due always finds the gate open; and at most three
+    /// ticks before it look (P = 10 ms at HZ 1000: 4 of 10 ticks at most, not every one).
+    #[test]
+    fn ride_gate_opens_by_the_due_tick() {
+        for (p_ms, hz) in [
+            (1, 1000),
+            (10, 1000),
+            (10, 250),
+            (4, 250),
+            (5, 250),
+            (20, 100),
+        ] {
+            let r = Rules::new(p_ms * MS, 50 * MS, hz);
+            let gate = r.ride_gate_jiffies().unwrap_or(u64::MAX);
+            let tick = r.jiffy_ns;
+            for phase in (0..tick).step_by((tick / 5) as usize) {
+                let last = 1000 * MS + phase;
+                // The sample ran in the tick of jiffy j (on the grid, at or before `last`).
+                let j = last / tick;
+                let due_k = (1..)
+                    .find(|&k| r.ride_due(last, (j + k) * tick))
+                    .unwrap_or(0);
+                for read_at_sample in [j, j - 1] {
+                    let from = read_at_sample + gate;
+                    for read_at_due in [j + due_k, j + due_k - 1] {
+                        assert!(read_at_due >= from, "P {p_ms} ms HZ {hz} phase {phase}");
+                    }
+                    // Ticks before the due one that find it open (read a tick ahead at worst).
+                    let early = (1..due_k).filter(|&k| j + k >= from).count();
+                    assert!(early <= 3, "P {p_ms} ms HZ {hz}: {early} early looks");
+                }
+            }
+        }
     }
 
     /// Claim: at P = 10 ms a 15 ms hrtimer gap is ordinary, asleep or not; a 107 ms gap is

@@ -392,6 +392,11 @@ impl CpuSampler {
                 me.parked_since.store(0, Relaxed);
                 me.sleeping.store(false, Relaxed);
             }
+            // Its ticks no longer look for a sample (a stop elsewhere, at the teardown,
+            // leaves the gate: the look finds the sampler stopped).
+            if kernel::cpu::CpuId::current().as_u32() == self.cpu {
+                ffi::ride_gate(0);
+            }
         }
         // Cancelled already: only the hrtimer's reference to the sampler goes.
         drop(handle);

@@ -544,6 +544,11 @@ fn take(
         *watch_next = errands(s, ring, nmi_seen, rules, now);
     }
     then(rules);
+    // The ticks that look whether the next sample is due: from a tick short of P on.
+    let gate = rules
+        .ride_gate_jiffies()
+        .map_or(0, |n| ffi::jiffies().wrapping_add(n).max(1));
+    ffi::ride_gate(gate);
     if s.hard_cost.run_counted(runs) {
         s.hard_cost.timed(ffi::now_ns().saturating_sub(now));
     }
@@ -557,7 +562,9 @@ impl CpuSampler {
     /// the hrtimer's run (the interrupted code's registers, the same context), and the
     /// same sample sees the same things; while the tick runs, a busy CPU takes no
     /// interrupt of the sampler's own. Where the tick stops, the hrtimer's runs go on.
-    /// On an awake CPU that takes no sample, a few loads and one clock read.
+    /// Called only from the jiffy that each run sets (`Rules::ride_gate_jiffies`, at
+    /// most four ticks a period); a look that takes no sample costs a few loads and one
+    /// clock read.
     pub(crate) fn ticked(&self) {
         let Some(me) = self.peer() else { return };
         // Stopped (or not yet started), or parked: the hrtimer's own runs, or none.
