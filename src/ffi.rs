@@ -770,11 +770,17 @@ static NAMER_WANTED: Atomic<u32> = Atomic::new(0);
 
 /// Asks the namer to run soon, from hard interrupt context (not NMI): one store, no
 /// wake-up. The next softirq sampler run (the timer_list, a tick or a few later, with
-/// interrupts on) or sampler stop kicks it ([`namer_kick_wanted`]).
+/// interrupts on; where none runs, the probe that the next hrtimer run queues) or sampler
+/// stop kicks it ([`namer_kick_wanted`]).
 pub(crate) fn namer_want() {
     if NAMER_WANTED.load(Relaxed) == 0 {
         NAMER_WANTED.store(1, Release);
     }
+}
+
+/// Whether hard interrupt context wants the namer to run ([`namer_want`]), not kicked yet.
+pub(crate) fn namer_wanted() -> bool {
+    NAMER_WANTED.load(Relaxed) != 0
 }
 
 /// Kicks the namer if hard interrupt context wanted it since the last kick (any context

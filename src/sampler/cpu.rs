@@ -334,7 +334,15 @@ impl CpuSampler {
         // Deferrable where the hrtimer parks while the CPU sleeps (`sleep`): a
         // sleeping CPU is woken for neither, and its wake-up sets where the timer_list's gap
         // counts from.
-        let soft = softtimer::start(rules.soft_period_jiffies, this.peers.parking());
+        // Only where softirqs run in threads (PREEMPT_RT, `threadirqs`): elsewhere the
+        // hrtimer's looks are the softirq side (`hard::sample`), and every softirq-off
+        // window is one that they see, bottom halves off or a handler running, which
+        // the probe ends; a timer_list would cost a timer softirq a period for nothing.
+        let soft = if this.threaded {
+            softtimer::start(rules.soft_period_jiffies, this.peers.parking())
+        } else {
+            Ok(())
+        };
         let handle = HrTimerPointer::start(this.clone(), period(&rules));
         let now = ffi::now_ns();
         let jiffies = ffi::jiffies();

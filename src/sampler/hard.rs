@@ -200,6 +200,17 @@ fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64, t
             after_gap,
         );
     }
+    // Where softirqs do not run in threads, this look is the softirq side's evidence (no
+    // timer_list runs: `CpuSampler::start`): softirqs free here (bottom halves on, or
+    // this interrupt came into the softirq loop, where they run) would run at this
+    // interrupt's exit if any were pending. Not while a probe is out: its window is
+    // kept under the last free look before it, until the probe reports it.
+    if !s.threaded
+        && (!bh_held || (interrupted.serving_softirq() && s.in_softirq_loop(&mut local.loop_ip)))
+        && s.probe_armed.load(Relaxed) == 0
+    {
+        s.softirqs_free(rules, now);
+    }
     let last_soft = s.last_soft_ns.load(Relaxed);
     // The timer_list ran lately (the common case): no softirq window to look into.
     if last_soft == 0 || rules.soft_recent(now.saturating_sub(last_soft)) {
@@ -544,6 +555,12 @@ fn take(
         *watch_next = errands(s, ring, nmi_seen, rules, now);
     }
     then(rules);
+    // Where no timer_list runs, the probe's run kicks the namer (with interrupts on) that
+    // this CPU's records or captures want; the first run queues it too, to learn the
+    // softirq machinery's frames (`probe_ran`).
+    if !s.threaded && (ffi::namer_wanted() || runs.runs == 0) {
+        ffi::probe::arm();
+    }
     // The ticks that look whether the next sample is due: from a tick short of P on.
     let gate = rules
         .ride_gate_jiffies()

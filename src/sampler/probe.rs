@@ -3,7 +3,7 @@
 //! The softirq probe: queued by a look that found softirqs held off, it closes the
 //! window where softirqs run again.
 
-use kernel::sync::atomic::Relaxed;
+use kernel::sync::atomic::{Atomic, Relaxed};
 
 use crate::capture;
 use crate::ffi;
@@ -17,6 +17,9 @@ use crate::logic::verdict::{ProbeOutcome, ProbeSeen};
 use super::cpu::CpuSampler;
 use super::events::SoftWindow;
 use super::run::Run;
+
+/// The softirq machinery's frames were learnt from a probe's run (`probe_ran`).
+static SOFTIRQ_FRAMES_LEARNT: Atomic<bool> = Atomic::new(false);
 
 impl CpuSampler {
     /// The softirq side at the hrtimer's resolution: a look that finds softirqs held off
@@ -141,6 +144,15 @@ impl CpuSampler {
         let now = ffi::now_ns();
         self.close_probe(now);
         self.soft_cost.add(ffi::now_ns().saturating_sub(now));
+        if !self.threaded {
+            // Where no timer_list runs, the probe is the softirq side's run with
+            // interrupts on: it kicks the namer the hard side wanted, and, once, learns
+            // the softirq machinery's frames, as the timer_list's first run did.
+            ffi::namer_kick_wanted();
+            if !SOFTIRQ_FRAMES_LEARNT.load(Relaxed) && !SOFTIRQ_FRAMES_LEARNT.xchg(true, Relaxed) {
+                capture::learn_from_here();
+            }
+        }
     }
 
     /// Softirqs run on this CPU at `now` (softirq context: the probe, or the timer_list,

@@ -241,6 +241,15 @@ impl CpuSampler {
         self.soft_window_over(rules)
     }
 
+    /// A look of the hrtimer at `now` found softirqs free to run, where softirqs do not
+    /// run in threads and no timer_list runs: as the timer_list's run would, it moves
+    /// where the softirq side's gap counts from, and ends the window the looks had open.
+    pub(super) fn softirqs_free(&self, rules: &gap::Rules, now: u64) {
+        self.last_soft_ns.store(now, Relaxed);
+        self.last_soft_jiffies.store(ffi::jiffies(), Relaxed);
+        self.soft_window_over(rules);
+    }
+
     /// The timer_list's window is over, recorded or not; only now may the hrtimer open
     /// another. (It opens one only while the timer_list is late, never since
     /// `last_soft_ns` moved.) Returns the next delay in jiffies.

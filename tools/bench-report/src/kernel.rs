@@ -46,6 +46,7 @@ pub fn section(o: &mut String, k: &Value, outdir: &Path) -> Result<Vec<String>> 
     targets.extend(overhead::section(o, k, &ov, &title, outdir)?);
     targets.extend(idle::section(o, k));
     targets.extend(busy::section(o, k));
+    targets.extend(busy::half_target(k));
     targets.push(cost::section(o, k));
     heading(o, "Side by side with the original", '-');
     if has_peer || !peer_note.is_empty() {
