@@ -469,8 +469,14 @@ pub(crate) const HIST_NAMES: [(&str, &str); 4] = [
 /// The costs of a CPU (`cost N NAME runs=N total_ns=N hist_ns COUNT...`), in printed
 /// order; `nmi` and `nmi_rtt` only where the watcher sends NMIs.
 pub(crate) const COST_NAMES: [(&str, &str); 5] = [
-    ("hard", "The hrtimer's runs."),
-    ("soft", "The timer_list's runs."),
+    (
+        "hard",
+        "The hrtimer's samples, taken by its own runs or, on a busy x86 CPU, by the tick.",
+    ),
+    (
+        "soft",
+        "The softirq side's runs: the timer_list's where softirqs run in threads, else the probe's.",
+    ),
     ("capture", "Records captured in interrupt context."),
     ("nmi", "The watcher's NMI handler on this CPU."),
     (
