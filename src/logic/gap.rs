@@ -898,20 +898,24 @@ mod tests {
         assert_eq!(r.late_window(1000 * MS, 1005 * MS).overlap(0, u64::MAX), 0);
     }
 
+    /// The periods (ms) and tick rates the tick's rules are tested at: P from a tick to 20
+    /// ticks, HZ 100 to 1000.
+    const RIDE_CASES: [(u64, u64); 6] = [
+        (1, 1000),
+        (10, 1000),
+        (10, 250),
+        (4, 250),
+        (5, 250),
+        (20, 100),
+    ];
+
     /// Claim: where P is at least a tick, a running tick takes every sample: for each tick
     /// phase, the first tick at which a sample is due comes before the hrtimer's backstop,
     /// and the gap it ends is ordinary (no ride makes an event); the backstop's own gap is
     /// ordinary too. Below a tick (P = 1 ms at HZ 250) the tick takes none.
     #[test]
     fn rides_take_every_sample_before_the_backstop() {
-        for (p_ms, hz) in [
-            (1, 1000),
-            (10, 1000),
-            (10, 250),
-            (4, 250),
-            (5, 250),
-            (20, 100),
-        ] {
+        for (p_ms, hz) in RIDE_CASES {
             let r = Rules::new(p_ms * MS, 50 * MS, hz);
             assert!(r.rides_tick());
             let tick = r.jiffy_ns;
@@ -944,14 +948,7 @@ mod tests {
     /// ticks before it look (P = 10 ms at HZ 1000: 4 of 10 ticks at most, not every one).
     #[test]
     fn ride_gate_opens_by_the_due_tick() {
-        for (p_ms, hz) in [
-            (1, 1000),
-            (10, 1000),
-            (10, 250),
-            (4, 250),
-            (5, 250),
-            (20, 100),
-        ] {
+        for (p_ms, hz) in RIDE_CASES {
             let r = Rules::new(p_ms * MS, 50 * MS, hz);
             let gate = r.ride_gate_jiffies().unwrap_or(u64::MAX);
             let tick = r.jiffy_ns;
