@@ -9,11 +9,11 @@ use crate::records::types::*;
 use kernel::sync::atomic::{Acquire, Atomic, Relaxed, Release};
 
 /// A CPU's softirq window that the hrtimer found open past the threshold, with the stack
-/// it took inside it. The timer_list moves that stack into the window's record when the
-/// window ends; until then readers show it as ongoing.
+/// it took inside it. The window's record takes that stack when the window ends (the
+/// timer_list's or the probe's); until then readers show it as ongoing.
 ///
-/// The hrtimer writes it, at most once per window; the timer_list of the same CPU reads
-/// and closes it.
+/// The hrtimer writes it, at most once per window; the same CPU's timer_list, or where
+/// none runs its probe and its looks that find softirqs free, read and close it.
 pub(crate) struct Pending {
     slot: Slot,
     /// Start of the open window it belongs to (the timer_list's last run), 0 when none.
@@ -51,7 +51,7 @@ impl Pending {
         self.window.load(Acquire)
     }
 
-    /// Closes the window (the timer_list, after it ended).
+    /// Closes the window (after it ended; closing a closed one changes nothing).
     pub(crate) fn close(&self) {
         self.window.store(0, Release);
     }

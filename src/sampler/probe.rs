@@ -145,9 +145,13 @@ impl CpuSampler {
         self.close_probe(now);
         self.soft_cost.add(ffi::now_ns().saturating_sub(now));
         if !self.threaded {
-            // Where no timer_list runs, the probe is the softirq side's run with
-            // interrupts on: it kicks the namer the hard side wanted, and, once, learns
-            // the softirq machinery's frames, as the timer_list's first run did.
+            // Where no timer_list runs, the probe is the softirq side's run: softirqs run
+            // here, so the window the looks had open is over now (after `close_probe`
+            // reported it under the key of the free look before it), also on a CPU that
+            // goes to sleep right after, where no look comes to end it. With interrupts
+            // on, it kicks the namer the hard side wanted, and, once, learns the softirq
+            // machinery's frames, as the timer_list's first run did.
+            self.softirqs_free(&self.settings.rules(), now);
             ffi::namer_kick_wanted();
             if !SOFTIRQ_FRAMES_LEARNT.load(Relaxed) && !SOFTIRQ_FRAMES_LEARNT.xchg(true, Relaxed) {
                 capture::learn_from_here();
