@@ -19,6 +19,7 @@
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <linux/smp.h>
+#include <linux/unroll.h>
 #include <asm/hardirq.h>
 #ifdef CONFIG_X86_64
 #include <asm/apic.h>
@@ -59,18 +60,23 @@ int tio_under_hypervisor(void)
 #endif
 }
 
-unsigned long long tio_arch_irq_events(void)
+/*
+ * One pass over x86's counts, unrolled (on every run of the hrtimer's sample): every index
+ * is then a constant, and no per-entry test or bounds check is left.
+ */
+static __always_inline unsigned long long tio_arch_sum(bool timer)
 {
 	unsigned long long n = 0;
 #ifdef CONFIG_X86
 	const irq_cpustat_t *s = this_cpu_ptr(&irq_stat);
 	unsigned int i;
 
+	unrolled_full
 	for (i = 0; i < IRQ_COUNT_MAX; i++) {
 		if (i == IRQ_COUNT_NMI)
 			continue;
 #ifdef CONFIG_X86_LOCAL_APIC
-		if (i == IRQ_COUNT_APIC_PERF)
+		if (i == IRQ_COUNT_APIC_PERF || (!timer && i == IRQ_COUNT_APIC_TIMER))
 			continue;
 #endif
 		n += READ_ONCE(s->counts[i]);
@@ -79,13 +85,14 @@ unsigned long long tio_arch_irq_events(void)
 	return n;
 }
 
-unsigned long long tio_arch_timer_irqs(void)
+unsigned long long tio_arch_irq_events(void)
 {
-#if defined(CONFIG_X86) && defined(CONFIG_X86_LOCAL_APIC)
-	return READ_ONCE(this_cpu_ptr(&irq_stat)->counts[IRQ_COUNT_APIC_TIMER]);
-#else
-	return 0;
-#endif
+	return tio_arch_sum(true);
+}
+
+unsigned long long tio_arch_irq_events_but_timer(void)
+{
+	return tio_arch_sum(false);
 }
 
 int tio_arch_irq_time_accounted(void)

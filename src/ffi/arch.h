@@ -25,8 +25,8 @@ unsigned long tio_arch_entry_return_address(struct pt_regs *regs);
  */
 unsigned long long tio_arch_irq_events(void);
 
-/* Of tio_arch_irq_events(), the local APIC timer's on x86; 0 on arm64. */
-unsigned long long tio_arch_timer_irqs(void);
+/* tio_arch_irq_events() less the local APIC timer's on x86; 0 on arm64. */
+unsigned long long tio_arch_irq_events_but_timer(void);
 
 /* Whether the kernel accounts interrupt time per exit here (tio_irq_time_ns). */
 int tio_arch_irq_time_accounted(void);

@@ -43,6 +43,14 @@ static struct tracepoint *tio_handler_tp;
  * probe of its own included, and a softirq-off window there needs the hrtimer's looks.
  */
 static struct tracepoint *tio_softirq_tp;
+/*
+ * tick_stop: where the tick stops on a CPU that is not idle (a nohz_full CPU that runs one
+ * task), the hrtimer, which waits past several ticks while the tick takes its samples, is
+ * brought in to the next one's (trace_irqoff_rs_tick_stopped). Optional: without it the
+ * hrtimer waits one sample ahead only.
+ */
+static struct tracepoint *tio_tick_stop_tp;
+static bool tio_tick_stop_registered;
 static bool tio_idle_registered;
 
 static void tio_find_entries(struct tracepoint *tp, void *priv)
@@ -53,6 +61,10 @@ static void tio_find_entries(struct tracepoint *tp, void *priv)
 	}
 	if (!strcmp(tp->name, "softirq_entry")) {
 		tio_softirq_tp = tp;
+		return;
+	}
+	if (!strcmp(tp->name, "tick_stop")) {
+		tio_tick_stop_tp = tp;
 		return;
 	}
 	for (int i = 0; i < ARRAY_SIZE(tio_vector_names); i++)
@@ -66,6 +78,12 @@ static void tio_find_entries(struct tracepoint *tp, void *priv)
  * after this one read, without calling into Rust.
  */
 static DEFINE_PER_CPU(bool, tio_asleep);
+
+/*
+ * The sleeps this CPU began in the idle loop since the probe was registered: between two
+ * equal reads its idle sleep time (tio_idle_sleep_ns) cannot have moved.
+ */
+static DEFINE_PER_CPU(unsigned long long, tio_sleeps_begun);
 
 /*
  * The Rust side runs with hard interrupts off: the idle loop and the hard interrupt
@@ -83,6 +101,7 @@ static void tio_cpu_idle_probe(void *data, unsigned int state, unsigned int cpu)
 			trace_irqoff_rs_woken();
 		}
 	} else {
+		this_cpu_inc(tio_sleeps_begun);
 		this_cpu_write(tio_asleep, true);
 		trace_irqoff_rs_sleep();
 	}
@@ -110,21 +129,32 @@ static void tio_handler_probe(void *data, int irq, struct irqaction *action)
 }
 
 /*
- * The jiffy from which this CPU's local timer interrupts look whether the hrtimer's
- * sample is due (tio_ride_gate); 0: none looks.
+ * This CPU's local timer interrupts so far (while the probes are registered), and the
+ * one of them from which they look whether the hrtimer's sample is due (tio_ride_gate);
+ * 0: none looks. Counted here, not read from jiffies: a CPU whose tick runs never waits
+ * for another CPU's (the one that keeps jiffies may have interrupts off).
  */
+static DEFINE_PER_CPU(unsigned long, tio_ticks);
 static DEFINE_PER_CPU(unsigned long, tio_ride_from);
 
-void tio_ride_gate(unsigned long from_jiffies)
+void tio_ride_gate(int on, unsigned long ticks)
 {
-	this_cpu_write(tio_ride_from, from_jiffies);
+	unsigned long from = this_cpu_read(tio_ticks) + ticks;
+
+	this_cpu_write(tio_ride_from, on ? (from ?: 1) : 0);
+}
+
+int tio_tick_stop_probed(void)
+{
+	return READ_ONCE(tio_tick_stop_registered);
 }
 
 /*
  * x86's local timer interrupt, the tick's on a busy CPU, also takes the hrtimer's
  * sample when it is due (trace_irqoff_rs_tick): there, before its handler, interrupts
  * are as they were for the hrtimer's, and the hrtimer need not interrupt the CPU again.
- * Only from the jiffy the gate says: the ticks between two samples cost two loads.
+ * Only from the interrupt the gate says: the ticks between two samples cost a count and a
+ * load.
  */
 static void tio_vector_probe(void *data, int vector)
 {
@@ -132,11 +162,24 @@ static void tio_vector_probe(void *data, int vector)
 #ifdef CONFIG_X86
 	if (vector == LOCAL_TIMER_VECTOR) {
 		unsigned long from = this_cpu_read(tio_ride_from);
+		unsigned long n = this_cpu_inc_return(tio_ticks);
 
-		if (from && time_after_eq(jiffies, from))
+		if (from && (long)(n - from) >= 0)
 			trace_irqoff_rs_tick();
 	}
 #endif
+}
+
+/* Hard interrupts off where the tick stops; saved anyway, as for cpu_idle. */
+static void tio_tick_stop_probe(void *data, int success, int dependency)
+{
+	unsigned long flags;
+
+	if (!success || is_idle_task(current))
+		return;
+	local_irq_save(flags);
+	trace_irqoff_rs_tick_stopped();
+	local_irq_restore(flags);
 }
 
 static void tio_softirq_probe(void *data, unsigned int vec_nr)
@@ -146,6 +189,10 @@ static void tio_softirq_probe(void *data, unsigned int vec_nr)
 
 static void tio_sleep_unregister_entries(void)
 {
+	if (tio_tick_stop_registered) {
+		tracepoint_probe_unregister(tio_tick_stop_tp, tio_tick_stop_probe, NULL);
+		WRITE_ONCE(tio_tick_stop_registered, false);
+	}
 	for (int i = 0; i < ARRAY_SIZE(tio_vector_tp); i++)
 		if (tio_vector_tp[i])
 			tracepoint_probe_unregister(tio_vector_tp[i], tio_vector_probe, NULL);
@@ -193,6 +240,10 @@ int tio_sleep_register(void)
 			return ret;
 		}
 	}
+	/* Optional (see tio_tick_stop_tp): where it fails, the hrtimer stays a sample ahead. */
+	if (tio_tick_stop_tp &&
+	    !tracepoint_probe_register(tio_tick_stop_tp, tio_tick_stop_probe, NULL))
+		WRITE_ONCE(tio_tick_stop_registered, true);
 	ret = register_trace_cpu_idle(tio_cpu_idle_probe, NULL);
 	if (ret) {
 		tio_sleep_unregister_entries();
@@ -211,6 +262,11 @@ void tio_sleep_unregister(void)
 	tio_idle_registered = false;
 	/* No probe runs any more, on any CPU, once this returns. */
 	tracepoint_synchronize_unregister();
+}
+
+unsigned long long tio_idle_sleeps(void)
+{
+	return READ_ONCE(tio_idle_registered) ? this_cpu_read(tio_sleeps_begun) : ULLONG_MAX;
 }
 
 int tio_sleep_entries(void)

@@ -300,7 +300,7 @@ unsigned long long tio_irq_events(void)
 
 unsigned long long tio_irq_events_but_timer(void)
 {
-	return tio_irq_events() - tio_arch_timer_irqs();
+	return __this_cpu_read(kstat.irqs_sum) + tio_arch_irq_events_but_timer();
 }
 
 unsigned long long tio_irq_time_ns(void)

@@ -66,31 +66,52 @@ fn sleep_evidence(
 /// (`stall::Evidence`): whether it handled no interrupt but its local timer's, the time
 /// the kernel accounted to its interrupt handlers and softirqs (`None`: not accounted, or
 /// not read at `prev`), and, for a run in the idle loop, the time it slept there (`None`:
-/// not accounted, or not read at `prev`). Every run reads them (a few per-CPU loads, and
-/// the idle time's clock read).
+/// not accounted, or not read at `prev`). Only what a verdict can use is read, in every
+/// run (the next gap's evidence needs this run's counts): nothing where no host
+/// can stop the machine (no silence is a stall there); the interrupt time alone where the
+/// kernel accounts it (`Evidence::proves_stall` then uses nothing else); else the
+/// interrupt count (a few per-CPU loads) and the idle sleep time, whose clock read is
+/// taken again only after the CPU began a sleep (`ffi::idle_sleeps`).
 fn since_prev(
+    s: &CpuSampler,
     local: &mut LookLocal,
     interrupted: ffi::Interrupted,
     prev: u64,
 ) -> (bool, Option<u64>, Option<u64>) {
+    if !s.peers.vm() {
+        return (false, None, None);
+    }
     // Known where the run before read them: every run reads the steal count too, after
     // this, and `steal_at` says when.
     let known = local.steal_at == prev;
-    let others = ffi::irq_events_but_timer();
-    let others_before = core::mem::replace(&mut local.others, others);
-    let quiet = known && others == others_before;
-    let irq_ns = ffi::irq_time_ns().and_then(|t| {
+    if let Some(t) = ffi::irq_time_ns() {
         let before = core::mem::replace(&mut local.irq_time, t);
-        known.then(|| t.wrapping_sub(before))
-    });
-    // Read in every run, as the first two: a CPU that went idle after a run in a task
-    // (a shell that asked the host for a stop, say) has its idle time known from then.
-    // Used for a run in the idle loop only.
-    let idle_ns = ffi::idle_sleep_ns().and_then(|t| {
-        let before = core::mem::replace(&mut local.idle_sleep, t);
-        (known && interrupted.idle_loop()).then(|| t.wrapping_sub(before))
-    });
-    (quiet, irq_ns, idle_ns)
+        // Not read here: a later run without the accounting (x86 turns it off where the
+        // TSC turns out unstable) reads it anew. The interrupt count kept is older than
+        // `prev` then, and an equal count still proves what it proves: none since.
+        local.idle_sleep = u64::MAX;
+        let irq_ns = (known && before != u64::MAX).then(|| t.wrapping_sub(before));
+        return (false, irq_ns, None);
+    }
+    local.irq_time = u64::MAX;
+    let others = ffi::irq_events_but_timer();
+    let quiet = known && others == core::mem::replace(&mut local.others, others);
+    // Read in every run: a CPU that went idle after a run in a task (a shell that asked
+    // the host for a stop, say) has its idle time known from then. Used for a run in the
+    // idle loop only.
+    // Its low bits: see `LookLocal::idle_sleeps`.
+    let sleeps = ffi::idle_sleeps().map_or(u32::MAX, |n| n as u32);
+    let idle_now = if sleeps != u32::MAX && sleeps == local.idle_sleeps {
+        local.idle_sleep
+    } else {
+        local.idle_sleeps = sleeps;
+        ffi::idle_sleep_ns().unwrap_or(u64::MAX)
+    };
+    let idle_before = core::mem::replace(&mut local.idle_sleep, idle_now);
+    let idle_ns =
+        (known && interrupted.idle_loop() && idle_now != u64::MAX && idle_before != u64::MAX)
+            .then(|| idle_now.wrapping_sub(idle_before));
+    (quiet, None, idle_ns)
 }
 
 /// The late part of the hrtimer's last gap out of which it took silences (`g`, empty:
@@ -130,7 +151,7 @@ fn sample(s: &CpuSampler, local: &mut LookLocal, rules: &gap::Rules, now: u64, t
     };
     // What a gap that came back into the idle loop or user space may show of a stall
     // (`stall::Evidence`), as counts since the run before, if that run read them.
-    let (quiet, irq_ns, idle_ns) = since_prev(local, interrupted, prev);
+    let (quiet, irq_ns, idle_ns) = since_prev(s, local, interrupted, prev);
     // The machine's pulse first: if this run ends a silence, it is posted before this
     // CPU's own gap is judged against it.
     s.peers
@@ -562,10 +583,7 @@ fn take(
         ffi::probe::arm();
     }
     // The ticks that look whether the next sample is due: from a tick short of P on.
-    let gate = rules
-        .ride_gate_jiffies()
-        .map_or(0, |n| ffi::jiffies().wrapping_add(n).max(1));
-    ffi::ride_gate(gate);
+    ffi::ride_gate(rules.ride_gate_ticks());
     if s.hard_cost.run_counted(runs) {
         s.hard_cost.timed(ffi::now_ns().saturating_sub(now));
     }
@@ -574,14 +592,16 @@ fn take(
 impl CpuSampler {
     /// This CPU's local timer interrupt, at its entry (x86, hard interrupts off, before
     /// its handler; the tick's, on a busy CPU): where the hrtimer's sample is due within
-    /// half a tick (`Rules::ride_due`), it is taken here, and the hrtimer moved past the
-    /// next tick (`Rules::ride_backstop`). At this entry interrupts are as they are for
-    /// the hrtimer's run (the interrupted code's registers, the same context), and the
-    /// same sample sees the same things; while the tick runs, a busy CPU takes no
-    /// interrupt of the sampler's own. Where the tick stops, the hrtimer's runs go on.
-    /// Called only from the jiffy that each run sets (`Rules::ride_gate_jiffies`, at
-    /// most four ticks a period); a look that takes no sample costs a few loads and one
-    /// clock read.
+    /// half a tick (`Rules::ride_due`), it is taken here. At this entry interrupts are as
+    /// they are for the hrtimer's run (the interrupted code's registers, the same
+    /// context), and the same sample sees the same things. The hrtimer is moved only where
+    /// it would come before the tick that takes the next sample (`Rules::ride_move`):
+    /// where the kernel's `tick_stop` is probed, several periods ahead, once in that many
+    /// samples, and a stop of the tick brings it in ([`CpuSampler::tick_stopped`]); else
+    /// past the next sample's tick at each. While the tick runs, a busy CPU takes no
+    /// interrupt of the sampler's own. Called only from the local timer interrupt that
+    /// each run sets (`Rules::ride_gate_ticks`, at most four ticks a period); a look that
+    /// takes no sample costs a few loads and one clock read.
     pub(crate) fn ticked(&self) {
         let Some(me) = self.peer() else { return };
         // Stopped (or not yet started), or parked: the hrtimer's own runs, or none.
@@ -592,9 +612,10 @@ impl CpuSampler {
         let now = ffi::now_ns();
         // SAFETY: `hard_local`'s owners run on `self.cpu` with hard interrupts off and
         // never nest: the hrtimer's callback runs inside this CPU's timer interrupt
-        // handler, this at that interrupt's entry, before the handler. `start` uses it
-        // only before it arms the hrtimer, and `last_hard_ns` is 0 until then (it is
-        // cleared by `stop`, with interrupts off on this CPU, before any start).
+        // handler, this at that interrupt's entry, before the handler, and
+        // `tick_stopped` where the tick stops, outside both. `start` uses it only before it
+        // arms the hrtimer, and `last_hard_ns` is 0 until then (it is cleared by `stop`,
+        // with interrupts off on this CPU, before any start).
         let local = unsafe { self.hard_local.get() };
         if !self
             .settings
@@ -608,9 +629,47 @@ impl CpuSampler {
             // handle that cancels the timer exists while `last_hard_ns` is non-zero
             // (`start` publishes it after arming, holding the handle it then keeps in
             // `running`; `stop` clears it in the section that cancels the timer), and
-            // nothing else starts the timer meanwhile.
-            unsafe { ffi::hrtimer_move(&self.timer, rules.ride_backstop(now)) };
+            // nothing else starts or moves the timer meanwhile: `hrtimer_move`'s terms.
+            let expires = unsafe { ffi::hrtimer_expires_ns(&self.timer) };
+            if let Some(to) = rules.ride_move(expires, now, ffi::tick_stop_probed()) {
+                // SAFETY: As for the read above.
+                unsafe { ffi::hrtimer_move(&self.timer, to) };
+            }
         });
+    }
+
+    /// This CPU's tick stops, and the CPU is not idle (a `nohz_full` CPU that runs one
+    /// task; hard interrupts off, outside the hrtimer's callback and `ticked`): an
+    /// hrtimer that waits past the last sample's backstop, as the tick's samples leave it
+    /// (`Rules::ride_move`), is brought in to it (`Rules::ride_stopped`), and samples
+    /// every period from there. An idle CPU parks it or keeps it near
+    /// (`CpuSampler::going_to_sleep`).
+    pub(crate) fn tick_stopped(&self) {
+        let Some(me) = self.peer() else { return };
+        let last = me.last_hard_ns.load(Relaxed);
+        if last == 0 || me.parked_since.load(Relaxed) != 0 {
+            return;
+        }
+        // SAFETY: One of `hard_local`'s owners, on `self.cpu` with interrupts off, never
+        // inside another (`ticked`); `last_hard_ns` is non-zero, so `start` is done with it.
+        let local = unsafe { self.hard_local.get() };
+        let rules = self.settings.cached_rules(&mut local.rules);
+        self.bring_in(rules, last);
+    }
+
+    /// Moves the hrtimer in to the backstop of the last sample, at `last`, if it waits
+    /// past it (`Rules::ride_stopped`). On `self.cpu` with hard interrupts off, outside
+    /// the hrtimer's callback, while `last_hard_ns` is non-zero and the CPU not parked.
+    pub(super) fn bring_in(&self, rules: &gap::Rules, last: u64) {
+        // SAFETY: As in `ticked`: on `self.cpu`, interrupts off, outside the callback
+        // (the caller's contract), while `last_hard_ns` is non-zero, so the handle that
+        // cancels the timer exists and nothing else starts or moves it meanwhile:
+        // `hrtimer_move`'s terms.
+        let expires = unsafe { ffi::hrtimer_expires_ns(&self.timer) };
+        if let Some(to) = rules.ride_stopped(expires, last) {
+            // SAFETY: As for the read above.
+            unsafe { ffi::hrtimer_move(&self.timer, to) };
+        }
     }
 }
 

@@ -45,15 +45,20 @@ pub(super) struct LookLocal {
     pub(super) probe_queued: bool,
     /// The interrupted instruction last found in the softirq loop (0: none yet).
     pub(super) loop_ip: u64,
-    /// This CPU's count of interrupts but its local timer's (`ffi::irq_events_but_timer`)
-    /// and the interrupt time accounted on it (`ffi::irq_time_ns`, 0 where none is) at the
-    /// last run (read with the steal count: `steal_at` says when): a stall's evidence
-    /// (`stall::Evidence`).
-    pub(super) others: u64,
+    /// A stall's evidence (`stall::Evidence`, `hard::since_prev`), as the last run that
+    /// read any of it left it (every run reads the steal count after it: `steal_at` says
+    /// when): the interrupt time accounted on this CPU (`ffi::irq_time_ns`, `u64::MAX`: not
+    /// known); where the kernel accounts none, its count of interrupts but its local
+    /// timer's (`ffi::irq_events_but_timer`) and its idle sleep time
+    /// (`ffi::idle_sleep_ns`, `u64::MAX`: not known), with the sleeps it had begun when
+    /// that time was read (`ffi::idle_sleeps`, its low 32 bits, `u32::MAX`: not known), so
+    /// that it is read again only after another. (A count that wrapped to the same bits
+    /// would keep an older sleep time: less sleep seen, less evidence of a stall, never
+    /// more.)
     pub(super) irq_time: u64,
-    /// Its idle sleep time (`ffi::idle_sleep_ns`) at the last run in the idle loop (only
-    /// such runs read it, with the sleep counts: `SleepCounts::counts_at` says when).
+    pub(super) others: u64,
     pub(super) idle_sleep: u64,
+    pub(super) idle_sleeps: u32,
 }
 
 /// This CPU's interrupt count and hrtimer interrupt retries at the hrtimer's last run that
@@ -88,9 +93,10 @@ impl HardLocal {
                 held: Held::new(),
                 probe_queued: false,
                 loop_ip: 0,
+                irq_time: u64::MAX,
                 others: 0,
-                irq_time: 0,
-                idle_sleep: 0,
+                idle_sleep: u64::MAX,
+                idle_sleeps: u32::MAX,
             },
         }
     }
