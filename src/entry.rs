@@ -48,7 +48,6 @@ same_prototype!(ffi =>
     trace_irqoff_rs_sleep(),
     trace_irqoff_rs_woken(),
     trace_irqoff_rs_tick(),
-    trace_irqoff_rs_tick_stopped(),
 );
 // The tag-wait feature's, declared in `tag_wait/hooks.h`.
 same_prototype!(tag_wait =>
@@ -224,14 +223,6 @@ pub(crate) extern "C" fn trace_irqoff_rs_woken() {
 pub(crate) extern "C" fn trace_irqoff_rs_tick() {
     if let Some(s) = sampler(kernel::cpu::CpuId::current().as_u32()) {
         s.ticked();
-    }
-}
-
-/// This CPU's tick stops, and it is not idle (hard interrupts off).
-#[no_mangle]
-pub(crate) extern "C" fn trace_irqoff_rs_tick_stopped() {
-    if let Some(s) = sampler(kernel::cpu::CpuId::current().as_u32()) {
-        s.tick_stopped();
     }
 }
 

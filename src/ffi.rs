@@ -295,13 +295,6 @@ pub(crate) fn ride_gate(ticks: Option<u64>) {
     unsafe { raw::tio_ride_gate(on, ticks as kernel::ffi::c_ulong) }
 }
 
-/// Whether the kernel's `tick_stop` event is probed: where the tick stops on a CPU that is
-/// not idle, [`CpuSampler::tick_stopped`](crate::sampler::CpuSampler::tick_stopped) runs.
-pub(crate) fn tick_stop_probed() -> bool {
-    // SAFETY: No preconditions.
-    unsafe { raw::tio_tick_stop_probed() != 0 }
-}
-
 /// Moves `timer`, queued or not, to expire at `expires_ns` (the monotonic clock), pinned
 /// to this CPU: the tick took the sample that it was queued for.
 ///

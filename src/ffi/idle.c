@@ -43,14 +43,6 @@ static struct tracepoint *tio_handler_tp;
  * probe of its own included, and a softirq-off window there needs the hrtimer's looks.
  */
 static struct tracepoint *tio_softirq_tp;
-/*
- * tick_stop: where the tick stops on a CPU that is not idle (a nohz_full CPU that runs one
- * task), the hrtimer, which waits past several ticks while the tick takes its samples, is
- * brought in to the next one's (trace_irqoff_rs_tick_stopped). Optional: without it the
- * hrtimer waits one sample ahead only.
- */
-static struct tracepoint *tio_tick_stop_tp;
-static bool tio_tick_stop_registered;
 static bool tio_idle_registered;
 
 static void tio_find_entries(struct tracepoint *tp, void *priv)
@@ -61,10 +53,6 @@ static void tio_find_entries(struct tracepoint *tp, void *priv)
 	}
 	if (!strcmp(tp->name, "softirq_entry")) {
 		tio_softirq_tp = tp;
-		return;
-	}
-	if (!strcmp(tp->name, "tick_stop")) {
-		tio_tick_stop_tp = tp;
 		return;
 	}
 	for (int i = 0; i < ARRAY_SIZE(tio_vector_names); i++)
@@ -144,11 +132,6 @@ void tio_ride_gate(int on, unsigned long ticks)
 	this_cpu_write(tio_ride_from, on ? (from ?: 1) : 0);
 }
 
-int tio_tick_stop_probed(void)
-{
-	return READ_ONCE(tio_tick_stop_registered);
-}
-
 /*
  * x86's local timer interrupt, the tick's on a busy CPU, also takes the hrtimer's
  * sample when it is due (trace_irqoff_rs_tick): there, before its handler, interrupts
@@ -170,18 +153,6 @@ static void tio_vector_probe(void *data, int vector)
 #endif
 }
 
-/* Hard interrupts off where the tick stops; saved anyway, as for cpu_idle. */
-static void tio_tick_stop_probe(void *data, int success, int dependency)
-{
-	unsigned long flags;
-
-	if (!success || is_idle_task(current))
-		return;
-	local_irq_save(flags);
-	trace_irqoff_rs_tick_stopped();
-	local_irq_restore(flags);
-}
-
 static void tio_softirq_probe(void *data, unsigned int vec_nr)
 {
 	tio_woken();
@@ -189,10 +160,6 @@ static void tio_softirq_probe(void *data, unsigned int vec_nr)
 
 static void tio_sleep_unregister_entries(void)
 {
-	if (tio_tick_stop_registered) {
-		tracepoint_probe_unregister(tio_tick_stop_tp, tio_tick_stop_probe, NULL);
-		WRITE_ONCE(tio_tick_stop_registered, false);
-	}
 	for (int i = 0; i < ARRAY_SIZE(tio_vector_tp); i++)
 		if (tio_vector_tp[i])
 			tracepoint_probe_unregister(tio_vector_tp[i], tio_vector_probe, NULL);
@@ -240,10 +207,6 @@ int tio_sleep_register(void)
 			return ret;
 		}
 	}
-	/* Optional (see tio_tick_stop_tp): where it fails, the hrtimer stays a sample ahead. */
-	if (tio_tick_stop_tp &&
-	    !tracepoint_probe_register(tio_tick_stop_tp, tio_tick_stop_probe, NULL))
-		WRITE_ONCE(tio_tick_stop_registered, true);
 	ret = register_trace_cpu_idle(tio_cpu_idle_probe, NULL);
 	if (ret) {
 		tio_sleep_unregister_entries();

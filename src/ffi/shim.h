@@ -403,11 +403,8 @@ int tio_hrtimer_park(void *timer);
 /*
  * ride_gate: this CPU's local timer interrupts call trace_irqoff_rs_tick from the ticks-th
  * after the last one on (on: 0, never), x86 only; set with interrupts off.
- * tick_stop_probed: non-zero if, since register, trace_irqoff_rs_tick_stopped runs where
- * the tick stops on a CPU that is not idle (power-saving idle has cpu_idle).
  */
 void tio_ride_gate(int on, unsigned long ticks);
-int tio_tick_stop_probed(void);
 /*
  * wake_cpu: from hard interrupt context (interrupts off), wakes cpu with a function call
  * that does nothing (its IPI's entry is what counts); a CPU that is offline, this one, or
@@ -441,7 +438,5 @@ void trace_irqoff_rs_sleep(void);
 void trace_irqoff_rs_woken(void);
 /* x86: this CPU's local timer interrupt, at its entry, after the woken check. */
 void trace_irqoff_rs_tick(void);
-/* This CPU's tick stops, and the CPU is not idle (hard interrupts off). */
-void trace_irqoff_rs_tick_stopped(void);
 
 #endif

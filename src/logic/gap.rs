@@ -59,9 +59,9 @@ pub(crate) const fn wheel_granularity(delta: u64) -> u64 {
 /// saw. At most 250 runs a second, as at HZ 250.
 pub(crate) const MIN_SOFT_PERIOD_NS: u64 = 4 * NSEC_PER_MSEC;
 
-/// How many periods ahead of a sample the tick took the hrtimer may wait, where the
-/// kernel says when the tick stops ([`Rules::ride_move`]): it moves once in that many
-/// samples less one. A stopped tick brings it in ([`Rules::ride_stopped`]).
+/// How many periods ahead of a sample the tick took the hrtimer may wait, where the tick
+/// stops only in the idle loop ([`Rules::ride_move`]): it moves once in that many samples
+/// less one. The idle loop brings it in ([`Rules::ride_stopped`]).
 pub(crate) const RIDE_AHEAD_PERIODS: u64 = 8;
 
 const fn max(a: u64, b: u64) -> u64 {
@@ -223,11 +223,11 @@ impl Rules {
 
     /// After a sample that the tick took at `now`, where the hrtimer, expiring at
     /// `expires`, is to be moved: only where it would come before the tick that takes the
-    /// next sample (`ride_backstop`). Where the kernel says when the tick stops on a CPU
-    /// that is not idle (`far`: the `tick_stop` probe, which brings it in,
-    /// [`Rules::ride_stopped`]), to [`RIDE_AHEAD_PERIODS`] periods ahead, so that it
-    /// moves once in that many samples less one, not at each; else to the backstop.
-    /// `None`: it stays.
+    /// next sample (`ride_backstop`). Where the tick stops only in the idle loop (`far`: a
+    /// CPU that is not `nohz_full`; the idle loop brings it in, [`Rules::ride_stopped`],
+    /// or parks it), to [`RIDE_AHEAD_PERIODS`] periods ahead, so that it moves once in that
+    /// many samples less one, not at each; else (where the tick may stop while the CPU is
+    /// busy, with no event for each stop) to the backstop. `None`: it stays.
     pub(crate) const fn ride_move(&self, expires: u64, now: u64, far: bool) -> Option<u64> {
         let near = self.ride_backstop(now);
         if expires >= near {
@@ -240,10 +240,10 @@ impl Rules {
         }
     }
 
-    /// The tick stopped on a CPU that is not idle (a `nohz_full` CPU that runs one task):
-    /// where the hrtimer, expiring at `expires`, waits past the backstop of the last
-    /// sample at `last` ([`Rules::ride_move`]), it is brought in to that backstop, and
-    /// samples from there as where the tick never ran. `None`: it is there already.
+    /// The tick may stop from here (the CPU goes to sleep with its hrtimer queued): where
+    /// the hrtimer, expiring at `expires`, waits past the backstop of the last sample at
+    /// `last` ([`Rules::ride_move`]), it is brought in to that backstop, and samples from
+    /// there as where the tick never ran. `None`: it is there already.
     pub(crate) const fn ride_stopped(&self, expires: u64, last: u64) -> Option<u64> {
         let near = self.ride_backstop(last);
         if expires > near {
@@ -980,8 +980,8 @@ mod tests {
     /// Claim: with the tick running, the hrtimer that waits several periods ahead
     /// (`ride_move` with `far`) never comes before the tick that takes the next sample,
     /// and moves at most once in `RIDE_AHEAD_PERIODS - 2` samples (without `far`, at every
-    /// sample); where the tick stops, `ride_stopped` brings it in to the last sample's
-    /// backstop, whose gap is ordinary, and leaves one that is there already.
+    /// sample); where the tick may stop (the idle loop), `ride_stopped` brings it in to the
+    /// last sample's backstop, whose gap is ordinary, and leaves one that is there already.
     #[test]
     fn ride_moves_the_hrtimer_seldom_and_a_stop_brings_it_in() {
         for (p_ms, hz) in RIDE_CASES {

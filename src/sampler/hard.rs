@@ -595,11 +595,12 @@ impl CpuSampler {
     /// half a tick (`Rules::ride_due`), it is taken here. At this entry interrupts are as
     /// they are for the hrtimer's run (the interrupted code's registers, the same
     /// context), and the same sample sees the same things. The hrtimer is moved only where
-    /// it would come before the tick that takes the next sample (`Rules::ride_move`):
-    /// where the kernel's `tick_stop` is probed, several periods ahead, once in that many
-    /// samples, and a stop of the tick brings it in ([`CpuSampler::tick_stopped`]); else
-    /// past the next sample's tick at each. While the tick runs, a busy CPU takes no
-    /// interrupt of the sampler's own. Called only from the local timer interrupt that
+    /// it would come before the tick that takes the next sample (`Rules::ride_move`): on a
+    /// CPU that is not `nohz_full`, whose tick stops only in the idle loop, several
+    /// periods ahead, once in that many samples (the idle loop parks it or brings it in:
+    /// `CpuSampler::going_to_sleep`); on a `nohz_full` one, whose tick may stop while it
+    /// is busy, past the next sample's tick at each. While the tick runs, a busy CPU
+    /// takes no interrupt of the sampler's own. Called only from the local timer interrupt that
     /// each run sets (`Rules::ride_gate_ticks`, at most four ticks a period); a look that
     /// takes no sample costs a few loads and one clock read.
     pub(crate) fn ticked(&self) {
@@ -612,9 +613,8 @@ impl CpuSampler {
         let now = ffi::now_ns();
         // SAFETY: `hard_local`'s owners run on `self.cpu` with hard interrupts off and
         // never nest: the hrtimer's callback runs inside this CPU's timer interrupt
-        // handler, this at that interrupt's entry, before the handler, and
-        // `tick_stopped` where the tick stops, outside both. `start` uses it only before it
-        // arms the hrtimer, and `last_hard_ns` is 0 until then (it is cleared by `stop`,
+        // handler, this at that interrupt's entry, before the handler. `start` uses it
+        // only before it arms the hrtimer, and `last_hard_ns` is 0 until then (it is cleared by `stop`,
         // with interrupts off on this CPU, before any start).
         let local = unsafe { self.hard_local.get() };
         if !self
@@ -631,35 +631,18 @@ impl CpuSampler {
             // `running`; `stop` clears it in the section that cancels the timer), and
             // nothing else starts or moves the timer meanwhile: `hrtimer_move`'s terms.
             let expires = unsafe { ffi::hrtimer_expires_ns(&self.timer) };
-            if let Some(to) = rules.ride_move(expires, now, ffi::tick_stop_probed()) {
+            let far = !ffi::cpu_nohz_full(self.cpu);
+            if let Some(to) = rules.ride_move(expires, now, far) {
                 // SAFETY: As for the read above.
                 unsafe { ffi::hrtimer_move(&self.timer, to) };
             }
         });
     }
 
-    /// This CPU's tick stops, and the CPU is not idle (a `nohz_full` CPU that runs one
-    /// task; hard interrupts off, outside the hrtimer's callback and `ticked`): an
-    /// hrtimer that waits past the last sample's backstop, as the tick's samples leave it
-    /// (`Rules::ride_move`), is brought in to it (`Rules::ride_stopped`), and samples
-    /// every period from there. An idle CPU parks it or keeps it near
-    /// (`CpuSampler::going_to_sleep`).
-    pub(crate) fn tick_stopped(&self) {
-        let Some(me) = self.peer() else { return };
-        let last = me.last_hard_ns.load(Relaxed);
-        if last == 0 || me.parked_since.load(Relaxed) != 0 {
-            return;
-        }
-        // SAFETY: One of `hard_local`'s owners, on `self.cpu` with interrupts off, never
-        // inside another (`ticked`); `last_hard_ns` is non-zero, so `start` is done with it.
-        let local = unsafe { self.hard_local.get() };
-        let rules = self.settings.cached_rules(&mut local.rules);
-        self.bring_in(rules, last);
-    }
-
     /// Moves the hrtimer in to the backstop of the last sample, at `last`, if it waits
-    /// past it (`Rules::ride_stopped`). On `self.cpu` with hard interrupts off, outside
-    /// the hrtimer's callback, while `last_hard_ns` is non-zero and the CPU not parked.
+    /// past it (`Rules::ride_stopped`): the tick may stop from here (the idle loop). On
+    /// `self.cpu` with hard interrupts off, outside the hrtimer's callback, while
+    /// `last_hard_ns` is non-zero and the CPU not parked.
     pub(super) fn bring_in(&self, rules: &gap::Rules, last: u64) {
         // SAFETY: As in `ticked`: on `self.cpu`, interrupts off, outside the callback
         // (the caller's contract), while `last_hard_ns` is non-zero, so the handle that

@@ -1,10 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # boot: nohz_full=1
-# proves: the `cpus` control; nohz_full CPUs are not sampled by default
+# proves: the `cpus` control; nohz_full CPUs are not sampled by default; a chosen one whose tick stops is sampled every period and a half tick, with no window of its own -- "busy with its tick stopped: the hrtimer sampled at least every P + a tick", "... no hardirq-off or softirq-off event"; host test `ride_moves_the_hrtimer_seldom_and_a_stop_brings_it_in`
 # Booted with `nohz_full=1`. Claim: by default the samplers leave a nohz_full CPU alone
 # (no timer of ours, no NMI: the jitter such CPUs are isolated from), `records` and
-# `trace-irqoff status` say so, and choosing it with `enable --cpus` samples it.
+# `trace-irqoff status` say so, and choosing it with `enable --cpus` samples it. There,
+# busy with one task, its tick stops: the hrtimer, which waits several periods ahead while
+# a tick takes the samples, is brought in where the tick stops (the tick_stop probe), and
+# samples every P and half a tick; a gap of the periods it waited would read as a window.
 . /tests/lib.sh
 check "booted with nohz_full=1" grep -qw nohz_full=1 /proc/cmdline
 tio_load
@@ -38,8 +41,20 @@ sleep 0.2
 check "a 100 ms window on the nohz_full cpu: no event (not sampled)" test "$(events 1 hard)" = 0
 check "chosen with trace-irqoff enable --cpus 0-1" sh -c "trace-irqoff enable --cpus 0-1 > /dev/null && test \$(cat $TIO/cpus) = 0-1"
 sleep 0.3
+hz=$(config_field hz)
+hard_runs() { sed -n 's/^cost 1 hard runs=\([0-9]*\) .*/\1/p' $TIO/records; }
+r0=$(hard_runs) e0=$(( $(events 1 hard) + $(events 1 soft) ))
+t0=$(up_ns)
 chosen=$(busy)
-echo "# measured: cpu 1 local timer interrupts in 2 s, busy, sampled at P = 10 ms: $chosen"
+t1=$(up_ns)
+r1=$(hard_runs) e1=$(( $(events 1 hard) + $(events 1 soft) ))
+echo "# measured: cpu 1 local timer interrupts in 2 s, busy, sampled at P = 10 ms: $chosen; hrtimer runs $((r1 - r0)) in $(( (t1 - t0) / 1000000 )) ms (hz=$hz)"
+# At least one run per P + a tick over the busy time (P + half a tick apart, and the run
+# count lags by fewer than 17 runs: cost.rs), less a second for the start and the end.
+want=$(( ((t1 - t0) / 1000000 - 1000) / (10 + 1000 / ${hz:-1000}) ))
+check "busy with its tick stopped: the hrtimer sampled at least every P + a tick ($((r1 - r0)) runs, at least $want)" \
+	test $((r1 - r0)) -ge "$want"
+check "busy with its tick stopped: no hardirq-off or softirq-off event on cpu 1 ($((e1 - e0)))" test "$e1" = "$e0"
 runs=$(sed -n 's/^cost 1 \(hard\|soft\) runs=\([0-9]*\) .*/\2/p' $TIO/records | awk '{ s += $1 } END { print s + 0 }')
 check "cpu 1's samplers run now ($runs runs)" test "$runs" -gt 0
 inject 1 hardirq 100
