@@ -582,7 +582,8 @@ fn take(
     if !s.threaded && (ffi::namer_wanted() || runs.runs == 0) {
         ffi::probe::arm();
     }
-    // The ticks that look whether the next sample is due: from a tick short of P on.
+    // The ticks that look whether the next sample is due: from the whole ticks to half a
+    // tick short of P on.
     ffi::ride_gate(rules.ride_gate_ticks());
     if s.hard_cost.run_counted(runs) {
         s.hard_cost.timed(ffi::now_ns().saturating_sub(now));
@@ -600,9 +601,10 @@ impl CpuSampler {
     /// periods ahead, once in that many samples (the idle loop parks it or brings it in:
     /// `CpuSampler::going_to_sleep`); on a `nohz_full` one, whose tick may stop while it
     /// is busy, past the next sample's tick at each. While the tick runs, a busy CPU
-    /// takes no interrupt of the sampler's own. Called only from the local timer interrupt that
-    /// each run sets (`Rules::ride_gate_ticks`, at most four ticks a period); a look that
-    /// takes no sample costs a few loads and one clock read.
+    /// takes no interrupt of the sampler's own. Called only from the local timer
+    /// interrupt that each run sets (`Rules::ride_gate_ticks`: after a sample the tick
+    /// took, at most one look before the one that takes the next); a look that takes no
+    /// sample costs a few loads and one clock read.
     pub(crate) fn ticked(&self) {
         let Some(me) = self.peer() else { return };
         // Stopped (or not yet started), or parked: the hrtimer's own runs, or none.
@@ -614,8 +616,8 @@ impl CpuSampler {
         // SAFETY: `hard_local`'s owners run on `self.cpu` with hard interrupts off and
         // never nest: the hrtimer's callback runs inside this CPU's timer interrupt
         // handler, this at that interrupt's entry, before the handler. `start` uses it
-        // only before it arms the hrtimer, and `last_hard_ns` is 0 until then (it is cleared by `stop`,
-        // with interrupts off on this CPU, before any start).
+        // only before it arms the hrtimer, and `last_hard_ns` is 0 until then (it is
+        // cleared by `stop`, with interrupts off on this CPU, before any start).
         let local = unsafe { self.hard_local.get() };
         if !self
             .settings
