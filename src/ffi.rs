@@ -274,25 +274,23 @@ pub(crate) unsafe fn hrtimer_forward<T>(
 ///
 /// # Safety
 ///
-/// Call where nothing can move its expiry during the read: from `timer`'s own callback
-/// (the contract of [`hrtimer_forward`]), or where [`hrtimer_move`] may be called.
+/// Call only from `timer`'s own callback: there nothing else moves its expiry (the
+/// contract of [`hrtimer_forward`]), so the read is whole.
 pub(crate) unsafe fn hrtimer_expires_ns<T>(timer: &kernel::time::hrtimer::HrTimer<T>) -> u64 {
     // As in `hrtimer_forward`: the address of the `HrTimer` is that of its C timer.
     let raw = core::ptr::from_ref(timer).cast::<c_void>();
-    // SAFETY: `raw` is a live `struct hrtimer` (a reference to it is held) whose expiry
-    // nothing moves during the read (the caller's contract).
+    // SAFETY: `raw` is a live `struct hrtimer` whose callback runs now, on this CPU: its
+    // expiry is moved only by that callback (the caller's contract), not during the read.
     unsafe { raw::tio_hrtimer_expires_ns(raw) }
 }
 
 /// This CPU's local timer interrupts look whether the hrtimer's sample is due
-/// ([`CpuSampler::ticked`](crate::sampler::CpuSampler::ticked)) from the `ticks`-th after
-/// the last one on (it counts them itself); `None`: none does. Only a gate in front of that
-/// look, which decides. Hard interrupts off.
-pub(crate) fn ride_gate(ticks: Option<u64>) {
-    let (on, ticks) = ticks.map_or((0, 0), |n| (1, n));
-    // SAFETY: No preconditions; one per-CPU load and store of this CPU's (the caller keeps
+/// ([`CpuSampler::ticked`](crate::sampler::CpuSampler::ticked)) from the jiffy `from` on;
+/// 0: never. Only a gate in front of that look, which decides. Hard interrupts off.
+pub(crate) fn ride_gate(from: u64) {
+    // SAFETY: No preconditions; one per-CPU store of this CPU's (the caller keeps
     // interrupts off, so it stays on this CPU).
-    unsafe { raw::tio_ride_gate(on, ticks as kernel::ffi::c_ulong) }
+    unsafe { raw::tio_ride_gate(from as kernel::ffi::c_ulong) }
 }
 
 /// Moves `timer`, queued or not, to expire at `expires_ns` (the monotonic clock), pinned

@@ -117,27 +117,21 @@ static void tio_handler_probe(void *data, int irq, struct irqaction *action)
 }
 
 /*
- * This CPU's local timer interrupts so far (while the probes are registered), and the
- * one of them from which they look whether the hrtimer's sample is due (tio_ride_gate);
- * 0: none looks. Counted here, not read from jiffies: a CPU whose tick runs never waits
- * for another CPU's (the one that keeps jiffies may have interrupts off).
+ * The jiffy from which this CPU's local timer interrupts look whether the hrtimer's
+ * sample is due (tio_ride_gate); 0: none looks.
  */
-static DEFINE_PER_CPU(unsigned long, tio_ticks);
 static DEFINE_PER_CPU(unsigned long, tio_ride_from);
 
-void tio_ride_gate(int on, unsigned long ticks)
+void tio_ride_gate(unsigned long from_jiffies)
 {
-	unsigned long from = this_cpu_read(tio_ticks) + ticks;
-
-	this_cpu_write(tio_ride_from, on ? (from ?: 1) : 0);
+	this_cpu_write(tio_ride_from, from_jiffies);
 }
 
 /*
  * x86's local timer interrupt, the tick's on a busy CPU, also takes the hrtimer's
  * sample when it is due (trace_irqoff_rs_tick): there, before its handler, interrupts
  * are as they were for the hrtimer's, and the hrtimer need not interrupt the CPU again.
- * Only from the interrupt the gate says: the ticks between two samples cost a count and a
- * load.
+ * Only from the jiffy the gate says: the ticks between two samples cost two loads.
  */
 static void tio_vector_probe(void *data, int vector)
 {
@@ -145,9 +139,8 @@ static void tio_vector_probe(void *data, int vector)
 #ifdef CONFIG_X86
 	if (vector == LOCAL_TIMER_VECTOR) {
 		unsigned long from = this_cpu_read(tio_ride_from);
-		unsigned long n = this_cpu_inc_return(tio_ticks);
 
-		if (from && (long)(n - from) >= 0)
+		if (from && time_after_eq(jiffies, from))
 			trace_irqoff_rs_tick();
 	}
 #endif

@@ -401,10 +401,10 @@ int tio_sleep_entries(void);
 unsigned long long tio_idle_sleeps(void);
 int tio_hrtimer_park(void *timer);
 /*
- * ride_gate: this CPU's local timer interrupts call trace_irqoff_rs_tick from the ticks-th
- * after the last one on (on: 0, never), x86 only; set with interrupts off.
+ * ride_gate: this CPU's local timer interrupts call trace_irqoff_rs_tick from the jiffy
+ * from_jiffies on (0: never), x86 only; set with interrupts off.
  */
-void tio_ride_gate(int on, unsigned long ticks);
+void tio_ride_gate(unsigned long from_jiffies);
 /*
  * wake_cpu: from hard interrupt context (interrupts off), wakes cpu with a function call
  * that does nothing (its IPI's entry is what counts); a CPU that is offline, this one, or

@@ -59,11 +59,6 @@ pub(crate) const fn wheel_granularity(delta: u64) -> u64 {
 /// saw. At most 250 runs a second, as at HZ 250.
 pub(crate) const MIN_SOFT_PERIOD_NS: u64 = 4 * NSEC_PER_MSEC;
 
-/// How many periods ahead of a sample the tick took the hrtimer may wait, where the tick
-/// stops only in the idle loop ([`Rules::ride_move`]): it moves once in that many samples
-/// less one. The idle loop brings it in ([`Rules::ride_stopped`]).
-pub(crate) const RIDE_AHEAD_PERIODS: u64 = 8;
-
 const fn max(a: u64, b: u64) -> u64 {
     if a > b {
         a
@@ -196,18 +191,19 @@ impl Rules {
             && now.saturating_add(self.jiffy_ns / 2) >= last.saturating_add(self.period_ns)
     }
 
-    /// How many of this CPU's local timer interrupts after the one that took a sample
-    /// (counted by the CPU itself, at each entry: no other CPU's tick is waited for) start
-    /// to look whether the next is due: the whole ticks from a sample at a tick to half a
-    /// tick short of P (`ride_due`), rounded down, so that a later tick that comes a
-    /// little after its time still finds the gate open. A sample the hrtimer took between
-    /// ticks is due no sooner in ticks, and an interrupt that was not the tick's only
-    /// moves the count on (an early look). `None`: the tick takes no sample.
-    pub(crate) const fn ride_gate_ticks(&self) -> Option<u64> {
-        if !self.rides_tick() || self.jiffy_ns == 0 {
+    /// How many jiffies after the jiffy read at a sample (`jiffies` when it ran) the
+    /// local timer interrupts start to look whether the next is due: a tick less than the
+    /// whole ticks in P, so that a jiffies count read a tick behind (the tick that
+    /// advances it may not have run yet, on this CPU or the one that keeps time) never
+    /// keeps a due tick from looking. `None`: the tick takes no sample.
+    pub(crate) const fn ride_gate_jiffies(&self) -> Option<u64> {
+        if !self.rides_tick() {
             return None;
         }
-        Some(self.period_ns.saturating_sub(self.jiffy_ns / 2) / self.jiffy_ns)
+        match self.period_ns.checked_div(self.jiffy_ns) {
+            Some(n) => Some(n.saturating_sub(1)),
+            None => None,
+        }
     }
 
     /// Where the hrtimer waits after a sample that the tick took at `now`: past the tick
@@ -219,38 +215,6 @@ impl Rules {
     pub(crate) const fn ride_backstop(&self, now: u64) -> u64 {
         now.saturating_add(self.period_ns)
             .saturating_add(self.jiffy_ns / 2)
-    }
-
-    /// After a sample that the tick took at `now`, where the hrtimer, expiring at
-    /// `expires`, is to be moved: only where it would come before the tick that takes the
-    /// next sample (`ride_backstop`). Where the tick stops only in the idle loop (`far`: a
-    /// CPU that is not `nohz_full`; the idle loop brings it in, [`Rules::ride_stopped`],
-    /// or parks it), to [`RIDE_AHEAD_PERIODS`] periods ahead, so that it moves once in that
-    /// many samples less one, not at each; else (where the tick may stop while the CPU is
-    /// busy, with no event for each stop) to the backstop. `None`: it stays.
-    pub(crate) const fn ride_move(&self, expires: u64, now: u64, far: bool) -> Option<u64> {
-        let near = self.ride_backstop(now);
-        if expires >= near {
-            return None;
-        }
-        if far {
-            Some(near.saturating_add((RIDE_AHEAD_PERIODS - 1).saturating_mul(self.period_ns)))
-        } else {
-            Some(near)
-        }
-    }
-
-    /// The tick may stop from here (the CPU goes to sleep with its hrtimer queued): where
-    /// the hrtimer, expiring at `expires`, waits past the backstop of the last sample at
-    /// `last` ([`Rules::ride_move`]), it is brought in to that backstop, and samples from
-    /// there as where the tick never ran. `None`: it is there already.
-    pub(crate) const fn ride_stopped(&self, expires: u64, last: u64) -> Option<u64> {
-        let near = self.ride_backstop(last);
-        if expires > near {
-            Some(near)
-        } else {
-            None
-        }
     }
 
     /// Where a softirq-off window first seen by the hrtimer's look at `now` began, as
@@ -974,89 +938,35 @@ mod tests {
         let below = Rules::new(MS, 50 * MS, 250);
         assert!(!below.rides_tick());
         assert!(!below.ride_due(0, 10 * MS));
-        assert_eq!(below.ride_gate_ticks(), None);
+        assert_eq!(below.ride_gate_jiffies(), None);
     }
 
-    /// Claim: with the tick running, the hrtimer that waits several periods ahead
-    /// (`ride_move` with `far`) never comes before the tick that takes the next sample,
-    /// and moves at most once in `RIDE_AHEAD_PERIODS - 2` samples (without `far`, at every
-    /// sample); where the tick may stop (the idle loop), `ride_stopped` brings it in to the
-    /// last sample's backstop, whose gap is ordinary, and leaves one that is there already.
-    #[test]
-    fn ride_moves_the_hrtimer_seldom_and_a_stop_brings_it_in() {
-        for (p_ms, hz) in RIDE_CASES {
-            let r = Rules::new(p_ms * MS, 50 * MS, hz);
-            let tick = r.jiffy_ns;
-            for far in [true, false] {
-                // The hrtimer's own run at `last` forwarded it a period.
-                let mut last = 1000 * MS;
-                let mut expires = last + r.period_ns;
-                let (mut samples, mut moves) = (0u64, 0u64);
-                let mut t = (last / tick + 1) * tick;
-                while samples < 200 {
-                    if r.ride_due(last, t) {
-                        if let Some(to) = r.ride_move(expires, t, far) {
-                            expires = to;
-                            moves += 1;
-                            // A stop right after the move brings it in to the backstop.
-                            let back = r.ride_stopped(expires, t);
-                            assert_eq!(back.is_some(), far, "P {p_ms} ms HZ {hz}");
-                        }
-                        last = t;
-                        samples += 1;
-                        // The next due tick comes before the hrtimer.
-                        let next = (1..)
-                            .map(|k| t + k * tick)
-                            .find(|&u| r.ride_due(last, u))
-                            .unwrap_or(u64::MAX);
-                        assert!(next < expires, "P {p_ms} ms HZ {hz} far {far} at {t}");
-                    }
-                    t += tick;
-                }
-                if far {
-                    assert!(
-                        moves * (RIDE_AHEAD_PERIODS - 2) <= samples + RIDE_AHEAD_PERIODS,
-                        "P {p_ms} ms HZ {hz}: {moves} moves in {samples} samples"
-                    );
-                    let back = r.ride_stopped(expires, last).unwrap_or(expires);
-                    assert!(back <= r.ride_backstop(last));
-                    assert!(r.hard_ordinary(r.ride_backstop(last) - last));
-                    assert_eq!(r.ride_stopped(back, last), None);
-                } else {
-                    assert_eq!(moves, samples, "P {p_ms} ms HZ {hz}");
-                }
-            }
-        }
-    }
-
-    /// Claim: the gate in front of the tick's look never keeps a due tick from looking:
-    /// for a sample at any phase between two ticks (the tick's own, or the hrtimer's),
-    /// counting this CPU's local timer interrupts from it, the first tick at which the
-    /// next is due finds the gate open, also where the later ticks come up to a tenth of
-    /// a tick after their time (other interrupts only move the count on); and a sample
-    /// the tick took costs at most one look that takes nothing before the due one.
+    /// Claim: the jiffies gate in front of the tick's look never keeps a due tick from
+    /// looking: with the jiffies count read at the sample and at each later tick either
+    /// current or a tick behind (the tick that advances it may not have run yet), the
+    /// first tick at which a sample is due always finds the gate open; and at most three
+    /// ticks before it look (P = 10 ms at HZ 1000: 4 of 10 ticks at most, not every one).
     #[test]
     fn ride_gate_opens_by_the_due_tick() {
         for (p_ms, hz) in RIDE_CASES {
             let r = Rules::new(p_ms * MS, 50 * MS, hz);
-            let gate = r.ride_gate_ticks().expect("rides");
+            let gate = r.ride_gate_jiffies().unwrap_or(u64::MAX);
             let tick = r.jiffy_ns;
-            for phase in (0..tick).step_by((tick / 20) as usize) {
-                let grid = 1000 * MS;
-                let last = grid + phase;
-                for late in [0, tick / 20, tick / 10] {
-                    // Ticks at grid + k ticks (+ `late`), counted k after the sample's.
-                    let due_k = (1..)
-                        .find(|&k| r.ride_due(last, grid + k * tick + late))
-                        .unwrap_or(0);
-                    assert!(
-                        due_k >= gate,
-                        "P {p_ms} ms HZ {hz} phase {phase} late {late}"
-                    );
-                    if phase <= late {
-                        let early = (gate.max(1)..due_k).count();
-                        assert!(early <= 1, "P {p_ms} ms HZ {hz}: {early} early looks");
+            for phase in (0..tick).step_by((tick / 5) as usize) {
+                let last = 1000 * MS + phase;
+                // The sample ran in the tick of jiffy j (on the grid, at or before `last`).
+                let j = last / tick;
+                let due_k = (1..)
+                    .find(|&k| r.ride_due(last, (j + k) * tick))
+                    .unwrap_or(0);
+                for read_at_sample in [j, j - 1] {
+                    let from = read_at_sample + gate;
+                    for read_at_due in [j + due_k, j + due_k - 1] {
+                        assert!(read_at_due >= from, "P {p_ms} ms HZ {hz} phase {phase}");
                     }
+                    // Ticks before the due one that find it open (read a tick ahead at worst).
+                    let early = (1..due_k).filter(|&k| j + k >= from).count();
+                    assert!(early <= 3, "P {p_ms} ms HZ {hz}: {early} early looks");
                 }
             }
         }

@@ -403,7 +403,7 @@ impl CpuSampler {
             // Its ticks no longer look for a sample (a stop elsewhere, at the teardown,
             // leaves the gate: the look finds the sampler stopped).
             if kernel::cpu::CpuId::current().as_u32() == self.cpu {
-                ffi::ride_gate(None);
+                ffi::ride_gate(0);
             }
         }
         // Cancelled already: only the hrtimer's reference to the sampler goes.

@@ -582,9 +582,11 @@ fn take(
     if !s.threaded && (ffi::namer_wanted() || runs.runs == 0) {
         ffi::probe::arm();
     }
-    // The ticks that look whether the next sample is due: from the whole ticks to half a
-    // tick short of P on.
-    ffi::ride_gate(rules.ride_gate_ticks());
+    // The ticks that look whether the next sample is due: from a tick short of P on.
+    let gate = rules
+        .ride_gate_jiffies()
+        .map_or(0, |n| ffi::jiffies().wrapping_add(n).max(1));
+    ffi::ride_gate(gate);
     if s.hard_cost.run_counted(runs) {
         s.hard_cost.timed(ffi::now_ns().saturating_sub(now));
     }
@@ -593,18 +595,14 @@ fn take(
 impl CpuSampler {
     /// This CPU's local timer interrupt, at its entry (x86, hard interrupts off, before
     /// its handler; the tick's, on a busy CPU): where the hrtimer's sample is due within
-    /// half a tick (`Rules::ride_due`), it is taken here. At this entry interrupts are as
-    /// they are for the hrtimer's run (the interrupted code's registers, the same
-    /// context), and the same sample sees the same things. The hrtimer is moved only where
-    /// it would come before the tick that takes the next sample (`Rules::ride_move`): on a
-    /// CPU that is not `nohz_full`, whose tick stops only in the idle loop, several
-    /// periods ahead, once in that many samples (the idle loop parks it or brings it in:
-    /// `CpuSampler::going_to_sleep`); on a `nohz_full` one, whose tick may stop while it
-    /// is busy, past the next sample's tick at each. While the tick runs, a busy CPU
-    /// takes no interrupt of the sampler's own. Called only from the local timer
-    /// interrupt that each run sets (`Rules::ride_gate_ticks`: after a sample the tick
-    /// took, at most one look before the one that takes the next); a look that takes no
-    /// sample costs a few loads and one clock read.
+    /// half a tick (`Rules::ride_due`), it is taken here, and the hrtimer moved past the
+    /// next tick (`Rules::ride_backstop`). At this entry interrupts are as they are for
+    /// the hrtimer's run (the interrupted code's registers, the same context), and the
+    /// same sample sees the same things; while the tick runs, a busy CPU takes no
+    /// interrupt of the sampler's own. Where the tick stops, the hrtimer's runs go on.
+    /// Called only from the jiffy that each run sets (`Rules::ride_gate_jiffies`, at
+    /// most four ticks a period); a look that takes no sample costs a few loads and one
+    /// clock read.
     pub(crate) fn ticked(&self) {
         let Some(me) = self.peer() else { return };
         // Stopped (or not yet started), or parked: the hrtimer's own runs, or none.
@@ -631,30 +629,9 @@ impl CpuSampler {
             // handle that cancels the timer exists while `last_hard_ns` is non-zero
             // (`start` publishes it after arming, holding the handle it then keeps in
             // `running`; `stop` clears it in the section that cancels the timer), and
-            // nothing else starts or moves the timer meanwhile: `hrtimer_move`'s terms.
-            let expires = unsafe { ffi::hrtimer_expires_ns(&self.timer) };
-            let far = !ffi::cpu_nohz_full(self.cpu);
-            if let Some(to) = rules.ride_move(expires, now, far) {
-                // SAFETY: As for the read above.
-                unsafe { ffi::hrtimer_move(&self.timer, to) };
-            }
+            // nothing else starts the timer meanwhile.
+            unsafe { ffi::hrtimer_move(&self.timer, rules.ride_backstop(now)) };
         });
-    }
-
-    /// Moves the hrtimer in to the backstop of the last sample, at `last`, if it waits
-    /// past it (`Rules::ride_stopped`): the tick may stop from here (the idle loop). On
-    /// `self.cpu` with hard interrupts off, outside the hrtimer's callback, while
-    /// `last_hard_ns` is non-zero and the CPU not parked.
-    pub(super) fn bring_in(&self, rules: &gap::Rules, last: u64) {
-        // SAFETY: As in `ticked`: on `self.cpu`, interrupts off, outside the callback
-        // (the caller's contract), while `last_hard_ns` is non-zero, so the handle that
-        // cancels the timer exists and nothing else starts or moves it meanwhile:
-        // `hrtimer_move`'s terms.
-        let expires = unsafe { ffi::hrtimer_expires_ns(&self.timer) };
-        if let Some(to) = rules.ride_stopped(expires, last) {
-            // SAFETY: As for the read above.
-            unsafe { ffi::hrtimer_move(&self.timer, to) };
-        }
     }
 }
 

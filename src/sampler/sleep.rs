@@ -39,10 +39,8 @@ impl CpuSampler {
             return;
         }
         // A CPU this one watches is awake: this one stays a watcher (its hrtimer queued),
-        // until that one sleeps too; its hrtimer, which may wait several periods ahead
-        // while the tick takes the samples, is brought in (the tick may stop here).
+        // until that one sleeps too.
         if self.watch.watches_awake(&self.peers, self.cpu) {
-            self.bring_in(&self.settings.rules(), me.last_hard_ns.load(Relaxed));
             return;
         }
         // SAFETY: This runs on `self.cpu` with interrupts off, in the idle loop, not in the

@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # boot: nohz_full=1
-# proves: the `cpus` control; nohz_full CPUs are not sampled by default; a chosen one whose tick stops is sampled every period and a half tick, with no window of its own -- "busy with its tick stopped: the hrtimer sampled at least every P + a tick", "... no hardirq-off or softirq-off event"; host test `ride_moves_the_hrtimer_seldom_and_a_stop_brings_it_in`
+# proves: the `cpus` control; nohz_full CPUs are not sampled by default; a chosen one whose tick stops is sampled every period and a half tick, with no window of its own -- "busy with its tick stopped: the hrtimer sampled at least every P + a tick", "... no hardirq-off or softirq-off event"; host test `rides_take_every_sample_before_the_backstop`
 # Booted with `nohz_full=1`. Claim: by default the samplers leave a nohz_full CPU alone
 # (no timer of ours, no NMI: the jitter such CPUs are isolated from), `records` and
 # `trace-irqoff status` say so, and choosing it with `enable --cpus` samples it. There,
-# busy with one task, its tick stops: the hrtimer, which waits several periods ahead while
-# a tick takes the samples, is brought in where the tick stops (the tick_stop probe), and
-# samples every P and half a tick; a gap of the periods it waited would read as a window.
+# busy with one task, its tick stops (also from the idle loop into the task, which the
+# kernel's tick_stop event does not say): the hrtimer, which waits past the tick that
+# takes the next sample while a tick runs, samples every P and half a tick; a hrtimer
+# left further ahead would read as a window of the periods it waited.
 . /tests/lib.sh
 check "booted with nohz_full=1" grep -qw nohz_full=1 /proc/cmdline
 tio_load
