@@ -17,7 +17,7 @@ use crate::ffi;
 use crate::ffi::tracepoints;
 use crate::logic::gap::{Silent, Window};
 use crate::logic::overlap::{self, PeerNow, Posted, BOARD_SLOTS, OPEN};
-use crate::logic::stall::{self, SILENCE_SLOTS};
+use crate::logic::stall::{self, stamp, PARKED, SILENCE_SLOTS};
 
 /// A window written by one CPU's hrtimer and read by anyone.
 ///
@@ -158,9 +158,15 @@ impl Board {
 
 /// The machine's pulse (`logic::stall`): the last beat of any sampled CPU's hrtimer, and
 /// the latest silences, spans in which none ran. Written at most about twice per period
-/// in all (the beat) and once per silence (a post): a shared word, never a lock.
+/// in all (the beat), once per park and wake-up of a sleeping CPU, and once per silence (a
+/// post): a shared word, never a lock.
 struct Pulse {
+    /// The last beat's time, its lowest bit [`PARKED`] if that beat was the park that left
+    /// every sampled CPU parked (as set by [`stamp`]); 0: none yet.
     last: Atomic<u64>,
+    /// Sampled CPUs whose hrtimer is parked (`sampler::sleep`): raised by a park, lowered
+    /// by its wake-up or by its sampler's stop.
+    parked: Atomic<u32>,
     slots: [SilenceSlot; SILENCE_SLOTS],
     next: Atomic<u32>,
     /// Beats that end a silence and have not yet posted it: raised before the beat moves
@@ -180,6 +186,8 @@ struct Pulse {
 struct SilenceSlot {
     start: Atomic<u64>,
     end: Atomic<u64>,
+    /// A sampled CPU slept through it with its hrtimer parked (`Silent::lone`).
+    lone: Atomic<bool>,
 }
 
 /// What the pulse has counted (the `stall` line of the records and counters files).
@@ -195,10 +203,12 @@ impl Pulse {
     const fn new() -> Self {
         Self {
             last: Atomic::new(0),
+            parked: Atomic::new(0),
             slots: [const {
                 SilenceSlot {
                     start: Atomic::new(0),
                     end: Atomic::new(0),
+                    lone: Atomic::new(false),
                 }
             }; SILENCE_SLOTS],
             next: Atomic::new(0),
@@ -211,24 +221,41 @@ impl Pulse {
         }
     }
 
-    /// Posts a silence over the oldest one. Any context; never waits.
-    fn post(&self, s: Window) {
+    /// Posts a silence over the oldest one, `lone` if a sampled CPU slept through it
+    /// parked. Any context; never waits.
+    fn post(&self, s: Window, lone: bool) {
         let i = self.next.fetch_add(1, Relaxed) as usize % SILENCE_SLOTS;
         let Some(slot) = self.slots.get(i) else {
             return;
         };
         slot.end.store(0, Relaxed);
         slot.start.store(s.start, Relaxed);
+        slot.lone.store(lone, Relaxed);
         slot.end.store(s.end, Release);
     }
 
-    /// The posts that read whole (the same `end` before and after).
-    fn silences(&self) -> impl Iterator<Item = Window> + '_ {
+    /// The posts that read whole (the same `end` before and after), each with whether it
+    /// is lone.
+    fn silences(&self) -> impl Iterator<Item = (Window, bool)> + '_ {
         self.slots.iter().filter_map(|s| {
             let end = s.end.load(Acquire);
             let start = s.start.load(Relaxed);
-            (end != 0 && s.end.load(Relaxed) == end).then_some(Window { start, end })
+            let lone = s.lone.load(Relaxed);
+            (end != 0 && s.end.load(Relaxed) == end).then_some((Window { start, end }, lone))
         })
+    }
+
+    /// Nanoseconds of [`from`, `to`) in the silences a CPU whose sampler ran again at `to`
+    /// came back from (`stall::silent_ns`), all of them and the lone ones. Constant time.
+    fn silent_in(&self, from: u64, to: u64, back_ns: u64) -> (u64, u64) {
+        let all = stall::silent_ns(from, to, back_ns, self.silences().map(|(w, _)| w));
+        let lone = stall::silent_ns(
+            from,
+            to,
+            back_ns,
+            self.silences().filter(|&(_, lone)| lone).map(|(w, _)| w),
+        );
+        (all, lone)
     }
 }
 
@@ -372,32 +399,94 @@ impl Peers {
     /// end one is [`Peers::beat_silence`].
     #[inline]
     pub(crate) fn beat(&self, cpu: u32, now: u64, period_ns: u64, threshold_ns: u64) {
-        let last = self.pulse.last.load(Acquire);
+        let raw = self.pulse.last.load(Acquire);
+        let last = raw & !PARKED;
         if !stall::beats(last, now, period_ns) {
             return;
         }
         match stall::silence(last, now, period_ns) {
             // Whoever moved `last` first beat: a lost race leaves it as that one left it.
             None => {
-                let _ = self.pulse.last.cmpxchg(last, now, Full);
+                let _ = self.pulse.last.cmpxchg(raw, stamp(now, false), Full);
             }
-            Some(s) => self.beat_silence(last, s, cpu, now, threshold_ns),
+            Some(s) => self.beat_silence(raw, s, cpu, now, threshold_ns),
+        }
+    }
+
+    /// `cpu` parked its hrtimer at `now` to sleep (hard interrupts off, in the idle loop):
+    /// a beat ([`Peers::beat`]: it was alive, interrupts on, up to here), and the machine's
+    /// last beat moves here, whatever its age, saying whether every sampled CPU is now
+    /// parked: then a wake-up after it does not take the time in which every CPU slept for
+    /// a silence ([`Peers::beat_awake`]). A CPU that sleeps with its hrtimer queued (a
+    /// watcher of a CPU that was awake) is not parked: it has a run to miss.
+    pub(crate) fn beat_park(&self, cpu: u32, now: u64, period_ns: u64, threshold_ns: u64) {
+        self.beat(cpu, now, period_ns, threshold_ns);
+        let parked = self.pulse.parked.fetch_add(1, Full).saturating_add(1);
+        let all = parked >= self.nr_sampling.load(Relaxed);
+        let raw = self.pulse.last.load(Acquire);
+        // A later beat of another CPU (awake) stands.
+        if raw & !PARKED <= now {
+            let _ = self.pulse.last.cmpxchg(raw, stamp(now, all), Full);
+        }
+    }
+
+    /// One parked CPU fewer: its wake-up ([`Peers::beat_awake`]), or its sampler's stop,
+    /// whose section unparks it for good. Never below none: a stop at the teardown (on
+    /// another CPU) that races its CPU's wake-up may lower it once too often. A few tries
+    /// at most: a count left too high only keeps a wake-up from posting a lone silence, as
+    /// before they existed.
+    pub(crate) fn unparked(&self) {
+        let parked = &self.pulse.parked;
+        let mut n = parked.load(Relaxed);
+        for _ in 0..4 {
+            if n == 0 {
+                return;
+            }
+            match parked.cmpxchg(n, n - 1, Full) {
+                Ok(_) => return,
+                Err(now) => n = now,
+            }
         }
     }
 
     /// A CPU woke at `now` from a sleep with its hrtimer parked (hard interrupt context):
-    /// the machine's last beat moves there without a silence. A sleeping CPU has no run to
-    /// miss; the time all CPUs slept is not a silence of a running machine.
-    pub(crate) fn beat_awake(&self, now: u64) {
-        let last = self.pulse.last.load(Acquire);
-        if last < now {
-            let _ = self.pulse.last.cmpxchg(last, now, Full);
+    /// the machine's last beat moves here. A sleeping CPU has no run to miss, and the time
+    /// in which every CPU slept is not a silence of a running machine: after the park that
+    /// left every sampled CPU parked, the last beat only moves. After any other beat some
+    /// CPU had its hrtimer queued, due within a period, and no CPU has run since: on a VM,
+    /// the span from half a period after it is posted as a lone silence (this CPU slept
+    /// through it), which only says that every CPU with a run to miss was late together
+    /// (`Silent::lone`). A host that paused
+    /// the machine while one CPU was awake and the others slept leaves this: the sleeper
+    /// woken (its interrupt became pending in the pause) may run before the awake CPU's
+    /// hrtimer does.
+    pub(crate) fn beat_awake(&self, now: u64, period_ns: u64) {
+        self.unparked();
+        let pulse = &self.pulse;
+        let raw = pulse.last.load(Acquire);
+        let last = raw & !PARKED;
+        if last >= now {
+            return;
         }
+        let lone = if self.vm && self.nr_sampling.load(Relaxed) >= 2 {
+            stall::wake_silence(raw, now, period_ns)
+        } else {
+            None
+        };
+        let Some(s) = lone else {
+            let _ = pulse.last.cmpxchg(raw, stamp(now, false), Full);
+            return;
+        };
+        pulse.posting.fetch_add(1, Full);
+        if pulse.last.cmpxchg(raw, stamp(now, false), Full).is_ok() {
+            pulse.post(s, true);
+        }
+        pulse.posting.fetch_sub(1, Full);
     }
 
     /// Whether one of the sampled CPUs after `cpu` (the first [`SLEEP_LOOKS`] of them, in at
     /// most `2 * SLEEP_LOOKS` looks) sleeps with its hrtimer parked: it had no run to miss,
-    /// so a silence that `cpu` ends is not every CPU late together. Constant time.
+    /// so a silence that `cpu` ends is lone, not every CPU late together. Constant time.
     fn neighbour_sleeps(&self, cpu: u32) -> bool {
         let n = self.cpus.len();
         let mut found = 0;
@@ -420,22 +509,27 @@ impl Peers {
     }
 
     /// [`Peers::beat`]'s beat at `now` that ends silence `s` (the last beat, as loaded,
-    /// having been at `last`): posted while two or more CPUs sample and none of the next
-    /// sampled ones sleeps with its hrtimer parked.
+    /// having been `raw`): posted while two or more CPUs sample. Where one of the next
+    /// sampled CPUs sleeps with its hrtimer parked it is lone (that CPU had no run to miss):
+    /// posted on a VM only, where a host pause with one CPU awake cannot be told from a
+    /// window of that CPU, and never counted as a stall. On bare metal no pause exists, and
+    /// a lone silence would only call one CPU's window every CPU late together.
     #[inline(never)]
-    fn beat_silence(&self, last: u64, s: Window, cpu: u32, now: u64, threshold_ns: u64) {
+    fn beat_silence(&self, raw: u64, s: Window, cpu: u32, now: u64, threshold_ns: u64) {
         let pulse = &self.pulse;
-        if self.nr_sampling.load(Relaxed) < 2 || self.neighbour_sleeps(cpu) {
-            let _ = pulse.last.cmpxchg(last, now, Full);
+        let new = stamp(now, false);
+        let lone = self.nr_sampling.load(Relaxed) >= 2 && self.neighbour_sleeps(cpu);
+        if self.nr_sampling.load(Relaxed) < 2 || (lone && !self.vm) {
+            let _ = pulse.last.cmpxchg(raw, new, Full);
             return;
         }
         pulse.posting.fetch_add(1, Full);
-        let won = pulse.last.cmpxchg(last, now, Full).is_ok();
+        let won = pulse.last.cmpxchg(raw, new, Full).is_ok();
         if won {
-            pulse.post(s);
+            pulse.post(s, lone);
         }
         pulse.posting.fetch_sub(1, Full);
-        if !won {
+        if !won || lone {
             return;
         }
         let len = s.end - s.start;
@@ -464,9 +558,11 @@ impl Peers {
         let pulse = &self.pulse;
         let _ = pulse.last.load(Acquire);
         let complete = pulse.posting.load(Acquire) == 0;
+        let (ns, lone_ns) = pulse.silent_in(from, to, back_ns);
         Silent {
-            ns: stall::silent_ns(from, to, back_ns, pulse.silences()),
+            ns,
             complete,
+            lone: lone_ns > 0,
         }
     }
 
@@ -476,7 +572,8 @@ impl Peers {
     /// held off after the machine resumed do not show whether the CPU was stopped).
     /// Constant time.
     pub(crate) fn silent_ns(&self, from: u64, to: u64) -> u64 {
-        self.silent(from, to, u64::MAX).ns
+        let (all, lone) = self.pulse.silent_in(from, to, u64::MAX);
+        all.saturating_sub(lone)
     }
 
     /// Nanoseconds of [`from`, `to`) in which every CPU may have been late together, for a
@@ -489,7 +586,7 @@ impl Peers {
         if s.complete {
             return s.ns;
         }
-        let last = self.pulse.last.load(Acquire);
+        let last = self.pulse.last.load(Acquire) & !PARKED;
         to.min(last).saturating_sub(from).max(s.ns)
     }
 

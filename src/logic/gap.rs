@@ -473,12 +473,21 @@ pub(crate) struct Silent {
     /// No silence was being posted: `ns` is all of the gap's silence that the pulse will
     /// ever know. If not, a gap that is an event without it waits for a later read.
     pub(crate) complete: bool,
+    /// Part of `ns` lies in a *lone* silence: one that a sampled CPU slept through with
+    /// its hrtimer parked (on a VM, `stall` module docs). Nothing shows that the machine
+    /// stood still rather than that the CPUs awake had interrupts off, so no evidence of
+    /// this CPU takes it out: it stays in the window, as every CPU late together.
+    pub(crate) lone: bool,
 }
 
 impl Silent {
-    /// `ns` of silence, known whole.
+    /// `ns` of silence, known whole, none of it lone.
     pub(crate) const fn known(ns: u64) -> Self {
-        Self { ns, complete: true }
+        Self {
+            ns,
+            complete: true,
+            lone: false,
+        }
     }
 }
 
@@ -1679,6 +1688,7 @@ mod tests {
         let posting = |ns| Silent {
             ns,
             complete: false,
+            lone: false,
         };
         for asleep in [false, true] {
             let now = r.hard_decision_in(310 * MS, asleep, steal(0, 0), false, posting(0));

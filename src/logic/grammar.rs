@@ -301,8 +301,9 @@ record_line! {
         /// kernel without cgroups). Absent from modules before it.
         cgroup: u64,
         /// Of `latency_ns`, the part in which every CPU was late together, kept in the
-        /// window for want of evidence that this CPU was stopped (0: none). Absent from
-        /// modules before it (read as 0).
+        /// window for want of evidence that this CPU was stopped (0: none). On a VM this
+        /// includes a lone silence: every CPU awake was late together while the others
+        /// slept (design.rst, "Sleeping CPUs"). Absent from modules before it (read as 0).
         together_ns: u64,
         /// Which sampler ended (measured) the window: `hrtimer` (hardirq-off windows, and
         /// windows still open: the sampler that measured them so far), `probe` (softirq-off,

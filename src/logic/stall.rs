@@ -57,6 +57,17 @@
 //! cannot tell apart. A missed window is worse than a false one. It takes two sampled
 //! CPUs: with one (a one-vCPU VM, or a `cpus` selection of one) every gap of that CPU would
 //! be silent, so no silence counts.
+//!
+//! A CPU that sleeps with its hrtimer parked (`sampler::sleep`) has no run to miss. A
+//! silence that such a CPU slept through is *lone* (`gap::Silent::lone`): every CPU awake
+//! was late together, nothing more. The park that leaves every sampled CPU parked marks
+//! the last beat ([`PARKED`]): the time after it is every CPU asleep, which is no
+//! silence. After any other beat some CPU had its hrtimer due within a period, so a
+//! wake-up that finds no beat since ends a lone silence ([`wake_silence`]), as does a run
+//! whose next sampled CPUs include one that sleeps parked. On a VM a lone silence is posted and stays in the windows over
+//! it (`together_ns`), never taken out with a CPU's evidence: a host pause while one CPU
+//! was awake and the others slept leaves it, and so would that CPU's own window if its
+//! sleeping watcher had not yet woken. On bare metal it is not posted.
 
 use crate::logic::gap::Window;
 
@@ -150,6 +161,35 @@ pub(crate) const fn silence(last: u64, now: u64, period_ns: u64) -> Option<Windo
     } else {
         None
     }
+}
+
+/// The lowest bit of the pulse's last beat: that beat was the park that left every sampled
+/// CPU parked, after which no CPU has a run to miss. After any other beat (an hrtimer or
+/// timer_list run, a wake-up, a park that left another CPU's hrtimer queued) some CPU had
+/// its hrtimer due within a period, until it parks (a beat too). The time loses its
+/// lowest nanosecond.
+pub(crate) const PARKED: u64 = 1;
+
+/// The pulse's word for a beat at `now`, the park of the last unparked CPU (`all_parked`)
+/// or not.
+pub(crate) const fn stamp(now: u64, all_parked: bool) -> u64 {
+    if all_parked {
+        now | PARKED
+    } else {
+        now & !PARKED
+    }
+}
+
+/// The lone silence that a sleeping CPU's wake-up at `now` ends, the pulse's last beat
+/// being `raw` ([`stamp`]): none after the park that left every CPU parked (they may have
+/// slept since, with no run to miss); after any other beat some CPU had its hrtimer due
+/// within a period, so [`silence`] from it. The waker slept through it: *lone*, every CPU
+/// with a run to miss late together.
+pub(crate) const fn wake_silence(raw: u64, now: u64, period_ns: u64) -> Option<Window> {
+    if raw & PARKED != 0 {
+        return None;
+    }
+    silence(raw, now, period_ns)
 }
 
 /// Whether a CPU whose sampler ran again at `to` came back with the machine from silence
@@ -272,6 +312,116 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[derive(Clone, Copy)]
+    enum Ev {
+        Run,
+        Park,
+        Wake,
+    }
+
+    /// Replays hrtimer runs, parks and wake-ups of parked CPUs of a two-CPU machine in
+    /// time order through the pulse's word and its count of parked CPUs, as
+    /// `Peers::beat`, `beat_park` and `beat_awake` do: the silences posted, each with
+    /// whether a wake-up ended it (lone).
+    fn replay_sleeps(mut evs: Vec<(u64, Ev)>) -> Vec<(Window, bool)> {
+        evs.sort_by_key(|&(t, _)| t);
+        let (mut raw, mut parked, mut posted) = (0u64, 0, Vec::new());
+        for (now, ev) in evs {
+            let last = raw & !PARKED;
+            match ev {
+                Ev::Run | Ev::Park => {
+                    if beats(last, now, P) {
+                        // Lone where the other CPU sleeps parked (`neighbour_sleeps`).
+                        if let Some(s) = silence(last, now, P) {
+                            posted.push((s, parked > 0));
+                        }
+                        raw = stamp(now, false);
+                    }
+                    if let Ev::Park = ev {
+                        parked += 1;
+                        raw = stamp(now, parked == 2);
+                    }
+                }
+                Ev::Wake => {
+                    parked -= 1;
+                    if let Some(s) = wake_silence(raw, now, P) {
+                        posted.push((s, true));
+                    }
+                    raw = stamp(now, false);
+                }
+            }
+        }
+        posted
+    }
+
+    /// Every CPU asleep with its hrtimer parked for seconds, then woken: no silence. The
+    /// time in which every CPU slept is no silence of a running machine, however short
+    /// the last CPU's stay awake before it parked.
+    #[test]
+    fn sleep_of_every_cpu_is_no_silence() {
+        for awake_for in [0, MS / 10, 3 * MS, 2 * P] {
+            let mut evs: Vec<(u64, Ev)> = every_period(0, 105 * MS, 0)
+                .into_iter()
+                .map(|t| (t, Ev::Run))
+                .collect();
+            // CPU 1 parks at 20 ms; CPU 0 parks at 105 ms.
+            evs.push((20 * MS, Ev::Park));
+            evs.push((105 * MS, Ev::Park));
+            // CPU 0 wakes at 2 s and parks again after `awake_for`; CPU 1 wakes at 4 s.
+            evs.push((2000 * MS, Ev::Wake));
+            evs.extend(
+                every_period(2000 * MS + P, 2000 * MS + awake_for, 0)
+                    .into_iter()
+                    .map(|t| (t, Ev::Run)),
+            );
+            evs.push((2000 * MS + awake_for + 1, Ev::Park));
+            evs.push((4000 * MS, Ev::Wake));
+            assert_eq!(replay_sleeps(evs), vec![], "awake for {awake_for}");
+        }
+    }
+
+    /// The cases that failed tests/vm/stall.sh on Debian's 7.3. CPU 1 sleeps parked; an
+    /// interrupt wakes CPU 0 at 1000 ms, and the host stops the VM for 300 ms inside its
+    /// softirqs. On resume CPU 1's wake-up (its interrupt became pending in the stop) runs
+    /// before CPU 0's overdue hrtimer: the wake-up posts a lone silence that covers CPU 0's
+    /// gap but for half a period, so its window says every CPU awake was late together.
+    /// So too where CPU 0 slept with its hrtimer queued (a watcher of CPU 1, awake until it
+    /// parked) and the stop came before that hrtimer's run.
+    #[test]
+    fn pause_with_one_cpu_awake_is_a_lone_silence() {
+        let woke = 1000 * MS;
+        let resumed = woke + 300 * MS;
+        // Both CPUs park; CPU 0 wakes; the stop; `first` and `then` on resume.
+        let pause = |first, then| {
+            vec![
+                (woke - 42 * MS, Ev::Park),
+                (woke - 40 * MS, Ev::Park),
+                (woke, Ev::Wake),
+                (resumed, first),
+                (resumed + 50_000, then),
+            ]
+        };
+        let posted = replay_sleeps(pause(Ev::Wake, Ev::Run));
+        assert_eq!(posted, vec![(w(woke + P / 2, resumed), true)]);
+        let gap = (woke, resumed + 50_000);
+        let silent = silent_ns(gap.0, gap.1, P, posted.iter().map(|&(w, _)| w));
+        assert!(gap.1 - gap.0 - silent <= P, "{silent}");
+        // CPU 0's hrtimer first instead: its run ends the silence (`Peers::beat_silence`
+        // posts it lone, CPU 1 being parked), and CPU 1's wake-up then finds a young beat.
+        let posted = replay_sleeps(pause(Ev::Run, Ev::Wake));
+        assert_eq!(posted, vec![(w(woke + P / 2, resumed), true)]);
+        // CPU 0 asleep with its hrtimer queued, last run at 996 ms; CPU 1 parks at 1000 ms
+        // (one of two parked), the stop, CPU 1's wake-up first on resume.
+        let evs = vec![
+            (woke - 4 * MS, Ev::Run),
+            (woke, Ev::Park),
+            (resumed, Ev::Wake),
+            (resumed + 50_000, Ev::Run),
+        ];
+        let posted = replay_sleeps(evs);
+        assert_eq!(posted, vec![(w(woke + P / 2, resumed), true)]);
     }
 
     /// A silence is never counted beyond the span asked about, and silences add up.

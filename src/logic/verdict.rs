@@ -194,8 +194,9 @@ pub(crate) enum ProbeOutcome {
 /// The silence a gap's verdict may take out, and the nanoseconds of it that stay in its
 /// window as every CPU late together: all of it one way or the other
 /// (`stall::Evidence::proves_stall`). Without evidence nothing waits for a silence being posted.
+/// A lone silence in the gap (`Silent::lone`) is never evidence's to take out.
 const fn with_evidence(silent: Silent, evidence: bool) -> (Silent, u64) {
-    if evidence {
+    if evidence && !silent.lone {
         (silent, 0)
     } else {
         (Silent::known(0), silent.ns)
@@ -251,7 +252,10 @@ impl Rules {
         let settled = seen.force
             || self.steal_settled_after(seen.end, seen.now, seen.ended_idle, seen.left_idle);
         let silent = if seen.force {
-            Silent::known(seen.silent.ns)
+            Silent {
+                complete: true,
+                ..seen.silent
+            }
         } else {
             seen.silent
         };
@@ -422,6 +426,7 @@ mod tests {
             Silent {
                 ns: 0,
                 complete: false,
+                lone: false,
             },
         );
         assert_eq!(v.outcome, HardOutcome::Hold);
@@ -454,18 +459,17 @@ mod tests {
             silent,
             stall_evidence,
         };
+        let latency = |v: &HardVerdict| match v.outcome {
+            HardOutcome::Event { latency, .. } => Some(latency),
+            _ => None,
+        };
         let v = rules().judge_hard(seen(Silent::known(155 * MS), false));
-        assert!(matches!(
-            v.outcome,
-            HardOutcome::Event {
-                latency,
-                ..
-            } if latency == 150 * MS
-        ));
+        assert_eq!(latency(&v), Some(150 * MS));
         assert_eq!(v.together_ns, 150 * MS);
         let posting = Silent {
             ns: 155 * MS,
             complete: false,
+            lone: false,
         };
         let v = rules().judge_hard(seen(posting, false));
         assert!(matches!(v.outcome, HardOutcome::Event { .. }));
@@ -476,6 +480,15 @@ mod tests {
         // Without silence nothing is together.
         let v = rules().judge_hard(seen(Silent::known(0), false));
         assert_eq!(v.together_ns, 0);
+        // A lone silence (a CPU slept through it parked, on a VM): the same evidence takes
+        // nothing out, and the window says the silence as every CPU late together.
+        let lone = Silent {
+            lone: true,
+            ..Silent::known(155 * MS)
+        };
+        let v = rules().judge_hard(seen(lone, true));
+        assert_eq!(latency(&v), Some(150 * MS));
+        assert_eq!(v.together_ns, 150 * MS);
     }
 
     /// A held gap: waits while the steal is unsettled or a silence is being posted, and
@@ -526,6 +539,7 @@ mod tests {
         let posting = Silent {
             ns: 0,
             complete: false,
+            lone: false,
         };
         assert_eq!(
             r.judge_held(HeldSeen {
@@ -811,6 +825,7 @@ mod tests {
             Silent {
                 ns: 3 * MS,
                 complete: false,
+                lone: false,
             },
         ];
         for gap in [

@@ -397,7 +397,9 @@ impl CpuSampler {
             if let Some(me) = self.peer() {
                 // Not overdue: stopped. Not parked either: nothing queues it again.
                 me.last_hard_ns.store(0, Relaxed);
-                me.parked_since.store(0, Relaxed);
+                if me.parked_since.xchg(0, Relaxed) != 0 {
+                    self.peers.unparked();
+                }
                 me.sleeping.store(false, Relaxed);
             }
             // Its ticks no longer look for a sample (a stop elsewhere, at the teardown,

@@ -51,8 +51,9 @@ impl CpuSampler {
             return;
         }
         let now = ffi::now_ns();
-        // A beat: this CPU was alive, interrupts on, up to here.
-        self.peers.beat(
+        // A beat: this CPU was alive, interrupts on, up to here; and a park, after which
+        // no CPU need be awake.
+        self.peers.beat_park(
             self.cpu,
             now,
             self.settings.period_ns(),
@@ -89,8 +90,9 @@ impl CpuSampler {
             self.watch.note_wake(self.cpu, now);
             me.last_hard_ns.store(now, Relaxed);
             me.parked_since.store(0, Release);
-            // Asleep, not silent: the machine's pulse moves here without a silence.
-            self.peers.beat_awake(now);
+            // Asleep, not silent: the machine's pulse moves here, with a lone silence if
+            // a CPU left awake has not run since its last beat (`Peers::beat_awake`).
+            self.peers.beat_awake(now, period_ns);
             // SAFETY: This runs on `self.cpu` with interrupts off, outside the timer's
             // callback (an interrupt's entry or the idle loop); `parked_since` was
             // non-zero, so this CPU parked the timer and nothing queued it since (`stop`

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: an idle CPU is not woken to be sampled (at most 20 local timer interrupts a second with sampling on), and a window that opens in an interrupt while every CPU sleeps is still an event with its culprit, never merged with another across the sleep
 # kernels: test debian-7.3 arm64
-# proves: the hrtimer parks while its CPU sleeps, and the first interrupt's entry queues it again (design.rst: sleeping CPUs) -- "idle CPU 1 with sampling on at P = 10 ms: at most 20 local timer interrupts a second", "idle CPU 1 with sampling on at P = 10 ms: at most 20 interrupts a second more than without the module", "hrtimer 60 ms on CPU 1 while both CPUs slept: a hardirq-off record with latency in [D-P, D+2P]", "... the record's stack names the callback", "two 30 ms windows with 200 ms of sleep between them on CPU 1: no hardirq-off record of the threshold or more"
+# proves: the hrtimer parks while its CPU sleeps, and the first interrupt's entry queues it again (design.rst: sleeping CPUs) -- "idle CPU 1 with sampling on at P = 10 ms: at most 20 local timer interrupts a second", "idle CPU 1 with sampling on at P = 10 ms: at most 20 interrupts a second more than without the module", "hrtimer 60 ms on CPU 1 while both CPUs slept: a hardirq-off record with latency in [D-P, D+2P]", "... the record's stack names the callback", "... not called every CPU late together", "two 30 ms windows with 200 ms of sleep between them on CPU 1: no hardirq-off record of the threshold or more"
 # Not on PREEMPT_RT: where softirqs run in threads nothing parks (design.rst: sleeping
 # CPUs). Part 1, the cost: CPU 1 idle (the shell on CPU 0), its interrupts a second over 10 s of
 # guest time, of every kind (/proc/interrupts, CPU 1's column summed: every wake-up of an
@@ -118,6 +118,10 @@ for w in "hrtimer 60 hard" "hrtimer 120 hard" "softhrtimer 120 soft"; do
 	else
 		not_ok "$mode $D ms on CPU 1 while both CPUs slept: a ${kind}irq-off record with latency in [D-P, D+2P]" "true_ns=$tru record: $rec" "$(echo "$records" | head -n 30)"
 	fi
+	# The watcher woken at the window's wake-up runs every period: no silence, lone or
+	# not, lies in the window (the instruction-counted clock has no host pause).
+	check "$mode $D ms on CPU 1 while both CPUs slept: not called every CPU late together (together_ns=$(field together_ns "$rec"))" \
+		test "$(field together_ns "$rec")" = 0
 	# The callback: a woken CPU's open window counts from the wake-up's entry, so the
 	# watcher's first NMI comes when the window is the threshold long, in the last 10 ms
 	# of a 60 ms one: in the sample's window function, or in its hrtimer callback that
