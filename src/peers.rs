@@ -234,6 +234,20 @@ impl Pulse {
         slot.end.store(s.end, Release);
     }
 
+    /// Moves the last beat from `raw` to a beat at `now` that ends silence `s`, and posts
+    /// `s` if this beat won the move: `posting` is raised before the move and lowered after
+    /// the post (both fully ordered), so that a reader that sees the beat also sees the
+    /// post in flight or the post itself (`Peers::silent`). Whether it won.
+    fn beat_posting(&self, raw: u64, now: u64, s: Window, lone: bool) -> bool {
+        self.posting.fetch_add(1, Full);
+        let won = self.last.cmpxchg(raw, stamp(now, false), Full).is_ok();
+        if won {
+            self.post(s, lone);
+        }
+        self.posting.fetch_sub(1, Full);
+        won
+    }
+
     /// The posts that read whole (the same `end` before and after), each with whether it
     /// is lone.
     fn silences(&self) -> impl Iterator<Item = (Window, bool)> + '_ {
@@ -390,9 +404,9 @@ impl Peers {
     /// any, while two or more CPUs sample. Constant time; one shared word written at most
     /// about twice per period machine-wide.
     ///
-    /// A beat that ends a silence raises `posting` before it moves `last` and lowers it
-    /// after the post (both fully ordered), so that a reader that sees the beat also sees
-    /// either the post in flight or the post itself ([`Peers::silent`]).
+    /// A beat that ends a silence moves `last` and posts it in `Pulse::beat_posting`, so
+    /// that a reader that sees the beat also sees either the post in flight or the post
+    /// itself ([`Peers::silent`]).
     ///
     /// The common run, which finds the last beat younger than half a period, only loads
     /// it, and a beat that ends no silence only moves it (both inline); a beat that may
@@ -473,15 +487,14 @@ impl Peers {
         } else {
             None
         };
-        let Some(s) = lone else {
-            let _ = pulse.last.cmpxchg(raw, stamp(now, false), Full);
-            return;
-        };
-        pulse.posting.fetch_add(1, Full);
-        if pulse.last.cmpxchg(raw, stamp(now, false), Full).is_ok() {
-            pulse.post(s, true);
+        match lone {
+            Some(s) => {
+                pulse.beat_posting(raw, now, s, true);
+            }
+            None => {
+                let _ = pulse.last.cmpxchg(raw, stamp(now, false), Full);
+            }
         }
-        pulse.posting.fetch_sub(1, Full);
     }
 
     /// Whether one of the sampled CPUs after `cpu` (the first [`SLEEP_LOOKS`] of them, in at
@@ -517,19 +530,13 @@ impl Peers {
     #[inline(never)]
     fn beat_silence(&self, raw: u64, s: Window, cpu: u32, now: u64, threshold_ns: u64) {
         let pulse = &self.pulse;
-        let new = stamp(now, false);
-        let lone = self.nr_sampling.load(Relaxed) >= 2 && self.neighbour_sleeps(cpu);
-        if self.nr_sampling.load(Relaxed) < 2 || (lone && !self.vm) {
-            let _ = pulse.last.cmpxchg(raw, new, Full);
+        let sampling = self.nr_sampling.load(Relaxed);
+        let lone = sampling >= 2 && self.neighbour_sleeps(cpu);
+        if sampling < 2 || (lone && !self.vm) {
+            let _ = pulse.last.cmpxchg(raw, stamp(now, false), Full);
             return;
         }
-        pulse.posting.fetch_add(1, Full);
-        let won = pulse.last.cmpxchg(raw, new, Full).is_ok();
-        if won {
-            pulse.post(s, lone);
-        }
-        pulse.posting.fetch_sub(1, Full);
-        if !won || lone {
+        if !pulse.beat_posting(raw, now, s, lone) || lone {
             return;
         }
         let len = s.end - s.start;

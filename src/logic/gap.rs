@@ -481,6 +481,12 @@ pub(crate) struct Silent {
 }
 
 impl Silent {
+    /// Whether a CPU whose `evidence` proves a stall (`stall::Evidence::proves_stall`) may
+    /// take this silence out of its gap: never where part of it is lone.
+    pub(crate) const fn taken_with(self, evidence: bool) -> bool {
+        evidence && !self.lone
+    }
+
     /// `ns` of silence, known whole, none of it lone.
     pub(crate) const fn known(ns: u64) -> Self {
         Self {

@@ -194,9 +194,9 @@ pub(crate) enum ProbeOutcome {
 /// The silence a gap's verdict may take out, and the nanoseconds of it that stay in its
 /// window as every CPU late together: all of it one way or the other
 /// (`stall::Evidence::proves_stall`). Without evidence nothing waits for a silence being posted.
-/// A lone silence in the gap (`Silent::lone`) is never evidence's to take out.
+/// A lone silence in the gap is never evidence's to take out (`Silent::taken_with`).
 const fn with_evidence(silent: Silent, evidence: bool) -> (Silent, u64) {
-    if evidence && !silent.lone {
+    if silent.taken_with(evidence) {
         (silent, 0)
     } else {
         (Silent::known(0), silent.ns)

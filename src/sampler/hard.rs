@@ -283,9 +283,8 @@ fn hard_gap(
     // an event: `Rules::needs_silence`): a stall only with this CPU's evidence, else part
     // of its window, as every CPU late together.
     let silent = s.peers.silent(prev, now, rules.period_ns);
-    // A lone silence (a CPU slept through it) is not this CPU's evidence's to take out.
-    let stall_evidence = !silent.lone && evidence.proves_stall(silent.ns);
-    if stall_evidence && silent.ns > 0 {
+    let stall_evidence = evidence.proves_stall(silent.ns);
+    if silent.taken_with(stall_evidence) && silent.ns > 0 {
         s.stall_gap.set(Window {
             start: prev,
             end: now,
@@ -464,7 +463,7 @@ fn decide_held(
     force: bool,
 ) {
     let silent = s.peers.silent(held.prev, held.end, rules.period_ns);
-    if held.stall_evidence && !silent.lone && silent.ns > 0 {
+    if silent.taken_with(held.stall_evidence) && silent.ns > 0 {
         s.stall_gap.set(Window {
             start: held.prev,
             end: held.end,

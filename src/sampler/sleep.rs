@@ -51,8 +51,8 @@ impl CpuSampler {
             return;
         }
         let now = ffi::now_ns();
-        // A beat: this CPU was alive, interrupts on, up to here; and a park, after which
-        // no CPU need be awake.
+        // A beat: this CPU was alive, interrupts on, up to here; and a park, which says
+        // whether every sampled CPU is now parked.
         self.peers.beat_park(
             self.cpu,
             now,
