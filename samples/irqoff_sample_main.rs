@@ -23,7 +23,10 @@
 //! hrtimer callback (the hrtimer softirq), `tasklet` in a tasklet that a pinned hard
 //! hrtimer callback schedules on CPU (the tasklet softirq), `bhwork` in a work item of the
 //! BH workqueue (`system_bh_wq`) queued on CPU (softirq context); the last four hold bottom
-//! halves, with interrupts on. (Where softirqs run in threads, PREEMPT_RT or `threadirqs`,
+//! halves, with interrupts on. `hrtimerbh` spins in a pinned hard hrtimer callback whose
+//! interrupt came into such a tasklet, which spins with interrupts on until the window is
+//! over (`sample_tasklet_spin`): no code where that interrupt came in turned interrupts
+//! on. (Where softirqs run in threads, PREEMPT_RT or `threadirqs`,
 //! the softirq ones run in `ktimers/N` or `ksoftirqd/N`.) The writer waits for the window
 //! and for its tasklet, work item, timer or irq_work to be idle again; its log line also
 //! says the task that was current (`pid=`, 0 for the idle task) and the context the
@@ -140,6 +143,9 @@ enum Mode {
     Ipi,
     /// Spins in a pinned hard hrtimer callback on another CPU.
     Hrtimer,
+    /// Spins in a pinned hard hrtimer callback on another CPU whose interrupt came into a
+    /// tasklet that runs with interrupts on.
+    HrtimerInBh,
     /// Spins with interrupts off in a pinned timer_list callback.
     TimerIrq,
     /// Spins with interrupts on in a pinned timer_list callback.
@@ -168,6 +174,7 @@ impl Mode {
             Mode::IpiWait => "ipiwait",
             Mode::Ipi => "ipi",
             Mode::Hrtimer => "hrtimer",
+            Mode::HrtimerInBh => "hrtimerbh",
             Mode::TimerIrq => "timerirq",
             Mode::Timer => "timer",
             Mode::Tasklet => "tasklet",
@@ -184,6 +191,7 @@ impl Mode {
             self,
             Mode::Ipi
                 | Mode::Hrtimer
+                | Mode::HrtimerInBh
                 | Mode::TimerIrq
                 | Mode::Timer
                 | Mode::Tasklet
@@ -213,6 +221,7 @@ fn parse(cmd: &[u8]) -> Result<(Mode, u32, u32)> {
         Some("spin") => Mode::Spin,
         Some("ipi") => Mode::Ipi,
         Some("hrtimer") => Mode::Hrtimer,
+        Some("hrtimerbh") => Mode::HrtimerInBh,
         Some("timerirq") => Mode::TimerIrq,
         Some("timer") => Mode::Timer,
         Some("tasklet") => Mode::Tasklet,
@@ -697,6 +706,7 @@ fn irq_context_window(mode: Mode, cpu: u32, us: u32) -> Result<IrqWindow> {
     let (how, callback): (u32, unsafe extern "C" fn(*mut c_void)) = match mode {
         Mode::Ipi => (raw::SAMPLE_RUN_IPI, irqoff_sample_ipi_window),
         Mode::Hrtimer => (raw::SAMPLE_RUN_HRTIMER, irqoff_sample_hrtimer_window),
+        Mode::HrtimerInBh => (raw::SAMPLE_RUN_HRTIMER_IN_BH, irqoff_sample_hrtimer_window),
         Mode::TimerIrq => (raw::SAMPLE_RUN_TIMER, irqoff_sample_timer_irqoff_window),
         Mode::Timer => (raw::SAMPLE_RUN_TIMER, irqoff_sample_timer_window),
         Mode::Tasklet => (raw::SAMPLE_RUN_TASKLET, irqoff_sample_tasklet_window),

@@ -171,6 +171,44 @@ static enum hrtimer_restart sample_hrtimer_tasklet_cb(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * SAMPLE_RUN_HRTIMER_IN_BH: a tasklet, scheduled as SAMPLE_RUN_TASKLET's is, starts the
+ * inner pinned hard hrtimer and spins with interrupts on until the window in that
+ * hrtimer's callback is over. The window's interrupt comes into sample_tasklet_spin: no
+ * code there turned interrupts on, and the window ends inside that interrupt, whose other
+ * expired hrtimers then run in it.
+ */
+static struct hrtimer sample_inner_hrtimer;
+static bool sample_inner_done;
+
+static enum hrtimer_restart sample_inner_hrtimer_cb(struct hrtimer *t)
+{
+	sample_irq_fn(sample_irq_arg);
+	WRITE_ONCE(sample_inner_done, true);
+	complete(&sample_irq_done);
+	return HRTIMER_NORESTART;
+}
+
+static noinline void sample_tasklet_spin(void)
+{
+	while (!READ_ONCE(sample_inner_done))
+		cpu_relax();
+}
+
+static void sample_spin_tasklet_cb(struct tasklet_struct *t)
+{
+	hrtimer_start(&sample_inner_hrtimer, ns_to_ktime(NSEC_PER_MSEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	sample_tasklet_spin();
+}
+static DECLARE_TASKLET(sample_spin_tasklet, sample_spin_tasklet_cb);
+
+static enum hrtimer_restart sample_hrtimer_spin_tasklet_cb(struct hrtimer *t)
+{
+	tasklet_schedule(&sample_spin_tasklet);
+	return HRTIMER_NORESTART;
+}
+
 static void sample_bh_work_fn(struct work_struct *w)
 {
 	sample_irq_run();
@@ -258,6 +296,16 @@ int sample_run_on(unsigned int cpu, unsigned int how, sample_fn_t fn, void *arg)
 					HRTIMER_MODE_REL_PINNED_HARD);
 		/* Until the tasklet is done: its callback completes before it returns. */
 		tasklet_kill(&sample_tasklet);
+		break;
+	case SAMPLE_RUN_HRTIMER_IN_BH:
+		WRITE_ONCE(sample_inner_done, false);
+		hrtimer_setup(&sample_inner_hrtimer, sample_inner_hrtimer_cb, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+		ret = sample_hrtimer_on(cpu, sample_hrtimer_spin_tasklet_cb,
+					HRTIMER_MODE_REL_PINNED_HARD);
+		/* Its callback completes before the tasklet stops spinning and returns. */
+		tasklet_kill(&sample_spin_tasklet);
+		hrtimer_cancel(&sample_inner_hrtimer);
 		break;
 	case SAMPLE_RUN_BHWORK:
 		queue_work_on(cpu, system_bh_wq, &sample_bh_work);

@@ -50,7 +50,9 @@ int sample_current_pid(void);
  * (SAMPLE_RUN_BHWORK, in softirq context), a pinned soft hrtimer (SAMPLE_RUN_SOFTHRTIMER,
  * in the hrtimer softirq) or a hard irq_work that an IPI function queues there
  * (SAMPLE_RUN_IRQWORK, in the irq_work interrupt) or the function of a stop_machine()
- * that runs it there (SAMPLE_RUN_STOP_MACHINE), and returns once fn has returned there
+ * that runs it there (SAMPLE_RUN_STOP_MACHINE), or a pinned hard hrtimer whose interrupt
+ * comes into a tasklet that runs with interrupts on (SAMPLE_RUN_HRTIMER_IN_BH), and
+ * returns once fn has returned there
  * and its tasklet, work item, timer or irq_work is idle again (0), or -errno (-EINVAL:
  * cpu offline or how unknown). It sleeps; one run at a time.
  */
@@ -63,6 +65,12 @@ int sample_current_pid(void);
 #define SAMPLE_RUN_IRQWORK 6u
 /* fn(arg) as stop_machine()'s function on cpu: every online CPU has interrupts off. */
 #define SAMPLE_RUN_STOP_MACHINE 7u
+/*
+ * fn(arg) in a pinned hard hrtimer callback on cpu, started by a tasklet there that then
+ * spins with interrupts on (sample_tasklet_spin) until fn has returned: the window's
+ * interrupt came into softirq code that did not turn interrupts on.
+ */
+#define SAMPLE_RUN_HRTIMER_IN_BH 8u
 typedef void (*sample_fn_t)(void *arg);
 int sample_run_on(unsigned int cpu, unsigned int how, sample_fn_t fn, void *arg);
 

@@ -494,6 +494,21 @@ pub(crate) fn irq_regs_ip() -> u64 {
     (unsafe { raw::tio_irq_regs_ip() }) as u64
 }
 
+/// In hard interrupt context, interrupting kernel code: whether that code had just turned
+/// hard interrupts on when the interrupt came in (`Some(true)`: it was pending there, where
+/// a window ended) or already ran with them on (`Some(false)`: it did not end one). `None`
+/// where the instructions cannot tell (x86), in user space or outside hard interrupt
+/// context.
+pub(crate) fn irqs_came_on_at_interrupt() -> Option<bool> {
+    // SAFETY: No preconditions: outside hard interrupt context, or for a user-space or
+    // unreadable address, the shim returns -1.
+    match unsafe { raw::tio_irq_regs_irqs_came_on() } {
+        0 => Some(false),
+        1 => Some(true),
+        _ => None,
+    }
+}
+
 /// Saves the current stack into `frames`; returns how many entries were stored.
 pub(crate) fn save_stack(frames: &mut [u64]) -> usize {
     const _: () = assert!(core::mem::size_of::<c_ulong>() == core::mem::size_of::<u64>());

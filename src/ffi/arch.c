@@ -17,6 +17,7 @@
 #include <linux/errno.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
+#include <linux/uaccess.h>
 #include <linux/ptrace.h>
 #include <linux/smp.h>
 #include <linux/unroll.h>
@@ -104,6 +105,37 @@ int tio_arch_irq_time_accounted(void)
 	return !check_tsc_unstable();
 #else
 	return 1;
+#endif
+}
+
+#ifdef CONFIG_ARM64
+/*
+ * The instructions that unmask interrupts: msr daifclr, #imm (local_irq_enable); msr
+ * daif, xN (local_irq_restore); msr ICC_PMR_EL1, xN (both, with pseudo-NMIs' priority
+ * masking, where a barrier may follow).
+ */
+static bool tio_insn_unmasks(u32 insn)
+{
+	return (insn & 0xfffff0ffU) == 0xd50340ffU || (insn & 0xffffffe0U) == 0xd51b4220U ||
+	       (insn & 0xffffffe0U) == 0xd5184600U;
+}
+#endif
+
+int tio_arch_irqs_came_on_before(unsigned long ip)
+{
+#ifdef CONFIG_ARM64
+	/*
+	 * An interrupt that a write to DAIF unmasks is taken before the next instruction
+	 * (QEMU ends its translation block there too); one unmasked by a PMR write may
+	 * wait for the barrier after it.
+	 */
+	__le32 insn[2];
+
+	if (ip < 8 || copy_from_kernel_nofault(insn, (void *)(ip - 8), sizeof(insn)))
+		return -1;
+	return tio_insn_unmasks(le32_to_cpu(insn[1])) || tio_insn_unmasks(le32_to_cpu(insn[0]));
+#else
+	return -1;
 #endif
 }
 

@@ -31,4 +31,14 @@ unsigned long long tio_arch_irq_events_but_timer(void);
 /* Whether the kernel accounts interrupt time per exit here (tio_irq_time_ns). */
 int tio_arch_irq_time_accounted(void);
 
+/*
+ * Whether the instruction just before the kernel text address ip (or the one before it)
+ * turned hard interrupts on: an interrupt taken at ip was then pending when they came
+ * on, where a window ended. 0: neither did, so an interrupt taken at ip came into code
+ * that already ran with interrupts on. -1: this architecture cannot tell (x86, where an
+ * interrupt let in by sti comes one instruction of unknown length later), or the text
+ * could not be read.
+ */
+int tio_arch_irqs_came_on_before(unsigned long ip);
+
 #endif

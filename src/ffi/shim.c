@@ -208,6 +208,15 @@ unsigned long tio_irq_regs_ip(void)
 	return regs ? instruction_pointer(regs) : 0;
 }
 
+int tio_irq_regs_irqs_came_on(void)
+{
+	struct pt_regs *regs = in_hardirq() ? get_irq_regs() : NULL;
+
+	if (!regs || user_mode(regs))
+		return -1;
+	return tio_arch_irqs_came_on_before(instruction_pointer(regs));
+}
+
 unsigned int tio_stack_save(unsigned long *entries, unsigned int max)
 {
 	return stack_trace_save(entries, max, 0);

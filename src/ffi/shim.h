@@ -57,6 +57,14 @@ void tio_preempt_enable(void);
 /* The interrupted instruction pointer in hard interrupt context, else 0. */
 unsigned long tio_irq_regs_ip(void);
 
+/*
+ * In hard interrupt context, interrupting kernel code: whether the code had just turned
+ * hard interrupts on (1) or already ran with them on (0) when the interrupt came in
+ * (tio_arch_irqs_came_on_before); -1 where that cannot be told, in user space or
+ * outside hard interrupt context.
+ */
+int tio_irq_regs_irqs_came_on(void);
+
 /* Saves the current stack; returns the number of entries stored. */
 unsigned int tio_stack_save(unsigned long *entries, unsigned int max);
 

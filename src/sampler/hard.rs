@@ -353,14 +353,19 @@ fn came_back_in_exit(interrupted: ffi::Interrupted) -> bool {
 
 /// Whether the stack at this hrtimer run, which ends a gap from `prev`, shows no
 /// culprit: the window was an interrupt handler, hrtimer callback or IPI function that
-/// has returned (the NMI found it in one, or this interrupt came into the idle loop or
-/// user space, which never keep interrupts off, or into the softirq loop itself where
-/// it turns interrupts on to run the softirqs an interrupt's exit found pending: the
-/// interrupts were off since that interrupt, seen on arm64 without NMIs; or into the
-/// return to user space, where the kernel turns them on after an interrupt that came
-/// from user space returned: seen on arm64, an IPI function's window on a CPU busy in
-/// user space, ended in `exit_to_user_mode_loop`); the watcher's stack names it where
-/// there is one.
+/// has returned. So it was where the NMI found one; where this interrupt came into the
+/// idle loop or user space, which never keep interrupts off; where it came into the
+/// return from an interrupt, which turns them on after the handler ([`came_back_in_exit`]:
+/// the softirq loop an interrupt's exit runs, seen on arm64 without NMIs; the return to
+/// user space, seen on arm64, an IPI function's window on a CPU busy in user space ended
+/// in `exit_to_user_mode_loop`; the preemption on the return to kernel code, seen there
+/// too, ended in `preempt_schedule_irq`); and, where the instructions tell (arm64), where
+/// it came into kernel code that had not just turned interrupts on: that code ran with
+/// them on, so the window was a handler's, maybe one in this very interrupt (a hard
+/// hrtimer callback that came into a softirq handler and held interrupts off while this
+/// hrtimer expired, whose callback then runs in the same interrupt: seen on arm64 with
+/// the end stack in the scheduler's softirq). The watcher's stack names it where there
+/// is one.
 fn returned(s: &CpuSampler, run: &Run<'_>) -> bool {
     let Run {
         rules,
@@ -371,14 +376,11 @@ fn returned(s: &CpuSampler, run: &Run<'_>) -> bool {
     if interrupted.idle_loop()
         || interrupted.user()
         || s.watch.saw_handler(s.cpu, prev, now, rules.period_ns)
+        || ffi::irqs_came_on_at_interrupt() == Some(false)
     {
         return true;
     }
-    match capture::classify_known(ffi::irq_regs_ip()) {
-        stack::FrameClass::SoftirqLoop => interrupted.serving_softirq(),
-        stack::FrameClass::ReturnToUser => true,
-        _ => false,
-    }
+    came_back_in_exit(interrupted)
 }
 
 /// Counts and reports the hardirq-off event `w` (see [`CpuSampler::hard_event`]).

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# description: windows opened in interrupt context (IPI, hard hrtimer, hard irq_work, timer_list with interrupts off and on, soft hrtimer, tasklet, BH work item) are reported with their culprit on an idle and on a busy CPU
+# description: windows opened in interrupt context (IPI, hard hrtimer, hard hrtimer come into a tasklet, hard irq_work, timer_list with interrupts off and on, soft hrtimer, tasklet, BH work item) are reported with their culprit on an idle and on a busy CPU
 # kernels: test debian-7.3 debian-7.3-rt debian-7.2 debian-7.3-cloud arm64
-# proves: windows opened in interrupt context (IPI, hard hrtimer, hard irq_work, timer_list, soft hrtimer, tasklet, BH work item) are events with their culprit, idle CPU or busy, also with `idle=poll` (design.rst: idle gaps)
+# proves: windows opened in interrupt context (IPI, hard hrtimer, hard hrtimer come into a tasklet, hard irq_work, timer_list, soft hrtimer, tasklet, BH work item) are events with their culprit, idle CPU or busy, also with `idle=poll` (design.rst: idle gaps)
 # Windows opened from interrupt context, the way drivers and timers do, each D = 120 ms on
 # CPU 1, asked from CPU 0: with hard interrupts off, an IPI function, a pinned hard hrtimer
 # callback, a hard irq_work raised on CPU 1 and a pinned timer_list callback that turns
@@ -25,7 +25,12 @@
 # On arm64 no NMI can take a stack inside a hardirq window, and the end stack of one that
 # an IPI function, a hard hrtimer callback or a hard irq_work held is not the culprit's
 # (it had returned): `top` must then say the culprit was not seen, never name the idle
-# loop or the busy task. A timer_list callback that re-enables interrupts itself is seen
+# loop or the busy task. The same where the hard hrtimer's interrupt came into a tasklet
+# that runs with interrupts on (hrtimerbh): the sampler's hrtimer, expired in the window,
+# runs in that same interrupt, and its end stack is the tasklet's spin
+# (sample_tasklet_spin), which did not turn interrupts on and must never be named (seen
+# in make test with the scheduler's softirq where the tasklet is here: `top` named
+# cpu_util). A timer_list callback that re-enables interrupts itself is seen
 # at its end, as the caller of the leaf that did it (lib.sh's HARD_FN): the callback,
 # sample_timer_cb.
 D=120
@@ -40,12 +45,13 @@ sleep 1
 callback() {	# callback MODE: the culprit `top` must name for a MODE window
 	case $1 in
 	ipi|hrtimer|irqwork) if has arm64; then echo '? (handler returned, unsampled)'; else echo "irqoff_sample_$1_window"; fi ;;
+	hrtimerbh) if has arm64; then echo '? (handler returned, unsampled)'; else echo irqoff_sample_hrtimer_window; fi ;;
 	timerirq) if has arm64; then echo sample_timer_cb; else echo irqoff_sample_timer_irqoff_window; fi ;;
 	*) echo "irqoff_sample_$1_window" ;;
 	esac
 }
 
-modes="ipi hrtimer irqwork timerirq timer softhrtimer tasklet bhwork"
+modes="ipi hrtimer hrtimerbh irqwork timerirq timer softhrtimer tasklet bhwork"
 # PREEMPT_RT without the BH lock (Debian's 7.3-rt, upstream's default): a softirq handler
 # in one softirq thread does not hold the others off. The soft hrtimer callback runs in
 # ktimers/1; the tasklet and the BH work item in whichever of ksoftirqd/1 and ktimers/1
@@ -135,6 +141,7 @@ for load in ${CASE12_LOADS:-idle busy}; do
 		case $mode in	# what the window ran in, for the checks' descriptions
 		ipi) what="an IPI function" ;;
 		hrtimer) what="a hard hrtimer callback" ;;
+		hrtimerbh) what="a hard hrtimer callback whose interrupt came into a tasklet" ;;
 		irqwork) what="a hard irq_work" ;;
 		timerirq) what="a timer_list callback with interrupts off" ;;
 		timer) what="a timer_list callback" ;;
