@@ -183,67 +183,38 @@ impl Rules {
         self.period_ns >= self.jiffy_ns
     }
 
-    /// How early a tick may take the sample due at a period after the last. Two bounds
-    /// hold the spacing of an awake CPU's samples: under 2P, or a gap would be an event;
-    /// and under 1.5P, or the machine's pulse would see a silence (`stall::silence`). The
-    /// tick that takes a sample comes at most a tick after the one before it that does
-    /// not, so the spacing is at most P + tick - early, and the hrtimer's backstop
-    /// ([`Rules::ride_backstop`]) a quarter of a tick after that: both stay a quarter of a
-    /// tick or more under 1.5P when early is at least 1.5 ticks - P/2. From two ticks a
-    /// period on that is at most half a tick, and the early time is that bound, but at
-    /// least an eighth of a tick (the ticks' jitter): the tick takes the first sample at
-    /// or after its due time (12 ms apart at P = 10 ms and HZ 250, not 8). Under two
-    /// ticks, half a tick (the first tick within half a tick of the due time).
-    const fn ride_early_ns(&self) -> u64 {
-        let j = self.jiffy_ns;
-        let need = (3 * j / 2).saturating_sub(self.period_ns / 2);
-        if self.period_ns < 2 * j {
-            j / 2
-        } else if need > j / 8 {
-            need
-        } else {
-            j / 8
-        }
-    }
-
     /// Whether a local timer interrupt at `now` takes the sample that is due a period after
-    /// the last, at `last`: it comes at most [`Rules::ride_early_ns`] before that.
+    /// the last, at `last`: it comes less than half a tick before that (the next tick
+    /// would come past it by more).
     pub(crate) const fn ride_due(&self, last: u64, now: u64) -> bool {
         self.rides_tick()
-            && now.saturating_add(self.ride_early_ns()) >= last.saturating_add(self.period_ns)
+            && now.saturating_add(self.jiffy_ns / 2) >= last.saturating_add(self.period_ns)
     }
 
     /// How many jiffies after the jiffy read at a sample (`jiffies` when it ran) the
     /// local timer interrupts start to look whether the next is due: a tick less than the
-    /// ticks it takes at least to be due ([`Rules::ride_due`]), so that a jiffies count
-    /// read a tick behind (the tick that advances it may not have run yet, on this CPU or
-    /// the one that keeps time) never keeps a due tick from looking. `None`: the tick
-    /// takes no sample.
+    /// whole ticks in P, so that a jiffies count read a tick behind (the tick that
+    /// advances it may not have run yet, on this CPU or the one that keeps time) never
+    /// keeps a due tick from looking. `None`: the tick takes no sample.
     pub(crate) const fn ride_gate_jiffies(&self) -> Option<u64> {
-        if !self.rides_tick() || self.jiffy_ns == 0 {
+        if !self.rides_tick() {
             return None;
         }
-        // No underflow: a tick that rides is at most P, and the slack under a tick.
-        let ticks = (self.period_ns - self.ride_early_ns()).div_ceil(self.jiffy_ns);
-        Some(ticks.saturating_sub(1))
+        match self.period_ns.checked_div(self.jiffy_ns) {
+            Some(n) => Some(n.saturating_sub(1)),
+            None => None,
+        }
     }
 
     /// Where the hrtimer waits after a sample that the tick took at `now`: past the tick
-    /// that takes the next one ([`Rules::ride_due`]), a quarter of a tick after the latest
-    /// it can come from two ticks a period on (14 ms at P = 10 ms and HZ 250), half a tick
-    /// after P under two ticks, so that while the tick runs the hrtimer never does. Where
-    /// the tick stops (an idle watcher, a `nohz_full` CPU that runs one task), the hrtimer
-    /// samples at that spacing, under 1.5P (no silence of the pulse): the late part of a
-    /// gap it ends (`late_window`, from a period after the last sample) may then be that
-    /// much longer than the window in it.
+    /// that takes the next one (due from half a tick before a period on), so that while
+    /// the tick runs the hrtimer never does. Where the tick stops (a `nohz_full` CPU that
+    /// runs one task), the hrtimer samples every P and a half tick: the late part of a
+    /// gap it ends (`late_window`, from a period after the last sample) may then be up to
+    /// half a tick longer than the window in it.
     pub(crate) const fn ride_backstop(&self, now: u64) -> u64 {
-        let j = self.jiffy_ns;
-        let after = if self.period_ns < 2 * j {
-            self.period_ns + j / 2
-        } else {
-            self.period_ns - self.ride_early_ns() + j + j / 4
-        };
-        now.saturating_add(after)
+        now.saturating_add(self.period_ns)
+            .saturating_add(self.jiffy_ns / 2)
     }
 
     /// Where a softirq-off window first seen by the hrtimer's look at `now` began, as
@@ -956,8 +927,7 @@ mod tests {
     /// Claim: where P is at least a tick, a running tick takes every sample: for each tick
     /// phase, the first tick at which a sample is due comes before the hrtimer's backstop,
     /// and the gap it ends is ordinary (no ride makes an event); the backstop's own gap is
-    /// ordinary too (and no silence: `stall::tests::rides_leave_no_silence`). Below a
-    /// tick (P = 1 ms at HZ 250) the tick takes none.
+    /// ordinary too. Below a tick (P = 1 ms at HZ 250) the tick takes none.
     #[test]
     fn rides_take_every_sample_before_the_backstop() {
         for (p_ms, hz) in RIDE_CASES {
@@ -984,49 +954,6 @@ mod tests {
         assert!(!below.rides_tick());
         assert!(!below.ride_due(0, 10 * MS));
         assert_eq!(below.ride_gate_jiffies(), None);
-    }
-
-    /// Claim: from two ticks a period on, a running tick takes no more samples than the
-    /// hrtimer would, one a period at most, and every gap it ends stays ordinary by half a
-    /// tick: over a second of ticks, every other one late by a tenth of a tick. It takes
-    /// the first tick at or after the due time: at P = 10 ms and HZ 250 every third tick
-    /// (12 ms apart, 83 samples a second, not 125). Under two ticks (P = 5 ms at HZ 250)
-    /// it takes the tick before the due time where that is nearer: a tick's rate at most.
-    #[test]
-    fn rides_take_a_sample_a_period_at_most() {
-        for (p_ms, hz) in RIDE_CASES {
-            let r = Rules::new(p_ms * MS, 50 * MS, hz);
-            let tick = r.jiffy_ns;
-            for jitter in [0, tick / 10] {
-                let mut last = 0;
-                let mut samples = 0u64;
-                for k in 1..=hz {
-                    // Ticks alternately late and early by the jitter.
-                    let now = k * tick + if k % 2 == 0 { jitter } else { 0 };
-                    if r.ride_due(last, now) {
-                        assert!(
-                            now - last + tick / 2 <= 2 * r.period_ns,
-                            "P {p_ms} ms HZ {hz}: a gap of {} ns",
-                            now - last
-                        );
-                        last = now;
-                        samples += 1;
-                    }
-                }
-                let most = if r.period_ns >= 2 * tick {
-                    r.period_ns
-                } else {
-                    tick
-                };
-                assert!(
-                    samples <= NSEC_PER_SEC / most,
-                    "P {p_ms} ms HZ {hz}: {samples}"
-                );
-            }
-        }
-        let r = Rules::new(10 * MS, 50 * MS, 250);
-        assert!(!r.ride_due(0, 8 * MS));
-        assert!(r.ride_due(0, 12 * MS));
     }
 
     /// Claim: the jiffies gate in front of the tick's look never keeps a due tick from

@@ -232,44 +232,6 @@ mod tests {
         Window { start, end }
     }
 
-    /// Claim: one awake CPU whose samples its tick takes never leaves the pulse a silence
-    /// between two of its runs: the tick that takes the next sample (each tick phase)
-    /// never comes 1.5P after the last run, at P from a tick to 20 ms, HZ 100 to 1000
-    /// (`gap::Rules::ride_due`); nor, from two ticks a period on, does the hrtimer's
-    /// backstop (`ride_backstop`), which an idle watcher's run may wait for.
-    #[test]
-    fn rides_leave_no_silence() {
-        use crate::logic::gap::Rules;
-        let cases = [
-            (1, 1000),
-            (10, 1000),
-            (10, 250),
-            (4, 250),
-            (5, 250),
-            (8, 250),
-            (20, 100),
-            (20, 250),
-        ];
-        for (p_ms, hz) in cases {
-            let r = Rules::new(p_ms * MS, 50 * MS, hz);
-            let tick = r.jiffy_ns;
-            for phase in (0..tick).step_by((tick / 7) as usize) {
-                let last = 1000 * MS + phase;
-                let first = (last / tick + 1) * tick;
-                let due = (0..)
-                    .map(|k| first + k * tick)
-                    .find(|&t| r.ride_due(last, t))
-                    .unwrap_or(u64::MAX);
-                assert_eq!(silence(last, due, r.period_ns), None, "P {p_ms} ms HZ {hz}");
-                if r.period_ns >= 2 * tick {
-                    let backstop = r.ride_backstop(last);
-                    let s = silence(last, backstop, r.period_ns);
-                    assert_eq!(s, None, "P {p_ms} ms HZ {hz}");
-                }
-            }
-        }
-    }
-
     /// Replays every CPU's hrtimer runs in time order through the pulse, as the samplers
     /// do: returns the silences posted.
     fn replay(mut runs: Vec<u64>) -> Vec<Window> {
