@@ -355,11 +355,10 @@ fn came_back_in_exit(interrupted: ffi::Interrupted) -> bool {
 /// culprit: the window was an interrupt handler, hrtimer callback or IPI function that
 /// has returned. So it was where the NMI found one; where this interrupt came into the
 /// idle loop or user space, which never keep interrupts off; where it came into the
-/// return from an interrupt, which turns them on after the handler ([`came_back_in_exit`]:
-/// the softirq loop an interrupt's exit runs, seen on arm64 without NMIs; the return to
-/// user space, seen on arm64, an IPI function's window on a CPU busy in user space ended
-/// in `exit_to_user_mode_loop`; the preemption on the return to kernel code, seen there
-/// too, ended in `preempt_schedule_irq`); and, where the instructions tell (arm64), where
+/// return from an interrupt, which turns them on after the handler (the softirq loop an
+/// interrupt's exit runs, seen on arm64 without NMIs; the return to user space, seen on
+/// arm64, an IPI function's window on a CPU busy in user space ended in
+/// `exit_to_user_mode_loop`); and, where the instructions tell (arm64), where
 /// it came into kernel code that had not just turned interrupts on: that code ran with
 /// them on, so the window was a handler's, maybe one in this very interrupt (a hard
 /// hrtimer callback that came into a softirq handler and held interrupts off while this
@@ -380,7 +379,15 @@ fn returned(s: &CpuSampler, run: &Run<'_>) -> bool {
     {
         return true;
     }
-    came_back_in_exit(interrupted)
+    // Not the preemption on the return to kernel code (`preempt_schedule_irq`): an
+    // interrupt that comes in there may find a task's window ended by another interrupt
+    // that came first, whose exit preempted the task, with the task's frame below it
+    // (seen on PREEMPT_RT, x86: the lock wait of case 60); the stack cut then names it.
+    match capture::classify_known(ffi::irq_regs_ip()) {
+        stack::FrameClass::SoftirqLoop => interrupted.serving_softirq(),
+        stack::FrameClass::ReturnToUser => true,
+        _ => false,
+    }
 }
 
 /// Counts and reports the hardirq-off event `w` (see [`CpuSampler::hard_event`]).
