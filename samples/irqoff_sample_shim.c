@@ -183,9 +183,8 @@ static bool sample_inner_done;
 
 static enum hrtimer_restart sample_inner_hrtimer_cb(struct hrtimer *t)
 {
-	sample_irq_fn(sample_irq_arg);
+	sample_irq_run();
 	WRITE_ONCE(sample_inner_done, true);
-	complete(&sample_irq_done);
 	return HRTIMER_NORESTART;
 }
 

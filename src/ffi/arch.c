@@ -17,9 +17,9 @@
 #include <linux/errno.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
-#include <linux/uaccess.h>
 #include <linux/ptrace.h>
 #include <linux/smp.h>
+#include <linux/uaccess.h>
 #include <linux/unroll.h>
 #include <asm/hardirq.h>
 #ifdef CONFIG_X86_64

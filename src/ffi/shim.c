@@ -201,16 +201,22 @@ void tio_preempt_enable(void)
 	preempt_enable();
 }
 
+/* The interrupted context's registers in hard interrupt context, else NULL. */
+static struct pt_regs *tio_irq_regs(void)
+{
+	return in_hardirq() ? get_irq_regs() : NULL;
+}
+
 unsigned long tio_irq_regs_ip(void)
 {
-	struct pt_regs *regs = in_hardirq() ? get_irq_regs() : NULL;
+	struct pt_regs *regs = tio_irq_regs();
 
 	return regs ? instruction_pointer(regs) : 0;
 }
 
 int tio_irq_regs_irqs_came_on(void)
 {
-	struct pt_regs *regs = in_hardirq() ? get_irq_regs() : NULL;
+	struct pt_regs *regs = tio_irq_regs();
 
 	if (!regs || user_mode(regs))
 		return -1;
